@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Set-up and the everyday commands, with nothing but Python 3.11 and pip on the machine.
+
+    python3 dev.py demo      # the GUI on the bundled demo
+    python3 dev.py test      # the whole test suite (what CI runs through .ci/run)
+    python3 dev.py bench     # the performance gates of DESIGN.md section 5
+    python3 dev.py llgui ... # any llgui command inside the project's environment
+
+The first call creates `.venv/` beside this file and installs llgui with its test extras into
+it; later calls reuse it, and reinstall only when pyproject.toml has changed. Extra arguments
+go to the command (`python3 dev.py test -k der -x`). Only the standard library is used here.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+STAMP = VENV / ".llgui-installed"
+
+
+def _wanted_stamp() -> str:
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    return f"{sys.version_info[:2]} {digest}"
+
+
+def ensure_environment() -> None:
+    """Create the virtual environment and install llgui into it when needed."""
+    if sys.version_info < (3, 11):
+        sys.exit(f"llgui needs Python 3.11 or newer; this is {sys.version.split()[0]}")
+    if not PYTHON.exists():
+        print(f"dev.py: creating {VENV.relative_to(ROOT)}/ ...", flush=True)
+        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+    if STAMP.exists() and STAMP.read_text() == _wanted_stamp():
+        return
+    print("dev.py: installing llgui and its dependencies (first run takes a few minutes) ...",
+          flush=True)
+    pip = [str(PYTHON), "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
+    subprocess.run(pip + ["--upgrade", "pip"], check=True)
+    subprocess.run(pip + ["-e", f"{ROOT}[test]"], check=True, cwd=ROOT)
+    STAMP.write_text(_wanted_stamp())
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in {"demo", "test", "bench", "llgui", "setup"}:
+        print(__doc__.strip())
+        return 2
+    command, rest = argv[0], argv[1:]
+    ensure_environment()
+    env = dict(os.environ, PYQTGRAPH_QT_LIB="PySide6")
+    if command == "setup":
+        return 0
+    if command == "demo":
+        args = [str(PYTHON), "-m", "llgui", "--demo", *rest]
+    elif command == "llgui":
+        args = [str(PYTHON), "-m", "llgui", *rest]
+    elif command == "bench":
+        args = [str(PYTHON), "-m", "benchmarks", *rest]
+    else:
+        # Tests never need a display: Qt renders offscreen.
+        env.setdefault("QT_QPA_PLATFORM", "offscreen")
+        args = [str(PYTHON), "-m", "pytest", *rest]
+    return subprocess.run(args, cwd=ROOT, env=env).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

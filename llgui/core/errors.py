@@ -1,0 +1,82 @@
+"""Problems found in user input, reported as `FILE:LINE: reason`.
+
+Every loader collects all the problems of a file before raising one `LoadError`, so a user
+fixes a file in one pass instead of one error at a time. Line numbers are 1-based; line 0 means
+"the file as a whole" (missing, empty, unreadable) and is printed as `FILE: reason`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input file."""
+
+    file: str
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        if self.line > 0:
+            return f"{self.file}:{self.line}: {self.reason}"
+        return f"{self.file}: {self.reason}"
+
+
+class LoadError(Exception):
+    """An input file (or several) could not be loaded; `problems` lists every reason found."""
+
+    def __init__(self, problems: Iterable[Problem]):
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        if not self.problems:
+            raise ValueError("LoadError needs at least one problem")
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+    @classmethod
+    def single(cls, file: str | Path, line: int, reason: str) -> "LoadError":
+        return cls([Problem(str(file), line, reason)])
+
+
+class Problems:
+    """Collects problems while a file is read; `raise_if_any()` ends the load when needed.
+
+    Usage::
+
+        problems = Problems(path)
+        for lineno, text in enumerate(lines, 1):
+            if bad:
+                problems.add(lineno, "reason")
+        problems.raise_if_any()
+    """
+
+    def __init__(self, file: str | Path, limit: int = 200):
+        self.file = str(file)
+        self.limit = limit
+        self.items: list[Problem] = []
+        self.dropped = 0
+
+    def add(self, line: int, reason: str, file: str | Path | None = None) -> None:
+        if len(self.items) >= self.limit:
+            self.dropped += 1
+            return
+        self.items.append(Problem(self.file if file is None else str(file), line, reason))
+
+    def extend(self, problems: Iterable[Problem]) -> None:
+        for p in problems:
+            if len(self.items) >= self.limit:
+                self.dropped += 1
+            else:
+                self.items.append(p)
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def raise_if_any(self) -> None:
+        if not self.items:
+            return
+        items = list(self.items)
+        if self.dropped:
+            items.append(Problem(self.file, 0, f"... and {self.dropped} more problems"))
+        raise LoadError(items)

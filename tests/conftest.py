@@ -1,0 +1,46 @@
+"""Shared fixtures: the published reference data, offscreen Qt, the demo bundles."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Qt renders offscreen in tests; pyqtgraph must bind PySide6 even if PyQt is installed.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO = REPO / "resources" / "demo"
+
+
+def reference_data_dir() -> Path:
+    """Where `../shared/reference-data` is: $LLGUI_REFERENCE_DATA, else beside the repository."""
+    configured = os.environ.get("LLGUI_REFERENCE_DATA")
+    if configured:
+        return Path(configured).expanduser().resolve()
+    return (REPO.parent / "shared" / "reference-data").resolve()
+
+
+@pytest.fixture(scope="session")
+def reference_data() -> Path:
+    """The published reference data; tests that need it skip, saying why, where it is absent."""
+    root = reference_data_dir()
+    if not (root / "EXPECTED.json").is_file():
+        pytest.skip(
+            f"reference data not found at {root} (set LLGUI_REFERENCE_DATA to the folder "
+            "holding EXPECTED.json)"
+        )
+    return root
+
+
+@pytest.fixture(scope="session")
+def expected(reference_data: Path) -> dict:
+    import json
+
+    return json.loads((reference_data / "EXPECTED.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def demo_dir() -> Path:
+    return DEMO

@@ -1,0 +1,65 @@
+"""Run the performance gates of DESIGN.md section 5.
+
+    python -m benchmarks            # every gate, one line each
+    python -m benchmarks --gate 2   # one gate
+
+Each gate prints `gate N <name>: <figure> (<ratio>x vs <library>) PASS|FAIL`, measuring the
+reference library in the same run so the ratio holds on a busy machine. Exit code 1 if any
+gate fails. Gates live in `benchmarks/gateN_*.py`, each with `NAME` and `run() -> GateResult`.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import pkgutil
+import sys
+import traceback
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.common import GateResult  # noqa: E402
+
+
+def discover() -> dict[int, object]:
+    gates = {}
+    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
+        if info.name.startswith("gate") and "_" in info.name:
+            number = int(info.name[4:info.name.index("_")])
+            gates[number] = info.name
+    return dict(sorted(gates.items()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
+    parser.add_argument("--gate", type=int, action="append", help="run only this gate (repeatable)")
+    args = parser.parse_args(argv)
+    gates = discover()
+    chosen = args.gate or list(gates)
+    failed = False
+    for number in chosen:
+        if number not in gates:
+            print(f"gate {number}: no such gate (have {', '.join(map(str, gates))})")
+            failed = True
+            continue
+        module = importlib.import_module(f"benchmarks.{gates[number]}")
+        try:
+            result: GateResult = module.run()
+        except Exception:  # a broken gate is a failed gate, and the others still run
+            traceback.print_exc()
+            print(f"gate {number} {module.NAME}: ERROR FAIL", flush=True)
+            failed = True
+            continue
+        print(result.line(number, module.NAME), flush=True)
+        for detail in result.details:
+            print(f"    {detail}", flush=True)
+        failed |= not result.passed
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

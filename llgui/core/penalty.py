@@ -1,0 +1,331 @@
+"""The penalty engine: penalised scores of human-assisted learning (DESIGN.md 1.1-1.3, 1.5).
+
+For one document and its interaction steps, `replay()` walks a `Track` through the log and
+returns, for every step n,
+
+    S_cor,n, S_imp,n, S_adapt,n  and  S_pen,n = S_adapt,n + sum_{k<=n} (S_imp,k - S_cor,k)
+
+(equation 1 of Prokopalo et al., LREC 2020, summed over steps), with the cost of each step, the
+cumulative cost, the learning curve's normalised area and the Minimal Supervision Rate. The
+same formula serves error rates (the penalty adds) and BLEU/chrF (the penalty subtracts).
+
+`replay_bundle()` does this for every document of a bundle in processing order and adds the
+aggregates of section 1.5: pooled statistics, the unweighted mean of per-document scores, and
+(given a policy) the policy-weighted score. The pooled penalised score is computed on the
+stream: for a step in document d, S_cor and S_imp are corpus scores in which document d is
+swapped and every other document stands as it does at that moment (documents before d at
+their final hypothesis, documents after d at their first).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from llgui.core.cost import CostModel
+from llgui.core.jobs import check
+from llgui.core.track import Metric, Scored, Track
+from llgui.core.types import Bundle, Document, Step
+
+MODES = ("paper", "llmt")
+
+
+@dataclass(frozen=True)
+class StepScores:
+    """The scores of one interaction step (percentages; cost in the cost model's units)."""
+
+    step: int
+    initiative: str
+    kind: str
+    cost: float
+    cum_cost: float
+    s_cor: float | None
+    s_imp: float | None
+    s_adapt: float
+    s_pen: float
+
+    @property
+    def penalty(self) -> float | None:
+        """S_imp - S_cor of this step alone (negative for BLEU/chrF, positive for error rates)."""
+        if self.s_cor is None or self.s_imp is None:
+            return None
+        return self.s_imp - self.s_cor
+
+
+@dataclass(frozen=True, eq=False)
+class Replay:
+    """A document replayed through its interaction log under one metric."""
+
+    doc: str
+    metric: str
+    mode: str
+    signature: str
+    higher_is_better: bool
+    s_base: float
+    steps: tuple[StepScores, ...]
+    msr: float | None
+    curve_area: float
+    max_cost: float
+    stats_base: np.ndarray = field(repr=False)
+    stats_final: np.ndarray = field(repr=False)
+    # per step: the stats of S_cor, S_imp, S_adapt (for pooled scores); None in llmt mode
+    step_stats: tuple[tuple[np.ndarray, np.ndarray, np.ndarray] | None, ...] = field(
+        default=(), repr=False
+    )
+
+    @property
+    def s_adapt(self) -> float:
+        """Score of the final hypothesis (S_base when there are no steps)."""
+        return self.steps[-1].s_adapt if self.steps else self.s_base
+
+    @property
+    def s_pen(self) -> float:
+        """Penalised score after the last step (S_base when there are no steps)."""
+        return self.steps[-1].s_pen if self.steps else self.s_base
+
+    @property
+    def total_cost(self) -> float:
+        return self.steps[-1].cum_cost if self.steps else 0.0
+
+    @property
+    def gain(self) -> float:
+        """S_pen - S_base, signed so that positive always means "better than the base"."""
+        delta = self.s_pen - self.s_base
+        return delta if self.higher_is_better else -delta
+
+    def curve(self) -> tuple[np.ndarray, np.ndarray]:
+        """The learning curve as step-function corners: cumulative cost, S_adapt (figure 2)."""
+        costs = [0.0] + [s.cum_cost for s in self.steps]
+        scores = [self.s_base] + [s.s_adapt for s in self.steps]
+        return np.asarray(costs), np.asarray(scores)
+
+
+def replay(
+    track: Track,
+    steps: Sequence[Step],
+    cost_model: CostModel = CostModel(),
+    *,
+    doc: str = "",
+    mode: str = "paper",
+    max_cost: float | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Replay:
+    """Replay `steps` (one document's, in order) on `track`, which is left at the final step.
+
+    mode "paper": equation 1 summed over steps. mode "llmt": the WMT 2020/21 lifelong MT
+    scorer (BLEU only): S_pen,n is the BLEU of h_n with, for every sentence requested so far,
+    [n, n-1, n-2, n-3] (n = reference words) taken off its 1- to 4-gram matches; S_cor and S_imp
+    are not defined there and are None.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r} (expected one of: {', '.join(MODES)})")
+    metric = track.metric
+    base = track.current()
+    llmt = _LlmtState(track) if mode == "llmt" else None
+    results: list[StepScores] = []
+    step_stats: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = []
+    penalty = 0.0
+    cum_cost = 0.0
+    feedback = 0.0
+    adapted = base
+    for step in steps:
+        check(should_stop)
+        cost = float(track.cost(step, cost_model))
+        cum_cost += cost
+        feedback += cost
+        if llmt is None:
+            cor = track.corrected(step)
+            imp = track.impaired(step)
+            adapted = track.advance(step)
+            penalty += imp.score - cor.score
+            s_pen = adapted.score + penalty
+            results.append(StepScores(step.step, step.initiative, step.kind, cost, cum_cost,
+                                      cor.score, imp.score, adapted.score, s_pen))
+            step_stats.append((cor.stats, imp.stats, adapted.stats))
+        else:
+            llmt.request(step)
+            adapted = track.advance(step)
+            results.append(StepScores(step.step, step.initiative, step.kind, cost, cum_cost,
+                                      None, None, adapted.score, llmt.score()))
+            step_stats.append(None)
+    final = adapted if results else base
+    return Replay(
+        doc=doc,
+        metric=metric.name,
+        mode=mode,
+        signature=metric.signature,
+        higher_is_better=metric.higher_is_better,
+        s_base=base.score,
+        steps=tuple(results),
+        msr=minimal_supervision_rate(metric, feedback, final.stats),
+        curve_area=curve_area(base.score, results, max_cost),
+        max_cost=_max_cost(results, max_cost),
+        stats_base=base.stats,
+        stats_final=final.stats,
+        step_stats=tuple(step_stats),
+    )
+
+
+class _LlmtState:
+    """Bookkeeping of the llmt mode: which sentences were requested, their reference words."""
+
+    def __init__(self, track: Track):
+        if getattr(track.metric, "name", "") != "bleu" or not hasattr(track, "row_stats"):
+            raise ValueError("mode 'llmt' is defined for BLEU on MT documents only")
+        self.track = track
+        self.requested: dict[int, int] = {}
+
+    def request(self, step: Step) -> None:
+        index = step.target.sentence - 1  # type: ignore[union-attr]
+        self.requested[index] = self.track.reference_words(index)  # type: ignore[attr-defined]
+
+    def score(self) -> float:
+        from llgui.core.mt_stats import llmt_bleu
+
+        return llmt_bleu(self.track.row_stats(), self.requested)  # type: ignore[attr-defined]
+
+
+def minimal_supervision_rate(metric: Metric, feedback: float, final_stats: np.ndarray) -> float | None:
+    """MSR = (sum of feedback + errors left at the end) / reference size, in percent (Geoffrois
+    2016). Defined for error-count metrics only (TER/WER words, DER seconds); None otherwise.
+    Feedback is the steps' cost, so it is in error units only with the cost model's default
+    weights of 1."""
+    counts = metric.errors(final_stats)
+    if counts is None:
+        return None
+    errors, size = counts
+    if size <= 0:
+        return math.nan
+    return 100.0 * (feedback + errors) / size
+
+
+def curve_area(s_base: float, steps: Sequence[StepScores], max_cost: float | None = None) -> float:
+    """Area under the learning curve (S_adapt against cumulative cost, a step function starting
+    at S_base at cost 0) from 0 to `max_cost` (default: the total cost), divided by `max_cost`:
+    a cost-weighted mean score, in the metric's units. With no cost at all, S_base."""
+    limit = _max_cost(steps, max_cost)
+    if limit <= 0:
+        return s_base
+    area, level, at = 0.0, s_base, 0.0
+    for s in steps:
+        upto = min(s.cum_cost, limit)
+        if upto > at:
+            area += level * (upto - at)
+            at = upto
+        level = s.s_adapt
+        if at >= limit:
+            break
+    if at < limit:
+        area += level * (limit - at)
+    return area / limit
+
+
+def _max_cost(steps: Sequence[StepScores], max_cost: float | None) -> float:
+    if max_cost is not None:
+        return float(max_cost)
+    return steps[-1].cum_cost if steps else 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# A whole bundle
+
+
+@dataclass(frozen=True, eq=False)
+class BundleReplay:
+    """Every document of a bundle replayed under one metric, with the aggregates of 1.5."""
+
+    metric: str
+    signature: str
+    higher_is_better: bool
+    replays: tuple[Replay, ...]
+    times: tuple[float, ...]
+    pooled_base: float
+    pooled_adapt: float
+    pooled_pen: float
+
+    def mean(self, attribute: str) -> float:
+        """Unweighted mean over documents of `s_base`, `s_adapt` or `s_pen`."""
+        values = [getattr(r, attribute) for r in self.replays]
+        return float(np.mean(values)) if values else math.nan
+
+    def weighted(self, attribute: str, weights: np.ndarray) -> float:
+        """Weighted mean over documents (weights need not be normalised)."""
+        values = np.array([getattr(r, attribute) for r in self.replays], dtype=float)
+        w = np.asarray(weights, dtype=float)
+        return float(np.sum(values * w) / np.sum(w)) if np.sum(w) > 0 else math.nan
+
+
+def make_track(document: Document, metric_name: str, settings, cost_model: CostModel) -> Track:
+    """The Track of `document` under `metric_name` with the bundle's `settings`."""
+    if document.task == "mt":
+        from llgui.core.mt_stats import make_metric
+        from llgui.core.mt_track import MTTrack
+
+        return MTTrack(document, make_metric(metric_name, settings))
+    if document.task == "diarization":
+        from llgui.core.diar_track import DiarTrack, make_diar_metric
+
+        return DiarTrack(document, make_diar_metric(metric_name, settings), cost_model)
+    raise ValueError(f"documents of task {document.task!r} have no track")
+
+
+def replay_bundle(
+    bundle: Bundle,
+    metric_name: str,
+    cost_model: CostModel | None = None,
+    *,
+    mode: str = "paper",
+    progress: Callable[[float], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> BundleReplay:
+    """Replay every document of `bundle` under one metric, in processing order."""
+    cost_model = bundle.cost if cost_model is None else cost_model
+    replays: list[Replay] = []
+    metric: Metric | None = None
+    n = len(bundle.documents)
+    for i, document in enumerate(bundle.documents):
+        track = make_track(document, metric_name, bundle.settings, cost_model)
+        metric = track.metric
+        replays.append(replay(track, bundle.steps_of(document.id), cost_model, doc=document.id,
+                              mode=mode, should_stop=should_stop))
+        if progress is not None:
+            progress((i + 1) / n)
+    if metric is None:
+        raise ValueError("the bundle has no documents to replay")
+    base, adapt, pen = pooled_scores(metric, replays)
+    return BundleReplay(
+        metric=metric.name,
+        signature=metric.signature,
+        higher_is_better=metric.higher_is_better,
+        replays=tuple(replays),
+        times=tuple(d.time.value for d in bundle.documents),
+        pooled_base=base,
+        pooled_adapt=adapt,
+        pooled_pen=pen,
+    )
+
+
+def pooled_scores(metric: Metric, replays: Iterable[Replay]) -> tuple[float, float, float]:
+    """Pooled (corpus-level) S_base, final S_adapt and S_pen of documents in processing order.
+
+    S_pen pooled = S_adapt pooled + sum over every step of (S_imp - S_cor) at corpus level, where
+    the corpus holds the documents before the step's document at their final hypothesis, the
+    ones after it at their first, and the step's document corrected / impaired.
+    """
+    replays = list(replays)
+    base_total = np.sum([r.stats_base for r in replays], axis=0)
+    final_total = np.sum([r.stats_final for r in replays], axis=0)
+    penalty = 0.0
+    context = base_total.copy()  # the stream as it stands: starts with every document at base
+    for r in replays:
+        context = context - r.stats_base
+        for stats in r.step_stats:
+            if stats is None:
+                continue
+            cor, imp, _ = stats
+            penalty += metric.score(context + imp) - metric.score(context + cor)
+        context = context + r.stats_final
+    pooled_final = metric.score(final_total)
+    return metric.score(base_total), pooled_final, pooled_final + penalty

@@ -1,0 +1,89 @@
+"""Scores of a bundle's hypotheses as they stand (no interaction): per document and pooled.
+
+Pooled scores come from summed per-document statistics (corpus BLEU; DER as summed error time
+over summed reference time, i.e. duration-weighted); the mean is the unweighted mean of the
+per-document scores. DESIGN.md 1.5 asks that both be shown, labelled, side by side.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import numpy as np
+
+from llgui.core.jobs import check, report
+from llgui.core.penalty import make_track
+from llgui.core.track import Metric, Scored
+from llgui.core.types import Bundle
+
+
+@dataclass(frozen=True, eq=False)
+class MetricScores:
+    """One metric over a bundle's documents."""
+
+    metric: Metric
+    documents: tuple[Scored, ...]
+
+    @property
+    def name(self) -> str:
+        return self.metric.name
+
+    @property
+    def signature(self) -> str:
+        return self.metric.signature
+
+    @property
+    def pooled(self) -> float:
+        return self.metric.score(np.sum([d.stats for d in self.documents], axis=0))
+
+    @property
+    def mean(self) -> float:
+        values = [d.score for d in self.documents]
+        return float(np.mean(values)) if values else math.nan
+
+    def weighted(self, weights: np.ndarray) -> float:
+        """Weighted mean of per-document scores (e.g. policy weights over document times)."""
+        values = np.array([d.score for d in self.documents], dtype=float)
+        w = np.asarray(weights, dtype=float)
+        total = float(np.sum(w))
+        return float(np.sum(values * w) / total) if total > 0 else math.nan
+
+    def components(self, index: int) -> Mapping[str, float]:
+        return metric_components(self.metric, self.documents[index].stats)
+
+    def pooled_components(self) -> Mapping[str, float]:
+        return metric_components(self.metric, np.sum([d.stats for d in self.documents], axis=0))
+
+
+def metric_components(metric: Metric, stats: np.ndarray) -> Mapping[str, float]:
+    """What a score is made of (DER: miss, false_alarm, confusion, total seconds; BLEU: ...)."""
+    method = getattr(metric, "components", None)
+    return dict(method(stats)) if method is not None else {}
+
+
+def score_bundle(
+    bundle: Bundle,
+    metrics: tuple[str, ...] | None = None,
+    *,
+    progress: Callable[[float], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[MetricScores, ...]:
+    """Score every document's hypothesis under each metric (default: the bundle's metrics)."""
+    metrics = metrics or bundle.metrics
+    results = []
+    total = max(1, len(metrics) * len(bundle.documents))
+    done = 0
+    for name in metrics:
+        scored, metric = [], None
+        for document in bundle.documents:
+            check(should_stop)
+            track = make_track(document, name, bundle.settings, bundle.cost)
+            metric = track.metric
+            scored.append(track.current())
+            done += 1
+            report(progress, done / total)
+        if metric is None:
+            continue
+        results.append(MetricScores(metric, tuple(scored)))
+    return tuple(results)

@@ -111,8 +111,12 @@ def replay(
     mode: str = "paper",
     max_cost: float | None = None,
     should_stop: Callable[[], bool] | None = None,
+    before_step: Callable[[Step, Track], None] | None = None,
 ) -> Replay:
     """Replay `steps` (one document's, in order) on `track`, which is left at the final step.
+
+    `before_step(step, track)` is called with the track still at h_{n-1}, for callers that
+    keep more than numbers (the GUI's walkthrough keeps each hypothesis the human saw).
 
     mode "paper": equation 1 summed over steps. mode "llmt": the WMT 2020/21 lifelong MT
     scorer (BLEU only): S_pen,n is the BLEU of h_n with, for every sentence requested so far,
@@ -132,6 +136,8 @@ def replay(
     adapted = base
     for step in steps:
         check(should_stop)
+        if before_step is not None:
+            before_step(step, track)
         cost = float(track.cost(step, cost_model))
         cum_cost += cost
         feedback += cost

@@ -1,0 +1,95 @@
+"""One document replayed with everything a reviewer looks at, step by step.
+
+`walk()` runs the penalty engine (`llgui.core.penalty.replay`) and keeps, for every step, the
+hypothesis the human saw (h_{n-1}), its corrected and impaired versions, the system's adapted
+hypothesis (h_n), the corrected part (MT segments, diarization windows) and, for MT, the
+segments the system changed by itself (generalisation). The GUI draws these; the numbers are
+the replay's, so the window and `llgui replay` cannot disagree.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from llgui.core.cost import CostModel
+from llgui.core.penalty import Replay, StepScores, make_track, replay
+from llgui.core.track import Track
+from llgui.core.types import Document, Step, Turn
+
+Hypothesis = tuple  # MT: tuple[str, ...] (segments); diarization: tuple[Turn, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class StepView:
+    """What step n looked like. MT `corrected_segments` are 0-based; diarization `windows`
+    are (start, end) seconds of this document."""
+
+    step: Step
+    scores: StepScores
+    seen: Hypothesis
+    corrected: Hypothesis
+    impaired: Hypothesis | None
+    adapted: Hypothesis
+    corrected_segments: tuple[int, ...] = ()
+    changed_segments: tuple[int, ...] = ()
+    windows: tuple[tuple[float, float], ...] = ()
+    unmappable: str | None = None
+    mapping: dict | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Walkthrough:
+    document: Document
+    replay: Replay
+    base: Hypothesis
+    steps: tuple[StepView, ...]
+    base_mapping: dict | None = None
+
+    def hypothesis_at(self, n: int) -> Hypothesis:
+        """h_n: the base for n = 0, the adapted hypothesis of step n otherwise."""
+        return self.base if n <= 0 else self.steps[min(n, len(self.steps)) - 1].adapted
+
+
+def walk(
+    document: Document,
+    steps: tuple[Step, ...],
+    metric_name: str,
+    settings,
+    cost_model: CostModel,
+    *,
+    mode: str = "paper",
+    should_stop: Callable[[], bool] | None = None,
+) -> Walkthrough:
+    track = make_track(document, metric_name, settings, cost_model)
+    is_mt = document.task == "mt"
+    base = tuple(track.hypothesis)
+    base_mapping = None if is_mt else dict(track.mapping())
+    captured: list[dict] = []
+
+    def before(step: Step, tr: Track) -> None:
+        seen = tuple(tr.hypothesis)  # type: ignore[attr-defined]
+        if is_mt:
+            index = step.target.sentence - 1  # type: ignore[union-attr]
+            captured.append(dict(seen=seen, corrected=tuple(tr.corrected_hypothesis(step)),
+                                 impaired=None, corrected_segments=(index,),
+                                 changed_segments=tuple(tr.changed_segments(step))))
+        else:
+            impaired, label = tr.impaired_hypothesis(step)
+            captured.append(dict(seen=seen, corrected=tuple(tr.corrected_hypothesis(step)),
+                                 impaired=tuple(impaired), unmappable=label,
+                                 windows=tuple(tr.windows(step)), mapping=dict(tr.mapping())))
+
+    result = replay(track, steps, cost_model, doc=document.id, mode=mode,
+                    should_stop=should_stop, before_step=before)
+    views = []
+    for i, (step, scores) in enumerate(zip(steps, result.steps)):
+        adapted = captured[i + 1]["seen"] if i + 1 < len(captured) else tuple(track.hypothesis)
+        views.append(StepView(step=step, scores=scores, adapted=adapted, **captured[i]))
+    return Walkthrough(document, result, base, tuple(views), base_mapping)
+
+
+def turns_by_speaker(turns: tuple[Turn, ...]) -> dict[str, list[Turn]]:
+    grouped: dict[str, list[Turn]] = {}
+    for t in turns:
+        grouped.setdefault(t.speaker, []).append(t)
+    return grouped

@@ -1,0 +1,94 @@
+"""Start the window: `llgui [BUNDLE ... | --demo] [--screenshot PNG]`.
+
+Start-up stays light: Qt and pyqtgraph load here, sacrebleu and pyannote.metrics only when a
+job first needs them (on a worker, after the window is painted).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def demo_bundles() -> list[Path]:
+    """The bundled demo: one bundle per task, in resources/demo/ ($LLGUI_DEMO_DIR overrides)."""
+    root = Path(os.environ.get("LLGUI_DEMO_DIR", REPO / "resources" / "demo"))
+    return [p for p in (root / "mt" / "bundle.toml", root / "diarization" / "bundle.toml",
+                        root / "detection" / "bundle.toml") if p.exists()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="llgui",
+        description="Step through a lifelong-learning system's corrections with live penalised "
+                    "scores. Subcommands score, replay, lifelong and det run headless "
+                    "(llgui score --help).",
+    )
+    parser.add_argument("bundles", nargs="*", type=Path, metavar="BUNDLE",
+                        help="bundle files (*.toml) to open")
+    parser.add_argument("--demo", action="store_true", help="open the bundled demo")
+    parser.add_argument("--screenshot", type=Path, metavar="PNG",
+                        help="render offscreen once loaded, write the PNG and exit")
+    parser.add_argument("--doc", metavar="ID", help="select this document")
+    parser.add_argument("--step", type=int, metavar="N", help="go to step N of the document")
+    parser.add_argument("--tab", choices=("workbench", "time", "detection"),
+                        help="show this tab")
+    parser.add_argument("--metric", metavar="M", help="metric of the workbench")
+    parser.add_argument("--size", default="1500x950", metavar="WxH",
+                        help="window size (default: 1500x950)")
+    parser.add_argument("--no-session", action="store_true",
+                        help="neither restore nor save the session file")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+    if args.screenshot:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        print(f"llgui: --size {args.size!r}: expected WIDTHxHEIGHT, e.g. 1500x950",
+              file=sys.stderr)
+        return 2
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    app.setApplicationName("llgui")
+    app.setOrganizationName("llgui")
+
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=not args.no_session and not args.screenshot)
+    window.resize(width, height)
+    window.show()
+
+    paths = demo_bundles() if args.demo else list(args.bundles)
+    if args.demo and not paths:
+        print("llgui: the demo bundles were not found (resources/demo)", file=sys.stderr)
+        return 2
+
+    def start() -> None:
+        if paths:
+            window.open_bundles(paths, select_doc=args.doc, step=args.step, tab=args.tab,
+                                metric=args.metric)
+        else:
+            window.restore_session()
+
+    QTimer.singleShot(0, start)
+    if args.screenshot:
+        target = args.screenshot
+
+        def shoot() -> None:
+            code = 0 if window.save_screenshot(target) else 1
+            window.close()
+            app.exit(code)
+
+        window.when_settled(shoot, timeout_ms=60000)
+    return app.exec()

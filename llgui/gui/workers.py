@@ -1,0 +1,169 @@
+"""Background jobs: a thread pool where the newest request per key wins.
+
+A job is a plain function of the core (`fn(*args, progress=..., should_stop=...)`, see
+`llgui.core.jobs`). `JobRunner.submit(key, fn, ...)` runs it on a pool thread; submitting again
+under the same key asks the older job to stop and drops its result if it still arrives. Results,
+errors, progress and cancellations reach the main thread through queued signals to the
+runner's own slots, which forward only what belongs to the newest job of its key. Workers never
+touch widgets. `shutdown()` asks every job to stop and waits a bounded time, so closing the
+window never hangs on a job.
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+import traceback
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+
+from llgui.core.jobs import Cancelled
+
+
+class _JobSignals(QObject):
+    # Emitted from the pool thread; received (queued) by JobRunner in the main thread.
+    finished = Signal(str, int, object)
+    failed = Signal(str, int, str, str)
+    progressed = Signal(str, int, float)
+    cancelled = Signal(str, int)
+
+
+class _Job(QRunnable):
+    PROGRESS_INTERVAL = 0.05  # seconds between progress signals, so a tight loop cannot flood
+
+    def __init__(self, key: str, job_id: int, fn: Callable, args: tuple, kwargs: dict,
+                 signals: _JobSignals, stop: threading.Event):
+        super().__init__()
+        self.setAutoDelete(True)
+        self.key, self.job_id = key, job_id
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+        self.signals, self.stop = signals, stop
+        self._last_progress = 0.0
+
+    def _progress(self, fraction: float) -> None:
+        now = time.monotonic()
+        if fraction >= 1.0 or now - self._last_progress >= self.PROGRESS_INTERVAL:
+            self._last_progress = now
+            self.signals.progressed.emit(self.key, self.job_id, float(fraction))
+
+    def run(self) -> None:  # noqa: D401 - Qt's name
+        try:
+            if self.stop.is_set():
+                raise Cancelled()
+            result = self.fn(*self.args, progress=self._progress, should_stop=self.stop.is_set,
+                             **self.kwargs)
+            if self.stop.is_set():
+                raise Cancelled()
+        except Cancelled:
+            self.signals.cancelled.emit(self.key, self.job_id)
+        except Exception as error:  # the job's error goes to the window, never kills the pool
+            message = f"{type(error).__name__}: {error}"
+            self.signals.failed.emit(self.key, self.job_id, message, traceback.format_exc())
+        else:
+            self.signals.finished.emit(self.key, self.job_id, result)
+
+
+class JobRunner(QObject):
+    """Runs core jobs on a thread pool; per key, only the newest job's outcome is delivered."""
+
+    result_ready = Signal(str, object)      # key, result
+    failed = Signal(str, str)               # key, "Type: message"
+    progressed = Signal(str, float)         # key, fraction in [0, 1]
+    cancelled = Signal(str)                 # key
+    busy_changed = Signal(bool)             # any job running
+
+    def __init__(self, parent: QObject | None = None, max_threads: int | None = None):
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        if max_threads:
+            self.pool.setMaxThreadCount(max_threads)
+        self._ids = itertools.count(1)
+        self._newest: dict[str, int] = {}
+        self._stops: dict[int, threading.Event] = {}
+        self._signals = _JobSignals(self)
+        self._signals.finished.connect(self._on_job_finished)
+        self._signals.failed.connect(self._on_job_failed)
+        self._signals.progressed.connect(self._on_job_progressed)
+        self._signals.cancelled.connect(self._on_job_cancelled)
+        self.last_traceback = ""
+
+    # -- requests ---------------------------------------------------------------------------
+
+    def submit(self, key: str, fn: Callable[..., Any], *args, **kwargs) -> int:
+        """Run `fn` for `key`; an older job of the same key is asked to stop. Returns the id."""
+        self._supersede(key)
+        job_id = next(self._ids)
+        stop = threading.Event()
+        was_busy = self.busy
+        self._newest[key] = job_id
+        self._stops[job_id] = stop
+        self.pool.start(_Job(key, job_id, fn, args, kwargs, self._signals, stop))
+        if not was_busy:
+            self.busy_changed.emit(True)
+        return job_id
+
+    def cancel(self, key: str) -> bool:
+        """Ask the newest job of `key` to stop; its outcome will not be delivered and
+        `cancelled(key)` is emitted at once. False if no job of `key` was running."""
+        if not self._supersede(key):
+            return False
+        self.cancelled.emit(key)
+        return True
+
+    def _supersede(self, key: str) -> bool:
+        job_id = self._newest.pop(key, None)
+        if job_id is None:
+            return False
+        if job_id in self._stops:
+            self._stops[job_id].set()
+        return True
+
+    def is_running(self, key: str) -> bool:
+        return key in self._newest
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._stops)
+
+    def shutdown(self, timeout_ms: int = 1500) -> bool:
+        """Ask every job to stop and wait at most `timeout_ms`; True if all ended in time."""
+        for stop in self._stops.values():
+            stop.set()
+        self._newest.clear()
+        return self.pool.waitForDone(timeout_ms)
+
+    # -- outcomes (main thread) -------------------------------------------------------------
+
+    def _retire(self, key: str, job_id: int) -> bool:
+        """Forget a finished job; True if it was the newest of its key (deliver its outcome)."""
+        self._stops.pop(job_id, None)
+        newest = self._newest.get(key) == job_id
+        if newest:
+            del self._newest[key]
+        if not self._stops:
+            self.busy_changed.emit(False)
+        return newest
+
+    @Slot(str, int, object)
+    def _on_job_finished(self, key: str, job_id: int, result: object) -> None:
+        if self._retire(key, job_id):
+            self.result_ready.emit(key, result)
+
+    @Slot(str, int, str, str)
+    def _on_job_failed(self, key: str, job_id: int, message: str, trace: str) -> None:
+        if self._retire(key, job_id):
+            self.last_traceback = trace
+            self.failed.emit(key, message)
+
+    @Slot(str, int, float)
+    def _on_job_progressed(self, key: str, job_id: int, fraction: float) -> None:
+        if self._newest.get(key) == job_id:
+            self.progressed.emit(key, fraction)
+
+    @Slot(str, int)
+    def _on_job_cancelled(self, key: str, job_id: int) -> None:
+        newest = self._newest.get(key) == job_id
+        self._retire(key, job_id)
+        if newest:
+            self.cancelled.emit(key)

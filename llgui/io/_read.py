@@ -1,0 +1,93 @@
+"""Reading an input file into text lines, reporting file-level problems the same way everywhere.
+
+Every loader goes through `read_bytes` then `decode_lines`, so "file not found", "file is
+empty" and invalid UTF-8 read the same whatever the format:
+
+- line 0 (the file as a whole): `file not found`, `is a directory, not a file`,
+  `cannot read (...)`, `file is empty`;
+- invalid UTF-8: one problem per bad line, `invalid UTF-8 byte 0xff at column 5 (file offset
+  123)`, where the column counts BYTES from 1 within the line (a character column does not exist
+  for bytes that are not characters) and the offset counts bytes from 0 in the file.
+
+Lines are split on "\\n" only, never with `str.splitlines` (which also breaks at U+2028, U+0085,
+form feed, ... and would silently shift line numbers); one "\\r" before the "\\n" is removed. A
+final "\\n" does not start an extra line.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from llgui.core.errors import Problems
+
+BOM = "\ufeff"
+
+
+def read_bytes(path: str | Path, problems: Problems) -> bytes | None:
+    """The file's bytes, or None after adding a line-0 problem (missing, directory, unreadable)."""
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        problems.add(0, "file not found")
+    except IsADirectoryError:
+        problems.add(0, "is a directory, not a file")
+    except PermissionError:
+        problems.add(0, "cannot read (permission denied)")
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        problems.add(0, f"cannot read ({reason})")
+    return None
+
+
+def decode_lines(data: bytes, problems: Problems, *, strip_bom: bool) -> list[str | None]:
+    """Split `data` into lines and decode each as UTF-8.
+
+    Returns one entry per line (index i is line i + 1); a line that is not valid UTF-8 is None
+    and has had its problem added. `strip_bom` removes one U+FEFF at the start of the file (for
+    structured formats, where editors add it; plain-text segments keep it as data).
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        lines = _decode_each(data, problems)
+    else:
+        lines = text.split("\n")
+    if lines and lines[-1] == "" and data.endswith(b"\n"):
+        lines.pop()
+    out: list[str | None] = []
+    for line in lines:
+        if line is not None and line.endswith("\r"):
+            line = line[:-1]
+        out.append(line)
+    if strip_bom and out and out[0] is not None and out[0].startswith(BOM):
+        out[0] = out[0][1:]
+    return out
+
+
+def _decode_each(data: bytes, problems: Problems) -> list[str | None]:
+    lines: list[str | None] = []
+    offset = 0
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        try:
+            lines.append(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            bad = " ".join(f"0x{b:02x}" for b in raw[exc.start:exc.end])
+            noun = "byte" if exc.end - exc.start == 1 else "bytes"
+            problems.add(
+                number,
+                f"invalid UTF-8 {noun} {bad} at column {exc.start + 1} "
+                f"(file offset {offset + exc.start})",
+            )
+            lines.append(None)
+        offset += len(raw) + 1
+    return lines
+
+
+def is_blank(line: str) -> bool:
+    return not line.strip()
+
+
+def describe(value: str, limit: int = 40) -> str:
+    """`value` quoted for a message, shortened so one bad line cannot flood the terminal."""
+    if len(value) > limit:
+        value = value[: limit - 3] + "..."
+    return repr(value)

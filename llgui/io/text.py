@@ -1,0 +1,70 @@
+"""Plain-text MT files (references, hypotheses, sources): one segment per line, UTF-8.
+
+Conventions (the ones sacrebleu's command line applies to the same files):
+
+- a line ends with "\\n" or "\\r\\n", and the ending is not part of the segment;
+- a final line ending does not make an extra, empty segment; an empty line in the middle (or a
+  second final "\\n") is an empty segment, kept;
+- U+FEFF at the start of line 1 is KEPT as part of segment 1: the WMT17 submissions scored by
+  sacrebleu's published tables begin that way (newstest2017.online-A), and stripping it would
+  change the score;
+- nothing else is stripped (leading/trailing spaces are the system's output).
+
+Problems, all collected: missing or unreadable file, an empty file (0 bytes), invalid UTF-8
+(line and byte column, file offset), a NUL character, and any other character that some tool
+would take for a line break (a lone "\\r", U+2028, U+2029, U+0085, vertical tab, form feed,
+U+001C-U+001E: exactly what `str.splitlines` splits on), because a segment that one tool splits
+and another does not misaligns every later segment with its reference.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from llgui.core.errors import Problems
+from llgui.io._read import decode_lines, read_bytes
+
+_BREAKS = {
+    "\r": "a carriage return (\\r) not followed by \\n",
+    "\x0b": "a vertical tab (U+000B, a line break for some tools)",
+    "\x0c": "a form feed (U+000C, a line break for some tools)",
+    "\x1c": "U+001C FILE SEPARATOR (a line break for some tools)",
+    "\x1d": "U+001D GROUP SEPARATOR (a line break for some tools)",
+    "\x1e": "U+001E RECORD SEPARATOR (a line break for some tools)",
+    "\x85": "U+0085 NEXT LINE (a line break for some tools)",
+    "\u2028": "U+2028 LINE SEPARATOR (a line break for some tools)",
+    "\u2029": "U+2029 PARAGRAPH SEPARATOR (a line break for some tools)",
+}
+_SUSPECT = re.compile("[\x00" + "".join(_BREAKS) + "]")
+
+
+def load_segments(path: str | Path) -> tuple[str, ...]:
+    """The segments of a UTF-8 text file, one per line, in file order (segment i = line i).
+
+    Raises LoadError listing every problem (see the module docstring).
+    """
+    problems = Problems(path)
+    data = read_bytes(path, problems)
+    if data is None:
+        problems.raise_if_any()
+    if not data:
+        problems.add(0, "file is empty")
+        problems.raise_if_any()
+    lines = decode_lines(data, problems, strip_bom=False)
+    for number, line in enumerate(lines, 1):
+        if line is None:
+            continue
+        match = _SUSPECT.search(line)
+        if match is None:
+            continue
+        char = match.group()
+        column = match.start() + 1
+        if char == "\x00":
+            problems.add(number, f"contains a NUL character at column {column}")
+        else:
+            problems.add(
+                number,
+                f"contains {_BREAKS[char]} at column {column}; a segment must be one line",
+            )
+    problems.raise_if_any()
+    return tuple(lines)  # type: ignore[arg-type]  # no None left once no problem was found

@@ -1,0 +1,455 @@
+"""MT metrics as additive per-segment statistics: the one adapter over sacrebleu's internals.
+
+sacrebleu computes BLEU, chrF and TER from per-segment statistics that add up over a corpus, but
+the methods that expose them are underscored (`_preprocess_segment`, `_extract_reference_info`,
+`_compute_segment_statistics`, `_compute_score_from_stats`, ...). This module is the only place
+in llgui that touches them; `tests/core/test_mt_stats.py` holds every wrapper equal to
+`corpus_score` on randomised corpora, and the sacrebleu version range is checked here and pinned
+in pyproject.toml. WER follows jiwer (its default transforms) with the same interface.
+
+Statistics vectors (float64; one row per segment, summed over segments for a corpus):
+
+- BLEU: `[hyp_len, ref_len, correct_1..N, total_1..N]` (N = max_ngram_order, 4 by default),
+  lengths in tokens of the metric's tokenizer, ref_len the closest reference length.
+- chrF: `[hyp, ref, match]` per order, character orders 1..char_order then word orders
+  1..word_order, for the reference with the best segment F-score.
+- TER: `[edits, ref_len]`, ref_len the average reference length of the segment (tercom words).
+- WER: `[edits, ref_words]`, edits = S + D + I against the FIRST reference only (jiwer has no
+  multi-reference WER), words as jiwer's transforms split them.
+
+Every score is a percentage, as the libraries print it; `score(stats)` is exactly what
+`corpus_score` gives on the same segments (the library's own code computes it).
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+import numpy as np
+
+if TYPE_CHECKING:  # sacrebleu and jiwer load lazily: they are off the GUI's start-up path
+    from sacrebleu.metrics.base import Metric as _SacrebleuMetric
+
+METRIC_NAMES = ("bleu", "chrf", "ter", "wer")
+
+SACREBLEU_RANGE = ((2, 4), (2, 7))
+"""Tested sacrebleu versions: >= 2.4, < 2.7 (the underscored methods may change outside)."""
+
+_SACREBLEU_CLASSES = {"bleu": "BLEU", "chrf": "CHRF", "ter": "TER"}
+
+
+def make_metric(name: str, settings: Mapping[str, object] | None = None) -> "MTMetric":
+    """Build the metric `name` ("bleu", "chrf", "ter", "wer") from `settings`.
+
+    `settings` uses sacrebleu's argument names (tokenize, lowercase, trg_lang, smooth_method,
+    char_order, word_order, eps_smoothing, case_sensitive, normalized, no_punct, ...); each
+    metric takes the ones its sacrebleu class accepts and ignores the others, so one bundle
+    `[settings]` table serves every metric. Missing settings keep sacrebleu's defaults. WER
+    takes `lowercase` and `no_punct` (jiwer's ToLowerCase / RemovePunctuation transforms).
+    Raises ValueError for an unknown metric or a setting the library rejects.
+    """
+    settings = dict(settings or {})
+    key = name.strip().lower()
+    if key == "wer":
+        return WERMetric(settings)
+    if key not in _SACREBLEU_CLASSES:
+        raise ValueError(f"unknown MT metric {name!r} (known: {', '.join(METRIC_NAMES)})")
+    _check_sacrebleu_version()
+    import sacrebleu.metrics as sbm
+
+    cls = getattr(sbm, _SACREBLEU_CLASSES[key])
+    accepted = set(inspect.signature(cls.__init__).parameters) - {"self", "references"}
+    used = {k: v for k, v in settings.items() if k in accepted}
+    try:
+        library = cls(**used)
+    except Exception as exc:  # sacrebleu asserts, KeyErrors on bad tokenizers, ImportErrors
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        raise ValueError(f"{key}: settings {used!r} rejected by sacrebleu ({detail})") from None
+    wrapper = {"bleu": BLEUMetric, "chrf": CHRFMetric, "ter": TERMetric}[key]
+    return wrapper(library, used)
+
+
+def _check_sacrebleu_version() -> None:
+    import sacrebleu
+
+    parts = tuple(int(p) for p in sacrebleu.__version__.split(".")[:2] if p.isdigit())
+    low, high = SACREBLEU_RANGE
+    if not (low <= parts < high):
+        raise RuntimeError(
+            f"sacrebleu {sacrebleu.__version__} is outside the tested range "
+            f">={low[0]}.{low[1]},<{high[0]}.{high[1]}: llgui reads its per-segment statistics "
+            "through private methods that may have changed"
+        )
+
+
+class MTMetric:
+    """An MT metric over additive per-segment statistics (satisfies `llgui.core.track.Metric`).
+
+    Use `make_metric`. Objects are safe to share between threads for scoring (they hold only
+    settings and the set of reference counts seen, for the signature).
+    """
+
+    name: str
+    higher_is_better: bool
+    n_stats: int
+    settings: Mapping[str, object]
+
+    def __init__(self) -> None:
+        self._nrefs_seen: set[int] = set()
+
+    # -- the signature ------------------------------------------------------------------------
+
+    @property
+    def signature(self) -> str:
+        """The library's reproducibility string; `nrefs` is the number of references per
+        segment seen so far ("var" if it varied, "?" before any references were seen)."""
+        return self.signature_for(self._nrefs_value())
+
+    def signature_for(self, nrefs: int | str) -> str:
+        """The signature for `nrefs` references per segment (-1 means a variable number)."""
+        raise NotImplementedError
+
+    def _nrefs_value(self) -> int | str:
+        seen = set(self._nrefs_seen)
+        if not seen:
+            return "?"
+        return seen.pop() if len(seen) == 1 else -1
+
+    # -- statistics ---------------------------------------------------------------------------
+
+    def reference_info(self, refs_of_segment: Sequence[str | None]) -> object:
+        """What the metric needs of one segment's references (n-grams, lengths); cacheable.
+        `None` entries are dropped, as sacrebleu does for a variable number of references."""
+        raise NotImplementedError
+
+    def segment_stats(self, hypothesis: str, ref_info: object) -> np.ndarray:
+        """Statistics of one hypothesis segment: float64, shape (n_stats,)."""
+        raise NotImplementedError
+
+    def corpus_stats(
+        self, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]]
+    ) -> np.ndarray:
+        """Per-segment statistics, shape (n_segments, n_stats). `references` is sacrebleu's
+        layout: one stream per reference, each with one string per segment."""
+        hypotheses = list(hypotheses)
+        streams = [list(s) for s in references]
+        if not streams:
+            raise ValueError(f"{self.name}: no reference stream")
+        for k, stream in enumerate(streams):
+            if len(stream) != len(hypotheses):
+                raise ValueError(
+                    f"{self.name}: reference stream {k + 1} has {len(stream)} segments, "
+                    f"the hypothesis {len(hypotheses)}"
+                )
+        rows = np.zeros((len(hypotheses), self.n_stats), dtype=np.float64)
+        for i, hyp in enumerate(hypotheses):
+            info = self.reference_info([stream[i] for stream in streams])
+            rows[i] = self.segment_stats(hyp, info)
+        return rows
+
+    def score(self, stats: np.ndarray) -> float:
+        """Percentage from a statistics vector (a segment's, or a sum over segments)."""
+        raise NotImplementedError
+
+    def errors(self, stats: np.ndarray) -> tuple[float, float] | None:
+        """(word edits, reference words) for TER/WER; None for BLEU/chrF."""
+        return None
+
+    def impaired(self, stats: np.ndarray) -> np.ndarray:
+        """Statistics of a strictly wrong version of the segment(s) in `stats` (shape
+        (..., n_stats)): see DESIGN.md 1.2 and each metric's override."""
+        raise NotImplementedError
+
+    def components(self, stats: np.ndarray) -> dict[str, float]:
+        """Named parts of the score for display (BLEU precisions, BP, lengths, ...)."""
+        return {}
+
+    def library_score(
+        self, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]]
+    ) -> float:
+        """The library's own full computation (sacrebleu corpus_score / jiwer), for tests and
+        benchmarks; never on the interactive path."""
+        raise NotImplementedError
+
+    @property
+    def label(self) -> str:
+        """Display name (BLEU, chrF2, chrF2++, TER, WER)."""
+        return self.name.upper()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.signature}>"
+
+
+def _as_row(stats: np.ndarray, n: int) -> list[float]:
+    values = np.asarray(stats, dtype=np.float64)
+    if values.shape != (n,):
+        raise ValueError(f"expected a statistics vector of shape ({n},), got {values.shape}")
+    return values.tolist()
+
+
+class _SacrebleuBacked(MTMetric):
+    """Common wrapper over a sacrebleu Metric object and its underscored methods."""
+
+    def __init__(self, library: "_SacrebleuMetric", settings: Mapping[str, object]) -> None:
+        super().__init__()
+        self._library = library
+        self.settings = dict(settings)
+
+    def _fresh(self) -> "_SacrebleuMetric":
+        """A new library object with the same settings (corpus_score keeps state on it)."""
+        return type(self._library)(**self.settings)
+
+    def signature_for(self, nrefs: int | str) -> str:
+        args = dict(vars(self._library))
+        args["num_refs"] = nrefs
+        return type(self._library)._SIGNATURE_TYPE(args).format()
+
+    def reference_info(self, refs_of_segment: Sequence[str | None]) -> object:
+        # the same steps as sacrebleu's Metric._cache_references, for one segment
+        lines = [x for x in refs_of_segment if x is not None]
+        if not lines:
+            raise ValueError(f"{self.name}: a segment has no reference")
+        self._nrefs_seen.add(len(lines))
+        lines = [self._library._preprocess_segment(x) for x in lines]
+        return self._library._extract_reference_info(lines)
+
+    def segment_stats(self, hypothesis: str, ref_info: object) -> np.ndarray:
+        # the same steps as sacrebleu's Metric._extract_corpus_statistics, for one segment
+        hyp = self._library._preprocess_segment(hypothesis)
+        row = self._library._compute_segment_statistics(hyp, ref_info)
+        return np.asarray(row, dtype=np.float64)
+
+    def _score_object(self, stats: np.ndarray) -> Any:
+        # tolist(): the library mutates lists (BLEU add-k) and reads Python numbers; integer
+        # counts held as float64 are exact, so the arithmetic is the library's, bit for bit
+        return self._library._compute_score_from_stats(_as_row(stats, self.n_stats))
+
+    def score(self, stats: np.ndarray) -> float:
+        return float(self._score_object(stats).score)
+
+    def library_score(
+        self, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]]
+    ) -> float:
+        return float(self._fresh().corpus_score(list(hypotheses), [list(s) for s in references]).score)
+
+
+class BLEUMetric(_SacrebleuBacked):
+    """BLEU (sacrebleu.metrics.BLEU). Stats: [hyp_len, ref_len, correct_1..N, total_1..N]."""
+
+    name = "bleu"
+    higher_is_better = True
+
+    def __init__(self, library: "_SacrebleuMetric", settings: Mapping[str, object]) -> None:
+        super().__init__(library, settings)
+        self.order = int(library.max_ngram_order)
+        self.n_stats = 2 + 2 * self.order
+
+    def impaired(self, stats: np.ndarray) -> np.ndarray:
+        """Same hypothesis length, no matching n-gram (clipped counts 0), totals and reference
+        length unchanged (LREC 2020, appendix A)."""
+        out = np.array(stats, dtype=np.float64, copy=True)
+        out[..., 2:2 + self.order] = 0.0
+        return out
+
+    def reference_words(self, ref_info: object) -> int:
+        """Length in BLEU tokens of the segment's first reference (used by llmt mode)."""
+        return int(ref_info["ref_lens"][0])  # type: ignore[index]
+
+    def components(self, stats: np.ndarray) -> dict[str, float]:
+        s = self._score_object(stats)
+        parts = {f"p{n + 1}": float(p) for n, p in enumerate(s.precisions)}
+        parts.update(bp=float(s.bp), ratio=float(s.ratio), hyp_len=float(s.sys_len),
+                     ref_len=float(s.ref_len))
+        return parts
+
+
+class CHRFMetric(_SacrebleuBacked):
+    """chrF / chrF++ (sacrebleu.metrics.CHRF). Stats: [hyp, ref, match] per n-gram order."""
+
+    name = "chrf"
+    higher_is_better = True
+
+    def __init__(self, library: "_SacrebleuMetric", settings: Mapping[str, object]) -> None:
+        super().__init__(library, settings)
+        self.n_stats = 3 * int(library.order)
+
+    def impaired(self, stats: np.ndarray) -> np.ndarray:
+        """No n-gram matches; hypothesis and reference n-gram counts unchanged. With several
+        references the counts stay those of the reference the current hypothesis was scored
+        against (a real wrong sentence would be scored by sacrebleu against the first one)."""
+        out = np.array(stats, dtype=np.float64, copy=True)
+        out[..., 2::3] = 0.0
+        return out
+
+    @property
+    def label(self) -> str:
+        return f"chrF{self._library.beta}" + "+" * int(self._library.word_order)
+
+
+class TERMetric(_SacrebleuBacked):
+    """TER (sacrebleu.metrics.TER). Stats: [edits, average reference length]."""
+
+    name = "ter"
+    higher_is_better = False
+    n_stats = 2
+
+    def errors(self, stats: np.ndarray) -> tuple[float, float]:
+        edits, ref_len = _as_row(stats, 2)
+        return edits, ref_len
+
+    def impaired(self, stats: np.ndarray) -> np.ndarray:
+        """Edits = reference length (the bound of DESIGN.md 1.2: TER has no worst case)."""
+        out = np.array(stats, dtype=np.float64, copy=True)
+        out[..., 0] = out[..., 1]
+        return out
+
+    def components(self, stats: np.ndarray) -> dict[str, float]:
+        edits, ref_len = _as_row(stats, 2)
+        return {"edits": edits, "ref_len": ref_len}
+
+
+# ------------------------------------------------------------------------------------------------
+# WER (jiwer)
+
+
+@dataclass(frozen=True)
+class _WERRef:
+    words: tuple[str, ...]
+    """The first reference, split into words by the jiwer transform."""
+
+
+class WERMetric(MTMetric):
+    """Word error rate as jiwer computes it, per segment: stats [S + D + I, reference words].
+
+    jiwer scores one reference per segment; with several, the first is used (said in the
+    signature as `ref:first`). The pooled score equals `jiwer.wer(refs, hyps)` with the same
+    transforms, including its convention for an all-empty reference (WER = insertions, as a
+    count, so 100 * insertions here).
+    """
+
+    name = "wer"
+    higher_is_better = False
+    n_stats = 2
+
+    def __init__(self, settings: Mapping[str, object]) -> None:
+        super().__init__()
+        import jiwer
+
+        self.settings = {k: settings[k] for k in ("lowercase", "no_punct") if k in settings}
+        for key, value in self.settings.items():
+            if not isinstance(value, bool):
+                raise ValueError(f"wer: {key} must be true or false, not {value!r}")
+        steps: list = []
+        if self.settings.get("lowercase"):
+            steps.append(jiwer.ToLowerCase())
+        if self.settings.get("no_punct"):
+            steps.append(jiwer.RemovePunctuation())
+        steps += [jiwer.RemoveMultipleSpaces(), jiwer.Strip(), jiwer.ReduceToListOfListOfWords()]
+        self._transform = jiwer.Compose(steps)
+        self._transform_names = "+".join(type(s).__name__ for s in steps)
+
+    def signature_for(self, nrefs: int | str) -> str:
+        from importlib.metadata import version
+
+        shown = "var" if nrefs == -1 else nrefs
+        parts = [f"nrefs:{shown}"]
+        if nrefs != 1:
+            parts.append("ref:first")
+        parts += [
+            f"case:{'lc' if self.settings.get('lowercase') else 'mixed'}",
+            f"punct:{'no' if self.settings.get('no_punct') else 'yes'}",
+            f"tf:{self._transform_names}",
+            f"jiwer:{version('jiwer')}",
+        ]
+        return "|".join(parts)
+
+    def _words(self, text: str) -> tuple[str, ...]:
+        return tuple(self._transform([text])[0])
+
+    def reference_info(self, refs_of_segment: Sequence[str | None]) -> _WERRef:
+        lines = [x for x in refs_of_segment if x is not None]
+        if not lines:
+            raise ValueError("wer: a segment has no reference")
+        self._nrefs_seen.add(len(lines))
+        return _WERRef(self._words(lines[0]))
+
+    def segment_stats(self, hypothesis: str, ref_info: object) -> np.ndarray:
+        assert isinstance(ref_info, _WERRef)
+        edits = word_edits(ref_info.words, self._words(hypothesis))
+        return np.array([edits, len(ref_info.words)], dtype=np.float64)
+
+    def score(self, stats: np.ndarray) -> float:
+        edits, ref_words = _as_row(stats, 2)
+        if ref_words == 0:
+            # jiwer: with no reference word at all, WER is the number of insertions
+            return 100.0 * edits
+        return 100.0 * edits / ref_words
+
+    def errors(self, stats: np.ndarray) -> tuple[float, float]:
+        edits, ref_words = _as_row(stats, 2)
+        return edits, ref_words
+
+    def impaired(self, stats: np.ndarray) -> np.ndarray:
+        """Edits = reference words (every word substituted), reference unchanged."""
+        out = np.array(stats, dtype=np.float64, copy=True)
+        out[..., 0] = out[..., 1]
+        return out
+
+    def components(self, stats: np.ndarray) -> dict[str, float]:
+        edits, ref_words = _as_row(stats, 2)
+        return {"edits": edits, "ref_words": ref_words}
+
+    def library_score(
+        self, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]]
+    ) -> float:
+        import jiwer
+
+        first = [r if r is not None else "" for r in references[0]]
+        value = jiwer.wer(first, list(hypotheses), reference_transform=self._transform,
+                          hypothesis_transform=self._transform)
+        return 100.0 * float(value)
+
+
+def word_edits(reference: Sequence[str], hypothesis: Sequence[str]) -> int:
+    """Word-level Levenshtein distance (substitutions + deletions + insertions, unit costs)
+    between two word sequences, by rapidfuzz (the engine jiwer itself runs on)."""
+    from rapidfuzz.distance import Levenshtein
+
+    return int(Levenshtein.distance(list(reference), list(hypothesis)))
+
+
+# ------------------------------------------------------------------------------------------------
+# llmt compatibility
+
+
+def llmt_bleu(
+    stats: np.ndarray, requested: Mapping[int, int], metric: BLEUMetric | None = None
+) -> float:
+    """BLEU as the WMT 2020/21 lifelong MT task scored it (DESIGN.md 1.1, "llmt").
+
+    `stats` holds the BLEU rows (n_segments, n_stats) of the final output; `requested` maps a
+    0-based segment index the system asked about to its reference length n in words. For each,
+    [n, n-1, ..., n-N+1] is subtracted (floored at 0) from the 1..N-gram match counts of that
+    row (the counts themselves floored at 0), then the rows are pooled into one BLEU.
+
+    "Words" should be counted in BLEU tokens (`BLEUMetric.reference_words`): a reference of n
+    tokens has exactly n-k+1 k-grams, so the subtraction removes the credit a copy of the
+    reference would get. `metric` gives the BLEU settings (sacrebleu defaults when None).
+    """
+    if metric is None:
+        metric = make_metric("bleu")  # type: ignore[assignment]
+    assert isinstance(metric, BLEUMetric)
+    rows = np.array(stats, dtype=np.float64, copy=True)
+    if rows.ndim != 2 or rows.shape[1] != metric.n_stats:
+        raise ValueError(f"llmt: expected BLEU statistics of shape (n, {metric.n_stats}), "
+                         f"got {rows.shape}")
+    order = metric.order
+    for index, n_words in requested.items():
+        if not 0 <= index < rows.shape[0]:
+            raise ValueError(f"llmt: requested segment {index} outside 0..{rows.shape[0] - 1}")
+        if n_words < 0:
+            raise ValueError(f"llmt: segment {index} has a negative word count {n_words}")
+        credit = np.maximum(float(n_words) - np.arange(order), 0.0)
+        rows[index, 2:2 + order] = np.maximum(rows[index, 2:2 + order] - credit, 0.0)
+    return metric.score(rows.sum(axis=0))

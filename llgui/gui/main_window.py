@@ -1,0 +1,504 @@
+"""The main window: documents dock, workbench / across-time / detection tabs, status bar.
+
+The window wires views to the session state and starts background jobs; it computes nothing
+itself. Loading happens on the main thread (loaders are fast and must report errors in place),
+whole-collection scoring on workers.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer, Slot
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView, QDockWidget, QFileDialog, QHeaderView, QLabel, QMainWindow, QMessageBox,
+    QProgressBar, QTableView, QTabWidget, QWidget,
+)
+
+from llgui.core.errors import LoadError
+from llgui.gui.models import SORT_ROLE, DocumentsModel
+from llgui.gui.state import SessionState, read_session
+from llgui.gui.workers import JobRunner
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, use_session: bool = True, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("llgui — lifelong-learning evaluation")
+        self.setAcceptDrops(True)
+        self.use_session = use_session
+        self.state = SessionState(self)
+        self.jobs = JobRunner(self)
+        self.errors: list[str] = []          # every error shown, newest last (for tests, logs)
+        self._error_box: QMessageBox | None = None
+
+        self._build_documents_dock()
+        self._build_tabs()
+        self._build_status_bar()
+        self._build_menus()
+
+        self.state.bundles_changed.connect(self._on_state_bundles_changed)
+        self.state.selection_changed.connect(self._on_state_selection_changed)
+        self.state.metric_changed.connect(self._on_state_metric_changed)
+        self.state.cost_model_changed.connect(self._on_state_cost_model_changed)
+        self.jobs.result_ready.connect(self._on_jobs_result_ready)
+        self.jobs.failed.connect(self._on_jobs_failed)
+        self.jobs.progressed.connect(self._on_jobs_progressed)
+        self.jobs.busy_changed.connect(self._on_jobs_busy_changed)
+        self.jobs.cancelled.connect(self._on_jobs_cancelled)
+
+    # -- building ---------------------------------------------------------------------------
+
+    def _build_documents_dock(self) -> None:
+        self.documents_model = DocumentsModel(self)
+        proxy = QSortFilterProxyModel(self)
+        proxy.setSourceModel(self.documents_model)
+        proxy.setSortRole(SORT_ROLE)
+        self.documents_proxy = proxy
+        view = QTableView()
+        view.setModel(proxy)
+        view.setSortingEnabled(True)
+        view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # file order until the user sorts
+        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        view.verticalHeader().setVisible(False)
+        view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        view.horizontalHeader().setStretchLastSection(True)
+        view.setAlternatingRowColors(True)
+        view.selectionModel().currentRowChanged.connect(self._on_documents_current_changed)
+        self.documents_view = view
+        dock = QDockWidget("Documents", self)
+        dock.setObjectName("documents_dock")
+        dock.setWidget(view)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+        self.documents_dock = dock
+
+    def _build_tabs(self) -> None:
+        from llgui.gui.workbench import Workbench
+
+        self.tabs = QTabWidget()
+        self.workbench = Workbench(self.state, self.jobs, self)
+        self.tabs.addTab(self.workbench, "Workbench")
+        self.time_tab = self._optional_tab("llgui.gui.across_time", "AcrossTimeTab")
+        if self.time_tab is not None:
+            self.tabs.addTab(self.time_tab, "Across time")
+        self.detection_tab = self._optional_tab("llgui.gui.detection_view", "DetectionTab")
+        if self.detection_tab is not None:
+            self.tabs.addTab(self.detection_tab, "Detection")
+        self.setCentralWidget(self.tabs)
+
+    def _optional_tab(self, module: str, name: str):
+        import importlib
+
+        try:
+            cls = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            return None
+        return cls(self.state, self.jobs, self)
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.signature_label = QLabel("")
+        self.signature_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(180)
+        self.progress.setRange(0, 1000)
+        self.progress.setVisible(False)
+        self.job_label = QLabel("")
+        bar.addPermanentWidget(self.job_label)
+        bar.addPermanentWidget(self.progress)
+        bar.addWidget(self.signature_label, 1)
+
+    def _action(self, menu, text: str, slot: Callable, shortcut=None, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setStatusTip(tip)
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        self.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        self._action(file_menu, "&Open bundle…", self.open_bundle_dialog, QKeySequence.StandardKey.Open,
+                     "open a bundle (*.toml) naming references, hypotheses and logs")
+        self._action(file_menu, "Open &files…", self.open_files_dialog, "Ctrl+Shift+O",
+                     "open a reference and a hypothesis file without a bundle")
+        self._action(file_menu, "Open the &demo", self.open_demo, None)
+        file_menu.addSeparator()
+        export = file_menu.addMenu("&Export")
+        self._action(export, "Corrections table as &CSV…", lambda: self.export_table("csv"),
+                     "Ctrl+E")
+        self._action(export, "Corrections table as &JSON…", lambda: self.export_table("json"))
+        self._action(export, "Bundle scores as JSON…", self.export_scores)
+        self._action(export, "Current plot as &PNG…", lambda: self.export_plot("png"))
+        self._action(export, "Current plot as &SVG…", lambda: self.export_plot("svg"))
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+
+        edit = bar.addMenu("&Edit")
+        undo = self.state.undo_stack.createUndoAction(self, "&Undo")
+        undo.setShortcut(QKeySequence.StandardKey.Undo)
+        redo = self.state.undo_stack.createRedoAction(self, "&Redo")
+        redo.setShortcut(QKeySequence.StandardKey.Redo)
+        edit.addAction(undo)
+        edit.addAction(redo)
+        self.undo_action, self.redo_action = undo, redo
+
+        nav = bar.addMenu("&Navigate")
+        # Arrow keys act on the workbench unless a text field has the focus (see Workbench).
+        self._action(nav, "Previous step", lambda: self.step_by(-1), "Left")
+        self._action(nav, "Next step", lambda: self.step_by(+1), "Right")
+        self._action(nav, "First step (base)", lambda: self.state.set_step(0), "Home")
+        self._action(nav, "Last step", lambda: self.state.set_step(self.state.n_steps()), "End")
+        self._action(nav, "Previous document", lambda: self.state.move_document(-1), "PgUp")
+        self._action(nav, "Next document", lambda: self.state.move_document(+1), "PgDown")
+
+        tools = bar.addMenu("&Tools")
+        self._action(tools, "&Verify current document with the reference libraries",
+                     self.verify_current, "Ctrl+R",
+                     "recompute every step with sacrebleu / pyannote.metrics on a worker")
+        self._action(tools, "&Cancel background jobs", self.cancel_jobs, "Esc")
+
+        help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "&About llgui", self.show_about)
+
+    # -- opening ----------------------------------------------------------------------------
+
+    def open_bundles(self, paths, select_doc: str | None = None, step: int | None = None,
+                     tab: str | None = None, metric: str | None = None) -> bool:
+        """Load bundles; on any problem show it and keep everything already loaded."""
+        from llgui.io.bundle import load_bundle
+
+        loaded, problems = [], []
+        for path in paths:
+            try:
+                loaded.append(load_bundle(Path(path)))
+            except LoadError as error:
+                problems.extend(str(p) for p in error.problems)
+            except OSError as error:
+                problems.append(f"{path}: {error.strerror or error}")
+        if problems:
+            self.show_error("Could not open " + ", ".join(str(Path(p).name) for p in paths),
+                            problems)
+        if not loaded:
+            return False
+        self.state.add_bundles(loaded)
+        if metric:
+            for b in loaded:
+                if metric in b.metrics or b.task != "detection":
+                    self.state.set_metric(b.task, metric)
+        self._select_initial(loaded, select_doc, step)
+        if tab:
+            self.show_tab(tab)
+        return not problems
+
+    def _select_initial(self, loaded, select_doc, step) -> None:
+        flat = self.state.documents_flat()
+        target = None
+        if select_doc:
+            target = next((f for f in flat if f[1] == select_doc), None)
+            if target is None:
+                self.show_error("No such document", [f"no document {select_doc!r} is open"])
+        if target is None and self.state.document() is None and flat:
+            target = flat[0]
+        if target is not None:
+            self.state.select(*target, step=step or 0)
+
+    def open_bundle_dialog(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open bundle", "",
+                                                "llgui bundles (*.toml);;All files (*)")
+        if paths:
+            self.open_bundles(paths)
+
+    def open_files_dialog(self) -> None:
+        from llgui.gui.open_files import OpenFilesDialog
+
+        dialog = OpenFilesDialog(self)
+        if dialog.exec():
+            self.open_loose_files(dialog.result_spec())
+
+    def open_loose_files(self, spec: dict) -> bool:
+        """Open a reference/hypothesis pair (MT text or RTTM) as a one-document bundle."""
+        from llgui.io.bundle import bundle_from_files
+
+        try:
+            bundle = bundle_from_files(**spec)
+        except LoadError as error:
+            self.show_error("Could not open the files", [str(p) for p in error.problems])
+            return False
+        self.state.add_bundles([bundle])
+        self.state.select(self.state.bundles.index(bundle), bundle.documents[0].id)
+        return True
+
+    def open_demo(self) -> None:
+        from llgui.gui.app import demo_bundles
+
+        self.open_bundles(demo_bundles())
+
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        bundles = [p for p in paths if p.endswith(".toml")]
+        if bundles:
+            self.open_bundles(bundles)
+        elif paths:
+            self.show_error("Not a bundle", [f"{p}: drop a bundle (*.toml), or use File › Open "
+                                             "files… for a reference and a hypothesis"
+                                             for p in paths])
+
+    # -- errors -----------------------------------------------------------------------------
+
+    def show_error(self, title: str, lines: list[str]) -> None:
+        """Tell the user what is wrong, naming file and line; never modal, never fatal."""
+        self.errors.extend(lines)
+        shown = lines[:30] + ([f"… and {len(lines) - 30} more"] if len(lines) > 30 else [])
+        self.statusBar().showMessage(f"{title}: {lines[0]}" if lines else title, 15000)
+        if self._error_box is not None:
+            self._error_box.close()
+        box = QMessageBox(QMessageBox.Icon.Warning, title, "\n".join(shown),
+                          QMessageBox.StandardButton.Close, self)
+        box.setInformativeText("Nothing already open was changed.")
+        box.setWindowModality(Qt.WindowModality.NonModal)
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.open()
+        self._error_box = box
+
+    # -- state reactions --------------------------------------------------------------------
+
+    @Slot()
+    def _on_state_bundles_changed(self) -> None:
+        self.documents_model.set_bundles(self.state.bundles)
+        self.documents_view.resizeColumnsToContents()
+        names = [b.name or Path(b.path or "").stem for b in self.state.bundles]
+        self.setWindowTitle(f"llgui — {', '.join(names)}" if names else "llgui")
+        for i in range(len(self.state.bundles)):
+            self._submit_collection(i)
+
+    def _submit_collection(self, index: int) -> None:
+        """Replay every document of bundle `index` on a worker (documents dock, aggregates)."""
+        bundle = self.state.bundles[index]
+        if bundle.task == "detection" or not bundle.documents:
+            return
+        metric = self.state.metric(bundle.task)
+        if metric is None:
+            return
+        from llgui.core.penalty import replay_bundle
+
+        self.documents_model.set_result(index, None)
+        self.jobs.submit(f"collection:{index}", replay_bundle, bundle, metric,
+                         self.state.cost_model(index))
+
+    @Slot()
+    def _on_state_selection_changed(self) -> None:
+        b, doc = self.state.selection.bundle, self.state.selection.doc
+        row = self.documents_model.row_of(b, doc) if doc else -1
+        if row >= 0:
+            proxy_index = self.documents_proxy.mapFromSource(self.documents_model.index(row, 0))
+            if self.documents_view.currentIndex().row() != proxy_index.row():
+                self.documents_view.setCurrentIndex(proxy_index)
+
+    @Slot(str, str)
+    def _on_state_metric_changed(self, task: str, metric: str) -> None:
+        for i, b in enumerate(self.state.bundles):
+            if b.task == task:
+                self._submit_collection(i)
+
+    @Slot(int)
+    def _on_state_cost_model_changed(self, index: int) -> None:
+        self._submit_collection(index)
+
+    def _on_documents_current_changed(self, current, _previous) -> None:
+        if not current.isValid():
+            return
+        row = self.documents_proxy.mapToSource(current).row()
+        b, doc = self.documents_model.key(row)
+        if (b, doc) != (self.state.selection.bundle, self.state.selection.doc):
+            self.state.select(b, doc)
+
+    # -- jobs -------------------------------------------------------------------------------
+
+    @Slot(str, object)
+    def _on_jobs_result_ready(self, key: str, result: object) -> None:
+        if key.startswith("collection:"):
+            index = int(key.split(":")[1])
+            if index < len(self.state.bundles):
+                self.documents_model.set_result(index, result)
+                self.workbench.show_collection(index, result)
+
+    @Slot(str, str)
+    def _on_jobs_failed(self, key: str, message: str) -> None:
+        self.errors.append(f"{key}: {message}")
+        self.statusBar().showMessage(f"Background job failed ({key}): {message}", 20000)
+
+    @Slot(str)
+    def _on_jobs_cancelled(self, key: str) -> None:
+        self.statusBar().showMessage(f"Cancelled: {key}", 5000)
+
+    @Slot(str, float)
+    def _on_jobs_progressed(self, key: str, fraction: float) -> None:
+        self.progress.setVisible(True)
+        self.progress.setValue(int(1000 * fraction))
+        self.job_label.setText(key.split(":")[0])
+
+    @Slot(bool)
+    def _on_jobs_busy_changed(self, busy: bool) -> None:
+        self.progress.setVisible(busy)
+        if busy:
+            self.progress.setValue(0)
+        else:
+            self.job_label.setText("")
+
+    def cancel_jobs(self) -> None:
+        for key in list(self.jobs._newest):
+            self.jobs.cancel(key)
+
+    def verify_current(self) -> None:
+        self.workbench.verify()
+
+    # -- navigation helpers -----------------------------------------------------------------
+
+    def step_by(self, delta: int) -> None:
+        self.state.set_step(self.state.step + delta)
+
+    def show_tab(self, name: str) -> None:
+        widget = {"workbench": self.workbench, "time": self.time_tab,
+                  "detection": self.detection_tab}.get(name)
+        if widget is not None:
+            self.tabs.setCurrentWidget(widget)
+
+    # -- export -----------------------------------------------------------------------------
+
+    def export_table(self, fmt: str) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export corrections", f"corrections.{fmt}",
+                                              f"{fmt.upper()} (*.{fmt})")
+        if path:
+            self.workbench.export_table(path, fmt)
+
+    def export_scores(self) -> None:
+        bundle = self.state.bundle()
+        if bundle is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export bundle scores", "scores.json",
+                                              "JSON (*.json)")
+        if path:
+            from llgui.io.export import score_report, to_json, write_atomic
+
+            metrics = bundle.metrics
+            write_atomic(path, to_json(score_report(bundle, metrics)))
+
+    def export_plot(self, fmt: str) -> None:
+        current = self.tabs.currentWidget()
+        exporter = getattr(current, "export_plot", None)
+        if exporter is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export plot", f"plot.{fmt}",
+                                              f"{fmt.upper()} (*.{fmt})")
+        if path:
+            exporter(path)
+
+    def show_about(self) -> None:
+        from llgui import __version__
+
+        QMessageBox.about(self, "About llgui",
+                          f"llgui {__version__}\nPenalised scores for human-assisted learning "
+                          "(Prokopalo et al., LREC 2020), user policies across time, DET "
+                          "curves.\nNumbers from sacrebleu, jiwer and pyannote.metrics.")
+
+    # -- session ----------------------------------------------------------------------------
+
+    def restore_session(self) -> None:
+        """Reopen the bundles, document, step, cost models and policy of the last session."""
+        if not self.use_session:
+            return
+        data = read_session()
+        if not data:
+            return
+        paths = [p for p in data.get("bundles", []) if p and Path(p).exists()]
+        if not paths:
+            return
+        self.apply_session(data, paths)
+
+    def apply_session(self, data: dict, paths: list[str]) -> None:
+        from llgui.core.cost import CostModel
+        from llgui.core.policy import Policy
+
+        self.open_bundles(paths)
+        for task, metric in (data.get("metrics") or {}).items():
+            self.state.set_metric(task, metric)
+        for i, b in enumerate(self.state.bundles):
+            saved = (data.get("cost_models") or {}).get(b.path)
+            if saved:
+                try:
+                    self.state.cost_models[i] = CostModel.from_dict(saved)
+                except (TypeError, ValueError):
+                    pass
+                self.state.cost_model_changed.emit(i)
+        policy = data.get("policy")
+        if isinstance(policy, dict):
+            try:
+                name = policy.get("name", "custom")
+                self.state._apply_policy(Policy.from_dict(policy), name)
+            except (TypeError, ValueError, KeyError):
+                pass
+        selection = data.get("selection") or {}
+        for i, b in enumerate(self.state.bundles):
+            if b.path == selection.get("bundle") and selection.get("doc"):
+                try:
+                    b.document(selection["doc"])
+                except KeyError:
+                    break
+                self.state.select(i, selection["doc"], int(data.get("step") or 0))
+        self.state.view.update(data.get("view") or {})
+
+    def save_session(self) -> None:
+        if self.use_session and self.state.bundles:
+            try:
+                self.state.save()
+            except OSError as error:
+                self.statusBar().showMessage(f"Could not save the session: {error}", 10000)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.save_session()
+        self.jobs.shutdown(1500)
+        super().closeEvent(event)
+
+    # -- offscreen rendering ----------------------------------------------------------------
+
+    def when_settled(self, callback: Callable[[], None], timeout_ms: int = 60000) -> None:
+        """Call `callback` once the window has loaded and no background job is running."""
+        import time
+
+        deadline = time.monotonic() + timeout_ms / 1000.0
+        quiet = {"ticks": 0}
+
+        def poll() -> None:
+            if time.monotonic() > deadline:
+                callback()
+                return
+            quiet["ticks"] = 0 if self.jobs.busy else quiet["ticks"] + 1
+            if quiet["ticks"] >= 3:
+                callback()
+            else:
+                QTimer.singleShot(100, poll)
+
+        QTimer.singleShot(200, poll)
+
+    def save_screenshot(self, path: Path) -> bool:
+        from PySide6.QtWidgets import QApplication
+
+        QApplication.processEvents()
+        image = self.grab()
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        return bool(image.save(str(path)))

@@ -1,0 +1,251 @@
+"""Qt table models: the documents of the open bundles, and the corrections of one document.
+
+Both are read-only views of core results (`BundleReplay`, `Walkthrough`); they format numbers
+and nothing more. `SORT_ROLE` gives raw values so a proxy sorts numbers as numbers.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
+
+from llgui.core.penalty import BundleReplay
+from llgui.core.types import Bundle, MTDocument
+from llgui.core.walkthrough import Walkthrough
+from llgui.io.export import display_name
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+BETTER = QColor(0, 120, 60)
+WORSE = QColor(180, 30, 30)
+
+
+def _num(value, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    return f"{value:.{digits}f}"
+
+
+class DocumentsModel(QAbstractTableModel):
+    """Every document of every open bundle: id, time, steps, S_base -> S_pen (when ready)."""
+
+    COLUMNS = ("document", "task", "time", "steps", "S_base", "S_pen", "gain")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._rows: list[tuple[int, Any]] = []      # (bundle index, document)
+        self._bundles: list[Bundle] = []
+        self._results: dict[int, BundleReplay] = {}
+        self._metric: dict[int, str] = {}
+
+    def set_bundles(self, bundles: list[Bundle]) -> None:
+        self.beginResetModel()
+        self._bundles = list(bundles)
+        self._rows = [(i, d) for i, b in enumerate(bundles) for d in b.documents]
+        self._results = {}
+        self.endResetModel()
+
+    def set_result(self, bundle_index: int, result: BundleReplay | None) -> None:
+        """Show a bundle's replayed scores (None clears them while a new job runs)."""
+        if result is None:
+            self._results.pop(bundle_index, None)
+        else:
+            self._results[bundle_index] = result
+        rows = [r for r, (b, _) in enumerate(self._rows) if b == bundle_index]
+        if rows:
+            self.dataChanged.emit(self.index(rows[0], 4), self.index(rows[-1], 6))
+
+    def row_of(self, bundle_index: int, doc_id: str) -> int:
+        for r, (b, d) in enumerate(self._rows):
+            if b == bundle_index and d.id == doc_id:
+                return r
+        return -1
+
+    def key(self, row: int) -> tuple[int, str]:
+        b, d = self._rows[row]
+        return b, d.id
+
+    # -- Qt model interface -----------------------------------------------------------------
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.COLUMNS):
+            if role == Qt.ItemDataRole.DisplayRole:
+                return self.COLUMNS[section]
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return {
+                    "S_base": "score of the system's first hypothesis (metric of the workbench)",
+                    "S_pen": "penalised score after the last step: S_adapt + Σ (S_imp − S_cor)",
+                    "gain": "S_pen − S_base, signed so that positive means better than the base",
+                    "steps": "interaction steps in the log",
+                }.get(self.COLUMNS[section])
+        return None
+
+    def _replay(self, row: int):
+        b, d = self._rows[row]
+        result = self._results.get(b)
+        if result is None:
+            return None, None
+        for r in result.replays:
+            if r.doc == d.id:
+                return result, r
+        return result, None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not (0 <= index.row() < len(self._rows)):
+            return None
+        b, doc = self._rows[index.row()]
+        column = self.COLUMNS[index.column()]
+        bundle = self._bundles[b]
+        result, replay = self._replay(index.row())
+        raw: Any
+        if column == "document":
+            raw = doc.id
+        elif column == "task":
+            raw = "MT" if isinstance(doc, MTDocument) else "diarization"
+        elif column == "time":
+            raw = doc.time.text
+        elif column == "steps":
+            raw = len(bundle.steps_of(doc.id))
+        elif replay is None:
+            raw = None
+        elif column == "S_base":
+            raw = replay.s_base
+        elif column == "S_pen":
+            raw = replay.s_pen
+        else:
+            raw = replay.gain
+        if role == SORT_ROLE:
+            if raw is None:
+                return -math.inf
+            return doc.time.value if column == "time" else raw
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column in ("S_base", "S_pen"):
+                return _num(raw) if raw is not None else "…"
+            if column == "gain":
+                return (f"{raw:+.2f}" if raw is not None else "…")
+            return str(raw)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            if column in ("steps", "S_base", "S_pen", "gain"):
+                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return None
+        if role == Qt.ItemDataRole.ForegroundRole and column == "gain" and raw is not None:
+            return QBrush(BETTER if raw > 0 else WORSE if raw < 0 else QColor(0, 0, 0))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if result is not None:
+                return f"{display_name(result.metric)} — {result.signature}"
+            return f"{bundle.name or bundle.path}"
+        return None
+
+
+class CorrectionsModel(QAbstractTableModel):
+    """The steps of one document: row 0 is the base hypothesis, row n the n-th step."""
+
+    COLUMNS = ("step", "initiative", "kind", "target", "cost", "S_cor", "S_imp", "S_adapt",
+               "S_pen")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._walk: Walkthrough | None = None
+
+    def set_walkthrough(self, walk: Walkthrough | None) -> None:
+        self.beginResetModel()
+        self._walk = walk
+        self.endResetModel()
+
+    @property
+    def walkthrough(self) -> Walkthrough | None:
+        return self._walk
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        if parent.isValid() or self._walk is None:
+            return 0
+        return 1 + len(self._walk.steps)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal or not (0 <= section < len(self.COLUMNS)):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return {
+                "S_cor": "score of the hypothesis the human saw, with the corrected part fixed",
+                "S_imp": "same, with the corrected part replaced by a strictly wrong version",
+                "S_adapt": "score of the system's hypothesis after the step",
+                "S_pen": "S_adapt + Σ_{k≤n} (S_imp,k − S_cor,k)",
+                "cost": "cost of the step (words or seconds listened, per the cost model)",
+            }.get(self.COLUMNS[section])
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        walk = self._walk
+        if walk is None or not index.isValid() or not (0 <= index.row() < self.rowCount()):
+            return None
+        column = self.COLUMNS[index.column()]
+        numeric = column in ("cost", "S_cor", "S_imp", "S_adapt", "S_pen")
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            if numeric or column == "step":
+                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return None
+        if index.row() == 0:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return {"step": "0", "initiative": "", "kind": "base", "S_adapt":
+                        _num(walk.replay.s_base), "S_pen": _num(walk.replay.s_base)}.get(column, "")
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return "the system's first hypothesis, before any correction"
+            return None
+        view = walk.steps[index.row() - 1]
+        s = view.scores
+        if role == Qt.ItemDataRole.DisplayRole:
+            return {
+                "step": str(s.step), "initiative": s.initiative, "kind": s.kind,
+                "target": describe_target(view.step), "cost": _num(s.cost, 1),
+                "S_cor": _num(s.s_cor), "S_imp": _num(s.s_imp), "S_adapt": _num(s.s_adapt),
+                "S_pen": _num(s.s_pen),
+            }[column]
+        if role == Qt.ItemDataRole.ForegroundRole and column == "S_pen":
+            better = (s.s_pen > walk.replay.s_base) == walk.replay.higher_is_better
+            if s.s_pen != walk.replay.s_base:
+                return QBrush(BETTER if better else WORSE)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{describe_step(view.step)}\n{walk.replay.signature}"
+        return None
+
+
+def describe_target(step) -> str:
+    t = step.target
+    if hasattr(t, "sentence"):
+        return f"sentence {t.sentence}"
+    if hasattr(t, "t1"):
+        where = f" ({t.doc2})" if getattr(t, "doc2", None) else ""
+        return f"{t.t1:.1f} s ~ {t.t2:.1f} s{where}"
+    if hasattr(t, "t"):
+        return f"{t.t:.1f} s"
+    return f"{t.start:.1f}–{t.end:.1f} s"
+
+
+def describe_step(step) -> str:
+    """One line on what the human was asked or gave."""
+    kind, answer = step.kind, step.answer
+    if kind == "reference":
+        return f"step {step.step}: the human gave the reference of {describe_target(step)}"
+    if kind == "post_edit":
+        return f"step {step.step}: the human post-edited {describe_target(step)}: “{answer}”"
+    if kind == "same":
+        return (f"step {step.step}: same speaker at {describe_target(step)}? "
+                f"{'yes' if answer else 'no'}")
+    if kind == "boundary":
+        span = f"{answer[0]:.2f}–{answer[1]:.2f} s" if answer else "?"
+        return f"step {step.step}: turn around {describe_target(step)} is {span}"
+    if kind == "name":
+        return f"step {step.step}: the speaker at {describe_target(step)} is {answer}"
+    return f"step {step.step}: segment {describe_target(step)} annotated"

@@ -1,0 +1,480 @@
+"""The user policy: a weight curve over test times, its presets, its file, its weight matrix.
+
+A `Policy` is a piecewise-linear curve through control points (x, w), constant beyond the end
+points, with weights w >= 0 (DESIGN.md sections 1.4 and 7). It weighs the test times t_j of a
+lifelong score table when a model version M_i is scored by equation 2 of Prokopalo et al.
+(LREC 2020): S_P(M_i) = sum over t_j in [l_1, l_i] of s(M_i, t_j) * P(t_j).
+
+- mode "relative": for model M_i (time l_i; l_1 the earliest model time), test t_j sits at
+  x = (t_j - l_1) / (l_i - l_1), so x = 0 is the oldest data and x = 1 is "now" for M_i
+  (x = 1 when l_i = l_1, where the window holds only t_j = l_1).
+- mode "absolute": x is the test time itself, in the units of the score table (POSIX seconds
+  when the table's times are ISO dates; a policy file may then give x as ISO dates).
+- Only t_j in [l_1, l_i] count (weight 0 elsewhere). With `normalise` (the default) the
+  weights of each window are divided by their sum, so S_P stays in score units; otherwise
+  the raw weighted sum is used.
+
+Policy file (JSON): ``{"mode": "relative", "points": [[0, 0.1], [1, 1]], "normalise": true}``,
+optionally with a ``"name"`` string (ignored here, kept by the GUI's session). `load_policy`
+reports every problem as FILE:LINE: reason; `save_policy` writes atomically.
+"""
+from __future__ import annotations
+
+import bisect
+import json
+import math
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, Mapping, NamedTuple, Sequence
+
+import numpy as np
+
+from llgui.core.errors import LoadError, Problems
+from llgui.core.types import Stamp
+
+MODES = ("relative", "absolute")
+FILE_KEYS = ("mode", "points", "normalise", "name")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A user policy: control points (x, weight) sorted by x, and how x is read.
+
+    `points` is a tuple of (x, w) float pairs with x strictly increasing (the constructor
+    sorts them) and w finite and >= 0; at least one point. `dates` says the x of an absolute
+    policy were given as ISO dates (POSIX seconds here), so files and the GUI show them as
+    dates again. Construction raises ValueError with the reason when the points are invalid.
+    """
+
+    mode: str
+    points: tuple[tuple[float, float], ...]
+    normalise: bool = True
+    dates: bool = False
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be 'relative' or 'absolute', not {self.mode!r}")
+        if not isinstance(self.normalise, bool):
+            raise ValueError(f"normalise must be true or false, not {self.normalise!r}")
+        if self.dates and self.mode != "absolute":
+            raise ValueError("only an absolute policy can have dates as x")
+        points = []
+        for k, point in enumerate(self.points, 1):
+            try:
+                x, w = point
+                x, w = float(x), float(w)
+            except (TypeError, ValueError):
+                raise ValueError(f"point {k} must be a pair (x, weight), not {point!r}") from None
+            if not (math.isfinite(x) and math.isfinite(w)):
+                raise ValueError(f"point {k} must be finite, not ({x!r}, {w!r})")
+            if w < 0:
+                raise ValueError(f"point {k} has a negative weight ({w!r})")
+            points.append((x, w))
+        if not points:
+            raise ValueError("a policy needs at least one point")
+        points.sort()
+        for (x0, _), (x1, _) in zip(points, points[1:]):
+            if x0 == x1:
+                raise ValueError(f"two points have the same x ({_x_text(x0, self.dates)})")
+        object.__setattr__(self, "points", tuple(points))
+
+    # ---------------------------------------------------------------------------------------
+    @property
+    def xs(self) -> np.ndarray:
+        """The points' x, ascending, shape (n_points,)."""
+        return np.array([x for x, _ in self.points], dtype=float)
+
+    @property
+    def ws(self) -> np.ndarray:
+        """The points' weights, shape (n_points,)."""
+        return np.array([w for _, w in self.points], dtype=float)
+
+    def weight(self, x) -> np.ndarray:
+        """P(x) for an array of x of any shape: linear between points, constant outside."""
+        return np.interp(np.asarray(x, dtype=float), self.xs, self.ws)
+
+    # Editing: each returns a new Policy (a drag builds one per mouse move) -------------------
+    def moved(self, i: int, x: float, w: float) -> "Policy":
+        """Point i (in x order) moved to (x, w). The result is sorted again, so a point dragged
+        past a neighbour changes index; landing on another point's x raises ValueError."""
+        points = list(self.points)
+        points[self._index(i)] = (x, w)
+        return Policy(self.mode, tuple(points), self.normalise, self.dates)
+
+    def added(self, x: float, w: float) -> "Policy":
+        """A new point (x, w); ValueError if a point already has that x."""
+        return Policy(self.mode, self.points + ((x, w),), self.normalise, self.dates)
+
+    def removed(self, i: int) -> "Policy":
+        """Point i (in x order) removed; ValueError for the last remaining point."""
+        if len(self.points) == 1:
+            raise ValueError("cannot remove the last point of a policy")
+        i = self._index(i)
+        return Policy(self.mode, self.points[:i] + self.points[i + 1:], self.normalise,
+                      self.dates)
+
+    def with_normalise(self, normalise: bool) -> "Policy":
+        return Policy(self.mode, self.points, bool(normalise), self.dates)
+
+    def _index(self, i: int) -> int:
+        if not -len(self.points) <= i < len(self.points):
+            raise IndexError(f"point {i} out of range (policy has {len(self.points)})")
+        return i % len(self.points)
+
+    # Serialisation ----------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """The policy file's object: {"mode", "points": [[x, w], ...], "normalise"}; x as ISO
+        dates when `dates` (to the microsecond)."""
+        return {"mode": self.mode,
+                "points": [[_x_json(x, self.dates), w] for x, w in self.points],
+                "normalise": self.normalise}
+
+    def to_json(self) -> str:
+        """The policy file's text: one point a line, numbers as Python's shortest repr."""
+        d = self.to_dict()
+        points = ",\n".join(f"    [{json.dumps(x)}, {json.dumps(w)}]" for x, w in d["points"])
+        return (f'{{\n  "mode": {json.dumps(d["mode"])},\n  "points": [\n{points}\n  ],\n'
+                f'  "normalise": {json.dumps(d["normalise"])}\n}}\n')
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> "Policy":
+        """A policy from a parsed policy file (or session) object; a "name" key is ignored.
+        Raises ValueError listing every problem."""
+        problems = Problems("policy")
+        policy = _from_node(_plain_node(data), problems)
+        if problems or policy is None:
+            raise ValueError("; ".join(p.reason for p in problems.items))
+        return policy
+
+
+PRESETS: dict[str, Policy] = {
+    "A": Policy("relative", ((0.0, 0.1), (1.0, 1.0))),
+    "B": Policy("relative", ((0.0, 1.0), (1.0, 1.0))),
+    "C": Policy("relative", ((0.0, 1.0), (1.0, 0.1))),
+}
+"""The paper's three policies (figure 5), in relative mode, normalised:
+
+- A favours contemporary data: weight rises linearly from 0.1 on the oldest test (x = 0) to 1
+  on the model's own time (x = 1), so the newest data count ten times the oldest;
+- B is uniform: every test in the window counts the same;
+- C favours the past: the mirror image of A, 1 at x = 0 down to 0.1 at x = 1.
+Neither end goes to 0 so that every test in the window still counts a little.
+"""
+
+PRESET_DESCRIPTIONS = {
+    "A": "favours contemporary data",
+    "B": "uniform over the past",
+    "C": "favours the past",
+}
+
+
+# --------------------------------------------------------------------------------------------
+# The weight matrix
+
+
+def _time_values(times) -> np.ndarray:
+    if isinstance(times, np.ndarray):
+        return times.astype(float, copy=False)
+    return np.array([t.value if isinstance(t, Stamp) else t for t in times], dtype=float)
+
+
+def window_weights(policy: Policy, model_times, test_times) -> tuple[np.ndarray, np.ndarray]:
+    """Un-normalised weights P(x_ij) and the window mask, both of shape (n_models, n_tests).
+
+    Times are arrays of floats (or sequences of `Stamp`). The mask is t_j in [l_1, l_i];
+    weights outside it are 0.
+    """
+    l = _time_values(model_times)
+    t = _time_values(test_times)
+    if l.size == 0:
+        empty = np.zeros((0, t.size))
+        return empty, empty.astype(bool)
+    l1 = l.min()
+    window = (t[None, :] >= l1) & (t[None, :] <= l[:, None])
+    if policy.mode == "relative":
+        span = (l - l1)[:, None]
+        safe = np.where(span > 0, span, 1.0)
+        x = np.where(span > 0, (t[None, :] - l1) / safe, 1.0)
+        w = policy.weight(x)
+    else:
+        w = np.broadcast_to(policy.weight(t)[None, :], window.shape)
+    return np.where(window, w, 0.0), window
+
+
+def policy_weights(policy: Policy, model_times, test_times) -> np.ndarray:
+    """Weights P(t_j) seen from each model version, shape (n_models, n_tests).
+
+    0 outside the window [l_1, l_i]. Normalised policies: each row sums to 1; a row whose
+    window is empty or whose weights there are all 0 is NaN (no score can be formed). Raw
+    policies: the weights as they are, NaN rows only for an empty window.
+    """
+    raw, window = window_weights(policy, model_times, test_times)
+    if policy.normalise:
+        total = raw.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = raw / total
+        out[(total == 0)[:, 0]] = np.nan
+        return out
+    out = raw.copy()
+    out[~window.any(axis=1)] = np.nan
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# The policy file
+
+
+def load_policy(path: str | Path) -> Policy:
+    """Read a policy file; LoadError with every problem as FILE:LINE: reason."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LoadError.single(path, 0, "policy file not found") from None
+    except UnicodeDecodeError as error:
+        raise LoadError.single(path, 0, f"not UTF-8 text ({error.reason})") from None
+    except OSError as error:
+        raise LoadError.single(path, 0, f"cannot read: {error.strerror or error}") from None
+    if not text.strip():
+        raise LoadError.single(path, 0, "policy file is empty")
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        raise LoadError.single(path, error.lineno,
+                               f"not valid JSON: {error.msg} (column {error.colno})") from None
+    except RecursionError:
+        raise LoadError.single(path, 0, "not a policy: nested too deeply") from None
+    problems = Problems(path)
+    try:
+        root = _located(text)
+    except RecursionError:
+        raise LoadError.single(path, 0, "not a policy: nested too deeply") from None
+    policy = _from_node(root, problems)
+    problems.raise_if_any()
+    assert policy is not None
+    return policy
+
+
+def save_policy(policy: Policy, path: str | Path) -> None:
+    """Write `policy.to_json()` to `path` atomically (a temporary file, then a rename)."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(policy.to_json())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+@dataclass(frozen=True)
+class _Node:
+    """A parsed JSON value with the line it starts on (0 when unknown). `value` is a dict of
+    _Node for objects, a list of _Node for arrays, the plain value otherwise."""
+
+    value: object
+    line: int
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _located(text: str) -> _Node:
+    """Parse JSON text already known to be valid, keeping each value's line number."""
+    decoder = json.JSONDecoder()
+    newlines = [m.start() for m in re.finditer("\n", text)]
+
+    def line_of(pos: int) -> int:
+        return bisect.bisect_left(newlines, pos) + 1
+
+    def skip(pos: int) -> int:
+        return _WHITESPACE.match(text, pos).end()
+
+    def parse(pos: int) -> tuple[_Node, int]:
+        pos = skip(pos)
+        line = line_of(pos)
+        opener = text[pos]
+        if opener not in "{[":
+            value, end = decoder.raw_decode(text, pos)
+            return _Node(value, line), end
+        closer = "}" if opener == "{" else "]"
+        items: dict[str, _Node] | list[_Node] = {} if opener == "{" else []
+        pos = skip(pos + 1)
+        if text[pos] == closer:
+            return _Node(items, line), pos + 1
+        while True:
+            if opener == "{":
+                key_pos = skip(pos)
+                key, pos = decoder.raw_decode(text, key_pos)
+                pos = skip(pos) + 1  # the ':'
+                child, pos = parse(pos)
+                # Objects keep the key's line: "points": [...] is reported where it is named.
+                items[key] = _Node(child.value, line_of(key_pos))  # type: ignore[index]
+            else:
+                child, pos = parse(pos)
+                items.append(child)  # type: ignore[union-attr]
+            pos = skip(pos)
+            if text[pos] == closer:
+                return _Node(items, line), pos + 1
+            pos += 1  # the ','
+
+    node, _end = parse(0)
+    return node
+
+
+def _plain_node(value: object) -> _Node:
+    if isinstance(value, Mapping):
+        return _Node({str(k): _plain_node(v) for k, v in value.items()}, 0)
+    if isinstance(value, (list, tuple)):
+        return _Node([_plain_node(v) for v in value], 0)
+    return _Node(value, 0)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _from_node(root: _Node, problems: Problems) -> Policy | None:
+    """Check a parsed policy object, adding every problem; the Policy when there is none."""
+    if not isinstance(root.value, dict):
+        problems.add(root.line, "a policy file holds one JSON object "
+                                '{"mode": ..., "points": [[x, w], ...], "normalise": true}')
+        return None
+    fields: dict[str, _Node] = root.value
+    for key, node in fields.items():
+        if key not in FILE_KEYS:
+            problems.add(node.line, f"unknown key {key!r} (a policy has "
+                                    f"{', '.join(FILE_KEYS)})")
+    mode = None
+    if "mode" not in fields:
+        problems.add(root.line, "missing key 'mode' (\"relative\" or \"absolute\")")
+    elif fields["mode"].value not in MODES:
+        problems.add(fields["mode"].line, f"mode must be \"relative\" or \"absolute\", not "
+                                          f"{json.dumps(fields['mode'].value)}")
+    else:
+        mode = fields["mode"].value
+    normalise = True
+    if "normalise" in fields:
+        normalise = fields["normalise"].value
+        if not isinstance(normalise, bool):
+            problems.add(fields["normalise"].line,
+                         f"normalise must be true or false, not {json.dumps(normalise)}")
+    if "name" in fields and not isinstance(fields["name"].value, str):
+        problems.add(fields["name"].line, "name must be a string")
+    points = _points(fields.get("points"), root.line, mode, problems)
+    if points is None:
+        return None
+    dates = {p.date for p in points}
+    if len(dates) > 1:
+        first_number = next(p for p in points if not p.date)
+        problems.add(first_number.line, f"point {first_number.k}: points mix ISO dates and "
+                                        "numbers as x; use one kind")
+    seen: dict[float, int] = {}
+    for p in points:
+        if p.x in seen:
+            problems.add(p.line, f"point {p.k} has the same x as point {seen[p.x]} "
+                                 f"({_x_text(p.x, p.date)}); each x must differ")
+        else:
+            seen[p.x] = p.k
+    if problems or mode is None:
+        return None
+    return Policy(mode, tuple((p.x, p.w) for p in points), normalise, dates=dates == {True})
+
+
+class _FilePoint(NamedTuple):
+    x: float
+    w: float
+    line: int
+    date: bool   # x was written as an ISO date
+    k: int       # 1-based position in the file's list
+
+
+def _points(node: _Node | None, root_line: int, mode: str | None, problems: Problems
+            ) -> list[_FilePoint] | None:
+    """Every valid point of the list, or None if the list itself is unusable."""
+    if node is None:
+        problems.add(root_line, "missing key 'points' (a list of [x, weight] pairs)")
+        return None
+    if not isinstance(node.value, list):
+        problems.add(node.line, "points must be a list of [x, weight] pairs")
+        return None
+    if not node.value:
+        problems.add(node.line, "points is empty: a policy needs at least one point")
+        return None
+    out = []
+    for k, item in enumerate(node.value, 1):
+        pair = item.value
+        if not isinstance(pair, list) or len(pair) != 2:
+            problems.add(item.line, f"point {k} must be a pair [x, weight]")
+            continue
+        x_node, w_node = pair
+        x = _point_x(k, x_node, mode, problems)
+        w = w_node.value
+        if not _is_number(w) or not math.isfinite(w):
+            problems.add(w_node.line, f"point {k}: weight must be a finite number, not "
+                                      f"{json.dumps(w)}")
+            continue
+        if w < 0:
+            problems.add(w_node.line, f"point {k}: weight must be >= 0, not {w!r}")
+            continue
+        if x is not None:
+            out.append(_FilePoint(x[0], float(w), x_node.line, x[1], k))
+    return out
+
+
+def _point_x(k: int, node: _Node, mode: str | None, problems: Problems
+             ) -> tuple[float, bool] | None:
+    value = node.value
+    if _is_number(value):
+        if not math.isfinite(value):
+            problems.add(node.line, f"point {k}: x must be finite, not {value!r}")
+            return None
+        return float(value), False
+    if isinstance(value, str):
+        if mode == "relative":
+            problems.add(node.line, f"point {k}: x must be a number in relative mode "
+                                    f"(0 = oldest, 1 = now), not {json.dumps(value)}")
+            return None
+        try:
+            stamp = Stamp.parse(value)
+        except ValueError as error:
+            problems.add(node.line, f"point {k}: {error}")
+            return None
+        return stamp.value, stamp.is_date
+    shown = "an object" if isinstance(value, dict) else "a list" if isinstance(value, list) \
+        else json.dumps(value)
+    problems.add(node.line, f"point {k}: x must be a number or an ISO date, not {shown}")
+    return None
+
+
+def _x_json(x: float, dates: bool) -> float | str:
+    if not dates:
+        return x
+    moment = datetime.fromtimestamp(x, tz=timezone.utc).replace(tzinfo=None)
+    if moment.hour == moment.minute == moment.second == moment.microsecond == 0:
+        return moment.date().isoformat()
+    return moment.isoformat()
+
+
+def _x_text(x: float, dates: bool) -> str:
+    return str(_x_json(x, dates)) if dates else repr(x)
+
+
+def presets() -> Iterable[tuple[str, Policy, str]]:
+    """(letter, policy, description) of each preset, in order."""
+    for letter, policy in PRESETS.items():
+        yield letter, policy, PRESET_DESCRIPTIONS[letter]
+
+
+__all__: Sequence[str] = (
+    "MODES", "PRESETS", "PRESET_DESCRIPTIONS", "Policy", "load_policy", "policy_weights",
+    "presets", "save_policy", "window_weights",
+)

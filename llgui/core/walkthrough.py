@@ -34,7 +34,8 @@ class StepView:
     changed_segments: tuple[int, ...] = ()
     windows: tuple[tuple[float, float], ...] = ()
     unmappable: str | None = None
-    mapping: dict | None = None
+    mapping: dict | None = None          # diarization: optimal mapping of `seen` (hyp -> ref)
+    adapted_mapping: dict | None = None  # diarization: optimal mapping of `adapted`
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,10 +82,14 @@ def walk(
 
     result = replay(track, steps, cost_model, doc=document.id, mode=mode,
                     should_stop=should_stop, before_step=before)
+    final_mapping = None if is_mt else dict(track.mapping())
     views = []
     for i, (step, scores) in enumerate(zip(steps, result.steps)):
-        adapted = captured[i + 1]["seen"] if i + 1 < len(captured) else tuple(track.hypothesis)
-        views.append(StepView(step=step, scores=scores, adapted=adapted, **captured[i]))
+        last = i + 1 >= len(captured)
+        adapted = tuple(track.hypothesis) if last else captured[i + 1]["seen"]
+        adapted_mapping = final_mapping if last else captured[i + 1].get("mapping")
+        views.append(StepView(step=step, scores=scores, adapted=adapted,
+                              adapted_mapping=adapted_mapping, **captured[i]))
     return Walkthrough(document, result, base, tuple(views), base_mapping)
 
 

@@ -1,0 +1,188 @@
+"""Diarization view: a timeline with one lane per version of the hypothesis at a step.
+
+Lanes, top to bottom: reference; the hypothesis the human saw (h_{n-1}); its corrected and
+impaired versions; the system's hypothesis after the step (h_n); and the errors of h_n (miss,
+false alarm, confusion). Reference speakers have fixed colours (sorted labels, so a speaker
+who recurs across shows keeps its colour); a hypothesis label takes the colour of the
+reference speaker the optimal mapping gives it, or grey when it has none. The windows the
+human listened to are shaded. Mouse: drag to pan, wheel to zoom the time axis.
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from llgui.core.types import Turn
+from llgui.core.walkthrough import Walkthrough
+
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+           "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939", "#8c6d31", "#843c39",
+           "#7b4173", "#3182bd"]
+UNMAPPED = "#b0b0b0"
+IMPAIRED = "#444444"
+ERROR_COLOURS = {"miss": "#e31a1c", "false_alarm": "#ff9f1c", "confusion": "#6a3d9a"}
+LANES = ("reference", "seen h\u2099\u208b\u2081", "corrected", "impaired", "adapted h\u2099",
+         "errors of h\u2099")
+
+
+class LaneAxis(pg.AxisItem):
+    """Left axis naming the lanes instead of numbers."""
+
+    def __init__(self, names, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.names = names
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
+        return [(1.0, [float(-i) for i in range(len(self.names))])]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        return [self.names[int(round(-v))] if 0 <= -v < len(self.names) else "" for v in values]
+
+
+class DiarView(QWidget):
+    LANE_HEIGHT = 0.8
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.plot = pg.PlotWidget(axisItems={"left": LaneAxis(LANES, orientation="left")})
+        self.plot.setBackground("w")
+        item = self.plot.getPlotItem()
+        item.setMouseEnabled(x=True, y=False)
+        item.showGrid(x=True, y=False, alpha=0.2)
+        bottom = item.getAxis("bottom")
+        bottom.setLabel("time", units="s")
+        bottom.enableAutoSIPrefix(False)
+        item.setYRange(-len(LANES) + 0.5, 0.6, padding=0)
+        item.getViewBox().setLimits(yMin=-len(LANES), yMax=1)
+        self.legend = QLabel("")
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.legend)
+        self._colours: dict[str, str] = {}
+        self._doc_id: str | None = None
+        self.lanes: dict[str, tuple] = {}   # what is drawn, for tests: lane name -> turns
+
+    def set_speakers(self, reference_labels) -> None:
+        """Fix reference colours for a whole bundle (recurring speakers keep theirs)."""
+        self._colours = {label: PALETTE[i % len(PALETTE)]
+                         for i, label in enumerate(sorted(set(reference_labels)))}
+
+    def _colour(self, label: str, mapping: dict | None) -> str:
+        if mapping and label in mapping:
+            return self._colours.get(mapping[label], UNMAPPED)
+        return self._colours.get(label, UNMAPPED) if mapping is None else UNMAPPED
+
+    def show_step(self, walk: Walkthrough, step: int, error_regions=None) -> None:
+        doc = walk.document
+        for label in {t.speaker for t in doc.reference} - set(self._colours):
+            self._colours[label] = PALETTE[len(self._colours) % len(PALETTE)]
+        view = walk.steps[step - 1] if step > 0 else None
+        seen = view.seen if view else walk.base
+        seen_map = view.mapping if view else walk.base_mapping
+        lanes = [
+            ("reference", doc.reference, None),
+            ("seen", seen, seen_map),
+            ("corrected", view.corrected if view else (), seen_map),
+            ("impaired", view.impaired if view and view.impaired else (), seen_map),
+            ("adapted", view.adapted if view else walk.base,
+             view.adapted_mapping if view else walk.base_mapping),
+        ]
+        item = self.plot.getPlotItem()
+        item.clear()
+        self.lanes = {}
+        for row, (name, turns, mapping) in enumerate(lanes):
+            unmappable = view.unmappable if (view and name == "impaired") else None
+            self._draw_lane(item, -row, turns, mapping, unmappable)
+            self.lanes[name] = tuple(turns)
+        if error_regions:
+            self._draw_errors(item, -(len(lanes)), error_regions)
+        if view is not None:
+            for start, end in view.windows:
+                region = pg.LinearRegionItem((start, end), movable=False,
+                                             brush=QBrush(QColor(255, 215, 0, 70)),
+                                             pen=pg.mkPen(QColor(200, 150, 0), width=1))
+                region.setZValue(-10)
+                item.addItem(region)
+        start, end = doc.extent
+        if doc.id != self._doc_id:
+            item.setXRange(start, end, padding=0.01)
+            self._doc_id = doc.id
+        if view is not None and view.windows:
+            lo = min(w[0] for w in view.windows)
+            hi = max(w[1] for w in view.windows)
+            span = max(60.0, (hi - lo) * 3)
+            centre = (lo + hi) / 2
+            item.setXRange(max(start, centre - span / 2), min(end, centre + span / 2), padding=0)
+        item.setTitle(f"{html.escape(doc.id)} — step {step}" if step else f"{doc.id} — base")
+        self._update_legend(doc.reference, seen, seen_map, view)
+
+    def _draw_lane(self, item, y: float, turns, mapping, unmappable) -> None:
+        if not turns:
+            return
+        turns = sorted(turns, key=lambda t: (t.start, t.end))
+        level = _stack_levels(turns)
+        depth = max(level) + 1
+        height = self.LANE_HEIGHT / depth
+        x0 = np.array([t.start for t in turns])
+        width = np.array([t.end - t.start for t in turns])
+        y0 = np.array([y - self.LANE_HEIGHT / 2 + lv * height for lv in level])
+        brushes = [pg.mkBrush(IMPAIRED if t.speaker == unmappable else self._colour(t.speaker, mapping))
+                   for t in turns]
+        bars = pg.BarGraphItem(x0=x0, y0=y0, width=width, height=height * 0.92, brushes=brushes,
+                               pen=pg.mkPen(QColor(255, 255, 255), width=0.5))
+        item.addItem(bars)
+
+    def _draw_errors(self, item, y: float, regions) -> None:
+        for kind, colour in ERROR_COLOURS.items():
+            spans = [(s, e) for s, e, k in regions if k == kind]
+            if not spans:
+                continue
+            x0 = np.array([s for s, _ in spans])
+            width = np.array([e - s for s, e in spans])
+            bars = pg.BarGraphItem(x0=x0, y0=np.full(len(spans), y - self.LANE_HEIGHT / 2),
+                                   width=width, height=self.LANE_HEIGHT, brush=pg.mkBrush(colour),
+                                   pen=QPen(Qt.PenStyle.NoPen))
+            item.addItem(bars)
+        self.lanes["errors"] = tuple(regions)
+
+    def _update_legend(self, reference: tuple[Turn, ...], seen, mapping, view) -> None:
+        parts = []
+        for label in sorted({t.speaker for t in reference}):
+            colour = self._colours.get(label, UNMAPPED)
+            hyp = sorted(h for h, r in (mapping or {}).items() if r == label)
+            mapped = f" ← {', '.join(html.escape(h) for h in hyp)}" if hyp else ""
+            parts.append(f"<span style='color:{colour}'>■</span> {html.escape(label)}{mapped}")
+        unmapped = sorted({t.speaker for t in seen} - set(mapping or {}))
+        if unmapped:
+            parts.append(f"<span style='color:{UNMAPPED}'>■</span> unmapped: "
+                         + ", ".join(html.escape(u) for u in unmapped))
+        if view is not None and view.unmappable:
+            parts.append(f"<span style='color:{IMPAIRED}'>■</span> impaired speech (never mapped)")
+        parts.append("<span style='background:#fff0a0'>&nbsp;listened window&nbsp;</span>")
+        parts += [f"<span style='color:{c}'>■</span> {k.replace('_', ' ')}"
+                  for k, c in ERROR_COLOURS.items()]
+        self.legend.setText(" &nbsp; ".join(parts))
+
+
+def _stack_levels(turns: list[Turn]) -> list[int]:
+    """Lowest free level for each turn (sorted by start) so overlapping turns stack."""
+    ends: list[float] = []
+    levels = []
+    for t in turns:
+        for lv, end in enumerate(ends):
+            if end <= t.start:
+                ends[lv] = t.end
+                levels.append(lv)
+                break
+        else:
+            ends.append(t.end)
+            levels.append(len(ends) - 1)
+    return levels

@@ -1,0 +1,137 @@
+"""Score panel: the step's scores as in figure 4 of the LREC paper, and the learning curve.
+
+Left: bars for S_base, S_cor, S_imp and the penalised score, drawn as S_adapt (solid) with the
+accumulated penalty Σ(S_imp − S_cor) hatched on top (error rates) or cut from the top (BLEU,
+chrF). Right: S_adapt and S_pen against cumulative cost (figure 2), the current step marked,
+with the curve's normalised area and the Minimal Supervision Rate.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from llgui.core.walkthrough import Walkthrough
+from llgui.io.export import display_name
+
+BASE = QColor("#7f8c8d")
+COR = QColor("#2e86c1")
+IMP = QColor("#c0392b")
+ADAPT = QColor("#27ae60")
+PEN = QColor("#8e44ad")
+
+
+class ScorePanel(QWidget):
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.bars = pg.PlotWidget()
+        self.curve = pg.PlotWidget()
+        for w in (self.bars, self.curve):
+            w.setBackground("w")
+            w.getPlotItem().setMenuEnabled(False)
+        self.bars.getPlotItem().setMouseEnabled(x=False, y=False)
+        self.bars.getPlotItem().hideButtons()
+        self.numbers = QLabel("")
+        self.numbers.setTextFormat(Qt.TextFormat.RichText)
+        self.numbers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        plots = QHBoxLayout()
+        plots.addWidget(self.bars, 2)
+        plots.addWidget(self.curve, 3)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.numbers)
+        layout.addLayout(plots, 1)
+        self.shown: dict[str, float | None] = {}   # the numbers on screen, for tests
+
+    def show_step(self, walk: Walkthrough, step: int) -> None:
+        r = walk.replay
+        unit = display_name(r.metric)
+        s = r.steps[step - 1] if step > 0 else None
+        values = {
+            "s_base": r.s_base,
+            "s_cor": s.s_cor if s else None,
+            "s_imp": s.s_imp if s else None,
+            "s_adapt": s.s_adapt if s else r.s_base,
+            "s_pen": s.s_pen if s else r.s_base,
+            "cost": s.cost if s else 0.0,
+            "cum_cost": s.cum_cost if s else 0.0,
+        }
+        self.shown = values
+        better = "higher is better" if r.higher_is_better else "lower is better"
+
+        def f(v):
+            return "–" if v is None else f"{v:.2f}"
+
+        penalty = (values["s_pen"] - values["s_adapt"]) if s else 0.0
+        self.numbers.setText(
+            f"<b>{unit}</b> ({better}) step {step}/{len(r.steps)}: "
+            f"S<sub>base</sub> <b>{f(values['s_base'])}</b> · S<sub>cor</sub> "
+            f"<b>{f(values['s_cor'])}</b> · S<sub>imp</sub> <b>{f(values['s_imp'])}</b> · "
+            f"S<sub>adapt</sub> <b>{f(values['s_adapt'])}</b> · S<sub>pen</sub> "
+            f"<b>{f(values['s_pen'])}</b> (Σ penalty {penalty:+.2f}) · cost "
+            f"{values['cost']:.1f}, cumulative {values['cum_cost']:.1f}")
+        self.numbers.setToolTip(r.signature)
+        self._draw_bars(r, values)
+        self._draw_curve(walk, step)
+
+    def _draw_bars(self, r, v) -> None:
+        item = self.bars.getPlotItem()
+        item.clear()
+        names = ["S_base", "S_cor", "S_imp", "S_pen"]
+        item.getAxis("bottom").setTicks([[(i, n) for i, n in enumerate(names)]])
+        item.setLabel("left", display_name(r.metric), units="%")
+        item.getAxis("left").enableAutoSIPrefix(False)
+        solid = [(0, v["s_base"], BASE), (1, v["s_cor"], COR), (2, v["s_imp"], IMP),
+                 (3, v["s_adapt"], ADAPT)]
+        for x, value, colour in solid:
+            if value is None:
+                continue
+            item.addItem(pg.BarGraphItem(x=[x], height=[value], width=0.6, brush=colour,
+                                         pen=pg.mkPen(colour.darker(130))))
+        lo, hi = sorted((v["s_adapt"], v["s_pen"]))
+        if hi > lo:
+            hatch = QBrush(PEN, Qt.BrushStyle.BDiagPattern)
+            item.addItem(pg.BarGraphItem(x=[3], y0=[lo], height=[hi - lo], width=0.6,
+                                         brush=hatch, pen=pg.mkPen(PEN, width=1.5)))
+        for x, value in ((0, v["s_base"]), (1, v["s_cor"]), (2, v["s_imp"]), (3, v["s_pen"])):
+            if value is None:
+                continue
+            text = pg.TextItem(f"{value:.2f}", color=(30, 30, 30), anchor=(0.5, 1.1))
+            text.setPos(x, value)
+            item.addItem(text)
+        top = max(x for x in (v["s_base"], v["s_cor"], v["s_imp"], v["s_adapt"], v["s_pen"])
+                  if x is not None)
+        item.setYRange(0, max(1.0, top * 1.18), padding=0)
+        item.setXRange(-0.6, 3.6, padding=0)
+        item.setTitle("solid: S_adapt · hatched: accumulated penalty Σ(S_imp − S_cor)",
+                      size="8pt")
+
+    def _draw_curve(self, walk: Walkthrough, step: int) -> None:
+        r = walk.replay
+        item = self.curve.getPlotItem()
+        item.clear()
+        item.addLegend(offset=(-10, 10), labelTextSize="8pt")
+        costs, adapt = r.curve()
+        pen_scores = np.array([r.s_base] + [s.s_pen for s in r.steps])
+        x_end = max(costs[-1] * 1.05, 1.0)
+        # step functions: each score holds from its cost until the next step
+        xs = np.append(costs, x_end)
+        item.plot(xs, adapt, stepMode="right", pen=pg.mkPen(ADAPT, width=2), name="S_adapt")
+        item.plot(xs, pen_scores, stepMode="right",
+                  pen=pg.mkPen(PEN, width=2, style=Qt.PenStyle.DashLine), name="S_pen")
+        item.addItem(pg.InfiniteLine(r.s_base, angle=0,
+                                     pen=pg.mkPen(BASE, style=Qt.PenStyle.DotLine)))
+        item.plot([costs[step]], [adapt[step]], pen=None, symbol="o", symbolSize=11,
+                  symbolBrush=ADAPT, symbolPen=pg.mkPen("k"), name=f"step {step}")
+        item.setLabel("bottom", "cumulative cost (" + _cost_unit(walk) + ")")
+        item.setLabel("left", display_name(r.metric), units="%")
+        item.getAxis("left").enableAutoSIPrefix(False)
+        item.getAxis("bottom").enableAutoSIPrefix(False)
+        msr = "–" if r.msr is None else f"{r.msr:.2f} %"
+        item.setTitle(f"learning curve · area {r.curve_area:.2f} · MSR {msr}", size="9pt")
+
+
+def _cost_unit(walk: Walkthrough) -> str:
+    return "words" if walk.document.task == "mt" else "seconds listened"

@@ -1,0 +1,308 @@
+"""The step-through workbench: one document, its corrections, the scores moving with each step.
+
+A document's walkthrough (every step's scores and hypotheses) is computed once when the
+document, metric or cost model changes, on the main thread: for one document it takes
+milliseconds, and it means a step never waits on a worker. Whole-collection aggregates and the
+exact re-check with the reference libraries run on workers.
+"""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import (
+    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter,
+    QStackedWidget, QTableView, QVBoxLayout, QWidget,
+)
+
+from llgui.core.types import KNOWN_METRICS
+from llgui.core.walkthrough import Walkthrough, walk
+from llgui.gui.cost_editor import CostModelEditor
+from llgui.gui.diar_view import DiarView
+from llgui.gui.models import CorrectionsModel, describe_step
+from llgui.gui.mt_view import MTView
+from llgui.gui.score_panel import ScorePanel
+from llgui.io.export import display_name
+
+
+class Workbench(QWidget):
+    def __init__(self, state, jobs, window, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state, self.jobs, self.window_ = state, jobs, window
+        self._cache: dict[tuple, Walkthrough] = {}
+        self.walkthrough: Walkthrough | None = None
+
+        # -- top bar: metric, navigation, what the step was
+        self.metric_box = QComboBox()
+        self.metric_box.setToolTip("metric of the workbench for this task")
+        self.metric_box.activated.connect(self._on_metric_box_activated)
+        self.buttons = {}
+        nav = QHBoxLayout()
+        nav.addWidget(QLabel("metric"))
+        nav.addWidget(self.metric_box)
+        for name, text, tip, slot in (
+            ("first", "⏮", "base hypothesis (Home)", lambda: state.set_step(0)),
+            ("prev", "◀", "previous step (←)", lambda: state.set_step(state.step - 1)),
+            ("next", "▶", "next step (→)", lambda: state.set_step(state.step + 1)),
+            ("last", "⏭", "last step (End)", lambda: state.set_step(state.n_steps())),
+        ):
+            button = QPushButton(text)
+            button.setToolTip(tip)
+            button.setFixedWidth(34)
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            button.clicked.connect(slot)
+            nav.addWidget(button)
+            self.buttons[name] = button
+        self.step_label = QLabel("no document")
+        self.step_label.setTextFormat(Qt.TextFormat.RichText)
+        nav.addWidget(self.step_label, 1)
+        self.verify_button = QPushButton("Verify with libraries")
+        self.verify_button.setToolTip("recompute every step of this document with sacrebleu / "
+                                      "jiwer / pyannote.metrics on a worker (Ctrl+R)")
+        self.verify_button.clicked.connect(self.verify)
+        nav.addWidget(self.verify_button)
+
+        # -- corrections table, score panel, cost model
+        self.model = CorrectionsModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setAlternatingRowColors(True)
+        self.table.selectionModel().currentRowChanged.connect(self._on_table_current_changed)
+        self.scores = ScorePanel()
+        self.cost_editor = CostModelEditor()
+        self.cost_editor.edited.connect(self._on_cost_editor_edited)
+        self.aggregates = QLabel("")
+        self.aggregates.setTextFormat(Qt.TextFormat.RichText)
+        self.aggregates.setWordWrap(True)
+        self.aggregates.setAlignment(Qt.AlignmentFlag.AlignTop)
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(self.cost_editor)
+        side_layout.addWidget(self.aggregates, 1)
+        side.setMaximumWidth(330)
+
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(self.table)
+        top.addWidget(self.scores)
+        top.addWidget(side)
+        top.setStretchFactor(0, 5)
+        top.setStretchFactor(1, 5)
+        top.setStretchFactor(2, 2)
+
+        # -- the document at the step
+        self.mt_view = MTView()
+        self.diar_view = DiarView()
+        self.empty = QLabel("Open a bundle (File › Open bundle…, Ctrl+O) or the demo "
+                            "(File › Open the demo).")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.stack = QStackedWidget()
+        for w in (self.empty, self.mt_view, self.diar_view):
+            self.stack.addWidget(w)
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(self.stack)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        self.splitter = split
+        layout = QVBoxLayout(self)
+        layout.addLayout(nav)
+        layout.addWidget(split, 1)
+
+        state.selection_changed.connect(self._on_state_selection_changed)
+        state.step_changed.connect(self._on_state_step_changed)
+        state.metric_changed.connect(self._on_state_metric_changed)
+        state.cost_model_changed.connect(self._on_state_cost_model_changed)
+        state.bundles_changed.connect(self._on_state_bundles_changed)
+        jobs.result_ready.connect(self._on_jobs_result_ready)
+
+    # -- recomputing ------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Recompute the current document's walkthrough (cached) and redraw everything."""
+        state = self.state
+        bundle, document = state.bundle(), state.document()
+        if bundle is None or document is None or bundle.task == "detection":
+            self.walkthrough = None
+            self.model.set_walkthrough(None)
+            self.stack.setCurrentWidget(self.empty)
+            self.step_label.setText("no document")
+            return
+        self._fill_metric_box(bundle.task)
+        metric = state.metric(bundle.task) or bundle.metrics[0]
+        cost = state.cost_model()
+        self.cost_editor.set_model(cost)
+        key = (state.selection.bundle, document.id, metric, cost)
+        result = self._cache.get(key)
+        if result is None:
+            try:
+                result = walk(document, bundle.steps_of(document.id), metric, bundle.settings, cost)
+            except Exception as error:  # show it, keep the window going
+                self.window_.show_error("Could not replay the document",
+                                        [f"{document.id}: {type(error).__name__}: {error}"])
+                return
+            if len(self._cache) > 64:
+                self._cache.clear()
+            self._cache[key] = result
+        self.walkthrough = result
+        self.model.set_walkthrough(result)
+        self.window_.signature_label.setText(f"{display_name(metric)}: {result.replay.signature}")
+        self.stack.setCurrentWidget(self.mt_view if document.task == "mt" else self.diar_view)
+        if document.task == "diarization":
+            self.diar_view.set_speakers(t.speaker for d in bundle.documents for t in d.reference)
+        self.show_step(state.step)
+
+    def show_step(self, step: int) -> None:
+        result = self.walkthrough
+        if result is None:
+            return
+        step = max(0, min(step, len(result.steps)))
+        if self.table.currentIndex().row() != step:
+            self.table.selectRow(step)
+        if result.document.task == "mt":
+            self.mt_view.show_step(result, step)
+        else:
+            self.diar_view.show_step(result, step, self._error_regions(result, step))
+        self.scores.show_step(result, step)
+        n = len(result.steps)
+        what = describe_step(result.steps[step - 1].step) if step else "the system's first hypothesis"
+        self.step_label.setText(f"<b>{html.escape(result.document.id)}</b> · step {step} of {n} "
+                                f"· {html.escape(what)}")
+        self.buttons["first"].setEnabled(step > 0)
+        self.buttons["prev"].setEnabled(step > 0)
+        self.buttons["next"].setEnabled(step < n)
+        self.buttons["last"].setEnabled(step < n)
+
+    def _error_regions(self, result: Walkthrough, step: int):
+        try:
+            from llgui.core.der import error_regions
+        except ImportError:
+            return None
+        doc = result.document
+        bundle = self.state.bundle()
+        hypothesis = result.hypothesis_at(step)
+        mapping = (result.steps[step - 1].adapted_mapping if step else result.base_mapping)
+        try:
+            return error_regions(doc.reference, hypothesis, uem=doc.uem,
+                                 collar=float(bundle.settings.get("collar", 0.0)),
+                                 skip_overlap=bool(bundle.settings.get("skip_overlap", False)),
+                                 mapping=mapping)
+        except TypeError:
+            return None
+
+    def _fill_metric_box(self, task: str) -> None:
+        metrics = KNOWN_METRICS.get(task, ())
+        current = self.state.metric(task)
+        self.metric_box.blockSignals(True)
+        self.metric_box.clear()
+        for m in metrics:
+            self.metric_box.addItem(display_name(m), m)
+        if current in metrics:
+            self.metric_box.setCurrentIndex(metrics.index(current))
+        self.metric_box.blockSignals(False)
+
+    # -- reactions --------------------------------------------------------------------------
+
+    @Slot()
+    def _on_state_bundles_changed(self) -> None:
+        self._cache.clear()
+
+    @Slot()
+    def _on_state_selection_changed(self) -> None:
+        self.refresh()
+
+    @Slot(int)
+    def _on_state_step_changed(self, step: int) -> None:
+        self.show_step(step)
+
+    @Slot(str, str)
+    def _on_state_metric_changed(self, task: str, metric: str) -> None:
+        bundle = self.state.bundle()
+        if bundle is not None and bundle.task == task:
+            self.refresh()
+
+    @Slot(int)
+    def _on_state_cost_model_changed(self, index: int) -> None:
+        if index == self.state.selection.bundle:
+            self.refresh()
+
+    def _on_metric_box_activated(self, index: int) -> None:
+        bundle = self.state.bundle()
+        if bundle is not None:
+            self.state.set_metric(bundle.task, self.metric_box.itemData(index))
+
+    def _on_table_current_changed(self, current, _previous) -> None:
+        if current.isValid() and current.row() != self.state.step:
+            self.state.set_step(current.row())
+
+    def _on_cost_editor_edited(self, model) -> None:
+        self.state.edit_cost_model(self.state.selection.bundle, model)
+
+    def show_collection(self, index: int, result) -> None:
+        """Aggregates of a bundle (pooled, mean, policy) when its collection job is done."""
+        if index != self.state.selection.bundle:
+            return
+        name = display_name(result.metric)
+        rows = "".join(
+            f"<tr><td>{label}</td><td align='right'>{a:.2f}</td><td align='right'>{b:.2f}</td>"
+            f"<td align='right'>{c:.2f}</td></tr>"
+            for label, (a, b, c) in (
+                ("pooled", (result.pooled_base, result.pooled_adapt, result.pooled_pen)),
+                ("mean of documents", (result.mean("s_base"), result.mean("s_adapt"),
+                                       result.mean("s_pen"))),
+            ))
+        self.aggregates.setText(
+            f"<b>{name}, all {len(result.replays)} documents</b><table cellspacing='4'>"
+            "<tr><th></th><th>S_base</th><th>S_adapt</th><th>S_pen</th></tr>" + rows
+            + "</table><small>pooled: statistics summed over documents (corpus "
+              "score / duration-weighted); mean: unweighted mean of per-document scores."
+              "</small>")
+
+    # -- verification with the reference libraries -----------------------------------------
+
+    def verify(self) -> None:
+        result = self.walkthrough
+        bundle = self.state.bundle()
+        if result is None or bundle is None:
+            return
+        from llgui.core.verify import verify_walkthrough
+
+        self.window_.statusBar().showMessage("verifying with the reference libraries…")
+        self.jobs.submit("verify", verify_walkthrough, result, bundle.settings,
+                         self.state.cost_model())
+
+    @Slot(str, object)
+    def _on_jobs_result_ready(self, key: str, result) -> None:
+        if key == "verify":
+            self.last_verification = result
+            self.window_.statusBar().showMessage(result.summary(), 30000)
+
+    # -- export -----------------------------------------------------------------------------
+
+    def export_table(self, path: str, fmt: str) -> None:
+        from llgui.io.export import replay_csv, replay_report, to_json, write_atomic
+
+        if self.walkthrough is None:
+            return
+        report = replay_report(self.walkthrough.replay)
+        write_atomic(path, to_json(report) if fmt == "json" else replay_csv(report))
+
+    def export_plot(self, path: str) -> None:
+        import pyqtgraph.exporters as exporters
+
+        widget = self.diar_view.plot if self.stack.currentWidget() is self.diar_view \
+            else self.scores.curve
+        item = widget.getPlotItem()
+        if Path(path).suffix.lower() == ".svg":
+            exporters.SVGExporter(item).export(path)
+        else:
+            exporter = exporters.ImageExporter(item)
+            exporter.parameters()["width"] = 1600
+            exporter.export(path)

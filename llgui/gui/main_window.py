@@ -228,7 +228,7 @@ class MainWindow(QMainWindow):
 
     def open_loose_files(self, spec: dict) -> bool:
         """Open a reference/hypothesis pair (MT text or RTTM) as a one-document bundle."""
-        from llgui.io.bundle import bundle_from_files
+        from llgui.io.loose import bundle_from_files
 
         try:
             bundle = bundle_from_files(**spec)

@@ -1,0 +1,116 @@
+"""Single files opened without a bundle (File › Open files…, drag and drop).
+
+`bundle_from_files` builds the same `Bundle` a one-document bundle file would give: MT text
+files (one or more references and a hypothesis) make one document named after the hypothesis;
+RTTM/MDTM files make one document per recording (file field) of the reference. An optional
+interaction log and UEM are checked against them as a bundle's would be.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from llgui.core.cost import CostModel
+from llgui.core.errors import LoadError, Problem
+from llgui.core.types import DEFAULT_METRICS, Bundle, DiarDocument, MTDocument, Stamp
+
+DIARIZATION_SUFFIXES = (".rttm", ".mdtm")
+
+
+def guess_task(path: str | Path) -> str:
+    return "diarization" if Path(path).suffix.lower() in DIARIZATION_SUFFIXES else "mt"
+
+
+def bundle_from_files(references: Sequence[str | Path], hypothesis: str | Path,
+                      log: str | Path | None = None, uem: str | Path | None = None,
+                      task: str | None = None) -> Bundle:
+    """A bundle of loose files; raises LoadError with every problem of every file."""
+    from llgui.io.interactions import load_log
+
+    references = [Path(p) for p in references]
+    hypothesis = Path(hypothesis)
+    if not references:
+        raise LoadError([Problem(str(hypothesis), 0, "no reference file given")])
+    task = task or guess_task(hypothesis)
+    problems: list[Problem] = []
+    documents: list = []
+    try:
+        if task == "mt":
+            documents = [_mt_document(references, hypothesis)]
+        else:
+            documents = _diar_documents(references[0], hypothesis, uem)
+    except LoadError as error:
+        problems.extend(error.problems)
+    steps = ()
+    if log is not None:
+        try:
+            uris = {d.id: d.uri for d in documents if isinstance(d, DiarDocument)}
+            steps = load_log(log, task=task, uris=uris) if uris else load_log(log, task=task)
+        except LoadError as error:
+            problems.extend(error.problems)
+    if problems:
+        raise LoadError(problems)
+    bundle = Bundle(path=None, task=task, name=hypothesis.name,
+                    metrics=DEFAULT_METRICS[task], settings={}, cost=CostModel(),
+                    documents=tuple(documents), steps=tuple(steps))
+    if steps:
+        from llgui.io.bundle import check_steps
+
+        found = check_steps(bundle, str(log))
+        if found:
+            raise LoadError(found)
+    return bundle
+
+
+def _mt_document(references: list[Path], hypothesis: Path) -> MTDocument:
+    from llgui.io.text import load_segments
+
+    problems: list[Problem] = []
+    streams = []
+    for path in references + [hypothesis]:
+        try:
+            streams.append(load_segments(path))
+        except LoadError as error:
+            problems.extend(error.problems)
+    if problems:
+        raise LoadError(problems)
+    *refs, hyp = streams
+    for path, stream in zip(references, refs):
+        if len(stream) != len(hyp):
+            problems.append(Problem(str(path), 0, f"has {len(stream)} lines but the hypothesis "
+                                                  f"{hypothesis} has {len(hyp)}"))
+    if problems:
+        raise LoadError(problems)
+    return MTDocument(id=hypothesis.stem, time=Stamp(0.0, "0"), hypothesis=hyp,
+                      references=tuple(refs))
+
+
+def _diar_documents(reference: Path, hypothesis: Path, uem: str | Path | None) -> list[DiarDocument]:
+    from llgui.io.rttm import load_turns, load_uem
+
+    problems: list[Problem] = []
+    loaded = {}
+    for name, path, loader in (("reference", reference, load_turns),
+                               ("hypothesis", hypothesis, load_turns),
+                               ("uem", uem, load_uem)):
+        if path is None:
+            continue
+        try:
+            loaded[name] = loader(path)
+        except LoadError as error:
+            problems.extend(error.problems)
+    if problems:
+        raise LoadError(problems)
+    uems = loaded.get("uem", {})
+    documents = []
+    for i, uri in enumerate(sorted(loaded["reference"])):
+        if uem is not None and uri not in uems:
+            problems.append(Problem(str(uem), 0, f"no UEM line for recording {uri!r}"))
+            continue
+        documents.append(DiarDocument(
+            id=uri, time=Stamp(float(i), str(i)), uri=uri,
+            reference=loaded["reference"][uri], hypothesis=loaded["hypothesis"].get(uri, ()),
+            uem=uems.get(uri)))
+    if problems:
+        raise LoadError(problems)
+    return documents

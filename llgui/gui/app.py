@@ -82,6 +82,16 @@ def main(argv: list[str] | None = None) -> int:
             window.restore_session()
 
     QTimer.singleShot(0, start)
+    if os.environ.get("LLGUI_EXIT_AFTER_FIRST_PAINT"):
+        # benchmarks/gate5: report the first painted window with the bundles loaded, then exit
+        import time
+
+        def painted() -> None:
+            print(f"llgui-first-paint {time.perf_counter():.6f}", flush=True)
+            window.jobs.shutdown(0)
+            os._exit(0)
+
+        window.on_first_loaded_paint(painted)
     if args.screenshot:
         target = args.screenshot
 

@@ -31,6 +31,7 @@ class Workbench(QWidget):
         super().__init__(parent)
         self.state, self.jobs, self.window_ = state, jobs, window
         self._cache: dict[tuple, Walkthrough] = {}
+        self._wanted: tuple | None = None
         self.walkthrough: Walkthrough | None = None
 
         # -- top bar: metric, navigation, what the step was
@@ -131,6 +132,7 @@ class Workbench(QWidget):
         bundle, document = state.bundle(), state.document()
         if bundle is None or document is None or bundle.task == "detection":
             self.walkthrough = None
+            self._wanted = None
             self.model.set_walkthrough(None)
             self.stack.setCurrentWidget(self.empty)
             self.step_label.setText("no document")
@@ -140,24 +142,33 @@ class Workbench(QWidget):
         cost = state.cost_model()
         self.cost_editor.set_model(cost)
         key = (state.selection.bundle, document.id, metric, cost)
+        self._wanted = key
         result = self._cache.get(key)
         if result is None:
-            try:
-                result = walk(document, bundle.steps_of(document.id), metric, bundle.settings, cost)
-            except Exception as error:  # show it, keep the window going
-                self.window_.show_error("Could not replay the document",
-                                        [f"{document.id}: {type(error).__name__}: {error}"])
-                return
-            if len(self._cache) > 64:
-                self._cache.clear()
-            self._cache[key] = result
+            # The first walkthrough of a document runs on a worker: it may import sacrebleu or
+            # pyannote (seconds, the first time), and the window must not freeze meanwhile.
+            self.step_label.setText(f"<b>{html.escape(document.id)}</b> · computing "
+                                    f"{display_name(metric)} for every step…")
+            self.jobs.submit("walk", _walk_job, key, document, bundle.steps_of(document.id),
+                             metric, bundle.settings, cost)
+            return
+        self._show_walkthrough(result)
+
+    def _show_walkthrough(self, result: Walkthrough) -> None:
+        document = result.document
+        bundle = self.state.bundle()
         self.walkthrough = result
         self.model.set_walkthrough(result)
-        self.window_.signature_label.setText(f"{display_name(metric)}: {result.replay.signature}")
+        self.window_.signature_label.setText(
+            f"{display_name(result.replay.metric)}: {result.replay.signature}")
         self.stack.setCurrentWidget(self.mt_view if document.task == "mt" else self.diar_view)
-        if document.task == "diarization":
+        if document.task == "diarization" and bundle is not None:
             self.diar_view.set_speakers(t.speaker for d in bundle.documents for t in d.reference)
-        self.show_step(state.step)
+        self.show_step(self.state.step)
+
+    def ready(self) -> bool:
+        """True when the current document's walkthrough is on screen (tests wait on this)."""
+        return self.walkthrough is not None and self._cache.get(self._wanted) is self.walkthrough
 
     def show_step(self, step: int) -> None:
         result = self.walkthrough
@@ -280,7 +291,14 @@ class Workbench(QWidget):
 
     @Slot(str, object)
     def _on_jobs_result_ready(self, key: str, result) -> None:
-        if key == "verify":
+        if key == "walk":
+            wanted, walkthrough = result
+            if len(self._cache) > 64:
+                self._cache.clear()
+            self._cache[wanted] = walkthrough
+            if wanted == self._wanted:
+                self._show_walkthrough(walkthrough)
+        elif key == "verify":
             self.last_verification = result
             self.window_.statusBar().showMessage(result.summary(), 30000)
 
@@ -306,3 +324,8 @@ class Workbench(QWidget):
             exporter = exporters.ImageExporter(item)
             exporter.parameters()["width"] = 1600
             exporter.export(path)
+
+
+def _walk_job(key, document, steps, metric, settings, cost, progress=None, should_stop=None):
+    """Worker job: the walkthrough of one document, returned with the key it answers."""
+    return key, walk(document, steps, metric, settings, cost, should_stop=should_stop)

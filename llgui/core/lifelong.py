@@ -111,10 +111,13 @@ def continual_summary(scores: LifelongScores, metric: str, penalised: bool = Fal
     - ACC = mean over all tests of s(M_last, t_j): how good the final model is on everything.
     - BWT = mean over tests with i(j) < last of s(M_last, t_j) - s(M_i(j), t_j): how the score
       on a test changed between the model that had just learned its time and the final model.
-    - FWT = mean over tests with i(j) > first of s(M_i(j)-1, t_j) - s(M_first, t_j): what the
-      model just before learning t_j's data gained on it over the initial model M_first, which
-      plays the random-initialisation baseline b. A test after the last model time (never
-      learned; i(j) = n_models) uses M_last as "the model just before".
+    - FWT = mean over tests with i(j) - 1 > first of s(M_i(j)-1, t_j) - s(M_first, t_j): what
+      the model just before learning t_j's data gained on it over the initial model M_first,
+      which plays the random-initialisation baseline b. Tests learned by the second model
+      (i(j) = 1) are left out, because their term compares M_first with itself and is 0 by
+      construction; the original likewise starts its sum at the second task (and BWT leaves
+      out the tests of the last model for the same reason). A test after the last model time
+      (never learned; i(j) = n_models) uses M_last as "the model just before".
 
     Differences are later minus earlier in the metric's own units and direction: for error
     rates (lower is better) BWT > 0 means forgetting and FWT < 0 means positive transfer;
@@ -132,7 +135,7 @@ def continual_summary(scores: LifelongScores, metric: str, penalised: bool = Fal
     acc = _nanmean(final)[0]
     back = i_of < last
     bwt, n_bwt = _nanmean(final[back] - values[i_of[back], cols[back]])
-    fwd = i_of > 0
+    fwd = i_of > 1
     fwt, n_fwt = _nanmean(values[i_of[fwd] - 1, cols[fwd]] - values[0, cols[fwd]])
     return Summary(acc, bwt, fwt, higher_is_better(metric), n_bwt, n_fwt)
 

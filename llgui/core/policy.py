@@ -254,6 +254,7 @@ def load_policy(path: str | Path) -> Policy:
     except RecursionError:
         raise LoadError.single(path, 0, "not a policy: nested too deeply") from None
     policy = _from_node(root, problems)
+    problems.items.sort(key=lambda problem: problem.line)  # read top to bottom
     problems.raise_if_any()
     assert policy is not None
     return policy

@@ -1148,9 +1148,9 @@ def build_demo() -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) > 1 or (args and args[0] in ("-h", "--help")):
-        print(__doc__.split("\n\n")[2].strip() if args else "", file=sys.stderr)
-        print("usage: make_demo.py [OUT_DIR]", file=sys.stderr)
+    if len(args) > 1 or (args and args[0].startswith("-")):
+        print("usage: make_demo.py [OUT_DIR]   (default OUT_DIR: the script's folder)",
+              file=sys.stderr)
         return 2
     out = Path(args[0]) if args else Path(__file__).resolve().parent
     files = Files()

@@ -1,0 +1,315 @@
+"""Detection trials: system scores with target / non-target labels, for DET, EER and DCF.
+
+Two layouts, fields separated by any run of whitespace, blank lines and lines starting with
+"#" skipped, one U+FEFF at the start ignored:
+
+1. without a key, a score file of `score label` lines;
+2. with a key (NIST / Kaldi style), a score file of `enroll test score` lines and a key file of
+   `enroll test label` lines (Kaldi's `trials` file has exactly this shape), joined on
+   (enroll, test).
+
+Scores are finite numbers, higher meaning "target". Labels, in any case: `target`, `nontarget`
+(also `non-target`), `1`, `0`, `true`, `false` (1/true mean target); the boolean spellings
+are accepted because scikit-learn-style dumps write them.
+
+Problems: wrong field count, a score that is not a finite number, an unknown label, a trial
+(enroll, test) twice in a file, a scored trial missing from the key (at its line), key trials
+without a score (one problem on the score file: how many, and the first few key lines), and a
+file with no target or no non-target trial (a DET curve needs both).
+
+Speed: a million-line file loads in about a second. The whole file is split and converted in
+bulk first; only when that finds something wrong does the line-by-line checker run, so every
+message still names its exact line.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import chain, compress
+from pathlib import Path
+
+import numpy as np
+
+from llgui.core.errors import LoadError, Problems
+from llgui.core.types import Trials
+from llgui.io._read import BOM, describe, read_bytes
+
+LABELS = {
+    "target": True, "nontarget": False, "non-target": False,
+    "1": True, "0": False, "true": True, "false": False,
+}
+"""Accepted labels (compared in lower case) and whether they mean "target"."""
+
+_LABEL_LIST = "target, nontarget, 1, 0, true, false"
+_MISSING_SHOWN = 5
+
+
+@dataclass(frozen=True, eq=False)
+class TrialKey(Mapping):
+    """A trial key: a read-only mapping `{(enroll, test): is_target}`, in file order.
+
+    `enroll[i]`, `test[i]`, `is_target[i]` and `lines[i]` (its 1-based line in the key file,
+    for messages) describe trial i. Pass it to `load_scores` to join several score files to
+    one key without reading the key again.
+    """
+
+    path: str
+    enroll: tuple[str, ...]
+    test: tuple[str, ...]
+    is_target: np.ndarray
+    lines: np.ndarray
+
+    @cached_property
+    def _index(self) -> dict[tuple[str, str], int]:
+        return {trial: i for i, trial in enumerate(zip(self.enroll, self.test))}
+
+    def __getitem__(self, trial: tuple[str, str]) -> bool:
+        return bool(self.is_target[self._index[trial]])
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return zip(self.enroll, self.test)
+
+    def __len__(self) -> int:
+        return len(self.enroll)
+
+
+def load_key(path: str | Path) -> TrialKey:
+    """A NIST/Kaldi trial key of `enroll test label` lines; raises LoadError on any problem."""
+    problems = Problems(path)
+    rows = _table(path, problems, 3, "enroll test target|nontarget")
+    if rows is not None:
+        labels = _labels(rows, problems, column=2)
+        _duplicates(rows, _trial_codes(rows.cells[0], rows.cells[1]), problems)
+        if not problems:
+            _require_both(labels, problems)
+    problems.raise_if_any()
+    return TrialKey(str(path), tuple(rows.cells[0]), tuple(rows.cells[1]), labels, rows.lines)
+
+
+def load_scores(path: str | Path, key: str | Path | TrialKey | None = None) -> Trials:
+    """The trials of one system; `Trials.name` is the file stem, `Trials.path` the path.
+
+    Without `key`: `score label` lines. With `key` (a path, or a `TrialKey` from `load_key`):
+    `enroll test score` lines joined to the key, in score-file order. Raises LoadError listing
+    every problem of the score file (and of the key file, when it is read here).
+    """
+    problems = Problems(path)
+    if key is not None and not isinstance(key, TrialKey):
+        try:
+            key = load_key(key)
+        except LoadError as exc:
+            problems.extend(exc.problems)
+            key = False  # checked below without the join
+    labels = None
+    if key is None:
+        rows = _table(path, problems, 2, "score label")
+        if rows is not None:
+            scores = _scores(rows, problems, column=0)
+            labels = _labels(rows, problems, column=1)
+    else:
+        rows = _table(path, problems, 3, "enroll test score")
+        if rows is not None:
+            scores = _scores(rows, problems, column=2)
+            if key is False:
+                _duplicates(rows, _trial_codes(rows.cells[0], rows.cells[1]), problems)
+            else:
+                labels = _join_key(rows, key, problems)
+    if not problems:
+        _require_both(labels, problems)
+    problems.raise_if_any()
+    return Trials(Path(path).stem, scores, labels, str(path))
+
+
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Rows:
+    cells: list[list[str]]  # one list of fields per column
+    lines: np.ndarray  # 1-based line number of each row
+
+
+# Bytes that `str.split()` takes for whitespace in ASCII text: \t \n \v \f \r, U+001C-U+001F, space.
+_ASCII_SPACE = np.zeros(256, dtype=bool)
+_ASCII_SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def _table(path: str | Path, problems: Problems, n_fields: int, layout: str) -> _Rows | None:
+    """The non-blank, non-comment lines split into `n_fields` columns, or None on a problem."""
+    data = read_bytes(path, problems)
+    if data is None:
+        return None
+    rows = _table_fast(data, n_fields)
+    if rows is not None:
+        return rows
+    return _table_slow(data, problems, n_fields, layout)
+
+
+def _table_fast(data: bytes, n_fields: int) -> _Rows | None:
+    """The bulk split of an ASCII file whose every kept line has `n_fields` fields, else None.
+
+    Token boundaries and line numbers come from numpy on the bytes; the tokens themselves
+    from one `str.split()` of the whole text, which must agree with the byte count.
+    """
+    body = data[len(_UTF8_BOM):] if data.startswith(_UTF8_BOM) else data
+    if not body.isascii():
+        return None
+    raw = np.frombuffer(body, dtype=np.uint8)
+    space = _ASCII_SPACE[raw]
+    is_start = ~space
+    is_start[1:] &= space[:-1]
+    starts = np.flatnonzero(is_start)
+    if starts.size == 0:
+        return None
+    newlines = np.flatnonzero(raw == 10)
+    token_line = np.searchsorted(newlines, starts)  # 0-based line of each token
+    n_lines = newlines.size + 1
+    counts = np.bincount(token_line, minlength=n_lines)
+    first = np.ones(starts.size, dtype=bool)
+    first[1:] = token_line[1:] != token_line[:-1]
+    keep_line = counts > 0
+    keep_line[token_line[first & (raw[starts] == ord("#"))]] = False
+    if not keep_line.any() or np.any(counts[keep_line] != n_fields):
+        return None
+    tokens = body.decode("ascii").split()
+    if len(tokens) != starts.size:
+        return None
+    keep_token = keep_line[token_line]
+    if not keep_token.all():
+        tokens = list(compress(tokens, keep_token.tolist()))
+    return _Rows([tokens[i::n_fields] for i in range(n_fields)], np.flatnonzero(keep_line) + 1)
+
+
+def _table_slow(data: bytes, problems: Problems, n_fields: int, layout: str) -> _Rows | None:
+    from llgui.io._read import decode_lines
+
+    lines = decode_lines(data, problems, strip_bom=True)
+    rows: list[list[str]] = []
+    numbers: list[int] = []
+    for number, line in enumerate(lines, 1):
+        if line is None:
+            continue
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if len(fields) != n_fields:
+            hint = ""
+            if n_fields == 2 and len(fields) == 3:
+                hint = "; `enroll test score` lines need a key file"
+            problems.add(number, f"expected {n_fields} fields ({layout}), got {len(fields)}{hint}")
+            continue
+        rows.append(fields)
+        numbers.append(number)
+    if problems:
+        return None
+    if not rows:
+        problems.add(0, "no trials" if data.strip() else "file is empty")
+        return None
+    flat = list(chain.from_iterable(rows))
+    return _Rows([flat[i::n_fields] for i in range(n_fields)], np.array(numbers, dtype=np.int64))
+
+
+def _scores(rows: _Rows, problems: Problems, column: int) -> np.ndarray | None:
+    texts = rows.cells[column]
+    try:
+        scores = np.array(texts, dtype=np.float64)
+    except ValueError:
+        scores = None
+    if scores is not None and np.isfinite(scores).all():
+        return scores
+    values = np.empty(len(texts))
+    bad = False
+    for i, (text, line) in enumerate(zip(texts, rows.lines)):
+        try:
+            value = float(text)
+        except ValueError:
+            problems.add(int(line), f"score {describe(text)} is not a number")
+            bad = True
+            continue
+        if not math.isfinite(value):
+            problems.add(int(line), f"score {describe(text)} is not a finite number")
+            bad = True
+            continue
+        values[i] = value
+    return None if bad else values
+
+
+def _labels(rows: _Rows, problems: Problems, column: int) -> np.ndarray | None:
+    texts = rows.cells[column]
+    distinct = set(texts)  # a handful of spellings: decide per spelling, then map in C
+    unknown = {t for t in distinct if t.lower() not in LABELS}
+    if not unknown:
+        targets = {t for t in distinct if LABELS[t.lower()]}
+        return np.fromiter(map(targets.__contains__, texts), dtype=bool, count=len(texts))
+    for text, line in zip(texts, rows.lines.tolist()):
+        if text in unknown:
+            problems.add(line, f"unknown label {describe(text)} (expected one of: {_LABEL_LIST})")
+    return None
+
+
+def _trial_codes(enroll: list[str], test: list[str]) -> np.ndarray:
+    """One int64 per (enroll, test) pair, equal exactly for equal pairs.
+
+    pandas' hash factorisation of each column, combined: three times faster than hashing
+    joined strings in a dict at a million trials (pandas is imported here, off start-up).
+    """
+    import pandas as pd
+
+    e_codes, _ = pd.factorize(np.array(enroll, dtype=object))
+    t_codes, t_uniques = pd.factorize(np.array(test, dtype=object))
+    return e_codes.astype(np.int64) * max(len(t_uniques), 1) + t_codes
+
+
+def _duplicates(rows: _Rows, codes: np.ndarray, problems: Problems) -> bool:
+    """Report each trial that comes again, at its line; True if there was one."""
+    import pandas as pd
+
+    again = np.flatnonzero(pd.Series(codes).duplicated(keep="first").to_numpy())
+    if again.size == 0:
+        return False
+    first: dict[int, int] = {}
+    for i, code in enumerate(codes.tolist()):
+        first.setdefault(code, i)
+    for i in again.tolist():
+        problems.add(int(rows.lines[i]), f"duplicate trial {rows.cells[0][i]} {rows.cells[1][i]} "
+                                         f"(first at line {rows.lines[first[codes[i]]]})")
+    return True
+
+
+def _join_key(rows: _Rows, key: TrialKey, problems: Problems) -> np.ndarray | None:
+    """Each scored trial's label from the key (score-file order), or None after problems."""
+    import pandas as pd
+
+    n_key = len(key)
+    codes = _trial_codes(list(key.enroll) + rows.cells[0], list(key.test) + rows.cells[1])
+    key_codes, score_codes = codes[:n_key], codes[n_key:]
+    duplicated = _duplicates(rows, score_codes, problems)
+    where = pd.Index(key_codes).get_indexer(score_codes)  # a loaded key has unique trials
+    missing = np.flatnonzero(where < 0)
+    for i in missing.tolist():
+        problems.add(int(rows.lines[i]), f"trial {rows.cells[0][i]} {rows.cells[1][i]} is not "
+                                         f"in the key {key.path}")
+    scored = np.zeros(n_key, dtype=bool)
+    scored[where[where >= 0]] = True
+    unscored = np.flatnonzero(~scored)
+    if unscored.size:
+        shown = ", ".join(f"{key.enroll[i]} {key.test[i]} (line {key.lines[i]})"
+                          for i in unscored[:_MISSING_SHOWN].tolist())
+        more = ", ..." if unscored.size > _MISSING_SHOWN else ""
+        problems.add(0, f"{unscored.size} of the {n_key} trials of the key {key.path} have "
+                        f"no score: {shown}{more}")
+    if missing.size or unscored.size or duplicated:
+        return None
+    return key.is_target[where]
+
+
+def _require_both(labels: np.ndarray | None, problems: Problems) -> None:
+    if labels is None:  # the key could not be read: its problems say why
+        return
+    if not labels.any():
+        problems.add(0, "no target trials (a DET curve needs target and non-target trials)")
+    elif labels.all():
+        problems.add(0, "no non-target trials (a DET curve needs target and non-target trials)")

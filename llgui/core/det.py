@@ -511,8 +511,10 @@ def bootstrap_eer(trials: Trials, n: int = 1000, seed: int = 0, level: float = 0
         f = rng.multinomial(curve.n_nontarget, non_counts / curve.n_nontarget)
         n_miss = np.concatenate(([0], np.cumsum(t)))
         n_fa = curve.n_nontarget - np.concatenate(([0], np.cumsum(f)))
-        replicate = DetCurve(p_miss=n_miss / curve.n_target, p_fa=n_fa / curve.n_nontarget,
-                             thresholds=curve.thresholds, n_miss=n_miss, n_fa=n_fa,
+        replicate = DetCurve(p_miss=_owned(n_miss / curve.n_target),
+                             p_fa=_owned(n_fa / curve.n_nontarget),
+                             thresholds=curve.thresholds, n_miss=_owned(n_miss),
+                             n_fa=_owned(n_fa),
                              n_target=curve.n_target, n_nontarget=curve.n_nontarget)
         hull = roc_hull(replicate) if method == "rocch" else None
         values[r] = _eer(replicate, hull, method)[0]

@@ -82,8 +82,14 @@ def _decode_each(data: bytes, problems: Problems) -> list[str | None]:
     return lines
 
 
-def is_blank(line: str) -> bool:
-    return not line.strip()
+def raise_in_line_order(problems: Problems) -> None:
+    """`problems.raise_if_any()` with each file's problems sorted by line (file-wide ones,
+    line 0, last), for loaders that check a file column by column rather than line by line."""
+    order: dict[str, int] = {}
+    for p in problems.items:
+        order.setdefault(p.file, len(order))
+    problems.items.sort(key=lambda p: (order[p.file], p.line == 0, p.line))
+    problems.raise_if_any()
 
 
 def describe(value: str, limit: int = 40) -> str:

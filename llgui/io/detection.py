@@ -34,7 +34,7 @@ import numpy as np
 
 from llgui.core.errors import LoadError, Problems
 from llgui.core.types import Trials
-from llgui.io._read import BOM, describe, read_bytes
+from llgui.io._read import decode_lines, describe, raise_in_line_order, read_bytes
 
 LABELS = {
     "target": True, "nontarget": False, "non-target": False,
@@ -84,7 +84,7 @@ def load_key(path: str | Path) -> TrialKey:
         _duplicates(rows, _trial_codes(rows.cells[0], rows.cells[1]), problems)
         if not problems:
             _require_both(labels, problems)
-    problems.raise_if_any()
+    raise_in_line_order(problems)
     return TrialKey(str(path), tuple(rows.cells[0]), tuple(rows.cells[1]), labels, rows.lines)
 
 
@@ -101,7 +101,16 @@ def load_scores(path: str | Path, key: str | Path | TrialKey | None = None) -> T
             key = load_key(key)
         except LoadError as exc:
             problems.extend(exc.problems)
-            key = False  # checked below without the join
+            key = False
+    return _load_scores(path, key, problems)
+
+
+def _load_scores(path: str | Path, key: TrialKey | bool | None,
+                 problems: Problems | None = None) -> Trials:
+    """`load_scores` with the key already read: a TrialKey, None (no key: `score label`
+    lines), or False (a key was named but could not be read: the `enroll test score` lines
+    are still checked, without the join)."""
+    problems = problems if problems is not None else Problems(path)
     labels = None
     if key is None:
         rows = _table(path, problems, 2, "score label")
@@ -118,7 +127,7 @@ def load_scores(path: str | Path, key: str | Path | TrialKey | None = None) -> T
                 labels = _join_key(rows, key, problems)
     if not problems:
         _require_both(labels, problems)
-    problems.raise_if_any()
+    raise_in_line_order(problems)
     return Trials(Path(path).stem, scores, labels, str(path))
 
 
@@ -184,8 +193,6 @@ def _table_fast(data: bytes, n_fields: int) -> _Rows | None:
 
 
 def _table_slow(data: bytes, problems: Problems, n_fields: int, layout: str) -> _Rows | None:
-    from llgui.io._read import decode_lines
-
     lines = decode_lines(data, problems, strip_bom=True)
     rows: list[list[str]] = []
     numbers: list[int] = []
@@ -203,10 +210,9 @@ def _table_slow(data: bytes, problems: Problems, n_fields: int, layout: str) -> 
             continue
         rows.append(fields)
         numbers.append(number)
-    if problems:
-        return None
     if not rows:
-        problems.add(0, "no trials" if data.strip() else "file is empty")
+        if not problems:
+            problems.add(0, "no trials" if data.strip() else "file is empty")
         return None
     flat = list(chain.from_iterable(rows))
     return _Rows([flat[i::n_fields] for i in range(n_fields)], np.array(numbers, dtype=np.int64))

@@ -1,0 +1,791 @@
+"""The bundle: one TOML file that names everything of an evaluation, loaded and cross-checked.
+
+Schema: DESIGN.md section 3. Every table and key is checked; an unknown one is an error whose
+message lists the known ones (keys may be added to the schema later, but a typo such as
+`referenses` must not silently drop the references). Relative paths are resolved against the
+bundle's folder, absolute paths are taken as they are.
+
+Where problems are reported:
+
+- a problem of the bundle itself at the bundle's line (`bundle.toml:12: references file
+  'ref/x.de' not found`); a TOML syntax error at the line tomllib gives;
+- a problem inside a file the bundle names at that file's line, under the path the bundle
+  resolved (`<bundle folder>/ref/x.de:7: ...`);
+- a problem of the interaction log against the documents (a sentence beyond the last segment,
+  a time after the end of the recording, an unknown document) at the log's line.
+
+All of them are collected and raised as one `LoadError`; a `Bundle` is returned only when there
+is none, so a caller never holds a half-built one.
+
+Decisions the schema leaves open:
+
+- `[bundle] name` defaults to the bundle file's stem; `metrics` to DEFAULT_METRICS[task];
+- `[settings]` keeps only the keys given (the libraries' defaults apply to the others); the
+  names are sacrebleu's and pyannote's argument names, listed in SETTINGS;
+- document `time` is required, and all documents use numbers or all use ISO dates;
+- `references` may be a string or an array; MT needs at least one reference, diarization
+  exactly one (RTTM or MDTM, chosen by the `.mdtm` extension);
+- diarization: the document's `uri` (default: its id) must have turns in the reference file
+  (no turn there is an error, since the document would score nothing), and a line in the UEM
+  file when one is given; a hypothesis file without that uri gives an empty hypothesis (a
+  system may find no speech in one recording), but the hypothesis file as a whole must hold
+  turns (an empty output file is far more often a crashed run);
+- a file named by several documents (a shared RTTM or UEM) is read once;
+- detection: no `[[documents]]`; `[detection] scores` is required, system names (file stems)
+  must differ; all score files are joined to the one `key` when it is given.
+"""
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from pathlib import Path
+from typing import Callable
+
+from llgui.core.cost import CostModel
+from llgui.core.errors import LoadError, Problem, Problems
+from llgui.core.types import (
+    DEFAULT_METRICS, KNOWN_METRICS, MT_KINDS, TASKS, Bundle, DiarDocument, MTDocument, Stamp,
+)
+from llgui.io._read import decode_lines, read_bytes
+from llgui.io._tomlpos import TomlPositions, locate
+
+TABLES = ("bundle", "settings", "cost", "documents", "interactions", "lifelong", "detection")
+BUNDLE_KEYS = ("task", "name", "metrics")
+DOCUMENT_KEYS = {
+    "mt": ("id", "time", "references", "hypothesis", "source"),
+    "diarization": ("id", "time", "references", "hypothesis", "uem", "uri"),
+}
+INTERACTIONS_KEYS = ("log",)
+LIFELONG_KEYS = ("scores",)
+DETECTION_KEYS = ("scores", "key")
+
+SACREBLEU_TOKENIZERS = ("13a", "char", "flores101", "flores200", "intl", "ja-mecab",
+                        "ko-mecab", "none", "spBLEU-1K", "spm", "zh")
+"""sacrebleu 2.6's BLEU tokenizers (a test holds this equal to sacrebleu's own list; it is
+copied so that loading a bundle does not import sacrebleu, which is off the start-up path)."""
+
+SMOOTH_METHODS = ("none", "floor", "add-k", "exp")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One `[settings]` key: its type ("bool", "int", "number", "str"), allowed values, use."""
+
+    kind: str
+    minimum: float | None = None
+    choices: tuple[str, ...] | None = None
+    used_by: str = ""
+
+
+SETTINGS: dict[str, Setting] = {
+    # sacrebleu BLEU
+    "tokenize": Setting("str", choices=SACREBLEU_TOKENIZERS, used_by="bleu"),
+    "lowercase": Setting("bool", used_by="bleu, chrf, wer"),
+    "force": Setting("bool", used_by="bleu"),
+    "smooth_method": Setting("str", choices=SMOOTH_METHODS, used_by="bleu"),
+    "smooth_value": Setting("number", minimum=0, used_by="bleu"),
+    "max_ngram_order": Setting("int", minimum=1, used_by="bleu"),
+    "effective_order": Setting("bool", used_by="bleu"),
+    "trg_lang": Setting("str", used_by="bleu"),
+    # sacrebleu chrF
+    "char_order": Setting("int", minimum=0, used_by="chrf"),
+    "word_order": Setting("int", minimum=0, used_by="chrf"),
+    "beta": Setting("int", minimum=0, used_by="chrf"),
+    "whitespace": Setting("bool", used_by="chrf"),
+    "eps_smoothing": Setting("bool", used_by="chrf"),
+    # sacrebleu TER (and jiwer WER for no_punct)
+    "normalized": Setting("bool", used_by="ter"),
+    "no_punct": Setting("bool", used_by="ter, wer"),
+    "asian_support": Setting("bool", used_by="ter"),
+    "case_sensitive": Setting("bool", used_by="ter"),
+    # pyannote.metrics DER / JER
+    "collar": Setting("number", minimum=0, used_by="der, jer (total width, seconds)"),
+    "skip_overlap": Setting("bool", used_by="der, jer"),
+}
+"""Known `[settings]` keys, under the reference libraries' argument names."""
+
+_TOML_POSITION = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)\s*$")
+_SHOWN_URIS = 5
+
+
+def load_bundle(path: str | Path) -> Bundle:
+    """Load a bundle and everything it names; raises LoadError listing every problem."""
+    return _Loader(path).load()
+
+
+def check_steps(bundle: Bundle, log_file: str) -> list[Problem]:
+    """Problems of `bundle.steps` against `bundle.documents`, at the log's lines.
+
+    Checks that each step's document (and `doc2`) exists, MT sentence numbers and adapted
+    lines are within the document's segments (an adapted file has exactly as many lines),
+    diarization target and answer times are not after the end of the recording (the end of
+    `DiarDocument.extent`: reference, hypothesis and UEM together).
+    """
+    documents = {d.id: d for d in bundle.documents}
+    return _check_steps(bundle.steps, documents, set(), log_file)
+
+
+def _check_steps(steps, documents: dict, unchecked: set[str], log_file: str) -> list[Problem]:
+    """`check_steps`; steps of the documents in `unchecked` (which failed to load) are skipped."""
+    problems: list[Problem] = []
+
+    def add(step, reason: str) -> None:
+        problems.append(Problem(log_file, step.line, reason))
+
+    known = ", ".join(list(documents)[:_SHOWN_URIS]) + (", ..." if len(documents) > _SHOWN_URIS else "")
+    for step in steps:
+        if step.doc in unchecked:
+            continue
+        doc = documents.get(step.doc)
+        if doc is None:
+            add(step, f"document {step.doc!r} is not in the bundle (documents: {known})")
+            continue
+        if step.kind in MT_KINDS:
+            if not isinstance(doc, MTDocument):
+                add(step, f"an MT step on document {step.doc!r}, which is not an MT document")
+                continue
+            n = doc.n_segments
+            if step.target.sentence > n:
+                add(step, f"target sentence {step.target.sentence} is beyond the last segment "
+                          f"of document {step.doc!r} ({n} segments)")
+            adapted = step.adapted
+            if adapted is not None and adapted.lines is not None:
+                if adapted.path is not None and len(adapted.lines) != n:
+                    add(step, f"adapted file {adapted.path!r} has {len(adapted.lines)} lines but "
+                              f"document {step.doc!r} has {n} segments")
+                elif adapted.path is None:
+                    beyond = sorted(k for k in adapted.lines if k > n)
+                    if beyond:
+                        add(step, f"adapted line {beyond[0]} is beyond the last segment of "
+                                  f"document {step.doc!r} ({n} segments)")
+            continue
+        if not isinstance(doc, DiarDocument):
+            add(step, f"a diarization step on document {step.doc!r}, which is not a "
+                      f"diarization document")
+            continue
+        end = doc.extent[1]
+        target = step.target
+
+        def late(what: str, seconds: float, of=doc, end=end) -> None:
+            if seconds > end:
+                add(step, f"{what} {_seconds(seconds)} s is after the end of document "
+                          f"{of.id!r} ({_seconds(end)} s)")
+
+        if step.kind == "same":
+            late("target t1", target.t1)
+            other = doc
+            if target.doc2 is not None:
+                other = documents.get(target.doc2)
+                if other is None:
+                    if target.doc2 not in unchecked:
+                        add(step, f"target doc2 {target.doc2!r} is not in the bundle "
+                                  f"(documents: {known})")
+                    continue
+                if not isinstance(other, DiarDocument):
+                    add(step, f"target doc2 {target.doc2!r} is not a diarization document")
+                    continue
+            late("target t2", target.t2, other, other.extent[1])
+        elif step.kind in ("boundary", "name"):
+            late("target t", target.t)
+            if step.kind == "boundary":
+                late("answer start", step.answer[0])
+                late("answer end", step.answer[1])
+        else:  # segment
+            late("target start", target.start)
+            late("target end", target.end)
+    return problems
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.10g}"
+
+
+def _show(value: object) -> str:
+    """A TOML value for a message."""
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 40 else repr(value[:37] + "...")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        text = repr(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat()
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return type(value).__name__
+
+
+def _article(task: str) -> str:
+    return "an" if task == "mt" else "a"
+
+
+class _Loader:
+    def __init__(self, path: str | Path):
+        self.path = path
+        self.file = str(path)
+        self.base = Path(path).parent
+        self.problems = Problems(path, limit=500)
+        self.pos = TomlPositions()
+        self.cache: dict[tuple, object] = {}
+        self.task: str | None = None
+
+    # --- reporting ---------------------------------------------------------------------
+    def add(self, line: int, reason: str) -> None:
+        self.problems.add(line, reason)
+
+    def key_line(self, table: str, key: str, index: int = 0) -> int:
+        return self.pos.key_line((table,), key, index)
+
+    # --- files -------------------------------------------------------------------------
+    def resolve(self, value: object, what: str, line: int) -> str | None:
+        """The resolved path of a file the bundle names, or None after a problem at `line`."""
+        if not isinstance(value, str) or not value.strip():
+            self.add(line, f"{what} must be a file name (a non-empty string), not {_show(value)}")
+            return None
+        try:
+            resolved = self.base / value
+            exists, is_file = resolved.exists(), resolved.is_file()
+        except (OSError, ValueError):
+            self.add(line, f"{what} file {value!r} is not a valid path")
+            return None
+        if not exists:
+            self.add(line, f"{what} file {value!r} not found")
+            return None
+        if not is_file:
+            self.add(line, f"{what} file {value!r} is not a file (a directory?)")
+            return None
+        return str(resolved)
+
+    def read(self, loader: Callable, resolved: str, *args) -> object | None:
+        """`loader(resolved, *args)`, once per file; its problems are collected once."""
+        key = (loader.__name__, resolved) + tuple(
+            a if isinstance(a, (str, bool, type(None))) else id(a) for a in args)
+        if key not in self.cache:
+            try:
+                self.cache[key] = loader(resolved, *args)
+            except LoadError as exc:
+                self.problems.extend(exc.problems)
+                self.cache[key] = None
+        return self.cache[key]
+
+    # --- the whole -----------------------------------------------------------------------
+    def load(self) -> Bundle:
+        data = self.parse()
+        bundle_table = self.table(data, "bundle", required=True)
+        task, name, metrics = self.bundle_section(bundle_table)
+        settings = self.settings(self.table(data, "settings"))
+        cost = self.cost(self.table(data, "cost"))
+        documents, unchecked = self.documents(data, task)
+        steps, log_file = self.interactions(self.table(data, "interactions"), task, documents)
+        lifelong = self.lifelong(self.table(data, "lifelong"))
+        detection = self.detection(self.table(data, "detection"), task)
+        if steps and log_file is not None:
+            by_id = {d.id: d for d in documents}
+            self.problems.extend(_check_steps(steps, by_id, unchecked, log_file))
+        self.problems.raise_if_any()
+        return Bundle(
+            path=self.file, task=task, name=name, metrics=metrics, settings=settings, cost=cost,
+            documents=tuple(documents), steps=tuple(steps), lifelong=lifelong,
+            detection=tuple(detection),
+        )
+
+    def parse(self) -> dict:
+        data = read_bytes(self.path, self.problems)
+        if data is None:
+            self.problems.raise_if_any()
+        if not data.strip():
+            self.add(0, "file is empty")
+            self.problems.raise_if_any()
+        lines = decode_lines(data, self.problems, strip_bom=True)
+        self.problems.raise_if_any()
+        text = "\n".join(lines)  # type: ignore[arg-type]  # no None without a problem
+        try:
+            parsed = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            message = str(exc)
+            found = _TOML_POSITION.search(message)
+            reason = message[: found.start()] if found else message
+            reason = f"not valid TOML: {reason[:1].lower()}{reason[1:]}"
+            if found and found.group(1):
+                self.add(int(found.group(1)), f"{reason} (column {found.group(2)})")
+            else:
+                self.add(len(lines), f"{reason} (at the end of the file)")
+            self.problems.raise_if_any()
+        except RecursionError:
+            self.add(0, "not valid TOML: values nested too deeply")
+            self.problems.raise_if_any()
+        self.pos = locate(text)
+        for key, value in parsed.items():
+            if key in TABLES:
+                continue
+            line = self.pos.key_line((), key)
+            if line == 0:
+                line = self.pos.table_line((key,))
+            if isinstance(value, dict):
+                self.add(line, f"unknown table [{key}] (expected: "
+                               f"{', '.join(f'[{t}]' for t in TABLES)})")
+            else:
+                self.add(line, f"key {key!r} is outside any table (keys go in one of: "
+                               f"{', '.join(f'[{t}]' for t in TABLES)})")
+        return parsed
+
+    def table(self, data: dict, name: str, required: bool = False) -> dict | None:
+        """The table `name` (None if absent or not a table), its unknown keys reported."""
+        if name not in data:
+            if required:
+                self.add(0, f"missing table [{name}]")
+            return None
+        value = data[name]
+        if name == "documents":
+            return value  # checked by `documents`
+        if not isinstance(value, dict):
+            self.add(self.pos.key_line((), name), f"{name} must be a table [{name}], "
+                                                  f"not {_show(value)}")
+            return None
+        known = {"bundle": BUNDLE_KEYS, "settings": tuple(SETTINGS), "cost": None,
+                 "interactions": INTERACTIONS_KEYS, "lifelong": LIFELONG_KEYS,
+                 "detection": DETECTION_KEYS}[name]
+        if known is not None:
+            for key in value:
+                if key not in known:
+                    self.add(self.key_line(name, key),
+                             f"unknown key {key!r} in [{name}] (known: {', '.join(known)})")
+        return value
+
+    # --- [bundle] --------------------------------------------------------------------------
+    def bundle_section(self, table: dict | None) -> tuple[str, str, tuple[str, ...]]:
+        name = Path(self.file).stem
+        if table is None:
+            return "", name, ()
+        task = table.get("task")
+        if "task" not in table:
+            self.add(self.pos.table_line(("bundle",)), f"[bundle] needs task = one of: "
+                                                       f"{', '.join(TASKS)}")
+            task = ""
+        elif task not in TASKS or not isinstance(task, str):
+            self.add(self.key_line("bundle", "task"),
+                     f"task must be one of: {', '.join(TASKS)}, not {_show(task)}")
+            task = ""
+        self.task = task or None
+        if "name" in table:
+            if isinstance(table["name"], str):
+                name = table["name"]
+            else:
+                self.add(self.key_line("bundle", "name"),
+                         f"name must be a string, not {_show(table['name'])}")
+        metrics: tuple[str, ...] = DEFAULT_METRICS.get(task, ())
+        if "metrics" in table:
+            metrics = self.metrics(table["metrics"], task)
+        return task, name, metrics
+
+    def metrics(self, value: object, task: str) -> tuple[str, ...]:
+        line = self.key_line("bundle", "metrics")
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list):
+            self.add(line, f"metrics must be an array of metric names, not {_show(value)}")
+            return ()
+        if not value:
+            self.add(line, "metrics is empty (leave it out for the default: "
+                           f"{', '.join(DEFAULT_METRICS.get(task, ()))})")
+            return ()
+        names: list[str] = []
+        for i, metric in enumerate(value):
+            where = self.pos.element_line(("bundle",), "metrics", i)
+            if not isinstance(metric, str):
+                self.add(where, f"metrics[{i}] must be a metric name, not {_show(metric)}")
+            elif task and metric not in KNOWN_METRICS[task]:
+                self.add(where, f"unknown metric {metric!r} for task {task} "
+                                f"(known: {', '.join(KNOWN_METRICS[task])})")
+            elif metric in names:
+                self.add(where, f"metric {metric!r} is listed twice")
+            else:
+                names.append(metric)
+        return tuple(names)
+
+    # --- [settings], [cost] ------------------------------------------------------------------
+    def settings(self, table: dict | None) -> dict[str, object]:
+        settings: dict[str, object] = {}
+        for key, value in (table or {}).items():
+            spec = SETTINGS.get(key)
+            if spec is None:
+                continue  # reported by `table`
+            reason = _check_setting(key, spec, value)
+            if reason:
+                self.add(self.key_line("settings", key), reason)
+            else:
+                settings[key] = float(value) if spec.kind == "number" else value
+        return settings
+
+    def cost(self, table: dict | None) -> CostModel:
+        if not table:
+            return CostModel()
+        bad = False
+        for key, value in table.items():
+            try:
+                CostModel.from_dict({key: value})
+            except (TypeError, ValueError) as exc:
+                self.add(self.key_line("cost", key), str(exc))
+                bad = True
+        if bad:
+            return CostModel()
+        try:
+            return CostModel.from_dict(dict(table))
+        except (TypeError, ValueError) as exc:
+            self.add(self.pos.table_line(("cost",)), str(exc))
+            return CostModel()
+
+    # --- [[documents]] -------------------------------------------------------------------------
+    def documents(self, data: dict, task: str) -> tuple[list, set[str]]:
+        """The documents that loaded, and the ids of those that did not (their steps are not
+        cross-checked, so one bad file does not bury its real problems under echoes)."""
+        value = data.get("documents")
+        task_line = self.key_line("bundle", "task")
+        if value is None:
+            if task in ("mt", "diarization"):
+                self.add(task_line, f"{_article(task)} {task} bundle needs at least one "
+                                    f"[[documents]] table")
+            return [], set()
+        if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+            self.add(self.pos.key_line((), "documents") or self.pos.table_line(("documents",)),
+                     "documents must be [[documents]] tables")
+            return [], set()
+        if task == "detection":
+            self.add(self.pos.table_line(("documents",)),
+                     "a detection bundle takes no [[documents]] (its trials are in [detection])")
+            return [], set()
+        if task not in ("mt", "diarization"):
+            return [], set()
+        documents: list = []
+        failed: set[str] = set()
+        first_id: dict[str, int] = {}
+        first_time: tuple[bool, str, int] | None = None
+        for index, table in enumerate(value):
+            doc = _Doc(self, task, index, table)
+            doc_id = doc.id()
+            if doc_id is not None:
+                line = doc.line("id")
+                if doc_id in first_id:
+                    self.add(line, f"duplicate document id {doc_id!r} (first at line "
+                                   f"{first_id[doc_id]})")
+                    doc_id = None
+                else:
+                    first_id[doc_id] = line
+            stamp = doc.time()
+            if stamp is not None:
+                if first_time is None:
+                    first_time = (stamp.is_date, doc_id or "?", doc.line("time"))
+                elif stamp.is_date != first_time[0]:
+                    this, other = (("an ISO date", "a number") if stamp.is_date
+                                   else ("a number", "an ISO date"))
+                    self.add(doc.line("time"), f"time {_show(table['time'])} is {this}, but "
+                                               f"document {first_time[1]!r} (line "
+                                               f"{first_time[2]}) has {other} (times must not "
+                                               f"mix numbers and dates)")
+                    stamp = None
+            built = doc.build(doc_id, stamp)
+            if built is not None:
+                documents.append(built)
+            elif doc_id is not None:
+                failed.add(doc_id)
+        return documents, failed
+
+    # --- [interactions], [lifelong], [detection] ------------------------------------------------
+    def interactions(self, table: dict | None, task: str, documents: list):
+        if table is None or "log" not in table:
+            if table is not None:
+                self.add(self.pos.table_line(("interactions",)), "[interactions] needs log = "
+                                                                 "the interaction log (JSONL)")
+            return (), None
+        line = self.key_line("interactions", "log")
+        if task == "detection":
+            self.add(line, "a detection bundle takes no interaction log")
+            return (), None
+        resolved = self.resolve(table["log"], "log", line)
+        if resolved is None or task not in ("mt", "diarization"):
+            return (), None
+        from llgui.io.interactions import load_log
+
+        uris = {d.id: d.uri for d in documents if isinstance(d, DiarDocument)}
+        try:
+            return load_log(resolved, task=task, uris=uris), resolved
+        except LoadError as exc:
+            self.problems.extend(exc.problems)
+            return (), None
+
+    def lifelong(self, table: dict | None):
+        if table is None:
+            return None
+        if "scores" not in table:
+            self.add(self.pos.table_line(("lifelong",)), "[lifelong] needs scores = the score "
+                                                         "table (CSV)")
+            return None
+        resolved = self.resolve(table["scores"], "scores", self.key_line("lifelong", "scores"))
+        if resolved is None:
+            return None
+        from llgui.io.lifelong import load_lifelong
+
+        return self.read(load_lifelong, resolved)
+
+    def detection(self, table: dict | None, task: str) -> list:
+        if table is None or "scores" not in table:
+            if task == "detection":
+                line = (self.pos.table_line(("detection",)) if table is not None
+                        else self.key_line("bundle", "task"))
+                self.add(line, "a detection bundle needs [detection] scores = [score files]")
+            return []
+        from llgui.io import detection as det
+
+        key = None
+        if "key" in table:
+            resolved_key = self.resolve(table["key"], "key", self.key_line("detection", "key"))
+            if resolved_key is None:
+                key = False
+            else:
+                key = self.read(det.load_key, resolved_key)
+                if key is None:
+                    key = False  # its problems are collected; score files are still checked
+        files = table["scores"]
+        line = self.key_line("detection", "scores")
+        if isinstance(files, str):
+            files = [files]
+        if not isinstance(files, list) or not files:
+            self.add(line, f"scores must be an array of score files, not {_show(table['scores'])}")
+            return []
+        trials = []
+        names: dict[str, tuple[str, int]] = {}
+        for i, written in enumerate(files):
+            where = self.pos.element_line(("detection",), "scores", i)
+            resolved = self.resolve(written, "scores", where)
+            if resolved is None:
+                continue
+            name = Path(resolved).stem
+            if name in names:
+                self.add(where, f"scores file {written!r} has the same system name {name!r} as "
+                                f"{names[name][0]!r} (line {names[name][1]}); names come from "
+                                f"file stems")
+                continue
+            names[name] = (written, where)
+            loaded = self.read(det._load_scores, resolved, key)
+            if loaded is not None:
+                trials.append(loaded)
+        return trials
+
+
+def _check_setting(key: str, spec: Setting, value: object) -> str | None:
+    """Why `value` is not allowed for setting `key`, or None."""
+    if spec.kind == "bool":
+        return None if isinstance(value, bool) else f"{key} must be true or false, not {_show(value)}"
+    if spec.kind == "str":
+        if not isinstance(value, str):
+            return f"{key} must be a string, not {_show(value)}"
+        if spec.choices and value not in spec.choices:
+            return f"{key} must be one of: {', '.join(spec.choices)}; not {_show(value)}"
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        noun = "an integer" if spec.kind == "int" else "a number"
+        return f"{key} must be {noun}, not {_show(value)}"
+    if spec.kind == "int" and not isinstance(value, int):
+        return f"{key} must be an integer, not {_show(value)}"
+    if not math.isfinite(value) or (spec.minimum is not None and value < spec.minimum):
+        bound = f" >= {spec.minimum:g}" if spec.minimum is not None else ""
+        return f"{key} must be a finite number{bound}, not {_show(value)}"
+    return None
+
+
+class _Doc:
+    """One [[documents]] table being checked."""
+
+    def __init__(self, loader: _Loader, task: str, index: int, table: dict):
+        self.loader = loader
+        self.task = task
+        self.index = index
+        self.table = table
+        self.ok = True
+        known = DOCUMENT_KEYS[task]
+        for key in table:
+            if key in known:
+                continue
+            other = "diarization" if task == "mt" else "mt"
+            if key in DOCUMENT_KEYS[other]:
+                self.add(key, f"key {key!r} is for {other} documents, not {task}")
+            else:
+                self.add(key, f"unknown key {key!r} in [[documents]] (known: {', '.join(known)})")
+
+    def line(self, key: str | None = None, element: int | None = None) -> int:
+        pos = self.loader.pos
+        if key is None:
+            return pos.table_line(("documents",), self.index)
+        if element is not None:
+            return pos.element_line(("documents",), key, element, self.index)
+        return pos.key_line(("documents",), key, self.index)
+
+    def add(self, key: str | None, reason: str, element: int | None = None) -> None:
+        self.ok = False
+        self.loader.add(self.line(key, element), reason)
+
+    def missing(self, key: str, what: str) -> None:
+        self.add(None, f"[[documents]] number {self.index + 1} has no {key} ({what})")
+
+    def id(self) -> str | None:
+        if "id" not in self.table:
+            self.missing("id", "a unique name")
+            return None
+        value = self.table["id"]
+        if not isinstance(value, str) or not value.strip():
+            self.add("id", f"id must be a non-empty string, not {_show(value)}")
+            return None
+        return value
+
+    def time(self) -> Stamp | None:
+        if "time" not in self.table:
+            self.missing("time", "an ISO date or a number")
+            return None
+        try:
+            return Stamp.parse(self.table["time"])
+        except ValueError as exc:
+            self.add("time", str(exc))
+            return None
+
+    def paths(self, key: str, required: bool) -> list[tuple[str, int]] | None:
+        """[(written path, line)] of a string-or-array key; None when absent or wrong."""
+        if key not in self.table:
+            if required:
+                self.missing(key, "a file")
+            return None
+        value = self.table[key]
+        if isinstance(value, str):
+            return [(value, self.line(key))]
+        if not isinstance(value, list) or not value:
+            self.add(key, f"{key} must be a file name or an array of file names, "
+                          f"not {'an empty array' if value == [] else _show(value)}")
+            return None
+        return [(item, self.line(key, i)) for i, item in enumerate(value)]
+
+    def file(self, key: str, written: object, line: int) -> str | None:
+        resolved = self.loader.resolve(written, key, line)
+        if resolved is None:
+            self.ok = False
+        return resolved
+
+    def build(self, doc_id: str | None, stamp: Stamp | None):
+        if self.task == "mt":
+            return self.build_mt(doc_id, stamp)
+        return self.build_diarization(doc_id, stamp)
+
+    def build_mt(self, doc_id: str | None, stamp: Stamp | None) -> MTDocument | None:
+        from llgui.io.text import load_segments
+
+        refs = self.paths("references", required=True) or []
+        hyp = self.paths("hypothesis", required=True)
+        if hyp is not None and len(hyp) != 1:
+            self.add("hypothesis", "hypothesis must be one file name, not an array")
+            hyp = None
+        src = self.paths("source", required=False)
+        if src is not None and len(src) != 1:
+            self.add("source", "source must be one file name, not an array")
+            src = None
+        loaded = {}
+        for role, entries in (("references", refs), ("hypothesis", hyp or []),
+                              ("source", src or [])):
+            for written, line in entries:
+                resolved = self.file(role, written, line)
+                if resolved is not None:
+                    segments = self.loader.read(load_segments, resolved)
+                    if segments is None:
+                        self.ok = False
+                    loaded[(role, line, written)] = segments
+        hyp_segments = next((v for (r, _, _), v in loaded.items() if r == "hypothesis"), None)
+        if hyp_segments is not None:
+            (hyp_written,) = [w for (r, _, w) in loaded if r == "hypothesis"]
+            for (role, line, written), segments in loaded.items():
+                if role != "hypothesis" and segments is not None and len(segments) != len(
+                        hyp_segments):
+                    self.ok = False
+                    self.loader.add(line, f"{role} file {written!r} has {len(segments)} lines "
+                                          f"but hypothesis file {hyp_written!r} has "
+                                          f"{len(hyp_segments)}")
+        if not self.ok or doc_id is None or stamp is None or hyp_segments is None:
+            return None
+        references = tuple(v for (r, _, _), v in loaded.items() if r == "references")
+        source = next((v for (r, _, _), v in loaded.items() if r == "source"), None)
+        return MTDocument(doc_id, stamp, hyp_segments, references, source)
+
+    def build_diarization(self, doc_id: str | None, stamp: Stamp | None) -> DiarDocument | None:
+        from llgui.io.rttm import load_turns, load_uem
+
+        uri = doc_id
+        if "uri" in self.table:
+            value = self.table["uri"]
+            if not isinstance(value, str) or not value.strip():
+                self.add("uri", f"uri must be a non-empty string, not {_show(value)}")
+                uri = None
+            else:
+                uri = value
+        refs = self.paths("references", required=True)
+        if refs is not None and len(refs) != 1:
+            self.add("references", f"a diarization document takes one references file (RTTM "
+                                   f"or MDTM), not {len(refs)}")
+            refs = None
+        hyp = self.paths("hypothesis", required=True)
+        if hyp is not None and len(hyp) != 1:
+            self.add("hypothesis", "hypothesis must be one file name, not an array")
+            hyp = None
+        uem = self.paths("uem", required=False)
+        if uem is not None and len(uem) != 1:
+            self.add("uem", "uem must be one file name, not an array")
+            uem = None
+        uri_line = self.line("uri") if "uri" in self.table else None
+        reference = hypothesis = uem_spans = None
+        if refs:
+            written, line = refs[0]
+            resolved = self.file("references", written, line)
+            turns = self.loader.read(load_turns, resolved) if resolved else None
+            if turns is None:
+                self.ok = False
+            elif uri is not None:
+                if uri not in turns or not turns[uri]:
+                    self.add_uri(uri_line or line, uri, "references", written, turns)
+                else:
+                    reference = turns[uri]
+        if hyp:
+            written, line = hyp[0]
+            resolved = self.file("hypothesis", written, line)
+            turns = self.loader.read(load_turns, resolved) if resolved else None
+            if turns is None:
+                self.ok = False
+            elif uri is not None:
+                hypothesis = turns.get(uri, ())
+        if uem:
+            written, line = uem[0]
+            resolved = self.file("uem", written, line)
+            spans = self.loader.read(load_uem, resolved) if resolved else None
+            if spans is None:
+                self.ok = False
+            elif uri is not None:
+                if uri not in spans:
+                    self.ok = False
+                    self.loader.add(line, f"uem file {written!r} has no line for {uri!r}")
+                else:
+                    uem_spans = spans[uri]
+        if (not self.ok or doc_id is None or stamp is None or uri is None or reference is None
+                or hypothesis is None):
+            return None
+        return DiarDocument(doc_id, stamp, uri, reference, hypothesis, uem_spans)
+
+    def add_uri(self, line: int, uri: str, role: str, written: str, turns: dict) -> None:
+        self.ok = False
+        if uri in turns:
+            self.loader.add(line, f"{role} file {written!r} has no turn of duration > 0 for "
+                                  f"{uri!r}")
+            return
+        held = list(turns)
+        shown = ", ".join(held[:_SHOWN_URIS]) + (", ..." if len(held) > _SHOWN_URIS else "")
+        self.loader.add(line, f"uri {uri!r} is not in {role} file {written!r} (its file "
+                              f"fields: {shown})")

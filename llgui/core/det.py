@@ -181,8 +181,8 @@ def _split(scores, is_target) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("scores and is_target must be 1-D arrays of the same length")
     if not np.isfinite(scores).all():
         raise ValueError("scores must be finite (no NaN or infinity)")
-    # Sorting the two classes apart is much faster than one argsort (numpy's SIMD sort has no
-    # argsort counterpart), and the merge below is linear work for a stable sort.
+    # Sorting the two classes apart is much faster than one argsort of everything (numpy's
+    # SIMD sort has no argsort counterpart); `_curve_from_sorted` then merges them.
     tar = np.sort(scores[labels])
     non = np.sort(scores[~labels])
     if tar.size == 0 or non.size == 0:
@@ -239,8 +239,9 @@ def _hull_indices(n_fa: np.ndarray, n_miss: np.ndarray) -> np.ndarray:
     is the lower convex chain from (0, n_target) to (n_nontarget, 0): every vertex is a strict
     left turn. A point that is not a strict left turn between two other points of the set lies
     on or above their chord, so it is not a vertex, and all such points can go at once; rounds
-    of this shrink a DET staircase fast, and a monotone chain finishes the remainder. Counts
-    are at most 2**31, so the int64 cross products cannot overflow.
+    of this shrink a DET staircase fast, and a monotone chain finishes the remainder. As x
+    rises and y falls, the two products of a cross product have the same sign, so with counts
+    below 2**31 their difference stays within int64.
     """
     x = n_fa[::-1].astype(np.int64)
     y = n_miss[::-1].astype(np.int64)

@@ -1,0 +1,50 @@
+"""Shared helpers for the loader tests: write a file, collect the problems a load raises."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from llgui.core.errors import LoadError
+
+FUZZ = settings(
+    max_examples=1000,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                           HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
+)
+"""Fuzzing settings: 1000 examples, reproducible (derandomized, no example database)."""
+
+
+def write(path: Path, content: str | bytes) -> Path:
+    """Write `content` (text as UTF-8, bytes as they are) to `path`, making its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, str):
+        path.write_bytes(content.encode("utf-8"))
+    else:
+        path.write_bytes(content)
+    return path
+
+
+def problems(load: Callable, *args, **kwargs) -> list[tuple[str, int, str]]:
+    """The (file, line, reason) of every problem of the LoadError that `load` must raise."""
+    with pytest.raises(LoadError) as info:
+        load(*args, **kwargs)
+    return [(p.file, p.line, p.reason) for p in info.value.problems]
+
+
+def only_load_errors(load: Callable, path, expected_type: type, *args, **kwargs) -> None:
+    """Fuzz oracle: `load` returns an `expected_type` or raises LoadError, nothing else."""
+    try:
+        result = load(path, *args, **kwargs)
+    except LoadError as exc:
+        assert exc.problems
+        for p in exc.problems:
+            assert isinstance(p.reason, str) and p.reason
+            assert isinstance(p.line, int) and p.line >= 0
+        return
+    assert isinstance(result, expected_type), type(result)

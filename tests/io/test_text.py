@@ -1,0 +1,118 @@
+"""llgui.io.text.load_segments: one segment per line, UTF-8, every problem at its line."""
+from __future__ import annotations
+
+import pytest
+
+from llgui.io.text import load_segments
+from tests.io.helpers import problems, write
+
+
+# --------------------------------------------------------------------------------------------
+# Good input
+
+
+@pytest.mark.parametrize("content, segments", [
+    ("a b\nc d\n", ("a b", "c d")),
+    ("a b\nc d", ("a b", "c d")),                 # no final newline
+    ("a b\r\nc d\r\n", ("a b", "c d")),           # CRLF
+    ("a\n\nb\n", ("a", "", "b")),                 # an empty segment in the middle is kept
+    ("a\n\n", ("a", "")),                         # a second final newline is an empty segment
+    ("\n", ("",)),                                # one empty segment
+    ("  spaced  \n\tx\n", ("  spaced  ", "\tx")), # nothing stripped but the line ending
+    ("\ufeffHallo\nWelt\n", ("\ufeffHallo", "Welt")),  # the BOM of line 1 is kept
+    ("über\n日本語\n", ("über", "日本語")),
+])
+def test_segments(tmp_path, content, segments):
+    path = write(tmp_path / "x.de", content)
+    assert load_segments(path) == segments
+    assert load_segments(str(path)) == segments
+
+
+# --------------------------------------------------------------------------------------------
+# Malformed input: the full list of problems, with file, line and reason
+
+
+def test_missing_file(tmp_path):
+    path = str(tmp_path / "nope.de")
+    assert problems(load_segments, path) == [(path, 0, "file not found")]
+
+
+def test_directory(tmp_path):
+    assert problems(load_segments, str(tmp_path)) == [(str(tmp_path), 0, "is a directory, not a file")]
+
+
+def test_empty_file(tmp_path):
+    path = str(write(tmp_path / "ref.de", b""))
+    assert problems(load_segments, path) == [(path, 0, "file is empty")]
+
+
+def test_invalid_utf8_on_several_lines(tmp_path):
+    # line 2: a Latin-1 "ü" (0xfc) at byte 3 (offset 3 + 2); line 4: a truncated 3-byte
+    # sequence at byte 1 (offset 3 + 6 + 3)
+    content = b"ok\nGr\xfc\xdfe\nok\n\xe2\x82\nok\n"
+    path = str(write(tmp_path / "hyp.de", content))
+    assert problems(load_segments, path) == [
+        (path, 2, "invalid UTF-8 byte 0xfc at column 3 (file offset 5)"),
+        (path, 4, "invalid UTF-8 bytes 0xe2 0x82 at column 1 (file offset 12)"),
+    ]
+
+
+def test_nul_character(tmp_path):
+    path = str(write(tmp_path / "hyp.de", "fine\nbad\x00here\n"))
+    assert problems(load_segments, path) == [(path, 2, "contains a NUL character at column 4")]
+
+
+def test_other_line_breaks_each_reported(tmp_path):
+    content = "one\rtwo\nfine\nthree\u2028four\nfive\u2029\nsix\x85seven\nform\x0cfeed\n"
+    path = str(write(tmp_path / "hyp.de", content))
+    assert problems(load_segments, path) == [
+        (path, 1, "contains a carriage return (\\r) not followed by \\n at column 4; "
+                  "a segment must be one line"),
+        (path, 3, "contains U+2028 LINE SEPARATOR (a line break for some tools) at column 6; "
+                  "a segment must be one line"),
+        (path, 4, "contains U+2029 PARAGRAPH SEPARATOR (a line break for some tools) at "
+                  "column 5; a segment must be one line"),
+        (path, 5, "contains U+0085 NEXT LINE (a line break for some tools) at column 4; "
+                  "a segment must be one line"),
+        (path, 6, "contains a form feed (U+000C, a line break for some tools) at column 5; "
+                  "a segment must be one line"),
+    ]
+
+
+def test_all_kinds_of_problems_collected_in_line_order(tmp_path):
+    content = b"\xff\nx\x00\nok\na\xe2\x80\xa8b\n"
+    path = str(write(tmp_path / "hyp.de", content))
+    assert problems(load_segments, path) == [
+        (path, 1, "invalid UTF-8 byte 0xff at column 1 (file offset 0)"),
+        (path, 2, "contains a NUL character at column 2"),
+        (path, 4, "contains U+2028 LINE SEPARATOR (a line break for some tools) at column 2; "
+                  "a segment must be one line"),
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# Published data
+
+
+def test_wmt17_files_segment_counts(reference_data, expected):
+    folder = reference_data / "sacrebleu-wmt17" / "derived_txt"
+    n = expected["mt"]["wmt17_newstest2017_en-de"]["segments"]
+    for path in sorted(folder.iterdir()):
+        segments = load_segments(path)
+        raw = path.read_bytes()
+        assert len(segments) == raw.count(b"\n") == n, path.name
+        assert segments == tuple(raw.decode("utf-8").split("\n")[:-1]), path.name
+
+
+def test_wmt17_bom_is_kept_so_bleu_matches(reference_data, expected):
+    """online-A begins with U+FEFF; sacrebleu's table was computed with it kept."""
+    import sacrebleu
+
+    case = expected["mt"]["wmt17_newstest2017_en-de"]
+    system = next(s for s in case["systems"] if "online-A" in s["system_file"])
+    hyp = load_segments(reference_data / system["system_file"])
+    ref = load_segments(reference_data / case["reference"])
+    assert hyp[0].startswith("\ufeff")
+    bleu = sacrebleu.corpus_bleu(list(hyp), [list(ref)]).score
+    assert bleu == pytest.approx(system["computed_here_sacrebleu_2.6.0"]["BLEU_13a"], abs=1e-9)
+    assert round(bleu, 2) == system["published"]["BLEU_mteval-v13a"]

@@ -134,6 +134,13 @@ def _reject_constant(name: str) -> object:
     raise _NotJson(f"invalid JSON: {name} is not a JSON value")
 
 
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotJson(f"invalid JSON: number {describe(text)} is out of range")
+    return value
+
+
 def _show(value: object, limit: int = 40) -> str:
     """A JSON value for a message: a string in single quotes (as every loader quotes a bad
     field), anything else as JSON; shortened so one bad line cannot flood the terminal."""
@@ -236,7 +243,7 @@ class _Reader:
     def _parse(self, line: str) -> object | None:
         try:
             return json.loads(line, object_pairs_hook=_object_pairs,
-                              parse_constant=_reject_constant)
+                              parse_constant=_reject_constant, parse_float=_parse_float)
         except json.JSONDecodeError as exc:
             self.add(f"invalid JSON: {exc.msg[:1].lower()}{exc.msg[1:]} (column {exc.colno})")
         except _DuplicateKey as exc:

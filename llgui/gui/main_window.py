@@ -68,6 +68,7 @@ class MainWindow(QMainWindow):
         view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         view.horizontalHeader().setStretchLastSection(True)
         view.setAlternatingRowColors(True)
+        view.setMinimumWidth(340)
         view.selectionModel().currentRowChanged.connect(self._on_documents_current_changed)
         self.documents_view = view
         dock = QDockWidget("Documents", self)
@@ -77,6 +78,7 @@ class MainWindow(QMainWindow):
                          | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         self.documents_dock = dock
+        self._docks_sized = False
 
     def _build_tabs(self) -> None:
         from llgui.gui.workbench import Workbench
@@ -477,6 +479,13 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     # -- offscreen rendering ----------------------------------------------------------------
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if not self._docks_sized:
+            self._docks_sized = True
+            self.resizeDocks([self.documents_dock], [max(460, self.width() // 4)],
+                             Qt.Orientation.Horizontal)
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().paintEvent(event)

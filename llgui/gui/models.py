@@ -12,7 +12,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor
 
 from llgui.core.penalty import BundleReplay
-from llgui.core.types import Bundle, MTDocument
+from llgui.core.types import Bundle
 from llgui.core.walkthrough import Walkthrough
 from llgui.io.export import display_name
 
@@ -31,6 +31,7 @@ class DocumentsModel(QAbstractTableModel):
     """Every document of every open bundle: id, time, steps, S_base -> S_pen (when ready)."""
 
     COLUMNS = ("document", "task", "time", "steps", "S_base", "S_pen", "gain")
+    TASK_LABELS = {"mt": "MT", "diarization": "diar."}
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -108,7 +109,7 @@ class DocumentsModel(QAbstractTableModel):
         if column == "document":
             raw = doc.id
         elif column == "task":
-            raw = "MT" if isinstance(doc, MTDocument) else "diarization"
+            raw = self.TASK_LABELS.get(doc.task, doc.task)
         elif column == "time":
             raw = doc.time.text
         elif column == "steps":

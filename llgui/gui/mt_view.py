@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from llgui.core.textdiff import change_effect, mark_changes, mark_errors
@@ -104,7 +104,9 @@ class MTView(QWidget):
             "width='100%' style='border-collapse:collapse'>" + header + "".join(rows)
             + "</table></body></html>")
         if corrected:
-            self.browser.scrollToAnchor(f"seg{min(corrected) + 1}")
+            # after the new text is laid out, or the scroll position is computed on the old one
+            anchor = f"seg{min(corrected) + 1}"
+            QTimer.singleShot(0, lambda: self.browser.scrollToAnchor(anchor))
 
     def _row(self, i: int, reference: str, seen: str, adapted: str, mark: str, step: int) -> str:
         background = {"corrected": CORRECTED_BG, "better": BETTER_BG, "worse": WORSE_BG,

@@ -83,54 +83,64 @@ class ScorePanel(QWidget):
         item.getAxis("bottom").setTicks([[(i, n) for i, n in enumerate(names)]])
         item.setLabel("left", display_name(r.metric), units="%")
         item.getAxis("left").enableAutoSIPrefix(False)
+        # Figure 4: the penalised score is S_adapt (solid) with the accumulated penalty
+        # hatched: stacked on top for error rates, cut from the top for BLEU/chrF.
+        lo, hi = sorted((v["s_adapt"], v["s_pen"]))
         solid = [(0, v["s_base"], BASE), (1, v["s_cor"], COR), (2, v["s_imp"], IMP),
-                 (3, v["s_adapt"], ADAPT)]
+                 (3, lo, ADAPT)]
         for x, value, colour in solid:
             if value is None:
                 continue
             item.addItem(pg.BarGraphItem(x=[x], height=[value], width=0.6, brush=colour,
                                          pen=pg.mkPen(colour.darker(130))))
-        lo, hi = sorted((v["s_adapt"], v["s_pen"]))
         if hi > lo:
             hatch = QBrush(PEN, Qt.BrushStyle.BDiagPattern)
             item.addItem(pg.BarGraphItem(x=[3], y0=[lo], height=[hi - lo], width=0.6,
                                          brush=hatch, pen=pg.mkPen(PEN, width=1.5)))
-        for x, value in ((0, v["s_base"]), (1, v["s_cor"]), (2, v["s_imp"]), (3, v["s_pen"])):
-            if value is None:
-                continue
-            text = pg.TextItem(f"{value:.2f}", color=(30, 30, 30), anchor=(0.5, 1.1))
-            text.setPos(x, value)
-            item.addItem(text)
+        for x, value in ((0, v["s_base"]), (1, v["s_cor"]), (2, v["s_imp"])):
+            if value is not None:
+                self._label(item, x, value, f"{value:.2f}")
+        self._label(item, 3, hi, f"{v['s_pen']:.2f}" if hi == v["s_pen"]
+                    else f"adapt {v['s_adapt']:.2f}")
+        if hi > lo and lo == v["s_pen"]:
+            self._label(item, 3, lo, f"pen {v['s_pen']:.2f}", inside=True)
         top = max(x for x in (v["s_base"], v["s_cor"], v["s_imp"], v["s_adapt"], v["s_pen"])
                   if x is not None)
         item.setYRange(0, max(1.0, top * 1.18), padding=0)
         item.setXRange(-0.6, 3.6, padding=0)
-        item.setTitle("solid: S_adapt · hatched: accumulated penalty Σ(S_imp − S_cor)",
-                      size="8pt")
+        item.setTitle("S_pen = S_adapt (solid) + Σ penalty (hatched)", size="8pt")
+
+    @staticmethod
+    def _label(item, x: float, y: float, text: str, inside: bool = False) -> None:
+        label = pg.TextItem(text, color=(30, 30, 30), fill=(255, 255, 255, 190) if inside else None,
+                            anchor=(0.5, -0.1) if inside else (0.5, 1.1))
+        label.setPos(x, y)
+        item.addItem(label)
 
     def _draw_curve(self, walk: Walkthrough, step: int) -> None:
         r = walk.replay
         item = self.curve.getPlotItem()
         item.clear()
-        item.addLegend(offset=(-10, 10), labelTextSize="8pt")
         costs, adapt = r.curve()
         pen_scores = np.array([r.s_base] + [s.s_pen for s in r.steps])
         x_end = max(costs[-1] * 1.05, 1.0)
         # step functions: each score holds from its cost until the next step
         xs = np.append(costs, x_end)
-        item.plot(xs, adapt, stepMode="right", pen=pg.mkPen(ADAPT, width=2), name="S_adapt")
-        item.plot(xs, pen_scores, stepMode="right",
-                  pen=pg.mkPen(PEN, width=2, style=Qt.PenStyle.DashLine), name="S_pen")
+        item.plot(xs, adapt, stepMode="center", pen=pg.mkPen(ADAPT, width=2))
+        item.plot(xs, pen_scores, stepMode="center",
+                  pen=pg.mkPen(PEN, width=2, style=Qt.PenStyle.DashLine))
         item.addItem(pg.InfiniteLine(r.s_base, angle=0,
                                      pen=pg.mkPen(BASE, style=Qt.PenStyle.DotLine)))
         item.plot([costs[step]], [adapt[step]], pen=None, symbol="o", symbolSize=11,
-                  symbolBrush=ADAPT, symbolPen=pg.mkPen("k"), name=f"step {step}")
+                  symbolBrush=ADAPT, symbolPen=pg.mkPen("k"))
         item.setLabel("bottom", "cumulative cost (" + _cost_unit(walk) + ")")
         item.setLabel("left", display_name(r.metric), units="%")
         item.getAxis("left").enableAutoSIPrefix(False)
         item.getAxis("bottom").enableAutoSIPrefix(False)
         msr = "–" if r.msr is None else f"{r.msr:.2f} %"
-        item.setTitle(f"learning curve · area {r.curve_area:.2f} · MSR {msr}", size="9pt")
+        item.setTitle(f"<span style='color:{ADAPT.name()}'>━ S_adapt</span> &nbsp; "
+                      f"<span style='color:{PEN.name()}'>╍ S_pen</span> &nbsp; ● step {step}"
+                      f" &nbsp;·&nbsp; area {r.curve_area:.2f} · MSR {msr}", size="9pt")
 
 
 def _cost_unit(walk: Walkthrough) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter,
-    QStackedWidget, QTableView, QVBoxLayout, QWidget,
+    QStackedWidget, QStyle, QTableView, QVBoxLayout, QWidget,
 )
 
 from llgui.core.types import KNOWN_METRICS
@@ -42,13 +42,18 @@ class Workbench(QWidget):
         nav = QHBoxLayout()
         nav.addWidget(QLabel("metric"))
         nav.addWidget(self.metric_box)
-        for name, text, tip, slot in (
-            ("first", "⏮", "base hypothesis (Home)", lambda: state.set_step(0)),
-            ("prev", "◀", "previous step (←)", lambda: state.set_step(state.step - 1)),
-            ("next", "▶", "next step (→)", lambda: state.set_step(state.step + 1)),
-            ("last", "⏭", "last step (End)", lambda: state.set_step(state.n_steps())),
+        icons = QStyle.StandardPixmap
+        for name, icon, tip, slot in (
+            ("first", icons.SP_MediaSkipBackward, "base hypothesis (Home)",
+             lambda: state.set_step(0)),
+            ("prev", icons.SP_MediaSeekBackward, "previous step (←)",
+             lambda: state.set_step(state.step - 1)),
+            ("next", icons.SP_MediaSeekForward, "next step (→)",
+             lambda: state.set_step(state.step + 1)),
+            ("last", icons.SP_MediaSkipForward, "last step (End)",
+             lambda: state.set_step(state.n_steps())),
         ):
-            button = QPushButton(text)
+            button = QPushButton(self.style().standardIcon(icon), "")
             button.setToolTip(tip)
             button.setFixedWidth(34)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -82,20 +87,16 @@ class Workbench(QWidget):
         self.aggregates.setTextFormat(Qt.TextFormat.RichText)
         self.aggregates.setWordWrap(True)
         self.aggregates.setAlignment(Qt.AlignmentFlag.AlignTop)
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.table)
         side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
         side_layout.addWidget(self.cost_editor)
         side_layout.addWidget(self.aggregates, 1)
-        side.setMaximumWidth(330)
-
-        top = QSplitter(Qt.Orientation.Horizontal)
-        top.addWidget(self.table)
-        top.addWidget(self.scores)
-        top.addWidget(side)
-        top.setStretchFactor(0, 5)
-        top.setStretchFactor(1, 5)
-        top.setStretchFactor(2, 2)
+        left.addWidget(side)
+        left.setSizes([480, 300])
+        left.setMinimumWidth(540)
 
         # -- the document at the step
         self.mt_view = MTView()
@@ -107,11 +108,15 @@ class Workbench(QWidget):
         for w in (self.empty, self.mt_view, self.diar_view):
             self.stack.addWidget(w)
 
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(top)
-        split.addWidget(self.stack)
-        split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 3)
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(self.scores)
+        right.addWidget(self.stack)
+        right.setSizes([330, 520])
+
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setSizes([560, 1000])
         self.splitter = split
         layout = QVBoxLayout(self)
         layout.addLayout(nav)

@@ -172,7 +172,7 @@ def cmd_replay(args) -> str:
                          + (", ..." if len(bundle.documents) > 10 else "") + ")") from None
     if args.mode == "llmt" and metric != "bleu":
         raise UsageError("mode llmt is the WMT lifelong MT scorer: it is defined for bleu only")
-    track = make_track(document, metric, bundle.settings, bundle.cost)
+    track = make_track(document, metric, bundle.settings, bundle.cost, bundle.documents)
     result = replay(track, bundle.steps_of(document.id), bundle.cost, doc=document.id,
                     mode=args.mode)
     report = export.replay_report(result)

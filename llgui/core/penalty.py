@@ -178,7 +178,7 @@ class _LlmtState:
     """Bookkeeping of the llmt mode: which sentences were requested, their reference words."""
 
     def __init__(self, track: Track):
-        if getattr(track.metric, "name", "") != "bleu" or not hasattr(track, "row_stats"):
+        if getattr(track.metric, "name", "") != "bleu" or not hasattr(track, "reference_words"):
             raise ValueError("mode 'llmt' is defined for BLEU on MT documents only")
         self.track = track
         self.requested: dict[int, int] = {}
@@ -190,7 +190,8 @@ class _LlmtState:
     def score(self) -> float:
         from llgui.core.mt_stats import llmt_bleu
 
-        return llmt_bleu(self.track.row_stats(), self.requested)  # type: ignore[attr-defined]
+        return llmt_bleu(self.track.stats, self.requested,  # type: ignore[attr-defined]
+                         self.track.metric)
 
 
 def minimal_supervision_rate(metric: Metric, feedback: float, final_stats: np.ndarray) -> float | None:
@@ -263,8 +264,10 @@ class BundleReplay:
         return float(np.sum(values * w) / np.sum(w)) if np.sum(w) > 0 else math.nan
 
 
-def make_track(document: Document, metric_name: str, settings, cost_model: CostModel) -> Track:
-    """The Track of `document` under `metric_name` with the bundle's `settings`."""
+def make_track(document: Document, metric_name: str, settings, cost_model: CostModel,
+               documents: Sequence[Document] = ()) -> Track:
+    """The Track of `document` under `metric_name` with the bundle's `settings`; `documents`
+    are the bundle's others (a diarization `same` step may listen to one of them)."""
     if document.task == "mt":
         from llgui.core.mt_stats import make_metric
         from llgui.core.mt_track import MTTrack
@@ -273,7 +276,8 @@ def make_track(document: Document, metric_name: str, settings, cost_model: CostM
     if document.task == "diarization":
         from llgui.core.diar_track import DiarTrack, make_diar_metric
 
-        return DiarTrack(document, make_diar_metric(metric_name, settings), cost_model)
+        others = {d.id: d for d in documents if d.task == "diarization" and d.id != document.id}
+        return DiarTrack(document, make_diar_metric(metric_name, settings), cost_model, others)
     raise ValueError(f"documents of task {document.task!r} have no track")
 
 
@@ -292,7 +296,7 @@ def replay_bundle(
     metric: Metric | None = None
     n = len(bundle.documents)
     for i, document in enumerate(bundle.documents):
-        track = make_track(document, metric_name, bundle.settings, cost_model)
+        track = make_track(document, metric_name, bundle.settings, cost_model, bundle.documents)
         metric = track.metric
         replays.append(replay(track, bundle.steps_of(document.id), cost_model, doc=document.id,
                               mode=mode, should_stop=should_stop))

@@ -78,7 +78,7 @@ def score_bundle(
         scored, metric = [], None
         for document in bundle.documents:
             check(should_stop)
-            track = make_track(document, name, bundle.settings, bundle.cost)
+            track = make_track(document, name, bundle.settings, bundle.cost, bundle.documents)
             metric = track.metric
             scored.append(track.current())
             done += 1

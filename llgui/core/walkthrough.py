@@ -60,8 +60,10 @@ def walk(
     *,
     mode: str = "paper",
     should_stop: Callable[[], bool] | None = None,
+    documents: tuple[Document, ...] = (),
 ) -> Walkthrough:
-    track = make_track(document, metric_name, settings, cost_model)
+    """The walkthrough of `document` through `steps`; `documents` are the bundle's others."""
+    track = make_track(document, metric_name, settings, cost_model, documents)
     is_mt = document.task == "mt"
     base = tuple(track.hypothesis)
     base_mapping = None if is_mt else dict(track.mapping())

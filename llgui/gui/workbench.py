@@ -155,7 +155,7 @@ class Workbench(QWidget):
             self.step_label.setText(f"<b>{html.escape(document.id)}</b> · computing "
                                     f"{display_name(metric)} for every step…")
             self.jobs.submit("walk", _walk_job, key, document, bundle.steps_of(document.id),
-                             metric, bundle.settings, cost)
+                             metric, bundle.settings, cost, bundle.documents)
             return
         self._show_walkthrough(result)
 
@@ -331,6 +331,8 @@ class Workbench(QWidget):
             exporter.export(path)
 
 
-def _walk_job(key, document, steps, metric, settings, cost, progress=None, should_stop=None):
+def _walk_job(key, document, steps, metric, settings, cost, documents, progress=None,
+              should_stop=None):
     """Worker job: the walkthrough of one document, returned with the key it answers."""
-    return key, walk(document, steps, metric, settings, cost, should_stop=should_stop)
+    return key, walk(document, steps, metric, settings, cost, should_stop=should_stop,
+                     documents=documents)

@@ -239,6 +239,12 @@ class _Loader:
     def add(self, line: int, reason: str) -> None:
         self.problems.add(line, reason)
 
+    def extend(self, problems) -> None:
+        """Add problems of a named file, each once (a file may be read by two loaders, e.g. a
+        reference RTTM that a log also names as an adapted hypothesis)."""
+        seen = set(self.problems.items)
+        self.problems.extend(p for p in problems if p not in seen)
+
     def key_line(self, table: str, key: str, index: int = 0) -> int:
         return self.pos.key_line((table,), key, index)
 
@@ -270,7 +276,7 @@ class _Loader:
             try:
                 self.cache[key] = loader(resolved, *args)
             except LoadError as exc:
-                self.problems.extend(exc.problems)
+                self.extend(exc.problems)
                 self.cache[key] = None
         return self.cache[key]
 
@@ -287,7 +293,7 @@ class _Loader:
         detection = self.detection(self.table(data, "detection"), task)
         if steps and log_file is not None:
             by_id = {d.id: d for d in documents}
-            self.problems.extend(_check_steps(steps, by_id, unchecked, log_file))
+            self.extend(_check_steps(steps, by_id, unchecked, log_file))
         self.problems.raise_if_any()
         return Bundle(
             path=self.file, task=task, name=name, metrics=metrics, settings=settings, cost=cost,
@@ -304,7 +310,9 @@ class _Loader:
             self.problems.raise_if_any()
         lines = decode_lines(data, self.problems, strip_bom=True)
         self.problems.raise_if_any()
-        text = "\n".join(lines)  # type: ignore[arg-type]  # no None without a problem
+        # the final newline decode_lines took off is put back: tomllib's messages then name the
+        # same line and column as on the file itself
+        text = "\n".join(lines) + ("\n" if data.endswith(b"\n") else "")  # type: ignore
         try:
             parsed = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
@@ -516,7 +524,7 @@ class _Loader:
         try:
             return load_log(resolved, task=task, uris=uris), resolved
         except LoadError as exc:
-            self.problems.extend(exc.problems)
+            self.extend(exc.problems)
             return (), None
 
     def lifelong(self, table: dict | None):
@@ -631,7 +639,8 @@ class _Doc:
         self.loader.add(self.line(key, element), reason)
 
     def missing(self, key: str, what: str) -> None:
-        self.add(None, f"[[documents]] number {self.index + 1} has no {key} ({what})")
+        self.add(None, f"[[documents]] number {self.index + 1} has no {key} (expected "
+                       f"{key} = {what})")
 
     def id(self) -> str | None:
         if "id" not in self.table:
@@ -657,7 +666,7 @@ class _Doc:
         """[(written path, line)] of a string-or-array key; None when absent or wrong."""
         if key not in self.table:
             if required:
-                self.missing(key, "a file")
+                self.missing(key, "a file name" if key != "references" else "[file names]")
             return None
         value = self.table[key]
         if isinstance(value, str):

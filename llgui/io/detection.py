@@ -106,10 +106,10 @@ def load_scores(path: str | Path, key: str | Path | TrialKey | None = None) -> T
 
 
 def _load_scores(path: str | Path, key: TrialKey | bool | None,
-                 problems: Problems | None = None) -> Trials:
+                 problems: Problems | None = None) -> Trials | None:
     """`load_scores` with the key already read: a TrialKey, None (no key: `score label`
     lines), or False (a key was named but could not be read: the `enroll test score` lines
-    are still checked, without the join)."""
+    are still checked, without the join, and None is returned when they are fine)."""
     problems = problems if problems is not None else Problems(path)
     labels = None
     if key is None:
@@ -128,6 +128,8 @@ def _load_scores(path: str | Path, key: TrialKey | bool | None,
     if not problems:
         _require_both(labels, problems)
     raise_in_line_order(problems)
+    if labels is None:  # key is False: nothing to build, the key's problems say why
+        return None
     return Trials(Path(path).stem, scores, labels, str(path))
 
 

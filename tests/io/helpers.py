@@ -20,8 +20,9 @@ FUZZ = settings(
 """Fuzzing settings: 1000 examples, reproducible (derandomized, no example database)."""
 
 
-def write(path: Path, content: str | bytes) -> Path:
+def write(path: Path | str, content: str | bytes) -> Path:
     """Write `content` (text as UTF-8, bytes as they are) to `path`, making its folder."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(content, str):
         path.write_bytes(content.encode("utf-8"))

@@ -88,6 +88,7 @@ class MTTrack:
     def advance(self, step: Step) -> Scored:
         """Take the step's adapted hypothesis as current (unchanged when `adapted` is None)
         and return S_adapt."""
+        self._segment(step)  # a step that does not fit the document moves nothing
         changes = self._adapted_changes(step)
         rows = {index: self._row(index, text) for index, text in changes.items()}
         for index, text in changes.items():  # all rows computed first: no half-moved track

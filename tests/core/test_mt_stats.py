@@ -6,6 +6,8 @@ segments, punctuation, unicode, odd whitespace.
 """
 from __future__ import annotations
 
+import os
+
 import jiwer
 import numpy as np
 import pytest
@@ -94,9 +96,11 @@ def corpora(draw, max_segments: int = 6, max_refs: int = 3):
     return hyps, streams
 
 
-FAST = settings(max_examples=60, deadline=None,
+# LLGUI_MT_EXAMPLES scales the example counts for a deeper search (e.g. 10 -> ten times more)
+_SCALE = float(os.environ.get("LLGUI_MT_EXAMPLES", "1"))
+FAST = settings(max_examples=int(60 * _SCALE), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-LIGHT = settings(FAST, max_examples=25)
+LIGHT = settings(FAST, max_examples=int(25 * _SCALE))
 
 
 @pytest.mark.parametrize(("name", "options"), SETTINGS, ids=SETTING_IDS)

@@ -41,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="window size (default: 1500x950)")
     parser.add_argument("--no-session", action="store_true",
                         help="neither restore nor save the session file")
+    parser.add_argument("--close-after", type=int, metavar="MS",
+                        help="close the window after MS milliseconds, as a user would "
+                             "(unattended demos, tests)")
     return parser
 
 
@@ -82,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
             window.restore_session()
 
     QTimer.singleShot(0, start)
+    if args.close_after is not None:
+        QTimer.singleShot(max(0, args.close_after), window.close)
     if os.environ.get("LLGUI_EXIT_AFTER_FIRST_PAINT"):
         # benchmarks/gate5: report the first painted window with the bundles loaded, then exit
         import time

@@ -1,0 +1,486 @@
+"""The "Detection" tab: DET curves on probit axes, EER, min/act DCF of every system (DESIGN 1.6).
+
+Every detection system of the open bundles is evaluated by `llgui.core.det.evaluate` on a
+worker (JobRunner key "det"): the newest request wins, so changing the DCF settings or the EER
+method while a job runs replaces it, and Cancel (or Esc) stops it and keeps what was shown.
+The optional bootstrap confidence interval of the EER runs as a second job ("det:bootstrap").
+
+The plot follows the NIST look: x "False Alarm probability (in %)", y "Miss probability
+(in %)", ticks at 0.1 0.2 0.5 1 2 5 10 20 40 (ProbitAxisItem), the EER line (the diagonal),
+and on each curve the EER point (circle), the minDCF point (square) and the actDCF point
+(cross). The table beside it gives the numbers, as `llgui det --format table` prints them.
+"""
+from __future__ import annotations
+
+import html
+import math
+from pathlib import Path
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
+    QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+)
+
+from llgui.core.det import DCF_PRESETS, EER_METHODS, bayes_threshold, bootstrap_eer, evaluate, \
+    probit
+from llgui.core.jobs import check
+from llgui.gui.probit_axis import DEFAULT_RANGE, ProbitAxisItem
+
+PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+           "#17becf", "#bcbd22", "#7f7f7f"]
+COLUMNS = ("system", "targets", "non-targets", "EER %", "EER method", "minDCF", "actDCF",
+           "EER 95 % CI")
+BOOTSTRAP_REPLICATES = 200
+TEXT = "#222222"
+JOB_KEY = "det"
+BOOTSTRAP_KEY = "det:bootstrap"
+
+
+def evaluate_systems(systems, dcf, eer_method: str = "rocch", progress=None,
+                     should_stop=None) -> tuple:
+    """Worker job: `det.evaluate` of every system in turn; one DetResult per system, in order.
+
+    Progress runs over all systems (system k covers [k/n, (k+1)/n])."""
+    n = len(systems)
+    results = []
+    for k, trials in enumerate(systems):
+        check(should_stop)
+
+        def part(fraction: float, k: int = k) -> None:
+            if progress is not None:
+                progress((k + fraction) / n)
+
+        results.append(evaluate(trials, dcf=dcf, eer_method=eer_method, progress=part,
+                                should_stop=should_stop))
+    return tuple(results)
+
+
+def bootstrap_systems(systems, eer_method: str = "rocch", n: int = BOOTSTRAP_REPLICATES,
+                      progress=None, should_stop=None) -> dict:
+    """Worker job: 95 % percentile bootstrap interval of each system's EER (fractions),
+    {name: (lo, hi)}, seeded (the same interval every time)."""
+    out = {}
+    count = len(systems)
+    for k, trials in enumerate(systems):
+        def part(fraction: float, k: int = k) -> None:
+            if progress is not None:
+                progress((k + fraction) / count)
+
+        out[trials.name] = bootstrap_eer(trials, n=n, seed=0, method=eer_method,
+                                         progress=part, should_stop=should_stop)
+    return out
+
+
+def _dcf_text(dcf) -> str:
+    p, cm, cfa = dcf
+    return f"P_target={p:g}, C_miss={cm:g}, C_fa={cfa:g}"
+
+
+class DetectionTab(QWidget):
+    def __init__(self, state, jobs, window, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state, self.jobs, self.window_ = state, jobs, window
+        self.systems_override = None     # Trials given by set_systems (tests, scripts)
+        self.results: tuple = ()         # the DetResults on screen
+        self.shown_dcf = None            # the (p_target, c_miss, c_fa) they were computed with
+        self.shown_count = 0             # how many job results were drawn (tests)
+        self.intervals: dict[str, tuple[float, float]] = {}   # bootstrap EER CI by name
+        self._interval_method: str | None = None
+        self._request_timer = QTimer(self)
+        self._request_timer.setSingleShot(True)
+        self._request_timer.setInterval(200)   # typing 0.001 is one request, not four
+        self._request_timer.timeout.connect(self.request)
+
+        self._build_controls()
+        self._build_plot()
+        self._build_table()
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.table, 1)
+        rl.addWidget(self.notes)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.plot)
+        split.addWidget(right)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setSizes([640, 520])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(self.controls)
+        layout.addWidget(split, 1)
+
+        state.bundles_changed.connect(self._on_state_bundles_changed)
+        jobs.result_ready.connect(self._on_jobs_result_ready)
+        jobs.failed.connect(self._on_jobs_failed)
+        jobs.progressed.connect(self._on_jobs_progressed)
+        jobs.cancelled.connect(self._on_jobs_cancelled)
+        self._draw()
+
+    # -- building ---------------------------------------------------------------------------
+
+    def _build_controls(self) -> None:
+        bar = QHBoxLayout()
+        self.preset_box = QComboBox()
+        for dcf in DCF_PRESETS:
+            self.preset_box.addItem(", ".join(f"{v:g}" for v in dcf), dcf)
+        self.preset_box.addItem("custom", None)
+        self.preset_box.setToolTip("DCF operating point (P_target, C_miss, C_fa)")
+        self.preset_box.activated.connect(self._on_preset_box_activated)
+        self.p_target = QDoubleSpinBox()
+        self.p_target.setDecimals(6)
+        self.p_target.setRange(0.000001, 0.999999)
+        self.p_target.setSingleStep(0.001)
+        self.c_miss = QDoubleSpinBox()
+        self.c_fa = QDoubleSpinBox()
+        for box in (self.c_miss, self.c_fa):
+            box.setDecimals(3)
+            box.setRange(0.001, 1e6)
+        for box in (self.p_target, self.c_miss, self.c_fa):
+            box.setKeyboardTracking(False)
+            box.valueChanged.connect(self._on_dcf_box_changed)
+        self.method_box = QComboBox()
+        for method in EER_METHODS:
+            self.method_box.addItem(method, method)
+        self.method_box.setToolTip("rocch: EER of the ROC convex hull (BOSARIS, bob.measure); "
+                                   "threshold: interpolated crossing of the curve itself")
+        self.method_box.activated.connect(lambda _k: self.request())
+        self.bootstrap_box = QCheckBox("EER 95 % CI")
+        self.bootstrap_box.setToolTip(f"{BOOTSTRAP_REPLICATES} bootstrap replicates per "
+                                      "system, targets and non-targets resampled separately")
+        self.bootstrap_box.toggled.connect(self._on_bootstrap_box_toggled)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("stop the computation; what is shown stays")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.setEnabled(False)
+        self.reset_button = QPushButton("Reset view")
+        self.reset_button.setToolTip("back to the NIST range, 0.05 % to 50 % on both axes")
+        self.reset_button.clicked.connect(self.reset_view)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setMaximumWidth(140)
+        self.progress.setVisible(False)
+        self.status = QLabel("")
+        # Long status texts must not widen the window: the label takes what is left.
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        for widget in (QLabel("DCF (P_target, C_miss, C_fa)"), self.preset_box, QLabel("P_target"), self.p_target,
+                       QLabel("C_miss"), self.c_miss, QLabel("C_fa"), self.c_fa,
+                       QLabel("EER"), self.method_box, self.bootstrap_box):
+            bar.addWidget(widget)
+        bar.addSpacing(10)
+        bar.addWidget(self.progress)
+        bar.addWidget(self.cancel_button)
+        bar.addWidget(self.status, 1)
+        bar.addWidget(self.reset_button)
+        self.controls = bar
+        self._set_dcf_boxes(DCF_PRESETS[0])
+
+    def _build_plot(self) -> None:
+        self.x_axis = ProbitAxisItem("bottom")
+        self.y_axis = ProbitAxisItem("left")
+        self.plot = pg.PlotWidget(axisItems={"bottom": self.x_axis, "left": self.y_axis})
+        self.plot.setBackground("w")
+        item = self.plot.getPlotItem()
+        item.setMenuEnabled(False)
+        item.hideButtons()
+        item.showGrid(x=True, y=True, alpha=0.25)
+        for axis in (self.x_axis, self.y_axis):
+            axis.setTextPen(TEXT)
+        item.setLabel("bottom", "False Alarm probability (in %)")
+        item.setLabel("left", "Miss probability (in %)")
+        self.legend = item.addLegend(offset=(-8, 8), labelTextSize="9pt", labelTextColor=TEXT,
+                                     brush=pg.mkBrush(255, 255, 255, 215))
+        self.reset_view()
+
+    def _build_table(self) -> None:
+        table = QTableWidget(0, len(COLUMNS))
+        table.setHorizontalHeaderLabels(COLUMNS)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.verticalHeader().setVisible(False)
+        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        table.setAlternatingRowColors(True)
+        table.horizontalHeader().setStretchLastSection(True)
+        self.table = table
+        self.notes = QLabel("")
+        self.notes.setWordWrap(True)
+        self.notes.setTextFormat(Qt.TextFormat.RichText)
+        self.notes.setAlignment(Qt.AlignmentFlag.AlignTop)
+
+    # -- requests ---------------------------------------------------------------------------
+
+    def systems(self) -> list:
+        """The Trials to evaluate: set_systems's, else every system of the open bundles
+        (named "<bundle> / <system>" when two bundles share a system name)."""
+        if self.systems_override is not None:
+            return list(self.systems_override)
+        trials = [(b, t) for b in self.state.bundles if b.task == "detection"
+                  for t in b.detection]
+        names = [t.name for _, t in trials]
+        if len(set(names)) == len(names):
+            return [t for _, t in trials]
+        from llgui.core.types import Trials
+
+        return [Trials(f"{b.name or Path(b.path or '').stem} / {t.name}", t.scores,
+                       t.is_target, t.path) for b, t in trials]
+
+    def set_systems(self, systems) -> int | None:
+        """Evaluate these Trials instead of the bundles' (None: back to the bundles')."""
+        self.systems_override = None if systems is None else list(systems)
+        return self.request()
+
+    def dcf(self) -> tuple[float, float, float]:
+        """The DCF settings as the controls hold them: (p_target, c_miss, c_fa)."""
+        return (self.p_target.value(), self.c_miss.value(), self.c_fa.value())
+
+    def eer_method(self) -> str:
+        return self.method_box.currentData()
+
+    def set_dcf(self, dcf, method: str | None = None) -> int | None:
+        """Set the DCF settings (and EER method) and recompute now; returns the job id."""
+        self._set_dcf_boxes(dcf)
+        if method is not None:
+            self.method_box.setCurrentIndex(self.method_box.findData(method))
+        return self.request()
+
+    def request(self) -> int | None:
+        """Evaluate every system on a worker with the current settings (replacing a running
+        job); returns the job id, None when there is nothing to evaluate."""
+        self._request_timer.stop()
+        systems = self.systems()
+        if not systems:
+            self.jobs.cancel(JOB_KEY)
+            self._draw()
+            return None
+        self.progress.setValue(0)
+        self.progress.setVisible(True)
+        self.cancel_button.setEnabled(True)
+        self.status.setText(f"computing {len(systems)} system{'s' if len(systems) > 1 else ''}"
+                            f" ({_dcf_text(self.dcf())})…")
+        job = self.jobs.submit(JOB_KEY, evaluate_systems, systems, self.dcf(),
+                               self.eer_method())
+        if self.bootstrap_box.isChecked() and self._interval_method != self.eer_method():
+            self._request_bootstrap()
+        return job
+
+    def _request_bootstrap(self) -> None:
+        systems = self.systems()
+        if systems:
+            self.cancel_button.setEnabled(True)
+            self.jobs.submit(BOOTSTRAP_KEY, bootstrap_systems, systems, self.eer_method())
+
+    def cancel(self) -> None:
+        """Stop the running jobs; the results on screen stay as they are."""
+        self._request_timer.stop()
+        self.jobs.cancel(JOB_KEY)
+        self.jobs.cancel(BOOTSTRAP_KEY)
+
+    def _set_dcf_boxes(self, dcf) -> None:
+        for box, value in zip((self.p_target, self.c_miss, self.c_fa), dcf):
+            box.blockSignals(True)
+            box.setValue(float(value))
+            box.blockSignals(False)
+        self._match_preset()
+
+    def _match_preset(self) -> None:
+        dcf = self.dcf()
+        k = next((i for i, p in enumerate(DCF_PRESETS)
+                  if all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(p, dcf))),
+                 len(DCF_PRESETS))
+        self.preset_box.setCurrentIndex(k)
+
+    # -- reactions --------------------------------------------------------------------------
+
+    @Slot()
+    def _on_state_bundles_changed(self) -> None:
+        if self.systems_override is None:
+            self.request()
+
+    def _on_preset_box_activated(self, k: int) -> None:
+        dcf = self.preset_box.itemData(k)
+        if dcf is not None:
+            self.set_dcf(dcf)
+
+    def _on_dcf_box_changed(self, _value: float) -> None:
+        self._match_preset()
+        self._request_timer.start()
+
+    def _on_bootstrap_box_toggled(self, on: bool) -> None:
+        if on:
+            if self._interval_method != self.eer_method():
+                self._request_bootstrap()
+        else:
+            self.jobs.cancel(BOOTSTRAP_KEY)
+        self._draw()
+
+    def _busy(self) -> bool:
+        return self.jobs.is_running(JOB_KEY) or self.jobs.is_running(BOOTSTRAP_KEY)
+
+    def _idle_controls(self) -> None:
+        if not self._busy():
+            self.progress.setVisible(False)
+            self.cancel_button.setEnabled(False)
+
+    @Slot(str, object)
+    def _on_jobs_result_ready(self, key: str, result) -> None:
+        if key == JOB_KEY:
+            self.results = tuple(result)
+            self.shown_dcf = self.results[0].dcf if self.results else None
+            self.shown_count += 1
+            if self._interval_method not in (None, self.results[0].eer_method
+                                             if self.results else None):
+                self.intervals, self._interval_method = {}, None
+            self.status.setText(self._summary_text())
+            self._draw()
+        elif key == BOOTSTRAP_KEY:
+            self.intervals = dict(result)
+            self._interval_method = self.eer_method()
+            self._draw()
+        else:
+            return
+        self._idle_controls()
+
+    @Slot(str, str)
+    def _on_jobs_failed(self, key: str, message: str) -> None:
+        if key in (JOB_KEY, BOOTSTRAP_KEY):
+            self.status.setText(f"could not evaluate: {message}")
+            self._idle_controls()
+
+    @Slot(str, float)
+    def _on_jobs_progressed(self, key: str, fraction: float) -> None:
+        if key == JOB_KEY:
+            self.progress.setValue(int(1000 * fraction))
+
+    @Slot(str)
+    def _on_jobs_cancelled(self, key: str) -> None:
+        if key in (JOB_KEY, BOOTSTRAP_KEY):
+            shown = "the previous result stays" if self.results else "nothing computed"
+            self.status.setText(f"cancelled — {shown}")
+            self._idle_controls()
+
+    def _summary_text(self) -> str:
+        if not self.results:
+            return ""
+        sizes = {(r.n_target, r.n_nontarget) for r in self.results}
+        if len(sizes) == 1:
+            (t, n), = sizes
+            trials = f"{t + n:,} trials each ({t:,} targets)"
+        else:
+            trials = "trial lists of different sizes"
+        return f"{len(self.results)} systems, {trials}"
+
+    # -- drawing ----------------------------------------------------------------------------
+
+    def reset_view(self) -> None:
+        item = self.plot.getPlotItem()
+        item.setXRange(*DEFAULT_RANGE, padding=0)
+        item.setYRange(*DEFAULT_RANGE, padding=0)
+
+    def _draw(self) -> None:
+        item = self.plot.getPlotItem()
+        item.clear()
+        self.legend.clear()
+        lo, hi = float(probit(1e-5)), float(probit(1 - 1e-5))
+        item.plot([lo, hi], [lo, hi], pen=pg.mkPen("#999999", width=1,
+                                                   style=Qt.PenStyle.DashLine))
+        if not self.results:
+            item.setTitle("no detection scores open" if not self.systems()
+                          else "computing…", size="9pt", color=TEXT)
+            self._fill_table()
+            return
+        for k, r in enumerate(self.results):
+            colour = QColor(PALETTE[k % len(PALETTE)])
+            c = r.plot_curve
+            item.plot(probit(c.p_fa), probit(c.p_miss), pen=pg.mkPen(colour, width=2),
+                      name=f"{html.escape(r.name)} — EER {100 * r.eer:.2f} %, "
+                           f"minDCF {r.min_dcf:.4f}")
+            interval = self.intervals.get(r.name) if self.bootstrap_box.isChecked() else None
+            if interval is not None:
+                band = QColor(colour)
+                band.setAlpha(80)
+                a, b = probit(list(interval))
+                item.plot([a, b], [a, b], pen=pg.mkPen(band, width=10))
+            e = float(probit(r.eer))
+            item.plot([e], [e], pen=None, symbol="o", symbolSize=11,
+                      symbolPen=pg.mkPen(colour, width=2), symbolBrush=pg.mkBrush("w"))
+            m = r.min_dcf_point
+            item.plot([float(probit(m.p_fa))], [float(probit(m.p_miss))], pen=None,
+                      symbol="s", symbolSize=9, symbolPen=pg.mkPen("k", width=1),
+                      symbolBrush=colour)
+            a = r.act_dcf_point
+            item.plot([float(probit(a.p_fa))], [float(probit(a.p_miss))], pen=None,
+                      symbol="x", symbolSize=11, symbolPen=pg.mkPen(colour, width=1),
+                      symbolBrush=colour)
+        dcf = self.results[0].dcf
+        item.setTitle(f"○ EER ({self.results[0].eer_method}) · ■ minDCF · ✕ actDCF at "
+                      f"{_dcf_text(dcf)} · dashed: P<sub>miss</sub> = P<sub>fa</sub>",
+                      size="9pt", color=TEXT)
+        self._fill_table()
+
+    def _fill_table(self) -> None:
+        table = self.table
+        table.setRowCount(len(self.results))
+        show_ci = self.bootstrap_box.isChecked()
+        table.setColumnHidden(len(COLUMNS) - 1, not show_ci)
+        for row, r in enumerate(self.results):
+            interval = self.intervals.get(r.name)
+            ci = (f"{100 * interval[0]:.2f} – {100 * interval[1]:.2f}" if interval
+                  else "…" if show_ci else "")
+            cells = [
+                (r.name, r.name), (f"{r.n_target:,}", r.n_target),
+                (f"{r.n_nontarget:,}", r.n_nontarget), (f"{100 * r.eer:.3f}", 100 * r.eer),
+                (r.eer_method, r.eer_method), (f"{r.min_dcf:.4f}", r.min_dcf),
+                (f"{r.act_dcf:.4f}", r.act_dcf), (ci, interval),
+            ]
+            for col, (text, value) in enumerate(cells):
+                cell = QTableWidgetItem(text)
+                cell.setData(Qt.ItemDataRole.UserRole, value)   # the exact number
+                if col == 0:
+                    cell.setForeground(QColor(PALETTE[row % len(PALETTE)]))
+                elif col != 4:
+                    cell.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                          | Qt.AlignmentFlag.AlignVCenter)
+                table.setItem(row, col, cell)
+        if self.results:
+            p, cm, cfa = self.results[0].dcf
+            threshold = bayes_threshold(p, cm, cfa)
+            self.notes.setText(
+                f"<small>EER in percent, by the {html.escape(self.results[0].eer_method)} "
+                f"method (rocch: ROC convex hull, as BOSARIS and bob.measure; threshold: "
+                f"interpolated crossing of the curve). minDCF and actDCF are normalised by "
+                f"min(C_miss·P_target, C_fa·(1 − P_target)) at {_dcf_text((p, cm, cfa))}; "
+                f"actDCF takes the scores as natural-log likelihood ratios and accepts at "
+                f"score ≥ {threshold:.3f} (the Bayes threshold). Same numbers as "
+                f"<code>llgui det … --format table</code>.</small>")
+        else:
+            self.notes.setText("")
+
+    def table_rows(self) -> list[dict]:
+        """The table's exact numbers, one dict per row (the CLI's JSON keys)."""
+        out = []
+        for row in range(self.table.rowCount()):
+            values = [self.table.item(row, c).data(Qt.ItemDataRole.UserRole)
+                      for c in range(len(COLUMNS) - 1)]
+            out.append(dict(zip(("name", "n_target", "n_nontarget", "eer", "eer_method",
+                                 "min_dcf", "act_dcf"), values)))
+        return out
+
+    # -- export -----------------------------------------------------------------------------
+
+    def export_plot(self, path: str) -> None:
+        """Write the DET plot as PNG (1600 px wide) or SVG."""
+        import pyqtgraph.exporters as exporters
+
+        item = self.plot.getPlotItem()
+        if Path(path).suffix.lower() == ".svg":
+            exporters.SVGExporter(item).export(str(path))
+        else:
+            exporter = exporters.ImageExporter(item)
+            exporter.parameters()["width"] = 1600
+            exporter.export(str(path))
+
+
+__all__ = ["DetectionTab", "bootstrap_systems", "evaluate_systems"]

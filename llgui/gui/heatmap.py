@@ -1,0 +1,135 @@
+"""The lifelong score matrix s(M_i, t_j) as a heatmap: model versions by test times.
+
+Rows are model versions (oldest at the top), columns test times (oldest on the left); cells
+the table lacks are left blank. A colour bar gives the scale in the metric's units, oriented so
+that "better" is always the same colour (high BLEU and low DER both show as dark). The window
+[l_1, l_i] of the selected model (the tests equation 2 weighs for it) is outlined. Clicking a
+row emits `model_clicked(row)`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Signal
+from PySide6.QtGui import QColor, QPen
+from PySide6.QtWidgets import QGraphicsRectItem, QVBoxLayout, QWidget
+
+
+TEXT = "#222222"
+
+
+class NameAxis(pg.AxisItem):
+    """An axis naming cells (model or test names) at integer positions, thinned to fit."""
+
+    def __init__(self, orientation: str, **kwargs):
+        super().__init__(orientation, **kwargs)
+        self.names: list[str] = []
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
+        n = len(self.names)
+        if n == 0:
+            return []
+        lo, hi = max(0, int(np.ceil(min(minVal, maxVal)))), min(n - 1, int(max(minVal, maxVal)))
+        per_label = 60.0 if self.orientation in ("bottom", "top") else 16.0  # pixels
+        step = max(1, int(np.ceil((hi - lo + 1) * per_label / max(size, 1.0))))
+        return [(float(step), [float(v) for v in range(lo, hi + 1, step)])]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        return [self.names[int(round(v))] if 0 <= int(round(v)) < len(self.names) else ""
+                for v in values]
+
+
+class ScoreHeatmap(QWidget):
+    model_clicked = Signal(int)   # row (model index) the user clicked
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.left = NameAxis("left")
+        self.bottom = NameAxis("bottom")
+        self.plot = pg.PlotWidget(axisItems={"left": self.left, "bottom": self.bottom})
+        self.plot.setBackground("w")
+        item = self.plot.getPlotItem()
+        item.setMenuEnabled(False)
+        item.setMouseEnabled(x=False, y=False)
+        item.hideButtons()
+        for axis in (self.left, self.bottom):
+            axis.setTextPen(TEXT)
+        item.getViewBox().invertY(True)  # M_0 at the top, as a matrix is read
+        item.setLabel("left", "model version M<sub>i</sub>")
+        item.setLabel("bottom", "test t<sub>j</sub>")
+        self.image = pg.ImageItem(axisOrder="row-major")
+        item.addItem(self.image)
+        self.colour_bar = pg.ColorBarItem(colorMap=pg.colormap.get("viridis"), width=14,
+                                          interactive=False)
+        self.colour_bar.setImageItem(self.image, insert_in=item)
+        self.colour_bar.axis.setTextPen(TEXT)
+        self.window_box = QGraphicsRectItem()
+        pen = QPen(QColor("#e4002b"))
+        pen.setWidthF(2.5)
+        pen.setCosmetic(True)
+        self.window_box.setPen(pen)
+        self.window_box.setZValue(20)
+        self.window_box.setVisible(False)
+        item.addItem(self.window_box)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+        self.plot.scene().sigMouseClicked.connect(self._on_scene_clicked)
+        self.values: np.ndarray | None = None   # the matrix shown, (n_models, n_tests)
+
+    def set_matrix(self, values: np.ndarray | None, models, tests, metric_label: str,
+                   higher_is_better: bool | None) -> None:
+        """Show `values` (n_models, n_tests), NaN for missing cells; None clears the plot."""
+        item = self.plot.getPlotItem()
+        self.values = None if values is None else np.asarray(values, dtype=float)
+        if self.values is None or self.values.size == 0:
+            self.image.clear()
+            self.left.names, self.bottom.names = [], []
+            self.window_box.setVisible(False)
+            item.setTitle("no lifelong score table", size="9pt", color=TEXT)
+            return
+        self.left.names, self.bottom.names = list(models), list(tests)
+        finite = self.values[np.isfinite(self.values)]
+        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        if hi <= lo:
+            hi = lo + 1.0
+        # NaN cells are drawn transparent by ImageItem, so missing rows stay blank.
+        self.image.setImage(self.values, autoLevels=False)
+        self.image.setRect(QRectF(-0.5, -0.5, self.values.shape[1], self.values.shape[0]))
+        cmap = pg.colormap.get("viridis")
+        if higher_is_better is False:
+            cmap.reverse()   # low error rates are "good": keep good dark-to-bright the same way
+        self.colour_bar.setColorMap(cmap)
+        self.colour_bar.setLevels((lo, hi))
+        self.colour_bar.axis.setLabel(metric_label)
+        item.setXRange(-0.5, self.values.shape[1] - 0.5, padding=0)
+        item.setYRange(-0.5, self.values.shape[0] - 0.5, padding=0)
+        n_m, n_t = self.values.shape
+        item.setTitle(f"s(M<sub>i</sub>, t<sub>j</sub>): {n_m} model versions × {n_t} tests",
+                      size="9pt", color=TEXT)
+
+    def set_window(self, row: int, first_col: int, last_col: int) -> None:
+        """Outline row `row` from column `first_col` to `last_col` (inclusive); row < 0 or an
+        empty column range hides the outline."""
+        if row < 0 or last_col < first_col or self.values is None:
+            self.window_box.setVisible(False)
+            return
+        self.window_box.setRect(QRectF(first_col - 0.5, row - 0.5, last_col - first_col + 1,
+                                       1.0))
+        self.window_box.setVisible(True)
+
+    def _on_scene_clicked(self, ev) -> None:
+        if self.values is None or ev.button() != pg.QtCore.Qt.MouseButton.LeftButton:
+            return
+        vb = self.plot.getPlotItem().getViewBox()
+        if not vb.sceneBoundingRect().contains(ev.scenePos()):
+            return
+        pos = vb.mapSceneToView(ev.scenePos())
+        row, col = int(round(pos.y())), int(round(pos.x()))
+        if 0 <= row < self.values.shape[0] and 0 <= col < self.values.shape[1]:
+            self.model_clicked.emit(row)
+
+    def cell_scene_position(self, row: int, col: int):
+        """Scene position of a cell's centre (tests click there)."""
+        vb = self.plot.getPlotItem().getViewBox()
+        return vb.mapViewToScene(pg.Point(col, row))

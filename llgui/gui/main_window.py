@@ -68,7 +68,7 @@ class MainWindow(QMainWindow):
         view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         view.horizontalHeader().setStretchLastSection(True)
         view.setAlternatingRowColors(True)
-        view.setMinimumWidth(340)
+        view.setMinimumWidth(250)
         view.selectionModel().currentRowChanged.connect(self._on_documents_current_changed)
         self.documents_view = view
         dock = QDockWidget("Documents", self)

@@ -32,6 +32,7 @@ class MTView(QWidget):
         self.only_changed.toggled.connect(self._render)
         self.summary = QLabel("")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setWordWrap(True)
         legend = QLabel(
             f"<span style='background:{CORRECTED_BG}'>&nbsp;corrected by the human&nbsp;</span> "
             f"<span style='background:{BETTER_BG}'>&nbsp;changed by the system: better&nbsp;</span> "
@@ -40,6 +41,7 @@ class MTView(QWidget):
             f"<span style='color:{ERROR_FG}'>red</span> = not in the reference, "
             "<b>bold</b> = changed by the step")
         legend.setTextFormat(Qt.TextFormat.RichText)
+        legend.setWordWrap(True)
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
         top.addWidget(self.only_changed)

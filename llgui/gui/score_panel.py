@@ -35,6 +35,7 @@ class ScorePanel(QWidget):
         self.bars.getPlotItem().hideButtons()
         self.numbers = QLabel("")
         self.numbers.setTextFormat(Qt.TextFormat.RichText)
+        self.numbers.setWordWrap(True)
         self.numbers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         plots = QHBoxLayout()
         plots.addWidget(self.bars, 2)

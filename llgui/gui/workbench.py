@@ -62,6 +62,7 @@ class Workbench(QWidget):
             self.buttons[name] = button
         self.step_label = QLabel("no document")
         self.step_label.setTextFormat(Qt.TextFormat.RichText)
+        self.step_label.setWordWrap(True)
         nav.addWidget(self.step_label, 1)
         self.verify_button = QPushButton("Verify with libraries")
         self.verify_button.setToolTip("recompute every step of this document with sacrebleu / "
@@ -96,7 +97,7 @@ class Workbench(QWidget):
         side_layout.addWidget(self.aggregates, 1)
         left.addWidget(side)
         left.setSizes([480, 300])
-        left.setMinimumWidth(540)
+        left.setMinimumWidth(440)
 
         # -- the document at the step
         self.mt_view = MTView()

@@ -1,0 +1,44 @@
+"""The application started as a user starts it: a subprocess, offscreen."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+from PySide6.QtGui import QImage
+
+from tests.conftest import REPO
+
+
+def run_llgui(args, tmp_path, timeout=180):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               LLGUI_SESSION_FILE=str(tmp_path / "session.json"))
+    start = time.monotonic()
+    out = subprocess.run([sys.executable, "-m", "llgui", *args], cwd=REPO, env=env,
+                         capture_output=True, text=True, timeout=timeout)
+    return out, time.monotonic() - start
+
+
+def test_demo_screenshot_writes_a_png_of_the_window(tmp_path):
+    png = tmp_path / "out.png"
+    out, _ = run_llgui(["--demo", "--screenshot", str(png)], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    image = QImage(str(png))
+    assert not image.isNull()
+    assert (image.width(), image.height()) == (1500, 950)
+    # not a blank image: a window with text and plots has many distinct colours
+    colours = {image.pixel(x, y) for x in range(0, image.width(), 7)
+               for y in range(0, image.height(), 7)}
+    assert len(colours) > 50
+
+
+def test_demo_exits_cleanly_when_closed_while_jobs_run(tmp_path):
+    # closed 300 ms after start: the documents' replays are still running on workers
+    out, elapsed = run_llgui(["--demo", "--close-after", "300"], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    assert "Fatal" not in out.stderr
+    # the session of the demo was saved on closing
+    assert (tmp_path / "session.json").exists()

@@ -116,11 +116,23 @@ class PolicyCurveItem(pg.GraphicsObject):
     def paint(self, painter, option, widget=None) -> None:  # children draw everything
         pass
 
+    # The ViewBox updates its transform lazily (before the next paint); its own mapping
+    # functions bring it up to date first, so a press right after a range change still lands
+    # on the handle the user sees.
+    def _to_scene(self, x: float, w: float) -> QPointF:
+        vb = self.getViewBox()
+        point = QPointF(x, w)
+        return vb.mapViewToScene(point) if vb is not None else self.mapToScene(point)
+
+    def _from_scene(self, scene_pos: QPointF) -> QPointF:
+        vb = self.getViewBox()
+        return vb.mapSceneToView(scene_pos) if vb is not None else self.mapFromScene(scene_pos)
+
     def point_at(self, scene_pos: QPointF) -> int | None:
         """Index of the handle within PICK_PX pixels of a scene position, nearest first."""
         best, best_d = None, float(self.PICK_PX)
         for i, (x, w) in enumerate(self.policy.points):
-            p = self.mapToScene(QPointF(x, w))
+            p = self._to_scene(x, w)
             d = float(np.hypot(p.x() - scene_pos.x(), p.y() - scene_pos.y()))
             if d <= best_d:
                 best, best_d = i, d
@@ -129,7 +141,7 @@ class PolicyCurveItem(pg.GraphicsObject):
     def scene_position(self, index: int) -> QPointF:
         """Scene position of handle `index` (tests map it to the viewport to press there)."""
         x, w = self.policy.points[index]
-        return self.mapToScene(QPointF(x, w))
+        return self._to_scene(x, w)
 
     def _clamped(self, points, index: int, x: float, w: float) -> tuple[float, float]:
         """(x, w) kept strictly between the neighbours of point `index`, inside the bounds,
@@ -174,13 +186,13 @@ class PolicyCurveItem(pg.GraphicsObject):
             self._drag = index
             self._drag_from = self.policy
             x, w = self.policy.points[index]
-            self._offset = QPointF(x, w) - self.mapFromScene(ev.buttonDownScenePos())
+            self._offset = QPointF(x, w) - self._from_scene(ev.buttonDownScenePos())
             self._select(index)
         elif self._drag is None or self._drag_from is None:
             ev.ignore()
             return
         ev.accept()
-        here = self.mapFromScene(ev.scenePos()) + self._offset
+        here = self._from_scene(ev.scenePos()) + self._offset
         start = self._drag_from
         x, w = self._clamped(start.points, self._drag, here.x(), here.y())
         moved = start.moved(self._drag, x, w)
@@ -212,7 +224,7 @@ class PolicyCurveItem(pg.GraphicsObject):
         if ev.double():
             ev.accept()
             if index is None:
-                pos = self.mapFromScene(ev.scenePos())
+                pos = self._from_scene(ev.scenePos())
                 self.add_point(pos.x(), pos.y())
             return
         if index is not None:

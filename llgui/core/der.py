@@ -390,8 +390,13 @@ def _linear_sum_assignment(cost: np.ndarray):
 
 def _cooccurrence(sw: _Sweep, ref_idx: np.ndarray, hyp_idx: np.ndarray) -> np.ndarray:
     """(len(hyp_idx), len(ref_idx)) seconds of co-occurrence, counting every pair of turns
-    (Annotation.__mul__), over the scored extent."""
-    return sw.hyp[hyp_idx] @ (sw.ref[ref_idx] * sw.w_scored).T
+    (Annotation.__mul__), over the scored extent.
+
+    Intervals of SEGMENT_PRECISION or less are left out: pyannote does not see two turns that
+    overlap by less than that as intersecting (`Segment.intersects`), and a sliver such as
+    0.3 vs 0.1 + 0.2 must not create a mapping pyannote would not make.
+    """
+    return sw.hyp[hyp_idx] @ (sw.ref[ref_idx] * sw.w_kept).T
 
 
 def _hungarian_hyp_to_ref(sw: _Sweep, unmappable: Collection[str]) -> list[tuple[int, int]]:

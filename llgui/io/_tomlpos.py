@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 TablePath = tuple[str, ...]
 
+_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
 _BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
@@ -52,7 +53,7 @@ def locate(text: str) -> TomlPositions:
     scanner = _Scanner(text)
     try:
         scanner.run()
-    except (IndexError, ValueError):
+    except (IndexError, ValueError, OverflowError):
         pass
     return scanner.positions
 
@@ -149,13 +150,25 @@ class _Scanner:
         chars: list[str] = []
         while self.peek() not in ("", quote, "\n"):
             if quote == '"' and self.peek() == "\\":
-                chars.append(self.peek(1))
-                self.advance(2)
+                chars.append(self.escape())
                 continue
             chars.append(self.peek())
             self.advance()
         self.advance()
         return "".join(chars)
+
+    def escape(self) -> str:
+        """Decode the escape sequence at the cursor (a backslash) in a basic string."""
+        code = self.peek(1)
+        self.advance(2)
+        if code in _ESCAPES:
+            return _ESCAPES[code]
+        if code in ("u", "U"):
+            width = 4 if code == "u" else 8
+            digits = self.text[self.i:self.i + width]
+            self.advance(width)
+            return chr(int(digits, 16))
+        return code
 
     def key_value(self) -> None:
         line = self.line

@@ -42,6 +42,7 @@ PEN_COLOUR = "#8e44ad"
 SERIES_COLOURS = {"s_base": "#7f8c8d", "s_adapt": "#27ae60", "s_pen": "#8e44ad"}
 DIAGONAL_COLOUR = "#e67e22"
 COST_COLOUR = "#34495e"
+MAX_SYMBOLS = 60   # curves with more points are drawn without symbols (faster, and clearer)
 MODES = (("relative", "relative"), ("absolute", "absolute"))
 TEXT = "#222222"   # axis text and titles: darker than pyqtgraph's grey, readable at a glance
 
@@ -492,8 +493,8 @@ class AcrossTimeTab(QWidget):
         self._show_tests(policy)
 
     def _show_tests(self, policy: Policy) -> None:
-        """The tests model M_i weighs, drawn as stems of the weight each gets under `policy`
-        (un-normalised P(x), the curve's own scale); tests outside its window as grey dots."""
+        """The tests model M_i weighs under `policy`, drawn as stems of the weight each gets
+        (un-normalised P(x), the curve's own scale). Runs on every drag signal."""
         table = self.table()
         i = self.model_index()
         if table is None or i < 0:
@@ -502,20 +503,24 @@ class AcrossTimeTab(QWidget):
             return
         l = table.model_time_values()
         t = table.test_time_values()
-        raw, window = window_weights(policy, l, t)
-        inside = window[i]
+        l1, li = float(l.min()), float(l[i])
+        inside = (t >= l1) & (t <= li)   # M_i's window [l_1, l_i], as in equation 2
         if policy.mode == "relative":
-            l1, li = float(l.min()), float(l[i])
-            x = (t - l1) / (li - l1) if li > l1 else np.ones_like(t)
+            xs = (t[inside] - l1) / (li - l1) if li > l1 else np.ones(int(inside.sum()))
         else:
-            x = t
-        xs = x[inside]
-        ws = raw[i, inside]
+            xs = t[inside]
+        ws = policy.weight(xs)
         self.stems.setData(np.repeat(xs, 2), np.column_stack((np.zeros_like(ws), ws)).ravel())
-        self.test_marks.setData(xs, ws)
-        self.policy_plot.getPlotItem().setLabel(
-            "left", f"weight P(x) · stems: the {int(inside.sum())} tests of "
-                    f"{html.escape(table.models[i])}")
+        # Dots on the stems' tips while they stay distinct (pyqtgraph symbols cost time).
+        if xs.size <= MAX_SYMBOLS:
+            self.test_marks.setData(xs, ws)
+        else:
+            self.test_marks.setData([], [])
+        label = (f"weight P(x) · stems: the {xs.size} tests of "
+                 f"{html.escape(table.models[i])}")
+        if label != getattr(self, "_tests_label", None):
+            self.policy_plot.getPlotItem().setLabel("left", label)
+            self._tests_label = label
 
     def _show_matrix(self) -> None:
         table = self.table()
@@ -614,19 +619,24 @@ class AcrossTimeTab(QWidget):
                       f"l<sub>i</sub>]</sub> s(M<sub>i</sub>, t<sub>j</sub>)·P(t<sub>j</sub>)"
                       f" — {direction}", size="9pt", color=TEXT)
         preset_values = []
+        few = len(x) <= MAX_SYMBOLS
         for letter, preset in PRESETS.items():
             values = policy_scores(table, self.metric, preset)
             preset_values.append(values)
             item.plot(x, values, pen=pg.mkPen(PRESET_COLOURS[letter], width=1.5,
                                               style=Qt.PenStyle.DashLine),
-                      symbol="t" if letter == "A" else "s" if letter == "B" else "d",
+                      symbol=({"A": "t", "B": "s", "C": "d"}[letter] if few else None),
                       symbolSize=6, symbolBrush=PRESET_COLOURS[letter], symbolPen=None,
                       name=f"{letter}: {PRESET_DESCRIPTIONS[letter]}")
         pen_curve = item.plot([], [], pen=pg.mkPen(PEN_COLOUR, width=2.5,
                                                    style=Qt.PenStyle.DashDotLine),
-                              symbol="o", symbolSize=6, symbolBrush=PEN_COLOUR, symbolPen=None,
+                              symbol="o" if few else None, symbolSize=6,
+                              symbolBrush=PEN_COLOUR, symbolPen=None,
                               name="current, penalised scores (eq. 3)")
-        current = item.plot([], [], pen=pg.mkPen(CURVE, width=3), symbol="o", symbolSize=8,
+        # Clicking a point of the current curve selects that model (symbols make it hittable;
+        # without them the heatmap rows still select).
+        current = item.plot([], [], pen=pg.mkPen(CURVE, width=3), symbol="o" if few else None,
+                            symbolSize=8,
                             symbolBrush=CURVE, symbolPen=pg.mkPen("w"),
                             name=f"current: {self.state.policy_name}")
         current.sigPointsClicked.connect(self._on_sp_points_clicked)

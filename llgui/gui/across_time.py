@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt, Slot
+from PySide6.QtCore import QEvent, QObject, QPoint, QRectF, QSize, Qt, Slot
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSplitter,
@@ -478,8 +478,8 @@ class AcrossTimeTab(QWidget):
         item = self.policy_plot.getPlotItem()
         if policy.mode == "relative":
             self._set_time_axis(self.policy_plot, False,
-                                "relative position in the model's window  (0 = oldest test "
-                                "l₁ … 1 = now, the model's time lᵢ)")
+                                "x: position in the model's window [l₁, lᵢ]  (0 = oldest "
+                                "test, 1 = now)")
         else:
             self._set_time_axis(self.policy_plot, self._dates(),
                                 "test time" + (" (UTC)" if self._dates() else ""))
@@ -632,7 +632,7 @@ class AcrossTimeTab(QWidget):
                                                    style=Qt.PenStyle.DashDotLine),
                               symbol="o" if few else None, symbolSize=6,
                               symbolBrush=PEN_COLOUR, symbolPen=None,
-                              name="current, penalised scores (eq. 3)")
+                              name="current, penalised (eq. 3)")
         # Clicking a point of the current curve selects that model (symbols make it hittable;
         # without them the heatmap rows still select).
         current = item.plot([], [], pen=pg.mkPen(CURVE, width=3), symbol="o" if few else None,
@@ -742,11 +742,17 @@ class AcrossTimeTab(QWidget):
                       name=f"s(M<sub>i</sub>, l<sub>i</sub>), lifelong table "
                            f"({display_name(self.metric)})")
             names.append(display_name(self.metric))
+        if result is not None and result.replays:
+            # Open on the documents (the points one clicks); the diagonal may span a longer
+            # period: the wheel zooms out, the plot's "A" button shows everything.
+            lo, hi = float(min(result.times)), float(max(result.times))
+            pad = max(0.08 * (hi - lo), 3 * 86400.0 if dates else 0.5)
+            item.setXRange(lo - pad, hi + pad, padding=0)
         unique = sorted(set(names))
         item.setLabel("left", f"{' / '.join(unique)} (%)" if unique else "score (%)")
         if result is not None:
             item.setTitle("per document, in processing order — click a point to open it in "
-                          "the workbench", size="9pt", color=TEXT)
+                          "the workbench (wheel: zoom)", size="9pt", color=TEXT)
 
     def _on_series_points_clicked(self, _curve, points, _ev=None) -> None:
         if not len(points):
@@ -782,14 +788,14 @@ class AcrossTimeTab(QWidget):
             generator.setViewBox(QRectF(0, 0, size.width(), size.height()))
             generator.setTitle("llgui: across time")
             painter = QPainter(generator)
-            target.render(painter)
+            target.render(painter, QPoint(0, 0))
             painter.end()
             return
         image = QImage(QSize(size.width() * 2, size.height() * 2), QImage.Format.Format_ARGB32)
         image.setDevicePixelRatio(2.0)
         image.fill(QColor("white"))
         painter = QPainter(image)
-        target.render(painter)
+        target.render(painter, QPoint(0, 0))
         painter.end()
         image.save(str(path))
 

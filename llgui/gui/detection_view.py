@@ -17,8 +17,8 @@ import math
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Slot
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QRectF, Qt, QTimer, Slot
+from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
     QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
@@ -31,8 +31,8 @@ from llgui.gui.probit_axis import DEFAULT_RANGE, ProbitAxisItem
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
            "#17becf", "#bcbd22", "#7f7f7f"]
-COLUMNS = ("system", "targets", "non-targets", "EER %", "EER method", "minDCF", "actDCF",
-           "EER 95 % CI")
+COLUMNS = ("system", "targets", "non-targets", "EER %", "method", "minDCF", "actDCF",
+           "EER 95% CI")
 BOOTSTRAP_REPLICATES = 200
 TEXT = "#222222"
 JOB_KEY = "det"
@@ -100,6 +100,7 @@ class DetectionTab(QWidget):
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.status)
         rl.addWidget(self.table, 1)
         rl.addWidget(self.notes)
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -107,7 +108,7 @@ class DetectionTab(QWidget):
         split.addWidget(right)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        split.setSizes([640, 520])
+        split.setSizes([560, 600])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(self.controls)
@@ -163,8 +164,9 @@ class DetectionTab(QWidget):
         self.progress.setRange(0, 1000)
         self.progress.setMaximumWidth(140)
         self.progress.setVisible(False)
-        self.status = QLabel("")
-        # Long status texts must not widen the window: the label takes what is left.
+        self.status = QLabel("")   # shown above the table
+        self.status.setWordWrap(True)
+        # Long status texts must not widen the window.
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         for widget in (QLabel("DCF (P_target, C_miss, C_fa)"), self.preset_box, QLabel("P_target"), self.p_target,
                        QLabel("C_miss"), self.c_miss, QLabel("C_fa"), self.c_fa,
@@ -173,7 +175,7 @@ class DetectionTab(QWidget):
         bar.addSpacing(10)
         bar.addWidget(self.progress)
         bar.addWidget(self.cancel_button)
-        bar.addWidget(self.status, 1)
+        bar.addStretch(1)
         bar.addWidget(self.reset_button)
         self.controls = bar
         self._set_dcf_boxes(DCF_PRESETS[0])
@@ -416,8 +418,7 @@ class DetectionTab(QWidget):
                       symbolBrush=colour)
         dcf = self.results[0].dcf
         item.setTitle(f"○ EER ({self.results[0].eer_method}) · ■ minDCF · ✕ actDCF at "
-                      f"{_dcf_text(dcf)} · dashed: P<sub>miss</sub> = P<sub>fa</sub>",
-                      size="9pt", color=TEXT)
+                      f"{_dcf_text(dcf)}", size="9pt", color=TEXT)
         self._fill_table()
 
     def _fill_table(self) -> None:
@@ -448,7 +449,9 @@ class DetectionTab(QWidget):
             p, cm, cfa = self.results[0].dcf
             threshold = bayes_threshold(p, cm, cfa)
             self.notes.setText(
-                f"<small>EER in percent, by the {html.escape(self.results[0].eer_method)} "
+                f"<small>Dashed: the EER line P<sub>miss</sub> = P<sub>fa</sub>; points "
+                f"outside 0.05–50 % are off the plot (Reset view, or zoom with the wheel). "
+                f"EER in percent, by the {html.escape(self.results[0].eer_method)} "
                 f"method (rocch: ROC convex hull, as BOSARIS and bob.measure; threshold: "
                 f"interpolated crossing of the curve). minDCF and actDCF are normalised by "
                 f"min(C_miss·P_target, C_fa·(1 − P_target)) at {_dcf_text((p, cm, cfa))}; "
@@ -476,7 +479,20 @@ class DetectionTab(QWidget):
 
         item = self.plot.getPlotItem()
         if Path(path).suffix.lower() == ".svg":
-            exporters.SVGExporter(item).export(str(path))
+            # pyqtgraph's SVGExporter fails on this Qt (pyqtgraph issue #3485); QtSvg draws
+            # the plot's part of the scene as vectors instead.
+            from PySide6.QtSvg import QSvgGenerator
+
+            source = item.sceneBoundingRect()
+            generator = QSvgGenerator()
+            generator.setFileName(str(path))
+            generator.setSize(source.size().toSize())
+            generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
+            generator.setTitle("llgui: DET plot")
+            painter = QPainter(generator)
+            self.plot.scene().render(painter, QRectF(0, 0, source.width(), source.height()),
+                                     source)
+            painter.end()
         else:
             exporter = exporters.ImageExporter(item)
             exporter.parameters()["width"] = 1600

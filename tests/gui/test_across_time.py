@@ -168,3 +168,21 @@ def test_policy_files_round_trip_and_bad_files_are_reported(window, tab, tmp_pat
     new = window.errors[errors_before:]
     assert new and all(str(bad) in line for line in new)
     assert any("weight must be >= 0" in line for line in new)
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg"])
+def test_export_plot_writes_the_four_plots(window, tab, tmp_path, suffix):
+    import xml.etree.ElementTree as ET
+
+    from PySide6.QtGui import QImage
+
+    path = tmp_path / f"time{suffix}"
+    tab.export_plot(str(path))
+    assert path.stat().st_size > 1000
+    if suffix == ".png":
+        image = QImage(str(path))
+        assert (image.width(), image.height()) == (2 * tab.plots.width(), 2 * tab.plots.height())
+    else:
+        root = ET.parse(path).getroot()
+        assert root.tag.endswith("svg")
+        assert [e for e in root.iter() if e.tag.endswith("path")]

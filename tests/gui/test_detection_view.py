@@ -177,3 +177,22 @@ def test_bootstrap_interval_holds_the_eer(window, tab, qtbot):
     finally:
         tab.bootstrap_box.setChecked(False)
     assert tab.table.isColumnHidden(7)
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg"])
+def test_export_plot_writes_the_det_plot(window, tab, tmp_path, suffix):
+    import xml.etree.ElementTree as ET
+
+    from PySide6.QtGui import QImage
+
+    path = tmp_path / f"det{suffix}"
+    tab.export_plot(str(path))
+    assert path.stat().st_size > 1000
+    if suffix == ".png":
+        image = QImage(str(path))
+        assert image.width() == 1600 and image.height() > 500
+    else:
+        root = ET.parse(path).getroot()
+        assert root.tag.endswith("svg")
+        drawn = [e for e in root.iter() if e.tag.endswith(("path", "polyline"))]
+        assert len(drawn) >= len(SYSTEMS)

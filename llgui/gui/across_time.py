@@ -24,7 +24,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPoint, QRectF, QSize, Qt, Slot
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QSplitter,
+    QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter,
     QVBoxLayout, QWidget,
 )
 
@@ -38,6 +38,7 @@ from llgui.gui.policy_item import CURVE, PolicyCurveItem
 from llgui.io.export import display_name
 
 PRESET_COLOURS = {"A": "#16a085", "B": "#7f8c8d", "C": "#a0522d"}
+PRESET_SHORT = {"A": "contemporary", "B": "uniform", "C": "past"}   # legend; tooltips say more
 PEN_COLOUR = "#8e44ad"
 SERIES_COLOURS = {"s_base": "#7f8c8d", "s_adapt": "#27ae60", "s_pen": "#8e44ad"}
 DIAGONAL_COLOUR = "#e67e22"
@@ -278,6 +279,8 @@ class AcrossTimeTab(QWidget):
 
     @Slot()
     def _on_state_bundles_changed(self) -> None:
+        # The window rescores every bundle's collection now: drop results that may be stale.
+        self.collections.clear()
         current = self.bundle()
         self.bundle_box.blockSignals(True)
         self.bundle_box.clear()
@@ -566,7 +569,8 @@ class AcrossTimeTab(QWidget):
                    if has_pen and self.penalised_box.isChecked() else None)
         self.shown_sp = {"policy": policy, "s_p": s_p, "s_p_pen": s_p_pen}
         curves = getattr(self, "_sp_curves", None)
-        if curves is None or curves.get("table") is not table or curves.get("metric") != self.metric:
+        if (curves is None or curves.get("table") is not table
+                or curves.get("metric") != self.metric):
             curves = self._build_sp_curves(table)
         curves["current"].setData(x, s_p)
         self._fit_sp_range(curves, s_p, s_p_pen, dragging=policy is not self.state.policy)
@@ -627,7 +631,7 @@ class AcrossTimeTab(QWidget):
                                               style=Qt.PenStyle.DashLine),
                       symbol=({"A": "t", "B": "s", "C": "d"}[letter] if few else None),
                       symbolSize=6, symbolBrush=PRESET_COLOURS[letter], symbolPen=None,
-                      name=f"{letter}: {PRESET_DESCRIPTIONS[letter]}")
+                      name=f"{letter} ({PRESET_SHORT[letter]})")
         pen_curve = item.plot([], [], pen=pg.mkPen(PEN_COLOUR, width=2.5,
                                                    style=Qt.PenStyle.DashDotLine),
                               symbol="o" if few else None, symbolSize=6,

@@ -21,11 +21,13 @@ from PySide6.QtCore import QRectF, Qt, QTimer, Slot
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
-    QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem,
+    QVBoxLayout, QWidget,
 )
 
-from llgui.core.det import DCF_PRESETS, EER_METHODS, bayes_threshold, bootstrap_eer, evaluate, \
-    probit
+from llgui.core.det import (
+    DCF_PRESETS, EER_METHODS, bayes_threshold, bootstrap_eer, evaluate, probit,
+)
 from llgui.core.jobs import check
 from llgui.gui.probit_axis import DEFAULT_RANGE, ProbitAxisItem
 
@@ -89,6 +91,7 @@ class DetectionTab(QWidget):
         self.shown_count = 0             # how many job results were drawn (tests)
         self.intervals: dict[str, tuple[float, float]] = {}   # bootstrap EER CI by name
         self._interval_method: str | None = None
+        self._systems_key: tuple = ()
         self._request_timer = QTimer(self)
         self._request_timer.setSingleShot(True)
         self._request_timer.setInterval(200)   # typing 0.001 is one request, not four
@@ -168,7 +171,8 @@ class DetectionTab(QWidget):
         self.status.setWordWrap(True)
         # Long status texts must not widen the window.
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        for widget in (QLabel("DCF (P_target, C_miss, C_fa)"), self.preset_box, QLabel("P_target"), self.p_target,
+        for widget in (QLabel("DCF (P_target, C_miss, C_fa)"), self.preset_box,
+                       QLabel("P_target"), self.p_target,
                        QLabel("C_miss"), self.c_miss, QLabel("C_fa"), self.c_fa,
                        QLabel("EER"), self.method_box, self.bootstrap_box):
             bar.addWidget(widget)
@@ -205,7 +209,6 @@ class DetectionTab(QWidget):
         table.verticalHeader().setVisible(False)
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         table.setAlternatingRowColors(True)
-        table.horizontalHeader().setStretchLastSection(True)
         self.table = table
         self.notes = QLabel("")
         self.notes.setWordWrap(True)
@@ -253,6 +256,10 @@ class DetectionTab(QWidget):
         job); returns the job id, None when there is nothing to evaluate."""
         self._request_timer.stop()
         systems = self.systems()
+        key = tuple(id(t) for t in systems)
+        if key != self._systems_key:   # other trials: their bootstrap intervals no longer hold
+            self._systems_key = key
+            self.intervals, self._interval_method = {}, None
         if not systems:
             self.jobs.cancel(JOB_KEY)
             self._draw()
@@ -332,9 +339,9 @@ class DetectionTab(QWidget):
             self.results = tuple(result)
             self.shown_dcf = self.results[0].dcf if self.results else None
             self.shown_count += 1
-            if self._interval_method not in (None, self.results[0].eer_method
-                                             if self.results else None):
-                self.intervals, self._interval_method = {}, None
+            method = self.results[0].eer_method if self.results else None
+            if self._interval_method is not None and self._interval_method != method:
+                self.intervals, self._interval_method = {}, None   # made for another method
             self.status.setText(self._summary_text())
             self._draw()
         elif key == BOOTSTRAP_KEY:

@@ -10,7 +10,8 @@ the policy's units, y the weight):
   inside `bounds`), weight clamped to >= 0 and to the top of the view;
 - double-click anywhere: add a point there;
 - right-click a handle, or select it (click) and press Delete / Backspace: remove it; the last
-  point is never removed.
+  point is never removed. (Keys reach the plot widget, not the item: the owner routes them to
+  `remove_point()`, which works whether or not the scene has focus.)
 
 Two phases, as pyqtgraph's ROIs: `policy_changing(Policy)` while dragging, throttled to one
 signal every THROTTLE_MS (a trailing timer delivers the last position, so the plots never lag
@@ -266,12 +267,6 @@ class PolicyCurveItem(pg.GraphicsObject):
         self.point_selected.emit(-1)
         self.policy_edited.emit(new)
         return True
-
-    def keyPressEvent(self, ev) -> None:  # noqa: N802 - Qt's name
-        if ev.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and self.remove_point():
-            ev.accept()
-        else:
-            ev.ignore()
 
     def _select(self, index: int) -> None:
         if index != self.selected:

@@ -186,21 +186,33 @@ def _sorted_nonempty(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, 
     return starts[order], ends[order]
 
 
-def _intersect(a_s, a_e, b_s, b_e) -> tuple[np.ndarray, np.ndarray]:
-    """Pairwise intersections of two sorted disjoint interval lists (non-empty ones only)."""
+def _by_start_nonempty(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Non-empty segments sorted by start: enough for `_support` (equal starts always merge)."""
+    keep = (ends - starts) > SEGMENT_PRECISION
+    starts, ends = starts[keep], ends[keep]
+    order = np.argsort(starts, kind="stable")
+    return starts[order], ends[order]
+
+
+def _intersect(a_s, a_e, b_s, b_e, with_index: bool = False,
+               shortest: float = SEGMENT_PRECISION):
+    """Pairwise intersections of two sorted lists of non-overlapping intervals, pieces of
+    `shortest` or less dropped: (starts, ends), plus with `with_index` the index in `a` of each
+    piece's interval."""
+    empty = np.empty(0)
     if a_s.size == 0 or b_s.size == 0:
-        return np.empty(0), np.empty(0)
+        return (empty, empty, np.empty(0, dtype=np.intp)) if with_index else (empty, empty)
     lo = np.searchsorted(b_e, a_s, side="right")   # first b ending after a starts
     hi = np.searchsorted(b_s, a_e, side="left")    # b's starting before a ends
     n = np.maximum(hi - lo, 0)
-    if n.sum() == 0:
-        return np.empty(0), np.empty(0)
     ai = np.repeat(np.arange(a_s.size), n)
     offsets = np.arange(ai.size) - np.repeat(np.cumsum(n) - n, n)
     bi = np.repeat(lo, n) + offsets
     s = np.maximum(a_s[ai], b_s[bi])
     e = np.minimum(a_e[ai], b_e[bi])
-    keep = (e - s) > SEGMENT_PRECISION
+    keep = (e - s) > shortest
+    if with_index:
+        return s[keep], e[keep], ai[keep]
     return s[keep], e[keep]
 
 
@@ -249,29 +261,40 @@ def _turns(turns: Sequence[Turn]) -> _Turns:
 
 @dataclass(frozen=True, eq=False)
 class _Sweep:
-    """Elementary intervals of one document and who speaks in each.
+    """Who speaks when in one document, on the pieces pyannote scores.
 
-    `bounds` (n+1,) sorted distinct times; `dur` (n,) their lengths; `w_scored` (n,) the length
-    where the interval is inside the extruded UEM, else 0; `w_kept` (n,) likewise for the
-    intervals pyannote's common timeline keeps (scored and longer than SEGMENT_PRECISION);
-    `ref` (R, n) and `hyp` (H, n) turn counts per label and interval (label-major, int32);
-    `ref_present` / `hyp_present`: indices of the labels left in the scored region (pyannote's
-    cropped annotations).
+    The turn boundaries cut time into n elementary intervals (`bounds`, n+1 sorted distinct
+    times); `ref` (R, n) and `hyp` (H, n) count each label's active turns on each interval
+    (label-major floats holding small integers). Cutting these intervals with the scored spans
+    (the UEM minus collars and skipped overlap) gives the pieces of pyannote's common timeline:
+    `piece_start`, `piece_end`, `piece_interval` (the interval each lies in), pieces of
+    SEGMENT_PRECISION or less dropped. `w` (n,) sums the pieces' lengths per interval: the
+    seconds each interval weighs in DER and in the co-occurrence. `w_all` (n,) is the same with
+    the sub-microsecond slivers kept, for JER's durations (pyannote measures those on label
+    timelines, slivers included). `ref_present` / `hyp_present`: labels with speech in some
+    piece (pyannote's cropped annotations).
     """
 
     ref_turns: _Turns
     hyp_turns: _Turns
     bounds: np.ndarray
-    dur: np.ndarray
-    w_scored: np.ndarray
-    w_kept: np.ndarray
+    w: np.ndarray
+    w_all: np.ndarray
     ref: np.ndarray
     hyp: np.ndarray
+    piece_start: np.ndarray
+    piece_end: np.ndarray
+    piece_interval: np.ndarray
     ref_present: np.ndarray
     hyp_present: np.ndarray
     uem_used: tuple[Span, ...]
     uem_given: bool
-    scored_spans: tuple[Span, ...]
+    scored_start: np.ndarray
+    scored_end: np.ndarray
+
+    @property
+    def scored_spans(self) -> tuple[Span, ...]:
+        return tuple(zip(self.scored_start.tolist(), self.scored_end.tolist()))
 
 
 def _uem_used(ref: _Turns, hyp: _Turns, uem) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -300,15 +323,9 @@ def _sweep(reference: Sequence[Turn], hypothesis: Sequence[Turn], uem, collar: f
     ref = _turns(reference)
     hyp = _turns(hypothesis)
     uem_s, uem_e, given = _uem_used(ref, hyp, uem)
-    if collar > 0.0:
-        # Centred on every reference boundary (Annotation.itersegments), same float expression
-        # as pyannote so that the edges coincide bit for bit.
-        edges = np.concatenate((ref.starts, ref.ends))
-        col_s, col_e = edges - 0.5 * collar, edges + 0.5 * collar
-    else:
-        col_s = col_e = np.empty(0)
+
     turn_times = np.concatenate((ref.starts, ref.ends, hyp.starts, hyp.ends))
-    bounds = np.unique(np.concatenate((turn_times, uem_s, uem_e, col_s, col_e)))
+    bounds, position = np.unique(turn_times, return_inverse=True)
     nb = bounds.size
     n_ref, n_hyp = len(ref.names), len(hyp.names)
     width = n_ref + n_hyp
@@ -317,40 +334,54 @@ def _sweep(reference: Sequence[Turn], hypothesis: Sequence[Turn], uem, collar: f
     rows = np.concatenate((ref.labels, ref.labels, hyp.labels + n_ref, hyp.labels + n_ref))
     nr_t, nh_t = ref.starts.size, hyp.starts.size
     sign = np.concatenate((np.ones(nr_t), -np.ones(nr_t), np.ones(nh_t), -np.ones(nh_t)))
-    flat = rows * nb + np.searchsorted(bounds, turn_times)
-    counts = np.bincount(flat, weights=sign, minlength=width * nb).astype(np.int32)
-    counts = counts.reshape(width, nb)
+    flat = rows * nb + position
+    # Small integers held exactly in floats: no conversion before the products below.
+    counts = np.bincount(flat, weights=sign, minlength=width * nb).reshape(width, nb)
     np.cumsum(counts, axis=1, out=counts)
     ref_c, hyp_c = counts[:n_ref, :-1], counts[n_ref:, :-1]
-    dur = np.diff(bounds)
 
     if collar == 0.0 and not skip_overlap:
         sc_s, sc_e = uem_s, uem_e
     else:
         # pyannote's extrusion: the support of collars and reference overlap, cut from the UEM.
-        parts_s, parts_e = [col_s], [col_e]
-        if skip_overlap:
+        parts_s, parts_e = [], []
+        if collar > 0.0:
+            # Centred on every reference boundary (Annotation.itersegments), with pyannote's
+            # float expression so that the edges coincide bit for bit. Sorted edges give
+            # collars sorted by start.
+            edges = np.sort(np.concatenate((ref.starts, ref.ends)))
+            parts_s.append(edges - 0.5 * collar)
+            parts_e.append(edges + 0.5 * collar)
+        if skip_overlap and nb:
             o_s, o_e = _runs(bounds, ref_c.sum(axis=0) >= 2)
             parts_s.append(o_s)
             parts_e.append(o_e)
-        ex_s, ex_e = _support(*_sorted_nonempty(np.concatenate(parts_s),
-                                                np.concatenate(parts_e)))
+        if len(parts_s) == 1:
+            keep = (parts_e[0] - parts_s[0]) > SEGMENT_PRECISION
+            ex_s, ex_e = _support(parts_s[0][keep], parts_e[0][keep])
+        elif parts_s:
+            ex_s, ex_e = _support(*_by_start_nonempty(np.concatenate(parts_s),
+                                                      np.concatenate(parts_e)))
+        else:
+            ex_s = ex_e = np.empty(0)
         cut_s, cut_e = _intersect(ex_s, ex_e, uem_s, uem_e)
         sc_s, sc_e = _gaps_within(uem_s, uem_e, cut_s, cut_e)
-    if nb:
-        inside = (np.bincount(np.searchsorted(bounds, sc_s), minlength=nb)
-                  - np.bincount(np.searchsorted(bounds, sc_e), minlength=nb))
-        w_scored = np.where(np.cumsum(inside)[:-1] > 0, dur, 0.0)
-    else:
-        w_scored = dur
-    w_kept = np.where(dur > SEGMENT_PRECISION, w_scored, 0.0)
+
+    piece_s, piece_e, piece_k = _intersect(bounds[:-1], bounds[1:], sc_s, sc_e,
+                                           with_index=True, shortest=0.0)
+    length = piece_e - piece_s
+    n = max(nb - 1, 0)
+    w_all = np.bincount(piece_k, weights=length, minlength=n)
+    kept = length > SEGMENT_PRECISION
+    piece_s, piece_e, piece_k = piece_s[kept], piece_e[kept], piece_k[kept]
+    w = np.bincount(piece_k, weights=length[kept], minlength=n)
     return _Sweep(
-        ref_turns=ref, hyp_turns=hyp, bounds=bounds, dur=dur, w_scored=w_scored, w_kept=w_kept,
-        ref=ref_c, hyp=hyp_c,
-        ref_present=np.flatnonzero(ref_c @ w_kept > 0),
-        hyp_present=np.flatnonzero(hyp_c @ w_kept > 0),
+        ref_turns=ref, hyp_turns=hyp, bounds=bounds, w=w, w_all=w_all, ref=ref_c, hyp=hyp_c,
+        piece_start=piece_s, piece_end=piece_e, piece_interval=piece_k,
+        ref_present=np.flatnonzero(ref_c @ w > 0),
+        hyp_present=np.flatnonzero(hyp_c @ w > 0),
         uem_used=tuple(zip(uem_s.tolist(), uem_e.tolist())), uem_given=given,
-        scored_spans=tuple(zip(sc_s.tolist(), sc_e.tolist())),
+        scored_start=sc_s, scored_end=sc_e,
     )
 
 
@@ -396,7 +427,7 @@ def _cooccurrence(sw: _Sweep, ref_idx: np.ndarray, hyp_idx: np.ndarray) -> np.nd
     overlap by less than that as intersecting (`Segment.intersects`), and a sliver such as
     0.3 vs 0.1 + 0.2 must not create a mapping pyannote would not make.
     """
-    return sw.hyp[hyp_idx] @ (sw.ref[ref_idx] * sw.w_kept).T
+    return sw.hyp[hyp_idx] @ (sw.ref[ref_idx] * sw.w).T
 
 
 def _hungarian_hyp_to_ref(sw: _Sweep, unmappable: Collection[str]) -> list[tuple[int, int]]:
@@ -443,7 +474,7 @@ def _mapping_pairs(sw: _Sweep, mapping: Mapping[str, str]) -> list[tuple[int, in
 
 def _per_interval(sw: _Sweep, pairs: list[tuple[int, int]]):
     """(weight, n_ref, n_hyp, n_correct) per interval; the weight is 0 where not scored."""
-    d, r, h = sw.w_kept, sw.ref, sw.hyp
+    d, r, h = sw.w, sw.ref, sw.hyp
     nr = r.sum(axis=0)
     nh = h.sum(axis=0)
     if pairs:
@@ -524,7 +555,7 @@ def jer_components(
     """
     sw = _sweep(reference, hypothesis, uem, float(collar), bool(skip_overlap))
     pairs = dict(_hungarian_ref_to_hyp(sw, unmappable))
-    d = sw.w_scored
+    d = sw.w_all
     ref = sw.ref > 0
     hyp = sw.hyp > 0
     per_speaker: dict[str, float] = {}
@@ -577,21 +608,31 @@ def error_regions(
     sw = _sweep(reference, hypothesis, uem, float(collar), bool(skip_overlap))
     pairs = (_hungarian_hyp_to_ref(sw, unmappable) if mapping is None
              else _mapping_pairs(sw, mapping))
-    kept = sw.w_kept > 0
-    if not kept.any():
+    if sw.piece_start.size == 0:
         return []
     _, nr, nh, correct = _per_interval(sw, pairs)
+    k = sw.piece_interval
     counts = {
-        "correct": correct,
-        "confusion": np.minimum(nr, nh) - correct,
-        "miss": np.maximum(nr - nh, 0),
-        "false_alarm": np.maximum(nh - nr, 0),
+        "correct": correct[k],
+        "confusion": (np.minimum(nr, nh) - correct)[k],
+        "miss": np.maximum(nr - nh, 0)[k],
+        "false_alarm": np.maximum(nh - nr, 0)[k],
     }
     regions: list[tuple[float, float, str]] = []
     for kind in ERROR_KINDS:
-        mask = kept & (counts[kind] > 0)
-        starts, ends = _runs(sw.bounds, mask)
-        regions += [(float(s), float(e), kind) for s, e in zip(starts, ends)]
+        run: list[float] | None = None
+        for start, end, on in zip(sw.piece_start.tolist(), sw.piece_end.tolist(),
+                                  (counts[kind] > 0).tolist()):
+            if on and run is not None and start == run[1]:
+                run[1] = end                      # a piece continuing the run
+                continue
+            if run is not None:
+                regions.append((run[0], run[1], kind))
+                run = None
+            if on:
+                run = [start, end]
+        if run is not None:
+            regions.append((run[0], run[1], kind))
     regions.sort(key=lambda r: (r[0], ERROR_KINDS.index(r[2])))
     return regions
 

@@ -1,10 +1,14 @@
 """Diarization error rate (DER) and Jaccard error rate (JER), exact and fast, as pyannote.metrics.
 
-The fast path (`der_components`, `jer_components`) sweeps once over every turn boundary with
-numpy, counts the reference and hypothesis turns of each speaker in every elementary interval,
-builds the speaker co-occurrence matrix and finds the optimal one-to-one mapping with
-`scipy.optimize.linear_sum_assignment` — the computation of pyannote.metrics 4.2
-(`DiarizationErrorRate`, `JaccardErrorRate`), re-expressed on arrays. Tests hold it equal to the
+The fast path (`der_components`, `jer_components`) sorts every turn boundary once with numpy,
+counts the reference and hypothesis turns of each speaker on every elementary interval (one
+cumulative sum), cuts the intervals with the scored spans (the UEM minus collars and, with
+skip_overlap, reference overlap, extruded exactly as pyannote does) into the pieces pyannote
+scores, builds the speaker co-occurrence matrix and finds the optimal one-to-one mapping with
+`scipy.optimize.linear_sum_assignment`, breaking ties as pyannote does (its label renaming
+decides the row and column order) — the computation of pyannote.metrics 4.2
+(`DiarizationErrorRate`, `JaccardErrorRate`), re-expressed on arrays. About 2-3 ms for an hour
+of audio with 1,000 turns per side, where pyannote takes about a second. Tests hold it equal to the
 library to 1e-9 (seconds and percent); `pyannote_der_components` and `pyannote_jer_components`
 run the library itself, for tests, the benchmark and the GUI's "exact re-check".
 
@@ -166,8 +170,9 @@ def jer_from_stats(speaker_error: float, speaker_count: float) -> float:
 
 
 def _support(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """pyannote's Timeline.support() of non-empty segments sorted by (start, end): merges
-    segments that overlap or are separated by at most SEGMENT_PRECISION."""
+    """pyannote's Timeline.support() of non-empty segments sorted by start: merges segments
+    that overlap or are separated by at most SEGMENT_PRECISION (ties in start always merge, so
+    their order does not matter)."""
     if starts.size == 0:
         return starts, ends
     run_end = np.maximum.accumulate(ends)

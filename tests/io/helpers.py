@@ -40,12 +40,16 @@ def problems(load: Callable, *args, **kwargs) -> list[tuple[str, int, str]]:
 
 def only_load_errors(load: Callable, path, expected_type: type, *args, **kwargs) -> None:
     """Fuzz oracle: `load` returns an `expected_type` or raises LoadError, nothing else."""
+    from hypothesis import event
+
     try:
         result = load(path, *args, **kwargs)
     except LoadError as exc:
+        event(f"{getattr(load, '__name__', 'load')}: LoadError")
         assert exc.problems
         for p in exc.problems:
             assert isinstance(p.reason, str) and p.reason
             assert isinstance(p.line, int) and p.line >= 0
         return
+    event(f"{getattr(load, '__name__', 'load')}: loaded")
     assert isinstance(result, expected_type), type(result)

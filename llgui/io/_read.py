@@ -97,3 +97,11 @@ def describe(value: str, limit: int = 40) -> str:
     if len(value) > limit:
         value = value[: limit - 3] + "..."
     return repr(value)
+
+
+def value_error_reason(exc: ValueError) -> str:
+    """A parser's ValueError as a reason (Python's integer-length limit said plainly)."""
+    text = str(exc)
+    if "integer string conversion" in text:
+        return "an integer has too many digits"
+    return text[:1].lower() + text[1:]

@@ -49,7 +49,7 @@ from llgui.core.errors import LoadError, Problem, Problems
 from llgui.core.types import (
     DEFAULT_METRICS, KNOWN_METRICS, MT_KINDS, TASKS, Bundle, DiarDocument, MTDocument, Stamp,
 )
-from llgui.io._read import decode_lines, read_bytes
+from llgui.io._read import decode_lines, read_bytes, value_error_reason
 from llgui.io._tomlpos import TomlPositions, locate
 
 TABLES = ("bundle", "settings", "cost", "documents", "interactions", "lifelong", "detection")
@@ -233,7 +233,6 @@ class _Loader:
         self.problems = Problems(path, limit=500)
         self.pos = TomlPositions()
         self.cache: dict[tuple, object] = {}
-        self.task: str | None = None
 
     # --- reporting ---------------------------------------------------------------------
     def add(self, line: int, reason: str) -> None:
@@ -328,6 +327,9 @@ class _Loader:
         except RecursionError:
             self.add(0, "not valid TOML: values nested too deeply")
             self.problems.raise_if_any()
+        except ValueError as exc:  # tomllib lets some through, e.g. a 5000-digit integer
+            self.add(0, f"not valid TOML: {value_error_reason(exc)}")
+            self.problems.raise_if_any()
         self.pos = locate(text)
         for key, value in parsed.items():
             if key in TABLES:
@@ -380,7 +382,6 @@ class _Loader:
             self.add(self.key_line("bundle", "task"),
                      f"task must be one of: {', '.join(TASKS)}, not {_show(task)}")
             task = ""
-        self.task = task or None
         if "name" in table:
             if isinstance(table["name"], str):
                 name = table["name"]

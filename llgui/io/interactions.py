@@ -49,7 +49,7 @@ from llgui.core.types import (
     DIAR_KINDS, INITIATIVES, MT_KINDS, STEP_KINDS, Adapted, PointTarget, SameTarget,
     SentenceTarget, SpanTarget, Step, Turn,
 )
-from llgui.io._read import decode_lines, describe, read_bytes
+from llgui.io._read import decode_lines, describe, read_bytes, value_error_reason
 from llgui.io.rttm import load_turns
 from llgui.io.text import load_segments
 
@@ -253,7 +253,7 @@ class _Reader:
         except RecursionError:
             self.add("invalid JSON: nested too deeply")
         except ValueError as exc:  # e.g. an integer longer than Python's conversion limit
-            self.add(f"invalid JSON: {exc}")
+            self.add(f"invalid JSON: {value_error_reason(exc)}")
         return None
 
     def _check_order(self, doc: str, step: int) -> None:

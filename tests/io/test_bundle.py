@@ -238,6 +238,14 @@ def test_toml_syntax_errors(tmp_path, text, line, reason):
     assert problems(load_bundle, path) == [(path, line, reason)]
 
 
+def test_toml_that_tomllib_rejects_without_a_position(tmp_path):
+    path = str(write(tmp_path / "b.toml", "[bundle]\nx = " + "1" * 5000 + "\n"))
+    assert problems(load_bundle, path) == [(path, 0, "not valid TOML: an integer has too many "
+                                                     "digits")]
+    path = str(write(tmp_path / "c.toml", "x = " + "[" * 5000 + "]" * 5000 + "\n"))
+    assert problems(load_bundle, path) == [(path, 0, "not valid TOML: values nested too deeply")]
+
+
 def test_unknown_tables_keys_and_settings(mt_dir):
     text = MT_TOML.replace('[bundle]\n', 'task = "mt"\n[bundle]\nversion = 2\n') \
         .replace('lowercase = true', 'lowercase = "yes"\ncollar = -1\nbeta = 2.5\n'

@@ -127,6 +127,7 @@ def test_not_json(tmp_path):
         "[1, 2]",
         '"just a string"',
         "[" * 5000 + "]" * 5000,
+        '{"step": ' + "1" * 5000 + "}",
     )))
     assert problems(load_log, path) == [
         (path, 2, _json_error('{"doc": "d1", "step": 2,')),
@@ -136,6 +137,7 @@ def test_not_json(tmp_path):
         (path, 6, "expected a JSON object, got [1, 2]"),
         (path, 7, "expected a JSON object, got 'just a string'"),
         (path, 8, "invalid JSON: nested too deeply"),
+        (path, 9, "invalid JSON: an integer has too many digits"),
     ]
 
 

@@ -68,6 +68,7 @@ _TARGET_KEYS = {
 
 _ADAPTED_KEYS = ("path", "lines", "turns")
 _KINDS = {"mt": MT_KINDS, "diarization": DIAR_KINDS}
+_ARTICLE = {"mt": "an", "diarization": "a"}
 _LINE_BREAK = re.compile("[\n\r\x00\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 _SEGMENT_NUMBER = re.compile(r"[1-9][0-9]*")
 
@@ -288,14 +289,13 @@ class _Reader:
             raise self.fail(f"unknown kind {_show(value)} (expected one of: {', '.join(STEP_KINDS)})")
         kind_task = task_of_kind(value)
         if self.task is not None and kind_task != self.task:
+            this = f"kind {value!r} is {_ARTICLE[kind_task]} {kind_task} kind"
             if self.task_given:
-                raise self.fail(f"kind {value!r} is a {kind_task} kind, but the task is "
-                                f"{self.task} (expected one of: {', '.join(_KINDS[self.task])})")
+                raise self.fail(f"{this}, but the task is {self.task} "
+                                f"(expected one of: {', '.join(_KINDS[self.task])})")
             first_line, first_kind = self.task_line
-            raise self.fail(
-                f"kind {value!r} is a {kind_task} kind, but line {first_line} has the "
-                f"{self.task} kind {first_kind!r} (a log holds one task)"
-            )
+            raise self.fail(f"{this}, but line {first_line} has the {self.task} kind "
+                            f"{first_kind!r} (a log holds one task)")
         if self.task is None:
             self.task = kind_task
         if self.task_line is None:

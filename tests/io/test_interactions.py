@@ -200,7 +200,7 @@ def test_kinds_and_tasks(tmp_path):
         (path, 4, f"unknown kind null (expected one of: {KINDS})"),
     ]
     assert problems(load_log, path, task="diarization")[1:3] == [
-        (path, 2, "kind 'reference' is a mt kind, but the task is diarization (expected one of: "
+        (path, 2, "kind 'reference' is an mt kind, but the task is diarization (expected one of: "
                   "same, boundary, name, segment)"),
         (path, 4, f"unknown kind null (expected one of: {KINDS})"),
     ]

@@ -1,14 +1,16 @@
 """Plain-text MT files (references, hypotheses, sources): one segment per line, UTF-8.
 
-Conventions (the ones sacrebleu's command line applies to the same files):
+Conventions:
 
-- a line ends with "\\n" or "\\r\\n", and the ending is not part of the segment;
+- a line ends with "\n" or "\r\n", and the ending is not part of the segment;
 - a final line ending does not make an extra, empty segment; an empty line in the middle (or a
-  second final "\\n") is an empty segment, kept;
+  second final "\n") is an empty segment, kept;
 - U+FEFF at the start of line 1 is KEPT as part of segment 1: the WMT17 submissions scored by
-  sacrebleu's published tables begin that way (newstest2017.online-A), and stripping it would
-  change the score;
-- nothing else is stripped (leading/trailing spaces are the system's output).
+  sacrebleu's published tables begin that way (newstest2017.online-A), and sacrebleu, which
+  opens files as plain UTF-8, keeps it too;
+- nothing else is stripped. sacrebleu's command line also `rstrip()`s each line; trailing
+  whitespace changes no BLEU, chrF or TER score under their default settings (the tokenizers
+  drop it), and keeping the text as written lets a post-edit diff show it.
 
 Problems, all collected: missing or unreadable file, an empty file (0 bytes), invalid UTF-8
 (line and byte column, file offset), a NUL character, and any other character that some tool

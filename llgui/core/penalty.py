@@ -85,6 +85,17 @@ class Replay:
         """Penalised score after the last step (S_base when there are no steps)."""
         return self.steps[-1].s_pen if self.steps else self.s_base
 
+    def impaired_better(self, step: StepScores) -> bool:
+        """True where S_imp is better than S_cor, so the step's penalty has the unexpected
+        sign. The paper's constructions make this rare but possible: BLEU's brevity penalty
+        (the impaired segment keeps the hypothesis length, the corrected one takes the
+        reference's), JER (its speaker mapping maximises overlap, not the Jaccard index) and
+        DER with a reference speaker overlapping itself (pyannote counts such overlap per
+        pair of turns). Shown to the user, never hidden or clamped."""
+        if step.s_cor is None or step.s_imp is None:
+            return False
+        return step.s_imp > step.s_cor if self.higher_is_better else step.s_imp < step.s_cor
+
     @property
     def total_cost(self) -> float:
         return self.steps[-1].cum_cost if self.steps else 0.0
@@ -276,7 +287,13 @@ def make_track(document: Document, metric_name: str, settings, cost_model: CostM
     if document.task == "diarization":
         from llgui.core.diar_track import DiarTrack, make_diar_metric
 
+        from llgui.core.der import uem_mode
+
         others = {d.id: d for d in documents if d.task == "diarization" and d.id != document.id}
+        if "uem" not in settings:
+            # the signature says how the bundle's documents were scored: given UEMs, pyannote's
+            # default union of extents, or a mix of both
+            settings = {**settings, "uem": uem_mode([d.uem for d in (documents or (document,))])}
         return DiarTrack(document, make_diar_metric(metric_name, settings), cost_model, others)
     raise ValueError(f"documents of task {document.task!r} have no track")
 

@@ -217,8 +217,13 @@ class CorrectionsModel(QAbstractTableModel):
             better = (s.s_pen > walk.replay.s_base) == walk.replay.higher_is_better
             if s.s_pen != walk.replay.s_base:
                 return QBrush(BETTER if better else WORSE)
+        if role == Qt.ItemDataRole.ForegroundRole and column == "S_imp" \
+                and walk.replay.impaired_better(s):
+            return QBrush(WORSE)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{describe_step(view.step)}\n{walk.replay.signature}"
+            note = ("\nS_imp is better than S_cor here: the impaired construction is not a "
+                    "lower bound at this step" if walk.replay.impaired_better(s) else "")
+            return f"{describe_step(view.step)}\n{walk.replay.signature}{note}"
         return None
 
 

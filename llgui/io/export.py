@@ -132,7 +132,7 @@ def replay_report(replay: Replay) -> dict:
         "steps": [
             {"step": s.step, "initiative": s.initiative, "kind": s.kind, "cost": s.cost,
              "cum_cost": s.cum_cost, "s_cor": s.s_cor, "s_imp": s.s_imp, "s_adapt": s.s_adapt,
-             "s_pen": s.s_pen}
+             "s_pen": s.s_pen, "impaired_better": replay.impaired_better(s)}
             for s in replay.steps
         ],
         "s_adapt": replay.s_adapt,
@@ -160,10 +160,14 @@ def replay_table(report: Mapping) -> str:
            f"signature: {report['signature']}",
            f"S_base = {fmt(report['s_base'])}", ""]
     rows = [(s["step"], s["initiative"], s["kind"], fmt(s["cost"], 1), fmt(s["cum_cost"], 1),
-             fmt(s["s_cor"]), fmt(s["s_imp"]), fmt(s["s_adapt"]), fmt(s["s_pen"]))
+             fmt(s["s_cor"]), fmt(s["s_imp"]) + ("*" if s.get("impaired_better") else ""),
+             fmt(s["s_adapt"]), fmt(s["s_pen"]))
             for s in report["steps"]]
     out.append(render_table(("step", "initiative", "kind", "cost", "cum cost", "S_cor", "S_imp",
                              "S_adapt", "S_pen"), rows, align_left=3))
+    if any(s.get("impaired_better") for s in report["steps"]):
+        out.append("* S_imp is better than S_cor at this step: the impaired construction is not "
+                   "a lower bound here (see README, 'When S_imp beats S_cor').")
     msr = report["msr"]
     out.append(f"final: S_adapt = {fmt(report['s_adapt'])}, S_pen = {fmt(report['s_pen'])}; "
                f"learning-curve area = {fmt(report['curve_area'])} (normalised by cost "

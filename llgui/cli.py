@@ -206,14 +206,15 @@ def cmd_lifelong(args) -> str:
 
 
 def cmd_det(args) -> str:
-    from llgui.io.detection import load_scores
     from llgui.core.errors import Problem
+    from llgui.io.detection import load_key, load_scores
 
     dcf = _parse_dcf(args.dcf)
+    key = load_key(args.key) if args.key is not None else None   # read once for all systems
     trials, problems = [], []
     for path in args.scores:
         try:
-            trials.append(load_scores(path, key=args.key))
+            trials.append(load_scores(path, key=key))
         except LoadError as error:
             problems.extend(error.problems)
     if problems:

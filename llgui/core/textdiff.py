@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from difflib import SequenceMatcher
 
-import numpy as np
-
 
 def words(text: str) -> list[str]:
     return text.split()
@@ -34,29 +32,13 @@ def mark_changes(new: str, old: str) -> list[tuple[str, bool]]:
 
 
 def word_edits(a: str | list[str], b: str | list[str]) -> int:
-    """Word-level Levenshtein distance between `a` and `b` (S + D + I)."""
-    x = words(a) if isinstance(a, str) else list(a)
-    y = words(b) if isinstance(b, str) else list(b)
-    if not x:
-        return len(y)
-    if not y:
-        return len(x)
-    vocab: dict[str, int] = {}
-    xi = np.array([vocab.setdefault(w, len(vocab)) for w in x])
-    yi = np.array([vocab.setdefault(w, len(vocab)) for w in y])
-    previous = np.arange(len(y) + 1)
-    for i in range(1, len(x) + 1):
-        current = np.empty_like(previous)
-        current[0] = i
-        substitution = previous[:-1] + (yi != xi[i - 1])
-        deletion = previous[1:] + 1
-        best = np.minimum(substitution, deletion)
-        # insertions run along the row: a cumulative minimum of best[j] - j, plus j
-        j = np.arange(1, len(y) + 1)
-        running = np.minimum.accumulate(np.concatenate(([i], best - j)))
-        current[1:] = np.minimum(best, running[1:] + j)
-        previous = current
-    return int(previous[-1])
+    """Word-level Levenshtein distance between `a` and `b` (S + D + I); strings are split on
+    whitespace. The count itself is `llgui.core.mt_stats.word_edits` (rapidfuzz, jiwer's
+    engine), so a post-edit's cost and this display agree."""
+    from llgui.core.mt_stats import word_edits as count
+
+    return count(words(a) if isinstance(a, str) else list(a),
+                 words(b) if isinstance(b, str) else list(b))
 
 
 def change_effect(seen: str, adapted: str, reference: str) -> int:

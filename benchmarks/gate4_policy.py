@@ -98,6 +98,7 @@ def _tab_step_times(table, start, path) -> list[float]:
     state, jobs = SessionState(), JobRunner()
     tab = AcrossTimeTab(state, jobs, _Window())
     tab.resize(1200, 800)
+    tab.show()   # a hidden tab defers its drawing
     state.add_bundles([Bundle(path=None, task="mt", name="gate 4", metrics=("wer",),
                               settings={}, cost=CostModel(), documents=(), lifelong=table)])
     state.edit_policy(start, "custom")

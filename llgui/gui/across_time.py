@@ -79,20 +79,34 @@ class AcrossTimeTab(QWidget):
         self.shown_sp: dict[str, object] = {"policy": None, "s_p": None, "s_p_pen": None}
         self.series_points: dict[str, tuple[float, float]] = {}   # doc id -> (x, S_pen)
         self._time_axes: dict[int, bool] = {}  # id(plot widget) -> has a date axis
-
-        self._build_controls()
-        self._build_plots()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(self.controls)
-        layout.addWidget(self.plots, 1)
+        # Widgets are built, and drawn, when the tab is first shown: until then it costs the
+        # window's start-up nothing (five plots take a good part of a second to build).
+        self._built = False
+        self._stale = True
+        QVBoxLayout(self).setContentsMargins(4, 4, 4, 4)
 
         state.bundles_changed.connect(self._on_state_bundles_changed)
         state.policy_changed.connect(self._on_state_policy_changed)
         state.policy_dragging.connect(self._on_state_policy_dragging)
         jobs.result_ready.connect(self._on_jobs_result_ready)
-        self._show_policy_controls()
-        self.refresh()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if not self._built:
+            self._built = True
+            self._build_controls()
+            self._build_plots()
+            self.layout().addLayout(self.controls)
+            self.layout().addWidget(self.plots, 1)
+        if self._stale:
+            self.refresh()
+
+    def _hidden(self) -> bool:
+        """True (and remember to redraw on show) when the tab is not on screen."""
+        if self._built and self.isVisible():
+            return False
+        self._stale = True
+        return True
 
     # -- building ---------------------------------------------------------------------------
 
@@ -282,37 +296,18 @@ class AcrossTimeTab(QWidget):
         # The window rescores every bundle's collection now: drop results that may be stale.
         self.collections.clear()
         current = self.bundle()
-        self.bundle_box.blockSignals(True)
-        self.bundle_box.clear()
-        choose = -1
-        for i, b in enumerate(self.state.bundles):
-            if b.task == "detection":
-                continue
-            suffix = "" if b.lifelong is not None else " (no lifelong table)"
-            self.bundle_box.addItem(f"{b.name or Path(b.path or '').stem}{suffix}", i)
-            if b is current:
-                choose = i
-        self.bundle_box.blockSignals(False)
+        candidates = [i for i, b in enumerate(self.state.bundles) if b.task != "detection"]
+        choose = next((i for i in candidates if self.state.bundles[i] is current), -1)
         if choose < 0:  # first bundle with a lifelong table, else the first one
-            with_table = [self.bundle_box.itemData(k) for k in range(self.bundle_box.count())
-                          if self.state.bundles[self.bundle_box.itemData(k)].lifelong]
-            items = [self.bundle_box.itemData(k) for k in range(self.bundle_box.count())]
-            choose = (with_table or items or [-1])[0]
+            with_table = [i for i in candidates if self.state.bundles[i].lifelong is not None]
+            choose = (with_table or candidates or [-1])[0]
         self.set_bundle(choose)
 
     def set_bundle(self, index: int) -> None:
         """Show bundle `index` (its lifelong table, its documents)."""
         self.bundle_index = index
         self.selected_model = -1
-        k = self.bundle_box.findData(index)
-        if k >= 0:
-            self.bundle_box.setCurrentIndex(k)
         table = self.table()
-        self.metric_box.clear()
-        if table is not None:
-            for m in table.metrics:
-                self.metric_box.addItem(display_name(m), m)
-        self.metric_box.setEnabled(self.metric_box.count() > 1)
         self.metric = table.metrics[0] if table is not None and table.metrics else None
         self.refresh()
 
@@ -320,17 +315,39 @@ class AcrossTimeTab(QWidget):
         table = self.table()
         if table is not None and metric in table.metrics:
             self.metric = metric
-            self.metric_box.setCurrentIndex(self.metric_box.findData(metric))
             self.refresh()
+
+    def _show_choices(self) -> None:
+        """The bundle and metric combos, as the tab's choices stand."""
+        self.bundle_box.blockSignals(True)
+        self.bundle_box.clear()
+        for i, b in enumerate(self.state.bundles):
+            if b.task != "detection":
+                suffix = "" if b.lifelong is not None else " (no lifelong table)"
+                self.bundle_box.addItem(f"{b.name or Path(b.path or '').stem}{suffix}", i)
+        self.bundle_box.setCurrentIndex(self.bundle_box.findData(self.bundle_index))
+        self.bundle_box.blockSignals(False)
+        table = self.table()
+        self.metric_box.blockSignals(True)
+        self.metric_box.clear()
+        for m in (table.metrics if table is not None else ()):
+            self.metric_box.addItem(display_name(m), m)
+        self.metric_box.setCurrentIndex(self.metric_box.findData(self.metric))
+        self.metric_box.setEnabled(self.metric_box.count() > 1)
+        self.metric_box.blockSignals(False)
 
     @Slot()
     def _on_state_policy_changed(self) -> None:
+        if self._hidden():
+            return
         self._show_policy_controls()
         self._show_policy()
         self._show_policy_scores()
 
     @Slot(object)
     def _on_state_policy_dragging(self, policy) -> None:
+        if self._hidden():
+            return
         self._show_tests(policy)
         self._show_policy_scores(policy)
 
@@ -339,7 +356,7 @@ class AcrossTimeTab(QWidget):
         if key.startswith("collection:"):
             index = int(key.split(":", 1)[1])
             self.collections[index] = result
-            if index == self.bundle_index:
+            if index == self.bundle_index and not self._hidden():
                 self._show_series()
 
     # -- user actions -----------------------------------------------------------------------
@@ -401,6 +418,8 @@ class AcrossTimeTab(QWidget):
     def select_model(self, row: int) -> None:
         """Mark model version `row`: its window on the heatmap, its tests on the policy plot."""
         self.selected_model = row
+        if self._hidden():
+            return
         self._show_selection()
         self._show_tests(self.policy_item.policy)
 
@@ -447,7 +466,13 @@ class AcrossTimeTab(QWidget):
     # -- drawing ----------------------------------------------------------------------------
 
     def refresh(self) -> None:
-        """Redraw everything for the current bundle, metric and policy."""
+        """Redraw everything for the current bundle, metric and policy (later, when the tab
+        is hidden)."""
+        if self._hidden():
+            return
+        self._stale = False
+        self._show_choices()
+        self._show_policy_controls()
         self._show_policy()
         self._show_matrix()
         self._show_policy_scores()
@@ -455,6 +480,8 @@ class AcrossTimeTab(QWidget):
         self._show_series()
 
     def _show_policy_controls(self) -> None:
+        if not self._built:
+            return
         policy, name = self.state.policy, self.state.policy_name
         for letter, button in self.preset_buttons.items():
             button.setChecked(name == letter)
@@ -780,7 +807,10 @@ class AcrossTimeTab(QWidget):
 
     def export_plot(self, path: str) -> None:
         """Write the tab's four plots as they are on screen: PNG at twice the screen
-        resolution, or SVG (QtSvg renders the widgets as vectors)."""
+        resolution, or SVG (QtSvg renders the widgets as vectors). Nothing before the tab
+        was first shown."""
+        if not self._built:
+            return
         target = self.plots
         size = target.size()
         if Path(path).suffix.lower() == ".svg":

@@ -25,11 +25,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from llgui.core.det import (
-    DCF_PRESETS, EER_METHODS, bayes_threshold, bootstrap_eer, evaluate, probit,
-)
 from llgui.core.jobs import check
-from llgui.gui.probit_axis import DEFAULT_RANGE, ProbitAxisItem
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
            "#17becf", "#bcbd22", "#7f7f7f"]
@@ -41,11 +37,20 @@ JOB_KEY = "det"
 BOOTSTRAP_KEY = "det:bootstrap"
 
 
+def _det():
+    """llgui.core.det, imported on first use: it loads scipy.special (about a quarter of a
+    second), which the window's start-up must not pay (benchmark gate 5)."""
+    from llgui.core import det
+
+    return det
+
+
 def evaluate_systems(systems, dcf, eer_method: str = "rocch", progress=None,
                      should_stop=None) -> tuple:
     """Worker job: `det.evaluate` of every system in turn; one DetResult per system, in order.
 
     Progress runs over all systems (system k covers [k/n, (k+1)/n])."""
+    evaluate = _det().evaluate
     n = len(systems)
     results = []
     for k, trials in enumerate(systems):
@@ -64,6 +69,7 @@ def bootstrap_systems(systems, eer_method: str = "rocch", n: int = BOOTSTRAP_REP
                       progress=None, should_stop=None) -> dict:
     """Worker job: 95 % percentile bootstrap interval of each system's EER (fractions),
     {name: (lo, hi)}, seeded (the same interval every time)."""
+    bootstrap_eer = _det().bootstrap_eer
     out = {}
     count = len(systems)
     for k, trials in enumerate(systems):
@@ -82,6 +88,9 @@ def _dcf_text(dcf) -> str:
 
 
 class DetectionTab(QWidget):
+    """The tab builds its widgets, and evaluates, the first time it is shown (or asked
+    through a public method): detection costs the window's start-up nothing."""
+
     def __init__(self, state, jobs, window, parent: QWidget | None = None):
         super().__init__(parent)
         self.state, self.jobs, self.window_ = state, jobs, window
@@ -96,7 +105,26 @@ class DetectionTab(QWidget):
         self._request_timer.setSingleShot(True)
         self._request_timer.setInterval(200)   # typing 0.001 is one request, not four
         self._request_timer.timeout.connect(self.request)
+        self._built = False
+        self._stale = True               # the bundles changed since the last request
+        QVBoxLayout(self).setContentsMargins(4, 4, 4, 4)
 
+        state.bundles_changed.connect(self._on_state_bundles_changed)
+        jobs.result_ready.connect(self._on_jobs_result_ready)
+        jobs.failed.connect(self._on_jobs_failed)
+        jobs.progressed.connect(self._on_jobs_progressed)
+        jobs.cancelled.connect(self._on_jobs_cancelled)
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self._ensure_built()
+        if self._stale and self.systems_override is None:
+            self.request()
+
+    def _ensure_built(self) -> None:
+        if self._built:
+            return
+        self._built = True
         self._build_controls()
         self._build_plot()
         self._build_table()
@@ -112,24 +140,18 @@ class DetectionTab(QWidget):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         split.setSizes([560, 600])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout = self.layout()
         layout.addLayout(self.controls)
         layout.addWidget(split, 1)
-
-        state.bundles_changed.connect(self._on_state_bundles_changed)
-        jobs.result_ready.connect(self._on_jobs_result_ready)
-        jobs.failed.connect(self._on_jobs_failed)
-        jobs.progressed.connect(self._on_jobs_progressed)
-        jobs.cancelled.connect(self._on_jobs_cancelled)
         self._draw()
 
     # -- building ---------------------------------------------------------------------------
 
     def _build_controls(self) -> None:
         bar = QHBoxLayout()
+        det = _det()
         self.preset_box = QComboBox()
-        for dcf in DCF_PRESETS:
+        for dcf in det.DCF_PRESETS:
             self.preset_box.addItem(", ".join(f"{v:g}" for v in dcf), dcf)
         self.preset_box.addItem("custom", None)
         self.preset_box.setToolTip("DCF operating point (P_target, C_miss, C_fa)")
@@ -147,7 +169,7 @@ class DetectionTab(QWidget):
             box.setKeyboardTracking(False)
             box.valueChanged.connect(self._on_dcf_box_changed)
         self.method_box = QComboBox()
-        for method in EER_METHODS:
+        for method in det.EER_METHODS:
             self.method_box.addItem(method, method)
         self.method_box.setToolTip("rocch: EER of the ROC convex hull (BOSARIS, bob.measure); "
                                    "threshold: interpolated crossing of the curve itself")
@@ -182,9 +204,11 @@ class DetectionTab(QWidget):
         bar.addStretch(1)
         bar.addWidget(self.reset_button)
         self.controls = bar
-        self._set_dcf_boxes(DCF_PRESETS[0])
+        self._set_dcf_boxes(det.DCF_PRESETS[0])
 
     def _build_plot(self) -> None:
+        from llgui.gui.probit_axis import ProbitAxisItem   # imports det (scipy): lazily
+
         self.x_axis = ProbitAxisItem("bottom")
         self.y_axis = ProbitAxisItem("left")
         self.plot = pg.PlotWidget(axisItems={"bottom": self.x_axis, "left": self.y_axis})
@@ -234,18 +258,22 @@ class DetectionTab(QWidget):
 
     def set_systems(self, systems) -> int | None:
         """Evaluate these Trials instead of the bundles' (None: back to the bundles')."""
+        self._ensure_built()
         self.systems_override = None if systems is None else list(systems)
         return self.request()
 
     def dcf(self) -> tuple[float, float, float]:
         """The DCF settings as the controls hold them: (p_target, c_miss, c_fa)."""
+        self._ensure_built()
         return (self.p_target.value(), self.c_miss.value(), self.c_fa.value())
 
     def eer_method(self) -> str:
+        self._ensure_built()
         return self.method_box.currentData()
 
     def set_dcf(self, dcf, method: str | None = None) -> int | None:
         """Set the DCF settings (and EER method) and recompute now; returns the job id."""
+        self._ensure_built()
         self._set_dcf_boxes(dcf)
         if method is not None:
             self.method_box.setCurrentIndex(self.method_box.findData(method))
@@ -254,7 +282,9 @@ class DetectionTab(QWidget):
     def request(self) -> int | None:
         """Evaluate every system on a worker with the current settings (replacing a running
         job); returns the job id, None when there is nothing to evaluate."""
+        self._ensure_built()
         self._request_timer.stop()
+        self._stale = False
         systems = self.systems()
         key = tuple(id(t) for t in systems)
         if key != self._systems_key:   # other trials: their bootstrap intervals no longer hold
@@ -283,6 +313,8 @@ class DetectionTab(QWidget):
 
     def cancel(self) -> None:
         """Stop the running jobs; the results on screen stay as they are."""
+        if not self._built:
+            return
         self._request_timer.stop()
         self.jobs.cancel(JOB_KEY)
         self.jobs.cancel(BOOTSTRAP_KEY)
@@ -296,17 +328,22 @@ class DetectionTab(QWidget):
 
     def _match_preset(self) -> None:
         dcf = self.dcf()
-        k = next((i for i, p in enumerate(DCF_PRESETS)
+        presets = _det().DCF_PRESETS
+        k = next((i for i, p in enumerate(presets)
                   if all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(p, dcf))),
-                 len(DCF_PRESETS))
+                 len(presets))
         self.preset_box.setCurrentIndex(k)
 
     # -- reactions --------------------------------------------------------------------------
 
     @Slot()
     def _on_state_bundles_changed(self) -> None:
-        if self.systems_override is None:
+        if self.systems_override is not None:
+            return
+        if self._built and self.isVisible():
             self.request()
+        else:
+            self._stale = True   # evaluated when the tab is shown
 
     def _on_preset_box_activated(self, k: int) -> None:
         dcf = self.preset_box.itemData(k)
@@ -335,6 +372,8 @@ class DetectionTab(QWidget):
 
     @Slot(str, object)
     def _on_jobs_result_ready(self, key: str, result) -> None:
+        if not self._built:
+            return
         if key == JOB_KEY:
             self.results = tuple(result)
             self.shown_dcf = self.results[0].dcf if self.results else None
@@ -354,18 +393,18 @@ class DetectionTab(QWidget):
 
     @Slot(str, str)
     def _on_jobs_failed(self, key: str, message: str) -> None:
-        if key in (JOB_KEY, BOOTSTRAP_KEY):
+        if self._built and key in (JOB_KEY, BOOTSTRAP_KEY):
             self.status.setText(f"could not evaluate: {message}")
             self._idle_controls()
 
     @Slot(str, float)
     def _on_jobs_progressed(self, key: str, fraction: float) -> None:
-        if key == JOB_KEY:
+        if self._built and key == JOB_KEY:
             self.progress.setValue(int(1000 * fraction))
 
     @Slot(str)
     def _on_jobs_cancelled(self, key: str) -> None:
-        if key in (JOB_KEY, BOOTSTRAP_KEY):
+        if self._built and key in (JOB_KEY, BOOTSTRAP_KEY):
             shown = "the previous result stays" if self.results else "nothing computed"
             self.status.setText(f"cancelled — {shown}")
             self._idle_controls()
@@ -384,11 +423,15 @@ class DetectionTab(QWidget):
     # -- drawing ----------------------------------------------------------------------------
 
     def reset_view(self) -> None:
+        from llgui.gui.probit_axis import DEFAULT_RANGE
+
+        self._ensure_built()
         item = self.plot.getPlotItem()
         item.setXRange(*DEFAULT_RANGE, padding=0)
         item.setYRange(*DEFAULT_RANGE, padding=0)
 
     def _draw(self) -> None:
+        probit = _det().probit
         item = self.plot.getPlotItem()
         item.clear()
         self.legend.clear()
@@ -454,7 +497,7 @@ class DetectionTab(QWidget):
                 table.setItem(row, col, cell)
         if self.results:
             p, cm, cfa = self.results[0].dcf
-            threshold = bayes_threshold(p, cm, cfa)
+            threshold = _det().bayes_threshold(p, cm, cfa)
             self.notes.setText(
                 f"<small>Dashed: the EER line P<sub>miss</sub> = P<sub>fa</sub>; points "
                 f"outside 0.05–50 % are off the plot (Reset view, or zoom with the wheel). "
@@ -470,6 +513,7 @@ class DetectionTab(QWidget):
 
     def table_rows(self) -> list[dict]:
         """The table's exact numbers, one dict per row (the CLI's JSON keys)."""
+        self._ensure_built()
         out = []
         for row in range(self.table.rowCount()):
             values = [self.table.item(row, c).data(Qt.ItemDataRole.UserRole)
@@ -482,6 +526,7 @@ class DetectionTab(QWidget):
 
     def export_plot(self, path: str) -> None:
         """Write the DET plot as PNG (1600 px wide) or SVG."""
+        self._ensure_built()
         import pyqtgraph.exporters as exporters
 
         item = self.plot.getPlotItem()

@@ -47,8 +47,11 @@ def open_demo_window(tmp_dir: Path):
     window.resize(1500, 950)
     window.show()
     assert window.open_bundles(demo_bundles())
+    # The detection tab evaluates when first shown; the across-time tab draws when shown.
+    window.show_tab("detection")
     wait_for(lambda: not window.jobs.busy and len(window.time_tab.collections) == 2
              and window.detection_tab.results)
+    window.show_tab("time")
     return window
 
 
@@ -135,7 +138,20 @@ def tab(window, qtbot):
     window.state.edit_policy(PRESETS["B"], "B")
     window.state.undo_stack.clear()
     qtbot.waitExposed(tab.policy_plot)
+    settle_layout(qtbot, tab)
     return tab
+
+
+def settle_layout(qtbot, tab) -> None:
+    """Wait until the plot's layout stops moving (a tab shown for the first time lays out its
+    axes over a few event-loop turns), so a press lands where the handle is drawn."""
+    last = None
+    for _ in range(100):
+        here = (handle_pos(tab, 0), tab.policy_plot.getPlotItem().getViewBox().sceneBoundingRect())
+        if here == last:
+            return
+        last = here
+        qtbot.wait(30)
 
 
 def viewport_pos(tab, x: float, w: float) -> QPoint:
@@ -178,7 +194,7 @@ def test_drag_shows_the_cli_s_p_and_undo_restores_it(window, tab, qtbot, tmp_pat
     start_policy = Policy("relative", ((0.0, 0.2), (0.5, 0.5), (1.0, 1.0)))
     state.edit_policy(start_policy, "custom")
     state.undo_stack.clear()
-    qtbot.wait(20)
+    settle_layout(qtbot, tab)
     table = mt_bundle(window).lifelong
     assert_same(tab.shown_sp["s_p"], equation_2(table, "bleu", start_policy))
 
@@ -231,7 +247,7 @@ def test_drag_shows_the_cli_s_p_and_undo_restores_it(window, tab, qtbot, tmp_pat
 def test_drag_is_clamped_between_neighbours_and_above_zero(window, tab, qtbot):
     state = window.state
     state.edit_policy(Policy("relative", ((0.0, 0.4), (0.5, 0.5), (0.8, 1.0))), "custom")
-    qtbot.wait(20)
+    settle_layout(qtbot, tab)
     # Far right and below the axis: x stops just before the next point, w at 0.
     drag(qtbot, tab, handle_pos(tab, 1), viewport_pos(tab, 1.02, -0.2))
     (x0, _), (x1, w1), (x2, _) = state.policy.points
@@ -267,7 +283,7 @@ def test_delete_key_and_right_click_remove_points_never_the_last(window, tab, qt
     state = window.state
     three = Policy("relative", ((0.0, 0.2), (0.5, 0.6), (1.0, 1.0)))
     state.edit_policy(three, "custom")
-    qtbot.wait(20)
+    settle_layout(qtbot, tab)
     viewport = tab.policy_plot.viewport()
 
     # Click selects the middle point; Delete removes it.

@@ -283,9 +283,9 @@ class AcrossTimeTab(QWidget):
         return (lo, hi if hi > lo else lo + 1.0)
 
     def _bounds(self, policy: Policy) -> tuple[float, float]:
-        if policy.mode == "relative":
-            return (0.0, 1.0)
-        lo, hi = self._time_bounds()
+        """The x range the editor shows and clamps to: [0, 1] in relative mode, the table's
+        calendar span in absolute mode, widened to hold every point of the policy."""
+        lo, hi = (0.0, 1.0) if policy.mode == "relative" else self._time_bounds()
         # A policy made for another table may lie outside this one: keep its points editable.
         return (min(lo, float(policy.xs.min())), max(hi, float(policy.xs.max())))
 

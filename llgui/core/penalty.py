@@ -26,7 +26,7 @@ import numpy as np
 
 from llgui.core.cost import CostModel
 from llgui.core.jobs import check
-from llgui.core.track import Metric, Scored, Track
+from llgui.core.track import Metric, Track
 from llgui.core.types import Bundle, Document, Step
 
 MODES = ("paper", "llmt")

@@ -21,8 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QPoint, QRectF, QSize, Qt, Slot
-from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtCore import QEvent, QObject, Qt, Slot
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter,
     QVBoxLayout, QWidget,
@@ -33,6 +32,7 @@ from llgui.core.lifelong import continual_summary, diagonal, higher_is_better, p
 from llgui.core.policy import (
     PRESET_DESCRIPTIONS, PRESETS, Policy, load_policy, save_policy, window_weights,
 )
+from llgui.gui.plot_export import export_widget
 from llgui.gui.heatmap import ScoreHeatmap
 from llgui.gui.policy_item import CURVE, PolicyCurveItem
 from llgui.io.export import display_name
@@ -811,27 +811,7 @@ class AcrossTimeTab(QWidget):
         was first shown."""
         if not self._built:
             return
-        target = self.plots
-        size = target.size()
-        if Path(path).suffix.lower() == ".svg":
-            from PySide6.QtSvg import QSvgGenerator
-
-            generator = QSvgGenerator()
-            generator.setFileName(str(path))
-            generator.setSize(size)
-            generator.setViewBox(QRectF(0, 0, size.width(), size.height()))
-            generator.setTitle("llgui: across time")
-            painter = QPainter(generator)
-            target.render(painter, QPoint(0, 0))
-            painter.end()
-            return
-        image = QImage(QSize(size.width() * 2, size.height() * 2), QImage.Format.Format_ARGB32)
-        image.setDevicePixelRatio(2.0)
-        image.fill(QColor("white"))
-        painter = QPainter(image)
-        target.render(painter, QPoint(0, 0))
-        painter.end()
-        image.save(str(path))
+        export_widget(self.plots, path, "llgui: across time")
 
 
 __all__ = ["AcrossTimeTab"]

@@ -17,8 +17,8 @@ import math
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt, QTimer, Slot
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
     QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from llgui.core.jobs import check
+from llgui.gui.plot_export import export_widget
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
            "#17becf", "#bcbd22", "#7f7f7f"]
@@ -525,30 +526,9 @@ class DetectionTab(QWidget):
     # -- export -----------------------------------------------------------------------------
 
     def export_plot(self, path: str) -> None:
-        """Write the DET plot as PNG (1600 px wide) or SVG."""
+        """Write the DET plot as PNG or SVG."""
         self._ensure_built()
-        import pyqtgraph.exporters as exporters
-
-        item = self.plot.getPlotItem()
-        if Path(path).suffix.lower() == ".svg":
-            # pyqtgraph's SVGExporter fails on this Qt (pyqtgraph issue #3485); QtSvg draws
-            # the plot's part of the scene as vectors instead.
-            from PySide6.QtSvg import QSvgGenerator
-
-            source = item.sceneBoundingRect()
-            generator = QSvgGenerator()
-            generator.setFileName(str(path))
-            generator.setSize(source.size().toSize())
-            generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
-            generator.setTitle("llgui: DET plot")
-            painter = QPainter(generator)
-            self.plot.scene().render(painter, QRectF(0, 0, source.width(), source.height()),
-                                     source)
-            painter.end()
-        else:
-            exporter = exporters.ImageExporter(item)
-            exporter.parameters()["width"] = 1600
-            exporter.export(str(path))
+        export_widget(self.plot, path, "llgui: DET plot")
 
 
 __all__ = ["DetectionTab", "bootstrap_systems", "evaluate_systems"]

@@ -6,7 +6,6 @@ whole-collection scoring on workers.
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Callable
 
@@ -31,6 +30,8 @@ class MainWindow(QMainWindow):
         self.use_session = use_session
         self.state = SessionState(self)
         self.jobs = JobRunner(self)
+        self.jobs.hold()   # released after the first paint (or shortly after start, unseen)
+        QTimer.singleShot(1500, self.jobs.release)
         self.errors: list[str] = []          # every error shown, newest last (for tests, logs)
         self._error_box: QMessageBox | None = None
 
@@ -489,6 +490,8 @@ class MainWindow(QMainWindow):
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().paintEvent(event)
+        if self.state.bundles:
+            QTimer.singleShot(0, self.jobs.release)
         hook = getattr(self, "_first_paint_hook", None)
         if hook is not None and self.state.bundles:
             self._first_paint_hook = None

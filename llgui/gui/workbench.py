@@ -8,7 +8,6 @@ exact re-check with the reference libraries run on workers.
 from __future__ import annotations
 
 import html
-from pathlib import Path
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (
@@ -319,17 +318,11 @@ class Workbench(QWidget):
         write_atomic(path, to_json(report) if fmt == "json" else replay_csv(report))
 
     def export_plot(self, path: str) -> None:
-        import pyqtgraph.exporters as exporters
+        from llgui.gui.plot_export import export_widget
 
-        widget = self.diar_view.plot if self.stack.currentWidget() is self.diar_view \
-            else self.scores.curve
-        item = widget.getPlotItem()
-        if Path(path).suffix.lower() == ".svg":
-            exporters.SVGExporter(item).export(path)
-        else:
-            exporter = exporters.ImageExporter(item)
-            exporter.parameters()["width"] = 1600
-            exporter.export(path)
+        on_timeline = self.stack.currentWidget() is self.diar_view
+        export_widget(self.diar_view.plot if on_timeline else self.scores, path,
+                      "llgui: diarization timeline" if on_timeline else "llgui: scores")
 
 
 def _walk_job(key, document, steps, metric, settings, cost, documents, progress=None,

@@ -87,6 +87,27 @@ class JobRunner(QObject):
         self._signals.progressed.connect(self._on_job_progressed)
         self._signals.cancelled.connect(self._on_job_cancelled)
         self.last_traceback = ""
+        self._held: list[tuple[str, int, Callable, tuple, dict]] | None = None
+
+    # -- holding ----------------------------------------------------------------------------
+
+    def hold(self) -> None:
+        """Queue new jobs instead of starting them (until `release`): the window holds its
+        first jobs until it has painted, so importing the scoring libraries on a worker does
+        not compete with the first paint for the interpreter."""
+        if self._held is None:
+            self._held = []
+
+    def release(self) -> None:
+        held, self._held = self._held, None
+        for key, job_id, fn, args, kwargs in held or ():
+            if self._newest.get(key) == job_id:
+                self.pool.start(_Job(key, job_id, fn, args, kwargs, self._signals,
+                                     self._stops[job_id]))
+            else:  # superseded while held: it never ran
+                self._stops.pop(job_id, None)
+        if held and not self._stops:
+            self.busy_changed.emit(False)
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -98,7 +119,10 @@ class JobRunner(QObject):
         was_busy = self.busy
         self._newest[key] = job_id
         self._stops[job_id] = stop
-        self.pool.start(_Job(key, job_id, fn, args, kwargs, self._signals, stop))
+        if self._held is not None:
+            self._held.append((key, job_id, fn, args, kwargs))
+        else:
+            self.pool.start(_Job(key, job_id, fn, args, kwargs, self._signals, stop))
         if not was_busy:
             self.busy_changed.emit(True)
         return job_id
@@ -131,6 +155,9 @@ class JobRunner(QObject):
         for stop in self._stops.values():
             stop.set()
         self._newest.clear()
+        if self._held is not None:  # queued jobs never start
+            self._held = []
+            self._stops.clear()
         return self.pool.waitForDone(timeout_ms)
 
     # -- outcomes (main thread) -------------------------------------------------------------

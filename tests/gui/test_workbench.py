@@ -233,3 +233,30 @@ def test_a_corrupt_session_file_is_ignored(qtbot, isolated_session):
     qtbot.addWidget(window)
     window.restore_session()
     assert window.state.bundles == []
+
+
+def test_exports_of_the_workbench(qtbot, demo_window, tmp_path):
+    import csv
+    import xml.etree.ElementTree as ET
+
+    from PySide6.QtGui import QImage
+
+    window = demo_window
+    window.state.select(window.state.bundle_index_of_task("diarization"), "show-2023-03-06",
+                        step=2)
+    settle(qtbot, window)
+    bench = window.workbench
+    bench.export_plot(str(tmp_path / "timeline.png"))
+    image = QImage(str(tmp_path / "timeline.png"))
+    assert (image.width(), image.height()) == (2 * bench.diar_view.plot.width(),
+                                               2 * bench.diar_view.plot.height())
+    bench.export_plot(str(tmp_path / "timeline.svg"))
+    assert ET.parse(tmp_path / "timeline.svg").getroot().tag.endswith("svg")
+    bench.export_table(str(tmp_path / "steps.json"), "json")
+    bench.export_table(str(tmp_path / "steps.csv"), "csv")
+    report = json.loads((tmp_path / "steps.json").read_text())
+    expected = cli_replay(DIAR_BUNDLE, "show-2023-03-06", "der")
+    assert [s["s_pen"] for s in report["steps"]] == [s["s_pen"] for s in expected["steps"]]
+    with open(tmp_path / "steps.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [float(r["s_pen"]) for r in rows] == [s["s_pen"] for s in expected["steps"]]

@@ -72,7 +72,7 @@ class AcrossTimeTab(QWidget):
         super().__init__(parent)
         self.state, self.jobs, self.window_ = state, jobs, window
         self.bundle_index = -1                 # the bundle shown (index into state.bundles)
-        self.metric: str | None = None         # metric of its lifelong table
+        self.table_metric: str | None = None         # metric of its lifelong table
         self.selected_model = -1               # model version marked (-1: the last one)
         self.collections: dict[int, object] = {}   # bundle index -> BundleReplay
         # What the S_P plot shows (tests read it): the policy, S_P and S_P of value_pen.
@@ -308,13 +308,13 @@ class AcrossTimeTab(QWidget):
         self.bundle_index = index
         self.selected_model = -1
         table = self.table()
-        self.metric = table.metrics[0] if table is not None and table.metrics else None
+        self.table_metric = table.metrics[0] if table is not None and table.metrics else None
         self.refresh()
 
     def set_metric(self, metric: str) -> None:
         table = self.table()
         if table is not None and metric in table.metrics:
-            self.metric = metric
+            self.table_metric = metric
             self.refresh()
 
     def _show_choices(self) -> None:
@@ -332,7 +332,7 @@ class AcrossTimeTab(QWidget):
         self.metric_box.clear()
         for m in (table.metrics if table is not None else ()):
             self.metric_box.addItem(display_name(m), m)
-        self.metric_box.setCurrentIndex(self.metric_box.findData(self.metric))
+        self.metric_box.setCurrentIndex(self.metric_box.findData(self.table_metric))
         self.metric_box.setEnabled(self.metric_box.count() > 1)
         self.metric_box.blockSignals(False)
 
@@ -554,13 +554,13 @@ class AcrossTimeTab(QWidget):
 
     def _show_matrix(self) -> None:
         table = self.table()
-        if table is None or self.metric is None:
+        if table is None or self.table_metric is None:
             self.heatmap.set_matrix(None, (), (), "", None)
             return
-        self.heatmap.set_matrix(table.values[self.metric], table.models,
+        self.heatmap.set_matrix(table.values[self.table_metric], table.models,
                                 [s.text for s in table.test_times],
-                                f"{display_name(self.metric)} (%)",
-                                higher_is_better(self.metric))
+                                f"{display_name(self.table_metric)} (%)",
+                                higher_is_better(self.table_metric))
         self._show_selection()
 
     def _show_selection(self) -> None:
@@ -584,20 +584,20 @@ class AcrossTimeTab(QWidget):
         policy = self.state.policy if policy is None else policy
         item = self.sp_plot.getPlotItem()
         table = self.table()
-        if table is None or self.metric is None:
+        if table is None or self.table_metric is None:
             item.clear()
             item.setTitle("this bundle has no [lifelong] score table", size="9pt", color=TEXT)
             self.shown_sp = {"policy": None, "s_p": None, "s_p_pen": None}
             return
         x = table.model_time_values()
-        s_p = policy_scores(table, self.metric, policy)
-        has_pen = self.metric in table.values_pen
-        s_p_pen = (policy_scores(table, self.metric, policy, penalised=True)
+        s_p = policy_scores(table, self.table_metric, policy)
+        has_pen = self.table_metric in table.values_pen
+        s_p_pen = (policy_scores(table, self.table_metric, policy, penalised=True)
                    if has_pen and self.penalised_box.isChecked() else None)
         self.shown_sp = {"policy": policy, "s_p": s_p, "s_p_pen": s_p_pen}
         curves = getattr(self, "_sp_curves", None)
         if (curves is None or curves.get("table") is not table
-                or curves.get("metric") != self.metric):
+                or curves.get("metric") != self.table_metric):
             curves = self._build_sp_curves(table)
         curves["current"].setData(x, s_p)
         self._fit_sp_range(curves, s_p, s_p_pen, dragging=policy is not self.state.policy)
@@ -642,8 +642,8 @@ class AcrossTimeTab(QWidget):
         x = table.model_time_values()
         dates = self._dates()
         self._set_time_axis(self.sp_plot, dates, "model time lᵢ" + (" (UTC)" if dates else ""))
-        unit = display_name(self.metric)
-        better = higher_is_better(self.metric)
+        unit = display_name(self.table_metric)
+        better = higher_is_better(self.table_metric)
         item.setLabel("left", f"S_P ({unit}, %)")
         direction = {True: "higher is better", False: "lower is better"}.get(better, "")
         item.setTitle(f"S_P(M<sub>i</sub>) = Σ<sub>t<sub>j</sub> ∈ [l<sub>1</sub>, "
@@ -652,7 +652,7 @@ class AcrossTimeTab(QWidget):
         preset_values = []
         few = len(x) <= MAX_SYMBOLS
         for letter, preset in PRESETS.items():
-            values = policy_scores(table, self.metric, preset)
+            values = policy_scores(table, self.table_metric, preset)
             preset_values.append(values)
             item.plot(x, values, pen=pg.mkPen(PRESET_COLOURS[letter], width=1.5,
                                               style=Qt.PenStyle.DashLine),
@@ -672,7 +672,7 @@ class AcrossTimeTab(QWidget):
                             name=f"current: {self.state.policy_name}")
         current.sigPointsClicked.connect(self._on_sp_points_clicked)
         item.addItem(self.selected_line)
-        self._sp_curves = {"table": table, "metric": self.metric, "current": current,
+        self._sp_curves = {"table": table, "metric": self.table_metric, "current": current,
                            "pen": pen_curve, "name": f"current: {self.state.policy_name}",
                            "presets": np.array(preset_values)}
         return self._sp_curves
@@ -687,12 +687,12 @@ class AcrossTimeTab(QWidget):
 
     def _show_summary(self) -> None:
         table = self.table()
-        if table is None or self.metric is None:
+        if table is None or self.table_metric is None:
             self.summary.setText("")
             return
-        rows = [("scores", continual_summary(table, self.metric))]
-        if self.metric in table.values_pen:
-            rows.append(("penalised", continual_summary(table, self.metric, penalised=True)))
+        rows = [("scores", continual_summary(table, self.table_metric))]
+        if self.table_metric in table.values_pen:
+            rows.append(("penalised", continual_summary(table, self.table_metric, penalised=True)))
 
         def f(v: float) -> str:
             return "–" if v is None or math.isnan(v) else f"{v:+.2f}" if v < 0 else f"{v:.2f}"
@@ -712,7 +712,7 @@ class AcrossTimeTab(QWidget):
         else:
             sign = "metric direction unknown."
         self.summary.setText(
-            f"<b>Continual-learning summary</b> ({html.escape(display_name(self.metric))})"
+            f"<b>Continual-learning summary</b> ({html.escape(display_name(self.table_metric))})"
             f"<table cellspacing='4'><tr><th></th>{header}</tr>{body}</table>"
             f"<small>Lopez-Paz &amp; Ranzato (2017), over tests: ACC = mean of s(M<sub>last"
             f"</sub>, t<sub>j</sub>); BWT = mean of s(M<sub>last</sub>, t<sub>j</sub>) − "
@@ -765,14 +765,14 @@ class AcrossTimeTab(QWidget):
             cost_item.setTitle(f"cumulative human cost ({unit})", size="8pt", color=TEXT)
         elif bundle.documents:
             item.setTitle("scoring the documents…", size="9pt", color=TEXT)
-        if table is not None and self.metric is not None:
-            values = diagonal(table, self.metric)
+        if table is not None and self.table_metric is not None:
+            values = diagonal(table, self.table_metric)
             item.plot(table.model_time_values(), values,
                       pen=pg.mkPen(DIAGONAL_COLOUR, width=1.5, style=Qt.PenStyle.DashLine),
                       symbol="t1", symbolSize=8, symbolBrush=DIAGONAL_COLOUR, symbolPen=None,
                       name=f"s(M<sub>i</sub>, l<sub>i</sub>), lifelong table "
-                           f"({display_name(self.metric)})")
-            names.append(display_name(self.metric))
+                           f"({display_name(self.table_metric)})")
+            names.append(display_name(self.table_metric))
         if result is not None and result.replays:
             # Open on the documents (the points one clicks); the diagonal may span a longer
             # period: the wheel zooms out, the plot's "A" button shows everything.

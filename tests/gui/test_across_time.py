@@ -54,7 +54,7 @@ def click_scene(qtbot, widget: pg.PlotWidget, scene_pos) -> None:
 def test_heatmap_is_the_table(window, tab, task, metric):
     table = table_of(window, task)
     tab.set_bundle(window.state.bundle_index_of_task(task))
-    assert tab.metric == metric
+    assert tab.table_metric == metric
     shown = tab.heatmap.image.image
     assert shown.shape == (len(table.models), len(table.tests)) == table.values[metric].shape
     assert np.array_equal(shown, table.values[metric], equal_nan=True)

@@ -27,7 +27,7 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import chain, compress
+from itertools import chain, compress, repeat
 from pathlib import Path
 
 import numpy as np
@@ -313,10 +313,21 @@ def _lookup(keys: np.ndarray, queries: np.ndarray) -> np.ndarray:
 def _join_key(rows: _Rows, key: TrialKey, problems: Problems) -> np.ndarray | None:
     """Each scored trial's label from the key (score-file order), or None after problems."""
     n_key = len(key)
-    codes = _trial_codes(list(key.enroll) + rows.cells[0], list(key.test) + rows.cells[1])
-    key_codes, score_codes = codes[:n_key], codes[n_key:]
+    enroll, test = rows.cells[0], rows.cells[1]
+    if len(enroll) < _PANDAS_FROM:
+        # the key's own index (built once per key, shared by every system joined to it)
+        where = np.fromiter(map(key._index.get, zip(enroll, test), repeat(-1)),
+                            dtype=np.int64, count=len(enroll))
+        score_codes = where.copy()
+        absent = np.flatnonzero(where < 0)
+        if absent.size:  # unknown trials get codes of their own, past the key's
+            score_codes[absent] = n_key + _trial_codes([enroll[i] for i in absent.tolist()],
+                                                       [test[i] for i in absent.tolist()])
+    else:
+        codes = _trial_codes(list(key.enroll) + enroll, list(key.test) + test)
+        key_codes, score_codes = codes[:n_key], codes[n_key:]
+        where = _lookup(key_codes, score_codes)  # a loaded key has unique trials
     duplicated = _duplicates(rows, score_codes, problems)
-    where = _lookup(key_codes, score_codes)  # a loaded key has unique trials
     missing = np.flatnonzero(where < 0)
     for i in missing.tolist():
         problems.add(int(rows.lines[i]), f"trial {rows.cells[0][i]} {rows.cells[1][i]} is not "

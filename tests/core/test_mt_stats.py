@@ -353,3 +353,27 @@ def test_sacrebleu_version_is_in_the_tested_range():
 
     version = tuple(int(p) for p in sacrebleu.__version__.split(".")[:2])
     assert SACREBLEU_RANGE[0] <= version < SACREBLEU_RANGE[1]
+
+
+@pytest.mark.parametrize("options", [{}, {"case_sensitive": True}, {"normalized": True},
+                                     {"no_punct": True}, {"asian_support": True}])
+def test_ter_of_a_hypothesis_equal_to_a_reference_is_the_librarys(options):
+    """TERMetric skips the shift search when the hypothesis is one of the references."""
+    import sacrebleu
+
+    from llgui.core.mt_stats import make_metric
+
+    refs = [["The cat sat on the mat .", "A dog, barking!", "Wörter und Zeichen: «ja»."],
+            ["the cat is on the mat", "A  dog , barking !", "Wörter und Zeichen"]]
+    metric = make_metric("ter", options)
+    for i in range(3):
+        for r in range(2):
+            hyp = refs[r][i]
+            row = metric.segment_stats(hyp, metric.reference_info([refs[0][i], refs[1][i]]))
+            library = sacrebleu.TER(**options)._extract_corpus_statistics([hyp], [[refs[0][i]], [refs[1][i]]])
+            assert row.tolist() == [float(x) for x in library[0]], (options, i, r)
+    # and a corpus of such rows scores as sacrebleu does
+    hyps = [refs[1][0], refs[0][1], "something else entirely"]
+    stats = metric.corpus_stats(hyps, refs)
+    assert metric.score(stats.sum(axis=0)) == pytest.approx(
+        sacrebleu.TER(**options).corpus_score(hyps, refs).score, abs=1e-9)

@@ -485,7 +485,7 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._docks_sized:
             self._docks_sized = True
-            self.resizeDocks([self.documents_dock], [max(460, self.width() // 4)],
+            self.resizeDocks([self.documents_dock], [max(270, self.width() // 6)],
                              Qt.Orientation.Horizontal)
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name

@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from llgui.core.walkthrough import Walkthrough
 from llgui.io.export import display_name
@@ -37,13 +37,15 @@ class ScorePanel(QWidget):
         self.numbers.setTextFormat(Qt.TextFormat.RichText)
         self.numbers.setWordWrap(True)
         self.numbers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        plots = QHBoxLayout()
-        plots.addWidget(self.bars, 2)
-        plots.addWidget(self.curve, 3)
+        plots = QSplitter(Qt.Orientation.Horizontal)
+        plots.addWidget(self.bars)
+        plots.addWidget(self.curve)
+        plots.setStretchFactor(0, 2)
+        plots.setStretchFactor(1, 3)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.numbers)
-        layout.addLayout(plots, 1)
+        layout.addWidget(plots, 1)
         self.shown: dict[str, float | None] = {}   # the numbers on screen, for tests
 
     def show_step(self, walk: Walkthrough, step: int) -> None:
@@ -80,6 +82,7 @@ class ScorePanel(QWidget):
     def _draw_bars(self, r, v) -> None:
         item = self.bars.getPlotItem()
         item.clear()
+        item.disableAutoRange()   # the ranges below, not what the labels' bounds suggest
         names = ["S_base", "S_cor", "S_imp", "S_pen"]
         item.getAxis("bottom").setTicks([[(i, n) for i, n in enumerate(names)]])
         item.setLabel("left", display_name(r.metric), units="%")
@@ -108,8 +111,10 @@ class ScorePanel(QWidget):
         top = max(x for x in (v["s_base"], v["s_cor"], v["s_imp"], v["s_adapt"], v["s_pen"])
                   if x is not None)
         item.setYRange(0, max(1.0, top * 1.18), padding=0)
-        item.setXRange(-0.6, 3.6, padding=0)
-        item.setTitle("S_pen = S_adapt (solid) + Σ penalty (hatched)", size="8pt")
+        item.setXRange(-0.6, 3.9, padding=0)
+        self.bars.setToolTip("S_base, S_cor and S_imp of the step; S_pen drawn as S_adapt (solid) "
+                             "with the accumulated penalty Σ(S_imp − S_cor) hatched: added on "
+                             "top for error rates, cut from the top for BLEU/chrF")
 
     @staticmethod
     def _label(item, x: float, y: float, text: str, inside: bool = False) -> None:
@@ -139,9 +144,9 @@ class ScorePanel(QWidget):
         item.getAxis("left").enableAutoSIPrefix(False)
         item.getAxis("bottom").enableAutoSIPrefix(False)
         msr = "–" if r.msr is None else f"{r.msr:.2f} %"
-        item.setTitle(f"<span style='color:{ADAPT.name()}'>━ S_adapt</span> &nbsp; "
-                      f"<span style='color:{PEN.name()}'>╍ S_pen</span> &nbsp; ● step {step}"
-                      f" &nbsp;·&nbsp; area {r.curve_area:.2f} · MSR {msr}", size="9pt")
+        item.setTitle(f"<span style='color:{ADAPT.name()}'>━ S_adapt</span> "
+                      f"<span style='color:{PEN.name()}'>╍ S_pen</span> ● step {step}"
+                      f" · area {r.curve_area:.2f} · MSR {msr}", size="8pt")
 
 
 def _cost_unit(walk: Walkthrough) -> str:

@@ -96,7 +96,7 @@ class Workbench(QWidget):
         side_layout.addWidget(self.aggregates, 1)
         left.addWidget(side)
         left.setSizes([480, 300])
-        left.setMinimumWidth(440)
+        left.setMinimumWidth(520)
 
         # -- the document at the step
         self.mt_view = MTView()
@@ -116,7 +116,8 @@ class Workbench(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(right)
-        split.setSizes([560, 1000])
+        split.setStretchFactor(0, 0)   # the table keeps its width, the document takes the rest
+        split.setStretchFactor(1, 1)
         self.splitter = split
         layout = QVBoxLayout(self)
         layout.addLayout(nav)

@@ -194,17 +194,24 @@ class DetectionTab(QWidget):
         self.status.setWordWrap(True)
         # Long status texts must not widen the window.
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # two rows, so the tab fits a 1280-pixel screen beside the documents dock
         for widget in (QLabel("DCF (P_target, C_miss, C_fa)"), self.preset_box,
                        QLabel("P_target"), self.p_target,
-                       QLabel("C_miss"), self.c_miss, QLabel("C_fa"), self.c_fa,
-                       QLabel("EER"), self.method_box, self.bootstrap_box):
+                       QLabel("C_miss"), self.c_miss, QLabel("C_fa"), self.c_fa):
             bar.addWidget(widget)
-        bar.addSpacing(10)
-        bar.addWidget(self.progress)
-        bar.addWidget(self.cancel_button)
         bar.addStretch(1)
-        bar.addWidget(self.reset_button)
-        self.controls = bar
+        second = QHBoxLayout()
+        for widget in (QLabel("EER"), self.method_box, self.bootstrap_box):
+            second.addWidget(widget)
+        second.addSpacing(10)
+        second.addWidget(self.progress)
+        second.addWidget(self.cancel_button)
+        second.addStretch(1)
+        second.addWidget(self.reset_button)
+        rows = QVBoxLayout()
+        rows.addLayout(bar)
+        rows.addLayout(second)
+        self.controls = rows
         self._set_dcf_boxes(det.DCF_PRESETS[0])
 
     def _build_plot(self) -> None:

@@ -117,6 +117,21 @@ class Policy:
         return Policy(self.mode, self.points[:i] + self.points[i + 1:], self.normalise,
                       self.dates)
 
+    def in_mode(self, mode: str, start: float, end: float, dates: bool = False) -> "Policy":
+        """The same curve in the other mode, over the calendar span [start, end] (the first
+        and last model times): relative x = 0..1 maps onto [start, end], and back. A span of
+        zero length is taken as one unit. `dates` marks absolute x as POSIX seconds."""
+        if mode not in MODES:
+            raise ValueError(f"policy mode must be one of {', '.join(MODES)}, not {mode!r}")
+        if mode == self.mode:
+            return self
+        span = end - start if end > start else 1.0
+        if mode == "absolute":
+            points = tuple((start + x * span, w) for x, w in self.points)
+            return Policy("absolute", points, self.normalise, dates=dates)
+        points = tuple(((x - start) / span, w) for x, w in self.points)
+        return Policy("relative", points, self.normalise)
+
     def with_normalise(self, normalise: bool) -> "Policy":
         return Policy(self.mode, self.points, bool(normalise), self.dates)
 

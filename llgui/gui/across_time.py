@@ -381,13 +381,7 @@ class AcrossTimeTab(QWidget):
             l1, last = float(times.min()), float(times.max())
         else:
             l1, last = 0.0, 1.0
-        span = last - l1 if last > l1 else 1.0
-        if mode == "absolute":
-            points = tuple((l1 + x * span, w) for x, w in policy.points)
-            new = Policy("absolute", points, policy.normalise, dates=self._dates())
-        else:
-            points = tuple(((x - l1) / span, w) for x, w in policy.points)
-            new = Policy("relative", points, policy.normalise)
+        new = policy.in_mode(mode, l1, last, dates=self._dates())
         self.state.edit_policy(new, _preset_name(new, "custom"))
         self._show_policy_controls()
 

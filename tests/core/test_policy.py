@@ -269,3 +269,15 @@ def test_malformed_policy_files(tmp_path, text, expected):
 
 def test_missing_file(tmp_path):
     assert _problems(tmp_path / "nope.json") == [f"{tmp_path / 'nope.json'}: policy file not found"]
+
+
+def test_a_policy_keeps_its_curve_across_modes():
+    from llgui.core.policy import Policy
+
+    relative = Policy("relative", ((0.0, 0.1), (0.5, 0.4), (1.0, 1.0)))
+    # the span [100, 300]: x = 0.5 is the calendar time 100 + 0.5 * 200 = 200
+    absolute = relative.in_mode("absolute", 100.0, 300.0)
+    assert absolute.mode == "absolute"
+    assert absolute.points == ((100.0, 0.1), (200.0, 0.4), (300.0, 1.0))
+    assert absolute.in_mode("relative", 100.0, 300.0).points == relative.points
+    assert relative.in_mode("relative", 100.0, 300.0) is relative

@@ -858,6 +858,15 @@ class _DiarMetric:
         return (f"{type(self).__name__}(collar={self.collar!r}, "
                 f"skip_overlap={self.skip_overlap!r}, uem={self.uem!r})")
 
+    def evaluate(self, reference: Sequence[Turn], hypothesis: Sequence[Turn],
+                 uem: Iterable[Span] | None = None, unmappable: Collection[str] = ()):
+        raise NotImplementedError
+
+    def stats(self, reference: Sequence[Turn], hypothesis: Sequence[Turn],
+              uem: Iterable[Span] | None = None, unmappable: Collection[str] = ()) -> np.ndarray:
+        """The additive statistics of one document (see the subclass for the layout)."""
+        return self.evaluate(reference, hypothesis, uem, unmappable).as_stats()
+
 
 class DERMetric(_DiarMetric):
     """DER as a `Metric`: stats are [miss, false_alarm, confusion, correct, total] seconds."""
@@ -869,10 +878,6 @@ class DERMetric(_DiarMetric):
                  unmappable: Collection[str] = ()) -> DERComponents:
         return der_components(reference, hypothesis, uem, self.collar, self.skip_overlap,
                               unmappable)
-
-    def stats(self, reference: Sequence[Turn], hypothesis: Sequence[Turn],
-              uem: Iterable[Span] | None = None, unmappable: Collection[str] = ()) -> np.ndarray:
-        return self.evaluate(reference, hypothesis, uem, unmappable).as_stats()
 
     def score(self, stats: np.ndarray) -> float:
         miss, fa, confusion, _, total = (float(x) for x in stats)
@@ -899,10 +904,6 @@ class JERMetric(_DiarMetric):
                  unmappable: Collection[str] = ()) -> JERComponents:
         return jer_components(reference, hypothesis, uem, self.collar, self.skip_overlap,
                               unmappable)
-
-    def stats(self, reference: Sequence[Turn], hypothesis: Sequence[Turn],
-              uem: Iterable[Span] | None = None, unmappable: Collection[str] = ()) -> np.ndarray:
-        return self.evaluate(reference, hypothesis, uem, unmappable).as_stats()
 
     def score(self, stats: np.ndarray) -> float:
         return jer_from_stats(float(stats[0]), float(stats[1]))

@@ -23,9 +23,7 @@ from __future__ import annotations
 import bisect
 import json
 import math
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -33,6 +31,7 @@ from typing import Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
+from llgui.core.atomic import write_atomic
 from llgui.core.errors import LoadError, Problems
 from llgui.core.types import Stamp
 
@@ -277,18 +276,7 @@ def load_policy(path: str | Path) -> Policy:
 
 def save_policy(policy: Policy, path: str | Path) -> None:
     """Write `policy.to_json()` to `path` atomically (a temporary file, then a rename)."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(policy.to_json())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_atomic(path, policy.to_json())
 
 
 @dataclass(frozen=True)

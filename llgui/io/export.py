@@ -11,13 +11,11 @@ import csv
 import io
 import json
 import math
-import os
-import tempfile
-from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from llgui.core.atomic import write_atomic  # noqa: F401 - re-exported for callers
 from llgui.core.penalty import Replay
 from llgui.core.types import Document
 
@@ -68,26 +66,6 @@ def _csv_value(value) -> str:
     if isinstance(value, float):
         return repr(value)
     return str(value)
-
-
-def write_atomic(path: str | Path, text: str | bytes) -> None:
-    """Write `text` to `path` through a temporary file in the same folder, then rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def fmt(value, digits: int = 2) -> str:

@@ -64,9 +64,11 @@ def main(argv: list[str]) -> int:
     elif command == "bench":
         args = [str(PYTHON), "-m", "benchmarks", *rest]
     else:
-        # Tests never need a display: Qt renders offscreen.
+        # Tests never need a display: Qt renders offscreen. They run on every core
+        # (pytest-xdist) unless the arguments choose otherwise (`-n 0` runs them in one).
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
-        args = [str(PYTHON), "-m", "pytest", *rest]
+        parallel = [] if any(a == "-n" or a.startswith("-n") for a in rest) else ["-n", "auto"]
+        args = [str(PYTHON), "-m", "pytest", *parallel, *rest]
     return subprocess.run(args, cwd=ROOT, env=env).returncode
 
 

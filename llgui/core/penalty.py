@@ -263,6 +263,18 @@ class BundleReplay:
     pooled_adapt: float
     pooled_pen: float
 
+    def series(self) -> "DocumentSeries":
+        """The documents in processing order, as arrays for score-over-time plots."""
+        return DocumentSeries(
+            docs=tuple(r.doc for r in self.replays),
+            times=np.asarray(self.times, dtype=float),
+            s_base=np.array([r.s_base for r in self.replays], dtype=float),
+            s_adapt=np.array([r.s_adapt for r in self.replays], dtype=float),
+            s_pen=np.array([r.s_pen for r in self.replays], dtype=float),
+            cost=np.array([r.total_cost for r in self.replays], dtype=float),
+            cum_cost=np.cumsum([r.total_cost for r in self.replays], dtype=float),
+        )
+
     def mean(self, attribute: str) -> float:
         """Unweighted mean over documents of `s_base`, `s_adapt` or `s_pen`."""
         values = [getattr(r, attribute) for r in self.replays]
@@ -273,6 +285,21 @@ class BundleReplay:
         values = np.array([getattr(r, attribute) for r in self.replays], dtype=float)
         w = np.asarray(weights, dtype=float)
         return float(np.sum(values * w) / np.sum(w)) if np.sum(w) > 0 else math.nan
+
+
+@dataclass(frozen=True, eq=False)
+class DocumentSeries:
+    """Per-document scores in processing order (arrays of one entry per document): the
+    time stamps (`Stamp.value`), S_base, the final S_adapt and S_pen, each document's human
+    cost and the cumulative cost over the stream."""
+
+    docs: tuple[str, ...]
+    times: np.ndarray
+    s_base: np.ndarray
+    s_adapt: np.ndarray
+    s_pen: np.ndarray
+    cost: np.ndarray
+    cum_cost: np.ndarray
 
 
 def make_track(document: Document, metric_name: str, settings, cost_model: CostModel,

@@ -736,25 +736,26 @@ class AcrossTimeTab(QWidget):
         table = self.table()
         names = []
         if result is not None and result.replays:
-            x = np.asarray(result.times, dtype=float)
+            series = result.series()
+            x = series.times
             names.append(display_name(result.metric))
             for attr, label_text in (("s_base", "S_base"), ("s_adapt", "S_adapt"),
                                      ("s_pen", "S_pen")):
-                y = np.array([getattr(r, attr) for r in result.replays], dtype=float)
+                y = getattr(series, attr)
                 colour = SERIES_COLOURS[attr]
                 line = item.plot(x, y, pen=pg.mkPen(colour, width=2 if attr == "s_pen" else 1.5),
                                  symbol="o", symbolSize=9, symbolBrush=colour,
-                                 symbolPen=pg.mkPen("w"), data=[r.doc for r in result.replays],
+                                 symbolPen=pg.mkPen("w"), data=list(series.docs),
                                  name=f"{label_text} per document ({display_name(result.metric)})")
                 line.sigPointsClicked.connect(self._on_series_points_clicked)
                 if attr == "s_pen":
-                    self.series_points = {r.doc: (float(a), float(b))
-                                          for r, a, b in zip(result.replays, x, y)}
-            cost = np.cumsum([r.total_cost for r in result.replays])
+                    self.series_points = {d: (float(a), float(b))
+                                          for d, a, b in zip(series.docs, x, y)}
+            cost = series.cum_cost
             unit = "words" if bundle.task == "mt" else "seconds listened"
             cost_line = cost_item.plot(x, cost, pen=pg.mkPen(COST_COLOUR, width=1.5),
                                        symbol="s", symbolSize=7, symbolBrush=COST_COLOUR,
-                                       data=[r.doc for r in result.replays])
+                                       data=list(series.docs))
             cost_line.sigPointsClicked.connect(self._on_series_points_clicked)
             cost_item.setTitle(f"cumulative human cost ({unit})", size="8pt", color=TEXT)
         elif bundle.documents:

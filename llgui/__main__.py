@@ -15,7 +15,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] in cli.SUBCOMMANDS:
         return cli.main(argv)
     if argv and argv[0] in {"-h", "--help"}:
-        print(__doc__.strip())
+        from llgui.gui.app import build_parser  # argparse only: Qt is not imported here
+
+        build_parser().print_help()
         print()
         return cli.main(["--help"])
     # The GUI is imported only here, so the CLI path never loads Qt.

@@ -53,6 +53,7 @@ class CostModelEditor(QGroupBox):
         self._timer.timeout.connect(self._commit)
         self._model = CostModel()
         self._loading = False
+        self.set_model(CostModel())
 
     def set_model(self, model: CostModel) -> None:
         """Show `model` without emitting an edit."""

@@ -83,6 +83,7 @@ class Workbench(QWidget):
         self.scores = ScorePanel()
         self.cost_editor = CostModelEditor()
         self.cost_editor.edited.connect(self._on_cost_editor_edited)
+        self.cost_editor.setEnabled(False)   # until a document is open
         self.aggregates = QLabel("")
         self.aggregates.setTextFormat(Qt.TextFormat.RichText)
         self.aggregates.setWordWrap(True)
@@ -139,6 +140,7 @@ class Workbench(QWidget):
         if bundle is None or document is None or bundle.task == "detection":
             self.walkthrough = None
             self._wanted = None
+            self.cost_editor.setEnabled(False)
             self.model.set_walkthrough(None)
             self.stack.setCurrentWidget(self.empty)
             self.step_label.setText("no document")
@@ -147,6 +149,7 @@ class Workbench(QWidget):
         metric = state.metric(bundle.task) or bundle.metrics[0]
         cost = state.cost_model()
         self.cost_editor.set_model(cost)
+        self.cost_editor.setEnabled(True)
         key = (state.selection.bundle, document.id, metric, cost)
         self._wanted = key
         result = self._cache.get(key)

@@ -70,21 +70,19 @@ def main(argv: list[str] | None = None) -> int:
 
     window = MainWindow(use_session=not args.no_session and not args.screenshot)
     window.resize(width, height)
-    window.show()
 
     paths = demo_bundles() if args.demo else list(args.bundles)
     if args.demo and not paths:
         print("llgui: the demo bundles were not found (resources/demo)", file=sys.stderr)
         return 2
-
-    def start() -> None:
-        if paths:
-            window.open_bundles(paths, select_doc=args.doc, step=args.step, tab=args.tab,
-                                metric=args.metric)
-        else:
-            window.restore_session()
-
-    QTimer.singleShot(0, start)
+    # Load before showing, so the first paint already lists the documents (loaders are
+    # fast; scoring waits on workers until the window has painted).
+    if paths:
+        window.open_bundles(paths, select_doc=args.doc, step=args.step, tab=args.tab,
+                            metric=args.metric)
+    else:
+        window.restore_session()
+    window.show()
     if args.close_after is not None:
         QTimer.singleShot(max(0, args.close_after), window.close)
     if os.environ.get("LLGUI_EXIT_AFTER_FIRST_PAINT"):

@@ -33,3 +33,18 @@ def demo_window(qtbot):
     settle(qtbot, window)
     yield window
     window.jobs.shutdown(2000)
+
+
+@pytest.fixture(scope="module")
+def window(qapp, tmp_path_factory):
+    """One demo window shared by a module's tests (the across-time and detection tabs),
+    with every job done; its own session file."""
+    from tests.gui.test_policy_drag import open_demo_window
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LLGUI_SESSION_FILE",
+                     str(tmp_path_factory.mktemp("session") / "session.json"))
+        w = open_demo_window(tmp_path_factory.mktemp("work"))
+        yield w
+        w.jobs.shutdown(2000)
+        w.close()

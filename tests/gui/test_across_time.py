@@ -16,18 +16,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from llgui.core.policy import PRESETS, Policy, load_policy
-from tests.gui.test_policy_drag import assert_same, equation_2, open_demo_window
-
-
-@pytest.fixture(scope="module")
-def window(qapp, tmp_path_factory):
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("LLGUI_SESSION_FILE",
-                     str(tmp_path_factory.mktemp("session") / "session.json"))
-        w = open_demo_window(tmp_path_factory.mktemp("work"))
-        yield w
-        w.jobs.shutdown(2000)
-        w.close()
+from tests.gui.test_policy_drag import assert_same, equation_2
 
 
 @pytest.fixture

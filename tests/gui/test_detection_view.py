@@ -21,22 +21,11 @@ from scipy.stats import norm
 
 from llgui.core.det import DCF_PRESETS, DET_TICK_LABELS, DET_TICKS
 from llgui.core.types import Trials
-from tests.gui.test_policy_drag import open_demo_window, wait_for
+
 
 REPO = Path(__file__).resolve().parents[2]
 SCORES = REPO / "resources" / "demo" / "detection" / "scores"
 SYSTEMS = ("sysA", "sysB", "sysB-adapted")
-
-
-@pytest.fixture(scope="module")
-def window(qapp, tmp_path_factory):
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("LLGUI_SESSION_FILE",
-                     str(tmp_path_factory.mktemp("session") / "session.json"))
-        w = open_demo_window(tmp_path_factory.mktemp("work"))
-        yield w
-        w.jobs.shutdown(2000)
-        w.close()
 
 
 @pytest.fixture

@@ -116,17 +116,6 @@ def assert_same(a, b) -> None:
 # Fixtures
 
 
-@pytest.fixture(scope="module")
-def window(qapp, tmp_path_factory):
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("LLGUI_SESSION_FILE",
-                     str(tmp_path_factory.mktemp("session") / "session.json"))
-        w = open_demo_window(tmp_path_factory.mktemp("work"))
-        yield w
-        w.jobs.shutdown(2000)
-        w.close()
-
-
 @pytest.fixture
 def tab(window, qtbot):
     """The across-time tab on screen, showing the MT bundle, policy B, empty undo stack."""

@@ -236,8 +236,6 @@ def test_detection_sizes_and_distinct_eers():
 
 @pytest.mark.parametrize("task", ["mt", "diarization", "detection"])
 def test_bundle_loads_without_a_warning(task):
-    if importlib.util.find_spec("llgui.io.bundle") is None:
-        pytest.skip("llgui.io.bundle does not exist yet (the loaders are being written)")
     from llgui.io.bundle import load_bundle
 
     raw = _bundle(task)

@@ -195,10 +195,21 @@ def test_score_mt_pooled_is_corpus_bleu_and_policy_weighting_is_labelled(capsys)
     assert report["aggregates"]["bleu"]["pooled"] == pytest.approx(
         sacrebleu.BLEU().corpus_score(hyps, refs).score, abs=1e-9)
     assert report["policy"]["name"] == "A"
-    assert "policy" in report["aggregates"]["bleu"]
-    # policy A favours the latest documents: it lies between the oldest and latest scores
-    scores = [d["scores"]["bleu"] for d in report["documents"]]
-    assert min(scores) <= report["aggregates"]["bleu"]["policy"] <= max(scores)
+    # Policy A (relative, weight 0.1 at the oldest document rising linearly to 1 at the
+    # newest), by hand: x = (t - t_first) / (t_last - t_first), w = 0.1 + 0.9 x, normalised
+    from datetime import datetime
+
+    times = [datetime.fromisoformat(d.time.text).timestamp() for d in bundle.documents]
+    x = [(t - times[0]) / (times[-1] - times[0]) for t in times]
+    w = [0.1 + 0.9 * xi for xi in x]
+    per_doc = [sacrebleu.BLEU().corpus_score(list(d.hypothesis), [list(d.references[0])]).score
+               for d in bundle.documents]
+    assert [d["scores"]["bleu"] for d in report["documents"]] == pytest.approx(per_doc, abs=1e-9)
+    assert report["aggregates"]["bleu"]["policy"] == pytest.approx(
+        sum(wi * s for wi, s in zip(w, per_doc)) / sum(w), abs=1e-9)
+    pens = [d["penalised"]["bleu"]["s_pen"] for d in report["documents"]]
+    assert report["penalised"]["bleu"]["policy"]["s_pen"] == pytest.approx(
+        sum(wi * s for wi, s in zip(w, pens)) / sum(w), abs=1e-9)
 
 
 def test_score_table_names_every_aggregate(capsys):

@@ -253,6 +253,24 @@ def test_large_hull_equals_bosaris_pav():
     assert eer(scores, labels)[0] == pytest.approx(_bosaris_rocch2eer(pfa, pmiss), abs=1e-12)
 
 
+def test_min_and_act_dcf_by_brute_force_over_every_threshold():
+    # DCF(t) = C_miss P P(tar < t) + C_fa (1 - P) P(non >= t), normalised, at every distinct
+    # score and +inf; actDCF at the Bayes threshold log(C_fa (1 - P) / (C_miss P))
+    rng = np.random.default_rng(11)
+    labels = rng.random(3000) < 0.2
+    scores = np.round(rng.normal(size=3000) + 1.5 * labels, 1)   # ties on purpose
+    tar, non = scores[labels], scores[~labels]
+    for p, cm, cf in DCF_PRESETS + ((0.3, 2.0, 1.0),):
+        norm = min(cm * p, cf * (1 - p))
+        ts = np.append(np.unique(scores), np.inf)
+        costs = [(cm * p * np.mean(tar < t) + cf * (1 - p) * np.mean(non >= t)) / norm
+                 for t in ts]
+        assert min_dcf(scores, labels, p, cm, cf) == pytest.approx(min(costs), rel=1e-12)
+        t = np.log(cf * (1 - p) / (cm * p))
+        act = (cm * p * np.mean(tar < t) + cf * (1 - p) * np.mean(non >= t)) / norm
+        assert act_dcf(scores, labels, p, cm, cf) == pytest.approx(act, rel=1e-12)
+
+
 def test_min_dcf_is_reached_on_the_hull():
     # a linear cost is minimal at a hull vertex: the minimum over hull vertices is the same
     rng = np.random.default_rng(5)
@@ -352,3 +370,17 @@ def test_bootstrap_of_one_resample_per_trial_set_is_the_eer_of_a_resample():
     lo, hi = bootstrap_eer(trials, n=1, seed=123)
     assert lo == hi == pytest.approx(eer(rebuilt, rebuilt_labels)[0], abs=1e-15)
 
+
+
+def test_evaluate_equals_brute_force_rates():
+    """The job's numbers against rates counted directly in the test (no llgui function)."""
+    trials = _big_trials(n=20000, seed=7)
+    r = evaluate(trials, dcf=(0.01, 1.0, 1.0))
+    tar = trials.scores[trials.is_target]
+    non = trials.scores[~trials.is_target]
+    ts = np.append(np.sort(np.unique(trials.scores)), np.inf)
+    costs = [(0.01 * np.mean(tar < t) + 0.99 * np.mean(non >= t)) / 0.01 for t in ts]
+    assert r.min_dcf == pytest.approx(min(costs), rel=1e-12)
+    t = np.log(0.99 / 0.01)
+    assert r.act_dcf == pytest.approx((0.01 * np.mean(tar < t) + 0.99 * np.mean(non >= t))
+                                      / 0.01, rel=1e-12)

@@ -106,3 +106,19 @@ def test_pyeer_examples_curve_equals_pyannote(reference_data, expected, name):
 
 def _arrays(trials: Trials) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(trials.scores), np.asarray(trials.is_target)
+
+
+def test_bob_measure_roc_for_far(reference_data, expected):
+    """bob.measure's active roc_for_far test: the operating point of the curve with the
+    largest false-alarm rate not above each requested one (and, there, the fewest misses)."""
+    case = _case(expected, "bob-measure-nonsep")
+    published = case["published"]["roc_for_far"]
+    trials = _trials(reference_data, case["target"], case["nontarget"])
+    curve = det_curve(trials.scores, trials.is_target)
+    for request, far, frr in zip(published["requested_far"], published["far"],
+                                 published["frr"]):
+        allowed = curve.p_fa <= request
+        best_far = curve.p_fa[allowed].max()
+        best_frr = curve.p_miss[allowed & (curve.p_fa == best_far)].min()
+        assert (best_far, best_frr) == (pytest.approx(far, abs=1e-12),
+                                        pytest.approx(frr, abs=1e-12))

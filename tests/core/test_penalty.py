@@ -30,21 +30,75 @@ def test_curve_area_of_a_step_function_by_hand():
 
 
 def test_series_and_aggregates_of_the_demo_diarization():
+    from llgui.core.der import pyannote_der_components
+
     bundle = load_bundle(DEMO / "diarization" / "bundle.toml")
     result = replay_bundle(bundle, "der")
     series = result.series()
     assert series.docs == tuple(d.id for d in bundle.documents)      # processing order
     assert np.all(np.diff(series.times) > 0)
-    assert series.s_pen.tolist() == [r.s_pen for r in result.replays]
-    assert series.cum_cost[-1] == pytest.approx(sum(r.total_cost for r in result.replays))
     assert np.all(np.diff(series.cum_cost) >= 0)
-    # pooled = summed error time over summed reference time (duration-weighted)
-    base = np.sum([r.stats_base for r in result.replays], axis=0)
-    miss, fa, conf, _, total = base
-    assert result.pooled_base == pytest.approx(100 * (miss + fa + conf) / total, abs=1e-12)
-    assert result.mean("s_base") == pytest.approx(np.mean(series.s_base), abs=1e-12)
-    # MSR: feedback seconds plus errors left, over reference seconds
+    # pooled = summed error time over summed reference time (duration-weighted), with the
+    # components computed by pyannote.metrics on the documents' hypotheses
+    components = [pyannote_der_components(d.reference, d.hypothesis, uem=d.uem)
+                  for d in bundle.documents]
+    error = sum(c.miss + c.false_alarm + c.confusion for c in components)
+    total = sum(c.total for c in components)
+    assert result.pooled_base == pytest.approx(100 * error / total, abs=1e-9)
+    assert result.mean("s_base") == pytest.approx(np.mean([c.der for c in components]),
+                                                  abs=1e-9)
+    # MSR of the first show: (seconds listened + error seconds left) / reference seconds,
+    # the errors of the final hypothesis counted by pyannote
+    first = bundle.documents[0]
+    steps = bundle.steps_of(first.id)
+    final = next(s.adapted.turns for s in reversed(steps) if s.adapted is not None)
+    left = pyannote_der_components(first.reference, final, uem=first.uem)
     r = result.replays[0]
-    errors, size = (float(r.stats_final[0] + r.stats_final[1] + r.stats_final[2]),
-                    float(r.stats_final[4]))
-    assert r.msr == pytest.approx(100 * (r.total_cost + errors) / size, abs=1e-9)
+    assert r.msr == pytest.approx(
+        100 * (r.total_cost + left.miss + left.false_alarm + left.confusion) / left.total,
+        abs=1e-9)
+
+
+def test_pooled_penalised_bleu_equals_sacrebleu_on_the_stream():
+    """pooled S_pen = pooled final S_adapt + sum over every step of (S_imp - S_cor) scored on
+    the whole corpus: documents before the step's at their final hypothesis, after it at their
+    first, the step's document corrected / impaired (a real impaired sentence: as many tokens
+    as the sentence the human saw, none of them in the reference)."""
+    import sacrebleu
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    bundle = load_bundle(DEMO / "mt" / "bundle.toml")
+    result = replay_bundle(bundle, "bleu")
+    tokenize = Tokenizer13a()
+
+    def bleu(hyps):
+        refs = [s for d in bundle.documents for s in d.references[0]]
+        return sacrebleu.BLEU().corpus_score(hyps, [refs]).score
+
+    def adapted(doc, hyp, step):
+        hyp = list(hyp)
+        if step.adapted is not None:
+            for number, text in step.adapted.lines.items():
+                hyp[number - 1] = text
+        return hyp
+
+    finals, current = [], [list(d.hypothesis) for d in bundle.documents]
+    penalty = 0.0
+    for k, doc in enumerate(bundle.documents):
+        for step in bundle.steps_of(doc.id):
+            i = step.target.sentence - 1
+            seen = current[k]
+            corrected = list(seen)
+            corrected[i] = doc.references[0][i] if step.kind == "reference" else step.answer
+            impaired = list(seen)
+            n = len(tokenize(seen[i]).split())
+            assert "zqxjvk" not in doc.references[0][i]
+            impaired[i] = " ".join(["zqxjvk"] * n)
+            before = [s for h in current[:k] for s in h]
+            after = [s for h in current[k + 1:] for s in h]
+            penalty += bleu(before + impaired + after) - bleu(before + corrected + after)
+            current[k] = adapted(doc, seen, step)
+        finals.append(current[k])
+    pooled_final = bleu([s for h in current for s in h])
+    assert result.pooled_adapt == pytest.approx(pooled_final, abs=1e-9)
+    assert result.pooled_pen == pytest.approx(pooled_final + penalty, abs=1e-9)

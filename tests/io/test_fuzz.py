@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llgui.core.errors import Problems
+from llgui.core.errors import LoadError, Problems
 from llgui.core.types import Bundle, LifelongScores, Step, Trials
 from llgui.io.bundle import load_bundle
 from llgui.io.detection import TrialKey, _table_fast, _table_slow, load_key, load_scores
@@ -126,7 +126,7 @@ def test_text(fuzz_dir, data):
     only_load_errors(load_segments, path, tuple)
     try:
         segments = load_segments(path)
-    except Exception:
+    except LoadError:
         return
     n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     assert len(segments) == n_lines
@@ -159,7 +159,7 @@ def test_rttm(fuzz_dir, data):
     only_load_errors(load_rttm, path, dict)
     try:
         turns = load_rttm(path)
-    except Exception:
+    except LoadError:
         return
     _check_turns(turns)
 
@@ -175,7 +175,7 @@ def test_mdtm(fuzz_dir, data):
     only_load_errors(load_mdtm, path, dict)
     try:
         turns = load_mdtm(path)
-    except Exception:
+    except LoadError:
         return
     _check_turns(turns)
 
@@ -191,7 +191,7 @@ def test_uem(fuzz_dir, data):
     only_load_errors(load_uem, path, dict)
     try:
         uem = load_uem(path)
-    except Exception:
+    except LoadError:
         return
     for spans in uem.values():
         assert spans and all(0 <= s < e for s, e in spans)
@@ -272,7 +272,7 @@ def test_log(fuzz_dir, data, task):
     only_load_errors(load_log, path, tuple, task=task, uris={"f1": "f1"})
     try:
         steps = load_log(path, task=task)
-    except Exception:
+    except LoadError:
         return
     assert steps and all(isinstance(s, Step) for s in steps)
     assert [s.line for s in steps] == sorted(s.line for s in steps)
@@ -309,7 +309,7 @@ def test_lifelong(fuzz_dir, data):
     only_load_errors(load_lifelong, path, LifelongScores)
     try:
         scores = load_lifelong(path)
-    except Exception:
+    except LoadError:
         return
     for table in scores.values.values():
         assert table.shape == (len(scores.models), len(scores.tests))
@@ -338,7 +338,7 @@ def test_detection_plain(fuzz_dir, data):
     only_load_errors(load_scores, path, Trials)
     try:
         trials = load_scores(path)
-    except Exception:
+    except LoadError:
         return
     _check_trials(trials)
 
@@ -373,7 +373,7 @@ def test_detection_with_key(fuzz_dir, files):
     only_load_errors(load_scores, score_path, Trials, key=key_path)
     try:
         trials = load_scores(score_path, key=key_path)
-    except Exception:
+    except LoadError:
         return
     _check_trials(trials)
     assert trials.scores.size == len(load_key(key_path))

@@ -535,3 +535,42 @@ def _ro(array: np.ndarray) -> np.ndarray:
     array = np.array(array, copy=True)
     array.setflags(write=False)
     return array
+
+
+# --------------------------------------------------------------------------------------------
+# Several systems at once (the jobs the GUI and the CLI run)
+
+
+def evaluate_systems(systems, dcf, eer_method: str = "rocch", progress=None,
+                     should_stop=None) -> tuple:
+    """Worker job: `det.evaluate` of every system in turn; one DetResult per system, in order.
+
+    Progress runs over all systems (system k covers [k/n, (k+1)/n])."""
+    n = len(systems)
+    results = []
+    for k, trials in enumerate(systems):
+        check(should_stop)
+
+        def part(fraction: float, k: int = k) -> None:
+            if progress is not None:
+                progress((k + fraction) / n)
+
+        results.append(evaluate(trials, dcf=dcf, eer_method=eer_method, progress=part,
+                                should_stop=should_stop))
+    return tuple(results)
+
+
+def bootstrap_systems(systems, eer_method: str = "rocch", n: int = 200,
+                      progress=None, should_stop=None) -> dict:
+    """Worker job: 95 % percentile bootstrap interval of each system's EER (fractions),
+    {name: (lo, hi)}, seeded (the same interval every time)."""
+    out = {}
+    count = len(systems)
+    for k, trials in enumerate(systems):
+        def part(fraction: float, k: int = k) -> None:
+            if progress is not None:
+                progress((k + fraction) / count)
+
+        out[trials.name] = bootstrap_eer(trials, n=n, seed=0, method=eer_method,
+                                         progress=part, should_stop=should_stop)
+    return out

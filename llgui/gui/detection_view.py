@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from llgui.core.jobs import check
 from llgui.gui.plot_export import export_widget
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
@@ -44,43 +43,6 @@ def _det():
     from llgui.core import det
 
     return det
-
-
-def evaluate_systems(systems, dcf, eer_method: str = "rocch", progress=None,
-                     should_stop=None) -> tuple:
-    """Worker job: `det.evaluate` of every system in turn; one DetResult per system, in order.
-
-    Progress runs over all systems (system k covers [k/n, (k+1)/n])."""
-    evaluate = _det().evaluate
-    n = len(systems)
-    results = []
-    for k, trials in enumerate(systems):
-        check(should_stop)
-
-        def part(fraction: float, k: int = k) -> None:
-            if progress is not None:
-                progress((k + fraction) / n)
-
-        results.append(evaluate(trials, dcf=dcf, eer_method=eer_method, progress=part,
-                                should_stop=should_stop))
-    return tuple(results)
-
-
-def bootstrap_systems(systems, eer_method: str = "rocch", n: int = BOOTSTRAP_REPLICATES,
-                      progress=None, should_stop=None) -> dict:
-    """Worker job: 95 % percentile bootstrap interval of each system's EER (fractions),
-    {name: (lo, hi)}, seeded (the same interval every time)."""
-    bootstrap_eer = _det().bootstrap_eer
-    out = {}
-    count = len(systems)
-    for k, trials in enumerate(systems):
-        def part(fraction: float, k: int = k) -> None:
-            if progress is not None:
-                progress((k + fraction) / count)
-
-        out[trials.name] = bootstrap_eer(trials, n=n, seed=0, method=eer_method,
-                                         progress=part, should_stop=should_stop)
-    return out
 
 
 def _dcf_text(dcf) -> str:
@@ -307,7 +269,7 @@ class DetectionTab(QWidget):
         self.cancel_button.setEnabled(True)
         self.status.setText(f"computing {len(systems)} system{'s' if len(systems) > 1 else ''}"
                             f" ({_dcf_text(self.dcf())})…")
-        job = self.jobs.submit(JOB_KEY, evaluate_systems, systems, self.dcf(),
+        job = self.jobs.submit(JOB_KEY, _det().evaluate_systems, systems, self.dcf(),
                                self.eer_method())
         if self.bootstrap_box.isChecked() and self._interval_method != self.eer_method():
             self._request_bootstrap()
@@ -317,7 +279,8 @@ class DetectionTab(QWidget):
         systems = self.systems()
         if systems:
             self.cancel_button.setEnabled(True)
-            self.jobs.submit(BOOTSTRAP_KEY, bootstrap_systems, systems, self.eer_method())
+            self.jobs.submit(BOOTSTRAP_KEY, _det().bootstrap_systems, systems, self.eer_method(),
+                             n=BOOTSTRAP_REPLICATES)
 
     def cancel(self) -> None:
         """Stop the running jobs; the results on screen stay as they are."""
@@ -538,4 +501,4 @@ class DetectionTab(QWidget):
         export_widget(self.plot, path, "llgui: DET plot")
 
 
-__all__ = ["DetectionTab", "bootstrap_systems", "evaluate_systems"]
+__all__ = ["DetectionTab"]

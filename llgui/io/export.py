@@ -340,11 +340,10 @@ def lifelong_table(report: Mapping) -> str:
 
 def det_report(trials: Sequence, dcf: Sequence[float], eer_method: str = "rocch") -> dict:
     """The `det` JSON shape: EER in percent (with its method), minDCF and actDCF plain."""
-    from llgui.core.det import evaluate
+    from llgui.core.det import evaluate_systems
 
     systems = []
-    for t in trials:
-        result = evaluate(t, dcf=tuple(dcf), eer_method=eer_method)
+    for t, result in zip(trials, evaluate_systems(tuple(trials), tuple(dcf), eer_method)):
         systems.append({
             "name": t.name, "n_target": t.n_target, "n_nontarget": t.n_nontarget,
             "eer": 100.0 * result.eer, "eer_method": result.eer_method,

@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from llgui.core.diar_edit import merge_spans
 from llgui.core.errors import Problems
 from llgui.core.types import Turn
 from llgui.io._read import decode_lines, describe, read_bytes
@@ -183,17 +184,7 @@ def load_uem(path: str | Path) -> dict[str, tuple[tuple[float, float], ...]]:
     if not problems and n_lines == 0:
         problems.add(0, "no UEM segments")
     problems.raise_if_any()
-    return {uri: _merge(segments) for uri, segments in spans.items()}
-
-
-def _merge(segments: list[tuple[float, float]]) -> tuple[tuple[float, float], ...]:
-    merged: list[tuple[float, float]] = []
-    for start, end in sorted(segments):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return tuple(merged)
+    return {uri: merge_spans(segments) for uri, segments in spans.items()}
 
 
 def load_turns(path: str | Path) -> dict[str, tuple[Turn, ...]]:

@@ -282,9 +282,9 @@ class BundleReplay:
 
     def weighted(self, attribute: str, weights: np.ndarray) -> float:
         """Weighted mean over documents (weights need not be normalised)."""
-        values = np.array([getattr(r, attribute) for r in self.replays], dtype=float)
-        w = np.asarray(weights, dtype=float)
-        return float(np.sum(values * w) / np.sum(w)) if np.sum(w) > 0 else math.nan
+        from llgui.core.policy import weighted_mean
+
+        return weighted_mean([getattr(r, attribute) for r in self.replays], weights)
 
 
 @dataclass(frozen=True, eq=False)

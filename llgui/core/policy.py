@@ -482,3 +482,20 @@ __all__: Sequence[str] = (
     "MODES", "PRESETS", "PRESET_DESCRIPTIONS", "Policy", "load_policy", "policy_weights",
     "presets", "save_policy", "window_weights",
 )
+
+
+def document_weights(policy: Policy, times) -> np.ndarray:
+    """Weights of documents at `times` under `policy`, seen from the last document's time:
+    the documents play the test times and the system's final state the last model version,
+    so a relative policy spans [first time, last time] (DESIGN.md 1.5, policy-weighted)."""
+    times = np.asarray(times, dtype=float)
+    models = np.array([times.min(), times.max()], dtype=float)
+    return policy_weights(policy, models, times)[-1]
+
+
+def weighted_mean(values, weights) -> float:
+    """sum(w v) / sum(w); NaN when the weights sum to 0."""
+    values = np.asarray(values, dtype=float)
+    weights = np.asarray(weights, dtype=float)
+    total = float(np.sum(weights))
+    return float(np.sum(values * weights) / total) if total > 0 else math.nan

@@ -44,10 +44,9 @@ class MetricScores:
 
     def weighted(self, weights: np.ndarray) -> float:
         """Weighted mean of per-document scores (e.g. policy weights over document times)."""
-        values = np.array([d.score for d in self.documents], dtype=float)
-        w = np.asarray(weights, dtype=float)
-        total = float(np.sum(w))
-        return float(np.sum(values * w) / total) if total > 0 else math.nan
+        from llgui.core.policy import weighted_mean
+
+        return weighted_mean([d.score for d in self.documents], weights)
 
     def components(self, index: int) -> Mapping[str, float]:
         return metric_components(self.metric, self.documents[index].stats)

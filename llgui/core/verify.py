@@ -65,7 +65,7 @@ class Verification:
         return text
 
 
-def verify_walkthrough(walk: Walkthrough, settings, cost_model=None,
+def verify_walkthrough(walk: Walkthrough, settings,
                        progress: Callable[[float], None] | None = None,
                        should_stop: Callable[[], bool] | None = None) -> Verification:
     """Recompute every score of `walk` with the reference library (see the module text)."""

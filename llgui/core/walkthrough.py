@@ -14,7 +14,7 @@ from typing import Callable
 from llgui.core.cost import CostModel
 from llgui.core.penalty import Replay, StepScores, make_track, replay
 from llgui.core.track import Track
-from llgui.core.types import Document, Step, Turn
+from llgui.core.types import Document, Step
 
 Hypothesis = tuple  # MT: tuple[str, ...] (segments); diarization: tuple[Turn, ...]
 
@@ -36,6 +36,7 @@ class StepView:
     unmappable: str | None = None
     mapping: dict | None = None          # diarization: optimal mapping of `seen` (hyp -> ref)
     adapted_mapping: dict | None = None  # diarization: optimal mapping of `adapted`
+    adapted_errors: tuple = ()           # diarization: (start, end, kind) regions of `adapted`
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,6 +46,11 @@ class Walkthrough:
     base: Hypothesis
     steps: tuple[StepView, ...]
     base_mapping: dict | None = None
+    base_errors: tuple = ()              # diarization: (start, end, kind) regions of h_0
+
+    def errors_at(self, n: int) -> tuple:
+        """Diarization: where h_n is correct, missed, false alarm or confused."""
+        return self.base_errors if n <= 0 else self.steps[min(n, len(self.steps)) - 1].adapted_errors
 
     def hypothesis_at(self, n: int) -> Hypothesis:
         """h_n: the base for n = 0, the adapted hypothesis of step n otherwise."""
@@ -67,6 +73,7 @@ def walk(
     is_mt = document.task == "mt"
     base = tuple(track.hypothesis)
     base_mapping = None if is_mt else dict(track.mapping())
+    base_errors = () if is_mt else tuple(track.error_regions(base_mapping))
     captured: list[dict] = []
 
     def before(step: Step, tr: Track) -> None:
@@ -78,25 +85,25 @@ def walk(
                                  changed_segments=tuple(tr.changed_segments(step))))
         else:
             impaired, label = tr.impaired_hypothesis(step)
+            mapping = dict(tr.mapping())
             captured.append(dict(seen=seen, corrected=tuple(tr.corrected_hypothesis(step)),
                                  impaired=tuple(impaired), unmappable=label,
-                                 windows=tuple(tr.windows(step)), mapping=dict(tr.mapping())))
+                                 windows=tuple(tr.windows(step)), mapping=mapping,
+                                 errors=tuple(tr.error_regions(mapping))))
 
     result = replay(track, steps, cost_model, doc=document.id, mode=mode,
                     should_stop=should_stop, before_step=before)
     final_mapping = None if is_mt else dict(track.mapping())
+    final_errors = () if is_mt else tuple(track.error_regions(final_mapping))
     views = []
     for i, (step, scores) in enumerate(zip(steps, result.steps)):
         last = i + 1 >= len(captured)
-        adapted = tuple(track.hypothesis) if last else captured[i + 1]["seen"]
-        adapted_mapping = final_mapping if last else captured[i + 1].get("mapping")
-        views.append(StepView(step=step, scores=scores, adapted=adapted,
-                              adapted_mapping=adapted_mapping, **captured[i]))
-    return Walkthrough(document, result, base, tuple(views), base_mapping)
-
-
-def turns_by_speaker(turns: tuple[Turn, ...]) -> dict[str, list[Turn]]:
-    grouped: dict[str, list[Turn]] = {}
-    for t in turns:
-        grouped.setdefault(t.speaker, []).append(t)
-    return grouped
+        nxt = {} if last else captured[i + 1]
+        fields = {k: v for k, v in captured[i].items() if k != "errors"}
+        views.append(StepView(
+            step=step, scores=scores,
+            adapted=tuple(track.hypothesis) if last else nxt["seen"],
+            adapted_mapping=final_mapping if last else nxt.get("mapping"),
+            adapted_errors=final_errors if last else nxt.get("errors", ()),
+            **fields))
+    return Walkthrough(document, result, base, tuple(views), base_mapping, base_errors)

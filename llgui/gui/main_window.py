@@ -87,22 +87,14 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.workbench = Workbench(self.state, self.jobs, self)
         self.tabs.addTab(self.workbench, "Workbench")
-        self.time_tab = self._optional_tab("llgui.gui.across_time", "AcrossTimeTab")
-        if self.time_tab is not None:
-            self.tabs.addTab(self.time_tab, "Across time")
-        self.detection_tab = self._optional_tab("llgui.gui.detection_view", "DetectionTab")
-        if self.detection_tab is not None:
-            self.tabs.addTab(self.detection_tab, "Detection")
+        from llgui.gui.across_time import AcrossTimeTab
+        from llgui.gui.detection_view import DetectionTab
+
+        self.time_tab = AcrossTimeTab(self.state, self.jobs, self)
+        self.tabs.addTab(self.time_tab, "Across time")
+        self.detection_tab = DetectionTab(self.state, self.jobs, self)
+        self.tabs.addTab(self.detection_tab, "Detection")
         self.setCentralWidget(self.tabs)
-
-    def _optional_tab(self, module: str, name: str):
-        import importlib
-
-        try:
-            cls = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError):
-            return None
-        return cls(self.state, self.jobs, self)
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
@@ -196,9 +188,14 @@ class MainWindow(QMainWindow):
             return False
         self.state.add_bundles(loaded)
         if metric:
-            for b in loaded:
-                if metric in b.metrics or b.task != "detection":
-                    self.state.set_metric(b.task, metric)
+            from llgui.core.types import KNOWN_METRICS
+
+            tasks = {b.task for b in loaded if metric in KNOWN_METRICS.get(b.task, ())}
+            if not tasks:
+                self.show_error("Unknown metric", [f"--metric {metric}: no open bundle scores "
+                                                   "it"])
+            for task in tasks:
+                self.state.set_metric(task, metric)
         self._select_initial(loaded, select_doc, step)
         if tab:
             self.show_tab(tab)
@@ -334,6 +331,8 @@ class MainWindow(QMainWindow):
 
     @Slot(str, object)
     def _on_jobs_result_ready(self, key: str, result: object) -> None:
+        if key == "export":
+            self.statusBar().showMessage(f"Exported {result}", 10000)
         if key.startswith("collection:"):
             index = int(key.split(":")[1])
             if index < len(self.state.bundles):
@@ -366,8 +365,7 @@ class MainWindow(QMainWindow):
             self.job_label.setText("")
 
     def cancel_jobs(self) -> None:
-        for key in list(self.jobs._newest):
-            self.jobs.cancel(key)
+        self.jobs.cancel_all()
 
     def verify_current(self) -> None:
         self.workbench.verify()
@@ -398,10 +396,12 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getSaveFileName(self, "Export bundle scores", "scores.json",
                                               "JSON (*.json)")
         if path:
-            from llgui.io.export import score_report, to_json, write_atomic
+            import dataclasses
 
-            metrics = bundle.metrics
-            write_atomic(path, to_json(score_report(bundle, metrics)))
+            # scored with the cost model on screen, on a worker (TER on a real corpus takes
+            # seconds)
+            edited = dataclasses.replace(bundle, cost=self.state.cost_model())
+            self.jobs.submit("export", _export_scores_job, edited, path)
 
     def export_plot(self, fmt: str) -> None:
         current = self.tabs.currentWidget()
@@ -428,7 +428,12 @@ class MainWindow(QMainWindow):
         if not self.use_session:
             return
         data = read_session()
-        if not data:
+        if data is None:
+            from llgui.gui.state import session_path
+
+            if session_path().exists():
+                self.statusBar().showMessage(f"The session file {session_path()} could not be "
+                                             "read; starting afresh", 15000)
             return
         paths = [p for p in data.get("bundles", []) if p and Path(p).exists()]
         if not paths:
@@ -447,16 +452,19 @@ class MainWindow(QMainWindow):
             if saved:
                 try:
                     self.state.cost_models[i] = CostModel.from_dict(saved)
-                except (TypeError, ValueError):
-                    pass
+                except (TypeError, ValueError) as error:
+                    self.statusBar().showMessage(
+                        f"Session file: the saved cost model of {b.path} was not restored "
+                        f"({error}); the bundle's own is used", 15000)
                 self.state.cost_model_changed.emit(i)
         policy = data.get("policy")
         if isinstance(policy, dict):
             try:
                 name = policy.get("name", "custom")
                 self.state._apply_policy(Policy.from_dict(policy), name)
-            except (TypeError, ValueError, KeyError):
-                pass
+            except (TypeError, ValueError, KeyError) as error:
+                self.statusBar().showMessage(f"Session file: the saved policy was not "
+                                             f"restored ({error}); policy B is used", 15000)
         selection = data.get("selection") or {}
         for i, b in enumerate(self.state.bundles):
             if b.path == selection.get("bundle") and selection.get("doc"):
@@ -528,3 +536,11 @@ class MainWindow(QMainWindow):
         image = self.grab()
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         return bool(image.save(str(path)))
+
+
+def _export_scores_job(bundle, path, progress=None, should_stop=None) -> str:
+    """Worker job: the `llgui score` JSON of `bundle`, written atomically to `path`."""
+    from llgui.io.export import score_report, to_json, write_atomic
+
+    write_atomic(path, to_json(score_report(bundle, bundle.metrics)))
+    return str(path)

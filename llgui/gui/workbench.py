@@ -1,9 +1,9 @@
 """The step-through workbench: one document, its corrections, the scores moving with each step.
 
-A document's walkthrough (every step's scores and hypotheses) is computed once when the
-document, metric or cost model changes, on the main thread: for one document it takes
-milliseconds, and it means a step never waits on a worker. Whole-collection aggregates and the
-exact re-check with the reference libraries run on workers.
+A document's walkthrough (every step's scores, hypotheses and error regions) is computed once
+on a worker when the document, metric or cost model changes, and cached; stepping then only
+redraws from it, so a step never waits on a worker. Whole-collection aggregates and the exact
+re-check with the reference libraries run on workers too.
 """
 from __future__ import annotations
 
@@ -189,7 +189,7 @@ class Workbench(QWidget):
         if result.document.task == "mt":
             self.mt_view.show_step(result, step)
         else:
-            self.diar_view.show_step(result, step, self._error_regions(result, step))
+            self.diar_view.show_step(result, step, result.errors_at(step))
         self.scores.show_step(result, step)
         n = len(result.steps)
         what = describe_step(result.steps[step - 1].step) if step else "the system's first hypothesis"
@@ -199,23 +199,6 @@ class Workbench(QWidget):
         self.buttons["prev"].setEnabled(step > 0)
         self.buttons["next"].setEnabled(step < n)
         self.buttons["last"].setEnabled(step < n)
-
-    def _error_regions(self, result: Walkthrough, step: int):
-        try:
-            from llgui.core.der import error_regions
-        except ImportError:
-            return None
-        doc = result.document
-        bundle = self.state.bundle()
-        hypothesis = result.hypothesis_at(step)
-        mapping = (result.steps[step - 1].adapted_mapping if step else result.base_mapping)
-        try:
-            return error_regions(doc.reference, hypothesis, uem=doc.uem,
-                                 collar=float(bundle.settings.get("collar", 0.0)),
-                                 skip_overlap=bool(bundle.settings.get("skip_overlap", False)),
-                                 mapping=mapping)
-        except TypeError:
-            return None
 
     def _fill_metric_box(self, task: str) -> None:
         metrics = KNOWN_METRICS.get(task, ())
@@ -295,8 +278,7 @@ class Workbench(QWidget):
         from llgui.core.verify import verify_walkthrough
 
         self.window_.statusBar().showMessage("verifying with the reference libraries…")
-        self.jobs.submit("verify", verify_walkthrough, result, bundle.settings,
-                         self.state.cost_model())
+        self.jobs.submit("verify", verify_walkthrough, result, bundle.settings)
 
     @Slot(str, object)
     def _on_jobs_result_ready(self, key: str, result) -> None:

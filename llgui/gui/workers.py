@@ -135,6 +135,11 @@ class JobRunner(QObject):
         self.cancelled.emit(key)
         return True
 
+    def cancel_all(self) -> None:
+        """Cancel every running job (each emits `cancelled`)."""
+        for key in list(self._newest):
+            self.cancel(key)
+
     def _supersede(self, key: str) -> bool:
         job_id = self._newest.pop(key, None)
         if job_id is None:

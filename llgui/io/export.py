@@ -162,27 +162,16 @@ def document_entry(document: Document) -> dict:
     return {"id": document.id, "time": document.time.text, "scores": {}, "components": {}}
 
 
-def document_policy_weights(documents: Sequence[Document], policy) -> np.ndarray:
-    """Weights of documents under a user policy, seen from the last document's time.
-
-    The documents play the test times and the final state of the system the last model
-    version, so a relative policy spans [first document time, last document time].
-    """
-    from llgui.core.policy import policy_weights
-
-    times = np.array([d.time.value for d in documents], dtype=float)
-    models = np.array([times.min(), times.max()], dtype=float)
-    return policy_weights(policy, models, times)[-1]
-
-
 def score_report(bundle, metrics: Sequence[str], policy=None) -> dict:
     """The `score` JSON shape: per-metric pooled score and signature, aggregates (pooled,
     mean, and with a policy the policy-weighted mean), per-document scores and components.
     When the bundle has an interaction log, each document also gets its penalised summary."""
+    from llgui.core.policy import document_weights
     from llgui.core.scoring import score_bundle
 
     results = score_bundle(bundle, tuple(metrics))
-    weights = document_policy_weights(bundle.documents, policy[1]) if policy else None
+    weights = (document_weights(policy[1], [d.time.value for d in bundle.documents])
+               if policy else None)
     report = {"task": bundle.task, "bundle": bundle.path, "name": bundle.name,
               "metrics": {}, "aggregates": {}, "documents": []}
     if policy:

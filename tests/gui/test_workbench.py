@@ -95,6 +95,10 @@ def test_buttons_and_table_clicks_step_through_a_diarization_show(qtbot, demo_wi
     assert bench.diar_view.lanes["corrected"] == view.corrected
     assert bench.diar_view.lanes["impaired"] == view.impaired
     assert view.windows, "a diarization step listens to at least one window"
+    # the errors lane is the adapted hypothesis' miss / false alarm / confusion regions
+    assert bench.diar_view.lanes["errors"] == tuple(view.adapted_errors)
+    assert {kind for _, _, kind in view.adapted_errors} <= {"miss", "false_alarm", "confusion",
+                                                            "correct"}
     qtbot.mouseClick(bench.buttons["first"], Qt.MouseButton.LeftButton)
     assert window.state.step == 0
 

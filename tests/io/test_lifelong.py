@@ -128,10 +128,15 @@ def test_invalid_utf8(tmp_path):
 
 
 def test_value_pen_nan_is_empty_only(tmp_path):
+    # a metric whose value_pen cells are all empty has no penalised scores at all
     path = write(tmp_path / "s.csv", HEADER + "m0,1,t1,1,bleu,1,\n")
     scores = load_lifelong(path)
-    assert "bleu" in scores.values_pen          # the column is there, its cell empty
-    assert math.isnan(scores.values_pen["bleu"][0, 0])
+    assert "bleu" not in scores.values_pen
     assert scores.values["bleu"][0, 0] == 1.0
+    # one empty cell among given ones is a missing penalised score (NaN) there only
+    both = load_lifelong(write(tmp_path / "t.csv", HEADER + "m0,1,t1,1,bleu,1,0.5\n"
+                                                            "m0,1,t2,2,bleu,2,\n"))
+    assert both.values_pen["bleu"][0, 0] == 0.5
+    assert math.isnan(both.values_pen["bleu"][0, 1])
     with pytest.raises(ValueError):
         scores.values["bleu"][0, 0] = 2.0  # read-only

@@ -44,7 +44,10 @@ def ensure_environment() -> None:
           flush=True)
     pip = [str(PYTHON), "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
     subprocess.run(pip + ["--upgrade", "pip"], check=True)
-    subprocess.run(pip + ["-e", f"{ROOT}[test]"], check=True, cwd=ROOT)
+    # compat: the checkout itself goes on sys.path (resources/ beside the package, no
+    # import hooks), which is also what keeps setuptools from warning about the layout
+    subprocess.run(pip + ["-e", f"{ROOT}[test]", "--config-settings", "editable_mode=compat"],
+                   check=True, cwd=ROOT)
     STAMP.write_text(_wanted_stamp())
 
 

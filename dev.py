@@ -42,12 +42,10 @@ def ensure_environment() -> None:
         return
     print("dev.py: installing llgui and its dependencies (first run takes a few minutes) ...",
           flush=True)
-    pip = [str(PYTHON), "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
+    # -qq: errors only (the build backend's advisory notes about editable installs are noise)
+    pip = [str(PYTHON), "-m", "pip", "--disable-pip-version-check", "install", "-qq"]
     subprocess.run(pip + ["--upgrade", "pip"], check=True)
-    # compat: the checkout itself goes on sys.path (resources/ beside the package, no
-    # import hooks), which is also what keeps setuptools from warning about the layout
-    subprocess.run(pip + ["-e", f"{ROOT}[test]", "--config-settings", "editable_mode=compat"],
-                   check=True, cwd=ROOT)
+    subprocess.run(pip + ["-e", f"{ROOT}[test]"], check=True, cwd=ROOT)
     STAMP.write_text(_wanted_stamp())
 
 

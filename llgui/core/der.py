@@ -435,8 +435,14 @@ def _cooccurrence(sw: _Sweep, ref_idx: np.ndarray, hyp_idx: np.ndarray) -> np.nd
     return sw.hyp[hyp_idx] @ (sw.ref[ref_idx] * sw.w).T
 
 
-def _hungarian_hyp_to_ref(sw: _Sweep, unmappable: Collection[str]) -> list[tuple[int, int]]:
-    """DiarizationErrorRate's mapping as (hyp label index, ref label index) pairs."""
+def _hungarian(sw: _Sweep, unmappable: Collection[str],
+               reference_rows: bool = False) -> list[tuple[int, int]]:
+    """pyannote's Hungarian mapping as label-index pairs.
+
+    DiarizationErrorRate puts hypothesis labels in rows: (hyp, ref) pairs. JaccardErrorRate
+    transposes the matrix (`reference_rows`): (ref, hyp) pairs; with ties the two can differ.
+    Labels in `unmappable` take no part.
+    """
     hyp_idx = sw.hyp_present
     if unmappable:
         blocked = set(unmappable)
@@ -449,25 +455,11 @@ def _hungarian_hyp_to_ref(sw: _Sweep, unmappable: Collection[str]) -> list[tuple
     hyp_idx = hyp_idx[_pyannote_order_int(hyp_idx.size)]
     ref_idx = ref_idx[_pyannote_order_string(ref_idx.size)]
     co = _cooccurrence(sw, ref_idx, hyp_idx)
+    rows_idx, cols_idx = hyp_idx, ref_idx
+    if reference_rows:
+        co, rows_idx, cols_idx = co.T, ref_idx, hyp_idx
     rows, cols = _linear_sum_assignment(-co)
-    return [(int(hyp_idx[a]), int(ref_idx[b])) for a, b in zip(rows, cols) if co[a, b] > 0]
-
-
-def _hungarian_ref_to_hyp(sw: _Sweep, unmappable: Collection[str]) -> list[tuple[int, int]]:
-    """JaccardErrorRate's mapping (matrix transposed: reference rows) as (ref, hyp) pairs."""
-    hyp_idx = sw.hyp_present
-    if unmappable:
-        blocked = set(unmappable)
-        hyp_idx = np.array([i for i in hyp_idx if sw.hyp_turns.names[i] not in blocked],
-                           dtype=np.intp)
-    ref_idx = sw.ref_present
-    if hyp_idx.size == 0 or ref_idx.size == 0:
-        return []
-    hyp_idx = hyp_idx[_pyannote_order_int(hyp_idx.size)]
-    ref_idx = ref_idx[_pyannote_order_string(ref_idx.size)]
-    co = _cooccurrence(sw, ref_idx, hyp_idx).T
-    rows, cols = _linear_sum_assignment(-co)
-    return [(int(ref_idx[a]), int(hyp_idx[b])) for a, b in zip(rows, cols) if co[a, b] > 0]
+    return [(int(rows_idx[a]), int(cols_idx[b])) for a, b in zip(rows, cols) if co[a, b] > 0]
 
 
 def _mapping_pairs(sw: _Sweep, mapping: Mapping[str, str]) -> list[tuple[int, int]]:
@@ -529,7 +521,7 @@ def der_components(
     `unmappable`: hypothesis labels never mapped to a reference speaker.
     """
     sw = _sweep(reference, hypothesis, uem, float(collar), bool(skip_overlap))
-    return _der_from_sweep(sw, _hungarian_hyp_to_ref(sw, unmappable))
+    return _der_from_sweep(sw, _hungarian(sw, unmappable))
 
 
 def optimal_mapping(
@@ -559,7 +551,7 @@ def jer_components(
     (only mapped hypothesis speakers enter it), except in the default extent it helps span.
     """
     sw = _sweep(reference, hypothesis, uem, float(collar), bool(skip_overlap))
-    pairs = dict(_hungarian_ref_to_hyp(sw, unmappable))
+    pairs = dict(_hungarian(sw, unmappable, reference_rows=True))
     d = sw.w_all
     ref = sw.ref > 0
     hyp = sw.hyp > 0
@@ -611,7 +603,7 @@ def error_regions(
     optimal one. Regions outside the scored extent (collars, skipped overlap) carry no kind.
     """
     sw = _sweep(reference, hypothesis, uem, float(collar), bool(skip_overlap))
-    pairs = (_hungarian_hyp_to_ref(sw, unmappable) if mapping is None
+    pairs = (_hungarian(sw, unmappable) if mapping is None
              else _mapping_pairs(sw, mapping))
     if sw.piece_start.size == 0:
         return []

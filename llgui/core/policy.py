@@ -196,12 +196,10 @@ def _time_values(times) -> np.ndarray:
     return np.array([t.value if isinstance(t, Stamp) else t for t in times], dtype=float)
 
 
-def window_weights(policy: Policy, model_times, test_times) -> tuple[np.ndarray, np.ndarray]:
-    """Un-normalised weights P(x_ij) and the window mask, both of shape (n_models, n_tests).
-
-    Times are arrays of floats (or sequences of `Stamp`). The mask is t_j in [l_1, l_i];
-    weights outside it are 0.
-    """
+def window_positions(mode: str, model_times, test_times) -> tuple[np.ndarray, np.ndarray]:
+    """Where each test sits on the policy's x axis for each model, and the window mask, both
+    of shape (n_models, n_tests). Relative: x = (t_j - l_1) / (l_i - l_1) (1 when l_i = l_1);
+    absolute: x = t_j. The mask is t_j in [l_1, l_i]."""
     l = _time_values(model_times)
     t = _time_values(test_times)
     if l.size == 0:
@@ -209,14 +207,24 @@ def window_weights(policy: Policy, model_times, test_times) -> tuple[np.ndarray,
         return empty, empty.astype(bool)
     l1 = l.min()
     window = (t[None, :] >= l1) & (t[None, :] <= l[:, None])
-    if policy.mode == "relative":
+    if mode == "relative":
         span = (l - l1)[:, None]
         safe = np.where(span > 0, span, 1.0)
         x = np.where(span > 0, (t[None, :] - l1) / safe, 1.0)
-        w = policy.weight(x)
     else:
-        w = np.broadcast_to(policy.weight(t)[None, :], window.shape)
-    return np.where(window, w, 0.0), window
+        x = np.broadcast_to(t[None, :], window.shape)
+    return x, window
+
+
+def window_weights(policy: Policy, model_times, test_times) -> tuple[np.ndarray, np.ndarray]:
+    """Un-normalised weights P(x_ij) and the window mask, both of shape (n_models, n_tests).
+
+    Times are arrays of floats (or sequences of `Stamp`). Weights outside the window are 0.
+    """
+    x, window = window_positions(policy.mode, model_times, test_times)
+    if window.size == 0:
+        return x, window
+    return np.where(window, policy.weight(x), 0.0), window
 
 
 def policy_weights(policy: Policy, model_times, test_times) -> np.ndarray:

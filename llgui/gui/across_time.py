@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
 from llgui.core.errors import LoadError
 from llgui.core.lifelong import continual_summary, diagonal, higher_is_better, policy_scores
 from llgui.core.policy import (
-    PRESET_DESCRIPTIONS, PRESETS, Policy, load_policy, save_policy, window_weights,
+    PRESET_DESCRIPTIONS, PRESETS, Policy, load_policy, save_policy, window_positions,
+    window_weights,
 )
 from llgui.gui.plot_export import export_widget
 from llgui.gui.heatmap import ScoreHeatmap
@@ -525,14 +526,9 @@ class AcrossTimeTab(QWidget):
             self.stems.setData([], [])
             self.test_marks.setData([], [])
             return
-        l = table.model_time_values()
-        t = table.test_time_values()
-        l1, li = float(l.min()), float(l[i])
-        inside = (t >= l1) & (t <= li)   # M_i's window [l_1, l_i], as in equation 2
-        if policy.mode == "relative":
-            xs = (t[inside] - l1) / (li - l1) if li > l1 else np.ones(int(inside.sum()))
-        else:
-            xs = t[inside]
+        x, window = window_positions(policy.mode, table.model_time_values(),
+                                     table.test_time_values())
+        xs = x[i][window[i]]             # M_i's window [l_1, l_i], as in equation 2
         ws = policy.weight(xs)
         self.stems.setData(np.repeat(xs, 2), np.column_stack((np.zeros_like(ws), ws)).ravel())
         # Dots on the stems' tips while they stay distinct (pyqtgraph symbols cost time).

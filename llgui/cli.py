@@ -4,9 +4,13 @@
     llgui replay BUNDLE --doc ID [--metric M] [--mode paper|llmt] [--format table|json|csv]
     llgui lifelong BUNDLE [--policy A|B|C|POLICY.json] [--penalised] [--format table|json|csv]
     llgui det SCORES ... [--key KEY] [--dcf P_TARGET,C_MISS,C_FA] [--format table|json|csv]
+    llgui campaign CAMPAIGN.toml [--workers N | --scheduler ADDRESS] [--out DIR] [--format ...]
+    llgui compare BUNDLE ...|CAMPAIGN --baseline NAME [--test bs|ar] [--unit U] [--samples N]
+    llgui simulate BUNDLE --system [NAME=]"COMMAND" ... [--oracle NAME ...] --out DIR
 
 Exit codes: 0 success; 2 bad input (one `FILE:LINE: reason` line per problem on stderr, no
-traceback); 1 internal error. Runs on llgui.core and llgui.io only: Qt is never imported.
+traceback); 1 internal error; 3 the system under evaluation failed (`simulate`). Runs on
+llgui.core, llgui.io (and llgui.sim / llgui.dist for their commands) only: Qt is never imported.
 """
 from __future__ import annotations
 
@@ -17,9 +21,9 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from llgui import __version__
-from llgui.core.errors import LoadError
+from llgui.core.errors import LoadError, SystemFailed
 
-SUBCOMMANDS = ("score", "replay", "lifelong", "det")
+SUBCOMMANDS = ("score", "replay", "lifelong", "det", "campaign", "compare", "simulate")
 FORMATS = ("table", "json", "csv")
 
 
@@ -76,6 +80,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eer-method", choices=("rocch", "threshold"), default="rocch",
                    help="EER method (default: rocch, the ROC convex hull)")
     common(p)
+
+    # ---- campaign (issue 14): cells on Dask; the command lives in cmd_campaign below
+    p = sub.add_parser("campaign", help="score a campaign: systems x model versions x batches")
+    p.add_argument("campaign", type=Path, metavar="CAMPAIGN")
+    workers = p.add_mutually_exclusive_group()
+    workers.add_argument("--workers", type=int, metavar="N",
+                         help="local worker processes (default: every core)")
+    workers.add_argument("--scheduler", metavar="ADDRESS",
+                         help="run the cells on an existing Dask cluster")
+    p.add_argument("--out", type=Path, metavar="DIR", help="write the reports into DIR")
+    common(p)
+
+    # ---- compare (issue 15): paired significance tests against a baseline
+    p = sub.add_parser("compare", help="compare systems against a baseline, with intervals")
+    p.add_argument("inputs", type=Path, nargs="+", metavar="BUNDLE|CAMPAIGN")
+    p.add_argument("--baseline", required=True, metavar="NAME")
+    p.add_argument("--test", choices=("bs", "ar"), default="bs",
+                   help="paired bootstrap (bs) or approximate randomisation (ar)")
+    p.add_argument("--unit", choices=("segment", "document", "trial", "speaker"),
+                   default=None, help="resampling unit (default: segment for MT, document "
+                                      "otherwise)")
+    p.add_argument("--samples", type=int, default=None, metavar="N")
+    p.add_argument("--seed", type=int, default=12345, metavar="S")
+    p.add_argument("--metric", action="append", metavar="M")
+    common(p)
+
+    # ---- simulate (issue 12): drive a real system with a simulated human
+    p = sub.add_parser("simulate", help="drive a system with a simulated human expert")
+    p.add_argument("bundle", type=Path, metavar="BUNDLE")
+    p.add_argument("--system", action="append", required=True, metavar='[NAME=]"COMMAND"')
+    p.add_argument("--oracle", action="append", metavar="NAME")
+    p.add_argument("--budget", type=float, metavar="X")
+    p.add_argument("--mode", choices=("active", "interactive", "none"))
+    p.add_argument("--interactive-ratio", type=float, metavar="R")
+    p.add_argument("--seed", type=int, default=0, metavar="S")
+    p.add_argument("--timeout", type=float, default=30.0, metavar="SEC")
+    p.add_argument("--out", type=Path, required=True, metavar="DIR")
+    common(p)
     return parser
 
 
@@ -85,10 +127,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 0
-    command: Callable = {"score": cmd_score, "replay": cmd_replay, "lifelong": cmd_lifelong,
-                         "det": cmd_det}[args.command]
+    command: Callable = globals()[f"cmd_{args.command}"]
     try:
         text = command(args)
+    except SystemFailed as error:   # the system under evaluation failed: exit 3
+        print(f"llgui {args.command}: {error}", file=sys.stderr)
+        return 3
     except LoadError as error:
         for problem in error.problems:
             print(problem, file=sys.stderr)
@@ -251,6 +295,31 @@ def _parse_dcf(text: str) -> tuple[float, float, float]:
     if not 0 < p < 1 or c_miss <= 0 or c_fa <= 0:
         raise UsageError(f"--dcf {text!r}: need 0 < P_TARGET < 1, C_MISS > 0 and C_FA > 0")
     return values  # type: ignore[return-value]
+
+
+
+# --------------------------------------------------------------------------------------------
+# Campaign (issue 14)
+
+
+def cmd_campaign(args) -> str:
+    raise UsageError("campaign: not implemented yet")
+
+
+# --------------------------------------------------------------------------------------------
+# Compare (issue 15)
+
+
+def cmd_compare(args) -> str:
+    raise UsageError("compare: not implemented yet")
+
+
+# --------------------------------------------------------------------------------------------
+# Simulate (issue 12)
+
+
+def cmd_simulate(args) -> str:
+    raise UsageError("simulate: not implemented yet")
 
 
 if __name__ == "__main__":

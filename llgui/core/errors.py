@@ -80,3 +80,10 @@ class Problems:
         if self.dropped:
             items.append(Problem(self.file, 0, f"... and {self.dropped} more problems"))
         raise LoadError(items)
+
+
+class SystemFailed(Exception):
+    """The system under evaluation failed (crashed, hung past its timeout, broke the protocol).
+
+    The message names the document, the step and the fault; the CLI exits with code 3.
+    """

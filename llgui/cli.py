@@ -303,7 +303,43 @@ def _parse_dcf(text: str) -> tuple[float, float, float]:
 
 
 def cmd_campaign(args) -> str:
-    raise UsageError("campaign: not implemented yet")
+    """Score a campaign on Dask (llgui.dist); exit 2 after writing partial results when any
+    file was wrong (every problem listed on stderr)."""
+    from llgui.dist.progress import CellProgress
+    from llgui.dist.run import run_campaign
+    from llgui.io.campaign import load_campaign
+    from llgui.io.campaign_export import campaign_csv, campaign_table, to_json, write_campaign
+
+    if args.workers is not None and args.workers < 0:
+        raise UsageError(f"--workers {args.workers}: expected 0 (in this process) or more")
+    campaign = load_campaign(args.campaign)
+    progress = CellProgress()
+    try:
+        run = run_campaign(campaign, workers=args.workers, scheduler=args.scheduler,
+                           progress=progress,
+                           announce=lambda text: print(f"llgui campaign: running {text}",
+                                                       file=sys.stderr, flush=True))
+    finally:
+        progress.close()
+    print(f"llgui campaign: {len(campaign.cells)} cells: {run.cached} from the cache, "
+          f"{run.computed} computed"
+          + (f", {run.corrupt} damaged cache entries recomputed" if run.corrupt else "")
+          + (f"; {len(campaign.gaps)} missing (no hypothesis file)" if campaign.gaps else ""),
+          file=sys.stderr, flush=True)
+    if args.out is not None:
+        write_campaign(run.report, args.out)
+    if args.format == "json":
+        text = to_json(run.report)
+    elif args.format == "csv":
+        text = campaign_csv(run.report)
+    else:
+        text = campaign_table(run.report)
+    if run.partial:
+        sys.stdout.write(text)  # the partial results, marked partial; the problems follow
+        sys.stdout.flush()
+        problems = [p for p in campaign.problems] + list(run.scores.problems)
+        raise LoadError(sorted(set(problems), key=lambda p: (p.file, p.line == 0, p.line)))
+    return text
 
 
 # --------------------------------------------------------------------------------------------

@@ -226,6 +226,8 @@ def _article(task: str) -> str:
 
 
 class _Loader:
+    tables = TABLES  # the top-level tables this file kind knows (a campaign has others)
+
     def __init__(self, path: str | Path):
         self.path = path
         self.file = str(path)
@@ -332,17 +334,17 @@ class _Loader:
             self.problems.raise_if_any()
         self.pos = locate(text)
         for key, value in parsed.items():
-            if key in TABLES:
+            if key in self.tables:
                 continue
             line = self.pos.key_line((), key)
             if line == 0:
                 line = self.pos.table_line((key,))
             if isinstance(value, dict):
                 self.add(line, f"unknown table [{key}] (expected: "
-                               f"{', '.join(f'[{t}]' for t in TABLES)})")
+                               f"{', '.join(f'[{t}]' for t in self.tables)})")
             else:
                 self.add(line, f"key {key!r} is outside any table (keys go in one of: "
-                               f"{', '.join(f'[{t}]' for t in TABLES)})")
+                               f"{', '.join(f'[{t}]' for t in self.tables)})")
         return parsed
 
     def table(self, data: dict, name: str, required: bool = False) -> dict | None:

@@ -1,0 +1,170 @@
+"""The campaign driver: cache look-ups, cell jobs on an executor, merging, the report.
+
+    run = run_campaign(load_campaign(path), workers=None, scheduler=None)
+    run.report      # the `campaign` JSON shape (llgui.core.campaign.build_report)
+
+Cells found in the cache are not submitted; every finished cell is written to the cache as
+soon as it arrives (atomically), so a run killed at any moment loses at most the cells in
+flight. Results are merged by cell index, never in arrival order, and scored from the summed
+statistics by the driver, so the report is the same byte for byte whatever ran the jobs.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from llgui.core.campaign import Campaign, CampaignScores, build_report, make_scorer, \
+    scoring_settings
+from llgui.core.errors import Problem
+from llgui.core.jobs import Cancelled
+from llgui.dist import cells as jobs
+from llgui.dist.cache import CellCache, cell_key, file_digest, library_versions
+from llgui.dist.executor import Executor, Plan, choose
+
+
+@dataclass(frozen=True, eq=False)
+class CampaignRun:
+    """A scored campaign: the report, the statistics behind it, and how the run went
+    (cells computed, taken from the cache, damaged entries found; the executor's plan)."""
+
+    report: dict
+    scores: CampaignScores
+    computed: int
+    cached: int
+    corrupt: int
+    plan: Plan | None
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.report["partial"])
+
+
+def _batch_keys(campaign: Campaign) -> list[str]:
+    """A content hash of each batch's reference side (references, UEM, uri)."""
+    keys = []
+    for batch in campaign.batches:
+        parts = [file_digest(p) for p in batch.references]
+        parts += [file_digest(batch.uem) if batch.uem else "", batch.uri or ""]
+        keys.append(hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest())
+    return keys
+
+
+def signatures(campaign: Campaign) -> dict[str, str]:
+    """Each metric's signature string, as the library would print it for these batches."""
+    settings = scoring_settings(campaign)
+    out = {}
+    for name in campaign.metrics:
+        scorer = make_scorer(campaign.task, name, settings)
+        if campaign.task == "mt":
+            counts = {len(b.references) for b in campaign.batches}
+            out[name] = scorer.signature_for(counts.pop() if len(counts) == 1 else -1)
+        else:
+            out[name] = scorer.signature
+    return out
+
+
+def run_campaign(
+    campaign: Campaign,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    cache: CellCache | None = None,
+    use_cache: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    announce: Callable[[str], None] | None = None,
+) -> CampaignRun:
+    """Score every cell of `campaign` and replay every online run.
+
+    `progress(done, total)` is called after each cell or online run (cached cells count as
+    done at once); `announce(text)` receives the one line saying which executor was chosen;
+    `should_stop()` makes the run raise `llgui.core.jobs.Cancelled` (finished cells stay
+    cached). `cache` defaults to `CellCache()` (the platform cache folder, or
+    $LLGUI_CACHE_DIR); `use_cache=False` neither reads nor writes it."""
+    if cache is None and use_cache:
+        cache = CellCache()
+    settings = scoring_settings(campaign)
+    versions = library_versions(campaign.task)
+    batch_keys = _batch_keys(campaign)
+    merged: dict[tuple[int, int, int], dict[str, np.ndarray]] = {}
+    problems: list[Problem] = []
+    pending: list[tuple[int, str, dict]] = []  # (cell index, key, task)
+    work_bytes = 0
+    for index, cell in enumerate(campaign.cells):
+        batch = campaign.batches[cell.batch]
+        key = cell_key(campaign.task, [file_digest(cell.hypothesis), batch_keys[cell.batch]],
+                       campaign.metrics, settings, versions)
+        stats = cache.get(key) if use_cache and cache is not None else None
+        if stats is not None and set(stats) == set(campaign.metrics):
+            merged[(cell.system, cell.model, cell.batch)] = stats
+            continue
+        task = {"hypothesis": cell.hypothesis, "ref_key": batch_keys[cell.batch],
+                "batch": batch.id, "metrics": list(campaign.metrics), "settings": settings}
+        if campaign.task == "mt":
+            task["references"] = list(batch.references)
+        else:
+            task.update(reference=batch.references[0], uem=batch.uem, uri=batch.uri)
+        pending.append((index, key, task))
+        try:
+            work_bytes += os.path.getsize(cell.hypothesis)
+        except OSError:
+            pass
+    online = [(s, {"bundle": spec.bundle, "task": campaign.task,
+                   "metrics": list(campaign.metrics)})
+              for s, spec in enumerate(campaign.systems) if spec.bundle]
+    cached = len(merged)
+    total = len(campaign.cells) + len(online)
+    done = cached
+    if progress is not None:
+        progress(done, total)
+    plan = None
+    online_results: dict[int, dict] = {}
+    if pending or online:
+        plan = choose(len(pending) + len(online), work_bytes, campaign.task, workers, scheduler)
+        if announce is not None:
+            announce(plan.reason)
+        function = jobs.score_mt_cell if campaign.task == "mt" else jobs.score_diar_cell
+        with Executor(plan) as executor:
+            for i, result in executor.run(function, [t for _, _, t in pending], should_stop):
+                index, key, _ = pending[i]
+                cell = campaign.cells[index]
+                if result["problems"]:
+                    problems.extend(jobs.as_problems(result["problems"]))
+                else:
+                    stats = {m: np.asarray(result["stats"][m], dtype=np.float64)
+                             for m in campaign.metrics}
+                    if use_cache and cache is not None:
+                        cache.put(key, stats)
+                    merged[(cell.system, cell.model, cell.batch)] = stats
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            for i, result in executor.run(jobs.replay_online, [t for _, t in online],
+                                          should_stop):
+                system = online[i][0]
+                if result["problems"]:
+                    problems.extend(jobs.as_problems(result["problems"]))
+                else:
+                    online_results[system] = result
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+    # rows of segments -> one summed vector per metric, in cell order (deterministic)
+    sums = {}
+    for cell in campaign.cells:
+        key = (cell.system, cell.model, cell.batch)
+        if key in merged:
+            sums[key] = {m: merged[key][m].sum(axis=0) for m in campaign.metrics}
+    scores = CampaignScores(cells=sums, online=online_results, problems=tuple(problems),
+                            signatures=signatures(campaign) if campaign.metrics else {})
+    report = build_report(campaign, scores)
+    return CampaignRun(report, scores, computed=len(pending), cached=cached,
+                       corrupt=cache.corrupt if cache is not None else 0, plan=plan)

@@ -1,0 +1,363 @@
+"""The campaign file (DESIGN.md section 3b): systems x model versions x time-stamped batches.
+
+```toml
+[campaign]
+name = "LLMT dry run"             # optional (default: the file's stem)
+task = "mt"                       # "mt" | "diarization"
+metrics = ["bleu", "chrf", "ter"] # optional (default: the task's)
+[settings]                        # as in a bundle
+[[batches]]
+id = "2014-01"
+time = "2014-01-15"
+references = ["ref/2014-01.de"]   # MT: text file(s); diarization: one RTTM/MDTM (+ uem, uri)
+[[systems]]
+name = "sysA"
+models = [{id = "M00", time = "2014-01-01"}, {id = "M01", time = "2014-02-01"}]
+hypotheses = "sysA/{model}/{batch}.de"
+bundle = "sysA/online/bundle.toml"  # optional: the online run
+```
+
+Relative paths resolve against the campaign's folder. Unlike a bundle, a campaign is scored as
+far as it can be: `load_campaign` never raises; it returns a `Campaign` holding what is usable
+and every problem found (`FILE:LINE: reason`, at the campaign's line, or at the line of a named
+file), and the caller scores the rest and marks its report partial. A batch or a system with a
+problem is left out; a missing hypothesis file is a gap (`Campaign.gaps`), not a problem.
+
+Decisions: ids of batches and models are used in file names, so they are letters, digits, `.`,
+`_` and `-` (not starting with `.`); `hypotheses` holds both `{model}` and `{batch}` and no
+other field; all times (batches and models) are of one kind, numbers or ISO dates; batches and
+a system's models are sorted by time (then id), as the lifelong table is.
+"""
+from __future__ import annotations
+
+import re
+import string
+from pathlib import Path
+
+from llgui.core.campaign import Batch, Campaign, Cell, ModelVersion, SystemSpec
+from llgui.core.errors import LoadError
+from llgui.core.types import DEFAULT_METRICS, KNOWN_METRICS, Stamp
+from llgui.io.bundle import SETTINGS, _Loader, _show
+
+TABLES = ("campaign", "settings", "batches", "systems")
+CAMPAIGN_KEYS = ("name", "task", "metrics")
+CAMPAIGN_TASKS = ("mt", "diarization")
+BATCH_KEYS = {"mt": ("id", "time", "references"),
+              "diarization": ("id", "time", "references", "uem", "uri")}
+SYSTEM_KEYS = ("name", "models", "hypotheses", "bundle")
+MODEL_KEYS = ("id", "time")
+_ID = re.compile(r"^[A-Za-z0-9_\-][A-Za-z0-9_.\-]*$")
+
+
+def load_campaign(path: str | Path) -> Campaign:
+    """The campaign at `path` and every problem found in it (see the module docstring)."""
+    return _CampaignLoader(path).load()
+
+
+class _CampaignLoader(_Loader):
+    tables = TABLES
+
+    def table(self, data: dict, name: str, required: bool = False) -> dict | None:
+        if name not in data:
+            if required:
+                self.add(0, f"missing table [{name}]")
+            return None
+        value = data[name]
+        if not isinstance(value, dict):
+            self.add(self.pos.key_line((), name), f"{name} must be a table [{name}], "
+                                                  f"not {_show(value)}")
+            return None
+        known = {"campaign": CAMPAIGN_KEYS, "settings": tuple(SETTINGS)}[name]
+        for key in value:
+            if key not in known:
+                self.add(self.key_line(name, key),
+                         f"unknown key {key!r} in [{name}] (known: {', '.join(known)})")
+        return value
+
+    def empty(self, name: str = "", task: str = "") -> Campaign:
+        return Campaign(self.file, name or Path(self.file).stem, task, (), {}, (), (), (),
+                        problems=tuple(self.problems.items))
+
+    def load(self) -> Campaign:
+        try:
+            data = self.parse()
+        except LoadError:
+            return self.empty()
+        head = self.table(data, "campaign", required=True) or {}
+        task = self.task(head)
+        name = head.get("name", Path(self.file).stem)
+        if not isinstance(name, str) or not name.strip():
+            self.add(self.key_line("campaign", "name"),
+                     f"name must be a non-empty string, not {_show(name)}")
+            name = Path(self.file).stem
+        metrics = self.metric_names(head.get("metrics"), task) if "metrics" in head \
+            else DEFAULT_METRICS.get(task, ())
+        settings = self.settings(self.table(data, "settings"))
+        if not task:
+            return self.empty(name)
+        self.kind: tuple[bool, str, int] | None = None  # first time's kind, for mixing checks
+        batches = self.batches(data.get("batches"), task)
+        systems = self.systems(data.get("systems"))
+        cells, gaps = [], []
+        for s, system in enumerate(systems):
+            for m, model in enumerate(system.models):
+                for b, batch in enumerate(batches):
+                    written = system.hypotheses.format(model=model.id, batch=batch.id)
+                    target = self.base / written
+                    cell = Cell(s, m, b, str(target))
+                    if target.is_file():
+                        cells.append(cell)
+                    else:
+                        gaps.append(cell)
+        return Campaign(self.file, name, task, metrics, settings, tuple(batches), tuple(systems),
+                        tuple(cells), tuple(gaps), tuple(self.problems.items))
+
+    # --- [campaign] ------------------------------------------------------------------------
+    def task(self, head: dict) -> str:
+        if "task" not in head:
+            self.add(self.pos.table_line(("campaign",)),
+                     f"[campaign] needs task = one of: {', '.join(CAMPAIGN_TASKS)}")
+            return ""
+        task = head["task"]
+        if not isinstance(task, str) or task not in CAMPAIGN_TASKS:
+            self.add(self.key_line("campaign", "task"),
+                     f"task must be one of: {', '.join(CAMPAIGN_TASKS)}, not {_show(task)}")
+            return ""
+        return task
+
+    def metric_names(self, value: object, task: str) -> tuple[str, ...]:
+        line = self.key_line("campaign", "metrics")
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not value:
+            self.add(line, f"metrics must be a non-empty array of metric names, not "
+                           f"{'an empty array' if value == [] else _show(value)}")
+            return DEFAULT_METRICS.get(task, ())
+        names: list[str] = []
+        for i, metric in enumerate(value):
+            where = self.pos.element_line(("campaign",), "metrics", i)
+            if not isinstance(metric, str):
+                self.add(where, f"metrics[{i}] must be a metric name, not {_show(metric)}")
+            elif task and metric not in KNOWN_METRICS[task]:
+                self.add(where, f"unknown metric {metric!r} for task {task} "
+                                f"(known: {', '.join(KNOWN_METRICS[task])})")
+            elif metric in names:
+                self.add(where, f"metric {metric!r} is listed twice")
+            else:
+                names.append(metric)
+        return tuple(names) or DEFAULT_METRICS.get(task, ())
+
+    # --- shared checks ---------------------------------------------------------------------
+    def ident(self, value: object, what: str, line: int) -> str | None:
+        if not isinstance(value, str) or not _ID.match(value):
+            self.add(line, f"{what} must be letters, digits, '.', '_' or '-' (it names "
+                           f"files), not {_show(value)}")
+            return None
+        return value
+
+    def stamp(self, value: object, line: int, owner: str) -> Stamp | None:
+        try:
+            stamp = Stamp.parse(value)
+        except ValueError as exc:
+            self.add(line, str(exc))
+            return None
+        if self.kind is None:
+            self.kind = (stamp.is_date, owner, line)
+        elif stamp.is_date != self.kind[0]:
+            this, other = ("an ISO date", "a number") if stamp.is_date else ("a number",
+                                                                               "an ISO date")
+            self.add(line, f"time {_show(value)} is {this}, but {self.kind[1]} (line "
+                           f"{self.kind[2]}) has {other} (times must not mix numbers and dates)")
+            return None
+        return stamp
+
+    def array_of_tables(self, value: object, name: str) -> list[dict]:
+        if value is None:
+            self.add(0, f"a campaign needs at least one [[{name}]] table")
+            return []
+        if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+            self.add(self.pos.key_line((), name) or self.pos.table_line((name,)),
+                     f"{name} must be [[{name}]] tables")
+            return []
+        return value
+
+    # --- [[batches]] -------------------------------------------------------------------------
+    def batches(self, value: object, task: str) -> list[Batch]:
+        out: list[tuple[Stamp, str, Batch]] = []
+        first: dict[str, int] = {}
+        for index, table in enumerate(self.array_of_tables(value, "batches")):
+            def line(key=None, element=None, index=index):
+                if key is None:
+                    return self.pos.table_line(("batches",), index)
+                if element is not None:
+                    return self.pos.element_line(("batches",), key, element, index)
+                return self.pos.key_line(("batches",), key, index)
+
+            count = len(self.problems.items)
+            for key in table:
+                if key not in BATCH_KEYS[task]:
+                    self.add(line(key), f"unknown key {key!r} in [[batches]] (known: "
+                                        f"{', '.join(BATCH_KEYS[task])})")
+            batch_id = stamp = None
+            for key in ("id", "time", "references"):
+                if key not in table:
+                    self.add(line(), f"[[batches]] number {index + 1} has no {key}")
+            if "id" in table:
+                batch_id = self.ident(table["id"], "batch id", line("id"))
+                if batch_id is not None and batch_id in first:
+                    self.add(line("id"), f"duplicate batch id {batch_id!r} (first at line "
+                                         f"{first[batch_id]})")
+                elif batch_id is not None:
+                    first[batch_id] = line("id")
+            if "time" in table:
+                stamp = self.stamp(table["time"], line("time"), f"batch {batch_id or '?'!s}")
+            refs = self.references(table, task, line) if "references" in table else None
+            uem = uri = None
+            if task == "diarization" and refs:
+                uri = table.get("uri", batch_id)
+                if not isinstance(uri, str) or not uri.strip():
+                    self.add(line("uri"), f"uri must be a non-empty string, not {_show(uri)}")
+                    uri = None
+                elif refs:
+                    self.check_turns(refs[0], uri, line("uri") if "uri" in table
+                                     else line("references"))
+                if "uem" in table and uri is not None:
+                    uem = self.resolve(table["uem"], "uem", line("uem"))
+                    if uem is not None:
+                        from llgui.io.rttm import load_uem
+
+                        spans = self.read(load_uem, uem)
+                        if spans is not None and uri not in spans:
+                            self.add(line("uem"), f"uem file {table['uem']!r} has no line for "
+                                                  f"{uri!r}")
+            if len(self.problems.items) == count and batch_id and stamp and refs:
+                out.append((stamp, batch_id, Batch(batch_id, stamp, tuple(refs), uem, uri)))
+        return [b for _, _, b in sorted(out, key=lambda x: (x[0].value, x[1]))]
+
+    def references(self, table: dict, task: str, line) -> list[str] | None:
+        value = table["references"]
+        entries = [(value, line("references"))] if isinstance(value, str) else None
+        if entries is None:
+            if not isinstance(value, list) or not value:
+                self.add(line("references"), f"references must be a file name or an array of "
+                                             f"file names, not {_show(value)}")
+                return None
+            entries = [(v, line("references", i)) for i, v in enumerate(value)]
+        if task == "diarization" and len(entries) != 1:
+            self.add(line("references"), f"a diarization batch takes one references file "
+                                         f"(RTTM or MDTM), not {len(entries)}")
+            return None
+        resolved = [self.resolve(v, "references", where) for v, where in entries]
+        if any(r is None for r in resolved):
+            return None
+        if task == "mt":
+            from llgui.io.text import load_segments
+
+            lengths = []
+            for r in resolved:
+                segments = self.read(load_segments, r)
+                if segments is None:
+                    return None
+                lengths.append(len(segments))
+            if len(set(lengths)) > 1:
+                self.add(line("references"), f"the references have different numbers of lines "
+                                             f"({', '.join(map(str, lengths))})")
+                return None
+        return resolved  # type: ignore[return-value]
+
+    def check_turns(self, resolved: str, uri: str, line: int) -> None:
+        from llgui.io.rttm import load_turns
+
+        turns = self.read(load_turns, resolved)
+        if turns is not None and not turns.get(uri):
+            held = ", ".join(list(turns)[:5]) + (", ..." if len(turns) > 5 else "")
+            self.add(line, f"uri {uri!r} has no turn in references file "
+                           f"{Path(resolved).name!r} (its file fields: {held})")
+
+    # --- [[systems]] -------------------------------------------------------------------------
+    def systems(self, value: object) -> list[SystemSpec]:
+        out: list[SystemSpec] = []
+        first: dict[str, int] = {}
+        for index, table in enumerate(self.array_of_tables(value, "systems")):
+            def line(key=None, element=None, index=index):
+                if key is None:
+                    return self.pos.table_line(("systems",), index)
+                if element is not None:
+                    return self.pos.element_line(("systems",), key, element, index)
+                return self.pos.key_line(("systems",), key, index)
+
+            count = len(self.problems.items)
+            for key in table:
+                if key not in SYSTEM_KEYS:
+                    self.add(line(key), f"unknown key {key!r} in [[systems]] (known: "
+                                        f"{', '.join(SYSTEM_KEYS)})")
+            for key in ("name", "models", "hypotheses"):
+                if key not in table:
+                    self.add(line(), f"[[systems]] number {index + 1} has no {key}")
+            name = table.get("name")
+            if "name" in table:
+                if not isinstance(name, str) or not name.strip():
+                    self.add(line("name"), f"name must be a non-empty string, not {_show(name)}")
+                elif name in first:
+                    self.add(line("name"), f"duplicate system name {name!r} (first at line "
+                                           f"{first[name]})")
+                else:
+                    first[name] = line("name")
+            models = self.models(table["models"], line) if "models" in table else []
+            template = table.get("hypotheses")
+            if "hypotheses" in table:
+                self.template(template, line("hypotheses"))
+            bundle = None
+            if "bundle" in table:
+                bundle = self.resolve(table["bundle"], "bundle", line("bundle"))
+            if len(self.problems.items) == count and models:
+                out.append(SystemSpec(name, tuple(models), template, bundle))
+        return out
+
+    def models(self, value: object, line) -> list[ModelVersion]:
+        if not isinstance(value, list) or not value:
+            self.add(line("models"), f"models must be a non-empty array of {{id, time}} tables, "
+                                     f"not {'an empty array' if value == [] else _show(value)}")
+            return []
+        out, seen = [], {}
+        for i, item in enumerate(value):
+            where = line("models", i)
+            if not isinstance(item, dict):
+                self.add(where, f"models[{i}] must be a table {{id = ..., time = ...}}, "
+                                f"not {_show(item)}")
+                continue
+            unknown = [k for k in item if k not in MODEL_KEYS]
+            if unknown:
+                self.add(where, f"unknown key {unknown[0]!r} in models[{i}] (known: id, time)")
+            if "id" not in item or "time" not in item:
+                self.add(where, f"models[{i}] needs id and time")
+                continue
+            model_id = self.ident(item["id"], "model id", where)
+            stamp = self.stamp(item["time"], where, f"model {model_id or '?'}")
+            if model_id is not None and model_id in seen:
+                self.add(where, f"duplicate model id {model_id!r} (first at line "
+                                f"{seen[model_id]})")
+                continue
+            if model_id is not None and stamp is not None:
+                seen[model_id] = where
+                out.append(ModelVersion(model_id, stamp))
+        return sorted(out, key=lambda m: (m.time.value, m.id))
+
+    def template(self, value: object, line: int) -> None:
+        if not isinstance(value, str) or not value.strip():
+            self.add(line, f"hypotheses must be a path template with {{model}} and {{batch}}, "
+                           f"not {_show(value)}")
+            return
+        try:
+            fields = [f for _, f, _, _ in string.Formatter().parse(value) if f is not None]
+        except ValueError as exc:
+            self.add(line, f"hypotheses {_show(value)} is not a valid template ({exc})")
+            return
+        unknown = [f for f in fields if f not in ("model", "batch")]
+        if unknown:
+            self.add(line, f"hypotheses has an unknown field {{{unknown[0]}}} (known: "
+                           f"{{model}}, {{batch}})")
+        for needed in ("model", "batch"):
+            if needed not in fields:
+                self.add(line, f"hypotheses {_show(value)} has no {{{needed}}}: every "
+                               f"(model, batch) needs its own file")

@@ -1,0 +1,94 @@
+"""Writing a campaign report: JSON, a readable table, CSV, and the per-system lifelong tables.
+
+`write_campaign(report, out)` writes `out/campaign.json` (the report, `"partial": true` when
+anything was wrong) and `out/lifelong/<system>.csv` per system, in the long format of
+DESIGN.md section 3 that `llgui.io.lifelong.load_lifelong` (and so the GUI and `llgui
+lifelong`) reads. Every file is written atomically.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Mapping
+
+from llgui.core.atomic import write_atomic
+from llgui.core.campaign import ONLINE_FIGURES, POLICY_NAMES, leaderboard_rows
+from llgui.io.export import clean, display_name, fmt, render_table, to_csv, to_json
+
+LIFELONG_HEADER = ("model", "model_time", "test", "test_time", "metric", "value")
+
+
+def lifelong_csv(system: Mapping) -> str:
+    """One system's cells in the lifelong long format (missing cells have no row)."""
+    rows = []
+    for cell in system["cells"]:
+        for metric, value in cell["scores"].items():
+            if value is None or value != value:  # NaN: the cell failed for this metric
+                continue
+            rows.append((cell["model"], cell["model_time"], cell["batch"], cell["batch_time"],
+                         metric, float(value)))
+    return to_csv(LIFELONG_HEADER, rows)
+
+
+def safe_name(name: str) -> str:
+    """A system name as a file name (anything but letters, digits, '.', '_', '-' becomes '_')."""
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")
+    return cleaned or "system"
+
+
+def write_campaign(report: Mapping, out: str | Path) -> list[Path]:
+    """Write the JSON report and the lifelong CSVs into `out`; returns the files written."""
+    out = Path(out)
+    written = []
+    used: set[str] = set()
+    for system in report["systems"]:
+        stem = safe_name(system["name"])
+        while stem in used:  # two names that clean to the same file name
+            stem += "_"
+        used.add(stem)
+        path = out / "lifelong" / f"{stem}.csv"
+        write_atomic(path, lifelong_csv(system))
+        written.append(path)
+    path = out / "campaign.json"
+    write_atomic(path, to_json(report))
+    written.append(path)
+    return written
+
+
+def campaign_csv(report: Mapping) -> str:
+    """Every cell of every system, one row per metric (long format, with the system)."""
+    rows = []
+    for system in report["systems"]:
+        for cell in system["cells"]:
+            for metric, value in cell["scores"].items():
+                rows.append((system["name"], cell["model"], cell["model_time"], cell["batch"],
+                             cell["batch_time"], metric, value))
+    return to_csv(("system",) + LIFELONG_HEADER, rows)
+
+
+def campaign_table(report: Mapping) -> str:
+    """The leaderboard of each metric, and what was wrong or missing."""
+    n_cells = sum(len(s["cells"]) for s in report["systems"])
+    out = [f"{report['campaign']} ({report['task']}, {len(report['systems'])} systems, "
+           f"{len(report['batches'])} batches, {n_cells} cells"
+           + (f", {len(report['gaps'])} missing" if report["gaps"] else "") + ")"
+           + ("  PARTIAL" if report["partial"] else ""), ""]
+    header = ["system", "S_base", "S_adapt", "S_pen", "MSR"] + [f"S_P {p}" for p in
+                                                                 POLICY_NAMES]
+    for metric in report["metrics"]:
+        rows = [[r["system"]] + [fmt(clean(r.get(k))) for k in ONLINE_FIGURES]
+                + [fmt(clean(r.get(f"s_p_{p}"))) for p in POLICY_NAMES]
+                for r in leaderboard_rows(report, metric)]
+        out.append(f"{display_name(metric)}: {report['signatures'].get(metric, '')}")
+        out.append(render_table(header, rows))
+    out.append("S_base, S_adapt, S_pen, MSR: the online run, pooled over its documents; "
+               "S_P: mean over model versions of the policy-weighted score (presets A, B, C).")
+    for gap in report["gaps"][:20]:
+        out.append(f"missing: {gap['system']}/{gap['model']}/{gap['batch']} "
+                   f"({gap['hypothesis']})")
+    if len(report["gaps"]) > 20:
+        out.append(f"... and {len(report['gaps']) - 20} more missing cells")
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["campaign_csv", "campaign_table", "lifelong_csv", "write_campaign", "to_json"]

@@ -92,7 +92,8 @@ def run_campaign(
     batch_keys = _batch_keys(campaign)
     merged: dict[tuple[int, int, int], dict[str, np.ndarray]] = {}
     problems: list[Problem] = []
-    pending: list[tuple[int, str, dict]] = []  # (cell index, key, task)
+    pending: list[tuple[list[int], str, dict]] = []  # (cell indices, key, task)
+    by_key: dict[str, int] = {}  # cells with the same content are one job
     work_bytes = 0
     for index, cell in enumerate(campaign.cells):
         batch = campaign.batches[cell.batch]
@@ -102,13 +103,17 @@ def run_campaign(
         if stats is not None and set(stats) == set(campaign.metrics):
             merged[(cell.system, cell.model, cell.batch)] = stats
             continue
+        if key in by_key:
+            pending[by_key[key]][0].append(index)
+            continue
+        by_key[key] = len(pending)
         task = {"hypothesis": cell.hypothesis, "ref_key": batch_keys[cell.batch],
                 "batch": batch.id, "metrics": list(campaign.metrics), "settings": settings}
         if campaign.task == "mt":
             task["references"] = list(batch.references)
         else:
             task.update(reference=batch.references[0], uem=batch.uem, uri=batch.uri)
-        pending.append((index, key, task))
+        pending.append(([index], key, task))
         try:
             work_bytes += os.path.getsize(cell.hypothesis)
         except OSError:
@@ -130,8 +135,7 @@ def run_campaign(
         function = jobs.score_mt_cell if campaign.task == "mt" else jobs.score_diar_cell
         with Executor(plan) as executor:
             for i, result in executor.run(function, [t for _, _, t in pending], should_stop):
-                index, key, _ = pending[i]
-                cell = campaign.cells[index]
+                indices, key, _ = pending[i]
                 if result["problems"]:
                     problems.extend(jobs.as_problems(result["problems"]))
                 else:
@@ -139,8 +143,10 @@ def run_campaign(
                              for m in campaign.metrics}
                     if use_cache and cache is not None:
                         cache.put(key, stats)
-                    merged[(cell.system, cell.model, cell.batch)] = stats
-                done += 1
+                    for index in indices:
+                        cell = campaign.cells[index]
+                        merged[(cell.system, cell.model, cell.batch)] = stats
+                done += len(indices)
                 if progress is not None:
                     progress(done, total)
             if should_stop is not None and should_stop():
@@ -166,5 +172,5 @@ def run_campaign(
     scores = CampaignScores(cells=sums, online=online_results, problems=tuple(problems),
                             signatures=signatures(campaign) if campaign.metrics else {})
     report = build_report(campaign, scores)
-    return CampaignRun(report, scores, computed=len(pending), cached=cached,
+    return CampaignRun(report, scores, computed=sum(len(p[0]) for p in pending), cached=cached,
                        corrupt=cache.corrupt if cache is not None else 0, plan=plan)

@@ -133,3 +133,13 @@ def test_killed_runs_restart_with_only_the_missing_cells(reference_data, tmp_pat
     assert _counts(done.stderr) == (before, 48 - before)
     assert done.stdout == uninterrupted
     assert entries() == 48
+
+
+def test_only_llgui_dist_imports_dask():
+    """Dask stays in llgui/dist: no other module names it in an import."""
+    pattern = re.compile(r"^\s*(from|import)\s+(dask|distributed)\b", re.MULTILINE)
+    offenders = [str(p.relative_to(REPO)) for p in (REPO / "llgui").rglob("*.py")
+                 if pattern.search(p.read_text(encoding="utf-8"))
+                 and "dist" not in p.relative_to(REPO / "llgui").parts[:1]]
+    assert offenders == []
+    assert pattern.search((REPO / "llgui" / "dist" / "executor.py").read_text())

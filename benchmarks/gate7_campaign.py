@@ -1,0 +1,146 @@
+"""Gate 7: a campaign of 4 systems x 12 model versions x 12 batches of 500 sentences.
+
+BLEU, chrF and TER for every cell, run with `--workers 1` and `--workers 2` (each a fresh
+cache), then again with everything cached. PASS iff the parallel efficiency at 2 workers is
+>= 80 %, the cached rerun takes <= 2 % of the first run, the cost per cell at one worker is no
+more than scoring the same file once with sacrebleu's `corpus_score` (BLEU + chrF + TER), and
+sampled cells equal `corpus_score` to 1e-9. The data are synthetic (a seeded vocabulary of
+2,000 words, sentences of 8-20 words, hypotheses with substitutions, drops and insertions).
+
+`LLGUI_GATE7_MODELS=N` scales the campaign down (N model versions per system) for a quick
+look; the gate's verdict is only meaningful at the full size (the default, 12).
+"""
+from __future__ import annotations
+
+import os
+import random
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.common import GateResult
+
+NAME = "campaign"
+SYSTEMS, MODELS, BATCHES, SENTENCES = 4, 12, 12, 500
+METRICS = ("bleu", "chrf", "ter")
+
+
+def _sentence(rng: random.Random, vocabulary: list[str]) -> str:
+    return " ".join(rng.choice(vocabulary) for _ in range(rng.randint(8, 20)))
+
+
+def _perturb(rng: random.Random, vocabulary: list[str], text: str, rate: float) -> str:
+    out = []
+    for word in text.split():
+        r = rng.random()
+        if r < rate:
+            out.append(rng.choice(vocabulary))
+        elif r < rate * 1.3:
+            continue
+        else:
+            out.append(word)
+        if rng.random() < rate / 3:
+            out.append(rng.choice(vocabulary))
+    return " ".join(out) or vocabulary[0]
+
+
+def build(root: Path, models: int) -> tuple[Path, dict]:
+    rng = random.Random(7)
+    vocabulary = [f"w{i}" for i in range(2000)]
+    refs = {}
+    lines = ["[campaign]", 'name = "gate 7"', 'task = "mt"', 'metrics = ["bleu", "chrf", "ter"]',
+             ""]
+    (root / "ref").mkdir(parents=True)
+    for b in range(BATCHES):
+        refs[b] = [_sentence(rng, vocabulary) for _ in range(SENTENCES)]
+        (root / "ref" / f"t{b:02d}.txt").write_text("\n".join(refs[b]) + "\n")
+        lines += ["[[batches]]", f'id = "t{b:02d}"', f"time = {b * 10 + 5}",
+                  f'references = "ref/t{b:02d}.txt"', ""]
+    for s in range(SYSTEMS):
+        entries = []
+        for m in range(models):
+            folder = root / f"s{s}" / f"m{m:02d}"
+            folder.mkdir(parents=True)
+            rate = 0.3 - 0.02 * m + 0.03 * s
+            for b in range(BATCHES):
+                hyp = [_perturb(rng, vocabulary, r, rate) for r in refs[b]]
+                (folder / f"t{b:02d}.txt").write_text("\n".join(hyp) + "\n")
+            entries.append(f'{{id = "m{m:02d}", time = {m * 10}}}')
+        lines += ["[[systems]]", f'name = "s{s}"', f"models = [{', '.join(entries)}]",
+                  f'hypotheses = "s{s}/{{model}}/{{batch}}.txt"', ""]
+    path = root / "campaign.toml"
+    path.write_text("\n".join(lines))
+    return path, refs
+
+
+def _library_cell(hyp_path: Path, refs: list[str]) -> tuple[float, dict]:
+    import sacrebleu
+
+    hyps = hyp_path.read_text().splitlines()
+    t0 = time.perf_counter()
+    scores = {name: cls().corpus_score(hyps, [refs]).score
+              for name, cls in (("bleu", sacrebleu.BLEU), ("chrf", sacrebleu.CHRF),
+                                ("ter", sacrebleu.TER))}
+    return time.perf_counter() - t0, scores
+
+
+def run() -> GateResult:
+    import sacrebleu
+
+    from llgui.dist.cache import CellCache
+    from llgui.dist.run import run_campaign
+    from llgui.io.campaign import load_campaign
+    from llgui.io.campaign_export import to_json
+
+    models = int(os.environ.get("LLGUI_GATE7_MODELS", MODELS))
+    with tempfile.TemporaryDirectory(prefix="llgui-gate7-") as tmp:
+        root = Path(tmp)
+        path, refs = build(root / "campaign", models)
+        campaign = load_campaign(path)
+        n = len(campaign.cells)
+        timings, reports = {}, {}
+        for workers in (1, 2):
+            cache = CellCache(root / f"cache{workers}")
+            t0 = time.perf_counter()
+            result = run_campaign(campaign, workers=workers, cache=cache)
+            timings[workers] = time.perf_counter() - t0
+            reports[workers] = to_json(result.report)
+        t0 = time.perf_counter()
+        cached = run_campaign(load_campaign(path), workers=2, cache=CellCache(root / "cache2"))
+        rerun = time.perf_counter() - t0
+        # the library on a sample of cells, spread over systems, models and batches
+        sample = campaign.cells[:: max(1, n // 8)]
+        library_times, equal = [], True
+        report_cells = {(s["name"], c["model"], c["batch"]): c["scores"]
+                        for s in cached.report["systems"] for c in s["cells"]}
+        for cell in sample:
+            seconds, scores = _library_cell(Path(cell.hypothesis), refs[cell.batch])
+            library_times.append(seconds)
+            ours = report_cells[(campaign.systems[cell.system].name,
+                                 campaign.systems[cell.system].models[cell.model].id,
+                                 campaign.batches[cell.batch].id)]
+            equal &= all(abs(ours[m] - scores[m]) <= 1e-9 for m in METRICS)
+    per_cell_1 = timings[1] / n
+    per_cell_2 = timings[2] / n
+    efficiency = timings[1] / (2 * timings[2])
+    cached_ratio = rerun / timings[2]
+    library = sum(library_times) / len(library_times)
+    identical = reports[1] == reports[2] == to_json(cached.report)
+    passed = (efficiency >= 0.8 and cached_ratio <= 0.02 and per_cell_1 <= library and equal
+              and identical and cached.computed == 0)
+    return GateResult(
+        figure=f"{per_cell_1 * 1000:.0f} ms/cell at 1 worker, {per_cell_2 * 1000:.0f} ms/cell "
+               f"at 2 ({efficiency:.0%} efficiency), cached rerun {cached_ratio:.1%}",
+        ratio=library / per_cell_1,
+        library=f"sacrebleu {sacrebleu.__version__} corpus_score",
+        passed=passed,
+        details=[f"{SYSTEMS} systems x {models} models x {BATCHES} batches x {SENTENCES} "
+                 f"sentences = {n} cells, BLEU + chrF + TER",
+                 f"--workers 1: {timings[1]:.1f} s; --workers 2: {timings[2]:.1f} s; cached "
+                 f"rerun: {rerun:.2f} s ({cached.cached} cells from the cache)",
+                 f"sacrebleu corpus_score (BLEU + chrF + TER) of one cell: {library * 1000:.0f} "
+                 f"ms (mean of {len(library_times)} cells)",
+                 f"sampled cells equal to sacrebleu to 1e-9: {equal}; reports byte-identical "
+                 f"at 1 and 2 workers and cached: {identical}"]
+        + ([] if models == MODELS else ["scaled down (LLGUI_GATE7_MODELS): not the gate's size"]),
+    )

@@ -1,7 +1,10 @@
 """Shared fixtures: the published reference data, offscreen Qt, the demo bundles."""
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -9,6 +12,10 @@ import pytest
 # Qt renders offscreen in tests; pyqtgraph must bind PySide6 even if PyQt is installed.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+# The campaign cell cache of every test, and of the subprocesses tests start, lives in a
+# temporary folder, never in the user's cache (llgui.dist.cache).
+os.environ["LLGUI_CACHE_DIR"] = tempfile.mkdtemp(prefix="llgui-test-cache-")
+atexit.register(shutil.rmtree, os.environ["LLGUI_CACHE_DIR"], True)
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "resources" / "demo"

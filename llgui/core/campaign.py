@@ -162,6 +162,14 @@ def _nanmean(values: np.ndarray) -> float:
     return float(values[ok].mean()) if ok.any() else math.nan
 
 
+def system_policy_score(table: LifelongScores, metric: str, policy) -> float:
+    """A system's S_P under `policy`: the mean over its model versions of S_P(M_i) (NaN
+    versions skipped; NaN when none has one). The leaderboard's figure for any policy."""
+    from llgui.core.lifelong import policy_scores
+
+    return _nanmean(policy_scores(table, metric, policy))
+
+
 def policy_summary(table: LifelongScores, metric: str) -> tuple[dict, list[dict]]:
     """({policy: mean over models of S_P(M_i)}, [{model, time, s_p: {policy: S_P(M_i)}}])."""
     from llgui.core.lifelong import policy_scores

@@ -1,7 +1,10 @@
 """The "Across time" tab: the user-policy editor, S_P of every model version, the score matrix,
 the continual-learning summaries, and the per-document time series (DESIGN.md 1.4, 1.5).
 
-One bundle at a time (a combo chooses among the open MT / diarization bundles). The tab reads
+One bundle at a time (a combo chooses among the open MT / diarization bundles), or one system
+of an open campaign (the system combo, shown once a campaign is open): its lifelong table is
+the campaign's matrix, and the S_P plot overlays every other system's S_P under the current
+policy (thin lines), so systems compare under the policy being edited. The tab reads
 the session state and writes only through it: a released drag, a preset, a mode or normalise
 change, a loaded policy file each become one `state.edit_policy(...)` (undoable); while a
 handle is dragged the provisional policy goes out on `state.policy_dragging` and S_P of every
@@ -44,6 +47,8 @@ PEN_COLOUR = "#8e44ad"
 SERIES_COLOURS = {"s_base": "#7f8c8d", "s_adapt": "#27ae60", "s_pen": "#8e44ad"}
 DIAGONAL_COLOUR = "#e67e22"
 COST_COLOUR = "#34495e"
+SYSTEM_COLOURS = ("#c0392b", "#d4ac0d", "#e84393", "#00b894", "#6c5ce7", "#2d3436")
+"""The other systems of a campaign, overlaid on the S_P plot."""
 MAX_SYMBOLS = 60   # curves with more points are drawn without symbols (faster, and clearer)
 MODES = (("relative", "relative"), ("absolute", "absolute"))
 TEXT = "#222222"   # axis text and titles: darker than pyqtgraph's grey, readable at a glance
@@ -76,6 +81,10 @@ class AcrossTimeTab(QWidget):
         self.table_metric: str | None = None         # metric of its lifelong table
         self.selected_model = -1               # model version marked (-1: the last one)
         self.collections: dict[int, object] = {}   # bundle index -> BundleReplay
+        # An open campaign: (system name, LifelongScores) per system; the one shown (-1: the
+        # bundle's table instead).
+        self.campaign_tables: list[tuple[str, object]] = []
+        self.system_index = -1
         # What the S_P plot shows (tests read it): the policy, S_P and S_P of value_pen.
         self.shown_sp: dict[str, object] = {"policy": None, "s_p": None, "s_p_pen": None}
         self.series_points: dict[str, tuple[float, float]] = {}   # doc id -> (x, S_pen)
@@ -117,13 +126,23 @@ class AcrossTimeTab(QWidget):
         self.bundle_box.setToolTip("the bundle whose lifelong table and documents are shown")
         self.bundle_box.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.bundle_box.setMinimumContentsLength(22)
+        self.bundle_box.setMinimumContentsLength(14)
         self.bundle_box.activated.connect(self._on_bundle_box_activated)
         self.metric_box = QComboBox()
         self.metric_box.setToolTip("metric of the lifelong score table")
         self.metric_box.activated.connect(self._on_metric_box_activated)
         bar.addWidget(QLabel("bundle"))
         bar.addWidget(self.bundle_box)
+        self.system_label = QLabel("system")
+        self.system_box = QComboBox()
+        self.system_box.setToolTip("a system of the open campaign: its matrix s(M_i, t_j); the "
+                                   "other systems' S_P curves are overlaid")
+        self.system_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.system_box.setMinimumContentsLength(9)
+        self.system_box.activated.connect(self._on_system_box_activated)
+        bar.addWidget(self.system_label)
+        bar.addWidget(self.system_box)
         bar.addWidget(QLabel("metric"))
         bar.addWidget(self.metric_box)
         bar.addSpacing(12)
@@ -259,8 +278,24 @@ class AcrossTimeTab(QWidget):
         return self.state.bundle(self.bundle_index)
 
     def table(self):
+        if 0 <= self.system_index < len(self.campaign_tables):
+            return self.campaign_tables[self.system_index][1]
         bundle = self.bundle()
         return None if bundle is None else bundle.lifelong
+
+    def set_campaign(self, tables) -> None:
+        """Show an open campaign's systems (a list of (name, LifelongScores)); the first one
+        is shown at once."""
+        self.campaign_tables = list(tables)
+        self.set_system(0 if self.campaign_tables else -1)
+
+    def set_system(self, index: int) -> None:
+        """Show system `index` of the campaign (-1: back to the bundle's own table)."""
+        self.system_index = index
+        self.selected_model = -1
+        table = self.table()
+        self.table_metric = table.metrics[0] if table is not None and table.metrics else None
+        self.refresh()
 
     def model_index(self) -> int:
         """The marked model version (the last one unless the user picked another), or -1."""
@@ -328,6 +363,16 @@ class AcrossTimeTab(QWidget):
                 self.bundle_box.addItem(f"{b.name or Path(b.path or '').stem}{suffix}", i)
         self.bundle_box.setCurrentIndex(self.bundle_box.findData(self.bundle_index))
         self.bundle_box.blockSignals(False)
+        self.system_box.blockSignals(True)
+        self.system_box.clear()
+        if self.campaign_tables:
+            self.system_box.addItem("– (the bundle's table)", -1)
+            for k, (name, _) in enumerate(self.campaign_tables):
+                self.system_box.addItem(name, k)
+        self.system_box.setCurrentIndex(max(0, self.system_box.findData(self.system_index)))
+        self.system_box.blockSignals(False)
+        self.system_box.setVisible(bool(self.campaign_tables))
+        self.system_label.setVisible(bool(self.campaign_tables))
         table = self.table()
         self.metric_box.blockSignals(True)
         self.metric_box.clear()
@@ -420,6 +465,9 @@ class AcrossTimeTab(QWidget):
 
     def _on_bundle_box_activated(self, k: int) -> None:
         self.set_bundle(self.bundle_box.itemData(k))
+
+    def _on_system_box_activated(self, k: int) -> None:
+        self.set_system(self.system_box.itemData(k))
 
     def _on_metric_box_activated(self, k: int) -> None:
         self.set_metric(self.metric_box.itemData(k))
@@ -584,14 +632,24 @@ class AcrossTimeTab(QWidget):
         has_pen = self.table_metric in table.values_pen
         s_p_pen = (policy_scores(table, self.table_metric, policy, penalised=True)
                    if has_pen and self.penalised_box.isChecked() else None)
-        self.shown_sp = {"policy": policy, "s_p": s_p, "s_p_pen": s_p_pen}
+        self.shown_sp = {"policy": policy, "s_p": s_p, "s_p_pen": s_p_pen, "systems": {}}
         curves = getattr(self, "_sp_curves", None)
         if (curves is None or curves.get("table") is not table
-                or curves.get("metric") != self.table_metric):
+                or curves.get("metric") != self.table_metric
+                or curves.get("campaign") is not self.campaign_tables):
             curves = self._build_sp_curves(table)
         curves["current"].setData(x, s_p)
+        others = []
+        for name, other, curve in curves.get("systems", ()):
+            values = policy_scores(other, self.table_metric, policy)
+            curve.setData(other.model_time_values(), values)
+            self.shown_sp["systems"][name] = values
+            others.append(values)
+        if 0 <= self.system_index < len(self.campaign_tables):
+            self.shown_sp["systems"][self.campaign_tables[self.system_index][0]] = s_p
+        curves["others"] = others
         self._fit_sp_range(curves, s_p, s_p_pen, dragging=policy is not self.state.policy)
-        name = f"current: {self.state.policy_name}"
+        name = self._current_name()
         if curves.get("name") != name:
             label = self.sp_plot.getPlotItem().legend.getLabel(curves["current"])
             if label is not None:
@@ -609,6 +667,7 @@ class AcrossTimeTab(QWidget):
         """Y range over every S_P curve with headroom at the top for the legend. While
         dragging it only grows (a plot that rescales under the mouse is hard to read)."""
         values = [curves["presets"], s_p] + ([s_p_pen] if s_p_pen is not None else [])
+        values += list(curves.get("others", ()))
         finite = np.concatenate([np.ravel(v) for v in values])
         finite = finite[np.isfinite(finite)]
         if finite.size == 0:
@@ -659,13 +718,31 @@ class AcrossTimeTab(QWidget):
         current = item.plot([], [], pen=pg.mkPen(CURVE, width=3), symbol="o" if few else None,
                             symbolSize=8,
                             symbolBrush=CURVE, symbolPen=pg.mkPen("w"),
-                            name=f"current: {self.state.policy_name}")
+                            name=self._current_name())
         current.sigPointsClicked.connect(self._on_sp_points_clicked)
+        systems = []
+        if 0 <= self.system_index < len(self.campaign_tables):
+            for k, (name, other) in enumerate(self.campaign_tables):
+                if k == self.system_index or self.table_metric not in other.metrics:
+                    continue
+                colour = SYSTEM_COLOURS[len(systems) % len(SYSTEM_COLOURS)]
+                curve = item.plot([], [], pen=pg.mkPen(colour, width=2), symbol="o" if few
+                                  else None, symbolSize=5, symbolBrush=colour, symbolPen=None,
+                                  name=f"{html.escape(name)} (current policy)")
+                systems.append((name, other, curve))
         item.addItem(self.selected_line)
         self._sp_curves = {"table": table, "metric": self.table_metric, "current": current,
-                           "pen": pen_curve, "name": f"current: {self.state.policy_name}",
-                           "presets": np.array(preset_values)}
+                           "pen": pen_curve, "name": self._current_name(),
+                           "presets": np.array(preset_values), "systems": systems,
+                           "campaign": self.campaign_tables}
         return self._sp_curves
+
+    def _current_name(self) -> str:
+        """Legend of the current S_P curve: the policy, and the system of a campaign."""
+        if 0 <= self.system_index < len(self.campaign_tables):
+            name = html.escape(self.campaign_tables[self.system_index][0])
+            return f"{name}: current {self.state.policy_name}"
+        return f"current: {self.state.policy_name}"
 
     def _on_sp_points_clicked(self, _curve, points, _ev=None) -> None:
         table = self.table()

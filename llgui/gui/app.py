@@ -20,6 +20,13 @@ def demo_bundles() -> list[Path]:
                         root / "detection" / "bundle.toml") if p.exists()]
 
 
+def demo_campaign() -> Path | None:
+    """The demo campaign (three synthetic systems), or None when it is absent."""
+    root = Path(os.environ.get("LLGUI_DEMO_DIR", REPO / "resources" / "demo"))
+    path = root / "campaign" / "campaign.toml"
+    return path if path.exists() else None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="llgui",
@@ -34,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="render offscreen once loaded, write the PNG and exit")
     parser.add_argument("--doc", metavar="ID", help="select this document")
     parser.add_argument("--step", type=int, metavar="N", help="go to step N of the document")
-    parser.add_argument("--tab", choices=("workbench", "time", "detection"),
+    parser.add_argument("--tab", choices=("workbench", "time", "detection", "systems"),
                         help="show this tab")
     parser.add_argument("--metric", metavar="M", help="metric of the workbench")
     parser.add_argument("--size", default="1500x950", metavar="WxH",
@@ -80,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     if paths:
         window.open_bundles(paths, select_doc=args.doc, step=args.step, tab=args.tab,
                             metric=args.metric)
+        if args.demo and demo_campaign() is not None:
+            window.open_campaign(demo_campaign(), show=args.tab == "systems")
     else:
         window.restore_session()
     window.show()

@@ -94,6 +94,10 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.time_tab, "Across time")
         self.detection_tab = DetectionTab(self.state, self.jobs, self)
         self.tabs.addTab(self.detection_tab, "Detection")
+        from llgui.gui.systems_view import SystemsView
+
+        self.systems_view = SystemsView(self.state, self)
+        self.tabs.addTab(self.systems_view, "Systems")
         self.setCentralWidget(self.tabs)
 
     def _build_status_bar(self) -> None:
@@ -127,6 +131,8 @@ class MainWindow(QMainWindow):
                      "open a bundle (*.toml) naming references, hypotheses and logs")
         self._action(file_menu, "Open &files…", self.open_files_dialog, "Ctrl+Shift+O",
                      "open a reference and a hypothesis file without a bundle")
+        self._action(file_menu, "Open &campaign…", self.open_campaign_dialog, "Ctrl+Shift+C",
+                     "open a campaign (*.toml): systems x model versions x test batches")
         self._action(file_menu, "Open the &demo", self.open_demo, None)
         file_menu.addSeparator()
         export = file_menu.addMenu("&Export")
@@ -240,9 +246,36 @@ class MainWindow(QMainWindow):
         return True
 
     def open_demo(self) -> None:
-        from llgui.gui.app import demo_bundles
+        from llgui.gui.app import demo_bundles, demo_campaign
 
         self.open_bundles(demo_bundles())
+        if demo_campaign() is not None:
+            self.open_campaign(demo_campaign(), show=False)
+
+    def open_campaign_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open campaign", "",
+                                              "llgui campaigns (*.toml);;All files (*)")
+        if path:
+            self.open_campaign(path)
+
+    def open_campaign(self, path, show: bool = True) -> bool:
+        """Load a campaign and score its cells on a worker (cached cells come back at once);
+        problems are shown and the rest is scored, as `llgui campaign` does. `show` brings
+        the Systems view forward when the scores arrive."""
+        from llgui.dist.run import campaign_job
+        from llgui.io.campaign import load_campaign
+
+        campaign = load_campaign(Path(path))
+        if campaign.problems:
+            self.show_error(f"Problems in {Path(path).name} (the rest is scored)",
+                            [str(p) for p in campaign.problems])
+        if not campaign.cells:
+            return False
+        self._campaign_show = show
+        self.systems_view.set_progress_text(f"{campaign.name}: scoring {len(campaign.cells)} "
+                                            "cells on a worker…")
+        self.jobs.submit("campaign", campaign_job, campaign)
+        return not campaign.problems
 
     def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt's name
         if event.mimeData().hasUrls():
@@ -333,11 +366,24 @@ class MainWindow(QMainWindow):
     def _on_jobs_result_ready(self, key: str, result: object) -> None:
         if key == "export":
             self.statusBar().showMessage(f"Exported {result}", 10000)
+        if key == "campaign":
+            self._on_campaign_scored(result)
         if key.startswith("collection:"):
             index = int(key.split(":")[1])
             if index < len(self.state.bundles):
                 self.documents_model.set_result(index, result)
                 self.workbench.show_collection(index, result)
+
+    def _on_campaign_scored(self, result) -> None:
+        report = result.report
+        self.systems_view.set_campaign(report, result.tables)
+        self.time_tab.set_campaign(result.tables)
+        load_problems = set(self.errors)
+        scoring = [p for p in report["problems"] if p not in load_problems]
+        if scoring:
+            self.show_error(f"Problems while scoring {report['campaign']}", scoring)
+        if getattr(self, "_campaign_show", True):
+            self.show_tab("systems")
 
     @Slot(str, str)
     def _on_jobs_failed(self, key: str, message: str) -> None:
@@ -377,7 +423,7 @@ class MainWindow(QMainWindow):
 
     def show_tab(self, name: str) -> None:
         widget = {"workbench": self.workbench, "time": self.time_tab,
-                  "detection": self.detection_tab}.get(name)
+                  "detection": self.detection_tab, "systems": self.systems_view}.get(name)
         if widget is not None:
             self.tabs.setCurrentWidget(widget)
 

@@ -1,0 +1,196 @@
+"""The Systems view: a campaign's leaderboard, one row per system, sortable.
+
+The figures are the campaign report's (`llgui.core.campaign.build_report`, the same object
+`llgui campaign --format json` prints): S_base, S_adapt, S_pen and MSR of each system's online
+run, S_P under the presets A, B and C; one more column gives S_P under the session's current
+policy (`core.campaign.system_policy_score` on the system's lifelong table), updated when the
+policy is edited. The model only formats; `SORT_ROLE` gives raw numbers for sorting.
+
+The columns are one list (`COLUMNS`) of (key, header, tooltip): a later column (an interval,
+a paired test against a baseline) is one entry and one value in `_value`.
+"""
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Slot
+from PySide6.QtWidgets import (
+    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout,
+    QWidget,
+)
+
+from llgui.core.campaign import ONLINE_FIGURES, POLICY_NAMES, system_policy_score
+from llgui.gui.models import SORT_ROLE
+from llgui.io.export import display_name
+
+COLUMNS: list[tuple[str, str, str]] = [
+    ("system", "system", "the system's name in the campaign file"),
+    ("s_base", "S_base", "online run: the first hypotheses, pooled over its documents"),
+    ("s_adapt", "S_adapt", "online run: the final hypotheses, pooled"),
+    ("s_pen", "S_pen", "online run: penalised score (eq. 1 summed over steps), pooled"),
+    ("msr", "MSR", "online run: Minimal Supervision Rate, % (error-count metrics only)"),
+] + [(f"s_p_{p}", f"S_P {p}", f"mean over model versions of S_P(M_i) under preset {p}")
+     for p in POLICY_NAMES] + [
+    ("s_p_current", "S_P current", "mean over model versions of S_P(M_i) under the policy "
+                                   "being edited in the Across-time tab"),
+]
+
+
+class LeaderboardModel(QAbstractTableModel):
+    """One row per system of a campaign report, for one metric."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.report: dict | None = None
+        self.tables: dict[str, object] = {}
+        self.metric: str | None = None
+        self.policy = None
+        self._rows: list[dict] = []
+
+    def set_report(self, report: dict, tables, metric: str | None = None) -> None:
+        self.beginResetModel()
+        self.report = report
+        self.tables = dict(tables)
+        self.metric = metric or (report["metrics"][0] if report["metrics"] else None)
+        self._rebuild()
+        self.endResetModel()
+
+    def set_metric(self, metric: str) -> None:
+        self.beginResetModel()
+        self.metric = metric
+        self._rebuild()
+        self.endResetModel()
+
+    def set_policy(self, policy) -> None:
+        self.policy = policy
+        column = [c[0] for c in COLUMNS].index("s_p_current")
+        for row in self._rows:
+            row["s_p_current"] = self._current(row["system"])
+        if self._rows:
+            self.dataChanged.emit(self.index(0, column), self.index(len(self._rows) - 1, column))
+
+    def _current(self, system: str) -> float:
+        table = self.tables.get(system)
+        if table is None or self.policy is None or self.metric not in table.metrics:
+            return math.nan
+        return system_policy_score(table, self.metric, self.policy)
+
+    def _rebuild(self) -> None:
+        self._rows = []
+        if self.report is None or self.metric is None:
+            return
+        for system in self.report["systems"]:
+            board = system["leaderboard"].get(self.metric, {})
+            row = {"system": system["name"]}
+            row.update({k: board.get(k) for k in ONLINE_FIGURES})
+            row.update({f"s_p_{p}": (board.get("s_p") or {}).get(p) for p in POLICY_NAMES})
+            row["s_p_current"] = self._current(system["name"])
+            self._rows.append(row)
+
+    def value(self, row: int, key: str):
+        """The raw figure of a cell (None or NaN where there is none)."""
+        return self._rows[row].get(key)
+
+    # -- Qt ---------------------------------------------------------------------------------
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        key = COLUMNS[index.column()][0]
+        value = self._rows[index.row()].get(key)
+        if role == Qt.ItemDataRole.DisplayRole:
+            if key == "system":
+                return value
+            return "–" if _missing(value) else f"{value:.2f}"
+        if role == SORT_ROLE:
+            if key == "system":
+                return value
+            return -math.inf if _missing(value) else float(value)
+        if role == Qt.ItemDataRole.TextAlignmentRole and key != "system":
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and self.report is not None:
+            signature = self.report.get("signatures", {}).get(self.metric, "")
+            return f"{COLUMNS[index.column()][2]}\n{signature}"
+        return None
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS):
+            if role == Qt.ItemDataRole.DisplayRole:
+                return COLUMNS[section][1]
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return COLUMNS[section][2]
+        return None
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and not math.isfinite(value))
+
+
+class SystemsView(QWidget):
+    """The leaderboard of the open campaign, with a metric chooser and the campaign's state
+    (cells, gaps, problems) in one line above it."""
+
+    def __init__(self, state, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = state
+        self.model = LeaderboardModel(self)
+        self.model.set_policy(state.policy)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.metric_box = QComboBox()
+        self.metric_box.setToolTip("the metric of the leaderboard")
+        self.metric_box.activated.connect(self._on_metric_box_activated)
+        self.status = QLabel("no campaign open (File › Open campaign…)")
+        self.status.setWordWrap(True)
+        self.view = QTableView()
+        self.view.setModel(self.proxy)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.verticalHeader().setVisible(False)
+        self.view.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        self.view.setAlternatingRowColors(True)
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("metric"))
+        bar.addWidget(self.metric_box)
+        bar.addWidget(self.status, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addWidget(self.view, 1)
+        state.policy_changed.connect(self._on_state_policy_changed)
+
+    def set_campaign(self, report: dict, tables) -> None:
+        self.metric_box.clear()
+        for metric in report["metrics"]:
+            self.metric_box.addItem(display_name(metric), metric)
+        self.model.set_report(report, tables)
+        n_cells = sum(len(s["cells"]) for s in report["systems"])
+        parts = [f"{report['campaign']}: {len(report['systems'])} systems, "
+                 f"{len(report['batches'])} batches, {n_cells} cells"]
+        if report["gaps"]:
+            parts.append(f"{len(report['gaps'])} missing")
+        if report["partial"]:
+            parts.append(f"PARTIAL: {len(report['problems'])} problems (see the message)")
+        self.status.setText("; ".join(parts) + ". S_P: mean over model versions; online "
+                            "figures pooled over the online run's documents.")
+
+    def set_progress_text(self, text: str) -> None:
+        self.status.setText(text)
+
+    @Slot(int)
+    def _on_metric_box_activated(self, k: int) -> None:
+        self.model.set_metric(self.metric_box.itemData(k))
+
+    @Slot()
+    def _on_state_policy_changed(self) -> None:
+        self.model.set_policy(self.state.policy)

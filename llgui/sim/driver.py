@@ -165,20 +165,24 @@ class Session:
             raw = self.process.receive(self.timeout, self.should_stop)
         except P.ProtocolFault as fault:
             raise P.ProtocolFault(fault.reason, self.number + 1, self.doc,
-                                  self.step or None) from None
+                                  self._where_step()) from None
         elapsed = time.perf_counter() - t0
         self.number += 1
-        return (P.parse_system(raw, self.number, self.bundle.task, self.doc, self.step or None),
+        return (P.parse_system(raw, self.number, self.bundle.task, self.doc, self._where_step()),
                 elapsed)
 
     def _send(self, message) -> None:
         try:
             self.process.send(P.encode(message))
         except P.ProtocolFault as fault:
-            raise P.ProtocolFault(fault.reason, None, self.doc, self.step or None) from None
+            raise P.ProtocolFault(fault.reason, None, self.doc, self._where_step()) from None
+
+    def _where_step(self) -> int | None:
+        """The step for messages: 0 while h0 is awaited, None outside documents."""
+        return None if self.doc is None else self.step
 
     def _fault(self, reason: str) -> P.ProtocolFault:
-        return P.ProtocolFault(reason, self.number, self.doc, self.step or None)
+        return P.ProtocolFault(reason, self.number, self.doc, self._where_step())
 
     def start(self) -> P.SystemHello:
         """Start the system and exchange hellos."""

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from llgui.core.jobs import Cancelled
-from llgui.sim.protocol import MAX_LINE_BYTES, ProtocolFault
+from llgui.sim import protocol
+from llgui.sim.protocol import ProtocolFault
 
 _POLL = 0.05  # seconds between should_stop checks while waiting for the system
 
@@ -36,20 +37,20 @@ class SystemProcess:
     """A running system: `send(line)`, `receive(timeout) -> bytes`, `close()`, `kill()`."""
 
     def __init__(self, command: str | Sequence[str], stderr_path: str | Path,
-                 cwd: str | Path | None = None, max_line: int = MAX_LINE_BYTES,
+                 cwd: str | Path | None = None, max_line: int | None = None,
                  env: dict | None = None):
         self.command = command if isinstance(command, str) else shlex.join(command)
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
             raise ValueError("the system command is empty")
-        self.max_line = max_line
+        self.max_line = max_line if max_line is not None else protocol.MAX_LINE_BYTES
         self.stderr_path = Path(stderr_path)
         self.stderr_path.parent.mkdir(parents=True, exist_ok=True)
         self._stderr = open(self.stderr_path, "wb")
         try:
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-                cwd=cwd, start_new_session=True, env=env, bufsize=0)
+                cwd=cwd, start_new_session=True, env=env)
         except OSError as exc:
             self._stderr.close()
             raise ProtocolFault(f"cannot start {self.command!r}: {exc.strerror or exc}") from None
@@ -110,7 +111,14 @@ class SystemProcess:
             try:
                 item = self._queue.get(timeout=min(_POLL, left))
             except queue.Empty:
-                continue
+                # a child of the system may hold stdout open after the system died: its exit
+                # is the end too (after a last look for what it wrote before dying)
+                if self.proc.poll() is None:
+                    continue
+                try:
+                    item = self._queue.get(timeout=0.2)
+                except queue.Empty:
+                    raise ProtocolFault(self._exit_reason("closed its output")) from None
             if isinstance(item, _Eof):
                 self._queue.put_nowait(item)  # every later receive sees the end too
                 raise ProtocolFault(self._exit_reason("closed its output"))
@@ -186,7 +194,8 @@ class SystemProcess:
     def stderr_tail(self, lines: int = 5, limit: int = 2000) -> str:
         """The last lines the system wrote to stderr (for the failure message)."""
         try:
-            self._stderr.flush()
+            if not self._stderr.closed:
+                self._stderr.flush()
             with open(self.stderr_path, "rb") as handle:
                 handle.seek(0, os.SEEK_END)
                 size = handle.tell()

@@ -18,6 +18,7 @@ from llgui.sim.run import run_simulation
 ORACLES = ["allies", "worst-first", "in-order", "random", "noisy:0.3"]
 SEEDED = {"random", "noisy:0.3"}
 SYSTEMS = {"mt": "mt_memory", "diarization": "diar_clusters"}
+BUDGETS = {"mt": 120.0, "diarization": 25.0}   # a few steps each: the suite stays fast
 
 
 def first_document_bundle(demo: Path, task: str, where: Path) -> Path:
@@ -39,7 +40,8 @@ def runs(request, tmp_path_factory, demo_dir):
     bundle = first_document_bundle(demo_dir, task, root / "in")
     out = {}
     for label, seed in (("a", 1), ("b", 1), ("c", 2)):
-        out[label] = run_simulation(bundle, [SYSTEMS[task]], ORACLES, root / label, seed=seed)
+        out[label] = run_simulation(bundle, [SYSTEMS[task]], ORACLES, root / label, seed=seed,
+                                    budget=BUDGETS[task])
     return task, bundle, out
 
 

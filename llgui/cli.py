@@ -117,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, metavar="S")
     p.add_argument("--timeout", type=float, default=30.0, metavar="SEC")
     p.add_argument("--out", type=Path, required=True, metavar="DIR")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     common(p)
     return parser
 
@@ -355,7 +356,12 @@ def cmd_compare(args) -> str:
 
 
 def cmd_simulate(args) -> str:
-    raise UsageError("simulate: not implemented yet")
+    from llgui.sim.cli import simulate_command
+
+    try:
+        return simulate_command(args)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ Keys (any other key is an error: a misspelt optional key would otherwise vanish 
   | segment   | {"start": s, "end": s}, end > start | absent or null                  |
 
 - `cost` (optional, null = absent): a number >= 0; absent means the cost model decides;
+- `elapsed_s` (optional): the system's reply time in seconds (written by `llgui simulate`;
+  read past, it scores nothing);
 - `adapted` (optional, null = absent = the hypothesis did not change), exactly one of:
   `{"path": FILE}`, a complete new hypothesis resolved against `base_dir` (default: the log's
   folder); MT: a text file read with `load_segments`, giving every line; diarization: an
@@ -54,7 +56,8 @@ from llgui.io.rttm import load_turns
 from llgui.io.text import load_segments
 
 SCHEMA_VERSION = 1
-KEYS = ("version", "doc", "step", "initiative", "kind", "target", "answer", "cost", "adapted")
+KEYS = ("version", "doc", "step", "initiative", "kind", "target", "answer", "cost", "adapted",
+        "elapsed_s")
 _REQUIRED = ("doc", "step", "initiative", "kind", "target")
 _TARGET_KEYS = {
     "reference": (("sentence",), ()),

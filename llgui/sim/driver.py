@@ -1,0 +1,531 @@
+"""The session driver: one system, one oracle, one bundle, step by step.
+
+`Session` is an object with methods, so a caller can drive it one step at a time (the live
+session of the window) or run it to the end (`Session.run`, used by `llgui.sim.run`):
+
+    session = Session(bundle, command, oracle, out)
+    session.start()                         # the system starts; hello both ways
+    for index in range(len(bundle.documents)):
+        session.begin_document(index)       # document -> h0
+        while session.next_step() is not None:
+            ...                             # one request/answer or correction/adapted
+        session.end_document()
+    result = session.finish()               # bye; run.json
+
+Every step is scored as it completes (S_cor, S_imp, S_adapt, S_pen of every metric of the
+bundle, on the core's cached statistics: `llgui.core.track`), appended to the log and
+flushed. A fault of the system (crash, hang past `timeout`, a message that breaks the
+protocol) raises `ProtocolFault` naming message, document, step and fault; `fail()` (called
+by `run`) ends the process group and writes run.json with exit 3, and everything completed
+before the fault is on disk and loadable. `close()` always ends the process group.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Sequence
+
+from llgui import __version__
+from llgui.core.cost import CostModel
+from llgui.core.jobs import Cancelled, check
+from llgui.core.penalty import make_track, minimal_supervision_rate
+from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
+from llgui.sim import protocol as P
+from llgui.sim.oracles import Move, Oracle, RefIndex, View, step_for
+from llgui.sim.output import RunWriter
+from llgui.sim.process import SystemProcess
+
+DEFAULT_BUDGET_SHARE = 0.6     # MT: 60 % of the document's reference words (ALLIES plans)
+DEFAULT_BUDGET_SECONDS = 60.0  # diarization: 60 s listened per document
+STEP_LIMIT_PER_SEGMENT = 4     # MT: at most 4 steps per sentence, whatever the costs
+STEP_LIMIT_DIAR = 10_000
+VIEW_METRIC = {"mt": "ter", "diarization": "der"}
+ERROR_METRIC = {"mt": ("ter", "wer"), "diarization": ("der",)}
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One completed step: the log's step and the scores of every metric after it."""
+
+    step: Step
+    elapsed_s: float
+    llgui_s: float
+    scores: dict           # metric -> (s_cor, s_imp, s_adapt, s_pen)
+    cum_cost: float
+    budget: float
+
+
+@dataclass(frozen=True)
+class DocumentResult:
+    doc: str
+    mode: str
+    budget: float
+    steps: int
+    cost: float
+    scores: dict           # metric -> {"s_base", "s_adapt", "s_pen", "msr"?}
+    errors: dict = field(default_factory=dict)  # metric -> (final errors, reference size)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A finished (or failed) run: what run.json holds, plus the folder."""
+
+    out: Path
+    run: dict
+    documents: tuple[DocumentResult, ...]
+    error: str | None = None
+
+    @property
+    def exit(self) -> int:
+        return int(self.run["exit"])
+
+
+class _DocScores:
+    """Live penalised scores of one document for every metric; the same arithmetic, in the
+    same order, as `llgui.core.penalty.replay`, so `llgui replay` of the log agrees."""
+
+    def __init__(self, document, metrics: Sequence[str], bundle: Bundle):
+        self.tracks = {m: make_track(document, m, bundle.settings, bundle.cost,
+                                     bundle.documents) for m in metrics}
+        self.base = {m: t.current() for m, t in self.tracks.items()}
+        self.penalty = {m: 0.0 for m in metrics}
+        self.last = dict(self.base)
+        self.s_pen = {m: s.score for m, s in self.base.items()}
+
+    def add(self, step: Step) -> dict:
+        out = {}
+        for m, track in self.tracks.items():
+            cor = track.corrected(step)
+            imp = track.impaired(step)
+            adapted = track.advance(step)
+            self.penalty[m] += imp.score - cor.score
+            self.last[m] = adapted
+            self.s_pen[m] = adapted.score + self.penalty[m]
+            out[m] = (cor.score, imp.score, adapted.score, self.s_pen[m])
+        return out
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def default_budget(document, budget: float | None, cost: CostModel) -> float:
+    if budget is not None:
+        return float(budget)
+    if isinstance(document, MTDocument):
+        words = sum(len(r.split()) for r in document.references[0])
+        return DEFAULT_BUDGET_SHARE * words * cost.reference_weight
+    return DEFAULT_BUDGET_SECONDS * cost.listen_weight
+
+
+class Session:
+    """One system driven through a bundle by one oracle (see the module text)."""
+
+    def __init__(self, bundle: Bundle, command: str | Sequence[str], oracle: Oracle,
+                 out: str | Path, *, system_name: str | None = None, mode: str | None = None,
+                 interactive_ratio: float | None = None, budget: float | None = None,
+                 seed: int = 0, timeout: float = 30.0, cwd: str | Path | None = None,
+                 should_stop: Callable[[], bool] | None = None,
+                 on_step: Callable[[StepRecord], None] | None = None):
+        if bundle.task not in ("mt", "diarization"):
+            raise ValueError(f"simulate needs an MT or diarization bundle, not {bundle.task!r}")
+        if mode is not None and mode not in P.MODES:
+            raise ValueError(f"mode must be one of {', '.join(P.MODES)}")
+        self.bundle, self.command, self.oracle = bundle, command, oracle
+        self.out = Path(out)
+        self.system_name = system_name
+        self.mode, self.ratio, self.budget, self.seed = mode, interactive_ratio, budget, seed
+        self.timeout, self.cwd = float(timeout), cwd
+        self.should_stop, self.on_step = should_stop, on_step
+        self.metrics = list(bundle.metrics)
+        view_metric = VIEW_METRIC[bundle.task]
+        self._score_metrics = self.metrics + ([view_metric] if view_metric not in self.metrics
+                                              else [])
+        self.process: SystemProcess | None = None
+        self.writer: RunWriter | None = None
+        self.hello: P.SystemHello | None = None
+        self.results: list[DocumentResult] = []
+        self.started = ""
+        self.number = 0          # system messages received
+        self.doc: str | None = None
+        self.step = 0
+        self._doc_state = None
+        self._others: dict[str, RefIndex] = {}
+        self.llgui_seconds = 0.0  # llgui's own time in steps (the system's excluded)
+
+    # -- the system -----------------------------------------------------------------------------
+
+    def _receive(self) -> tuple[P.SystemMessage, float]:
+        """The system's next message, parsed, and how long it took (seconds)."""
+        t0 = time.perf_counter()
+        try:
+            raw = self.process.receive(self.timeout, self.should_stop)
+        except P.ProtocolFault as fault:
+            raise P.ProtocolFault(fault.reason, self.number + 1, self.doc,
+                                  self._where_step()) from None
+        elapsed = time.perf_counter() - t0
+        self.number += 1
+        return (P.parse_system(raw, self.number, self.bundle.task, self.doc, self._where_step()),
+                elapsed)
+
+    def _send(self, message) -> None:
+        try:
+            self.process.send(P.encode(message))
+        except P.ProtocolFault as fault:
+            raise P.ProtocolFault(fault.reason, None, self.doc, self._where_step()) from None
+
+    def _where_step(self) -> int | None:
+        """The step for messages: 0 while h0 is awaited, None outside documents."""
+        return None if self.doc is None else self.step
+
+    def _fault(self, reason: str) -> P.ProtocolFault:
+        return P.ProtocolFault(reason, self.number, self.doc, self._where_step())
+
+    def start(self) -> P.SystemHello:
+        """Start the system and exchange hellos."""
+        self.started = _now()
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.writer = RunWriter(self.out, self.bundle)
+        self.process = SystemProcess(self.command, self.out / "system.stderr", cwd=self.cwd)
+        self._send(P.Hello(self.bundle.task, self.seed))
+        message, _ = self._receive()
+        if not isinstance(message, P.SystemHello):
+            raise self._fault(f"expected hello, got {message.type}")
+        self.hello = message
+        return message
+
+    # -- documents ------------------------------------------------------------------------------
+
+    def document_mode(self, index: int) -> str:
+        if self.mode is not None:
+            return self.mode
+        if self.ratio is not None:
+            import numpy as np
+
+            draw = np.random.default_rng([self.seed, index, 3]).random()
+            return "interactive" if draw < self.ratio else "active"
+        return self.oracle.default_mode
+
+    def begin_document(self, index: int) -> tuple:
+        """Send document `index`, receive and record h0; returns h0 (lines or turns)."""
+        document = self.bundle.documents[index]
+        self.doc, self.step = document.id, 0
+        mode = self.document_mode(index)
+        budget = default_budget(document, self.budget, self.bundle.cost)
+        is_mt = isinstance(document, MTDocument)
+        self._send(P.DocumentStart(
+            doc=document.id, time=document.time.text if document.time.is_date
+            else document.time.value, mode=mode, budget=budget,
+            source=document.source if is_mt else None,
+            hypothesis=tuple(document.hypothesis) if document.hypothesis else None,
+            uem=None if is_mt else document.uem))
+        message, _ = self._receive()
+        if not isinstance(message, P.Hypothesis):
+            raise self._fault(f"expected the hypothesis of the document, got {message.type}")
+        if message.doc != document.id:
+            raise self._fault(f"answers for document {message.doc!r}, expected {document.id!r}")
+        h0 = self._check_hypothesis(document, message)
+        written = self.writer.add_hypothesis(document, h0)
+        if is_mt:
+            document = MTDocument(document.id, document.time, tuple(h0), document.references,
+                                  document.source)
+        else:  # score the turns as a loader reads them back from the RTTM written
+            from llgui.io.rttm import load_turns
+
+            turns = load_turns(written).get(document.uri, ())
+            document = DiarDocument(document.id, document.time, document.uri,
+                                    document.reference, turns, document.uem)
+        scores = _DocScores(document, self._score_metrics, self.bundle)
+        view = View(document, scores.tracks[VIEW_METRIC[self.bundle.task]], self.bundle.cost,
+                    index, self.seed)
+        if not is_mt:
+            view.others = _LazyRefs(self.bundle)
+        self._doc_state = _DocState(document, mode, budget, scores, view)
+        return tuple(scores.tracks[self.metrics[0]].hypothesis)
+
+    def _check_hypothesis(self, document, message: P.Hypothesis):
+        if isinstance(document, MTDocument):
+            lines = message.lines
+            if len(lines) != document.n_segments:
+                raise self._fault(f"hypothesis has {len(lines)} lines, document "
+                                  f"{document.id!r} has {document.n_segments}")
+            for i, line in enumerate(lines, 1):
+                if len(line.splitlines()) > 1 or "\x00" in line:
+                    raise self._fault(f"hypothesis line {i} contains a line break")
+            return lines
+        turns = tuple(sorted(Turn(s, e, spk) for s, e, spk in message.turns if e > s))
+        self._check_times(document, [t for turn in turns for t in (turn.start, turn.end)],
+                          "hypothesis turn")
+        return turns
+
+    def _check_times(self, document: DiarDocument, times, what: str) -> None:
+        end = document.extent[1] + 3600.0  # a system may hypothesise past the reference
+        for t in times:
+            if t > end:
+                raise self._fault(f"{what} at {t:g} s is outside document "
+                                  f"{document.id!r} (0..{document.extent[1]:g} s)")
+
+    # -- steps ----------------------------------------------------------------------------------
+
+    def next_step(self) -> StepRecord | None:
+        """Run one step of the current document; None when the document has no more."""
+        state = self._doc_state
+        if state is None or state.done:
+            return None
+        check(self.should_stop)
+        document, view = state.document, state.view
+        limit = (STEP_LIMIT_PER_SEGMENT * document.n_segments
+                 if isinstance(document, MTDocument) else STEP_LIMIT_DIAR)
+        if state.mode == "none" or state.steps >= limit:
+            state.done = True
+            return None
+        self.step = state.steps + 1
+        waited = 0.0
+        if state.mode == "active":
+            message, waited = self._receive()
+            if isinstance(message, P.Stop):
+                state.done = True
+                return None
+            if not isinstance(message, P.Request):
+                raise self._fault(f"out of turn: expected a request or stop, got {message.type}")
+            t0 = time.perf_counter()
+            self._check_target(document, message.kind, message.target)
+            move = self.oracle.answer(message.kind, message.target, view)
+            cost = self._cost(move, state)
+            if state.cost + cost > state.budget + 1e-9:
+                self._send(P.Refused("budget"))
+                state.done = True
+                self.llgui_seconds += time.perf_counter() - t0
+                return None
+            move = self.oracle.distort(move, view)
+            self._send(P.Answer(move.kind, move.target, move.answer, cost))
+            initiative = "active"
+        else:
+            t0 = time.perf_counter()
+            costs: dict[int, float] = {}
+
+            def fits(candidate: Move) -> bool:
+                c = self._cost(candidate, state)
+                costs[id(candidate)] = c
+                return state.cost + c <= state.budget + 1e-9
+
+            move = self.oracle.volunteer(view, fits)
+            if move is None:
+                state.done = True
+                self.llgui_seconds += time.perf_counter() - t0
+                return None
+            cost = costs[id(move)]
+            move = self.oracle.distort(move, view)
+            self._send(P.Correction(move.kind, move.target, move.answer, cost))
+            initiative = "interactive"
+        llgui_s = time.perf_counter() - t0
+        reply, elapsed = self._receive()
+        t1 = time.perf_counter()
+        if not isinstance(reply, P.AdaptedReply):
+            raise self._fault(f"out of turn: expected adapted, got {reply.type}")
+        adapted = self._adapted(document, reply)
+        step = step_for(move, document.id, self.step, initiative, cost, adapted)
+        scores = state.scores.add(step)
+        state.steps += 1
+        state.cost += cost
+        if isinstance(move.target, SentenceTarget):
+            view.corrected_sentences.add(move.target.sentence - 1)
+        else:
+            view.corrected_windows.extend(view.track.windows(step))
+        self.writer.append_step(step, waited + elapsed)
+        llgui_s += time.perf_counter() - t1
+        self.llgui_seconds += llgui_s
+        record = StepRecord(step, waited + elapsed, llgui_s, scores, state.cost, state.budget)
+        if self.on_step is not None:
+            self.on_step(record)
+        return record
+
+    def _cost(self, move: Move, state) -> float:
+        probe = step_for(move, state.document.id, self.step or 1, "active")
+        return float(state.view.track.cost(probe, self.bundle.cost.with_(use_log_cost=False)))
+
+    def _check_target(self, document, kind: str, target) -> None:
+        if isinstance(document, MTDocument):
+            if not 1 <= target.sentence <= document.n_segments:
+                raise self._fault(f"target sentence {target.sentence} is outside 1.."
+                                  f"{document.n_segments} of document {document.id!r}")
+            return
+        times = [getattr(target, k) for k in ("t", "t1") if hasattr(target, k)]
+        self._check_times_strict(document, times)
+        if kind == "same":
+            doc2 = target.doc2
+            other = document
+            if doc2 is not None and doc2 != document.id:
+                try:
+                    other = self.bundle.document(doc2)
+                except KeyError:
+                    raise self._fault(f"target doc2 {doc2!r} is not in the bundle") from None
+            self._check_times_strict(other, [target.t2])
+
+    def _check_times_strict(self, document, times) -> None:
+        end = document.extent[1]
+        for t in times:
+            if t > end:
+                raise self._fault(f"target time {t:g} s is outside document {document.id!r} "
+                                  f"(0..{end:g} s)")
+
+    def _adapted(self, document, reply: P.AdaptedReply) -> Adapted | None:
+        if isinstance(document, MTDocument):
+            if reply.lines is None:
+                return None
+            for number, text in reply.lines.items():
+                if not 1 <= number <= document.n_segments:
+                    raise self._fault(f"adapted line {number} is outside 1.."
+                                      f"{document.n_segments} of document {document.id!r}")
+                if len(text.splitlines()) > 1 or "\x00" in text:
+                    raise self._fault(f"adapted line {number} contains a line break")
+            return Adapted(lines=dict(reply.lines)) if reply.lines else None
+        if reply.turns is None:
+            return None
+        turns = tuple(sorted(Turn(s, e, spk) for s, e, spk in reply.turns if e > s))
+        self._check_times(document, [t for turn in turns for t in (turn.start, turn.end)],
+                          "adapted turn")
+        return Adapted(turns=turns)
+
+    def end_document(self) -> DocumentResult:
+        """Close the current document: end_document to the system, its summary."""
+        state = self._doc_state
+        self._send(P.EndDocument(state.document.id))
+        scores, errors = {}, {}
+        for m in self.metrics + [e for e in ERROR_METRIC[self.bundle.task]
+                                 if e in self._score_metrics and e not in self.metrics]:
+            track = state.scores.tracks[m]
+            entry = {"s_base": state.scores.base[m].score,
+                     "s_adapt": state.scores.last[m].score,
+                     "s_pen": state.scores.s_pen[m]}
+            msr = minimal_supervision_rate(track.metric, state.cost, state.scores.last[m].stats)
+            if msr is not None:
+                entry["msr"] = msr
+                errors[m] = track.metric.errors(state.scores.last[m].stats)
+            scores[m] = entry
+        result = DocumentResult(state.document.id, state.mode, state.budget, state.steps,
+                                state.cost, scores, errors)
+        self.results.append(result)
+        self._doc_state = None
+        self.doc, self.step = None, 0
+        return result
+
+    # -- the end --------------------------------------------------------------------------------
+
+    def finish(self) -> RunResult:
+        """Say bye, wait for the system to exit (at most `timeout`), write run.json."""
+        try:
+            self._send(P.Bye())
+        except P.ProtocolFault:
+            pass  # it already left: the run is complete all the same
+        self.process.close(self.timeout)
+        return self._write_run(0, None)
+
+    def fail(self, error: BaseException) -> RunResult:
+        """End the process group and record the failure (exit 3; cancelled: exit 130)."""
+        tail = ""
+        if self.process is not None:
+            self.process.kill()
+            tail = self.process.stderr_tail()
+        if isinstance(error, P.ProtocolFault):
+            error = error.with_stderr(tail)
+            code = 3
+        elif isinstance(error, Cancelled):
+            code = 130
+        else:
+            code = 1
+        message = str(error) or type(error).__name__
+        return self._write_run(code, message), error
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+        if self.writer is not None:
+            self.writer.close()
+
+    def _write_run(self, code: int, error: str | None) -> RunResult:
+        run = {
+            "system": {"name": self.system_name or (self.hello.name if self.hello else ""),
+                       "version": self.hello.version if self.hello else "",
+                       "command": self.command if isinstance(self.command, str)
+                       else " ".join(self.command)},
+            "oracle": self.oracle.name,
+            "mode": self.mode,
+            "interactive_ratio": self.ratio,
+            "budget": self.budget,
+            "seed": self.seed,
+            "timeout": self.timeout,
+            "llgui": __version__,
+            "started": self.started,
+            "ended": _now(),
+            "exit": code,
+            "error": error,
+            "metrics": self.metrics,
+            "documents": [{"doc": r.doc, "mode": r.mode, "budget": r.budget, "steps": r.steps,
+                           "cost": r.cost, "scores": r.scores} for r in self.results],
+        }
+        run = _finite(run)
+        if self.writer is not None:
+            self.writer.write_run(run)
+            self.writer.close()
+        return RunResult(self.out, run, tuple(self.results), error)
+
+    def run(self, progress: Callable[[float], None] | None = None) -> RunResult:
+        """Run every document to the end; ProtocolFault / Cancelled propagate after the
+        folder is written (exit 3 / 130 in run.json)."""
+        n = len(self.bundle.documents)
+        try:
+            self.start()
+            for index in range(n):
+                self.begin_document(index)
+                while True:
+                    record = self.next_step()
+                    if record is None:
+                        break
+                    if progress is not None and record.budget > 0:
+                        progress((index + min(1.0, record.cum_cost / record.budget)) / n)
+                self.end_document()
+                if progress is not None:
+                    progress((index + 1) / n)
+            return self.finish()
+        except BaseException as error:
+            _, error = self.fail(error)
+            raise error from None
+        finally:
+            self.close()
+
+
+class _DocState:
+    def __init__(self, document, mode, budget, scores, view):
+        self.document, self.mode, self.budget = document, mode, budget
+        self.scores, self.view = scores, view
+        self.steps, self.cost, self.done = 0, 0.0, False
+
+
+class _LazyRefs(dict):
+    """doc id -> RefIndex of that document's reference, built on first use (cross-document
+    `same` requests)."""
+
+    def __init__(self, bundle: Bundle):
+        super().__init__()
+        self._docs = {d.id: d for d in bundle.documents}
+        self._window = bundle.cost.window
+
+    def get(self, key, default=None):
+        if key not in self and key in self._docs:
+            self[key] = RefIndex(self._docs[key].reference, self._window)
+        return super().get(key, default)
+
+
+def _finite(value):
+    """NaN/inf -> None, so run.json stays strict JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value

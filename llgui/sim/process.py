@@ -1,0 +1,206 @@
+"""The system under evaluation as a subprocess: one line out, one line in, with a timeout.
+
+`SystemProcess` starts the command in its own process group (`start_new_session`), so ending
+it ends every process it started; its stderr goes to a file; one reader thread reads stdout
+into a bounded queue, a line at most `MAX_LINE_BYTES` long (a system flooding stdout cannot
+exhaust memory: the reader stops at the limit and reports it). `receive(timeout)` waits for
+one line at most `timeout` seconds, checking `should_stop` every 50 ms.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+from llgui.core.jobs import Cancelled
+from llgui.sim import protocol
+from llgui.sim.protocol import ProtocolFault
+
+_POLL = 0.05  # seconds between should_stop checks while waiting for the system
+
+
+class _Eof:
+    pass
+
+
+class _Overlong:
+    pass
+
+
+class SystemProcess:
+    """A running system: `send(line)`, `receive(timeout) -> bytes`, `close()`, `kill()`."""
+
+    def __init__(self, command: str | Sequence[str], stderr_path: str | Path,
+                 cwd: str | Path | None = None, max_line: int | None = None,
+                 env: dict | None = None):
+        self.command = command if isinstance(command, str) else shlex.join(command)
+        argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not argv:
+            raise ValueError("the system command is empty")
+        self.max_line = max_line if max_line is not None else protocol.MAX_LINE_BYTES
+        self.stderr_path = Path(stderr_path)
+        self.stderr_path.parent.mkdir(parents=True, exist_ok=True)
+        self._stderr = open(self.stderr_path, "wb")
+        try:
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                cwd=cwd, start_new_session=True, env=env)
+        except OSError as exc:
+            self._stderr.close()
+            raise ProtocolFault(f"cannot start {self.command!r}: {exc.strerror or exc}") from None
+        self.pid = self.proc.pid
+        self._queue: queue.Queue = queue.Queue(maxsize=16)
+        self._ended = threading.Event()
+        self._reader = threading.Thread(target=self._read, name=f"system-{self.pid}",
+                                        daemon=True)
+        self._reader.start()
+
+    # -- the reader thread ----------------------------------------------------------------------
+
+    def _put(self, item) -> bool:
+        while not self._ended.is_set():
+            try:
+                self._queue.put(item, timeout=_POLL)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _read(self) -> None:
+        stream = self.proc.stdout
+        try:
+            while not self._ended.is_set():
+                line = stream.readline(self.max_line + 1)
+                if not line:
+                    break
+                if len(line) > self.max_line and not line.endswith(b"\n"):
+                    self._put(_Overlong())
+                    return
+                if not self._put(line):
+                    return
+        except (OSError, ValueError):
+            pass
+        self._put(_Eof())
+
+    # -- talking --------------------------------------------------------------------------------
+
+    def send(self, line: str) -> None:
+        """Write one line to the system's stdin; a system that closed it raises ProtocolFault."""
+        try:
+            self.proc.stdin.write(line.encode("utf-8"))
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise ProtocolFault(self._exit_reason("stopped reading its input")) from None
+
+    def receive(self, timeout: float, should_stop: Callable[[], bool] | None = None) -> bytes:
+        """The system's next line, within `timeout` seconds; ProtocolFault on a timeout, an
+        exit, an overlong line (number, doc and step are the caller's to add)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ProtocolFault(f"no reply within --timeout {timeout:g} s")
+            try:
+                item = self._queue.get(timeout=min(_POLL, left))
+            except queue.Empty:
+                # a child of the system may hold stdout open after the system died: its exit
+                # is the end too (after a last look for what it wrote before dying)
+                if self.proc.poll() is None:
+                    continue
+                try:
+                    item = self._queue.get(timeout=0.2)
+                except queue.Empty:
+                    raise ProtocolFault(self._exit_reason("closed its output")) from None
+            if isinstance(item, _Eof):
+                self._queue.put_nowait(item)  # every later receive sees the end too
+                raise ProtocolFault(self._exit_reason("closed its output"))
+            if isinstance(item, _Overlong):
+                raise ProtocolFault(f"a message longer than {self.max_line} bytes "
+                                    "(stdout flooded?)")
+            return item
+
+    def _exit_reason(self, what: str) -> str:
+        try:
+            code = self.proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            return f"the system {what}"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = str(-code)
+            return f"the system was killed by {name}"
+        return f"the system exited with code {code}"
+
+    # -- ending ---------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self, timeout: float) -> int | None:
+        """Close stdin and wait at most `timeout` for the system to exit, then end its process
+        group. Returns the exit code (None if it had to be killed)."""
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            code = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            code = None
+        self.kill()
+        return code
+
+    def kill(self) -> None:
+        """End the whole process group (the system and anything it started), now."""
+        self._ended.set()
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(self.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                break
+            try:
+                self.proc.wait(timeout=0.3)
+            except subprocess.TimeoutExpired:
+                continue
+            # the leader is gone; children in the group may linger: SIGKILL them too
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            break
+        try:
+            self.proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            self.proc.stdin.close()
+        except (OSError, ValueError):
+            pass
+        # stdout is not closed here: the reader thread may sit in readline, and closing a
+        # buffered stream under it blocks; the group is dead, so it sees EOF and ends
+        self._reader.join(timeout=1.0)
+        self._stderr.close()
+
+    def stderr_tail(self, lines: int = 5, limit: int = 2000) -> str:
+        """The last lines the system wrote to stderr (for the failure message)."""
+        try:
+            if not self._stderr.closed:
+                self._stderr.flush()
+            with open(self.stderr_path, "rb") as handle:
+                handle.seek(0, os.SEEK_END)
+                size = handle.tell()
+                handle.seek(max(0, size - limit))
+                text = handle.read().decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.strip().splitlines()[-lines:])

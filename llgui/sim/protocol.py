@@ -1,0 +1,448 @@
+"""Protocol version 1 between llgui and a system under evaluation (DESIGN.md section 8).
+
+JSON objects, one per line, UTF-8; llgui writes the system's stdin and reads its stdout. The
+messages are frozen dataclasses: `encode(message)` is the one writer (llgui's messages, and
+the system's for the reference systems and tests), `parse_system(...)` / `parse_llgui(...)`
+the one parser for each direction. A parser error names the message and its fault exactly:
+
+    system message 14 (doc X, step 3): unknown type 'adaptd'
+
+Targets are the core's types (`SentenceTarget`, `SameTarget`, `PointTarget`, `SpanTarget`);
+MT lines are 1-based; times are seconds; turns are (start, end, speaker) triples.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Mapping, Union
+
+from llgui.core.errors import SystemFailed
+from llgui.core.types import (
+    DIAR_KINDS, MT_KINDS, PointTarget, SameTarget, SentenceTarget, SpanTarget, Target, Turn,
+)
+
+PROTOCOL_VERSION = 1
+MAX_LINE_BYTES = 16 * 1024 * 1024
+"""Longest message accepted from a system (a 3-hour show's turn list is ~200 kB)."""
+
+KINDS = {"mt": MT_KINDS, "diarization": DIAR_KINDS}
+REQUEST_KINDS = {"mt": ("reference",), "diarization": ("same", "boundary", "name")}
+MODES = ("active", "interactive", "none")
+
+TurnList = tuple[tuple[float, float, str], ...]
+
+
+# --------------------------------------------------------------------------------------------
+# llgui -> system
+
+
+@dataclass(frozen=True)
+class Hello:
+    task: str
+    seed: int
+    protocol: int = PROTOCOL_VERSION
+    type = "hello"
+
+
+@dataclass(frozen=True)
+class DocumentStart:
+    """A document to process; `hypothesis` is the bundle's (lines, or turns), when it has one."""
+
+    doc: str
+    time: object
+    mode: str
+    budget: float
+    source: tuple[str, ...] | None = None
+    hypothesis: tuple | None = None
+    uem: tuple[tuple[float, float], ...] | None = None
+    type = "document"
+
+
+@dataclass(frozen=True)
+class Answer:
+    kind: str
+    target: Target
+    answer: object
+    cost: float
+    type = "answer"
+
+
+@dataclass(frozen=True)
+class Refused:
+    reason: str = "budget"
+    type = "refused"
+
+
+@dataclass(frozen=True)
+class Correction:
+    kind: str
+    target: Target
+    answer: object
+    cost: float
+    type = "correction"
+
+
+@dataclass(frozen=True)
+class EndDocument:
+    doc: str
+    type = "end_document"
+
+
+@dataclass(frozen=True)
+class Bye:
+    type = "bye"
+
+
+# --------------------------------------------------------------------------------------------
+# system -> llgui
+
+
+@dataclass(frozen=True)
+class SystemHello:
+    name: str
+    version: str = ""
+    type = "hello"
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """h0 of a document: `lines` (MT) or `turns` (diarization)."""
+
+    doc: str
+    lines: tuple[str, ...] | None = None
+    turns: TurnList | None = None
+    type = "hypothesis"
+
+
+@dataclass(frozen=True)
+class Request:
+    kind: str
+    target: Target
+    type = "request"
+
+
+@dataclass(frozen=True)
+class Stop:
+    type = "stop"
+
+
+@dataclass(frozen=True)
+class AdaptedReply:
+    """The system's hypothesis after a step: changed MT lines (1-based), the whole new turn
+    list, or neither (unchanged)."""
+
+    lines: Mapping[int, str] | None = field(default=None, hash=False)
+    turns: TurnList | None = None
+    type = "adapted"
+
+
+LlguiMessage = Union[Hello, DocumentStart, Answer, Refused, Correction, EndDocument, Bye]
+SystemMessage = Union[SystemHello, Hypothesis, Request, Stop, AdaptedReply]
+
+
+# --------------------------------------------------------------------------------------------
+# Faults
+
+
+class ProtocolFault(SystemFailed):
+    """The system broke the protocol, crashed or hung: names the message, document and step."""
+
+    def __init__(self, reason: str, number: int | None = None, doc: str | None = None,
+                 step: int | None = None, stderr_tail: str = ""):
+        self.reason, self.number, self.doc, self.step = reason, number, doc, step
+        self.stderr_tail = stderr_tail
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        where = []
+        if self.doc is not None:
+            where.append(f"doc {self.doc}")
+        if self.step is not None:
+            where.append(f"step {self.step}")
+        context = f" ({', '.join(where)})" if where else ""
+        head = (f"system message {self.number}" if self.number is not None else "system")
+        text = f"{head}{context}: {self.reason}"
+        if self.stderr_tail:
+            text += "\n  its stderr ends with:\n" + "\n".join(
+                "    " + line for line in self.stderr_tail.splitlines())
+        return text
+
+    def with_stderr(self, tail: str) -> "ProtocolFault":
+        return ProtocolFault(self.reason, self.number, self.doc, self.step, tail)
+
+
+class _Bad(ValueError):
+    pass
+
+
+# --------------------------------------------------------------------------------------------
+# Writer
+
+
+def target_to_json(target: Target) -> dict:
+    if isinstance(target, SentenceTarget):
+        return {"sentence": target.sentence}
+    if isinstance(target, SameTarget):
+        out: dict = {"t1": target.t1, "t2": target.t2}
+        if target.doc2 is not None:
+            out["doc2"] = target.doc2
+        return out
+    if isinstance(target, PointTarget):
+        return {"t": target.t}
+    if isinstance(target, SpanTarget):
+        return {"start": target.start, "end": target.end}
+    raise TypeError(f"not a target: {target!r}")
+
+
+def turns_to_json(turns) -> list:
+    return [[float(t[0]), float(t[1]), str(t[2])] if not isinstance(t, Turn)
+            else [t.start, t.end, t.speaker] for t in turns]
+
+
+def to_json(message) -> dict:
+    """The JSON object of a message (either direction)."""
+    out: dict = {"type": message.type}
+    if isinstance(message, Hello):
+        out.update(protocol=message.protocol, task=message.task, seed=message.seed)
+    elif isinstance(message, DocumentStart):
+        out.update(doc=message.doc, time=message.time, mode=message.mode,
+                   budget=message.budget)
+        if message.source is not None:
+            out["source"] = list(message.source)
+        if message.hypothesis is not None:
+            hyp = list(message.hypothesis)
+            out["hypothesis"] = (turns_to_json(hyp) if hyp and not isinstance(hyp[0], str)
+                                 else hyp)
+        if message.uem is not None:
+            out["uem"] = [list(span) for span in message.uem]
+    elif isinstance(message, (Answer, Correction)):
+        answer = message.answer
+        if isinstance(answer, tuple):
+            answer = list(answer)
+        if isinstance(answer, list) and answer and isinstance(answer[0], (tuple, Turn)):
+            answer = turns_to_json(answer)
+        out.update(kind=message.kind, target=target_to_json(message.target), answer=answer,
+                   cost=message.cost)
+    elif isinstance(message, Refused):
+        out["reason"] = message.reason
+    elif isinstance(message, EndDocument):
+        out["doc"] = message.doc
+    elif isinstance(message, SystemHello):
+        out.update(name=message.name, version=message.version)
+    elif isinstance(message, Hypothesis):
+        out["doc"] = message.doc
+        if message.lines is not None:
+            out["lines"] = list(message.lines)
+        if message.turns is not None:
+            out["turns"] = turns_to_json(message.turns)
+    elif isinstance(message, Request):
+        out.update(kind=message.kind, target=target_to_json(message.target))
+    elif isinstance(message, AdaptedReply):
+        if message.lines is not None:
+            out["lines"] = {str(k): v for k, v in sorted(message.lines.items())}
+        if message.turns is not None:
+            out["turns"] = turns_to_json(message.turns)
+    return out
+
+
+def encode(message) -> str:
+    """One protocol line (with its newline), compact, UTF-8 safe, no NaN."""
+    return json.dumps(to_json(message), ensure_ascii=False, allow_nan=False,
+                      separators=(",", ":")) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# Parser
+
+
+def _no_constant(name: str):
+    raise _Bad(f"{name} is not JSON")
+
+
+def _decode(raw: bytes | str) -> dict:
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _Bad(f"not UTF-8 (byte {exc.start + 1})") from None
+    text = raw.strip()
+    if not text:
+        raise _Bad("an empty line is not a message")
+    try:
+        obj = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise _Bad(f"not valid JSON ({exc.msg}, column {exc.colno}): {shown!r}") from None
+    except RecursionError:
+        raise _Bad("not valid JSON: nested too deeply") from None
+    except ValueError as exc:
+        raise _Bad(f"not valid JSON: {exc}") from None
+    if not isinstance(obj, dict):
+        raise _Bad(f"expected a JSON object, got {type(obj).__name__}")
+    if "type" not in obj:
+        raise _Bad("missing key 'type'")
+    return obj
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _number(value: object, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _Bad(f"{what} must be a number, not {_show(value)}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise _Bad(f"{what} must be finite")
+    return value
+
+
+def _time(value: object, what: str) -> float:
+    t = _number(value, what)
+    if t < 0:
+        raise _Bad(f"{what} must be >= 0 seconds, not {_show(value)}")
+    return t
+
+
+def _string(value: object, what: str, empty: bool = True) -> str:
+    if not isinstance(value, str) or (not empty and not value):
+        raise _Bad(f"{what} must be a {'' if empty else 'non-empty '}string, not {_show(value)}")
+    return value
+
+
+def parse_target(kind: str, value: object) -> Target:
+    if not isinstance(value, dict):
+        raise _Bad(f"target must be an object, not {_show(value)}")
+    try:
+        if kind in MT_KINDS:
+            sentence = value["sentence"]
+            if isinstance(sentence, bool) or not isinstance(sentence, int) or sentence < 1:
+                raise _Bad(f"target sentence must be an integer >= 1, not {_show(sentence)}")
+            return SentenceTarget(sentence)
+        if kind == "same":
+            doc2 = value.get("doc2")
+            if doc2 is not None:
+                _string(doc2, "target doc2", empty=False)
+            return SameTarget(_time(value["t1"], "target t1"), _time(value["t2"], "target t2"),
+                              doc2)
+        if kind in ("boundary", "name"):
+            return PointTarget(_time(value["t"], "target t"))
+        if kind == "segment":
+            start, end = _time(value["start"], "target start"), _time(value["end"], "target end")
+            if end <= start:
+                raise _Bad("target end is not after start")
+            return SpanTarget(start, end)
+    except KeyError as exc:
+        raise _Bad(f"target of a {kind} request: missing key {exc.args[0]!r}") from None
+    raise _Bad(f"unknown kind {_show(kind)}")
+
+
+def parse_turns(value: object, what: str = "turns") -> TurnList:
+    if not isinstance(value, list):
+        raise _Bad(f"{what} must be a list of [start, end, speaker], not {_show(value)}")
+    out = []
+    for i, item in enumerate(value, 1):
+        if not isinstance(item, list) or len(item) != 3:
+            raise _Bad(f"{what} item {i} must be [start, end, speaker], not {_show(item)}")
+        start = _time(item[0], f"{what} item {i} start")
+        end = _time(item[1], f"{what} item {i} end")
+        if end < start:
+            raise _Bad(f"{what} item {i} ends before it starts")
+        out.append((start, end, _string(item[2], f"{what} item {i} speaker", empty=False)))
+    return tuple(out)
+
+
+def _parse_lines(value: object, what: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _Bad(f"{what} must be a list of strings")
+    return tuple(value)
+
+
+def _parse_changed(value: object) -> dict[int, str]:
+    if not isinstance(value, dict):
+        raise _Bad(f"lines must be an object {{\"12\": \"text\"}}, not {_show(value)}")
+    out = {}
+    for key, text in value.items():
+        if not key.isdigit() or key.startswith("0"):
+            raise _Bad(f"lines key {_show(key)} is not a line number >= 1")
+        out[int(key)] = _string(text, f"line {key}")
+        if "\n" in text or "\r" in text:
+            raise _Bad(f"line {key} contains a line break")
+    return out
+
+
+def parse_system(raw: bytes | str, number: int, task: str, doc: str | None = None,
+                 step: int | None = None) -> SystemMessage:
+    """Parse the system's message number `number` (1-based) sent while llgui was at (`doc`,
+    `step`); raises `ProtocolFault` naming them and the fault. Checks shape only: whether the
+    message fits the turn and the document is the session's business."""
+    try:
+        obj = _decode(raw)
+        kind = obj["type"]
+        if kind == "hello":
+            return SystemHello(_string(obj.get("name", ""), "name"),
+                               str(obj.get("version", "")))
+        if kind == "hypothesis":
+            name = _string(obj.get("doc"), "doc", empty=False)
+            if task == "mt":
+                if "lines" not in obj:
+                    raise _Bad("an MT hypothesis needs 'lines'")
+                return Hypothesis(name, lines=_parse_lines(obj["lines"], "lines"))
+            if "turns" not in obj:
+                raise _Bad("a diarization hypothesis needs 'turns'")
+            return Hypothesis(name, turns=parse_turns(obj["turns"]))
+        if kind == "request":
+            what = obj.get("kind")
+            if what not in REQUEST_KINDS[task]:
+                raise _Bad(f"unknown request kind {_show(what)} for {task} "
+                           f"(expected: {', '.join(REQUEST_KINDS[task])})")
+            return Request(what, parse_target(what, obj.get("target")))
+        if kind == "stop":
+            return Stop()
+        if kind == "adapted":
+            if task == "mt":
+                if "turns" in obj:
+                    raise _Bad("an MT system adapts 'lines', not 'turns'")
+                lines = obj.get("lines")
+                return AdaptedReply(lines=None if lines is None else _parse_changed(lines))
+            if "lines" in obj:
+                raise _Bad("a diarization system adapts 'turns', not 'lines'")
+            turns = obj.get("turns")
+            return AdaptedReply(turns=None if turns is None else parse_turns(turns))
+        raise _Bad(f"unknown type {_show(kind)}")
+    except _Bad as exc:
+        raise ProtocolFault(str(exc), number, doc, step) from None
+
+
+def parse_llgui(raw: bytes | str) -> LlguiMessage:
+    """Parse one of llgui's messages (for systems written in Python, the reference ones)."""
+    obj = _decode(raw)
+    kind = obj["type"]
+    if kind == "hello":
+        return Hello(obj["task"], int(obj.get("seed", 0)), int(obj.get("protocol", 1)))
+    if kind == "document":
+        hyp = obj.get("hypothesis")
+        if hyp is not None and hyp and not isinstance(hyp[0], str):
+            hyp = parse_turns(hyp, "hypothesis")
+        elif hyp is not None:
+            hyp = tuple(hyp)
+        uem = obj.get("uem")
+        return DocumentStart(obj["doc"], obj.get("time"), obj["mode"], float(obj["budget"]),
+                             tuple(obj["source"]) if obj.get("source") is not None else None,
+                             hyp, tuple(tuple(s) for s in uem) if uem is not None else None)
+    if kind in ("answer", "correction"):
+        cls = Answer if kind == "answer" else Correction
+        answer = obj.get("answer")
+        if isinstance(answer, list) and answer and isinstance(answer[0], list):
+            answer = parse_turns(answer, "answer")
+        return cls(obj["kind"], parse_target(obj["kind"], obj["target"]), answer,
+                   float(obj.get("cost", 0.0)))
+    if kind == "refused":
+        return Refused(str(obj.get("reason", "")))
+    if kind == "end_document":
+        return EndDocument(obj["doc"])
+    if kind == "bye":
+        return Bye()
+    raise _Bad(f"unknown type {_show(kind)}")

@@ -1,0 +1,176 @@
+"""`llgui simulate` as a long job: every system with every oracle, and the panel.
+
+`run_simulation(bundle_path, systems, oracles, out, ..., progress=None, should_stop=None)`
+is a plain job function (`llgui.core.jobs`): the CLI calls it with a terminal progress bar,
+the window on a worker. One run writes its folder in `out`; several systems or oracles write
+`out/SYSTEM/ORACLE/` each, and `out/panel.json` (`llgui.core.oracle_panel`).
+
+A system that fails (exit 3) does not stop the other runs of a panel; the first failure is
+raised at the end, after panel.json is written. A cancelled job ends the running system's
+process group at once and raises `Cancelled`.
+"""
+from __future__ import annotations
+
+import json
+import math
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from llgui.core.atomic import write_atomic
+from llgui.core.errors import SystemFailed
+from llgui.core.oracle_panel import Panel, PanelRun, make_panel
+from llgui.sim.driver import ERROR_METRIC, RunResult, Session
+from llgui.sim.oracles import make_oracle, oracle_folder
+
+REFERENCE_SYSTEMS = ("static", "mt_memory", "diar_clusters")
+
+
+@dataclass(frozen=True)
+class SystemSpec:
+    name: str
+    command: tuple[str, ...]
+
+    @property
+    def command_text(self) -> str:
+        return shlex.join(self.command)
+
+
+def parse_system(spec: str, python: str = sys.executable) -> SystemSpec:
+    """`[NAME=]COMMAND`; a bare reference-system name (static, mt_memory, diar_clusters)
+    runs `python -m llgui.systems.NAME`."""
+    name = None
+    text = spec.strip()
+    head, sep, rest = text.partition("=")
+    if sep and head and " " not in head and "/" not in head and rest.strip():
+        name, text = head, rest.strip()
+    if text in REFERENCE_SYSTEMS:
+        return SystemSpec(name or text, (python, "-m", f"llgui.systems.{text}"))
+    try:
+        argv = tuple(shlex.split(text))
+    except ValueError as exc:
+        raise ValueError(f"--system {spec!r}: {exc}") from None
+    if not argv:
+        raise ValueError(f"--system {spec!r}: empty command")
+    if name is None:
+        if len(argv) >= 3 and argv[1] == "-m":
+            name = argv[2].rsplit(".", 1)[-1]
+        else:
+            name = Path(argv[-1]).stem or Path(argv[0]).name
+    return SystemSpec(name, argv)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    system: str
+    oracle: str
+    out: Path
+    result: RunResult | None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Simulation:
+    out: Path
+    outcomes: tuple[RunOutcome, ...]
+    panel: Panel | None
+    metric: str
+    msr_metric: str | None
+
+
+def run_summary(result: RunResult, metric: str, msr_metric: str | None) -> PanelRun:
+    """Means over documents of S_base, S_adapt, S_pen (`metric`), the pooled MSR."""
+    docs = result.documents
+    def mean(key):
+        values = [d.scores[metric][key] for d in docs if metric in d.scores
+                  and d.scores[metric][key] is not None]
+        return float(sum(values) / len(values)) if values else None
+    msr = None
+    if msr_metric is not None:
+        errors = [d.errors.get(msr_metric) for d in docs]
+        if docs and all(e is not None for e in errors):
+            size = sum(e[1] for e in errors)
+            if size > 0:
+                msr = 100.0 * (sum(d.cost for d in docs) + sum(e[0] for e in errors)) / size
+    return PanelRun(system="", oracle="", s_base=mean("s_base"), s_adapt=mean("s_adapt"),
+                    s_pen=mean("s_pen"), msr=msr, cost=float(sum(d.cost for d in docs)),
+                    exit=result.exit)
+
+
+def run_simulation(
+    bundle_path: str | Path,
+    systems: Sequence[str | SystemSpec],
+    oracles: Sequence[str] = ("allies",),
+    out: str | Path = "simulation",
+    *,
+    budget: float | None = None,
+    mode: str | None = None,
+    interactive_ratio: float | None = None,
+    seed: int = 0,
+    timeout: float = 30.0,
+    progress: Callable[[float], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    on_step: Callable | None = None,
+) -> Simulation:
+    from llgui.io.bundle import load_bundle
+
+    bundle = load_bundle(bundle_path)
+    if bundle.task not in ("mt", "diarization"):
+        raise ValueError(f"simulate needs an MT or diarization bundle, not a {bundle.task} one")
+    specs = [s if isinstance(s, SystemSpec) else parse_system(s) for s in systems]
+    names = [s.name for s in specs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two systems are named {next(n for n in names if names.count(n) > 1)!r}"
+                         ": name them with NAME=COMMAND")
+    made = [make_oracle(o) for o in oracles]
+    if len({o.name for o in made}) != len(made):
+        raise ValueError("an oracle is given twice")
+    out = Path(out)
+    several = len(specs) * len(made) > 1
+    metric = bundle.metrics[0]
+    msr_metric = next((m for m in ERROR_METRIC[bundle.task] if m in bundle.metrics),
+                      ERROR_METRIC[bundle.task][0])
+    outcomes: list[RunOutcome] = []
+    first_failure: SystemFailed | None = None
+    total = len(specs) * len(made)
+    for i, spec in enumerate(specs):
+        for j, oracle in enumerate(made):
+            k = i * len(made) + j
+            folder = out / spec.name / oracle_folder(oracle.name) if several else out
+            sub = None
+            if progress is not None:
+                def sub(f, k=k):
+                    progress((k + f) / total)
+            session = Session(bundle, spec.command, oracle, folder, system_name=spec.name,
+                              mode=mode, interactive_ratio=interactive_ratio, budget=budget,
+                              seed=seed, timeout=timeout, should_stop=should_stop,
+                              on_step=on_step)
+            try:
+                result = session.run(sub)
+            except SystemFailed as error:
+                if not several:
+                    raise
+                first_failure = first_failure or error
+                outcomes.append(RunOutcome(spec.name, oracle.name, folder, None, str(error)))
+                continue
+            outcomes.append(RunOutcome(spec.name, oracle.name, folder, result))
+    panel = None
+    if several:
+        runs = []
+        for o in outcomes:
+            if o.result is None:
+                runs.append(PanelRun(o.system, o.oracle, None, None, None, None, math.nan, 3))
+                continue
+            summary = run_summary(o.result, metric, msr_metric)
+            runs.append(PanelRun(o.system, o.oracle, summary.s_base, summary.s_adapt,
+                                 summary.s_pen, summary.msr, summary.cost, summary.exit))
+        panel = make_panel(runs, metric, msr_metric)
+        data = panel.to_dict()
+        data["runs"] = [dict(r, folder=str(o.out.relative_to(out)))
+                        for r, o in zip(data["runs"], outcomes)]
+        write_atomic(out / "panel.json", json.dumps(data, indent=2, allow_nan=False) + "\n")
+    if first_failure is not None:
+        raise first_failure
+    return Simulation(out, tuple(outcomes), panel, metric, msr_metric)

@@ -1,0 +1,120 @@
+"""`mt_memory`: an MT adaptation layer that learns from the human's corrections.
+
+It starts from the bundle's hypothesis (the source when there is none). In active mode it asks
+for the reference of the sentence it is least sure of: the one with the most words no
+correction has confirmed yet. From every answer or post-edit it adopts the corrected
+sentence, aligns it with what it had written (`difflib` on words) and learns the substitutions
+of up to `MAX_PHRASE` words; it applies the rules it has learned to the rest of the document
+and to every later document (a rule seen with several targets takes the most frequent). It
+never reads a reference except the ones it is given. Run as `python -m llgui.systems.mt_memory`.
+"""
+from __future__ import annotations
+
+import sys
+from collections import Counter, defaultdict
+from difflib import SequenceMatcher
+
+from llgui.sim import protocol as P
+from llgui.systems._serve import System, serve
+
+MAX_PHRASE = 3
+
+
+def learn_rules(seen: list[str], corrected: list[str]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Word substitutions (source phrase -> target phrase) between two versions of a
+    sentence; each source phrase keeps one word of context on each side when it has it, so a
+    common word is not rewritten everywhere."""
+    rules = []
+    matcher = SequenceMatcher(a=seen, b=corrected, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op != "replace" or i2 - i1 > MAX_PHRASE or j2 - j1 > MAX_PHRASE + 1:
+            continue
+        left = 1 if i1 > 0 and j1 > 0 and seen[i1 - 1] == corrected[j1 - 1] else 0
+        right = 1 if i2 < len(seen) and j2 < len(corrected) and seen[i2] == corrected[j2] else 0
+        rules.append((tuple(seen[i1 - left:i2 + right]), tuple(corrected[j1 - left:j2 + right])))
+    return rules
+
+
+def apply_rules(words: list[str], rules: dict[tuple[str, ...], tuple[str, ...]]) -> list[str]:
+    """Rewrite `words` left to right, longest source phrase first, never re-reading output."""
+    if not rules:
+        return words
+    longest = max(len(k) for k in rules)
+    out, i = [], 0
+    while i < len(words):
+        for size in range(min(longest, len(words) - i), 0, -1):
+            target = rules.get(tuple(words[i:i + size]))
+            if target is not None:
+                out.extend(target)
+                i += size
+                break
+        else:
+            out.append(words[i])
+            i += 1
+    return out
+
+
+class MTMemory(System):
+    name = "mt_memory"
+    version = "1"
+
+    def __init__(self) -> None:
+        self.counts: dict[tuple[str, ...], Counter] = defaultdict(Counter)
+        self.rules: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self.confirmed: set[str] = set()
+
+    def document(self, message: P.DocumentStart) -> P.Hypothesis:
+        base = message.hypothesis if message.hypothesis is not None else message.source or ()
+        self.lines = [" ".join(apply_rules(line.split(), self.rules)) if self.rules else line
+                      for line in base]
+        self.fixed: set[int] = set()
+        self.asked: set[int] = set()
+        return P.Hypothesis(message.doc, lines=tuple(self.lines))
+
+    def request(self) -> P.Request | None:
+        best, best_key = None, None
+        for i, line in enumerate(self.lines):
+            if i in self.asked or i in self.fixed:
+                continue
+            words = line.split()
+            key = (sum(1 for w in words if w not in self.confirmed), len(words), -i)
+            if best_key is None or key > best_key:
+                best, best_key = i, key
+        if best is None:
+            return None
+        self.asked.add(best)
+        return P.Request("reference", P.SentenceTarget(best + 1))
+
+    def learn(self, message) -> P.AdaptedReply:
+        index = message.target.sentence - 1
+        corrected = message.answer if isinstance(message.answer, str) else ""
+        seen = self.lines[index]
+        changed = {}
+        if corrected != seen:
+            changed[index] = corrected
+        self.lines[index] = corrected
+        self.fixed.add(index)
+        self.confirmed.update(corrected.split())
+        new_rules = {}
+        for source, target in learn_rules(seen.split(), corrected.split()):
+            self.counts[source][target] += 1
+            best = max(sorted(self.counts[source].items()), key=lambda kv: kv[1])[0]
+            if self.rules.get(source) != best:
+                self.rules[source] = best
+                new_rules[source] = best
+        if new_rules:
+            for i, line in enumerate(self.lines):
+                if i in self.fixed:
+                    continue
+                words = line.split()
+                if not any(s[0] in words for s in new_rules):
+                    continue
+                text = " ".join(apply_rules(words, new_rules))
+                if text != line:
+                    self.lines[i] = text
+                    changed[i] = text
+        return P.AdaptedReply(lines={i + 1: t for i, t in changed.items()} or None)
+
+
+if __name__ == "__main__":
+    sys.exit(serve(MTMemory()))

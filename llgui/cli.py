@@ -204,10 +204,15 @@ def cmd_replay(args) -> str:
     from llgui.io import export
 
     bundle = _load(args.bundle)
-    if bundle.task == "detection":
-        raise UsageError("detection bundles have no interaction log to replay")
+    if bundle.task == "detection" and not bundle.steps:
+        raise UsageError(f"{args.bundle} has no interaction log to replay")
     metric = args.metric or bundle.metrics[0]
     _check_metrics(bundle.task, [metric])
+    if bundle.task == "detection" and metric == "eer":
+        metric = "err" if args.metric is None else metric
+        if args.metric is not None:
+            raise UsageError("eer has no penalised form here: replay err (the error rate at "
+                             "the threshold), min_dcf or act_dcf")
     try:
         document = bundle.document(args.doc)
     except KeyError:
@@ -216,7 +221,10 @@ def cmd_replay(args) -> str:
                          + (", ..." if len(bundle.documents) > 10 else "") + ")") from None
     if args.mode == "llmt" and metric != "bleu":
         raise UsageError("mode llmt is the WMT lifelong MT scorer: it is defined for bleu only")
-    track = make_track(document, metric, bundle.settings, bundle.cost, bundle.documents)
+    try:
+        track = make_track(document, metric, bundle.settings, bundle.cost, bundle.documents)
+    except ValueError as error:   # e.g. a detection operating point outside (0, 1)
+        raise UsageError(str(error)) from None
     result = replay(track, bundle.steps_of(document.id), bundle.cost, doc=document.id,
                     mode=args.mode)
     report = export.replay_report(result)

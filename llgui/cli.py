@@ -15,6 +15,7 @@ llgui.core, llgui.io (and llgui.sim / llgui.dist for their commands) only: Qt is
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import traceback
 from pathlib import Path
@@ -77,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--key", type=Path, metavar="KEY", help="NIST/Kaldi trial key")
     p.add_argument("--dcf", default="0.01,1,1", metavar="P_TARGET,C_MISS,C_FA",
                    help="DCF parameters (default: 0.01,1,1)")
+    p.add_argument("--threshold", type=float, metavar="T",
+                   help="also give counts, precision, recall, F1 and error rate when accepting "
+                        "score >= T")
     p.add_argument("--eer-method", choices=("rocch", "threshold"), default="rocch",
                    help="EER method (default: rocch, the ROC convex hull)")
     common(p)
@@ -277,13 +281,15 @@ def cmd_det(args) -> str:
         raise LoadError([Problem(str(args.scores[names.index(dup)]), 0,
                                  f"two score files are named {dup!r}: systems are named by "
                                  "file stem, rename one")])
-    return _det_output(trials, dcf, args.eer_method, args.format)
+    if args.threshold is not None and not math.isfinite(args.threshold):
+        raise UsageError(f"--threshold {args.threshold}: expected a finite number")
+    return _det_output(trials, dcf, args.eer_method, args.format, args.threshold)
 
 
-def _det_output(trials, dcf, method: str, fmt: str) -> str:
+def _det_output(trials, dcf, method: str, fmt: str, threshold: float | None = None) -> str:
     from llgui.io import export
 
-    report = export.det_report(trials, dcf, method)
+    report = export.det_report(trials, dcf, method, threshold)
     if fmt == "json":
         return export.to_json(report)
     if fmt == "csv":

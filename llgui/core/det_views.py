@@ -149,3 +149,29 @@ def nearest_trials(scores, threshold: float, k: int = 20) -> np.ndarray:
         return np.empty(0, dtype=np.int64)
     part = np.argpartition(distance, k - 1)[:k]
     return part[np.lexsort((part, distance[part]))]
+
+
+def at_threshold_curve(curve: DetCurve, threshold: float) -> AtThreshold:
+    """`at_threshold` read off a DET curve's counts: one binary search (the GUI's threshold
+    follows the mouse on a million trials without touching the scores)."""
+    k = int(np.searchsorted(curve.thresholds, threshold, side="left"))
+    fn = int(curve.n_miss[k])
+    fp = int(curve.n_fa[k])
+    return _rates(float(threshold), curve.n_target - fn, fp, curve.n_nontarget - fp, fn)
+
+
+def nearest_point(curve: DetCurve, x: float, y: float) -> int:
+    """Index of the curve point nearest to (x, y) on probit axes (x: probit of P_fa, y: of
+    P_miss), as a click on a DET plot means it."""
+    from llgui.core.det import probit
+
+    return int(np.argmin((probit(curve.p_fa) - x) ** 2 + (probit(curve.p_miss) - y) ** 2))
+
+
+def point_threshold(curve: DetCurve, k: int) -> float:
+    """A finite threshold giving curve point k: its score, or for the last point (+inf,
+    reject everything) the next float above the highest score."""
+    t = float(curve.thresholds[k])
+    if np.isfinite(t):
+        return t
+    return float(np.nextafter(curve.thresholds[-2], np.inf)) if curve.thresholds.size > 1 else 0.0

@@ -113,3 +113,23 @@ def test_det_threshold_json_equals_scikit_learn(capsys):
                      "--threshold", "0.5", "--format", "csv"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert header.endswith("threshold,tp,fp,tn,fn,precision,recall,f1,error_rate")
+
+
+def test_reading_counts_off_the_curve_equals_counting_trials():
+    from llgui.core.det_views import at_threshold_curve, nearest_point, point_threshold
+
+    rng = np.random.default_rng(9)
+    scores = rng.normal(size=400).round(1)
+    labels = rng.random(400) < 0.3
+    curve = det_curve(scores, labels)
+    for t in (-5.0, -0.3, 0.0, 0.25, 1.7, 9.0):
+        assert at_threshold_curve(curve, t) == at_threshold(scores, labels, t)
+    for k in (0, 5, len(curve) - 1):
+        t = point_threshold(curve, k)
+        assert np.isfinite(t)
+        got = at_threshold(scores, labels, t)
+        assert (got.fn, got.fp) == (curve.n_miss[k], curve.n_fa[k])
+    from llgui.core.det import probit
+
+    k = 17
+    assert nearest_point(curve, float(probit(curve.p_fa[k])), float(probit(curve.p_miss[k]))) == k

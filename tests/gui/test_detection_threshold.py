@@ -123,3 +123,29 @@ def test_roc_auc_and_qq_come_from_the_core(tab):
     views.normal_box.setChecked(True)
     assert len(views.qq_plot.getPlotItem().listDataItems()) == 2
     views.normal_box.setChecked(False)
+
+
+def test_the_workbench_steps_through_a_detection_system(window, qtbot):
+    from llgui.core.penalty import make_track, replay
+    from llgui.io.bundle import load_bundle
+
+    state = window.state
+    index = next(i for i, b in enumerate(state.bundles)
+                 if b.path and b.path.endswith("detection-lifelong/bundle.toml"))
+    window.show_tab("workbench")
+    state.select(index, "adaptive")
+    bench = window.workbench
+    qtbot.waitUntil(bench.ready, timeout=60000)
+    state.set_step(4)
+    assert bench.stack.currentWidget() is bench.det_view
+    view = bench.walkthrough.steps[3]
+    assert len(view.corrected_segments) == 5 and len(view.changed_segments) == 25
+    assert bench.det_view.table.rowCount() == 5
+    # the numbers are `llgui replay`'s
+    bundle = load_bundle(state.bundles[index].path)
+    doc = bundle.document("adaptive")
+    expected = replay(make_track(doc, "err", bundle.settings, bundle.cost),
+                      bundle.steps_of("adaptive"), bundle.cost)
+    assert [s.s_pen for s in bench.walkthrough.replay.steps] == [s.s_pen for s in expected.steps]
+    state.set_step(0)
+    assert bench.det_view.table.rowCount() == 0

@@ -15,6 +15,7 @@ llgui.core, llgui.io (and llgui.sim / llgui.dist for their commands) only: Qt is
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import traceback
 from pathlib import Path
@@ -77,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--key", type=Path, metavar="KEY", help="NIST/Kaldi trial key")
     p.add_argument("--dcf", default="0.01,1,1", metavar="P_TARGET,C_MISS,C_FA",
                    help="DCF parameters (default: 0.01,1,1)")
+    p.add_argument("--threshold", type=float, metavar="T",
+                   help="also give counts, precision, recall, F1 and error rate when accepting "
+                        "score >= T")
     p.add_argument("--eer-method", choices=("rocch", "threshold"), default="rocch",
                    help="EER method (default: rocch, the ROC convex hull)")
     common(p)
@@ -205,10 +209,15 @@ def cmd_replay(args) -> str:
     from llgui.io import export
 
     bundle = _load(args.bundle)
-    if bundle.task == "detection":
-        raise UsageError("detection bundles have no interaction log to replay")
+    if bundle.task == "detection" and not bundle.steps:
+        raise UsageError(f"{args.bundle} has no interaction log to replay")
     metric = args.metric or bundle.metrics[0]
     _check_metrics(bundle.task, [metric])
+    if bundle.task == "detection" and metric == "eer":
+        metric = "err" if args.metric is None else metric
+        if args.metric is not None:
+            raise UsageError("eer has no penalised form here: replay err (the error rate at "
+                             "the threshold), min_dcf or act_dcf")
     try:
         document = bundle.document(args.doc)
     except KeyError:
@@ -217,7 +226,10 @@ def cmd_replay(args) -> str:
                          + (", ..." if len(bundle.documents) > 10 else "") + ")") from None
     if args.mode == "llmt" and metric != "bleu":
         raise UsageError("mode llmt is the WMT lifelong MT scorer: it is defined for bleu only")
-    track = make_track(document, metric, bundle.settings, bundle.cost, bundle.documents)
+    try:
+        track = make_track(document, metric, bundle.settings, bundle.cost, bundle.documents)
+    except ValueError as error:   # e.g. a detection operating point outside (0, 1)
+        raise UsageError(str(error)) from None
     result = replay(track, bundle.steps_of(document.id), bundle.cost, doc=document.id,
                     mode=args.mode)
     report = export.replay_report(result)
@@ -270,13 +282,15 @@ def cmd_det(args) -> str:
         raise LoadError([Problem(str(args.scores[names.index(dup)]), 0,
                                  f"two score files are named {dup!r}: systems are named by "
                                  "file stem, rename one")])
-    return _det_output(trials, dcf, args.eer_method, args.format)
+    if args.threshold is not None and not math.isfinite(args.threshold):
+        raise UsageError(f"--threshold {args.threshold}: expected a finite number")
+    return _det_output(trials, dcf, args.eer_method, args.format, args.threshold)
 
 
-def _det_output(trials, dcf, method: str, fmt: str) -> str:
+def _det_output(trials, dcf, method: str, fmt: str, threshold: float | None = None) -> str:
     from llgui.io import export
 
-    report = export.det_report(trials, dcf, method)
+    report = export.det_report(trials, dcf, method, threshold)
     if fmt == "json":
         return export.to_json(report)
     if fmt == "csv":

@@ -322,6 +322,10 @@ def make_track(document: Document, metric_name: str, settings, cost_model: CostM
             # default union of extents, or a mix of both
             settings = {**settings, "uem": uem_mode([d.uem for d in (documents or (document,))])}
         return DiarTrack(document, make_diar_metric(metric_name, settings), cost_model, others)
+    if document.task == "detection":
+        from llgui.core.det_track import DetTrack, make_det_metric
+
+        return DetTrack(document, make_det_metric(metric_name, settings))
     raise ValueError(f"documents of task {document.task!r} have no track")
 
 

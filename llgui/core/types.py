@@ -25,7 +25,9 @@ TASKS = ("mt", "diarization", "detection")
 INITIATIVES = ("active", "interactive")
 MT_KINDS = ("reference", "post_edit")
 DIAR_KINDS = ("same", "boundary", "name", "segment")
-STEP_KINDS = MT_KINDS + DIAR_KINDS
+LABEL_KINDS = ("label",)
+"""Detection and classification kinds: the true label of some items (DESIGN.md 1.8)."""
+STEP_KINDS = MT_KINDS + DIAR_KINDS + LABEL_KINDS
 
 
 # --------------------------------------------------------------------------------------------
@@ -164,7 +166,7 @@ class DiarDocument:
         return (min(s for s, _ in spans), max(e for _, e in spans))
 
 
-Document = Union[MTDocument, DiarDocument]
+Document = Union[MTDocument, DiarDocument, "DetDocument"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -202,7 +204,14 @@ class SpanTarget:
     end: float
 
 
-Target = Union[SentenceTarget, SameTarget, PointTarget, SpanTarget]
+@dataclass(frozen=True)
+class ItemsTarget:
+    """Detection / classification `label`: the items (trial or item ids) a step labels."""
+
+    items: tuple[str, ...]
+
+
+Target = Union[SentenceTarget, SameTarget, PointTarget, SpanTarget, ItemsTarget]
 
 
 @dataclass(frozen=True)
@@ -211,16 +220,21 @@ class Adapted:
 
     MT: `lines` maps 1-based segment numbers to their new text (only the changed ones for a
     `{"lines": ...}` delta, every segment for a `{"path": ...}` file). Diarization: `turns` is
-    the complete new turn list of the document. `path` names the file it came from, if any.
+    the complete new turn list of the document. Detection: `scores` maps item ids to their new
+    scores (only the changed ones inline; every item when read from a score file `path`).
+    `path` names the file it came from, if any.
     """
 
     lines: Mapping[int, str] | None = None
     turns: tuple[Turn, ...] | None = None
     path: str | None = None
+    scores: Mapping[str, float] | None = None
 
     def __post_init__(self) -> None:
-        if self.lines is not None and not isinstance(self.lines, MappingProxyType):
-            object.__setattr__(self, "lines", MappingProxyType(dict(self.lines)))
+        for name in ("lines", "scores"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, MappingProxyType):
+                object.__setattr__(self, name, MappingProxyType(dict(value)))
 
 
 @dataclass(frozen=True)
@@ -229,7 +243,8 @@ class Step:
 
     `answer` is: the post-edited text (MT `post_edit`), None (MT `reference`: the reference is
     the answer), a bool (`same`), a (start, end) pair in seconds (`boundary`), a speaker label
-    (`name`), or None (`segment`). `cost` None means the cost model decides. `adapted` None
+    (`name`), None (`segment`), or one label per item (`label`: a tuple of str; detection
+    labels are "target" / "nontarget"). `cost` None means the cost model decides. `adapted` None
     means the hypothesis did not change. `line` is the step's line in the log, for messages.
     """
 
@@ -310,6 +325,36 @@ class Trials:
         return int(self.is_target.size - self.is_target.sum())
 
 
+@dataclass(frozen=True, eq=False)
+class DetDocument:
+    """One detection system's trials as a document of an interaction log (DESIGN.md 1.8).
+
+    The log's `doc` is the system's name (its score file's stem). `items[i]` is the id of
+    trial i of `trials`: "enroll test" (the two key fields, one space) with a key, the 1-based
+    trial number ("1", "2", ...) of a `score label` file without one.
+    """
+
+    id: str
+    time: Stamp
+    trials: Trials
+    items: tuple[str, ...]
+    task = "detection"
+    labels = ("target", "nontarget")
+
+    def __post_init__(self) -> None:
+        if len(self.items) != self.trials.scores.size:
+            raise ValueError("one item id per trial")
+
+    @property
+    def index(self) -> Mapping[str, int]:
+        """Item id -> position in `trials` (built on first use, then kept)."""
+        found = self.__dict__.get("_index")
+        if found is None:
+            found = MappingProxyType({item: i for i, item in enumerate(self.items)})
+            object.__setattr__(self, "_index", found)
+        return found
+
+
 # --------------------------------------------------------------------------------------------
 # The bundle
 
@@ -363,5 +408,6 @@ DEFAULT_METRICS = {
 KNOWN_METRICS = {
     "mt": ("bleu", "chrf", "ter", "wer"),
     "diarization": ("der", "jer"),
-    "detection": ("eer", "min_dcf", "act_dcf"),
+    "detection": ("eer", "min_dcf", "act_dcf", "err"),
 }
+"""`err` is the detection error rate at the bundle's threshold (DESIGN.md 1.8)."""

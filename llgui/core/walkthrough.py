@@ -16,13 +16,16 @@ from llgui.core.penalty import Replay, StepScores, make_track, replay
 from llgui.core.track import Track
 from llgui.core.types import Document, Step
 
-Hypothesis = tuple  # MT: tuple[str, ...] (segments); diarization: tuple[Turn, ...]
+Hypothesis = tuple  # MT: tuple[str, ...] (segments); diarization: tuple[Turn, ...];
+# detection: a read-only float array of the trials' scores
 
 
 @dataclass(frozen=True, eq=False)
 class StepView:
     """What step n looked like. MT `corrected_segments` are 0-based; diarization `windows`
-    are (start, end) seconds of this document."""
+    are (start, end) seconds of this document. Detection: `corrected_segments` are the
+    labelled trials' positions, `changed_segments` the other trials whose scores the system
+    changed (generalisation)."""
 
     step: Step
     scores: StepScores
@@ -70,6 +73,8 @@ def walk(
 ) -> Walkthrough:
     """The walkthrough of `document` through `steps`; `documents` are the bundle's others."""
     track = make_track(document, metric_name, settings, cost_model, documents)
+    if document.task == "detection":
+        return _walk_detection(document, steps, track, cost_model, mode, should_stop)
     is_mt = document.task == "mt"
     base = tuple(track.hypothesis)
     base_mapping = None if is_mt else dict(track.mapping())
@@ -107,3 +112,36 @@ def walk(
             adapted_errors=final_errors if last else nxt.get("errors", ()),
             **fields))
     return Walkthrough(document, result, base, tuple(views), base_mapping, base_errors)
+
+
+def _walk_detection(document, steps, track, cost_model, mode, should_stop) -> Walkthrough:
+    """The walkthrough of a detection system: the scores the human saw at each step, the
+    labelled trials, and the trials whose scores changed besides them."""
+    import numpy as np
+
+    def frozen(array) -> np.ndarray:
+        array = np.array(array, dtype=float)
+        array.setflags(write=False)
+        return array
+
+    base = frozen(track.scores)
+    captured: list[dict] = []
+
+    def before(step: Step, tr: Track) -> None:
+        captured.append(dict(seen=frozen(tr.scores),  # type: ignore[attr-defined]
+                             items=tuple(tr.positions(step).tolist())))  # type: ignore
+
+    result = replay(track, steps, cost_model, doc=document.id, mode=mode,
+                    should_stop=should_stop, before_step=before)
+    views = []
+    for i, (step, scores) in enumerate(zip(steps, result.steps)):
+        seen = captured[i]["seen"]
+        adapted = frozen(track.scores) if i + 1 >= len(captured) else captured[i + 1]["seen"]
+        items = captured[i]["items"]
+        changed = np.flatnonzero(adapted != seen)
+        labelled = set(items)
+        views.append(StepView(step=step, scores=scores, seen=seen, corrected=seen,
+                              impaired=None, adapted=adapted, corrected_segments=items,
+                              changed_segments=tuple(int(k) for k in changed.tolist()
+                                                     if k not in labelled)))
+    return Walkthrough(document, result, base, tuple(views))

@@ -17,7 +17,8 @@ def demo_bundles() -> list[Path]:
     """The bundled demo: one bundle per task, in resources/demo/ ($LLGUI_DEMO_DIR overrides)."""
     root = Path(os.environ.get("LLGUI_DEMO_DIR", REPO / "resources" / "demo"))
     return [p for p in (root / "mt" / "bundle.toml", root / "diarization" / "bundle.toml",
-                        root / "detection" / "bundle.toml") if p.exists()]
+                        root / "detection" / "bundle.toml",
+                        root / "detection-lifelong" / "bundle.toml") if p.exists()]
 
 
 def demo_campaign() -> Path | None:

@@ -91,15 +91,24 @@ class DetectionTab(QWidget):
         self._build_controls()
         self._build_plot()
         self._build_table()
+        self._build_threshold_views()
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addWidget(self.status)
         rl.addWidget(self.table, 1)
         rl.addWidget(self.notes)
+        right_split = QSplitter(Qt.Orientation.Vertical)
+        right_split.addWidget(right)
+        right_split.addWidget(self.threshold_panel)
+        right_split.setSizes([330, 420])
+        left_split = QSplitter(Qt.Orientation.Vertical)
+        left_split.addWidget(self.plot)
+        left_split.addWidget(self.lecture_views)
+        left_split.setSizes([480, 300])
         split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.plot)
-        split.addWidget(right)
+        split.addWidget(left_split)
+        split.addWidget(right_split)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         split.setSizes([560, 600])
@@ -194,6 +203,34 @@ class DetectionTab(QWidget):
         self.legend = item.addLegend(offset=(-8, 8), labelTextSize="9pt", labelTextColor=TEXT,
                                      brush=pg.mkBrush(255, 255, 255, 215))
         self.reset_view()
+
+    def _build_threshold_views(self) -> None:
+        """The shared threshold (llgui.gui.detection): P/R/F panel, ROC / histograms / Q-Q,
+        and the DET plot as the threshold's handle."""
+        from llgui.gui.detection.det_link import DetThresholdLink
+        from llgui.gui.detection.lecture_views import LectureViews
+        from llgui.gui.detection.threshold import ThresholdPanel, ThresholdState
+
+        self.threshold_state = ThresholdState(self)
+        self.threshold_panel = ThresholdPanel(self.threshold_state)
+        self.lecture_views = LectureViews(self.threshold_state, PALETTE)
+        self.det_link = DetThresholdLink(
+            self.plot, self.threshold_state, lambda: self.results,
+            lambda name: next((PALETTE[k % len(PALETTE)] for k, r in enumerate(self.results)
+                               if r.name == name), PALETTE[0]), self)
+
+    def _sync_threshold_views(self) -> None:
+        """Give the threshold views the systems on screen, their scores and trial ids."""
+        trials = {t.name: t for t in self.systems()}
+        ids = {}
+        for b in self.state.bundles:
+            for doc in b.documents if b.task == "detection" else ():
+                if doc.id in trials and trials[doc.id] is doc.trials:
+                    ids[doc.id] = doc.items
+        shown = [r for r in self.results if r.name in trials]
+        self.threshold_panel.set_systems(shown, trials, ids)
+        self.lecture_views.set_systems(shown, trials)
+        self.det_link.redraw()
 
     def _build_table(self) -> None:
         table = QTableWidget(0, len(COLUMNS))
@@ -439,8 +476,10 @@ class DetectionTab(QWidget):
                       symbolBrush=colour)
         dcf = self.results[0].dcf
         item.setTitle(f"○ EER ({self.results[0].eer_method}) · ■ minDCF · ✕ actDCF at "
-                      f"{_dcf_text(dcf)}", size="9pt", color=TEXT)
+                      f"{_dcf_text(dcf)} · ◆ threshold (click or drag)", size="9pt",
+                      color=TEXT)
         self._fill_table()
+        self._sync_threshold_views()
 
     def _fill_table(self) -> None:
         table = self.table

@@ -31,7 +31,7 @@ class DocumentsModel(QAbstractTableModel):
     """Every document of every open bundle: id, time, steps, S_base -> S_pen (when ready)."""
 
     COLUMNS = ("document", "task", "time", "steps", "S_base", "S_pen", "gain")
-    TASK_LABELS = {"mt": "MT", "diarization": "diar."}
+    TASK_LABELS = {"mt": "MT", "diarization": "diar.", "detection": "det."}
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -229,6 +229,9 @@ class CorrectionsModel(QAbstractTableModel):
 
 def describe_target(step) -> str:
     t = step.target
+    if hasattr(t, "items"):
+        shown = ", ".join(t.items[:3]) + (", …" if len(t.items) > 3 else "")
+        return f"{len(t.items)} trial{'s' if len(t.items) != 1 else ''} ({shown})"
     if hasattr(t, "sentence"):
         return f"sentence {t.sentence}"
     if hasattr(t, "t1"):
@@ -242,6 +245,10 @@ def describe_target(step) -> str:
 def describe_step(step) -> str:
     """One line on what the human was asked or gave."""
     kind, answer = step.kind, step.answer
+    if kind == "label":
+        targets = sum(1 for a in answer if a == "target")
+        return (f"step {step.step}: the human labelled {describe_target(step)}: "
+                f"{targets} target, {len(answer) - targets} non-target")
     if kind == "reference":
         return f"step {step.step}: the human gave the reference of {describe_target(step)}"
     if kind == "post_edit":

@@ -150,4 +150,4 @@ class ScorePanel(QWidget):
 
 
 def _cost_unit(walk: Walkthrough) -> str:
-    return "words" if walk.document.task == "mt" else "seconds listened"
+    return {"mt": "words", "detection": "labels"}.get(walk.document.task, "seconds listened")

@@ -105,8 +105,11 @@ class Workbench(QWidget):
         self.empty = QLabel("Open a bundle (File › Open bundle…, Ctrl+O) or the demo "
                             "(File › Open the demo).")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        from llgui.gui.detection.det_doc_view import DetDocView
+
+        self.det_view = DetDocView()
         self.stack = QStackedWidget()
-        for w in (self.empty, self.mt_view, self.diar_view):
+        for w in (self.empty, self.mt_view, self.diar_view, self.det_view):
             self.stack.addWidget(w)
 
         right = QSplitter(Qt.Orientation.Vertical)
@@ -137,7 +140,7 @@ class Workbench(QWidget):
         """Recompute the current document's walkthrough (cached) and redraw everything."""
         state = self.state
         bundle, document = state.bundle(), state.document()
-        if bundle is None or document is None or bundle.task == "detection":
+        if bundle is None or document is None:
             self.walkthrough = None
             self._wanted = None
             self.cost_editor.setEnabled(False)
@@ -146,7 +149,7 @@ class Workbench(QWidget):
             self.step_label.setText("no document")
             return
         self._fill_metric_box(bundle.task)
-        metric = state.metric(bundle.task) or bundle.metrics[0]
+        metric = _track_metric(bundle, state.metric(bundle.task))
         cost = state.cost_model()
         self.cost_editor.set_model(cost)
         self.cost_editor.setEnabled(True)
@@ -167,10 +170,13 @@ class Workbench(QWidget):
         document = result.document
         bundle = self.state.bundle()
         self.walkthrough = result
+        # the reference libraries verify MT and diarization; detection scores are counts
+        self.verify_button.setEnabled(document.task != "detection")
         self.model.set_walkthrough(result)
         self.window_.signature_label.setText(
             f"{display_name(result.replay.metric)}: {result.replay.signature}")
-        self.stack.setCurrentWidget(self.mt_view if document.task == "mt" else self.diar_view)
+        self.stack.setCurrentWidget({"mt": self.mt_view, "detection": self.det_view}.get(
+            document.task, self.diar_view))
         if document.task == "diarization" and bundle is not None:
             self.diar_view.set_speakers(t.speaker for d in bundle.documents for t in d.reference)
         self.show_step(self.state.step)
@@ -188,6 +194,8 @@ class Workbench(QWidget):
             self.table.selectRow(step)
         if result.document.task == "mt":
             self.mt_view.show_step(result, step)
+        elif result.document.task == "detection":
+            self.det_view.show_step(result, step, self._decision_threshold(result))
         else:
             self.diar_view.show_step(result, step, result.errors_at(step))
         self.scores.show_step(result, step)
@@ -200,8 +208,15 @@ class Workbench(QWidget):
         self.buttons["next"].setEnabled(step < n)
         self.buttons["last"].setEnabled(step < n)
 
+    def _decision_threshold(self, walk: Walkthrough) -> float:
+        from llgui.core.det_track import make_det_metric
+
+        bundle = self.state.bundle()
+        settings = bundle.settings if bundle is not None else {}
+        return make_det_metric(walk.replay.metric, settings).decision_threshold
+
     def _fill_metric_box(self, task: str) -> None:
-        metrics = KNOWN_METRICS.get(task, ())
+        metrics = _TRACK_METRICS.get(task) or KNOWN_METRICS.get(task, ())
         current = self.state.metric(task)
         self.metric_box.blockSignals(True)
         self.metric_box.clear()
@@ -309,6 +324,22 @@ class Workbench(QWidget):
         on_timeline = self.stack.currentWidget() is self.diar_view
         export_widget(self.diar_view.plot if on_timeline else self.scores, path,
                       "llgui: diarization timeline" if on_timeline else "llgui: scores")
+
+
+_TRACK_METRICS = {"detection": ("err", "min_dcf", "act_dcf")}
+"""Metrics a task's documents can be replayed under, where not all known ones can (EER has no
+penalised form)."""
+
+
+def _track_metric(bundle, metric: str | None) -> str:
+    """The state's metric for the bundle's task when the workbench can replay it, else the
+    bundle's first that it can (a detection bundle may start from EER)."""
+    allowed = _TRACK_METRICS.get(bundle.task)
+    if allowed is None:
+        return metric or bundle.metrics[0]
+    if metric in allowed:
+        return metric
+    return next((m for m in bundle.metrics if m in allowed), allowed[0])
 
 
 def _walk_job(key, document, steps, metric, settings, cost, documents, progress=None,

@@ -32,7 +32,9 @@ Decisions the schema leaves open:
   turns (an empty output file is far more often a crashed run);
 - a file named by several documents (a shared RTTM or UEM) is read once;
 - detection: no `[[documents]]`; `[detection] scores` is required, system names (file stems)
-  must differ; all score files are joined to the one `key` when it is given.
+  must differ; all score files are joined to the one `key` when it is given. With an
+  `[interactions] log` of `label` steps, each system becomes a document named by its stem
+  (`llgui.io.det_log`), and the steps are checked against its trials.
 """
 from __future__ import annotations
 
@@ -104,6 +106,11 @@ SETTINGS: dict[str, Setting] = {
     # pyannote.metrics DER / JER
     "collar": Setting("number", minimum=0, used_by="der, jer (total width, seconds)"),
     "skip_overlap": Setting("bool", used_by="der, jer"),
+    # detection as a lifelong task (DESIGN.md 1.8): the DCF operating point and the threshold
+    "p_target": Setting("number", minimum=0, used_by="min_dcf, act_dcf, err (0 < p < 1)"),
+    "c_miss": Setting("number", minimum=0, used_by="min_dcf, act_dcf, err"),
+    "c_fa": Setting("number", minimum=0, used_by="min_dcf, act_dcf, err"),
+    "threshold": Setting("number", used_by="err (default: the DCF's Bayes threshold)"),
 }
 """Known `[settings]` keys, under the reference libraries' argument names."""
 
@@ -235,6 +242,7 @@ class _Loader:
         self.problems = Problems(path, limit=500)
         self.pos = TomlPositions()
         self.cache: dict[tuple, object] = {}
+        self.detection_key = None   # the [detection] key: a TrialKey, None, or False (bad)
 
     # --- reporting ---------------------------------------------------------------------
     def add(self, line: int, reason: str) -> None:
@@ -292,7 +300,9 @@ class _Loader:
         steps, log_file = self.interactions(self.table(data, "interactions"), task, documents)
         lifelong = self.lifelong(self.table(data, "lifelong"))
         detection = self.detection(self.table(data, "detection"), task)
-        if steps and log_file is not None:
+        if task == "detection" and steps and log_file is not None:
+            documents, steps = self.detection_log(detection, steps, log_file)
+        elif steps and log_file is not None:
             by_id = {d.id: d for d in documents}
             self.extend(_check_steps(steps, by_id, unchecked, log_file))
         self.problems.raise_if_any()
@@ -515,11 +525,8 @@ class _Loader:
                                                                  "the interaction log (JSONL)")
             return (), None
         line = self.key_line("interactions", "log")
-        if task == "detection":
-            self.add(line, "a detection bundle takes no interaction log")
-            return (), None
         resolved = self.resolve(table["log"], "log", line)
-        if resolved is None or task not in ("mt", "diarization"):
+        if resolved is None or task not in ("mt", "diarization", "detection"):
             return (), None
         from llgui.io.interactions import load_log
 
@@ -529,6 +536,27 @@ class _Loader:
         except LoadError as exc:
             self.extend(exc.problems)
             return (), None
+
+    def detection_log(self, trials: list, steps, log_file: str) -> tuple[list, list]:
+        """Systems as documents and the log's label steps checked against their trials
+        (`llgui.io.det_log`); adapted score files are read with the bundle's key."""
+        from llgui.io import det_log
+        from llgui.io import detection as det
+
+        key = self.detection_key
+        keyed = key is not None
+        try:
+            documents = det_log.det_documents(trials, keyed)
+        except LoadError as exc:
+            self.extend(exc.problems)
+            return [], []
+        if key is False:
+            return documents, []   # the key's problems are reported; nothing to join to
+        checked, problems = det_log.check_label_steps(
+            steps, documents, lambda path: self.read(det._load_scores, path, key), log_file,
+            keyed)
+        self.extend(problems)
+        return documents, checked
 
     def lifelong(self, table: dict | None):
         if table is None:
@@ -554,6 +582,7 @@ class _Loader:
         from llgui.io import detection as det
 
         key = None
+        self.detection_key = None
         if "key" in table:
             resolved_key = self.resolve(table["key"], "key", self.key_line("detection", "key"))
             if resolved_key is None:
@@ -562,6 +591,7 @@ class _Loader:
                 key = self.read(det.load_key, resolved_key)
                 if key is None:
                     key = False  # its problems are collected; score files are still checked
+            self.detection_key = key
         files = table["scores"]
         line = self.key_line("detection", "scores")
         if isinstance(files, str):

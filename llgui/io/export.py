@@ -327,33 +327,58 @@ def lifelong_table(report: Mapping) -> str:
 # det
 
 
-def det_report(trials: Sequence, dcf: Sequence[float], eer_method: str = "rocch") -> dict:
-    """The `det` JSON shape: EER in percent (with its method), minDCF and actDCF plain."""
+def det_report(trials: Sequence, dcf: Sequence[float], eer_method: str = "rocch",
+               threshold: float | None = None) -> dict:
+    """The `det` JSON shape: EER in percent (with its method), minDCF and actDCF plain; with
+    a `threshold`, each system's `at_threshold` counts and P/R/F/error rate in percent."""
     from llgui.core.det import evaluate_systems
 
     systems = []
     for t, result in zip(trials, evaluate_systems(tuple(trials), tuple(dcf), eer_method)):
-        systems.append({
+        system = {
             "name": t.name, "n_target": t.n_target, "n_nontarget": t.n_nontarget,
             "eer": 100.0 * result.eer, "eer_method": result.eer_method,
             "min_dcf": result.min_dcf, "act_dcf": result.act_dcf, "dcf": list(dcf),
-        })
+        }
+        if threshold is not None:
+            from llgui.core.det_views import at_threshold
+
+            system["at_threshold"] = at_threshold(t.scores, t.is_target, threshold).to_dict()
+        systems.append(system)
     return {"systems": systems}
 
 
 DET_COLUMNS = ("name", "n_target", "n_nontarget", "eer", "eer_method", "min_dcf", "act_dcf")
 
 
+AT_THRESHOLD_COLUMNS = ("threshold", "tp", "fp", "tn", "fn", "precision", "recall", "f1",
+                        "error_rate")
+
+
 def det_csv(report: Mapping) -> str:
-    return to_csv(DET_COLUMNS + ("p_target", "c_miss", "c_fa"),
-                  [tuple(s[c] for c in DET_COLUMNS) + tuple(s["dcf"]) for s in report["systems"]])
+    extra = any("at_threshold" in s for s in report["systems"])
+    header = DET_COLUMNS + ("p_target", "c_miss", "c_fa") + (AT_THRESHOLD_COLUMNS if extra else ())
+    return to_csv(header, [tuple(s[c] for c in DET_COLUMNS) + tuple(s["dcf"])
+                           + (tuple(s["at_threshold"][c] for c in AT_THRESHOLD_COLUMNS)
+                              if extra else ()) for s in report["systems"]])
 
 
 def det_table(report: Mapping) -> str:
     rows = [(s["name"], s["n_target"], s["n_nontarget"], fmt(s["eer"]), s["eer_method"],
              fmt(s["min_dcf"], 4), fmt(s["act_dcf"], 4)) for s in report["systems"]]
     p, cm, cfa = report["systems"][0]["dcf"] if report["systems"] else (0, 0, 0)
-    return (render_table(("system", "targets", "non-targets", "EER %", "EER method", "minDCF",
+    text = (render_table(("system", "targets", "non-targets", "EER %", "EER method", "minDCF",
                           "actDCF"), rows)
             + f"DCF: P_target={p:g}, C_miss={cm:g}, C_fa={cfa:g} (normalised; actDCF takes "
               "scores as log-likelihood ratios)\n")
+    if any("at_threshold" in s for s in report["systems"]):
+        rows = [(s["name"], s["at_threshold"]["tp"], s["at_threshold"]["fp"],
+                 s["at_threshold"]["tn"], s["at_threshold"]["fn"],
+                 fmt(s["at_threshold"]["precision"]), fmt(s["at_threshold"]["recall"]),
+                 fmt(s["at_threshold"]["f1"]), fmt(s["at_threshold"]["error_rate"]))
+                for s in report["systems"]]
+        t = report["systems"][0]["at_threshold"]["threshold"]
+        text += (f"\nat threshold {t:g} (accept score >= threshold):\n"
+                 + render_table(("system", "TP", "FP", "TN", "FN", "precision %", "recall %",
+                                 "F1 %", "error rate %"), rows))
+    return text

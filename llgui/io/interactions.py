@@ -21,6 +21,10 @@ Keys (any other key is an error: a misspelt optional key would otherwise vanish 
   | boundary  | {"t": s}                        | [start, end], end > start           |
   | name      | {"t": s}                        | the speaker label (non-empty)       |
   | segment   | {"start": s, "end": s}, end > start | absent or null                  |
+  | label     | {"items": [id, ...]}, ids distinct  | one label per item: [label, ...]    |
+
+  Detection labels are "target" / "nontarget" (also 1/0, true/false, as in the score files;
+  JSON true/false too), stored as "target" / "nontarget".
 
 - `cost` (optional, null = absent): a number >= 0; absent means the cost model decides;
 - `elapsed_s` (optional): the system's reply time in seconds (written by `llgui simulate`;
@@ -31,10 +35,12 @@ Keys (any other key is an error: a misspelt optional key would otherwise vanish 
   RTTM/MDTM file whose turns with file field `uris[doc]` (default: the doc id) are taken, and a
   file without that field gives an empty hypothesis (the system found no speech);
   `{"lines": {"12": "text", ...}}` (MT only), the changed segments by 1-based number;
-  `{"turns": [[start, end, speaker], ...]}` (diarization only), the complete new turn list.
+  `{"turns": [[start, end, speaker], ...]}` (diarization only), the complete new turn list;
+  detection: `{"path": FILE}` is a score file of the system's new scores for every trial,
+  read by the bundle (it needs the key); `{"scores": {"ID": score, ...}}` the changed scores.
 
-A log holds one task: MT kinds (reference, post_edit) and diarization kinds (same, boundary,
-name, segment) never mix, and when `task` is given every kind must belong to it. Checks that
+A log holds one task: MT kinds (reference, post_edit), diarization kinds (same, boundary,
+name, segment) and the detection kind (label) never mix, and when `task` is given every kind must belong to it. Checks that
 need the documents (sentence numbers, times within the recording, doc2) are the bundle's.
 JSON's NaN/Infinity extensions and duplicate keys in an object are errors.
 """
@@ -48,8 +54,8 @@ from typing import Mapping
 
 from llgui.core.errors import LoadError, Problems
 from llgui.core.types import (
-    DIAR_KINDS, INITIATIVES, MT_KINDS, STEP_KINDS, Adapted, PointTarget, SameTarget,
-    SentenceTarget, SpanTarget, Step, Turn,
+    DIAR_KINDS, INITIATIVES, LABEL_KINDS, MT_KINDS, STEP_KINDS, Adapted, ItemsTarget,
+    PointTarget, SameTarget, SentenceTarget, SpanTarget, Step, Turn,
 )
 from llgui.io._read import decode_lines, describe, read_bytes, value_error_reason
 from llgui.io.rttm import load_turns
@@ -66,19 +72,28 @@ _TARGET_KEYS = {
     "boundary": (("t",), ()),
     "name": (("t",), ()),
     "segment": (("start", "end"), ()),
+    "label": (("items",), ()),
 }
 """kind -> (required target keys, optional target keys)."""
 
-_ADAPTED_KEYS = ("path", "lines", "turns")
-_KINDS = {"mt": MT_KINDS, "diarization": DIAR_KINDS}
-_ARTICLE = {"mt": "an", "diarization": "a"}
+_ADAPTED_KEYS = ("path", "lines", "turns", "scores")
+_ADAPTED_BY_TASK = {"mt": ("path", "lines"), "diarization": ("path", "turns"),
+                    "detection": ("path", "scores")}
+_KINDS = {"mt": MT_KINDS, "diarization": DIAR_KINDS, "detection": LABEL_KINDS}
+_ARTICLE = {"mt": "an", "diarization": "a", "detection": "a"}
+_DET_LABELS = {"target": "target", "nontarget": "nontarget", "non-target": "nontarget",
+               "1": "target", "0": "nontarget", "true": "target", "false": "nontarget"}
+"""Detection labels as the score files spell them (lower case) -> the stored label."""
+_MAX_ITEMS = 1_000_000
 _LINE_BREAK = re.compile("[\n\r\x00\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 _SEGMENT_NUMBER = re.compile(r"[1-9][0-9]*")
 
 
 def task_of_kind(kind: str) -> str:
-    """"mt" or "diarization", for a kind in STEP_KINDS."""
-    return "mt" if kind in MT_KINDS else "diarization"
+    """"mt", "diarization" or "detection", for a kind in STEP_KINDS."""
+    if kind in MT_KINDS:
+        return "mt"
+    return "detection" if kind in LABEL_KINDS else "diarization"
 
 
 def load_log(
@@ -89,13 +104,15 @@ def load_log(
 ) -> tuple[Step, ...]:
     """The steps of an interaction log, in file order, each with `line` = its line number.
 
-    `task` ("mt" or "diarization", None = whichever the kinds say) restricts the kinds;
-    `base_dir` is where `adapted` paths are resolved (default: the log's folder); `uris` maps
-    a document id to the file field of its turns in adapted RTTM/MDTM files (default: the id).
-    Raises LoadError listing every problem of the log and of the files it names.
+    `task` ("mt", "diarization" or "detection"; None = whichever the kinds say) restricts the
+    kinds; `base_dir` is where `adapted` paths are resolved (default: the log's folder);
+    `uris` maps a document id to the file field of its turns in adapted RTTM/MDTM files
+    (default: the id). A detection step's adapted score file is only checked to exist here
+    (`Adapted(path=...)`); the bundle reads it with the key. Raises LoadError listing every
+    problem of the log and of the files it names.
     """
-    if task not in (None, "mt", "diarization"):
-        raise ValueError(f"task must be None, 'mt' or 'diarization', not {task!r}")
+    if task not in (None, "mt", "diarization", "detection"):
+        raise ValueError(f"task must be None, 'mt', 'diarization' or 'detection', not {task!r}")
     problems = Problems(path)
     data = read_bytes(path, problems)
     if data is None:
@@ -227,12 +244,15 @@ class _Reader:
                     fields[key] = _Bad
         kind = fields.get("kind")
         if kind is not None and kind is not _Bad:
+            self.target_now = None
             for key, check in (("target", self._target), ("answer", self._answer),
                                ("adapted", self._adapted)):
                 try:
                     fields[key] = check(kind, obj.get(key), fields.get("doc"), key in obj)
                 except _Bad:
                     fields[key] = _Bad
+                if key == "target":
+                    self.target_now = fields[key]
         doc, step = fields.get("doc"), fields.get("step")
         if isinstance(doc, str) and isinstance(step, int):
             self._check_order(doc, step)
@@ -339,6 +359,8 @@ class _Reader:
                 bad = True
         if bad:
             raise _Bad()
+        if kind == "label":
+            return self._items(value["items"])
         if kind in MT_KINDS:
             sentence = _as_int(value["sentence"])
             if sentence is None or sentence < 1:
@@ -367,6 +389,49 @@ class _Reader:
             )
         return SpanTarget(start, end)
 
+    def _items(self, value: object) -> ItemsTarget:
+        if not isinstance(value, list) or not value:
+            raise self.fail(f"target items must be a non-empty list of item ids, not {_show(value)}")
+        if len(value) > _MAX_ITEMS:
+            raise self.fail(f"target items: {len(value)} items in one step (at most {_MAX_ITEMS})")
+        first: dict[str, int] = {}
+        bad = False
+        for i, item in enumerate(value):
+            if not isinstance(item, str) or not item.strip():
+                self.add(f"target items[{i}] must be an item id (a non-empty string), "
+                         f"not {_show(item)}")
+                bad = True
+            elif item in first:
+                self.add(f"target items[{i}] {_show(item)} is a duplicate of items[{first[item]}]")
+                bad = True
+            else:
+                first[item] = i
+        if bad:
+            raise _Bad()
+        return ItemsTarget(tuple(value))
+
+    def _labels(self, value: object, count: object) -> tuple[str, ...]:
+        n = len(count.items) if isinstance(count, ItemsTarget) else None
+        if not isinstance(value, list) or not value:
+            raise self.fail(f"answer of a label step must be a list of labels, one per item, "
+                            f"not {_show(value)}")
+        if n is not None and len(value) != n:
+            raise self.fail(f"answer has {len(value)} labels for {n} items (one label per item)")
+        labels = []
+        bad = False
+        for i, label in enumerate(value):
+            if isinstance(label, bool):
+                labels.append("target" if label else "nontarget")
+            elif isinstance(label, str) and label.lower() in _DET_LABELS:
+                labels.append(_DET_LABELS[label.lower()])
+            else:
+                self.add(f"answer[{i}] {_show(label)} is not a detection label (expected one "
+                         f"of: target, nontarget, 1, 0, true, false)")
+                bad = True
+        if bad:
+            raise _Bad()
+        return tuple(labels)
+
     def _time_or_none(self, where: str, value: object) -> float | None:
         try:
             return self._time(where, value)
@@ -382,8 +447,11 @@ class _Reader:
             return None
         if not present:
             what = {"post_edit": "the post-edited text", "same": "true or false",
-                    "boundary": "[start, end] in seconds", "name": "the speaker"}[kind]
+                    "boundary": "[start, end] in seconds", "name": "the speaker",
+                    "label": "one label per item"}[kind]
             raise self.fail(f"missing key 'answer' (a {kind} step needs {what})")
+        if kind == "label":
+            return self._labels(value, self.target_now)
         if kind == "post_edit":
             if not isinstance(value, str):
                 raise self.fail(
@@ -427,12 +495,22 @@ class _Reader:
             raise self.fail(f"adapted must be an object or null, not {_show(value)}")
         unknown = [k for k in value if k not in _ADAPTED_KEYS]
         for key in unknown:
-            self.add(f"adapted: unknown key {_show(key)} (expected one of: path, lines, turns)")
+            self.add(f"adapted: unknown key {_show(key)} (expected one of: "
+                     f"{', '.join(_ADAPTED_KEYS)})")
         if unknown:
             raise _Bad()
         if len(value) != 1:
-            raise self.fail('adapted must hold exactly one of "path", "lines", "turns"')
+            raise self.fail('adapted must hold exactly one of "path", "lines", "turns", "scores"')
         (key, content), = value.items()
+        task = task_of_kind(kind)
+        if key not in _ADAPTED_BY_TASK[task] and (task == "detection" or key == "scores"):
+            given = " or ".join(f'"{k}"' for k in _ADAPTED_BY_TASK[task])
+            raise self.fail(f'adapted "{key}" is not for {_ARTICLE[task]} {task} step, which '
+                            f'gives {given}')
+        if task == "detection":
+            if key == "scores":
+                return Adapted(scores=self._adapted_scores(content))
+            return self._adapted_score_file(content)
         mt = kind in MT_KINDS
         if key == "turns" and mt:
             raise self.fail('adapted "turns" is for diarization steps; an MT step gives '
@@ -445,6 +523,41 @@ class _Reader:
         if key == "lines":
             return Adapted(lines=self._adapted_lines(content))
         return Adapted(turns=self._adapted_turns(content))
+
+    def _adapted_scores(self, content: object) -> dict[str, float]:
+        if not isinstance(content, dict) or not content:
+            raise self.fail(f'adapted "scores" must be a non-empty object {{"ID": score, ...}}, '
+                            f'not {_show(content)}')
+        scores: dict[str, float] = {}
+        bad = False
+        for key, number in content.items():
+            value = _as_float(number)
+            if not key.strip():
+                self.add("adapted scores: an empty item id")
+                bad = True
+            elif value is None:
+                self.add(f"adapted scores: the score of {_show(key)} must be a finite number, "
+                         f"not {_show(number)}")
+                bad = True
+            else:
+                scores[key] = value
+        if bad:
+            raise _Bad()
+        return scores
+
+    def _adapted_score_file(self, content: object) -> Adapted:
+        if not isinstance(content, str) or not content:
+            raise self.fail(f'adapted "path" must be a file name, not {_show(content)}')
+        try:
+            candidate = self.base / content
+            exists, is_file = candidate.exists(), candidate.is_file()
+        except (OSError, ValueError):
+            raise self.fail(f"adapted file {content!r} is not a valid path") from None
+        if not exists:
+            raise self.fail(f"adapted file {content!r} not found")
+        if not is_file:
+            raise self.fail(f"adapted file {content!r} is not a file")
+        return Adapted(path=str(candidate))
 
     def _adapted_lines(self, content: object) -> dict[int, str]:
         if not isinstance(content, dict):

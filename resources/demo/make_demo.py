@@ -18,7 +18,9 @@ Layout written into OUT_DIR (one bundle per task):
 - diarization/bundle.toml: 5 weekly news shows (10-20 min), a shared reference RTTM and UEM,
   per-show hypothesis RTTMs, a log of `same`/`boundary`/`name`/`segment` steps with adapted
   turn lists, and a lifelong DER table;
-- detection/bundle.toml: 3 systems x 25,000 trials with a NIST/Kaldi style key.
+- detection/bundle.toml: 3 systems x 25,000 trials with a NIST/Kaldi style key;
+- detection-lifelong/bundle.toml: 2 systems x 1,200 trials and a log of `label` steps: one
+  system adapts to the labels (per-speaker calibration) and generalises, one ignores them.
 
 What each document demonstrates (tests/test_demo.py checks the MT claims with sacrebleu):
 
@@ -1203,6 +1205,102 @@ def make_campaign(files: Files) -> None:
             lines.append('bundle = "../mt/bundle.toml"  # its online run: the MT demo bundle')
         lines.append("")
     files.add("campaign/campaign.toml", "\n".join(lines))
+# Detection as a lifelong task: label corrections, an adapting and a static system
+
+
+LL_SPEAKERS, LL_TARGETS, LL_NONTARGETS = 40, 6, 24
+LL_STEPS, LL_ITEMS = 8, 5
+"""40 enrolled speakers x (6 target + 24 non-target trials) = 1,200 trials; 8 label steps of
+5 trials each."""
+
+
+def make_detection_lifelong(files: Files) -> None:
+    """`detection-lifelong/`: one trial list, two systems with the same first scores.
+
+    Scores are log-likelihood ratios (targets around +2, non-targets around -2) plus a bias
+    per enrolled speaker (the system is miscalibrated for some speakers). At each step the
+    system `adaptive` asks for the labels of 5 trials of the speaker it is least sure of; it
+    estimates that speaker's bias from the answers and removes it from every trial of the
+    speaker (the labelled ones and the others: it generalises). `static` is asked the same
+    questions and never changes. Adapted scores are inline (`adapted.scores`, the speaker's
+    30 trials), except steps 4 and 8, whose adapted hypothesis is a whole score file.
+    """
+    rng = _rng("detection-lifelong")
+    trials: list[tuple[str, str, bool]] = []
+    bias: dict[str, float] = {}
+    for e in range(LL_SPEAKERS):
+        enroll = f"spk{e + 1:02d}"
+        bias[enroll] = rng.choice((0.0, 0.0, -1.0, 1.0)) * rng.uniform(2.0, 4.0)
+        labels = [True] * LL_TARGETS + [False] * LL_NONTARGETS
+        rng.shuffle(labels)
+        for k, y in enumerate(labels):
+            trials.append((enroll, f"seg{e + 1:02d}{k + 1:02d}", y))
+    llr = [round(rng.gauss(2.0, 1.6) if y else rng.gauss(-2.0, 1.6), 2) for _, _, y in trials]
+    first = [round(s + bias[e], 2) for s, (e, _, _) in zip(llr, trials)]
+    ids = [f"{e} {t}" for e, t, _ in trials]
+    files.add_lines("detection-lifelong/scores/trials.key",
+                    (f"{e} {t} {'target' if y else 'nontarget'}" for e, t, y in trials))
+
+    def score_lines(scores: list[float]) -> list[str]:
+        return [f"{e} {t} {s:.2f}" for (e, t, _), s in zip(trials, scores)]
+
+    for name in ("adaptive", "static"):
+        files.add_lines(f"detection-lifelong/scores/{name}.txt", score_lines(first))
+    # The system asks about the speaker whose mean score is furthest from the mean over all
+    # trials (the one it is least sure it is calibrated for).
+    def unsure(scores: list[float], done: set[str]) -> str:
+        total: dict[str, float] = {}
+        for (e, _, _), s in zip(trials, scores):
+            total[e] = total.get(e, 0.0) + s
+        overall = sum(scores) / len(scores)
+        per = LL_TARGETS + LL_NONTARGETS
+        return max((e for e in total if e not in done),
+                   key=lambda e: (round(abs(total[e] / per - overall), 6), e))
+
+    current = list(first)
+    done: set[str] = set()
+    lines: list[str] = []
+    for step in range(1, LL_STEPS + 1):
+        enroll = unsure(current, done)
+        done.add(enroll)
+        mine = [i for i, (e, _, _) in enumerate(trials) if e == enroll]
+        asked = sorted(mine, key=lambda i: (abs(current[i]), i))[:LL_ITEMS]
+        # bias estimate: the labelled trials' mean offset from their class's mean (+-2)
+        offset = sum(current[i] - (2.0 if trials[i][2] else -2.0) for i in asked) / LL_ITEMS
+        for i in mine:
+            current[i] = round(current[i] - offset, 2)
+        target = {"items": [ids[i] for i in asked]}
+        answer = ["target" if trials[i][2] else "nontarget" for i in asked]
+        if step % 4 == 0:
+            path = f"logs/adapted/adaptive-step{step}.txt"
+            files.add_lines(f"detection-lifelong/{path}", score_lines(current))
+            adapted: dict = {"path": path.removeprefix("logs/")}
+        else:
+            adapted = {"scores": {ids[i]: current[i] for i in mine}}
+        for name in ("adaptive", "static"):
+            record = {"doc": name, "step": step, "initiative": "active", "kind": "label",
+                      "target": target, "answer": answer}
+            if name == "adaptive":
+                record["adapted"] = adapted
+            lines.append(_json(record))
+    files.add_lines("detection-lifelong/logs/system.jsonl", lines)
+    files.add(
+        "detection-lifelong/bundle.toml",
+        "# llgui demo: detection as a lifelong task (synthetic). Generated by ../make_demo.py; "
+        "do not edit.\n"
+        "[bundle]\n"
+        'task = "detection"\n'
+        'name = "Demo: detection with label corrections, an adapting and a static system"\n'
+        'metrics = ["err", "min_dcf", "act_dcf"]\n\n'
+        "[settings]\n"
+        "# the operating point: P_target 0.5, equal costs (Bayes threshold 0 on the LLRs)\n"
+        "p_target = 0.5\n\n"
+        "[detection]\n"
+        'scores = ["scores/adaptive.txt", "scores/static.txt"]\n'
+        'key = "scores/trials.key"\n\n'
+        "[interactions]\n"
+        'log = "logs/system.jsonl"\n'
+    )
 
 
 # ============================================================================================
@@ -1215,6 +1313,7 @@ def build_demo() -> dict[str, str]:
     make_diarization(files)
     make_detection(files)
     make_campaign(files)
+    make_detection_lifelong(files)
     return dict(files.texts)
 
 

@@ -67,7 +67,8 @@ def test_table_equals_the_cli(window, tab, qtbot, dcf):
         qtbot.waitUntil(lambda: tab.shown_dcf == dcf, timeout=60000)
     settle(qtbot, window)
     expected = cli_det(dcf)
-    rows = tab.table_rows()
+    # the demo's lifelong detection bundle adds its own systems after these three
+    rows = tab.table_rows()[:len(SYSTEMS)]
     assert [r["name"] for r in rows] == [e["name"] for e in expected] == list(SYSTEMS)
     for row, want in zip(rows, expected):
         for key in ("n_target", "n_nontarget", "eer_method"):
@@ -89,7 +90,7 @@ def test_table_equals_the_cli(window, tab, qtbot, dcf):
 def test_a_big_job_can_be_cancelled_and_nothing_new_is_shown(window, tab, qtbot, big_trials):
     settle(qtbot, window)
     shown_before, results_before = tab.shown_count, tab.results
-    assert [r.name for r in results_before] == list(SYSTEMS)
+    assert [r.name for r in results_before][:len(SYSTEMS)] == list(SYSTEMS)
     cancelled = []
     window.jobs.cancelled.connect(cancelled.append)
     try:
@@ -104,7 +105,7 @@ def test_a_big_job_can_be_cancelled_and_nothing_new_is_shown(window, tab, qtbot,
     assert "det" in cancelled
     assert tab.shown_count == shown_before
     assert tab.results is results_before
-    assert tab.table.rowCount() == len(SYSTEMS)
+    assert tab.table.rowCount() == len(results_before)
     assert "cancelled" in tab.status.text()
     assert not tab.cancel_button.isEnabled()
     # Back to the bundle's systems.
@@ -156,7 +157,7 @@ def test_bootstrap_interval_holds_the_eer(window, tab, qtbot):
     settle(qtbot, window)
     tab.bootstrap_box.setChecked(True)
     try:
-        qtbot.waitUntil(lambda: len(tab.intervals) == len(SYSTEMS), timeout=120000)
+        qtbot.waitUntil(lambda: len(tab.intervals) == len(tab.results), timeout=120000)
         settle(qtbot, window)
         assert not tab.table.isColumnHidden(7)
         for row, r in enumerate(tab.results):

@@ -459,7 +459,7 @@ def test_detection_problems(tmp_path):
     path = str(write(tmp_path / "b.toml", text))
     assert problems(load_bundle, path) == [
         (path, 3, "a detection bundle takes no [[documents]] (its trials are in [detection])"),
-        (path, 6, "a detection bundle takes no interaction log"),
+        (path, 6, "log file 'l' not found"),
         (path, 10, "scores file 'b/sys.txt' has the same system name 'sys' as 'a/sys.txt' "
                    "(line 9); names come from file stems"),
         (str(tmp_path / "bad.txt"), 1, "score 'x' is not a number"),
@@ -540,7 +540,9 @@ def test_settings_are_library_argument_names():
     accepted = set()
     for cls in (BLEU, CHRF, TER):
         accepted |= set(inspect.signature(cls).parameters) - {"references"}
-    assert set(SETTINGS) - accepted == {"collar", "skip_overlap"}  # pyannote's names
+    # pyannote's names, and the detection operating point (det.py's argument names)
+    assert set(SETTINGS) - accepted == {"collar", "skip_overlap", "p_target", "c_miss",
+                                        "c_fa", "threshold"}
 
 
 # --------------------------------------------------------------------------------------------

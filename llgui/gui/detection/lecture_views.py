@@ -1,0 +1,189 @@
+"""The lecture's views beside DET, drawn from `llgui.core.det_views`: ROC with AUC, score
+histograms per class, Q-Q plots. Each follows the shared `ThresholdState` (the selected
+system; a marker or line at the threshold). No arithmetic on scores here beyond choosing what
+to draw: the numbers come from core functions tested against scikit-learn, numpy and scipy.
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QTabWidget, QVBoxLayout, QWidget
+
+TEXT = "#222222"
+TARGET = "#1f77b4"
+NONTARGET = "#d62728"
+THRESHOLD = "#444444"
+QQ_POINTS = 200
+"""Probabilities of a two-sample Q-Q plot."""
+NORMAL_QQ_MAX_POINTS = 2000
+"""A normal Q-Q plot draws at most this many of the sorted values (evenly spaced ranks)."""
+
+
+def _plot(x_label: str, y_label: str) -> pg.PlotWidget:
+    plot = pg.PlotWidget()
+    plot.setBackground("w")
+    item = plot.getPlotItem()
+    item.setMenuEnabled(False)
+    item.hideButtons()
+    item.showGrid(x=True, y=True, alpha=0.25)
+    for name in ("bottom", "left"):
+        item.getAxis(name).setTextPen(TEXT)
+        item.getAxis(name).enableAutoSIPrefix(False)
+    item.setLabel("bottom", x_label)
+    item.setLabel("left", y_label)
+    return plot
+
+
+class LectureViews(QTabWidget):
+    """ROC, Histograms and Q-Q as tabs; `set_systems` gives the evaluated systems, the
+    threshold state says which one and where."""
+
+    def __init__(self, state, palette, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = state
+        self.palette = palette
+        self.results: tuple = ()
+        self.trials_by_name: dict = {}
+        self.auc: dict[str, float] = {}
+        self.roc_plot = _plot("False positive rate (P_fa)", "True positive rate (1 − P_miss)")
+        self.hist_plot = _plot("score", "density")
+        self.qq_plot = _plot("non-target score quantile", "target score quantile")
+        self.normal_box = QCheckBox("normal Q-Q (each class against the standard normal)")
+        self.normal_box.toggled.connect(lambda _on: self.draw_qq())
+        qq_page = QWidget()
+        qq_layout = QVBoxLayout(qq_page)
+        qq_layout.setContentsMargins(0, 0, 0, 0)
+        qq_layout.addWidget(self.normal_box)
+        qq_layout.addWidget(self.qq_plot, 1)
+        self.addTab(self.roc_plot, "ROC")
+        self.addTab(self.hist_plot, "Histograms")
+        self.addTab(qq_page, "Q-Q")
+        self.roc_legend = self.roc_plot.getPlotItem().addLegend(
+            offset=(-8, -8), labelTextSize="8pt", labelTextColor=TEXT,
+            brush=pg.mkBrush(255, 255, 255, 215))
+        state.changed.connect(self._on_state_changed)
+
+    def set_systems(self, results, trials_by_name) -> None:
+        from llgui.core.det_views import roc
+
+        self.results = tuple(results)
+        self.trials_by_name = dict(trials_by_name)
+        self.auc = {r.name: roc(r.curve).auc for r in self.results}
+        self.draw_all()
+
+    def _selected(self):
+        name = self.state.system
+        result = next((r for r in self.results if r.name == name), None)
+        return result, self.trials_by_name.get(name)
+
+    def _colour(self, name: str) -> str:
+        names = [r.name for r in self.results]
+        k = names.index(name) if name in names else 0
+        return self.palette[k % len(self.palette)]
+
+    def _on_state_changed(self) -> None:
+        self.draw_all()
+
+    def draw_all(self) -> None:
+        self.draw_roc()
+        self.draw_histograms()
+        self.draw_qq()
+
+    # -- ROC ------------------------------------------------------------------------------
+
+    def draw_roc(self) -> None:
+        from llgui.core.det_views import at_threshold_curve, roc
+
+        item = self.roc_plot.getPlotItem()
+        item.clear()
+        self.roc_legend.clear()
+        item.plot([0, 1], [0, 1], pen=pg.mkPen("#999999", width=1, style=Qt.PenStyle.DashLine))
+        selected, _ = self._selected()
+        for r in self.results:
+            curve = roc(r.plot_curve)
+            width = 3 if selected is not None and r.name == selected.name else 1.5
+            item.plot(curve.fpr, curve.tpr, pen=pg.mkPen(self._colour(r.name), width=width),
+                      name=f"{html.escape(r.name)} — AUC {self.auc[r.name]:.4f}")
+        if selected is not None and self.state.threshold is not None:
+            at = at_threshold_curve(selected.curve, self.state.threshold)
+            fpr = at.fp / selected.n_nontarget
+            tpr = at.tp / selected.n_target
+            item.plot([fpr], [tpr], pen=None, symbol="d", symbolSize=13,
+                      symbolPen=pg.mkPen("k", width=1.5),
+                      symbolBrush=pg.mkBrush(self._colour(selected.name)))
+        item.setXRange(0, 1, padding=0.02)
+        item.setYRange(0, 1, padding=0.02)
+        item.setTitle("ROC on linear axes · ◆ the threshold", size="9pt", color=TEXT)
+
+    # -- histograms -------------------------------------------------------------------------
+
+    def draw_histograms(self) -> None:
+        from llgui.core.det_views import histograms
+
+        item = self.hist_plot.getPlotItem()
+        item.clear()
+        result, trials = self._selected()
+        if trials is None:
+            item.setTitle("no system", size="9pt", color=TEXT)
+            return
+        h = histograms(trials.scores, trials.is_target, bins=60)
+        for values, colour, name in ((h.nontarget, NONTARGET, "non-target"),
+                                     (h.target, TARGET, "target")):
+            fill = pg.mkBrush(colour + "40")
+            item.plot(h.edges, values, stepMode="center", fillLevel=0, brush=fill,
+                      pen=pg.mkPen(colour, width=1.5), name=name)
+        if self.state.threshold is not None:
+            item.addItem(pg.InfiniteLine(self.state.threshold, angle=90,
+                                         pen=pg.mkPen(THRESHOLD, width=1.5,
+                                                      style=Qt.PenStyle.DashLine)))
+        item.setTitle(f"{html.escape(result.name)}: "
+                      f"<span style='color:{TARGET}'>targets ({trials.n_target:,})</span>, "
+                      f"<span style='color:{NONTARGET}'>non-targets ({trials.n_nontarget:,})"
+                      f"</span> · ┆ the threshold", size="9pt", color=TEXT)
+
+    # -- Q-Q --------------------------------------------------------------------------------
+
+    def draw_qq(self) -> None:
+        from llgui.core.det_views import normal_qq, qq
+
+        item = self.qq_plot.getPlotItem()
+        item.clear()
+        result, trials = self._selected()
+        if trials is None:
+            return
+        target = trials.scores[trials.is_target]
+        nontarget = trials.scores[~trials.is_target]
+        if self.normal_box.isChecked():
+            item.setLabel("bottom", "standard normal quantile")
+            item.setLabel("left", "score")
+            for values, colour in ((nontarget, NONTARGET), (target, TARGET)):
+                theory, ordered = normal_qq(values)
+                if ordered.size > NORMAL_QQ_MAX_POINTS:
+                    keep = np.linspace(0, ordered.size - 1, NORMAL_QQ_MAX_POINTS).astype(int)
+                    theory, ordered = theory[keep], ordered[keep]
+                item.plot(theory, ordered, pen=None, symbol="o", symbolSize=4,
+                          symbolPen=None, symbolBrush=pg.mkBrush(colour))
+            item.setTitle(f"{html.escape(result.name)}: normal Q-Q per class (a straight line: "
+                          "Gaussian scores; its slope is the spread)", size="9pt", color=TEXT)
+            return
+        item.setLabel("bottom", "non-target score quantile")
+        item.setLabel("left", "target score quantile")
+        p, q_non, q_tar = qq(nontarget, target, QQ_POINTS)
+        lo = float(min(q_non.min(), q_tar.min()))
+        hi = float(max(q_non.max(), q_tar.max()))
+        item.plot([lo, hi], [lo, hi], pen=pg.mkPen("#999999", width=1,
+                                                   style=Qt.PenStyle.DashLine))
+        item.plot(q_non, q_tar, pen=pg.mkPen(self._colour(result.name), width=1.5),
+                  symbol="o", symbolSize=4, symbolPen=None,
+                  symbolBrush=pg.mkBrush(self._colour(result.name)))
+        if self.state.threshold is not None:
+            for angle in (0, 90):
+                item.addItem(pg.InfiniteLine(self.state.threshold, angle=angle,
+                                             pen=pg.mkPen(THRESHOLD, width=1,
+                                                          style=Qt.PenStyle.DotLine)))
+        item.setTitle(f"{html.escape(result.name)}: target vs non-target quantiles at "
+                      f"{QQ_POINTS} probabilities (dashed: equal distributions; parallel to "
+                      "it: a shift)", size="9pt", color=TEXT)

@@ -62,29 +62,36 @@ def _njit(fn):
 
 @_njit
 def _fill_row(i, word, ref, prev, cur, n_h, n_r, ratio, beam):
-    """Row i of the beam edit distance into `cur` (costs) from row i-1 in `prev`; returns the
-    written column range (lo, hi). Cells outside the range must already be _INF in `cur`."""
+    """Row i of the beam edit distance into `cur` (costs) from row i-1 in `prev`. Cells
+    outside the beam must already be _INF in `cur`. Returns the written column range (lo, hi)
+    and a lower bound of the final distance: min over the row of cost + |rows left - columns
+    left| (every path crosses the row, costs only grow, and each unmatched length costs 1)."""
     diag = math.floor(i * ratio)
     lo = max(0, diag - beam)
     hi = min(n_r + 1, diag + beam)
     if i == n_h:
         hi = n_r + 1
+    bound = _INF
+    rows_left = n_h - i
     for j in range(lo, hi):
         if j == 0:
-            cur[0] = prev[0] + _COST
-            continue
-        best = _INF
-        c = prev[j - 1] + (0 if word == ref[j - 1] else _COST)
-        if best > c:
-            best = c
-        c = prev[j] + _COST
-        if best > c:
-            best = c
-        c = cur[j - 1] + _COST
-        if best > c:
-            best = c
+            best = prev[0] + _COST
+        else:
+            best = _INF
+            c = prev[j - 1] + (0 if word == ref[j - 1] else _COST)
+            if best > c:
+                best = c
+            c = prev[j] + _COST
+            if best > c:
+                best = c
+            c = cur[j - 1] + _COST
+            if best > c:
+                best = c
         cur[j] = best
-    return lo, hi
+        c = best + abs(rows_left - (n_r - j))
+        if c < bound:
+            bound = c
+    return lo, hi, bound
 
 
 @_njit
@@ -206,8 +213,9 @@ def _perform_shift(words, start, length, target, out):
 
 
 @_njit
-def _candidate_cost(shifted, base, ref, cost, bufs, n_h, n_r, ratio, beam):
-    """Edit distance of `shifted`, reusing the rows of `base` up to their common prefix.
+def _candidate_cost(shifted, base, ref, cost, bufs, n_h, n_r, ratio, beam, limit):
+    """Edit distance of `shifted`, reusing the rows of `base` up to their common prefix; -1
+    as soon as a lower bound shows it exceeds `limit` (the candidate cannot be chosen).
     `bufs` (2, n_r + 1) holds two scratch rows, all _INF on entry and on return."""
     p = 0
     while p < n_h and shifted[p] == base[p]:
@@ -222,10 +230,13 @@ def _candidate_cost(shifted, base, ref, cost, bufs, n_h, n_r, ratio, beam):
         cur = bufs[w]
         if w == 0:  # `cur` must be _INF outside the range about to be written
             cur[lo0:hi0] = _INF
-            lo0, hi0 = _fill_row(i, shifted[i - 1], ref, prev, cur, n_h, n_r, ratio, beam)
+            lo0, hi0, bound = _fill_row(i, shifted[i - 1], ref, prev, cur, n_h, n_r, ratio, beam)
         else:
             cur[lo1:hi1] = _INF
-            lo1, hi1 = _fill_row(i, shifted[i - 1], ref, prev, cur, n_h, n_r, ratio, beam)
+            lo1, hi1, bound = _fill_row(i, shifted[i - 1], ref, prev, cur, n_h, n_r, ratio, beam)
+        if bound > limit:
+            result = -1
+            break
         if i == n_h:
             result = cur[n_r]
         prev = cur
@@ -307,9 +318,17 @@ def _ter_edits(hyp, ref):
                                 continue
                             prev_idx = idx
                             _perform_shift(base, start_h, length, idx, shifted)
-                            gain = pre_score - _candidate_cost(shifted, base, ref, cost, bufs,
-                                                               n_h, n_r, ratio, beam)
+                            # Only a candidate that gains at least 1 and at least the best
+                            # gain so far can change the outcome (a best gain <= 0 means no
+                            # shift, whichever candidate it is): the others are counted, as
+                            # sacrebleu counts them, but need not be computed to the end.
+                            need = b_gain if found and b_gain > 1 else 1
+                            c = _candidate_cost(shifted, base, ref, cost, bufs, n_h, n_r,
+                                                ratio, beam, pre_score - need)
                             checked += 1
+                            if c < 0:
+                                continue
+                            gain = pre_score - c
                             # (gain, length, -start_h, -idx) > best, lexicographically
                             better = not found
                             if not better:

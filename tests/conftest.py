@@ -1,7 +1,10 @@
 """Shared fixtures: the published reference data, offscreen Qt, the demo bundles."""
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -9,6 +12,13 @@ import pytest
 # Qt renders offscreen in tests; pyqtgraph must bind PySide6 even if PyQt is installed.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+
+# The statistics cache (llgui.core.stats_cache) of the whole run lives in a temporary folder,
+# never in the user's cache; subprocesses inherit it. Set here, before any test imports llgui.
+_CACHE = tempfile.mkdtemp(prefix="llgui-test-cache-")
+os.environ["LLGUI_CACHE_DIR"] = _CACHE
+os.environ.pop("LLGUI_NO_CACHE", None)
+atexit.register(shutil.rmtree, _CACHE, True)
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "resources" / "demo"

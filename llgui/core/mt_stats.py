@@ -110,6 +110,13 @@ class MTMetric:
         """The signature for `nrefs` references per segment (-1 means a variable number)."""
         raise NotImplementedError
 
+    def note_references(self, refs_of_segment: Sequence[str | None]) -> None:
+        """Count a segment's references for the signature, as `reference_info` does, for a
+        segment whose statistics come from the cache (`llgui.core.stats_cache`)."""
+        n = sum(r is not None for r in refs_of_segment)
+        if n:
+            self._nrefs_seen.add(n)
+
     def _nrefs_value(self) -> int | str:
         seen = set(self._nrefs_seen)
         if not seen:

@@ -36,8 +36,9 @@ import struct
 import sys
 import threading
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -123,39 +124,55 @@ def segment_rows(
     hypotheses: Sequence[str],
     references: Sequence[Sequence[str | None]],
     compute: Callable[[int], np.ndarray],
-    *,
-    progress: Callable[[float], None] | None = None,
 ) -> np.ndarray:
     """Statistics rows (n, n_stats) of segments i = 0..n-1, read from the cache where present;
     `compute(i)` gives the missing ones, which are then stored. `references[i]` are segment
-    i's references. `progress(fraction)` follows the computed rows."""
+    i's references. Observers (`observe`) hear of every row computed."""
     n = len(hypotheses)
     rows = np.zeros((n, metric.n_stats), dtype=np.float64)
-    if not enabled():
+    use = enabled()
+    if use:
+        store = _store(metric)
+        keys = [segment_key(h, r) for h, r in zip(hypotheses, references)]
+        found = store.lookup(keys)
+        missing = [i for i in range(n) if found[i] is None]
         for i in range(n):
-            rows[i] = compute(i)
-            counts["computed"] += 1
-            if progress is not None and (i % 16 == 15 or i == n - 1):
-                progress((i + 1) / n)
-        return rows
-    store = _store(metric)
-    keys = [segment_key(h, r) for h, r in zip(hypotheses, references)]
-    found = store.lookup(keys)
-    missing = [i for i in range(n) if found[i] is None]
-    for i in range(n):
-        if found[i] is not None:
-            rows[i] = found[i]
-    if n > len(missing):
-        counts["hit"] += n - len(missing)
-    for k, i in enumerate(missing):
+            if found[i] is not None:
+                rows[i] = found[i]
+        if n > len(missing):
+            counts["hit"] += n - len(missing)
+    else:
+        missing = list(range(n))
+    _notify(0, len(missing))
+    for i in missing:
         rows[i] = compute(i)
         counts["computed"] += 1
-        if progress is not None and (k % 16 == 15 or k == len(missing) - 1):
-            progress((k + 1) / len(missing))
-    if missing:
+        _notify(1, 0)
+    if use and missing:
         store.add([keys[i] for i in missing], rows[missing])
         store.flush()
     return rows
+
+
+_observers: list[Callable[[int, int], None]] = []
+
+
+@contextmanager
+def observe(callback: Callable[[int, int], None]) -> Iterator[None]:
+    """Within the block, `callback(computed, expected)` hears of rows about to be computed
+    (`expected`, once per batch) and of each row computed (`computed`); for progress bars.
+    Rows served from the cache are not reported: they cost nothing."""
+    _observers.append(callback)
+    try:
+        yield
+    finally:
+        _observers.remove(callback)
+
+
+def _notify(computed: int, expected: int) -> None:
+    if expected or computed:
+        for callback in list(_observers):
+            callback(computed, expected)
 
 
 def remember(metric, hypothesis: str, references: Sequence[str | None],
@@ -170,8 +187,10 @@ def remember(metric, hypothesis: str, references: Sequence[str | None],
     if row is not None:
         counts["hit"] += 1
         return np.array(row, dtype=np.float64)
+    _notify(0, 1)
     row = np.asarray(compute(), dtype=np.float64)
     counts["computed"] += 1
+    _notify(1, 0)
     store.add([key], row[None, :])
     return row
 

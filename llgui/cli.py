@@ -52,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="metric to compute (repeatable; default: the bundle's metrics)")
     p.add_argument("--policy", metavar="A|B|C|POLICY.json",
                    help="also give the policy-weighted mean over document times")
+    _cache_flag(p)
     common(p)
 
     p = sub.add_parser("replay", help="penalised scores of one document, step by step")
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=("paper", "llmt"), default="paper",
                    help="paper: equation 1 summed over steps; llmt: the WMT 2020/21 lifelong "
                         "MT scorer (BLEU only)")
+    _cache_flag(p)
     common(p)
 
     p = sub.add_parser("lifelong", help="user-policy scores S_P of every model version")
@@ -126,6 +128,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _cache_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-cache", action="store_true",
+                   help="compute every segment's statistics afresh and write no cache "
+                        "(cache: $LLGUI_CACHE_DIR, default the platform cache folder; size "
+                        "limit $LLGUI_CACHE_MAX_MB, default 512)")
+
+
+def _scoring(args):
+    """The context of a scoring command: the statistics cache on or off, a progress bar on a
+    terminal's stderr (llgui.cli_progress)."""
+    from llgui.cli_progress import scoring_progress
+    from llgui.core import stats_cache
+
+    if getattr(args, "no_cache", False):
+        stats_cache.configure(enabled=False)
+    return scoring_progress(f"llgui {args.command}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -187,7 +207,8 @@ def cmd_score(args) -> str:
     metrics = tuple(args.metric) if args.metric else bundle.metrics
     _check_metrics(bundle.task, metrics)
     policy = _policy(args.policy) if args.policy else None
-    report = export.score_report(bundle, metrics, policy)
+    with _scoring(args):
+        report = export.score_report(bundle, metrics, policy)
     if args.format == "json":
         return export.to_json(report)
     if args.format == "csv":
@@ -226,12 +247,14 @@ def cmd_replay(args) -> str:
                          + (", ..." if len(bundle.documents) > 10 else "") + ")") from None
     if args.mode == "llmt" and metric != "bleu":
         raise UsageError("mode llmt is the WMT lifelong MT scorer: it is defined for bleu only")
-    try:
-        track = make_track(document, metric, bundle.settings, bundle.cost, bundle.documents)
-    except ValueError as error:   # e.g. a detection operating point outside (0, 1)
-        raise UsageError(str(error)) from None
-    result = replay(track, bundle.steps_of(document.id), bundle.cost, doc=document.id,
-                    mode=args.mode)
+    with _scoring(args):
+        try:
+            track = make_track(document, metric, bundle.settings, bundle.cost,
+                               bundle.documents)
+        except ValueError as error:   # e.g. a detection operating point outside (0, 1)
+            raise UsageError(str(error)) from None
+        result = replay(track, bundle.steps_of(document.id), bundle.cost, doc=document.id,
+                        mode=args.mode)
     report = export.replay_report(result)
     if args.format == "json":
         return export.to_json(report)

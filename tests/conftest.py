@@ -17,6 +17,13 @@ os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 os.environ["LLGUI_CACHE_DIR"] = tempfile.mkdtemp(prefix="llgui-test-cache-")
 atexit.register(shutil.rmtree, os.environ["LLGUI_CACHE_DIR"], True)
 
+# The statistics cache (llgui.core.stats_cache) of the whole run lives in a temporary folder,
+# never in the user's cache; subprocesses inherit it. Set here, before any test imports llgui.
+_CACHE = tempfile.mkdtemp(prefix="llgui-test-cache-")
+os.environ["LLGUI_CACHE_DIR"] = _CACHE
+os.environ.pop("LLGUI_NO_CACHE", None)
+atexit.register(shutil.rmtree, _CACHE, True)
+
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "resources" / "demo"
 

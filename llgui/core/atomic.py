@@ -10,8 +10,11 @@ import tempfile
 from pathlib import Path
 
 
-def write_atomic(path: str | Path, text: str | bytes) -> None:
-    """Write `text` (UTF-8 when a str) to `path` through a temporary file, then rename."""
+def write_atomic(path: str | Path, text: str | bytes, *, fsync: bool = True) -> None:
+    """Write `text` (UTF-8 when a str) to `path` through a temporary file, then rename.
+    `fsync=False` skips flushing to the disk first: still all-or-nothing for readers while
+    the machine runs, but a crash may leave an empty or partial file (for caches that check
+    their content, where thousands of fsyncs would cost seconds)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = text.encode("utf-8") if isinstance(text, str) else text
@@ -20,7 +23,8 @@ def write_atomic(path: str | Path, text: str | bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if fsync:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:

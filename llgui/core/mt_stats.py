@@ -110,6 +110,13 @@ class MTMetric:
         """The signature for `nrefs` references per segment (-1 means a variable number)."""
         raise NotImplementedError
 
+    def note_references(self, refs_of_segment: Sequence[str | None]) -> None:
+        """Count a segment's references for the signature, as `reference_info` does, for a
+        segment whose statistics come from the cache (`llgui.core.stats_cache`)."""
+        n = sum(r is not None for r in refs_of_segment)
+        if n:
+            self._nrefs_seen.add(n)
+
     def _nrefs_value(self) -> int | str:
         seen = set(self._nrefs_seen)
         if not seen:
@@ -306,7 +313,11 @@ class TERMetric(_SacrebleuBacked):
         ref_words = ref_info["ref_words"]  # type: ignore[index]
         if any(words == ref for ref in ref_words):
             return np.array([0.0, sum(len(r) for r in ref_words) / len(ref_words)])
-        return super().segment_stats(hypothesis, ref_info)
+        # sacrebleu's own shift search and beam edit distance, compiled (llgui.core.ter_fast;
+        # sacrebleu computes it where numba is missing): the same counts, held equal in tests
+        from llgui.core.ter_fast import segment_statistics
+
+        return np.asarray(segment_statistics(words, ref_words), dtype=np.float64)
 
     def impaired(self, stats: np.ndarray) -> np.ndarray:
         """Edits = reference length (the bound of DESIGN.md 1.2: TER has no worst case)."""

@@ -19,6 +19,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from llgui.core import stats_cache
 from llgui.core.cost import CostModel
 from llgui.core.mt_stats import BLEUMetric, MTMetric, word_edits
 from llgui.core.track import Scored
@@ -43,11 +44,16 @@ class MTTrack:
                 )
         self.doc = doc
         self.metric = metric
-        self._ref_info = [metric.reference_info(doc.segment_references(i)) for i in range(n)]
+        self._refs = [doc.segment_references(i) for i in range(n)]
+        # reference information is made on first use: segments whose statistics come from the
+        # disk cache (llgui.core.stats_cache) need none until a step changes them
+        self._ref_info: list[object] = [None] * n
+        for refs in self._refs:
+            metric.note_references(refs)
         self._hyp = list(doc.hypothesis)
-        self._stats = np.zeros((n, metric.n_stats), dtype=np.float64)
-        for i, text in enumerate(self._hyp):
-            self._stats[i] = metric.segment_stats(text, self._ref_info[i])
+        self._stats = stats_cache.segment_rows(
+            metric, self._hyp, self._refs,
+            lambda i: metric.segment_stats(self._hyp[i], self._info(i)))
         self._total = self._stats.sum(axis=0)
         self._memo: dict[tuple[int, str], np.ndarray] = {}
 
@@ -136,7 +142,7 @@ class MTTrack:
         the n of llmt mode."""
         if not isinstance(self.metric, BLEUMetric):
             raise TypeError("reference_words needs a BLEU metric")
-        return self.metric.reference_words(self._ref_info[index])
+        return self.metric.reference_words(self._info(index))
 
     def prefetch(self, steps: Iterable[Step]) -> int:
         """Compute ahead the statistics `steps` will need (correct versions, adapted lines
@@ -159,6 +165,12 @@ class MTTrack:
 
     # -- internals ------------------------------------------------------------------------------
 
+    def _info(self, index: int) -> object:
+        info = self._ref_info[index]
+        if info is None:
+            info = self._ref_info[index] = self.metric.reference_info(self._refs[index])
+        return info
+
     def _swapped(self, index: int, row: np.ndarray) -> Scored:
         total = self._total - self._stats[index] + row
         return Scored(self.metric.score(total), total)
@@ -169,7 +181,9 @@ class MTTrack:
         if row is None:
             if len(self._memo) >= _MEMO_LIMIT:
                 self._memo.clear()
-            row = self.metric.segment_stats(text, self._ref_info[index])
+            row = stats_cache.remember(
+                self.metric, text, self._refs[index],
+                lambda: self.metric.segment_stats(text, self._info(index)))
             row.setflags(write=False)
             self._memo[key] = row
         return row

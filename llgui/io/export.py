@@ -162,10 +162,11 @@ def document_entry(document: Document) -> dict:
     return {"id": document.id, "time": document.time.text, "scores": {}, "components": {}}
 
 
-def score_report(bundle, metrics: Sequence[str], policy=None) -> dict:
+def score_report(bundle, metrics: Sequence[str], policy=None, mode: str = "paper") -> dict:
     """The `score` JSON shape: per-metric pooled score and signature, aggregates (pooled,
     mean, and with a policy the policy-weighted mean), per-document scores and components.
-    When the bundle has an interaction log, each document also gets its penalised summary."""
+    When the bundle has an interaction log, each document also gets its penalised summary:
+    mode "paper" for every metric, or mode "llmt" (the WMT LLMT scorer) for BLEU only."""
     from llgui.core.policy import document_weights
     from llgui.core.scoring import score_bundle
 
@@ -192,17 +193,19 @@ def score_report(bundle, metrics: Sequence[str], policy=None) -> dict:
             if components:
                 entry["components"][r.name] = dict(components)
         report["documents"].append(entry)
+    report["mode"] = mode
     if bundle.steps:
-        _add_penalised(report, bundle, metrics, weights)
+        penalised = [m for m in metrics if mode == "paper" or m == "bleu"]
+        _add_penalised(report, bundle, penalised, weights, mode)
     return report
 
 
-def _add_penalised(report: dict, bundle, metrics: Sequence[str], weights) -> None:
+def _add_penalised(report: dict, bundle, metrics: Sequence[str], weights, mode: str) -> None:
     from llgui.core.penalty import replay_bundle
 
     report["penalised"] = {}
     for name in metrics:
-        result = replay_bundle(bundle, name)
+        result = replay_bundle(bundle, name, mode=mode)
         summary = {
             "pooled": {"s_base": result.pooled_base, "s_adapt": result.pooled_adapt,
                        "s_pen": result.pooled_pen},

@@ -161,7 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _load(path: Path):
     from llgui.io.bundle import load_bundle
 
-    return load_bundle(path)
+    bundle = load_bundle(path)
+    for warning in bundle.warnings:   # the load goes on; the numbers they concern say so
+        print(warning, file=sys.stderr)
+    return bundle
 
 
 def _policy(spec: str):

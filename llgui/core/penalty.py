@@ -233,10 +233,11 @@ def minimal_supervision_rate(metric: Metric, feedback: float, final_stats: np.nd
 def curve_area(s_base: float, steps: Sequence[StepScores], max_cost: float | None = None) -> float:
     """Area under the learning curve (S_adapt against cumulative cost, a step function starting
     at S_base at cost 0) from 0 to `max_cost` (default: the total cost), divided by `max_cost`:
-    a cost-weighted mean score, in the metric's units. With no cost at all, S_base."""
+    a cost-weighted mean score, in the metric's units. With no cost at all (no steps, or steps
+    that cost nothing) there is no area: NaN, shown as "none"."""
     limit = _max_cost(steps, max_cost)
     if limit <= 0:
-        return s_base
+        return math.nan
     area, level, at = 0.0, s_base, 0.0
     for s in steps:
         upto = min(s.cum_cost, limit)

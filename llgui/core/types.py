@@ -336,6 +336,9 @@ class Bundle:
     steps: tuple[Step, ...] = ()
     lifelong: LifelongScores | None = None
     detection: tuple[Trials, ...] = ()
+    warnings: tuple = ()
+    """`Problem`s that do not stop the load but make a number meaningless (e.g. a document
+    whose UEM misses all speech: nothing of it is scored). Shown, never silently dropped."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.settings, MappingProxyType):

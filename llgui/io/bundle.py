@@ -262,6 +262,8 @@ class _Loader:
         self.problems = Problems(path, limit=500)
         self.pos = TomlPositions()
         self.cache: dict[tuple, object] = {}
+        self.warnings: list[Problem] = []
+        self.collar = 0.0
 
     # --- reporting ---------------------------------------------------------------------
     def add(self, line: int, reason: str) -> None:
@@ -317,6 +319,7 @@ class _Loader:
         bundle_table = self.table(data, "bundle", required=True)
         task, name, metrics = self.bundle_section(bundle_table)
         settings = self.settings(self.table(data, "settings"), metrics)
+        self.collar = float(settings.get("collar", 0.0))  # type: ignore[arg-type]
         cost = self.cost(self.table(data, "cost"))
         documents, unchecked = self.documents(data, task)
         steps, log_file = self.interactions(self.table(data, "interactions"), task, documents)
@@ -329,7 +332,7 @@ class _Loader:
         return Bundle(
             path=self.file, task=task, name=name, metrics=metrics, settings=settings, cost=cost,
             documents=tuple(documents), steps=tuple(steps), lifelong=lifelong,
-            detection=tuple(detection),
+            detection=tuple(detection), warnings=tuple(self.warnings),
         )
 
     def parse(self) -> dict:
@@ -651,6 +654,28 @@ def _check_setting(key: str, spec: Setting, value: object) -> str | None:
     return None
 
 
+def nothing_scored_reason(reference, uem, collar: float) -> str | None:
+    """Why no reference speech of a document would be scored, or None.
+
+    pyannote scores the reference inside the UEM, less a collar of `collar` seconds (total
+    width) around every reference boundary: a turn shorter than the collar loses all of it.
+    When nothing is left, DER is 0/0 (pyannote prints 0 %) and JER 100 %: numbers that say
+    nothing, so the bundle warns at the document's line."""
+    spans = list(uem) if uem else None
+    longest = 0.0
+    for turn in reference:
+        pieces = ([(max(turn.start, a), min(turn.end, b)) for a, b in spans] if spans is not None
+                  else [(turn.start, turn.end)])
+        for a, b in pieces:
+            longest = max(longest, b - a)
+    if longest <= 0.0:
+        return "its UEM misses all reference speech: nothing is scored"
+    if longest <= collar:
+        return (f"collar {collar:g} s is at least as wide as its longest reference turn "
+                f"({longest:g} s): nothing is scored")
+    return None
+
+
 def missing_tokenizer_packages(settings: dict[str, object]) -> tuple[str, tuple[str, ...]] | None:
     """(tokenizer, the pip packages it lacks) when sacrebleu's BLEU tokenizer for `settings`
     cannot be loaded here, else None. Checked without importing anything."""
@@ -849,6 +874,10 @@ class _Doc:
         if (not self.ok or doc_id is None or stamp is None or uri is None or reference is None
                 or hypothesis is None):
             return None
+        reason = nothing_scored_reason(reference, uem_spans, self.loader.collar)
+        if reason is not None:
+            self.loader.warnings.append(Problem(self.loader.file, self.line("id"),
+                                                f"warning: document {doc_id!r}: {reason}"))
         return DiarDocument(doc_id, stamp, uri, reference, hypothesis, uem_spans)
 
     def add_uri(self, line: int, uri: str, role: str, written: str, turns: dict) -> None:

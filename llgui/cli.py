@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--policy", metavar="A|B|C|POLICY.json",
                    help="also give the policy-weighted mean over document times")
     _cache_flag(p)
+    p.add_argument("--mode", choices=("paper", "llmt"), default="paper",
+                   help="penalised scores: paper (equation 1 summed over steps) or llmt (the "
+                        "WMT 2020/21 lifelong MT scorer, BLEU only, pooled over the stream)")
     common(p)
 
     p = sub.add_parser("replay", help="penalised scores of one document, step by step")
@@ -183,12 +186,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _load(path: Path):
     from llgui.io.bundle import load_bundle
 
-    return load_bundle(path)
+    bundle = load_bundle(path)
+    for warning in bundle.warnings:   # the load goes on; the numbers they concern say so
+        print(warning, file=sys.stderr)
+    return bundle
 
 
 def _policy(spec: str):
     """A preset letter or a policy file."""
-    from llgui.core.policy import PRESETS, load_policy
+    from llgui.core.policy import PRESETS
+    from llgui.io.policy_file import load_policy
 
     if spec.upper() in PRESETS:
         return spec.upper(), PRESETS[spec.upper()]
@@ -207,8 +214,11 @@ def cmd_score(args) -> str:
     metrics = tuple(args.metric) if args.metric else bundle.metrics
     _check_metrics(bundle.task, metrics)
     policy = _policy(args.policy) if args.policy else None
+    if args.mode == "llmt" and (bundle.task != "mt" or "bleu" not in metrics):
+        raise UsageError("mode llmt is the WMT lifelong MT scorer: it needs an MT bundle and "
+                         "the bleu metric")
     with _scoring(args):
-        report = export.score_report(bundle, metrics, policy)
+        report = export.score_report(bundle, metrics, policy, mode=args.mode)
     if args.format == "json":
         return export.to_json(report)
     if args.format == "csv":
@@ -322,13 +332,15 @@ def _det_output(trials, dcf, method: str, fmt: str, threshold: float | None = No
 
 
 def _parse_dcf(text: str) -> tuple[float, float, float]:
+    from llgui.core.numbers import parse_number
+
     parts = text.split(",")
     try:
-        values = tuple(float(p) for p in parts)
+        values = tuple(parse_number(p.strip()) for p in parts)
     except ValueError:
         values = ()
     if len(values) != 3:
-        raise UsageError(f"--dcf {text!r}: expected three numbers P_TARGET,C_MISS,C_FA")
+        raise UsageError(f"--dcf {text!r}: expected three finite numbers P_TARGET,C_MISS,C_FA")
     p, c_miss, c_fa = values
     if not 0 < p < 1 or c_miss <= 0 or c_fa <= 0:
         raise UsageError(f"--dcf {text!r}: need 0 < P_TARGET < 1, C_MISS > 0 and C_FA > 0")

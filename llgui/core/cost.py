@@ -12,8 +12,13 @@ of `window` seconds centred on t1 and t2; `boundary(t)` to the reference turn ar
 """
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, fields, replace
+
+from llgui.core.numbers import check_number
+
+MAX_WINDOW = 86400.0
+"""Seconds: a listening window longer than a day is a typo, and its sums must stay finite."""
+MAX_WEIGHT = 1e6
 
 
 @dataclass(frozen=True)
@@ -40,12 +45,13 @@ class CostModel:
                 if not isinstance(value, bool):
                     raise ValueError(f"cost model: {f.name} must be true or false")
                 continue
-            if (isinstance(value, bool) or not isinstance(value, (int, float))
-                    or not math.isfinite(value) or value < 0):
-                raise ValueError(f"cost model: {f.name} must be a number >= 0, not {value!r}")
-            object.__setattr__(self, f.name, float(value))
-        if self.window <= 0:
-            raise ValueError("cost model: window must be > 0 seconds")
+            bounds = ({"above": 0.0, "maximum": MAX_WINDOW} if f.name == "window"
+                      else {"minimum": 0.0, "maximum": MAX_WEIGHT})
+            try:
+                value = check_number(value, f.name, **bounds)
+            except ValueError as exc:
+                raise ValueError(f"cost model: {exc}") from None
+            object.__setattr__(self, f.name, value)
 
     def to_dict(self) -> dict[str, float | bool]:
         return asdict(self)

@@ -879,6 +879,11 @@ class DERMetric(_DiarMetric):
         miss, fa, confusion, _, total = (float(x) for x in stats)
         return (confusion + fa + miss, total)
 
+    def scored(self, stats: np.ndarray) -> bool:
+        """False when no reference time was scored (UEM outside the speech, collars wider
+        than the turns): pyannote's 0 % then measures nothing."""
+        return float(stats[4]) > 0.0
+
     def components(self, stats: np.ndarray) -> dict[str, float]:
         """Seconds, under the names of the CLI's JSON (DESIGN.md section 7)."""
         miss, fa, confusion, correct, total = (float(x) for x in stats)
@@ -902,6 +907,10 @@ class JERMetric(_DiarMetric):
 
     def errors(self, stats: np.ndarray) -> None:
         return None
+
+    def scored(self, stats: np.ndarray) -> bool:
+        """False when no reference speaker was scored (pyannote's 100 % measures nothing)."""
+        return float(stats[1]) > 0.0
 
     def components(self, stats: np.ndarray) -> dict[str, float]:
         return {"speaker_error": float(stats[0]), "speaker_count": float(stats[1])}

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -444,33 +444,40 @@ def word_edits(reference: Sequence[str], hypothesis: Sequence[str]) -> int:
 # llmt compatibility
 
 
-def llmt_bleu(
-    stats: np.ndarray, requested: Mapping[int, int], metric: BLEUMetric | None = None
-) -> float:
-    """BLEU as the WMT 2020/21 lifelong MT task scored it (DESIGN.md 1.1, "llmt").
+def llmt_vector(reference_words: Iterable[int], order: int) -> np.ndarray:
+    """The llmt credit vector of one document, shape (order,): for each answered `reference`
+    request whose reference has n whitespace-separated words, [n, n-1, ..., n-order+1] (each
+    floored at 0) is added (DESIGN.md 1.1, the WMT LLMT scorer's `mt_evaluation` block)."""
+    vector = np.zeros(order, dtype=np.float64)
+    for n in reference_words:
+        if n < 0:
+            raise ValueError(f"llmt: a negative word count {n}")
+        vector += np.maximum(float(n) - np.arange(order), 0.0)
+    return vector
 
-    `stats` holds the BLEU rows (n_segments, n_stats) of the final output; `requested` maps a
-    0-based segment index the system asked about to its reference length n in words. For each,
-    [n, n-1, ..., n-N+1] is subtracted (floored at 0) from the 1..N-gram match counts of that
-    row (the counts themselves floored at 0), then the rows are pooled into one BLEU.
 
-    "Words" should be counted in BLEU tokens (`BLEUMetric.reference_words`): a reference of n
-    tokens has exactly n-k+1 k-grams, so the subtraction removes the credit a copy of the
-    reference would get. `metric` gives the BLEU settings (sacrebleu defaults when None).
-    """
+def llmt_document_stats(stats: np.ndarray, vector: np.ndarray, metric: "BLEUMetric"
+                        ) -> np.ndarray:
+    """One document's BLEU statistics (n_stats,) under the llmt rule: `vector` subtracted from
+    the document's clipped 1..N-gram match counts of its output, floored at 0 per document;
+    lengths and n-gram totals unchanged. `stats` are the per-segment rows (n, n_stats) or the
+    document's sum (n_stats,)."""
+    rows = np.asarray(stats, dtype=np.float64)
+    total = rows.sum(axis=0) if rows.ndim == 2 else rows.copy()
+    if total.shape != (metric.n_stats,):
+        raise ValueError(f"llmt: expected BLEU statistics with {metric.n_stats} columns, got "
+                         f"{rows.shape}")
+    order = metric.order
+    total[2:2 + order] = np.maximum(total[2:2 + order] - vector, 0.0)
+    return total
+
+
+def llmt_bleu(stats: np.ndarray, vector: np.ndarray, metric: "BLEUMetric | None" = None
+              ) -> float:
+    """The llmt BLEU of one document (see `llmt_document_stats`); `metric` gives the BLEU
+    settings (sacrebleu defaults when None). The stream's score pools the documents' llmt
+    statistics into one BLEU (`llgui.core.penalty.pooled_scores`)."""
     if metric is None:
         metric = make_metric("bleu")  # type: ignore[assignment]
     assert isinstance(metric, BLEUMetric)
-    rows = np.array(stats, dtype=np.float64, copy=True)
-    if rows.ndim != 2 or rows.shape[1] != metric.n_stats:
-        raise ValueError(f"llmt: expected BLEU statistics of shape (n, {metric.n_stats}), "
-                         f"got {rows.shape}")
-    order = metric.order
-    for index, n_words in requested.items():
-        if not 0 <= index < rows.shape[0]:
-            raise ValueError(f"llmt: requested segment {index} outside 0..{rows.shape[0] - 1}")
-        if n_words < 0:
-            raise ValueError(f"llmt: segment {index} has a negative word count {n_words}")
-        credit = np.maximum(float(n_words) - np.arange(order), 0.0)
-        rows[index, 2:2 + order] = np.maximum(rows[index, 2:2 + order] - credit, 0.0)
-    return metric.score(rows.sum(axis=0))
+    return metric.score(llmt_document_stats(stats, vector, metric))

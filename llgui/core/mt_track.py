@@ -138,11 +138,12 @@ class MTTrack:
         return tuple(sorted(i for i in self._adapted_changes(step) if i != index))
 
     def reference_words(self, index: int) -> int:
-        """Length of segment `index`'s first reference in the metric's tokens (BLEU only):
-        the n of llmt mode."""
+        """Words (whitespace-separated, as the WMT LLMT scorer counts them, not BLEU tokens)
+        of segment `index`'s first reference, the one a `reference` request answers: the n of
+        llmt mode (BLEU only)."""
         if not isinstance(self.metric, BLEUMetric):
             raise TypeError("reference_words needs a BLEU metric")
-        return self.metric.reference_words(self._info(index))
+        return len(self.doc.references[0][index].split())
 
     def prefetch(self, steps: Iterable[Step]) -> int:
         """Compute ahead the statistics `steps` will need (correct versions, adapted lines

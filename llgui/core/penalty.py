@@ -74,6 +74,9 @@ class Replay:
     step_stats: tuple[tuple[np.ndarray, np.ndarray, np.ndarray] | None, ...] = field(
         default=(), repr=False
     )
+    # llmt mode: the document's BLEU statistics at the end under the llmt rule (the credit of
+    # the answered reference requests taken off its match counts), pooled over the stream
+    llmt_stats: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def s_adapt(self) -> float:
@@ -130,9 +133,10 @@ def replay(
     keep more than numbers (the GUI's walkthrough keeps each hypothesis the human saw).
 
     mode "paper": equation 1 summed over steps. mode "llmt": the WMT 2020/21 lifelong MT
-    scorer (BLEU only): S_pen,n is the BLEU of h_n with, for every sentence requested so far,
-    [n, n-1, n-2, n-3] (n = reference words) taken off its 1- to 4-gram matches; S_cor and S_imp
-    are not defined there and are None.
+    scorer (BLEU only, DESIGN.md 1.1): S_pen,n is the BLEU of h_n with the document's vector
+    of [n, n-1, n-2, n-3] summed over the `reference` requests answered so far (n = the
+    reference's whitespace-separated words) taken off the document's 1- to 4-gram match
+    counts, floored at 0; S_cor and S_imp are not defined there and are None.
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (expected one of: {', '.join(MODES)})")
@@ -182,6 +186,7 @@ def replay(
         stats_base=base.stats,
         stats_final=final.stats,
         step_stats=tuple(step_stats),
+        llmt_stats=None if llmt is None else llmt.stats(),
     )
 
 
@@ -192,17 +197,23 @@ class _LlmtState:
         if getattr(track.metric, "name", "") != "bleu" or not hasattr(track, "reference_words"):
             raise ValueError("mode 'llmt' is defined for BLEU on MT documents only")
         self.track = track
-        self.requested: dict[int, int] = {}
+        self.words: list[int] = []   # n of every answered `reference` request, in order
 
     def request(self, step: Step) -> None:
+        if step.kind != "reference":   # the LLMT scorer counts reference requests only
+            return
         index = step.target.sentence - 1  # type: ignore[union-attr]
-        self.requested[index] = self.track.reference_words(index)  # type: ignore[attr-defined]
+        self.words.append(self.track.reference_words(index))  # type: ignore[attr-defined]
+
+    def stats(self) -> np.ndarray:
+        from llgui.core.mt_stats import llmt_document_stats, llmt_vector
+
+        metric = self.track.metric
+        return llmt_document_stats(self.track.stats,  # type: ignore[attr-defined]
+                                   llmt_vector(self.words, metric.order), metric)
 
     def score(self) -> float:
-        from llgui.core.mt_stats import llmt_bleu
-
-        return llmt_bleu(self.track.stats, self.requested,  # type: ignore[attr-defined]
-                         self.track.metric)
+        return self.track.metric.score(self.stats())
 
 
 def minimal_supervision_rate(metric: Metric, feedback: float, final_stats: np.ndarray) -> float | None:
@@ -222,10 +233,11 @@ def minimal_supervision_rate(metric: Metric, feedback: float, final_stats: np.nd
 def curve_area(s_base: float, steps: Sequence[StepScores], max_cost: float | None = None) -> float:
     """Area under the learning curve (S_adapt against cumulative cost, a step function starting
     at S_base at cost 0) from 0 to `max_cost` (default: the total cost), divided by `max_cost`:
-    a cost-weighted mean score, in the metric's units. With no cost at all, S_base."""
+    a cost-weighted mean score, in the metric's units. With no cost at all (no steps, or steps
+    that cost nothing) there is no area: NaN, shown as "none"."""
     limit = _max_cost(steps, max_cost)
     if limit <= 0:
-        return s_base
+        return math.nan
     area, level, at = 0.0, s_base, 0.0
     for s in steps:
         upto = min(s.cum_cost, limit)
@@ -371,10 +383,16 @@ def pooled_scores(metric: Metric, replays: Iterable[Replay]) -> tuple[float, flo
     S_pen pooled = S_adapt pooled + sum over every step of (S_imp - S_cor) at corpus level, where
     the corpus holds the documents before the step's document at their final hypothesis, the
     ones after it at their first, and the step's document corrected / impaired.
+
+    Replays in mode "llmt": S_pen pooled is one BLEU of the documents' llmt statistics summed
+    over the stream (DESIGN.md 1.1), as the WMT LLMT scorer's `BLEU_collate` block pools them.
     """
     replays = list(replays)
     base_total = np.sum([r.stats_base for r in replays], axis=0)
     final_total = np.sum([r.stats_final for r in replays], axis=0)
+    if replays and all(r.llmt_stats is not None for r in replays):
+        llmt_total = np.sum([r.llmt_stats for r in replays], axis=0)
+        return metric.score(base_total), metric.score(final_total), metric.score(llmt_total)
     penalty = 0.0
     context = base_total.copy()  # the stream as it stands: starts with every document at base
     for r in replays:

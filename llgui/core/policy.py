@@ -15,27 +15,28 @@ lifelong score table when a model version M_i is scored by equation 2 of Prokopa
   the raw weighted sum is used.
 
 Policy file (JSON): ``{"mode": "relative", "points": [[0, 0.1], [1, 1]], "normalise": true}``,
-optionally with a ``"name"`` string (ignored here, kept by the GUI's session). `load_policy`
-reports every problem as FILE:LINE: reason; `save_policy` writes atomically.
+optionally with a ``"name"`` string (ignored here, kept by the GUI's session). The file is read
+and written by `llgui.io.policy_file`; `policy_from_node` checks its parsed content here.
 """
 from __future__ import annotations
 
-import bisect
 import json
 import math
-import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
-from llgui.core.atomic import write_atomic
-from llgui.core.errors import LoadError, Problems
-from llgui.core.types import Stamp
+from llgui.core.errors import Problems
+from llgui.core.numbers import check_number, show_value
+from llgui.core.types import MAX_TIME, Stamp
 
 MODES = ("relative", "absolute")
+MAX_X = MAX_TIME
+"""Bound on |x|: an absolute x is a time (see `Stamp`), a relative one is near [0, 1]."""
+MAX_WEIGHT = 1e6
+"""Bound on a weight: sums of weights over a window must stay finite."""
 FILE_KEYS = ("mode", "points", "normalise", "name")
 
 
@@ -66,10 +67,12 @@ class Policy:
             try:
                 x, w = point
                 x, w = float(x), float(w)
-            except (TypeError, ValueError):
-                raise ValueError(f"point {k} must be a pair (x, weight), not {point!r}") from None
-            if not (math.isfinite(x) and math.isfinite(w)):
-                raise ValueError(f"point {k} must be finite, not ({x!r}, {w!r})")
+            except (TypeError, ValueError, OverflowError):
+                raise ValueError(f"point {k} must be a pair of finite numbers (x, weight), not "
+                                 f"{show_value(point)}") from None
+            if not (math.isfinite(x) and math.isfinite(w)) or abs(x) > MAX_X or w > MAX_WEIGHT:
+                raise ValueError(f"point {k} must be finite, not ({x!r}, {w!r}) (|x| <= "
+                                 f"{MAX_X:g}, weight <= {MAX_WEIGHT:g})")
             if w < 0:
                 raise ValueError(f"point {k} has a negative weight ({w!r})")
             points.append((x, w))
@@ -159,7 +162,7 @@ class Policy:
         """A policy from a parsed policy file (or session) object; a "name" key is ignored.
         Raises ValueError listing every problem."""
         problems = Problems("policy")
-        policy = _from_node(_plain_node(data), problems)
+        policy = policy_from_node(_plain_node(data), problems)
         if problems or policy is None:
             raise ValueError("; ".join(p.reason for p in problems.items))
         return policy
@@ -250,43 +253,6 @@ def policy_weights(policy: Policy, model_times, test_times) -> np.ndarray:
 # The policy file
 
 
-def load_policy(path: str | Path) -> Policy:
-    """Read a policy file; LoadError with every problem as FILE:LINE: reason."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LoadError.single(path, 0, "policy file not found") from None
-    except UnicodeDecodeError as error:
-        raise LoadError.single(path, 0, f"not UTF-8 text ({error.reason})") from None
-    except OSError as error:
-        raise LoadError.single(path, 0, f"cannot read: {error.strerror or error}") from None
-    if not text.strip():
-        raise LoadError.single(path, 0, "policy file is empty")
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as error:
-        raise LoadError.single(path, error.lineno,
-                               f"not valid JSON: {error.msg} (column {error.colno})") from None
-    except RecursionError:
-        raise LoadError.single(path, 0, "not a policy: nested too deeply") from None
-    problems = Problems(path)
-    try:
-        root = _located(text)
-    except RecursionError:
-        raise LoadError.single(path, 0, "not a policy: nested too deeply") from None
-    policy = _from_node(root, problems)
-    problems.items.sort(key=lambda problem: problem.line)  # read top to bottom
-    problems.raise_if_any()
-    assert policy is not None
-    return policy
-
-
-def save_policy(policy: Policy, path: str | Path) -> None:
-    """Write `policy.to_json()` to `path` atomically (a temporary file, then a rename)."""
-    write_atomic(path, policy.to_json())
-
-
 @dataclass(frozen=True)
 class _Node:
     """A parsed JSON value with the line it starts on (0 when unknown). `value` is a dict of
@@ -294,52 +260,6 @@ class _Node:
 
     value: object
     line: int
-
-
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
-
-
-def _located(text: str) -> _Node:
-    """Parse JSON text already known to be valid, keeping each value's line number."""
-    decoder = json.JSONDecoder()
-    newlines = [m.start() for m in re.finditer("\n", text)]
-
-    def line_of(pos: int) -> int:
-        return bisect.bisect_left(newlines, pos) + 1
-
-    def skip(pos: int) -> int:
-        return _WHITESPACE.match(text, pos).end()
-
-    def parse(pos: int) -> tuple[_Node, int]:
-        pos = skip(pos)
-        line = line_of(pos)
-        opener = text[pos]
-        if opener not in "{[":
-            value, end = decoder.raw_decode(text, pos)
-            return _Node(value, line), end
-        closer = "}" if opener == "{" else "]"
-        items: dict[str, _Node] | list[_Node] = {} if opener == "{" else []
-        pos = skip(pos + 1)
-        if text[pos] == closer:
-            return _Node(items, line), pos + 1
-        while True:
-            if opener == "{":
-                key_pos = skip(pos)
-                key, pos = decoder.raw_decode(text, key_pos)
-                pos = skip(pos) + 1  # the ':'
-                child, pos = parse(pos)
-                # Objects keep the key's line: "points": [...] is reported where it is named.
-                items[key] = _Node(child.value, line_of(key_pos))  # type: ignore[index]
-            else:
-                child, pos = parse(pos)
-                items.append(child)  # type: ignore[union-attr]
-            pos = skip(pos)
-            if text[pos] == closer:
-                return _Node(items, line), pos + 1
-            pos += 1  # the ','
-
-    node, _end = parse(0)
-    return node
 
 
 def _plain_node(value: object) -> _Node:
@@ -350,11 +270,28 @@ def _plain_node(value: object) -> _Node:
     return _Node(value, 0)
 
 
+def _float_or_inf(value: int | float) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
+def _json_show(value: object) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return show_value(value)
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        return type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _from_node(root: _Node, problems: Problems) -> Policy | None:
+def policy_from_node(root: _Node, problems: Problems) -> Policy | None:
     """Check a parsed policy object, adding every problem; the Policy when there is none."""
     if not isinstance(root.value, dict):
         problems.add(root.line, "a policy file holds one JSON object "
@@ -430,12 +367,17 @@ def _points(node: _Node | None, root_line: int, mode: str | None, problems: Prob
         x_node, w_node = pair
         x = _point_x(k, x_node, mode, problems)
         w = w_node.value
-        if not _is_number(w) or not math.isfinite(w):
+        if not _is_number(w) or not math.isfinite(_float_or_inf(w)):
             problems.add(w_node.line, f"point {k}: weight must be a finite number, not "
-                                      f"{json.dumps(w)}")
+                                      f"{_json_show(w)}")
             continue
         if w < 0:
             problems.add(w_node.line, f"point {k}: weight must be >= 0, not {w!r}")
+            continue
+        try:
+            w = check_number(w, f"point {k}: weight", minimum=0, maximum=MAX_WEIGHT)
+        except ValueError as error:
+            problems.add(w_node.line, str(error))
             continue
         if x is not None:
             out.append(_FilePoint(x[0], float(w), x_node.line, x[1], k))
@@ -446,10 +388,11 @@ def _point_x(k: int, node: _Node, mode: str | None, problems: Problems
              ) -> tuple[float, bool] | None:
     value = node.value
     if _is_number(value):
-        if not math.isfinite(value):
-            problems.add(node.line, f"point {k}: x must be finite, not {value!r}")
+        try:
+            return check_number(value, f"point {k}: x", minimum=-MAX_X, maximum=MAX_X), False
+        except ValueError as error:
+            problems.add(node.line, str(error))
             return None
-        return float(value), False
     if isinstance(value, str):
         if mode == "relative":
             problems.add(node.line, f"point {k}: x must be a number in relative mode "
@@ -487,8 +430,8 @@ def presets() -> Iterable[tuple[str, Policy, str]]:
 
 
 __all__: Sequence[str] = (
-    "MODES", "PRESETS", "PRESET_DESCRIPTIONS", "Policy", "load_policy", "policy_weights",
-    "presets", "save_policy", "window_weights",
+    "MODES", "PRESETS", "PRESET_DESCRIPTIONS", "Policy", "policy_from_node", "policy_weights",
+    "presets", "window_weights",
 )
 
 

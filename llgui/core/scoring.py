@@ -35,24 +35,42 @@ class MetricScores:
 
     @property
     def pooled(self) -> float:
-        return self.metric.score(np.sum([d.stats for d in self.documents], axis=0))
+        """The score of the summed statistics; NaN when nothing at all was scored."""
+        total = np.sum([d.stats for d in self.documents], axis=0)
+        return math.nan if nothing_scored(self.metric, total) else self.metric.score(total)
+
+    def score(self, index: int) -> float:
+        """Document `index`'s score; NaN when nothing of it was scored (see `nothing_scored`)."""
+        d = self.documents[index]
+        return math.nan if nothing_scored(self.metric, d.stats) else d.score
 
     @property
     def mean(self) -> float:
-        values = [d.score for d in self.documents]
+        """Unweighted mean over the documents where something was scored."""
+        values = [v for i in range(len(self.documents)) if not math.isnan(v := self.score(i))]
         return float(np.mean(values)) if values else math.nan
 
     def weighted(self, weights: np.ndarray) -> float:
-        """Weighted mean of per-document scores (e.g. policy weights over document times)."""
+        """Weighted mean of per-document scores (e.g. policy weights over document times);
+        documents where nothing was scored take no weight."""
         from llgui.core.policy import weighted_mean
 
-        return weighted_mean([d.score for d in self.documents], weights)
+        values = np.array([self.score(i) for i in range(len(self.documents))], dtype=float)
+        weights = np.where(np.isnan(values), 0.0, np.asarray(weights, dtype=float))
+        return weighted_mean(np.nan_to_num(values), weights)
 
     def components(self, index: int) -> Mapping[str, float]:
         return metric_components(self.metric, self.documents[index].stats)
 
     def pooled_components(self) -> Mapping[str, float]:
         return metric_components(self.metric, np.sum([d.stats for d in self.documents], axis=0))
+
+
+def nothing_scored(metric: Metric, stats: np.ndarray) -> bool:
+    """True when `stats` measured nothing (DER: no reference time in the scored extent; JER:
+    no reference speaker), so the library's conventional value (0 %, 100 %) is no result."""
+    method = getattr(metric, "scored", None)
+    return method is not None and not method(stats)
 
 
 def metric_components(metric: Metric, stats: np.ndarray) -> Mapping[str, float]:

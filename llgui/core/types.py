@@ -11,7 +11,6 @@ half-built object behind. Units:
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from types import MappingProxyType
@@ -20,6 +19,7 @@ from typing import Mapping, Union
 import numpy as np
 
 from llgui.core.cost import CostModel
+from llgui.core.numbers import check_number, parse_number, show_value
 
 TASKS = ("mt", "diarization", "detection")
 INITIATIVES = ("active", "interactive")
@@ -32,6 +32,11 @@ STEP_KINDS = MT_KINDS + DIAR_KINDS + LABEL_KINDS
 
 # --------------------------------------------------------------------------------------------
 # Time stamps
+
+
+MAX_TIME = 1e12
+"""Bound on a time written as a number (POSIX seconds are about 1.8e9 today): differences of
+times must stay finite in every policy and plot."""
 
 
 @dataclass(frozen=True, order=True)
@@ -52,9 +57,8 @@ class Stamp:
         if isinstance(raw, bool):
             raise ValueError(f"time must be a number or an ISO date, not {raw!r}")
         if isinstance(raw, (int, float)):
-            if not math.isfinite(raw):
-                raise ValueError(f"time must be finite, not {raw!r}")
-            return cls(float(raw), _number_text(raw), False)
+            value = check_number(raw, "time", minimum=-MAX_TIME, maximum=MAX_TIME)
+            return cls(value, _number_text(value), False)
         if isinstance(raw, datetime):
             return cls(_posix(raw), raw.isoformat(), True)
         if isinstance(raw, date):
@@ -65,12 +69,12 @@ class Stamp:
         if not text:
             raise ValueError("time is empty")
         try:
-            number = float(text)
-        except ValueError:
-            pass
+            number = parse_number(text)
+        except ValueError as exc:
+            if str(exc) != "is not a number":   # a number written wrongly, not a date
+                raise ValueError(f"time {show_value(text)} {exc}") from None
         else:
-            if not math.isfinite(number):
-                raise ValueError(f"time must be finite, not {text!r}")
+            check_number(number, "time", minimum=-MAX_TIME, maximum=MAX_TIME)
             return cls(number, text, False)
         try:
             if len(text) == 10:
@@ -377,6 +381,9 @@ class Bundle:
     steps: tuple[Step, ...] = ()
     lifelong: LifelongScores | None = None
     detection: tuple[Trials, ...] = ()
+    warnings: tuple = ()
+    """`Problem`s that do not stop the load but make a number meaningless (e.g. a document
+    whose UEM misses all speech: nothing of it is scored). Shown, never silently dropped."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.settings, MappingProxyType):

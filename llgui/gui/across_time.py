@@ -33,9 +33,9 @@ from PySide6.QtWidgets import (
 from llgui.core.errors import LoadError
 from llgui.core.lifelong import continual_summary, diagonal, higher_is_better, policy_scores
 from llgui.core.policy import (
-    PRESET_DESCRIPTIONS, PRESETS, Policy, load_policy, save_policy, window_positions,
-    window_weights,
+    PRESET_DESCRIPTIONS, PRESETS, Policy, window_positions, window_weights,
 )
+from llgui.io.policy_file import load_policy, save_policy
 from llgui.gui.plot_export import export_widget
 from llgui.gui.heatmap import ScoreHeatmap
 from llgui.gui.policy_item import CURVE, PolicyCurveItem

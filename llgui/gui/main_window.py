@@ -6,6 +6,7 @@ whole-collection scoring on workers.
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -473,13 +474,13 @@ class MainWindow(QMainWindow):
         """Reopen the bundles, document, step, cost models and policy of the last session."""
         if not self.use_session:
             return
-        data = read_session()
+        data, problem = read_session()
+        if problem is not None:
+            # said once: in the status bar, and on stderr for whoever started us from a shell
+            self.statusBar().showMessage(problem, 30000)
+            print(f"llgui: {problem}", file=sys.stderr)
+            return
         if data is None:
-            from llgui.gui.state import session_path
-
-            if session_path().exists():
-                self.statusBar().showMessage(f"The session file {session_path()} could not be "
-                                             "read; starting afresh", 15000)
             return
         paths = [p for p in data.get("bundles", []) if p and Path(p).exists()]
         if not paths:

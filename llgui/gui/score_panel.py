@@ -7,6 +7,8 @@ with the curve's normalised area and the Minimal Supervision Rate.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
@@ -144,9 +146,10 @@ class ScorePanel(QWidget):
         item.getAxis("left").enableAutoSIPrefix(False)
         item.getAxis("bottom").enableAutoSIPrefix(False)
         msr = "–" if r.msr is None else f"{r.msr:.2f} %"
+        area = "none (no cost)" if math.isnan(r.curve_area) else f"{r.curve_area:.2f}"
         item.setTitle(f"<span style='color:{ADAPT.name()}'>━ S_adapt</span> "
                       f"<span style='color:{PEN.name()}'>╍ S_pen</span> ● step {step}"
-                      f" · area {r.curve_area:.2f} · MSR {msr}", size="8pt")
+                      f" · area {area} · MSR {msr}", size="8pt")
 
 
 def _cost_unit(walk: Walkthrough) -> str:

@@ -18,8 +18,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from llgui.core.cost import CostModel
 from llgui.core.types import Bundle, Document
-
-SESSION_VERSION = 1
+from llgui.io.session_file import SESSION_VERSION
 
 
 def session_path() -> Path:
@@ -189,16 +188,21 @@ class SessionState(QObject):
         write_atomic(path or session_path(), json.dumps(self.to_dict(), indent=2) + "\n")
 
 
-def read_session(path: Path | None = None) -> dict | None:
-    """The saved session, or None if there is none or it cannot be read (never raises)."""
+def read_session(path: Path | None = None) -> tuple[dict | None, str | None]:
+    """(the saved session, None), or (None, why it was set aside), or (None, None) when there
+    is none. A session that fails its checks is moved to `session.json.bad` (never raises)."""
+    from llgui.io.session_file import read_session_file, set_aside
+
     path = path or session_path()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("version") != SESSION_VERSION:
-        return None
-    return data
+        data, reason = read_session_file(path)
+    except Exception as exc:  # noqa: BLE001 - a start must never fail on its session
+        data, reason = None, f"could not be checked ({type(exc).__name__})"
+    if reason is None:
+        return data, None
+    bad = set_aside(path)
+    where = f"set aside as {bad}" if bad is not None else "left in place"
+    return None, f"The session file {path} {reason}; it was {where} and llgui started afresh"
 
 
 class _SetCostModel(QUndoCommand):

@@ -4,7 +4,11 @@ Every loader goes through `read_bytes` then `decode_lines`, so "file not found",
 empty" and invalid UTF-8 read the same whatever the format:
 
 - line 0 (the file as a whole): `file not found`, `is a directory, not a file`,
-  `cannot read (...)`, `file is empty`;
+  `is not a regular file (...)`, `is too large (...)`, `cannot read (...)`,
+  `file is empty`;
+- only regular files are read, and only up to a size cap checked BEFORE reading: a device
+  (`/dev/zero`) would be read until memory runs out, a FIFO would block forever, and a sparse
+  2 GiB file would be read whole before being refused;
 - invalid UTF-8: one problem per bad line, `invalid UTF-8 byte 0xff at column 5 (file offset
   123)`, where the column counts BYTES from 1 within the line (a character column does not exist
   for bytes that are not characters) and the offset counts bytes from 0 in the file.
@@ -15,27 +19,93 @@ final "\\n" does not start an extra line.
 """
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from llgui.core.errors import Problems
 
 BOM = "\ufeff"
 
+MAX_INPUT_BYTES = 1 << 30
+"""1 GiB: the largest input file read (a 10**6-document bundle or 10**7 trials fit well under)."""
 
-def read_bytes(path: str | Path, problems: Problems) -> bytes | None:
-    """The file's bytes, or None after adding a line-0 problem (missing, directory, unreadable)."""
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def read_bytes(path: str | Path, problems: Problems, limit: int = MAX_INPUT_BYTES) -> bytes | None:
+    """The file's bytes, or None after adding a line-0 problem (missing, not a regular file,
+    larger than `limit` bytes, unreadable). Never blocks on a FIFO, never reads a device."""
     try:
-        return Path(path).read_bytes()
+        data = read_regular(path, limit)
     except FileNotFoundError:
         problems.add(0, "file not found")
     except IsADirectoryError:
         problems.add(0, "is a directory, not a file")
     except PermissionError:
         problems.add(0, "cannot read (permission denied)")
+    except NotRegularFile as exc:
+        problems.add(0, str(exc))
     except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
         reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
         problems.add(0, f"cannot read ({reason})")
+    else:
+        return data
     return None
+
+
+class NotRegularFile(OSError):
+    """A path that is not a regular file, or one too large; the message is the reason."""
+
+
+def check_regular(path: str | Path, limit: int = MAX_INPUT_BYTES) -> int:
+    """The size of `path` in bytes; NotRegularFile (an OSError) when it is not a regular file
+    or is larger than `limit`. Looks at the file only, never opens it."""
+    info = os.stat(path)
+    if stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(21, "is a directory, not a file", str(path))
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device"
+                if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
+                else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a file")
+        raise NotRegularFile(f"is not a regular file ({kind}); only regular files are read")
+    if info.st_size > limit:
+        raise NotRegularFile(f"is too large ({_size(info.st_size)}; files larger than "
+                             f"{_size(limit)} are not read)")
+    return info.st_size
+
+
+def read_regular(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of the regular file `path`, at most `limit` of them (see `check_regular`).
+
+    The file is opened non-blocking and checked again after opening, so a path swapped for a
+    FIFO or a device between the check and the open is still refused without blocking.
+    """
+    check_regular(path, limit)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile("is not a regular file; only regular files are read")
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 24, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:   # the file grew after the check
+                raise NotRegularFile(f"is too large (files larger than {_size(limit)} "
+                                     f"are not read)")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def decode_lines(data: bytes, problems: Problems, *, strip_bom: bool) -> list[str | None]:

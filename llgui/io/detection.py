@@ -23,7 +23,6 @@ message still names its exact line.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -34,6 +33,7 @@ import numpy as np
 
 from llgui.core.errors import LoadError, Problems
 from llgui.core.types import Trials
+from llgui.core.numbers import parse_number
 from llgui.io._read import decode_lines, describe, raise_in_line_order, read_bytes
 
 LABELS = {
@@ -222,23 +222,24 @@ def _table_slow(data: bytes, problems: Problems, n_fields: int, layout: str) -> 
 
 def _scores(rows: _Rows, problems: Problems, column: int) -> np.ndarray | None:
     texts = rows.cells[column]
-    try:
-        scores = np.array(texts, dtype=np.float64)
-    except ValueError:
-        scores = None
+    scores = None
+    # numpy's parser, like float(), reads '1_2' as 12 and non-ASCII digits as ASCII ones: the
+    # fast path is taken only when no text can hold either
+    joined = "".join(texts)
+    if joined.isascii() and "_" not in joined:
+        try:
+            scores = np.array(texts, dtype=np.float64)
+        except ValueError:
+            scores = None
     if scores is not None and np.isfinite(scores).all():
         return scores
     values = np.empty(len(texts))
     bad = False
     for i, (text, line) in enumerate(zip(texts, rows.lines)):
         try:
-            value = float(text)
-        except ValueError:
-            problems.add(int(line), f"score {describe(text)} is not a number")
-            bad = True
-            continue
-        if not math.isfinite(value):
-            problems.add(int(line), f"score {describe(text)} is not a finite number")
+            value = parse_number(text)
+        except ValueError as exc:
+            problems.add(int(line), f"score {describe(text)} {exc}")
             bad = True
             continue
         values[i] = value

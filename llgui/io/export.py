@@ -104,6 +104,7 @@ def replay_report(replay: Replay) -> dict:
         "doc": replay.doc,
         "metric": replay.metric,
         "mode": replay.mode,
+        "n_steps": len(replay.steps),
         "signature": replay.signature,
         "higher_is_better": replay.higher_is_better,
         "s_base": replay.s_base,
@@ -147,9 +148,16 @@ def replay_table(report: Mapping) -> str:
         out.append("* S_imp is better than S_cor at this step: the impaired construction is not "
                    "a lower bound here (see README, 'When S_imp beats S_cor').")
     msr = report["msr"]
+    if not report["steps"]:
+        out.append("(no steps: this document has no interaction, so S_pen = S_base is no "
+                   "result)")
+    area = report["curve_area"]
+    area_text = ("learning-curve area: none (no cost)"
+                 if area is None or (isinstance(area, float) and math.isnan(area))
+                 else f"learning-curve area = {fmt(area)} (normalised by cost "
+                      f"{fmt(report['max_cost'], 1)})")
     out.append(f"final: S_adapt = {fmt(report['s_adapt'])}, S_pen = {fmt(report['s_pen'])}; "
-               f"learning-curve area = {fmt(report['curve_area'])} (normalised by cost "
-               f"{fmt(report['max_cost'], 1)}); MSR = "
+               f"{area_text}; MSR = "
                + (f"{fmt(msr)} %" if msr is not None else f"n/a ({name} is not an error count)"))
     return "\n".join(out) + "\n"
 
@@ -162,10 +170,11 @@ def document_entry(document: Document) -> dict:
     return {"id": document.id, "time": document.time.text, "scores": {}, "components": {}}
 
 
-def score_report(bundle, metrics: Sequence[str], policy=None) -> dict:
+def score_report(bundle, metrics: Sequence[str], policy=None, mode: str = "paper") -> dict:
     """The `score` JSON shape: per-metric pooled score and signature, aggregates (pooled,
     mean, and with a policy the policy-weighted mean), per-document scores and components.
-    When the bundle has an interaction log, each document also gets its penalised summary."""
+    When the bundle has an interaction log, each document also gets its penalised summary:
+    mode "paper" for every metric, or mode "llmt" (the WMT LLMT scorer) for BLEU only."""
     from llgui.core.policy import document_weights
     from llgui.core.scoring import score_bundle
 
@@ -187,22 +196,26 @@ def score_report(bundle, metrics: Sequence[str], policy=None) -> dict:
     for i, document in enumerate(bundle.documents):
         entry = document_entry(document)
         for r in results:
-            entry["scores"][r.name] = r.documents[i].score
+            entry["scores"][r.name] = r.score(i)   # NaN, written null: nothing scored
+            if math.isnan(r.score(i)):
+                entry.setdefault("notes", {})[r.name] = "nothing scored"
             components = r.components(i)
             if components:
                 entry["components"][r.name] = dict(components)
         report["documents"].append(entry)
+    report["mode"] = mode
     if bundle.steps:
-        _add_penalised(report, bundle, metrics, weights)
+        penalised = [m for m in metrics if mode == "paper" or m == "bleu"]
+        _add_penalised(report, bundle, penalised, weights, mode)
     return report
 
 
-def _add_penalised(report: dict, bundle, metrics: Sequence[str], weights) -> None:
+def _add_penalised(report: dict, bundle, metrics: Sequence[str], weights, mode: str) -> None:
     from llgui.core.penalty import replay_bundle
 
     report["penalised"] = {}
     for name in metrics:
-        result = replay_bundle(bundle, name)
+        result = replay_bundle(bundle, name, mode=mode)
         summary = {
             "pooled": {"s_base": result.pooled_base, "s_adapt": result.pooled_adapt,
                        "s_pen": result.pooled_pen},
@@ -246,9 +259,12 @@ def score_table(report: Mapping) -> str:
         header += [f"{display_name(m)} pen" for m in metrics]
     rows = []
     for doc in report["documents"]:
-        row = [doc["id"], doc["time"]] + [fmt(doc["scores"][m]) for m in metrics]
+        row = [doc["id"], doc["time"]] + [
+            "nothing scored" if m in doc.get("notes", {}) else fmt(doc["scores"][m])
+            for m in metrics]
         if penalised:
-            row += [fmt(doc["penalised"][m]["s_pen"]) for m in metrics]
+            row += ["(no steps)" if doc["penalised"][m]["steps"] == 0
+                    else fmt(doc["penalised"][m]["s_pen"]) for m in metrics]
         rows.append(row)
     for kind, label in (("pooled", "pooled"), ("mean", "mean of documents"),
                         ("policy", "policy-weighted")):

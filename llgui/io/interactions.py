@@ -57,7 +57,9 @@ from llgui.core.types import (
     DIAR_KINDS, INITIATIVES, LABEL_KINDS, MT_KINDS, STEP_KINDS, Adapted, ItemsTarget,
     PointTarget, SameTarget, SentenceTarget, SpanTarget, Step, Turn,
 )
-from llgui.io._read import decode_lines, describe, read_bytes, value_error_reason
+from llgui.io._read import (
+    NotRegularFile, check_regular, decode_lines, describe, read_bytes, value_error_reason,
+)
 from llgui.io.rttm import load_turns
 from llgui.io.text import load_segments
 
@@ -634,15 +636,15 @@ class _Reader:
         return Adapted(turns=turns, path=resolved)
 
     def _load_file(self, written: str, resolved: str, mt: bool) -> object | None:
-        candidate = Path(resolved)
         try:
-            exists, is_file = candidate.exists(), candidate.is_file()
-        except (OSError, ValueError):
-            exists = is_file = False
-        if not exists:
+            check_regular(resolved)
+        except FileNotFoundError:
             self.add(f"adapted file {written!r} not found")
             return None
-        if not is_file:
+        except NotRegularFile as exc:
+            self.add(f"adapted file {written!r} {exc}")
+            return None
+        except (OSError, ValueError):
             self.add(f"adapted file {written!r} is not a file")
             return None
         try:

@@ -29,6 +29,7 @@ import numpy as np
 
 from llgui.core.errors import Problems
 from llgui.core.types import LifelongScores, Stamp
+from llgui.core.numbers import parse_number
 from llgui.io._read import decode_lines, describe, read_bytes
 
 REQUIRED = ("model", "model_time", "test", "test_time", "metric", "value")
@@ -168,12 +169,9 @@ class _Table:
                 return None
             return math.nan
         try:
-            number = float(text)
-        except ValueError:
-            self.problems.add(line, f"{column} {describe(text)} is not a number")
-            return None
-        if not math.isfinite(number):
-            self.problems.add(line, f"{column} {describe(text)} is not a finite number")
+            number = parse_number(text)
+        except ValueError as exc:
+            self.problems.add(line, f"{column} {describe(text)} {exc}")
             return None
         return number
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from llgui.core.diar_edit import merge_spans
 from llgui.core.errors import Problems
 from llgui.core.types import Turn
+from llgui.core.numbers import parse_number
 from llgui.io._read import decode_lines, describe, read_bytes
 
 RTTM_TYPES = (
@@ -62,12 +63,9 @@ def _skip(line: str) -> bool:
 def _number(problems: Problems, line: int, name: str, text: str) -> float | None:
     """A finite number >= 0, or None after adding the problem."""
     try:
-        value = float(text)
-    except ValueError:
-        problems.add(line, f"{name} {describe(text)} is not a number")
-        return None
-    if not math.isfinite(value):
-        problems.add(line, f"{name} {describe(text)} is not a finite number")
+        value = parse_number(text)
+    except ValueError as exc:
+        problems.add(line, f"{name} {describe(text)} {exc}")
         return None
     if value < 0:
         problems.add(line, f"{name} {describe(text)} is negative")

@@ -20,6 +20,8 @@ from llgui.core.mt_stats import (
     METRIC_NAMES,
     BLEUMetric,
     llmt_bleu,
+    llmt_document_stats,
+    llmt_vector,
     make_metric,
     word_edits,
 )
@@ -313,38 +315,42 @@ def _bleu_rows(hyps, refs):
 
 def test_llmt_removes_the_credit_of_a_copied_reference():
     # a system that outputs the reference it was given for segment 0 gets no credit for it:
-    # llmt BLEU equals BLEU of the corpus where segment 0 matches nothing
-    refs = [["the cat sat on the mat .", "a dog ran away", "it was late"]]
-    hyps = ["the cat sat on the mat .", "a dog ran", "it was late today"]
+    # with n = its whitespace words, llmt BLEU equals BLEU of the corpus where segment 0
+    # matches nothing (13a splits no word of this reference further)
+    refs = [["the cat sat on the mat", "a dog ran away", "it was late"]]
+    hyps = ["the cat sat on the mat", "a dog ran", "it was late today"]
     metric, rows = _bleu_rows(hyps, refs)
-    n = metric.reference_words(metric.reference_info([refs[0][0]]))
-    assert n == len(Tokenizer13a()(refs[0][0]).split()) == 7
-    wrong = ["ж ж ж ж ж ж ж", hyps[1], hyps[2]]
+    vector = llmt_vector([len(refs[0][0].split())], 4)
+    assert vector.tolist() == [6, 5, 4, 3]
+    wrong = ["ж ж ж ж ж ж", hyps[1], hyps[2]]
     expected = sacrebleu.BLEU().corpus_score(wrong, refs).score
-    assert llmt_bleu(rows, {0: n}) == pytest.approx(expected, abs=1e-9)
-    assert llmt_bleu(rows, {0: n}, metric) == pytest.approx(expected, abs=1e-9)
+    assert llmt_bleu(rows, vector) == pytest.approx(expected, abs=1e-9)
+    assert llmt_bleu(rows, vector, metric) == pytest.approx(expected, abs=1e-9)
 
 
-def test_llmt_floors_at_zero_and_pools():
+def test_llmt_floors_per_document_not_per_segment():
     refs = [["a b c d e", "a b"]]
     hyps = ["a b x", "a b"]
     metric, rows = _bleu_rows(hyps, refs)
-    # segment 0 has matches (2, 1, 0, 0); n = 5 removes (5, 4, 3, 2): all floored at 0
-    # segment 1 has (2, 1, 0, 0); n = 2 removes (2, 1, 0, 0): no match left anywhere
     assert rows[:, 2:6].tolist() == [[2, 1, 0, 0], [2, 1, 0, 0]]
-    assert llmt_bleu(rows, {0: 5, 1: 2}) == 0.0
-    assert llmt_bleu(rows, {0: 5}) == pytest.approx(
-        sacrebleu.BLEU().corpus_score(["x y z", "a b"], refs).score, abs=1e-9)
+    # the document has (4, 2, 0, 0) matches; n = 5 removes (5, 4, 3, 2): nothing is left,
+    # where a per-segment floor would have kept segment 1's matches
+    assert llmt_bleu(rows, llmt_vector([5], 4)) == pytest.approx(
+        sacrebleu.BLEU().corpus_score(["x y z", "q r"], refs).score, abs=1e-9)
+    # n = 2 removes (2, 1, 0, 0): the document keeps (2, 1, 0, 0)
+    kept = llmt_document_stats(rows, llmt_vector([2], 4), metric)
+    assert kept[2:6].tolist() == [2, 1, 0, 0] and kept[:2].tolist() == rows.sum(axis=0)[:2].tolist()
     # nothing requested: plain BLEU
-    assert llmt_bleu(rows, {}) == pytest.approx(sacrebleu.BLEU().corpus_score(hyps, refs).score)
+    assert llmt_bleu(rows, llmt_vector([], 4)) == pytest.approx(
+        sacrebleu.BLEU().corpus_score(hyps, refs).score)
 
 
 def test_llmt_refuses_bad_input():
     metric, rows = _bleu_rows(["a"], [["a"]])
     with pytest.raises(ValueError):
-        llmt_bleu(rows, {3: 1})
+        llmt_vector([-1], 4)
     with pytest.raises(ValueError):
-        llmt_bleu(rows[:, :4], {0: 1})
+        llmt_bleu(rows[:, :4], llmt_vector([1], 4))
     assert isinstance(metric, BLEUMetric)
 
 

@@ -1,6 +1,8 @@
 """The penalty engine over whole bundles: series, aggregates, learning-curve area, MSR."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -26,7 +28,9 @@ def test_curve_area_of_a_step_function_by_hand():
     assert curve_area(30.0, steps((10, 40.0), (30, 50.0)), max_cost=20) == pytest.approx(35.0)
     # beyond the last step the last score holds: (30*10 + 40*30) / 40 = 37.5
     assert curve_area(30.0, steps((10, 40.0)), max_cost=40) == pytest.approx(37.5)
-    assert curve_area(30.0, []) == 30.0
+    # no cost, no area (issue 9: "area = 19.24 (normalised by cost 0.0)" was printed)
+    assert math.isnan(curve_area(30.0, []))
+    assert math.isnan(curve_area(30.0, steps((0, 40.0))))
 
 
 def test_series_and_aggregates_of_the_demo_diarization():

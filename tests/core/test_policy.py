@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from llgui.core.errors import LoadError
-from llgui.core.policy import (PRESETS, Policy, load_policy, policy_weights, save_policy,
-                               window_weights)
+from llgui.core.policy import PRESETS, Policy, policy_weights, window_weights
+from llgui.io.policy_file import load_policy, save_policy
 from llgui.core.types import Stamp
 
 NAN = float("nan")

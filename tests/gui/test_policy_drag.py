@@ -19,7 +19,8 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtWidgets import QApplication
 
-from llgui.core.policy import PRESETS, Policy, save_policy
+from llgui.core.policy import PRESETS, Policy
+from llgui.io.policy_file import save_policy
 from llgui.gui.app import demo_bundles
 
 REPO = Path(__file__).resolve().parents[2]

@@ -269,13 +269,14 @@ def test_unknown_tables_keys_and_settings(mt_dir):
         (path, line_of(text, "chrf_word_order"), f"unknown key 'chrf_word_order' in [settings] "
                                                  f"(known: {known_settings})"),
         (path, line_of(text, "lowercase"), "lowercase must be true or false, not 'yes'"),
-        (path, line_of(text, "collar"), "collar must be a finite number >= 0, not -1"),
-        (path, line_of(text, "beta"), "beta must be an integer, not 2.5"),
+        (path, line_of(text, "collar"), "collar must be a number between 0 and 3600, not -1"),
+        (path, line_of(text, "beta"), "beta must be an integer between 0 and 100, not 2.5"),
         (path, line_of(text, "smooth_method"), "smooth_method must be one of: none, floor, "
                                                "add-k, exp; not 'expo'"),
-        (path, line_of(text, "window = 0"), "cost model: window must be > 0 seconds"),
+        (path, line_of(text, "window = 0"), "cost model: window must be a number > 0 and <= "
+                                            "86400, not 0"),
         (path, line_of(text, "reference_weight"), "cost model: reference_weight must be a "
-                                                  "number >= 0, not True"),
+                                                  "number between 0 and 1e+06, not true"),
         (path, line_of(text, "windw"), "cost model: unknown key 'windw' (known: listen_weight, "
                                        "post_edit_weight, reference_weight, use_log_cost, "
                                        "window)"),

@@ -1,0 +1,105 @@
+"""Numbers that are no result are not printed as one (issue 9, items 10 to 13).
+
+- a diarization document where nothing is scored (UEM outside the speech, a collar wider than
+  every turn): "nothing scored", no number, and a warning at the bundle's line;
+- a document without steps: "(no steps)" in tables, `"steps": 0` in JSON, no learning-curve
+  area without cost;
+- error messages never echo a line of a file that is not in our formats.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import pytest
+
+from llgui.cli import main
+
+REF = "SPEAKER f 1 0.0 4.0 <NA> <NA> A <NA> <NA>\nSPEAKER f 1 4.0 3.0 <NA> <NA> B <NA> <NA>\n"
+HYP = "SPEAKER f 1 0.0 5.0 <NA> <NA> s1 <NA> <NA>\nSPEAKER f 1 5.0 2.0 <NA> <NA> s2 <NA> <NA>\n"
+
+
+def run(*args) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
+
+
+def diar_bundle(tmp_path, settings: str = "", uem: str | None = None):
+    (tmp_path / "ref.rttm").write_text(REF)
+    (tmp_path / "hyp.rttm").write_text(HYP)
+    doc = '[[documents]]\nid = "d1"\ntime = 1\nuri = "f"\nreferences = ["ref.rttm"]\n' \
+          'hypothesis = "hyp.rttm"\n'
+    if uem is not None:
+        (tmp_path / "all.uem").write_text(uem)
+        doc += 'uem = "all.uem"\n'
+    text = f'[bundle]\ntask = "diarization"\n[settings]\n{settings}\n{doc}'
+    path = tmp_path / "bundle.toml"
+    path.write_text(text)
+    return path, next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith("id"))
+
+
+@pytest.mark.parametrize("settings, uem, why", [
+    ("", "f 1 10.0 20.0\n", "its UEM misses all reference speech"),
+    ("collar = 10.0", None, "collar 10 s is at least as wide as its longest reference turn"),
+])
+def test_nothing_scored_says_so_instead_of_a_number(tmp_path, settings, uem, why):
+    path, line = diar_bundle(tmp_path, settings, uem)
+    code, out, err = run("score", path, "--format", "json")
+    assert code == 0, err
+    assert err.startswith(f"{path}:{line}: warning: document 'd1': {why}"), err
+    report = json.loads(out)
+    doc = report["documents"][0]
+    assert doc["scores"] == {"der": None, "jer": None}
+    assert doc["notes"] == {"der": "nothing scored", "jer": "nothing scored"}
+    assert report["aggregates"]["der"]["pooled"] is None
+    code, out, _ = run("score", path)
+    row = next(line for line in out.splitlines() if line.startswith("d1 "))
+    assert "nothing scored" in row and "0.00" not in row and "100.00" not in row
+
+
+def test_a_scored_document_gets_no_warning(tmp_path):
+    path, _ = diar_bundle(tmp_path, "collar = 0.5", "f 1 0.0 20.0\n")
+    code, out, err = run("score", path, "--format", "json")
+    assert (code, err) == (0, "")
+    assert json.loads(out)["documents"][0]["scores"]["der"] > 0
+
+
+# ---- documents without steps ------------------------------------------------------------
+
+@pytest.fixture
+def mt_with_and_without_steps(tmp_path):
+    for doc in ("a", "b"):
+        (tmp_path / f"{doc}.ref").write_text("the cat sat on the mat\na dog barks\n")
+        (tmp_path / f"{doc}.hyp").write_text("the cat sat on a mat\na dog barked\n")
+    (tmp_path / "log.jsonl").write_text(json.dumps(
+        {"doc": "a", "step": 1, "initiative": "active", "kind": "reference",
+         "target": {"sentence": 2}, "adapted": {"lines": {"2": "a dog barks"}}}) + "\n")
+    docs = "".join(f'[[documents]]\nid = "{d}"\ntime = {i}\nreferences = ["{d}.ref"]\n'
+                   f'hypothesis = "{d}.hyp"\n' for i, d in enumerate("ab"))
+    path = tmp_path / "bundle.toml"
+    path.write_text('[bundle]\ntask = "mt"\nmetrics = ["bleu"]\n' + docs
+                    + '[interactions]\nlog = "log.jsonl"\n')
+    return path
+
+
+def test_a_document_without_steps_is_marked(mt_with_and_without_steps):
+    path = mt_with_and_without_steps
+    code, out, _ = run("score", path, "--format", "json")
+    entries = {d["id"]: d["penalised"]["bleu"] for d in json.loads(out)["documents"]}
+    assert (entries["a"]["steps"], entries["b"]["steps"]) == (1, 0)
+    code, out, _ = run("score", path)
+    row_b = next(line for line in out.splitlines() if line.startswith("b "))
+    assert row_b.rstrip().endswith("(no steps)")
+
+
+def test_no_learning_curve_area_without_cost(mt_with_and_without_steps):
+    code, out, _ = run("replay", mt_with_and_without_steps, "--doc", "b")
+    assert code == 0
+    assert "normalised by cost 0.0" not in out
+    assert "learning-curve area: none (no cost)" in out and "(no steps" in out
+    code, out, _ = run("replay", mt_with_and_without_steps, "--doc", "b", "--format", "json")
+    report = json.loads(out)
+    assert report["curve_area"] is None and report["n_steps"] == 0

@@ -131,6 +131,16 @@ class MTTrack:
         index = self._segment(step)
         return tuple(sorted(i for i in self._adapted_changes(step) if i != index))
 
+    def correct_text(self, step: Step) -> str:
+        """The correct version of the step's segment: its first reference, or the post-edit."""
+        return self._correct_text(step, self._segment(step))
+
+    def adapted_changes(self, step: Step) -> dict[int, str]:
+        """0-based segment -> new text for the lines the step's `adapted` changes (those
+        that differ from the current hypothesis); the track does not move."""
+        self._segment(step)
+        return self._adapted_changes(step)
+
     def reference_words(self, index: int) -> int:
         """Length of segment `index`'s first reference in the metric's tokens (BLEU only):
         the n of llmt mode."""

@@ -67,6 +67,13 @@ class DiarTrack:
         """The current hypothesis h_{n-1} (turns in seconds)."""
         return self._hypothesis
 
+    def at(self, hypothesis: tuple[Turn, ...]) -> "DiarTrack":
+        """A track of the same document and metric standing at `hypothesis` (shared, not
+        copied): the walkthrough rebuilds a step's corrected and impaired versions with it."""
+        other = DiarTrack(self.doc, self.metric, self.cost_model, self._others)
+        other._hypothesis = hypothesis
+        return other
+
     def mapping(self) -> dict[str, str]:
         """Optimal mapping of the current hypothesis, hypothesis label -> reference label."""
         if self._mapping is None:

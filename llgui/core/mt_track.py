@@ -137,6 +137,16 @@ class MTTrack:
         index = self._segment(step)
         return tuple(sorted(i for i in self._adapted_changes(step) if i != index))
 
+    def correct_text(self, step: Step) -> str:
+        """The correct version of the step's segment: its first reference, or the post-edit."""
+        return self._correct_text(step, self._segment(step))
+
+    def adapted_changes(self, step: Step) -> dict[int, str]:
+        """0-based segment -> new text for the lines the step's `adapted` changes (those
+        that differ from the current hypothesis); the track does not move."""
+        self._segment(step)
+        return self._adapted_changes(step)
+
     def reference_words(self, index: int) -> int:
         """Words (whitespace-separated, as the WMT LLMT scorer counts them, not BLEU tokens)
         of segment `index`'s first reference, the one a `reference` request answers: the n of

@@ -12,6 +12,7 @@ half-built object behind. Units:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import date, datetime, timezone
 from types import MappingProxyType
 from typing import Mapping, Union
@@ -159,9 +160,10 @@ class DiarDocument:
     uem: tuple[tuple[float, float], ...] | None = None
     task = "diarization"
 
-    @property
+    @cached_property
     def extent(self) -> tuple[float, float]:
-        """(start, end) of everything known about the recording, in seconds."""
+        """(start, end) of everything known about the recording, in seconds (computed once:
+        loaders and every step's windows ask for it)."""
         spans = [(t.start, t.end) for t in self.reference + self.hypothesis]
         if self.uem:
             spans += list(self.uem)
@@ -390,13 +392,25 @@ class Bundle:
             object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
 
     def document(self, doc_id: str) -> Document:
-        for doc in self.documents:
-            if doc.id == doc_id:
-                return doc
-        raise KeyError(doc_id)
+        return self._documents_by_id[doc_id]
 
     def steps_of(self, doc_id: str) -> tuple[Step, ...]:
-        return tuple(s for s in self.steps if s.doc == doc_id)
+        """The steps of one document, in log order (indexed once: O(1) per call after)."""
+        return self._steps_by_doc.get(doc_id, ())
+
+    @cached_property
+    def _steps_by_doc(self) -> Mapping[str, tuple[Step, ...]]:
+        index: dict[str, list[Step]] = {}
+        for step in self.steps:
+            index.setdefault(step.doc, []).append(step)
+        return {doc: tuple(steps) for doc, steps in index.items()}
+
+    @cached_property
+    def _documents_by_id(self) -> Mapping[str, Document]:
+        index: dict[str, Document] = {}
+        for doc in self.documents:
+            index.setdefault(doc.id, doc)
+        return index
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:

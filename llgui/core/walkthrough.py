@@ -1,31 +1,90 @@
 """One document replayed with everything a reviewer looks at, step by step.
 
-`walk()` runs the penalty engine (`llgui.core.penalty.replay`) and keeps, for every step, the
-hypothesis the human saw (h_{n-1}), its corrected and impaired versions, the system's adapted
-hypothesis (h_n), the corrected part (MT segments, diarization windows) and, for MT, the
-segments the system changed by itself (generalisation). The GUI draws these; the numbers are
-the replay's, so the window and `llgui replay` cannot disagree.
+`walk()` runs the penalty engine (`llgui.core.penalty.replay`) once for the numbers of every
+step, and keeps only what it takes to rebuild any step's hypotheses later: MT, the base
+segments and, per segment, the steps that changed it (so the hypothesis at step n is read
+segment by segment, never copied); diarization, the turn list after each step (shared with
+the log's `adapted`, never copied). What a step looked like (`StepView`: the hypothesis the
+human saw h_{n-1}, its corrected and impaired versions, the adapted h_n, the windows, the
+speaker mappings and error regions, the segments the system changed and whether each got
+better) is built on demand by `Walkthrough.view(n)` and kept in a small bounded cache, so the
+memory is the document's plus the log's, not document x steps. A diarization view costs a few
+full DER sweeps of the show: the GUI builds it on a worker (`view` is thread-safe).
+
+The numbers are the replay's, so the window and `llgui replay` cannot disagree.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+import threading
+from bisect import bisect_right
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Mapping, Sequence
 
 from llgui.core.cost import CostModel
 from llgui.core.penalty import Replay, StepScores, make_track, replay
 from llgui.core.track import Track
 from llgui.core.types import Document, Step
 
-Hypothesis = tuple  # MT: tuple[str, ...] (segments); diarization: tuple[Turn, ...];
+Hypothesis = Sequence  # MT: `Segments` (str per segment); diarization: tuple[Turn, ...];
 # detection: a read-only float array of the trials' scores
+
+VIEW_CACHE = 16
+"""Step views kept per walkthrough (a 10-hour show's view holds three turn lists)."""
+
+
+class Segments(Sequence[str]):
+    """The MT hypothesis at one step, read through the walkthrough's change history: O(log k)
+    per segment (k = the times that segment changed), nothing copied. Compares equal to a
+    tuple or list of the same strings."""
+
+    __slots__ = ("_base", "_history", "_upto", "_override")
+
+    def __init__(self, base: tuple[str, ...], history: Mapping[int, tuple[list, list]],
+                 upto: int, override: Mapping[int, str] | None = None):
+        self._base, self._history, self._upto = base, history, upto
+        self._override = override or {}
+
+    def __len__(self) -> int:
+        return len(self._base)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        if index < 0:
+            index += len(self._base)
+        if index in self._override:
+            return self._override[index]
+        changes = self._history.get(index)
+        if changes is not None:
+            at = bisect_right(changes[0], self._upto)
+            if at:
+                return changes[1][at - 1]
+        return self._base[index]
+
+    def __iter__(self) -> Iterator[str]:
+        return (self[i] for i in range(len(self._base)))
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (Segments, tuple, list)):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __hash__(self):  # a view of mutable-looking data: compared, never hashed
+        raise TypeError("Segments is not hashable")
+
+    def __repr__(self) -> str:
+        return f"Segments({len(self)} segments at step {self._upto})"
 
 
 @dataclass(frozen=True, eq=False)
 class StepView:
     """What step n looked like. MT `corrected_segments` are 0-based; diarization `windows`
-    are (start, end) seconds of this document. Detection: `corrected_segments` are the
-    labelled trials' positions, `changed_segments` the other trials whose scores the system
-    changed (generalisation)."""
+    are (start, end) seconds of this document. MT `effects` gives, for each changed segment,
+    +1 / -1 / 0 when the system's change brought it closer to / further from / as far from
+    the reference in word edits (`llgui.core.textdiff.change_effect`). Detection:
+    `corrected_segments` are the labelled trials' positions, `changed_segments` the other
+    trials whose scores the system changed (generalisation)."""
 
     step: Step
     scores: StepScores
@@ -40,24 +99,173 @@ class StepView:
     mapping: dict | None = None          # diarization: optimal mapping of `seen` (hyp -> ref)
     adapted_mapping: dict | None = None  # diarization: optimal mapping of `adapted`
     adapted_errors: tuple = ()           # diarization: (start, end, kind) regions of `adapted`
+    effects: Mapping[int, int] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, eq=False)
+class _Steps(Sequence[StepView]):
+    """`Walkthrough.steps`: step n-1 is `walk.view(n)`, built on access."""
+
+    def __init__(self, walk: "Walkthrough"):
+        self._walk = walk
+
+    def __len__(self) -> int:
+        return len(self._walk.replay.steps)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(index)
+        return self._walk.view(index + 1)
+
+
 class Walkthrough:
-    document: Document
-    replay: Replay
-    base: Hypothesis
-    steps: tuple[StepView, ...]
-    base_mapping: dict | None = None
-    base_errors: tuple = ()              # diarization: (start, end, kind) regions of h_0
+    """A document's replay and what it takes to show any step (see the module text)."""
 
-    def errors_at(self, n: int) -> tuple:
-        """Diarization: where h_n is correct, missed, false alarm or confused."""
-        return self.base_errors if n <= 0 else self.steps[min(n, len(self.steps)) - 1].adapted_errors
+    def __init__(self, document: Document, replay_: Replay, log: tuple[Step, ...], *,
+                 mt: dict | None = None, diar: dict | None = None, det: dict | None = None):
+        self.document = document
+        self.replay = replay_
+        self.log = log
+        self._mt = mt
+        self._diar = diar
+        self._det = det
+        self._lock = threading.Lock()
+        self._views: OrderedDict[int, StepView] = OrderedDict()
+        self._base_extra: tuple | None = None
+        self.steps = _Steps(self)
+
+    # -- hypotheses -------------------------------------------------------------------------
+
+    @property
+    def base(self) -> Hypothesis:
+        """h_0."""
+        return self.hypothesis_at(0)
 
     def hypothesis_at(self, n: int) -> Hypothesis:
         """h_n: the base for n = 0, the adapted hypothesis of step n otherwise."""
-        return self.base if n <= 0 else self.steps[min(n, len(self.steps)) - 1].adapted
+        n = max(0, min(n, len(self.replay.steps)))
+        if self._mt is not None:
+            return Segments(self._mt["base"], self._mt["history"], n)
+        if self._det is not None:
+            return self._det["hypotheses"][n]
+        return self._diar["hypotheses"][n]
+
+    def is_cached(self, n: int) -> bool:
+        """True when `view(n)` (or for n = 0 the base mapping and errors) is ready."""
+        with self._lock:
+            return n in self._views if n > 0 else self._base_extra is not None or \
+                self._mt is not None or self._det is not None
+
+    # -- diarization extras of h_0 ----------------------------------------------------------
+
+    def _base_mapping_errors(self) -> tuple:
+        if self._mt is not None or self._det is not None:
+            return (None, ())
+        with self._lock:
+            if self._base_extra is not None:
+                return self._base_extra
+        probe = self._diar["probe"](self.hypothesis_at(0))
+        mapping = dict(probe.mapping())
+        extra = (mapping, tuple(probe.error_regions(mapping)))
+        with self._lock:
+            self._base_extra = extra
+        return extra
+
+    @property
+    def base_mapping(self) -> dict | None:
+        return self._base_mapping_errors()[0]
+
+    @property
+    def base_errors(self) -> tuple:
+        return self._base_mapping_errors()[1]
+
+    def errors_at(self, n: int) -> tuple:
+        """Diarization: where h_n is correct, missed, false alarm or confused."""
+        return self.base_errors if n <= 0 else self.view(min(n, len(self.steps))).adapted_errors
+
+    # -- step views -------------------------------------------------------------------------
+
+    def view(self, n: int) -> StepView:
+        """What step n (1-based) looked like; built on first use, then cached (bounded)."""
+        if not 1 <= n <= len(self.replay.steps):
+            raise IndexError(n)
+        with self._lock:
+            cached = self._views.get(n)
+            if cached is not None:
+                self._views.move_to_end(n)
+                return cached
+        if self._mt is not None:
+            built = self._build_mt(n)
+        elif self._det is not None:
+            built = self._build_det(n)
+        else:
+            built = self._build_diar(n)
+        with self._lock:
+            self._views[n] = built
+            while len(self._views) > VIEW_CACHE:
+                self._views.popitem(last=False)
+        return built
+
+    def _build_mt(self, n: int) -> StepView:
+        from llgui.core.textdiff import change_effect
+
+        mt = self._mt
+        index, correct_text, changed = mt["per_step"][n - 1]
+        seen = Segments(mt["base"], mt["history"], n - 1)
+        adapted = Segments(mt["base"], mt["history"], n)
+        reference = self.document.references[0]
+        effects = {i: change_effect(seen[i], adapted[i], reference[i]) for i in changed}
+        return StepView(step=self.log[n - 1], scores=self.replay.steps[n - 1], seen=seen,
+                        corrected=Segments(mt["base"], mt["history"], n - 1,
+                                           {index: correct_text}),
+                        impaired=None, adapted=adapted, corrected_segments=(index,),
+                        changed_segments=changed, effects=effects)
+
+    def _build_det(self, n: int) -> StepView:
+        import numpy as np
+
+        seen, adapted = self.hypothesis_at(n - 1), self.hypothesis_at(n)
+        items = self._det["items"][n - 1]
+        labelled = set(items)
+        changed = tuple(int(k) for k in np.flatnonzero(adapted != seen).tolist()
+                        if k not in labelled)
+        return StepView(step=self.log[n - 1], scores=self.replay.steps[n - 1], seen=seen,
+                        corrected=seen, impaired=None, adapted=adapted,
+                        corrected_segments=items, changed_segments=changed)
+
+    def _build_diar(self, n: int) -> StepView:
+        step = self.log[n - 1]
+        seen = self.hypothesis_at(n - 1)
+        adapted = self.hypothesis_at(n)
+        probe = self._diar["probe"](seen)
+        impaired, label = probe.impaired_hypothesis(step)
+        mapping = dict(probe.mapping())
+        if adapted is seen:
+            adapted_mapping = mapping
+            adapted_errors = self._errors_of(n - 1, probe, mapping)
+        else:
+            after = self._diar["probe"](adapted)
+            adapted_mapping = dict(after.mapping())
+            adapted_errors = tuple(after.error_regions(adapted_mapping))
+        return StepView(step=step, scores=self.replay.steps[n - 1], seen=seen,
+                        corrected=tuple(probe.corrected_hypothesis(step)),
+                        impaired=tuple(impaired), adapted=adapted, unmappable=label,
+                        windows=tuple(probe.windows(step)), mapping=mapping,
+                        adapted_mapping=adapted_mapping, adapted_errors=adapted_errors)
+
+    def _errors_of(self, n: int, probe, mapping) -> tuple:
+        """Error regions of h_n, reusing a cached view's when there is one."""
+        if n == 0:
+            return self.base_errors
+        with self._lock:
+            cached = self._views.get(n)
+        if cached is not None:
+            return cached.adapted_errors
+        return tuple(probe.error_regions(mapping))
 
 
 def walk(
@@ -70,53 +278,59 @@ def walk(
     mode: str = "paper",
     should_stop: Callable[[], bool] | None = None,
     documents: tuple[Document, ...] = (),
+    progress: Callable[[float], None] | None = None,
 ) -> Walkthrough:
     """The walkthrough of `document` through `steps`; `documents` are the bundle's others."""
     track = make_track(document, metric_name, settings, cost_model, documents)
     if document.task == "detection":
-        return _walk_detection(document, steps, track, cost_model, mode, should_stop)
-    is_mt = document.task == "mt"
-    base = tuple(track.hypothesis)
-    base_mapping = None if is_mt else dict(track.mapping())
-    base_errors = () if is_mt else tuple(track.error_regions(base_mapping))
-    captured: list[dict] = []
+        return _walk_detection(document, tuple(steps), track, cost_model, mode, should_stop)
+    steps = tuple(steps)
+    n_steps = max(len(steps), 1)
+    if document.task == "mt":
+        base = tuple(document.hypothesis)
+        history: dict[int, tuple[list, list]] = {}
+        per_step: list[tuple[int, str, tuple[int, ...]]] = []
 
-    def before(step: Step, tr: Track) -> None:
-        seen = tuple(tr.hypothesis)  # type: ignore[attr-defined]
-        if is_mt:
+        def before(step: Step, tr: Track) -> None:
+            n = len(per_step) + 1
             index = step.target.sentence - 1  # type: ignore[union-attr]
-            captured.append(dict(seen=seen, corrected=tuple(tr.corrected_hypothesis(step)),
-                                 impaired=None, corrected_segments=(index,),
-                                 changed_segments=tuple(tr.changed_segments(step))))
-        else:
-            impaired, label = tr.impaired_hypothesis(step)
-            mapping = dict(tr.mapping())
-            captured.append(dict(seen=seen, corrected=tuple(tr.corrected_hypothesis(step)),
-                                 impaired=tuple(impaired), unmappable=label,
-                                 windows=tuple(tr.windows(step)), mapping=mapping,
-                                 errors=tuple(tr.error_regions(mapping))))
+            changes = tr.adapted_changes(step)  # type: ignore[attr-defined]
+            for i, text in changes.items():
+                numbers, texts = history.setdefault(i, ([], []))
+                numbers.append(n)
+                texts.append(text)
+            per_step.append((index, tr.correct_text(step),  # type: ignore[attr-defined]
+                             tuple(sorted(i for i in changes if i != index))))
+            if progress is not None and n % 64 == 0:
+                progress(n / n_steps)
+
+        result = replay(track, steps, cost_model, doc=document.id, mode=mode,
+                        should_stop=should_stop, before_step=before)
+        return Walkthrough(document, result, steps,
+                           mt={"base": base, "history": history, "per_step": per_step})
+
+    hypotheses = [track.hypothesis]  # type: ignore[attr-defined]
+    done = [0]
+
+    def before_diar(step: Step, tr: Track) -> None:
+        done[0] += 1
+        if progress is not None and done[0] % 8 == 0:
+            progress(done[0] / n_steps)
 
     result = replay(track, steps, cost_model, doc=document.id, mode=mode,
-                    should_stop=should_stop, before_step=before)
-    final_mapping = None if is_mt else dict(track.mapping())
-    final_errors = () if is_mt else tuple(track.error_regions(final_mapping))
-    views = []
-    for i, (step, scores) in enumerate(zip(steps, result.steps)):
-        last = i + 1 >= len(captured)
-        nxt = {} if last else captured[i + 1]
-        fields = {k: v for k, v in captured[i].items() if k != "errors"}
-        views.append(StepView(
-            step=step, scores=scores,
-            adapted=tuple(track.hypothesis) if last else nxt["seen"],
-            adapted_mapping=final_mapping if last else nxt.get("mapping"),
-            adapted_errors=final_errors if last else nxt.get("errors", ()),
-            **fields))
-    return Walkthrough(document, result, base, tuple(views), base_mapping, base_errors)
+                    should_stop=should_stop, before_step=before_diar)
+    # h_n: the adapted turn list of step n (shared with the log), else h_{n-1}
+    for step in steps:
+        adapted = step.adapted
+        hypotheses.append(tuple(adapted.turns) if adapted is not None and adapted.turns
+                          is not None else hypotheses[-1])
+    probe = track.at  # type: ignore[attr-defined]
+    return Walkthrough(document, result, steps, diar={"hypotheses": hypotheses, "probe": probe})
 
 
 def _walk_detection(document, steps, track, cost_model, mode, should_stop) -> Walkthrough:
-    """The walkthrough of a detection system: the scores the human saw at each step, the
-    labelled trials, and the trials whose scores changed besides them."""
+    """The walkthrough of a detection system: the scores the human saw at each step (h_n as
+    read-only arrays) and the labelled trials of each step."""
     import numpy as np
 
     def frozen(array) -> np.ndarray:
@@ -124,24 +338,14 @@ def _walk_detection(document, steps, track, cost_model, mode, should_stop) -> Wa
         array.setflags(write=False)
         return array
 
-    base = frozen(track.scores)
-    captured: list[dict] = []
+    seen: list = []
+    items: list[tuple[int, ...]] = []
 
     def before(step: Step, tr: Track) -> None:
-        captured.append(dict(seen=frozen(tr.scores),  # type: ignore[attr-defined]
-                             items=tuple(tr.positions(step).tolist())))  # type: ignore
+        seen.append(frozen(tr.scores))  # type: ignore[attr-defined]
+        items.append(tuple(tr.positions(step).tolist()))  # type: ignore[attr-defined]
 
     result = replay(track, steps, cost_model, doc=document.id, mode=mode,
                     should_stop=should_stop, before_step=before)
-    views = []
-    for i, (step, scores) in enumerate(zip(steps, result.steps)):
-        seen = captured[i]["seen"]
-        adapted = frozen(track.scores) if i + 1 >= len(captured) else captured[i + 1]["seen"]
-        items = captured[i]["items"]
-        changed = np.flatnonzero(adapted != seen)
-        labelled = set(items)
-        views.append(StepView(step=step, scores=scores, seen=seen, corrected=seen,
-                              impaired=None, adapted=adapted, corrected_segments=items,
-                              changed_segments=tuple(int(k) for k in changed.tolist()
-                                                     if k not in labelled)))
-    return Walkthrough(document, result, base, tuple(views))
+    hypotheses = seen + [frozen(track.scores)]  # type: ignore[attr-defined]  # h_0 .. h_N
+    return Walkthrough(document, result, steps, det={"hypotheses": hypotheses, "items": items})

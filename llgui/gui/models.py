@@ -204,12 +204,13 @@ class CorrectionsModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.ToolTipRole:
                 return "the system's first hypothesis, before any correction"
             return None
-        view = walk.steps[index.row() - 1]
-        s = view.scores
+        # the replay's numbers and the log's step: no step view is built for a table cell
+        s = walk.replay.steps[index.row() - 1]
+        step = walk.log[index.row() - 1]
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 "step": str(s.step), "initiative": s.initiative, "kind": s.kind,
-                "target": describe_target(view.step), "cost": _num(s.cost, 1),
+                "target": describe_target(step), "cost": _num(s.cost, 1),
                 "S_cor": _num(s.s_cor), "S_imp": _num(s.s_imp), "S_adapt": _num(s.s_adapt),
                 "S_pen": _num(s.s_pen),
             }[column]
@@ -223,7 +224,7 @@ class CorrectionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             note = ("\nS_imp is better than S_cor here: the impaired construction is not a "
                     "lower bound at this step" if walk.replay.impaired_better(s) else "")
-            return f"{describe_step(view.step)}\n{walk.replay.signature}{note}"
+            return f"{describe_step(step)}\n{walk.replay.signature}{note}"
         return None
 
 

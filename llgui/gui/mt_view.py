@@ -4,16 +4,25 @@ Columns: segment number, reference, the hypothesis the human saw (h_{n-1}; words
 the reference in red), and the system's hypothesis after the step (h_n; words it changed in
 bold, still-wrong words in red). The corrected segment is marked in yellow; segments the
 system changed by itself are marked as generalisation, green when closer to the reference,
-red when further (word edits, `llgui.core.textdiff.change_effect`).
+red when further (the walkthrough's `effects`, computed in core).
+
+A table model over the walkthrough's segments and a delegate that paints rich text: only the
+rows on screen are ever formatted, so a step costs the same on 100 and on 100,000 segments.
+Rows have one fixed height (long segments are cut; the tooltip shows them whole).
 """
 from __future__ import annotations
 
 import html
+from collections import OrderedDict
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, QSize, Qt
+from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QPalette, QTextDocument
+from PySide6.QtWidgets import (
+    QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QStyle, QStyledItemDelegate,
+    QStyleOptionViewItem, QTableView, QVBoxLayout, QWidget,
+)
 
-from llgui.core.textdiff import change_effect, mark_changes, mark_errors
+from llgui.core.textdiff import mark_changes, mark_errors
 from llgui.core.walkthrough import Walkthrough
 
 CORRECTED_BG = "#fff3b0"
@@ -21,18 +30,180 @@ BETTER_BG = "#d9f2dc"
 WORSE_BG = "#f8d7d7"
 NEUTRAL_BG = "#e8eef7"
 ERROR_FG = "#b3261e"
+HTML_ROLE = Qt.ItemDataRole.UserRole + 2
+_BACKGROUNDS = {"corrected": CORRECTED_BG, "better": BETTER_BG, "worse": WORSE_BG,
+                "changed": NEUTRAL_BG}
+_LABELS = {"corrected": "corrected", "better": "generalised ✓", "worse": "generalised ✗",
+           "changed": "changed"}
+_HTML_CACHE = 4096   # formatted cells kept (a few screens' worth)
+
+
+class SegmentsModel(QAbstractTableModel):
+    """The segments of one step: all of them, or only the corrected and changed ones."""
+
+    COLUMNS = ("#", "reference", "seen", "adapted")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._walk: Walkthrough | None = None
+        self._step = 0
+        self._only_marked = False
+        self._marks: dict[int, str] = {}
+        self._rows: list[int] | None = None   # segment of each row when filtered
+        self._html: OrderedDict[tuple, str] = OrderedDict()
+        self._seen = self._adapted = None
+
+    def show(self, walk: Walkthrough | None, step: int, only_marked: bool) -> None:
+        self.beginResetModel()
+        if walk is not self._walk:
+            self._html.clear()
+        self._walk, self._step, self._only_marked = walk, step, only_marked
+        self._marks = {}
+        self._seen = self._adapted = None
+        if walk is not None:
+            view = walk.view(step) if step > 0 else None
+            self._seen = view.seen if view else walk.base
+            self._adapted = view.adapted if view else walk.base
+            if view is not None:
+                self._marks = {i: {1: "better", -1: "worse", 0: "changed"}[e]
+                               for i, e in view.effects.items()}
+                for i in view.corrected_segments:
+                    self._marks[i] = "corrected"
+        self._rows = sorted(self._marks) if only_marked else None
+        self.endResetModel()
+
+    def marks(self) -> dict[int, str]:
+        """0-based segment -> mark of the step shown."""
+        return dict(self._marks)
+
+    def row_of_segment(self, segment: int) -> int:
+        if self._rows is None:
+            return segment
+        return self._rows.index(segment) if segment in self._rows else -1
+
+    def segment(self, row: int) -> int:
+        return self._rows[row] if self._rows is not None else row
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+        if parent.isValid() or self._walk is None:
+            return 0
+        return len(self._rows) if self._rows is not None else self._walk.document.n_segments
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if self._step:
+            return ("#", "reference", "hypothesis the human saw (h n−1)",
+                    "system after the step (h n)")[section]
+        return ("#", "reference", "system hypothesis (h 0)", "")[section]
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if self._walk is None or not index.isValid():
+            return None
+        i = self.segment(index.row())
+        column = index.column()
+        mark = self._marks.get(i, "")
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return QColor(_BACKGROUNDS[mark]) if mark else None
+        reference = self._walk.document.references[0][i]
+        texts = (None, reference, self._seen[i], self._adapted[i] if self._step else "")
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 0:
+                return f"{i + 1}" + (f" {_LABELS[mark]}" if mark else "")
+            return texts[column]
+        if role == Qt.ItemDataRole.ToolTipRole and column:
+            return texts[column]
+        if role == HTML_ROLE:
+            return self._cell_html(i, column, mark, reference)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == 0:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+        return None
+
+    def _cell_html(self, i: int, column: int, mark: str, reference: str) -> str:
+        key = (self._step, i, column)
+        cached = self._html.get(key)
+        if cached is not None:
+            return cached
+        if column == 0:
+            text = f"{i + 1}" + (f" <small>{_LABELS[mark]}</small>" if mark else "")
+        elif column == 1:
+            text = html.escape(reference)
+        elif column == 2:
+            text = _words(mark_errors(self._seen[i], reference))
+        elif self._step:
+            adapted = self._adapted[i]
+            changed = {w for w, (_, c) in enumerate(mark_changes(adapted, self._seen[i])) if c}
+            text = _words(mark_errors(adapted, reference), bold=changed)
+        else:
+            text = ""
+        self._html[key] = text
+        if len(self._html) > _HTML_CACHE:
+            self._html.popitem(last=False)
+        return text
+
+
+class RichTextDelegate(QStyledItemDelegate):
+    """Paints a cell's `HTML_ROLE` text, cut to the cell (only visible cells are painted)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._doc = QTextDocument()
+        self._doc.setDocumentMargin(2)
+
+    def paint(self, painter, option, index) -> None:
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        opt.text = ""
+        widget = opt.widget
+        style = widget.style() if widget is not None else None
+        if style is not None:
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        self._doc.setHtml(index.data(HTML_ROLE) or "")
+        self._doc.setTextWidth(opt.rect.width())
+        painter.save()
+        painter.translate(opt.rect.topLeft())
+        clip = QRectF(0, 0, opt.rect.width(), opt.rect.height())
+        painter.setClipRect(clip)
+        context = QAbstractTextDocumentLayout.PaintContext()
+        context.clip = clip
+        context.palette.setColor(QPalette.ColorRole.Text, opt.palette.color(QPalette.ColorRole.Text))
+        self._doc.documentLayout().draw(painter, context)
+        painter.restore()
+
+    def sizeHint(self, option, index) -> QSize:  # noqa: N802 - Qt's name
+        return QSize(120, 2 * option.fontMetrics.height() + 6)
 
 
 class MTView(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.browser = QTextBrowser()
-        self.browser.setOpenLinks(False)
+        self.model = SegmentsModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setItemDelegate(RichTextDelegate(self.table))
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(True)
+        self.table.verticalHeader().setVisible(False)
+        # one fixed row height, set once: no row is ever measured
+        rows = self.table.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(2 * self.fontMetrics().height() + 6)
+        columns = self.table.horizontalHeader()
+        columns.setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)
+        self.table.setColumnWidth(0, 90)
+        for c in (1, 2, 3):
+            columns.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch)
         self.only_changed = QCheckBox("only corrected and changed segments")
         self.only_changed.toggled.connect(self._render)
         self.summary = QLabel("")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setWordWrap(True)
+        # two lines, fixed: a new text never relayouts (and repaints) the whole window
+        self.summary.setFixedHeight(2 * self.summary.fontMetrics().lineSpacing() + 6)
         legend = QLabel(
             f"<span style='background:{CORRECTED_BG}'>&nbsp;corrected by the human&nbsp;</span> "
             f"<span style='background:{BETTER_BG}'>&nbsp;changed by the system: better&nbsp;</span> "
@@ -48,11 +219,19 @@ class MTView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
-        layout.addWidget(self.browser, 1)
+        layout.addWidget(self.table, 1)
         layout.addWidget(legend)
         self._walk: Walkthrough | None = None
         self._step = 0
-        self.rows: list[dict] = []   # what is shown, for tests: {"segment", "mark", ...}
+
+    @property
+    def rows(self) -> list[dict]:
+        """Every segment with its mark at the step shown (for tests; O(segments))."""
+        if self._walk is None:
+            return []
+        marks = self.model.marks()
+        return [{"segment": i + 1, "mark": marks.get(i, "")}
+                for i in range(self._walk.document.n_segments)]
 
     def show_step(self, walk: Walkthrough, step: int) -> None:
         self._walk, self._step = walk, step
@@ -60,79 +239,35 @@ class MTView(QWidget):
 
     def _render(self) -> None:
         walk = self._walk
+        self.model.show(walk, self._step if walk else 0, self.only_changed.isChecked())
         if walk is None:
-            self.browser.clear()
+            self.summary.setText("")
             return
-        doc = walk.document
-        step = self._step
-        view = walk.steps[step - 1] if step > 0 else None
-        seen = view.seen if view else walk.base
-        adapted = view.adapted if view else walk.base
-        corrected = set(view.corrected_segments) if view else set()
-        changed = set(view.changed_segments) if view else set()
-        rows, self.rows = [], []
-        better = worse = 0
-        for i in range(doc.n_segments):
-            reference = doc.references[0][i]
-            if i in corrected:
-                mark = "corrected"
-            elif i in changed:
-                effect = change_effect(seen[i], adapted[i], reference)
-                mark = {1: "better", -1: "worse", 0: "changed"}[effect]
-                better += effect > 0
-                worse += effect < 0
-            else:
-                mark = ""
-            self.rows.append({"segment": i + 1, "mark": mark})
-            if self.only_changed.isChecked() and not mark:
-                continue
-            rows.append(self._row(i, reference, seen[i], adapted[i], mark, step))
-        if view is None:
+        doc, step = walk.document, self._step
+        if step == 0:
             self.summary.setText(f"<b>{html.escape(doc.id)}</b>: {doc.n_segments} segments, "
                                  "the system's first hypothesis (step 0)")
-        else:
-            self.summary.setText(
-                f"<b>{html.escape(doc.id)}</b> step {step}: segment "
-                f"{', '.join(str(c + 1) for c in sorted(corrected))} corrected; the system "
-                f"changed {len(changed)} other segment(s) by itself: "
-                f"<span style='color:#006b3c'>{better} better</span>, "
-                f"<span style='color:{ERROR_FG}'>{worse} worse</span>")
-        header = ("<tr><th>#</th><th>reference</th><th>hypothesis the human saw (h<sub>n−1</sub>)"
-                  "</th><th>system after the step (h<sub>n</sub>)</th></tr>") if step else (
-                  "<tr><th>#</th><th>reference</th><th>system hypothesis (h<sub>0</sub>)</th>"
-                  "<th></th></tr>")
-        self.browser.setHtml(
-            "<html><body style='font-size:10pt'><table cellspacing='0' cellpadding='4' "
-            "width='100%' style='border-collapse:collapse'>" + header + "".join(rows)
-            + "</table></body></html>")
-        if corrected:
-            # after the new text is laid out, or the scroll position is computed on the old one
-            anchor = f"seg{min(corrected) + 1}"
-            QTimer.singleShot(0, lambda: self.browser.scrollToAnchor(anchor))
-
-    def _row(self, i: int, reference: str, seen: str, adapted: str, mark: str, step: int) -> str:
-        background = {"corrected": CORRECTED_BG, "better": BETTER_BG, "worse": WORSE_BG,
-                      "changed": NEUTRAL_BG}.get(mark, "")
-        style = f" style='background:{background}'" if background else ""
-        seen_html = _words(mark_errors(seen, reference), errors=True)
-        if step:
-            changed = {w_i for w_i, (_, c) in enumerate(mark_changes(adapted, seen)) if c}
-            adapted_html = _words(mark_errors(adapted, reference), errors=True, bold=changed)
-        else:
-            adapted_html = ""
-        label = {"corrected": "corrected", "better": "generalised ✓",
-                 "worse": "generalised ✗", "changed": "changed"}.get(mark, "")
-        number = f"<a name='seg{i + 1}'></a>{i + 1}" + (f"<br><small>{label}</small>" if label else "")
-        return (f"<tr{style}><td valign='top' align='right'>{number}</td>"
-                f"<td valign='top'>{html.escape(reference)}</td>"
-                f"<td valign='top'>{seen_html}</td><td valign='top'>{adapted_html}</td></tr>")
+            return
+        view = walk.view(step)
+        effects = list(view.effects.values())
+        self.summary.setText(
+            f"<b>{html.escape(doc.id)}</b> step {step}: segment "
+            f"{', '.join(str(c + 1) for c in sorted(view.corrected_segments))} corrected; the "
+            f"system changed {len(view.changed_segments)} other segment(s) by itself: "
+            f"<span style='color:#006b3c'>{sum(e > 0 for e in effects)} better</span>, "
+            f"<span style='color:{ERROR_FG}'>{sum(e < 0 for e in effects)} worse</span>")
+        if view.corrected_segments:
+            row = self.model.row_of_segment(min(view.corrected_segments))
+            if row >= 0:
+                self.table.scrollTo(self.model.index(row, 0),
+                                    QAbstractItemView.ScrollHint.PositionAtCenter)
 
 
-def _words(marked: list[tuple[str, bool]], errors: bool, bold: set[int] = frozenset()) -> str:
+def _words(marked: list[tuple[str, bool]], bold: set[int] = frozenset()) -> str:
     out = []
     for n, (word, ok) in enumerate(marked):
         text = html.escape(word)
-        if errors and not ok:
+        if not ok:
             text = f"<span style='color:{ERROR_FG}'>{text}</span>"
         if n in bold:
             text = f"<b>{text}</b>"

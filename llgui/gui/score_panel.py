@@ -38,6 +38,8 @@ class ScorePanel(QWidget):
         self.numbers = QLabel("")
         self.numbers.setTextFormat(Qt.TextFormat.RichText)
         self.numbers.setWordWrap(True)
+        # two lines, fixed: a new text never relayouts (and repaints) the whole window
+        self.numbers.setFixedHeight(2 * self.numbers.fontMetrics().lineSpacing() + 6)
         self.numbers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         plots = QSplitter(Qt.Orientation.Horizontal)
         plots.addWidget(self.bars)
@@ -83,33 +85,51 @@ class ScorePanel(QWidget):
 
     def _draw_bars(self, r, v) -> None:
         item = self.bars.getPlotItem()
-        item.clear()
-        item.disableAutoRange()   # the ranges below, not what the labels' bounds suggest
-        names = ["S_base", "S_cor", "S_imp", "S_pen"]
-        item.getAxis("bottom").setTicks([[(i, n) for i, n in enumerate(names)]])
-        item.setLabel("left", display_name(r.metric), units="%")
-        item.getAxis("left").enableAutoSIPrefix(False)
+        parts = getattr(self, "_bar_items", None)
+        if parts is None or parts["metric"] != r.metric:
+            # built once per metric; a step only moves them (rebuilding costs ~15 ms a step)
+            item.clear()
+            item.disableAutoRange()   # the ranges below, not what the labels' bounds suggest
+            names = ["S_base", "S_cor", "S_imp", "S_pen"]
+            item.getAxis("bottom").setTicks([[(i, n) for i, n in enumerate(names)]])
+            item.setLabel("left", display_name(r.metric), units="%")
+            item.getAxis("left").enableAutoSIPrefix(False)
+            parts = {"metric": r.metric, "solid": [], "labels": []}
+            for x, colour in enumerate((BASE, COR, IMP, ADAPT)):
+                bar = pg.BarGraphItem(x=[x], height=[0.0], width=0.6, brush=colour,
+                                      pen=pg.mkPen(colour.darker(130)))
+                item.addItem(bar)
+                parts["solid"].append(bar)
+            parts["hatch"] = pg.BarGraphItem(x=[3], y0=[0.0], height=[0.0], width=0.6,
+                                             brush=QBrush(PEN, Qt.BrushStyle.BDiagPattern),
+                                             pen=pg.mkPen(PEN, width=1.5))
+            item.addItem(parts["hatch"])
+            for inside in (False, False, False, False, True):
+                label = pg.TextItem("", color=(30, 30, 30),
+                                    fill=(255, 255, 255, 190) if inside else None,
+                                    anchor=(0.5, -0.1) if inside else (0.5, 1.1))
+                item.addItem(label)
+                parts["labels"].append(label)
+            self._bar_items = parts
         # Figure 4: the penalised score is S_adapt (solid) with the accumulated penalty
         # hatched: stacked on top for error rates, cut from the top for BLEU/chrF.
         lo, hi = sorted((v["s_adapt"], v["s_pen"]))
-        solid = [(0, v["s_base"], BASE), (1, v["s_cor"], COR), (2, v["s_imp"], IMP),
-                 (3, lo, ADAPT)]
-        for x, value, colour in solid:
-            if value is None:
-                continue
-            item.addItem(pg.BarGraphItem(x=[x], height=[value], width=0.6, brush=colour,
-                                         pen=pg.mkPen(colour.darker(130))))
-        if hi > lo:
-            hatch = QBrush(PEN, Qt.BrushStyle.BDiagPattern)
-            item.addItem(pg.BarGraphItem(x=[3], y0=[lo], height=[hi - lo], width=0.6,
-                                         brush=hatch, pen=pg.mkPen(PEN, width=1.5)))
-        for x, value in ((0, v["s_base"]), (1, v["s_cor"]), (2, v["s_imp"])):
+        for bar, value in zip(parts["solid"], (v["s_base"], v["s_cor"], v["s_imp"], lo)):
+            bar.setVisible(value is not None)
             if value is not None:
-                self._label(item, x, value, f"{value:.2f}")
-        self._label(item, 3, hi, f"{v['s_pen']:.2f}" if hi == v["s_pen"]
-                    else f"adapt {v['s_adapt']:.2f}")
-        if hi > lo and lo == v["s_pen"]:
-            self._label(item, 3, lo, f"pen {v['s_pen']:.2f}", inside=True)
+                bar.setOpts(height=[value])
+        parts["hatch"].setVisible(hi > lo)
+        if hi > lo:
+            parts["hatch"].setOpts(y0=[lo], height=[hi - lo])
+        texts = [(0, v["s_base"], None), (1, v["s_cor"], None), (2, v["s_imp"], None),
+                 (3, hi, f"{v['s_pen']:.2f}" if hi == v["s_pen"] else f"adapt {v['s_adapt']:.2f}"),
+                 (3, lo, f"pen {v['s_pen']:.2f}" if hi > lo and lo == v["s_pen"] else "")]
+        for label, (x, value, text) in zip(parts["labels"], texts):
+            shown = value is not None and text != ""
+            label.setVisible(shown)
+            if shown:
+                label.setText(text if text is not None else f"{value:.2f}")
+                label.setPos(x, value)
         top = max(x for x in (v["s_base"], v["s_cor"], v["s_imp"], v["s_adapt"], v["s_pen"])
                   if x is not None)
         item.setYRange(0, max(1.0, top * 1.18), padding=0)
@@ -128,8 +148,14 @@ class ScorePanel(QWidget):
     def _draw_curve(self, walk: Walkthrough, step: int) -> None:
         r = walk.replay
         item = self.curve.getPlotItem()
-        item.clear()
         costs, adapt = r.curve()
+        marker = getattr(self, "_marker", None)
+        if marker is not None and getattr(self, "_curve_of", None) is walk:
+            # same document: only the step's marker moves (the curves are 1,000s of points)
+            marker.setData([costs[step]], [adapt[step]])
+            self._curve_title(r, step)
+            return
+        item.clear()
         pen_scores = np.array([r.s_base] + [s.s_pen for s in r.steps])
         x_end = max(costs[-1] * 1.05, 1.0)
         # step functions: each score holds from its cost until the next step
@@ -139,12 +165,17 @@ class ScorePanel(QWidget):
                   pen=pg.mkPen(PEN, width=2, style=Qt.PenStyle.DashLine))
         item.addItem(pg.InfiniteLine(r.s_base, angle=0,
                                      pen=pg.mkPen(BASE, style=Qt.PenStyle.DotLine)))
-        item.plot([costs[step]], [adapt[step]], pen=None, symbol="o", symbolSize=11,
-                  symbolBrush=ADAPT, symbolPen=pg.mkPen("k"))
+        self._marker = item.plot([costs[step]], [adapt[step]], pen=None, symbol="o",
+                                 symbolSize=11, symbolBrush=ADAPT, symbolPen=pg.mkPen("k"))
+        self._curve_of = walk
         item.setLabel("bottom", "cumulative cost (" + _cost_unit(walk) + ")")
         item.setLabel("left", display_name(r.metric), units="%")
         item.getAxis("left").enableAutoSIPrefix(False)
         item.getAxis("bottom").enableAutoSIPrefix(False)
+        self._curve_title(r, step)
+
+    def _curve_title(self, r, step: int) -> None:
+        item = self.curve.getPlotItem()
         msr = "–" if r.msr is None else f"{r.msr:.2f} %"
         area = "none (no cost)" if math.isnan(r.curve_area) else f"{r.curve_area:.2f}"
         item.setTitle(f"<span style='color:{ADAPT.name()}'>━ S_adapt</span> "

@@ -1,9 +1,11 @@
 """The step-through workbench: one document, its corrections, the scores moving with each step.
 
-A document's walkthrough (every step's scores, hypotheses and error regions) is computed once
-on a worker when the document, metric or cost model changes, and cached; stepping then only
-redraws from it, so a step never waits on a worker. Whole-collection aggregates and the exact
-re-check with the reference libraries run on workers too.
+A document's walkthrough (every step's scores, and what it takes to rebuild any step's
+hypotheses) is computed once on a worker when the document, metric or cost model changes, and
+a few are cached. Stepping redraws the numbers at once; a step's view of the document is
+built on demand (MT: the visible segments only) or, for diarization, where it needs full DER
+sweeps of the show, on a worker, the timeline following when it is ready. Whole-collection
+aggregates and the exact re-check with the reference libraries run on workers too.
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import html
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter,
+    QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter,
     QStackedWidget, QStyle, QTableView, QVBoxLayout, QWidget,
 )
 
@@ -23,6 +25,13 @@ from llgui.gui.models import CorrectionsModel, describe_step
 from llgui.gui.mt_view import MTView
 from llgui.gui.score_panel import ScorePanel
 from llgui.io.export import display_name
+
+
+SYNC_TURNS = 2000
+"""Shows with at most this many turns (both sides) get their step views on the main thread."""
+
+WALK_CACHE = 8
+"""Walkthroughs kept (documents x metrics x cost models); each is about the size of its log."""
 
 
 class Workbench(QWidget):
@@ -62,6 +71,8 @@ class Workbench(QWidget):
         self.step_label = QLabel("no document")
         self.step_label.setTextFormat(Qt.TextFormat.RichText)
         self.step_label.setWordWrap(True)
+        # two lines, fixed: a new text never relayouts (and repaints) the whole window
+        self.step_label.setFixedHeight(2 * self.step_label.fontMetrics().lineSpacing() + 6)
         nav.addWidget(self.step_label, 1)
         self.verify_button = QPushButton("Verify with libraries")
         self.verify_button.setToolTip("recompute every step of this document with sacrebleu / "
@@ -77,7 +88,9 @@ class Workbench(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # columns sized once per document from a sample of rows (`_show_walkthrough`), never
+        # by measuring 1,000 steps on each change
+        self.table.horizontalHeader().setResizeContentsPrecision(64)
         self.table.setAlternatingRowColors(True)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_changed)
         self.scores = ScorePanel()
@@ -173,6 +186,7 @@ class Workbench(QWidget):
         # the reference libraries verify MT and diarization; detection scores are counts
         self.verify_button.setEnabled(document.task != "detection")
         self.model.set_walkthrough(result)
+        self.table.resizeColumnsToContents()
         self.window_.signature_label.setText(
             f"{display_name(result.replay.metric)}: {result.replay.signature}")
         self.stack.setCurrentWidget({"mt": self.mt_view, "detection": self.det_view}.get(
@@ -196,8 +210,12 @@ class Workbench(QWidget):
             self.mt_view.show_step(result, step)
         elif result.document.task == "detection":
             self.det_view.show_step(result, step, self._decision_threshold(result))
+        elif result.is_cached(step) or _turns(result.document) <= SYNC_TURNS:
+            self._show_timeline(result, step)
         else:
-            self.diar_view.show_step(result, step, result.errors_at(step))
+            # a long show's view takes several DER sweeps (~10 ms each per 1,000 turns): built
+            # on a worker, the timeline follows when it is ready
+            self.jobs.submit("step-view", _view_job, result, step)
         self.scores.show_step(result, step)
         n = len(result.steps)
         what = describe_step(result.steps[step - 1].step) if step else "the system's first hypothesis"
@@ -214,6 +232,9 @@ class Workbench(QWidget):
         bundle = self.state.bundle()
         settings = bundle.settings if bundle is not None else {}
         return make_det_metric(walk.replay.metric, settings).decision_threshold
+
+    def _show_timeline(self, result: Walkthrough, step: int) -> None:
+        self.diar_view.show_step(result, step, result.errors_at(step))
 
     def _fill_metric_box(self, task: str) -> None:
         metrics = _TRACK_METRICS.get(task) or KNOWN_METRICS.get(task, ())
@@ -299,11 +320,15 @@ class Workbench(QWidget):
     def _on_jobs_result_ready(self, key: str, result) -> None:
         if key == "walk":
             wanted, walkthrough = result
-            if len(self._cache) > 64:
-                self._cache.clear()
+            if len(self._cache) >= WALK_CACHE:
+                self._cache.pop(next(iter(self._cache)))   # the oldest
             self._cache[wanted] = walkthrough
             if wanted == self._wanted:
                 self._show_walkthrough(walkthrough)
+        elif key == "step-view":
+            walkthrough, step = result
+            if walkthrough is self.walkthrough and step == self.state.step:
+                self._show_timeline(walkthrough, step)
         elif key == "verify":
             self.last_verification = result
             self.window_.statusBar().showMessage(result.summary(), 30000)
@@ -346,4 +371,17 @@ def _walk_job(key, document, steps, metric, settings, cost, documents, progress=
               should_stop=None):
     """Worker job: the walkthrough of one document, returned with the key it answers."""
     return key, walk(document, steps, metric, settings, cost, should_stop=should_stop,
-                     documents=documents)
+                     documents=documents, progress=progress)
+
+
+def _turns(document) -> int:
+    return len(document.reference) + len(document.hypothesis)
+
+
+def _view_job(result: Walkthrough, step: int, progress=None, should_stop=None):
+    """Worker job: what step `step` looked like (and its error regions), then the next step's
+    ahead of the user; returns (walkthrough, step)."""
+    result.errors_at(step)
+    if step < len(result.steps) and not (should_stop and should_stop()):
+        result.errors_at(step + 1)
+    return result, step

@@ -113,7 +113,7 @@ class ScorePanel(QWidget):
             self._bar_items = parts
         # Figure 4: the penalised score is S_adapt (solid) with the accumulated penalty
         # hatched: stacked on top for error rates, cut from the top for BLEU/chrF.
-        lo, hi = sorted((v["s_adapt"], v["s_pen"]))
+        lo, hi = sorted((float(v["s_adapt"]), float(v["s_pen"])))  # numpy scalars -> float
         for bar, value in zip(parts["solid"], (v["s_base"], v["s_cor"], v["s_imp"], lo)):
             bar.setVisible(value is not None)
             if value is not None:

@@ -12,9 +12,13 @@ Where: `$LLGUI_CACHE_DIR/campaign/` when that variable is set, else the platform
 Windows) + `llgui/campaign/`. Deleting the folder clears it; nothing else is kept there.
 
 An entry is one `.npz` file (numpy arrays only, read with `allow_pickle=False`) holding the
-statistics and a small JSON header with the key and a SHA-256 of the arrays. It is written
-atomically (`llgui.core.atomic`); an entry that does not open, names another key or fails its
-checksum is deleted and recomputed, never trusted.
+statistics and a small JSON header with the key and a SHA-256 of the arrays; an online run's
+summary is one `.json` file with the same header. Entries are written atomically
+(`llgui.core.atomic`, without an fsync: the checksum catches what a power cut could tear); an
+entry that does not open, names another key or fails its checksum is deleted and recomputed,
+never trusted. An online run's key is the SHA-256 of its loaded bundle (every document's
+text or turns, the log's steps, settings, cost model), so it follows the content of every file
+the bundle names.
 """
 from __future__ import annotations
 
@@ -140,4 +144,37 @@ class CellCache:
         arrays["header"] = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
-        write_atomic(self.path(key), buffer.getvalue())
+        write_atomic(self.path(key), buffer.getvalue(), fsync=False)  # checksummed
+
+    # -- JSON entries (online runs: a report, not arrays) ---------------------------------
+
+    def json_path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get_json(self, key: str):
+        """The JSON value stored under `key`, or None (absent, or damaged: then removed)."""
+        path = self.json_path(key)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        try:
+            entry = json.loads(data.decode("utf-8"))
+            payload = json.dumps(entry["payload"], sort_keys=True)
+            if (entry.get("format") != CACHE_FORMAT or entry.get("key") != key
+                    or entry.get("digest") != hashlib.sha256(payload.encode()).hexdigest()):
+                raise ValueError("entry does not match its key or checksum")
+        except Exception:
+            self.corrupt += 1
+            try:
+                path.unlink()
+            except OSError:
+                pass
+            return None
+        return entry["payload"]
+
+    def put_json(self, key: str, payload) -> None:
+        digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+        text = json.dumps({"format": CACHE_FORMAT, "key": key, "digest": digest,
+                           "payload": payload}, allow_nan=False)
+        write_atomic(self.json_path(key), text, fsync=False)

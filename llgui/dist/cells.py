@@ -117,8 +117,12 @@ def score_diar_cell(task: dict) -> dict:
 def replay_online(task: dict) -> dict:
     """An online run: its bundle scored and replayed through its interaction log.
 
-    Returns {"report": the `score` JSON of the bundle (penalised scores included), "figures":
-    {metric: {s_base, s_adapt, s_pen, msr}} pooled over its documents, "problems": [...]}."""
+    Returns {"report": the `score` JSON of the bundle (penalised scores included, as `llgui
+    score` gives them), "figures": {metric: {s_base, s_adapt, s_pen, msr}} pooled over its
+    documents, "problems": [...]}. Each metric is replayed once (the replay is the costly
+    part: every step rescored)."""
+    import dataclasses
+
     from llgui.core.penalty import make_track, minimal_supervision_rate, replay_bundle
     from llgui.io.bundle import load_bundle
     from llgui.io.export import clean, score_report
@@ -131,18 +135,48 @@ def replay_online(task: dict) -> dict:
         return {"report": None, "figures": {}, "problems": [[
             task["bundle"], 0, f"a {bundle.task} bundle in a {task['task']} campaign"]]}
     metrics = tuple(task["metrics"])
-    report = score_report(bundle, metrics)
+    # the plain scores, then the penalised part from one replay per metric (the same
+    # entries as llgui.io.export._add_penalised, which would replay again)
+    report = score_report(dataclasses.replace(bundle, steps=()), metrics)
     figures = {}
-    for name in metrics:
-        result = replay_bundle(bundle, name)
-        metric = make_track(bundle.documents[0], name, bundle.settings, bundle.cost,
-                            bundle.documents).metric
-        final = np.sum([r.stats_final for r in result.replays], axis=0)
-        feedback = float(sum(r.total_cost for r in result.replays))
-        figures[name] = {"s_base": result.pooled_base, "s_adapt": result.pooled_adapt,
-                         "s_pen": result.pooled_pen,
-                         "msr": minimal_supervision_rate(metric, feedback, final)}
+    if bundle.steps:
+        report["penalised"] = {}
+        for name in metrics:
+            result = replay_bundle(bundle, name)
+            report["penalised"][name] = {
+                "pooled": {"s_base": result.pooled_base, "s_adapt": result.pooled_adapt,
+                           "s_pen": result.pooled_pen},
+                "mean": {a: result.mean(a) for a in ("s_base", "s_adapt", "s_pen")},
+            }
+            for entry, r in zip(report["documents"], result.replays):
+                entry.setdefault("penalised", {})[name] = {
+                    "s_base": r.s_base, "s_adapt": r.s_adapt, "s_pen": r.s_pen,
+                    "steps": len(r.steps), "cost": r.total_cost, "msr": r.msr}
+            metric = make_track(bundle.documents[0], name, bundle.settings, bundle.cost,
+                                bundle.documents).metric
+            final = np.sum([r.stats_final for r in result.replays], axis=0)
+            feedback = float(sum(r.total_cost for r in result.replays))
+            figures[name] = {"s_base": result.pooled_base, "s_adapt": result.pooled_adapt,
+                             "s_pen": result.pooled_pen,
+                             "msr": minimal_supervision_rate(metric, feedback, final)}
     return {"report": clean(report), "figures": clean(figures), "problems": []}
+
+
+def bundle_digest(path: str) -> tuple[str | None, list[list]]:
+    """The content address of an online run: SHA-256 of its loaded bundle (documents, steps,
+    settings, cost model, path), or None and the bundle's problems."""
+    import hashlib
+
+    from llgui.io.bundle import load_bundle
+
+    try:
+        bundle = load_bundle(path)
+    except LoadError as error:
+        return None, _problems(error)
+    content = repr((bundle.path, bundle.task, bundle.name, bundle.metrics,
+                    sorted(bundle.settings.items()), bundle.cost, bundle.documents,
+                    bundle.steps))
+    return hashlib.sha256(content.encode("utf-8")).hexdigest(), []
 
 
 def as_problems(rows) -> list[Problem]:

@@ -21,7 +21,7 @@ from typing import Callable, Iterator, Sequence
 IN_PROCESS_SECONDS = 4.0
 """Below this estimated single-core time, worker processes cost more than they save."""
 
-SECONDS_PER_BYTE = {"mt": 1.5e-5, "diarization": 2e-7}
+SECONDS_PER_BYTE = {"mt": 3e-5, "diarization": 2e-7}
 """Rough scoring time per byte of hypothesis (MT: BLEU + chrF + TER on news-like text;
 diarization: the fast DER sweep), only to decide whether a cluster is worth starting."""
 

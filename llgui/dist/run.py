@@ -118,16 +118,28 @@ def run_campaign(
             work_bytes += os.path.getsize(cell.hypothesis)
         except OSError:
             pass
-    online = [(s, {"bundle": spec.bundle, "task": campaign.task,
-                   "metrics": list(campaign.metrics)})
-              for s, spec in enumerate(campaign.systems) if spec.bundle]
+    online = []  # (system, key, task) of the online runs to replay
+    online_results: dict[int, dict] = {}
+    for s, spec in enumerate(campaign.systems):
+        if not spec.bundle:
+            continue
+        digest, bad = jobs.bundle_digest(spec.bundle)
+        if digest is None:
+            problems.extend(jobs.as_problems(bad))
+            continue
+        key = cell_key("online", [digest], campaign.metrics, {}, versions)
+        found = cache.get_json(key) if use_cache and cache is not None else None
+        if found is not None:
+            online_results[s] = found
+            continue
+        online.append((s, key, {"bundle": spec.bundle, "task": campaign.task,
+                                "metrics": list(campaign.metrics)}))
     cached = len(merged)
     total = len(campaign.cells) + len(online)
     done = cached
     if progress is not None:
         progress(done, total)
     plan = None
-    online_results: dict[int, dict] = {}
     if pending or online:
         plan = choose(len(pending) + len(online), work_bytes, campaign.task, workers, scheduler)
         if announce is not None:
@@ -151,13 +163,15 @@ def run_campaign(
                     progress(done, total)
             if should_stop is not None and should_stop():
                 raise Cancelled()
-            for i, result in executor.run(jobs.replay_online, [t for _, t in online],
+            for i, result in executor.run(jobs.replay_online, [t for _, _, t in online],
                                           should_stop):
-                system = online[i][0]
+                system, key, _ = online[i]
                 if result["problems"]:
                     problems.extend(jobs.as_problems(result["problems"]))
                 else:
                     online_results[system] = result
+                    if use_cache and cache is not None:
+                        cache.put_json(key, result)
                 done += 1
                 if progress is not None:
                     progress(done, total)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import date, datetime, timezone
 from types import MappingProxyType
 from typing import Mapping, Union
@@ -153,7 +154,7 @@ class DiarDocument:
     uem: tuple[tuple[float, float], ...] | None = None
     task = "diarization"
 
-    @property
+    @cached_property  # immutable document: computed once (a 3-hour show has ~6,000 turns)
     def extent(self) -> tuple[float, float]:
         """(start, end) of everything known about the recording, in seconds."""
         spans = [(t.start, t.end) for t in self.reference + self.hypothesis]

@@ -77,7 +77,7 @@ def diar_run(reference_data, tmp_path_factory):
         '[bundle]\ntask = "diarization"\nmetrics = ["der", "jer"]\n\n[settings]\ncollar = 0.0\n'
         'skip_overlap = false\n\n' + "\n".join(docs), encoding="utf-8")
     run_simulation(root / "bundle.toml", ["diar_clusters"], ["allies"], root / "out",
-                   budget=40.0)
+                   budget=24.0)
     return root / "out"
 
 

@@ -169,6 +169,8 @@ class MainWindow(QMainWindow):
                      self.verify_current, "Ctrl+R",
                      "recompute every step with sacrebleu / pyannote.metrics on a worker")
         self._action(tools, "&Cancel background jobs", self.cancel_jobs, "Esc")
+        self._action(tools, "&Simulate…", self.show_simulate_dialog, None,
+                     "drive a system with a simulated human expert and open the run")
 
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "&About llgui", self.show_about)
@@ -413,6 +415,17 @@ class MainWindow(QMainWindow):
 
     def cancel_jobs(self) -> None:
         self.jobs.cancel_all()
+
+    def show_simulate_dialog(self) -> None:
+        """Tools › Simulate…: one dialog, kept, so a running simulation is never lost."""
+        from llgui.gui.simulate_dialog import SimulateDialog
+
+        if getattr(self, "simulate_dialog", None) is None:
+            bundle = self.state.bundles[0].path if self.state.bundles else None
+            self.simulate_dialog = SimulateDialog(self.jobs, self.state.add_bundles, bundle,
+                                                  self)
+        self.simulate_dialog.show()
+        self.simulate_dialog.raise_()
 
     def verify_current(self) -> None:
         self.workbench.verify()

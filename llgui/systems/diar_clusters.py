@@ -2,8 +2,10 @@
 
 It starts from the bundle's turns. In active mode it asks `same` between the longest turns of
 two of its clusters (the largest clusters first, each pair once), merges the two clusters when
-told they are the same speaker and keeps them apart otherwise; then it asks `boundary` around
-its shortest turns (the least sure ones) and moves the turn there to the boundaries it is told.
+told they are the same speaker and keeps them apart otherwise; then it asks `name` in its
+shortest turns and relabels them as told; then `boundary` just before
+its speaker changes (next to its shortest turns first, the least sure ones) and moves the turn
+there to the boundaries it is told.
 Corrections the human volunteers are applied as told: a `segment` replaces the turns inside it
 (a speaker the human names there keeps the label it had, or takes the cluster that covered
 most of it), a `name` relabels the turn at that time, a `boundary` moves a turn. Merges carry
@@ -18,7 +20,8 @@ import sys
 from llgui.sim import protocol as P
 from llgui.systems._serve import System, serve
 
-SHORT = 2.0  # seconds: a turn shorter than this is worth a boundary question
+SHORT = 3.0  # seconds: who speaks in a turn shorter than this is worth a question
+NUDGE = 0.25  # seconds: a boundary question is asked this far before a speaker change
 
 
 def _find(parent: dict, label: str) -> str:
@@ -69,14 +72,28 @@ class DiarClusters(System):
                 self.asked_pairs.add(pair)
                 self.pending = ("same", a, b)
                 return P.Request("same", P.SameTarget(0.5 * (ta[0] + ta[1]), 0.5 * (tb[0] + tb[1])))
-        shortest = sorted((e - s, s, e) for s, e, _ in self.turns if e - s < SHORT)
-        for _, s, e in shortest:
-            key = round(0.5 * (s + e) * 1000)
+        # then who speaks in its shortest turns (the least sure ones)
+        for s, e, _ in sorted(self.turns, key=lambda x: (x[1] - x[0], x[0])):
+            if e - s >= SHORT:
+                break
+            key = ("name", round(0.5 * (s + e) * 1000))
+            if key in self.asked_points:
+                continue
+            self.asked_points.add(key)
+            return P.Request("name", P.PointTarget(0.5 * (s + e)))
+        # then the speaker changes it is least sure of: those next to its shortest turns;
+        # the question is asked just before the change, inside the earlier turn
+        changes = []
+        for (s1, e1, a), (s2, e2, b) in zip(self.turns, self.turns[1:]):
+            if a != b and e1 - s1 > 2 * NUDGE:
+                changes.append((min(e1 - s1, e2 - s2), e1 - NUDGE))
+        for _, t in sorted(changes):
+            key = round(t * 1000)
             if key in self.asked_points:
                 continue
             self.asked_points.add(key)
             self.pending = ("boundary",)
-            return P.Request("boundary", P.PointTarget(0.5 * (s + e)))
+            return P.Request("boundary", P.PointTarget(t))
         return None
 
     # -- learning ---------------------------------------------------------------------------

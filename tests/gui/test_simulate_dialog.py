@@ -1,0 +1,108 @@
+"""Tools › Simulate…: the run goes to a worker (the event loop never stalls > 100 ms), Cancel
+ends the system's process, and the finished run opens with the numbers of `llgui replay`."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import psutil
+import pytest
+from PySide6.QtCore import QTimer
+
+from llgui.cli import main
+from tests.sim.test_simulate_demo import first_document_bundle
+
+SILENT = "import sys, time\nprint('{\"type\": \"hello\", \"name\": \"silent\"}', flush=True)\n" \
+         "sys.stdin.readline(); sys.stdin.readline(); time.sleep(600)\n"
+
+
+@pytest.fixture
+def window(qtbot):
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.jobs.release()
+    yield window
+    window.jobs.shutdown(5000)
+
+
+def _open_dialog(window):
+    action = next(a for a in window.actions() if a.text() == "&Simulate…")
+    action.trigger()
+    return window.simulate_dialog
+
+
+class GapMeter:
+    """The longest gap between ticks of a 10 ms timer: how long the event loop stalled."""
+
+    def __init__(self):
+        self.last, self.worst = time.perf_counter(), 0.0
+        self.timer = QTimer()
+        self.timer.setInterval(10)
+        self.timer.timeout.connect(self._tick)
+        self.timer.start()
+
+    def _tick(self):
+        now = time.perf_counter()
+        self.worst = max(self.worst, now - self.last)
+        self.last = now
+
+
+def test_simulate_runs_on_a_worker_and_opens_the_run(window, qtbot, tmp_path, demo_dir, capsys):
+    bundle = first_document_bundle(demo_dir, "mt", tmp_path / "in")
+    dialog = _open_dialog(window)
+    dialog.bundle_edit.setText(str(bundle))
+    dialog.systems_edit.setPlainText("mt_memory")
+    dialog.oracle_boxes["worst-first"].setChecked(True)     # allies + worst-first: a panel
+    dialog.budget.setValue(60.0)
+    dialog.out_edit.setText(str(tmp_path / "out"))
+    meter = GapMeter()
+    with qtbot.waitSignal(dialog.run_finished, timeout=120000):
+        dialog.run_button.click()
+    meter.timer.stop()
+    assert meter.worst < 0.100, f"the event loop stalled {1000 * meter.worst:.0f} ms"
+    assert dialog.panel_table.isVisible() and dialog.panel_table.rowCount() == 3
+    opened = [b.path for b in window.state.bundles]
+    folder = tmp_path / "out" / "mt_memory" / "worst-first"
+    assert str(folder / "bundle.toml") in [str(p) for p in opened]
+    index = [str(p) for p in opened].index(str(folder / "bundle.toml"))
+    doc = window.state.bundles[index].documents[0].id
+    window.state.select(index, doc, step=0)
+    qtbot.waitUntil(lambda: window.workbench.ready() and window.workbench.walkthrough is not None
+                    and window.workbench.walkthrough.document.id == doc
+                    and window.state.bundle() is window.state.bundles[index], timeout=60000)
+    shown = window.workbench.walkthrough.replay
+    assert main(["replay", str(folder / "bundle.toml"), "--doc", doc, "--metric", shown.metric,
+                 "--format", "json"]) == 0
+    replayed = json.loads(capsys.readouterr().out)
+    assert shown.steps and [s.s_pen for s in shown.steps] == [s["s_pen"] for s in replayed["steps"]]
+    assert shown.s_base == replayed["s_base"]
+
+
+def test_cancel_ends_the_system(window, qtbot, tmp_path, demo_dir):
+    script = tmp_path / "silent.py"
+    script.write_text(SILENT, encoding="utf-8")
+    dialog = _open_dialog(window)
+    dialog.bundle_edit.setText(str(demo_dir / "mt" / "bundle.toml"))
+    dialog.systems_edit.setPlainText(f"silent={sys.executable} {script}")
+    dialog.timeout.setValue(300.0)
+    dialog.out_edit.setText(str(tmp_path / "out"))
+    me = psutil.Process()
+
+    def system():
+        return [p for p in me.children(recursive=True)
+                if any("silent.py" in part for part in p.cmdline())]
+
+    dialog.run_button.click()
+    qtbot.waitUntil(lambda: bool(system()) and (tmp_path / "out" / "bundle.toml").exists(),
+                    timeout=30000)
+    with qtbot.waitSignal(window.jobs.cancelled, timeout=5000):
+        dialog.cancel_button.click()
+    qtbot.waitUntil(lambda: not system(), timeout=5000)
+    qtbot.waitUntil(lambda: not window.jobs.busy, timeout=5000)
+    assert "Cancelled" in dialog.status.text()
+    assert dialog.run_button.isEnabled()

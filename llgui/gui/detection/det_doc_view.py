@@ -86,7 +86,7 @@ class DetDocView(QWidget):
             item.addItem(pg.InfiniteLine(threshold, angle=angle,
                                          pen=pg.mkPen("#444444", width=1,
                                                       style=Qt.PenStyle.DotLine)))
-        item.setTitle(f"★ labelled trials · ● other trials the system changed "
+        item.setTitle(f"★ labelled · ● changed besides them "
                       f"(<span style='color:{TARGET}'>target</span> / "
                       f"<span style='color:{NONTARGET}'>non-target</span>) · ┈ threshold "
                       f"{threshold:.3g}", size="9pt", color=TEXT)

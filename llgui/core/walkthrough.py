@@ -25,7 +25,7 @@ class StepView:
     """What step n looked like. MT `corrected_segments` are 0-based; diarization `windows`
     are (start, end) seconds of this document. Detection: `corrected_segments` are the
     labelled trials' positions, `changed_segments` the other trials whose scores the system
-    changed (generalisation)."""
+    changed (generalisation); classification likewise with decisions."""
 
     step: Step
     scores: StepScores
@@ -73,8 +73,8 @@ def walk(
 ) -> Walkthrough:
     """The walkthrough of `document` through `steps`; `documents` are the bundle's others."""
     track = make_track(document, metric_name, settings, cost_model, documents)
-    if document.task == "detection":
-        return _walk_detection(document, steps, track, cost_model, mode, should_stop)
+    if document.task in ("detection", "classification"):
+        return _walk_items(document, steps, track, cost_model, mode, should_stop)
     is_mt = document.task == "mt"
     base = tuple(track.hypothesis)
     base_mapping = None if is_mt else dict(track.mapping())
@@ -114,21 +114,27 @@ def walk(
     return Walkthrough(document, result, base, tuple(views), base_mapping, base_errors)
 
 
-def _walk_detection(document, steps, track, cost_model, mode, should_stop) -> Walkthrough:
-    """The walkthrough of a detection system: the scores the human saw at each step, the
-    labelled trials, and the trials whose scores changed besides them."""
+def _walk_items(document, steps, track, cost_model, mode, should_stop) -> Walkthrough:
+    """The walkthrough of a detection or classification system: what the human saw at each
+    step (detection: every trial's score; classification: every item's decided class, as an
+    index into `document.classes`), the labelled items, and the items the system changed
+    besides them."""
     import numpy as np
 
-    def frozen(array) -> np.ndarray:
-        array = np.array(array, dtype=float)
+    def frozen(tr) -> np.ndarray:
+        if document.task == "detection":
+            array = np.array(tr.scores, dtype=float)
+        else:
+            index = {c: k for k, c in enumerate(document.classes)}
+            array = np.array([index[c] for c in tr.decisions], dtype=np.int64)
         array.setflags(write=False)
         return array
 
-    base = frozen(track.scores)
+    base = frozen(track)
     captured: list[dict] = []
 
     def before(step: Step, tr: Track) -> None:
-        captured.append(dict(seen=frozen(tr.scores),  # type: ignore[attr-defined]
+        captured.append(dict(seen=frozen(tr),
                              items=tuple(tr.positions(step).tolist())))  # type: ignore
 
     result = replay(track, steps, cost_model, doc=document.id, mode=mode,
@@ -136,7 +142,7 @@ def _walk_detection(document, steps, track, cost_model, mode, should_stop) -> Wa
     views = []
     for i, (step, scores) in enumerate(zip(steps, result.steps)):
         seen = captured[i]["seen"]
-        adapted = frozen(track.scores) if i + 1 >= len(captured) else captured[i + 1]["seen"]
+        adapted = frozen(track) if i + 1 >= len(captured) else captured[i + 1]["seen"]
         items = captured[i]["items"]
         changed = np.flatnonzero(adapted != seen)
         labelled = set(items)

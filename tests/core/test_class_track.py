@@ -71,3 +71,19 @@ def test_each_step_equals_scikit_learn_on_the_rebuilt_decisions(run, name):
         assert (got.s_cor, got.s_imp, got.s_adapt) == pytest.approx((s_cor, s_imp, s_adapt),
                                                                    abs=1e-12)
         assert got.s_pen == pytest.approx(s_adapt + penalty, abs=1e-12)
+
+
+def test_the_walkthrough_keeps_labelled_and_re_decided_items():
+    from llgui.core.cost import CostModel
+    from llgui.core.walkthrough import walk
+
+    doc = ClassDocument("sys", Stamp(0.0, "0"), ("a", "b", "c", "d"),
+                        ("cat", "dog", "emu", "cat"), ("cat", "cat", "emu", "dog"),
+                        ("cat", "dog", "emu"))
+    steps = (Step("sys", 1, "active", "label", ItemsTarget(("b",)), ("dog",),
+                  adapted=Adapted(labels={"b": "dog", "d": "cat"})),)
+    result = walk(doc, steps, "error_rate", {}, CostModel())
+    (view,) = result.steps
+    assert view.corrected_segments == (1,) and view.changed_segments == (3,)
+    assert list(result.base) == [0, 0, 2, 1] and list(view.adapted) == [0, 1, 2, 0]
+    assert (view.scores.s_cor, view.scores.s_imp, view.scores.s_adapt) == (25.0, 50.0, 0.0)

@@ -338,6 +338,10 @@ def make_track(document: Document, metric_name: str, settings, cost_model: CostM
         from llgui.core.det_track import DetTrack, make_det_metric
 
         return DetTrack(document, make_det_metric(metric_name, settings))
+    if document.task == "classification":
+        from llgui.core.class_track import ClassMetric, ClassTrack
+
+        return ClassTrack(document, ClassMetric(metric_name, len(document.classes)))
     raise ValueError(f"documents of task {document.task!r} have no track")
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from llgui.core.cost import CostModel
 from llgui.core.numbers import check_number, parse_number, show_value
 
-TASKS = ("mt", "diarization", "detection")
+TASKS = ("mt", "diarization", "detection", "classification")
 INITIATIVES = ("active", "interactive")
 MT_KINDS = ("reference", "post_edit")
 DIAR_KINDS = ("same", "boundary", "name", "segment")
@@ -172,7 +172,7 @@ class DiarDocument:
         return (min(s for s, _ in spans), max(e for _, e in spans))
 
 
-Document = Union[MTDocument, DiarDocument, "DetDocument"]
+Document = Union[MTDocument, DiarDocument, "DetDocument", "ClassDocument"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -228,6 +228,7 @@ class Adapted:
     `{"lines": ...}` delta, every segment for a `{"path": ...}` file). Diarization: `turns` is
     the complete new turn list of the document. Detection: `scores` maps item ids to their new
     scores (only the changed ones inline; every item when read from a score file `path`).
+    Classification: `labels` maps item ids to the system's new decisions (class names).
     `path` names the file it came from, if any.
     """
 
@@ -235,9 +236,10 @@ class Adapted:
     turns: tuple[Turn, ...] | None = None
     path: str | None = None
     scores: Mapping[str, float] | None = None
+    labels: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
-        for name in ("lines", "scores"):
+        for name in ("lines", "scores", "labels"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, MappingProxyType):
                 object.__setattr__(self, name, MappingProxyType(dict(value)))
@@ -361,6 +363,41 @@ class DetDocument:
         return found
 
 
+@dataclass(frozen=True, eq=False)
+class ClassDocument:
+    """One classification system's decisions as a document of an interaction log.
+
+    `items` are the item ids (the key's order), `truth` their true classes, `decisions` the
+    system's first decisions h_0, `classes` the task's classes in order (N >= 2).
+    """
+
+    id: str
+    time: Stamp
+    items: tuple[str, ...]
+    truth: tuple[str, ...]
+    decisions: tuple[str, ...]
+    classes: tuple[str, ...]
+    task = "classification"
+
+    def __post_init__(self) -> None:
+        if not len(self.items) == len(self.truth) == len(self.decisions):
+            raise ValueError("one true class and one decision per item")
+        known = set(self.classes)
+        if len(known) != len(self.classes) or len(known) < 2:
+            raise ValueError("classes must be at least two distinct names")
+        if not known.issuperset(self.truth) or not known.issuperset(self.decisions):
+            raise ValueError("every true class and decision must be one of the classes")
+
+    @property
+    def index(self) -> Mapping[str, int]:
+        """Item id -> position (built on first use, then kept)."""
+        found = self.__dict__.get("_index")
+        if found is None:
+            found = MappingProxyType({item: i for i, item in enumerate(self.items)})
+            object.__setattr__(self, "_index", found)
+        return found
+
+
 # --------------------------------------------------------------------------------------------
 # The bundle
 
@@ -423,6 +460,7 @@ DEFAULT_METRICS = {
     "mt": ("bleu", "chrf", "ter"),
     "diarization": ("der", "jer"),
     "detection": ("eer", "min_dcf", "act_dcf"),
+    "classification": ("error_rate", "macro_f1"),
 }
 """Metrics scored when a bundle names none."""
 
@@ -430,5 +468,6 @@ KNOWN_METRICS = {
     "mt": ("bleu", "chrf", "ter", "wer"),
     "diarization": ("der", "jer"),
     "detection": ("eer", "min_dcf", "act_dcf", "err"),
+    "classification": ("error_rate", "macro_f1"),
 }
 """`err` is the detection error rate at the bundle's threshold (DESIGN.md 1.8)."""

@@ -84,7 +84,8 @@ class StepView:
     +1 / -1 / 0 when the system's change brought it closer to / further from / as far from
     the reference in word edits (`llgui.core.textdiff.change_effect`). Detection:
     `corrected_segments` are the labelled trials' positions, `changed_segments` the other
-    trials whose scores the system changed (generalisation)."""
+    trials whose scores the system changed (generalisation); classification likewise with
+    decisions."""
 
     step: Step
     scores: StepScores
@@ -282,8 +283,8 @@ def walk(
 ) -> Walkthrough:
     """The walkthrough of `document` through `steps`; `documents` are the bundle's others."""
     track = make_track(document, metric_name, settings, cost_model, documents)
-    if document.task == "detection":
-        return _walk_detection(document, tuple(steps), track, cost_model, mode, should_stop)
+    if document.task in ("detection", "classification"):
+        return _walk_items(document, tuple(steps), track, cost_model, mode, should_stop)
     steps = tuple(steps)
     n_steps = max(len(steps), 1)
     if document.task == "mt":
@@ -328,13 +329,19 @@ def walk(
     return Walkthrough(document, result, steps, diar={"hypotheses": hypotheses, "probe": probe})
 
 
-def _walk_detection(document, steps, track, cost_model, mode, should_stop) -> Walkthrough:
-    """The walkthrough of a detection system: the scores the human saw at each step (h_n as
-    read-only arrays) and the labelled trials of each step."""
+def _walk_items(document, steps, track, cost_model, mode, should_stop) -> Walkthrough:
+    """The walkthrough of a detection or classification system: what the human saw at each
+    step (detection: every trial's score; classification: every item's decided class, as an
+    index into `document.classes`), the labelled items, and the items the system changed
+    besides them."""
     import numpy as np
 
-    def frozen(array) -> np.ndarray:
-        array = np.array(array, dtype=float)
+    def frozen(tr) -> np.ndarray:
+        if document.task == "detection":
+            array = np.array(tr.scores, dtype=float)
+        else:
+            index = {c: k for k, c in enumerate(document.classes)}
+            array = np.array([index[c] for c in tr.decisions], dtype=np.int64)
         array.setflags(write=False)
         return array
 
@@ -342,10 +349,10 @@ def _walk_detection(document, steps, track, cost_model, mode, should_stop) -> Wa
     items: list[tuple[int, ...]] = []
 
     def before(step: Step, tr: Track) -> None:
-        seen.append(frozen(tr.scores))  # type: ignore[attr-defined]
+        seen.append(frozen(tr))
         items.append(tuple(tr.positions(step).tolist()))  # type: ignore[attr-defined]
 
     result = replay(track, steps, cost_model, doc=document.id, mode=mode,
                     should_stop=should_stop, before_step=before)
-    hypotheses = seen + [frozen(track.scores)]  # type: ignore[attr-defined]  # h_0 .. h_N
+    hypotheses = seen + [frozen(track)]  # h_0 .. h_N
     return Walkthrough(document, result, steps, det={"hypotheses": hypotheses, "items": items})

@@ -101,11 +101,11 @@ class DetectionTab(QWidget):
         right_split = QSplitter(Qt.Orientation.Vertical)
         right_split.addWidget(right)
         right_split.addWidget(self.threshold_panel)
-        right_split.setSizes([330, 420])
+        right_split.setSizes([280, 470])
         left_split = QSplitter(Qt.Orientation.Vertical)
         left_split.addWidget(self.plot)
         left_split.addWidget(self.lecture_views)
-        left_split.setSizes([480, 300])
+        left_split.setSizes([500, 300])
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left_split)
         split.addWidget(right_split)
@@ -200,7 +200,8 @@ class DetectionTab(QWidget):
             axis.setTextPen(TEXT)
         item.setLabel("bottom", "False Alarm probability (in %)")
         item.setLabel("left", "Miss probability (in %)")
-        self.legend = item.addLegend(offset=(-8, 8), labelTextSize="9pt", labelTextColor=TEXT,
+        # bottom left: the corner no real DET curve reaches (top right hid the EER points)
+        self.legend = item.addLegend(offset=(8, -8), labelTextSize="9pt", labelTextColor=TEXT,
                                      brush=pg.mkBrush(255, 255, 255, 215))
         self.reset_view()
 

@@ -31,7 +31,8 @@ class DocumentsModel(QAbstractTableModel):
     """Every document of every open bundle: id, time, steps, S_base -> S_pen (when ready)."""
 
     COLUMNS = ("document", "task", "time", "steps", "S_base", "S_pen", "gain")
-    TASK_LABELS = {"mt": "MT", "diarization": "diar.", "detection": "det."}
+    TASK_LABELS = {"mt": "MT", "diarization": "diar.", "detection": "det.",
+                   "classification": "class."}
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -247,6 +248,9 @@ def describe_step(step) -> str:
     """One line on what the human was asked or gave."""
     kind, answer = step.kind, step.answer
     if kind == "label":
+        if not set(answer) <= {"target", "nontarget"}:   # classification: the classes
+            shown = ", ".join(answer[:3]) + (", …" if len(answer) > 3 else "")
+            return f"step {step.step}: the human labelled {describe_target(step)}: {shown}"
         targets = sum(1 for a in answer if a == "target")
         return (f"step {step.step}: the human labelled {describe_target(step)}: "
                 f"{targets} target, {len(answer) - targets} non-target")

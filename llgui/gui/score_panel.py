@@ -184,4 +184,5 @@ class ScorePanel(QWidget):
 
 
 def _cost_unit(walk: Walkthrough) -> str:
-    return {"mt": "words", "detection": "labels"}.get(walk.document.task, "seconds listened")
+    return {"mt": "words", "detection": "labels", "classification": "labels"}.get(
+        walk.document.task, "seconds listened")

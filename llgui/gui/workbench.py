@@ -184,12 +184,13 @@ class Workbench(QWidget):
         bundle = self.state.bundle()
         self.walkthrough = result
         # the reference libraries verify MT and diarization; detection scores are counts
-        self.verify_button.setEnabled(document.task != "detection")
+        self.verify_button.setEnabled(document.task in ("mt", "diarization"))
         self.model.set_walkthrough(result)
         self.table.resizeColumnsToContents()
         self.window_.signature_label.setText(
             f"{display_name(result.replay.metric)}: {result.replay.signature}")
-        self.stack.setCurrentWidget({"mt": self.mt_view, "detection": self.det_view}.get(
+        self.stack.setCurrentWidget({"mt": self.mt_view, "detection": self.det_view,
+                                     "classification": self.det_view}.get(
             document.task, self.diar_view))
         if document.task == "diarization" and bundle is not None:
             self.diar_view.set_speakers(t.speaker for d in bundle.documents for t in d.reference)
@@ -210,6 +211,8 @@ class Workbench(QWidget):
             self.mt_view.show_step(result, step)
         elif result.document.task == "detection":
             self.det_view.show_step(result, step, self._decision_threshold(result))
+        elif result.document.task == "classification":
+            self.det_view.show_class_step(result, step)
         elif result.is_cached(step) or _turns(result.document) <= SYNC_TURNS:
             self._show_timeline(result, step)
         else:

@@ -57,7 +57,8 @@ from llgui.io._read import (
 )
 from llgui.io._tomlpos import TomlPositions, locate
 
-TABLES = ("bundle", "settings", "cost", "documents", "interactions", "lifelong", "detection")
+TABLES = ("bundle", "settings", "cost", "documents", "interactions", "lifelong", "detection",
+          "classification")
 BUNDLE_KEYS = ("task", "name", "metrics")
 DOCUMENT_KEYS = {
     "mt": ("id", "time", "references", "hypothesis", "source"),
@@ -66,6 +67,7 @@ DOCUMENT_KEYS = {
 INTERACTIONS_KEYS = ("log",)
 LIFELONG_KEYS = ("scores",)
 DETECTION_KEYS = ("scores", "key")
+CLASSIFICATION_KEYS = ("key", "decisions", "classes")
 
 SACREBLEU_TOKENIZERS = ("13a", "char", "flores101", "flores200", "intl", "ja-mecab",
                         "ko-mecab", "none", "spBLEU-1K", "spm", "zh")
@@ -337,7 +339,10 @@ class _Loader:
         steps, log_file = self.interactions(self.table(data, "interactions"), task, documents)
         lifelong = self.lifelong(self.table(data, "lifelong"))
         detection = self.detection(self.table(data, "detection"), task)
-        if task == "detection" and steps and log_file is not None:
+        if task == "classification":
+            documents, steps = self.classification(self.table(data, "classification"), steps,
+                                                   log_file)
+        elif task == "detection" and steps and log_file is not None:
             documents, steps = self.detection_log(detection, steps, log_file)
         elif steps and log_file is not None:
             by_id = {d.id: d for d in documents}
@@ -409,7 +414,7 @@ class _Loader:
             return None
         known = {"bundle": BUNDLE_KEYS, "settings": tuple(SETTINGS), "cost": None,
                  "interactions": INTERACTIONS_KEYS, "lifelong": LIFELONG_KEYS,
-                 "detection": DETECTION_KEYS}[name]
+                 "detection": DETECTION_KEYS, "classification": CLASSIFICATION_KEYS}[name]
         if known is not None:
             for key in value:
                 if key not in known:
@@ -528,6 +533,10 @@ class _Loader:
             self.add(self.pos.key_line((), "documents") or self.pos.table_line(("documents",)),
                      "documents must be [[documents]] tables")
             return [], set()
+        if task == "classification":
+            self.add(self.pos.table_line(("documents",)), "a classification bundle takes no "
+                     "[[documents]] (its items are in [classification])")
+            return [], set()
         if task == "detection":
             self.add(self.pos.table_line(("documents",)),
                      "a detection bundle takes no [[documents]] (its trials are in [detection])")
@@ -577,7 +586,7 @@ class _Loader:
             return (), None
         line = self.key_line("interactions", "log")
         resolved = self.resolve(table["log"], "log", line)
-        if resolved is None or task not in ("mt", "diarization", "detection"):
+        if resolved is None or task not in ("mt", "diarization", "detection", "classification"):
             return (), None
         from llgui.io.interactions import load_log
 
@@ -608,6 +617,63 @@ class _Loader:
             keyed)
         self.extend(problems)
         return documents, checked
+
+    def classification(self, table: dict | None, steps, log_file: str | None
+                       ) -> tuple[list, list]:
+        """Systems (decisions files) as documents, and the log's label steps checked against
+        the key and the classes (`llgui.io.classification`)."""
+        from llgui.io import classification as cls
+
+        if table is None or "key" not in table or "decisions" not in table:
+            line = (self.pos.table_line(("classification",)) if table is not None
+                    else self.key_line("bundle", "task"))
+            self.add(line, "a classification bundle needs [classification] key = the true "
+                           "classes and decisions = [decisions files]")
+            return [], []
+        key = self.resolve(table["key"], "key", self.key_line("classification", "key"))
+        files = table["decisions"]
+        files = [files] if isinstance(files, str) else files
+        line = self.key_line("classification", "decisions")
+        if not isinstance(files, list) or not files:
+            self.add(line, f"decisions must be an array of files, not {_show(table['decisions'])}")
+            return [], []
+        resolved = []
+        for i, written in enumerate(files):
+            found = self.resolve(written, "decisions",
+                                 self.pos.element_line(("classification",), "decisions", i))
+            if found is not None:
+                resolved.append(found)
+        classes = table.get("classes")
+        if classes is not None and (not isinstance(classes, list) or not all(
+                isinstance(c, str) and c.strip() and len(c.split()) == 1 for c in classes)
+                or len(set(classes)) != len(classes)):
+            self.add(self.key_line("classification", "classes"),
+                     "classes must be an array of distinct class names (no spaces)")
+            return [], []
+        if key is None or len(resolved) != len(files):
+            return [], []
+        problems: list = []
+        read = lambda path: self.read_or_raise(cls.load_labels, path)  # noqa: E731
+        documents = cls.class_documents(key, resolved, classes, problems, read)
+        self.extend(problems)
+        if not steps or log_file is None or len(documents) != len(files):
+            return documents, []
+        checked, problems = cls.check_class_steps(steps, documents, log_file, read)
+        self.extend(problems)
+        return documents, checked
+
+    def read_or_raise(self, loader, path):
+        """`loader(path)` once per file; raises its LoadError again on later calls."""
+        key = ("raise", loader.__name__, path)
+        if key not in self.cache:
+            try:
+                self.cache[key] = loader(path)
+            except LoadError as exc:
+                self.cache[key] = exc
+        found = self.cache[key]
+        if isinstance(found, LoadError):
+            raise LoadError(found.problems)
+        return found
 
     def lifelong(self, table: dict | None):
         if table is None:

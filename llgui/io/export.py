@@ -20,7 +20,8 @@ from llgui.core.penalty import Replay
 from llgui.core.types import Document
 
 DISPLAY = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER", "wer": "WER", "der": "DER",
-           "jer": "JER", "eer": "EER", "min_dcf": "minDCF", "act_dcf": "actDCF"}
+           "jer": "JER", "eer": "EER", "min_dcf": "minDCF", "act_dcf": "actDCF",
+           "err": "error rate", "error_rate": "error rate", "macro_f1": "macro-F1"}
 
 
 def display_name(metric: str) -> str:

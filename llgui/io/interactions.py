@@ -78,11 +78,12 @@ _TARGET_KEYS = {
 }
 """kind -> (required target keys, optional target keys)."""
 
-_ADAPTED_KEYS = ("path", "lines", "turns", "scores")
+_ADAPTED_KEYS = ("path", "lines", "turns", "scores", "labels")
 _ADAPTED_BY_TASK = {"mt": ("path", "lines"), "diarization": ("path", "turns"),
-                    "detection": ("path", "scores")}
-_KINDS = {"mt": MT_KINDS, "diarization": DIAR_KINDS, "detection": LABEL_KINDS}
-_ARTICLE = {"mt": "an", "diarization": "a", "detection": "a"}
+                    "detection": ("path", "scores"), "classification": ("path", "labels")}
+_KINDS = {"mt": MT_KINDS, "diarization": DIAR_KINDS, "detection": LABEL_KINDS,
+          "classification": LABEL_KINDS}
+_ARTICLE = {"mt": "an", "diarization": "a", "detection": "a", "classification": "a"}
 _DET_LABELS = {"target": "target", "nontarget": "nontarget", "non-target": "nontarget",
                "1": "target", "0": "nontarget", "true": "target", "false": "nontarget"}
 """Detection labels as the score files spell them (lower case) -> the stored label."""
@@ -113,8 +114,9 @@ def load_log(
     (`Adapted(path=...)`); the bundle reads it with the key. Raises LoadError listing every
     problem of the log and of the files it names.
     """
-    if task not in (None, "mt", "diarization", "detection"):
-        raise ValueError(f"task must be None, 'mt', 'diarization' or 'detection', not {task!r}")
+    if task not in (None, "mt", "diarization", "detection", "classification"):
+        raise ValueError(f"task must be None, 'mt', 'diarization', 'detection' or "
+                         f"'classification', not {task!r}")
     problems = Problems(path)
     data = read_bytes(path, problems)
     if data is None:
@@ -312,7 +314,7 @@ class _Reader:
     def _kind(self, value: object) -> str:
         if not isinstance(value, str) or value not in STEP_KINDS:
             raise self.fail(f"unknown kind {_show(value)} (expected one of: {', '.join(STEP_KINDS)})")
-        kind_task = task_of_kind(value)
+        kind_task = self._task_of(value)
         if self.task is not None and kind_task != self.task:
             this = f"kind {value!r} is {_ARTICLE[kind_task]} {kind_task} kind"
             if self.task_given:
@@ -326,6 +328,12 @@ class _Reader:
         if self.task_line is None:
             self.task_line = (self.line, value)
         return value
+
+    def _task_of(self, kind: str) -> str:
+        """The task of a kind; a label step belongs to classification in such a log."""
+        if kind in LABEL_KINDS and self.task == "classification":
+            return "classification"
+        return task_of_kind(kind)
 
     def _cost(self, value: object) -> float | None:
         if value is None:
@@ -421,6 +429,15 @@ class _Reader:
             raise self.fail(f"answer has {len(value)} labels for {n} items (one label per item)")
         labels = []
         bad = False
+        if self.task == "classification":   # the classes are the bundle's to check
+            for i, label in enumerate(value):
+                if not isinstance(label, str) or not label.strip():
+                    self.add(f"answer[{i}] must be a class name (a non-empty string), "
+                             f"not {_show(label)}")
+                    bad = True
+            if bad:
+                raise _Bad()
+            return tuple(value)
         for i, label in enumerate(value):
             if isinstance(label, bool):
                 labels.append("target" if label else "nontarget")
@@ -504,14 +521,19 @@ class _Reader:
         if len(value) != 1:
             raise self.fail('adapted must hold exactly one of "path", "lines", "turns", "scores"')
         (key, content), = value.items()
-        task = task_of_kind(kind)
-        if key not in _ADAPTED_BY_TASK[task] and (task == "detection" or key == "scores"):
+        task = self._task_of(kind)
+        if key not in _ADAPTED_BY_TASK[task] and (task in ("detection", "classification")
+                                                 or key in ("scores", "labels")):
             given = " or ".join(f'"{k}"' for k in _ADAPTED_BY_TASK[task])
             raise self.fail(f'adapted "{key}" is not for {_ARTICLE[task]} {task} step, which '
                             f'gives {given}')
         if task == "detection":
             if key == "scores":
                 return Adapted(scores=self._adapted_scores(content))
+            return self._adapted_score_file(content)
+        if task == "classification":
+            if key == "labels":
+                return Adapted(labels=self._adapted_labels(content))
             return self._adapted_score_file(content)
         mt = kind in MT_KINDS
         if key == "turns" and mt:
@@ -546,6 +568,23 @@ class _Reader:
         if bad:
             raise _Bad()
         return scores
+
+    def _adapted_labels(self, content: object) -> dict[str, str]:
+        if not isinstance(content, dict) or not content:
+            raise self.fail(f'adapted "labels" must be a non-empty object {{"ID": "class", '
+                            f'...}}, not {_show(content)}')
+        bad = False
+        for key, label in content.items():
+            if not key.strip():
+                self.add("adapted labels: an empty item id")
+                bad = True
+            elif not isinstance(label, str) or not label.strip():
+                self.add(f"adapted labels: the class of {_show(key)} must be a non-empty "
+                         f"string, not {_show(label)}")
+                bad = True
+        if bad:
+            raise _Bad()
+        return dict(content)
 
     def _adapted_score_file(self, content: object) -> Adapted:
         if not isinstance(content, str) or not content:

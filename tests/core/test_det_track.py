@@ -46,7 +46,7 @@ def runs(draw):
     return scores, labels, steps, dcf, threshold
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(runs(), st.sampled_from(DET_TRACK_METRICS))
 def test_each_step_equals_a_brute_force_recomputation(run, name):
     scores, labels, steps, dcf, threshold = run

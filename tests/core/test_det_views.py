@@ -25,7 +25,7 @@ def trials(draw):
     return np.array(draw(st.lists(score, min_size=n, max_size=n))), np.array(labels)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(trials(), score)
 def test_prf_and_auc_equal_scikit_learn(data, threshold):
     from sklearn.metrics import precision_recall_fscore_support, roc_auc_score

@@ -7,13 +7,15 @@ histogram and Q-Q plots follow the same state.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPointF, Qt
+
+from llgui.cli import main as cli_main
 
 REPO = Path(__file__).resolve().parents[2]
 SCORES = REPO / "resources" / "demo" / "detection" / "scores"
@@ -30,12 +32,15 @@ def tab(window, qtbot):
 
 
 def cli_at_threshold(system: str, threshold: float) -> dict:
-    run = subprocess.run(
-        [sys.executable, "-m", "llgui", "det", str(SCORES / f"{system}.txt"), "--key",
-         str(SCORES / "trials.key"), "--threshold", repr(threshold), "--format", "json"],
-        cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    return json.loads(run.stdout)["systems"][0]["at_threshold"]
+    """`llgui det SCORES --key KEY --threshold T --format json`, in this process (the
+    command line's own entry point, arguments as text)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cli_main(["det", str(SCORES / f"{system}.txt"), "--key",
+                         str(SCORES / "trials.key"), "--threshold", repr(threshold),
+                         "--format", "json"])
+    assert code == 0
+    return json.loads(out.getvalue())["systems"][0]["at_threshold"]
 
 
 def click_det(qtbot, tab, p_fa: float, p_miss: float) -> None:
@@ -149,3 +154,53 @@ def test_the_workbench_steps_through_a_detection_system(window, qtbot):
     assert [s.s_pen for s in bench.walkthrough.replay.steps] == [s.s_pen for s in expected.steps]
     state.set_step(0)
     assert bench.det_view.table.rowCount() == 0
+
+
+def test_dragging_the_marker_slides_the_threshold_along_the_curve(tab, qtbot):
+    from llgui.core.det import probit
+
+    panel, state = tab.threshold_panel, tab.threshold_state
+    panel.system_box.setCurrentIndex(panel.system_box.findData("sysB"))
+    panel.system_box.activated.emit(panel.system_box.currentIndex())
+    click_det(qtbot, tab, 0.05, 0.05)
+    before = state.threshold
+    marker = tab.det_link.marker
+    vb = tab.plot.getPlotItem().getViewBox()
+    start = tab.plot.mapFromScene(vb.mapViewToScene(marker.pos()))
+    end = tab.plot.mapFromScene(vb.mapViewToScene(QPointF(float(probit(0.01)),
+                                                         float(probit(0.2)))))
+    viewport = tab.plot.viewport()
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=start)
+    for k in range(1, 9):
+        qtbot.mouseMove(viewport, start + (end - start) * (k / 8))
+        qtbot.wait(20)
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=end)
+    qtbot.wait(20)
+    assert state.threshold > before      # fewer false alarms: a higher threshold
+    shown = panel.values
+    result = next(r for r in tab.results if r.name == "sysB")
+    # the marker sits on the curve at the new threshold
+    x, y = marker.pos().x(), marker.pos().y()
+    assert x == pytest.approx(float(probit(shown.fp / result.n_nontarget)))
+    assert y == pytest.approx(float(probit(shown.fn / result.n_target)))
+    assert shown.fp / result.n_nontarget < 0.03
+
+
+def test_qq_of_one_system_against_another(tab):
+    from llgui.core.det_views import qq
+    from llgui.io.detection import load_scores
+
+    views, panel = tab.lecture_views, tab.threshold_panel
+    panel.system_box.setCurrentIndex(panel.system_box.findData("sysB-adapted"))
+    panel.system_box.activated.emit(panel.system_box.currentIndex())
+    views.versus_box.setCurrentIndex(views.versus_box.findData("sysB"))
+    views.versus_box.activated.emit(views.versus_box.currentIndex())
+    try:
+        x, y = views.qq_plot.getPlotItem().listDataItems()[-1].getData()
+        key = SCORES / "trials.key"
+        _p, q_b, q_adapted = qq(load_scores(SCORES / "sysB.txt", key).scores,
+                                load_scores(SCORES / "sysB-adapted.txt", key).scores)
+        assert list(x) == pytest.approx(list(q_b)) and list(y) == pytest.approx(list(q_adapted))
+    finally:
+        views.versus_box.setCurrentIndex(0)
+        views.draw_qq()

@@ -15,7 +15,8 @@ from llgui.core.types import (
 from llgui.io.bundle import SACREBLEU_TOKENIZERS, SETTINGS, check_steps, load_bundle
 from tests.io.helpers import problems, write
 
-TABLES = "[bundle], [settings], [cost], [documents], [interactions], [lifelong], [detection]"
+TABLES = ("[bundle], [settings], [cost], [documents], [interactions], [lifelong], [detection], "
+          "[classification]")
 
 
 def line_of(text: str, needle: str, nth: int = 1) -> int:
@@ -288,12 +289,12 @@ def test_bundle_table_problems(tmp_path):
     assert problems(load_bundle, path) == [(path, 0, "missing table [bundle]")]
     path = str(write(tmp_path / "c.toml", '[bundle]\nname = 3\n'))
     assert problems(load_bundle, path) == [
-        (path, 1, "[bundle] needs task = one of: mt, diarization, detection"),
+        (path, 1, "[bundle] needs task = one of: mt, diarization, detection, classification"),
         (path, 2, "name must be a string, not 3"),
     ]
     path = str(write(tmp_path / "d.toml", '[bundle]\ntask = "asr"\nmetrics = []\n'))
     assert problems(load_bundle, path) == [
-        (path, 2, "task must be one of: mt, diarization, detection, not 'asr'"),
+        (path, 2, "task must be one of: mt, diarization, detection, classification, not 'asr'"),
         (path, 3, "metrics is empty (leave it out for the default: )"),
     ]
     path = str(write(tmp_path / "e.toml", 'bundle = "mt"\n'))

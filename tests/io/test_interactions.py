@@ -287,7 +287,7 @@ def test_adapted(tmp_path):
     )))
     assert problems(load_log, path) == [
         (path, 1, 'adapted must hold exactly one of "path", "lines", "turns", "scores"'),
-        (path, 2, "adapted: unknown key 'line' (expected one of: path, lines, turns, scores)"),
+        (path, 2, "adapted: unknown key 'line' (expected one of: path, lines, turns, scores, labels)"),
         (path, 3, 'adapted "turns" is for diarization steps; an MT step gives "lines" or "path"'),
         (path, 4, "adapted lines: key '0' is not a segment number (\"1\", \"2\", ...)"),
         (path, 4, "adapted lines: key '01' is not a segment number (\"1\", \"2\", ...)"),
@@ -329,4 +329,4 @@ def test_missing_log(tmp_path):
 
 def test_bad_task_argument_is_a_programming_error(tmp_path):
     with pytest.raises(ValueError):
-        load_log(tmp_path / "log.jsonl", task="classification")
+        load_log(tmp_path / "log.jsonl", task="asr")

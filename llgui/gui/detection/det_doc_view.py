@@ -53,8 +53,39 @@ class DetDocView(QWidget):
         layout.addWidget(self.caption)
         layout.addWidget(split, 1)
 
+    def show_class_step(self, walk, n: int) -> None:
+        """Step n of a classification walkthrough: the labelled items' classes before and
+        after, and how many other items the system re-decided."""
+        doc = walk.document
+        self.plot.setVisible(False)
+        self.table.setHorizontalHeaderLabels(("labelled item", "true class", "answer",
+                                              "decided before", "decided after", ""))
+        if n <= 0:
+            wrong = sum(1 for t, d in zip(doc.truth, doc.decisions) if t != d)
+            self.caption.setText(f"<b>{html.escape(doc.id)}</b>: the system's first "
+                                 f"decisions, {len(doc.items):,} items, {wrong:,} wrong, "
+                                 f"classes {html.escape(', '.join(doc.classes))}")
+            self.table.setRowCount(0)
+            return
+        view = walk.steps[min(n, len(walk.steps)) - 1]
+        items, changed = view.corrected_segments, view.changed_segments
+        self.caption.setText(
+            f"<b>{html.escape(doc.id)}</b>, step {view.step.step}: the human labelled "
+            f"{len(items)} item{'s' if len(items) != 1 else ''}; the system then re-decided "
+            f"{len(changed):,} other item{'s' if len(changed) != 1 else ''}")
+        self.table.setRowCount(len(items))
+        for row, (i, answer) in enumerate(zip(items, view.step.answer)):
+            after = doc.classes[int(view.adapted[i])]
+            cells = (doc.items[i], doc.truth[i], answer, doc.classes[int(view.seen[i])],
+                     after + (" ✓" if after == doc.truth[i] else " ✗"), "")
+            for col, text in enumerate(cells):
+                self.table.setItem(row, col, QTableWidgetItem(text))
+
     def show_step(self, walk, n: int, threshold: float) -> None:
         """Step n of the walkthrough (0: the first scores), decisions at `threshold`."""
+        self.plot.setVisible(True)
+        self.table.setHorizontalHeaderLabels(("labelled trial", "true label", "answer",
+                                              "score before", "score after", "decided after"))
         doc = walk.document
         labels = doc.trials.is_target
         if n <= 0:
@@ -86,7 +117,7 @@ class DetDocView(QWidget):
             item.addItem(pg.InfiniteLine(threshold, angle=angle,
                                          pen=pg.mkPen("#444444", width=1,
                                                       style=Qt.PenStyle.DotLine)))
-        item.setTitle(f"★ labelled trials · ● other trials the system changed "
+        item.setTitle(f"★ labelled · ● changed besides them "
                       f"(<span style='color:{TARGET}'>target</span> / "
                       f"<span style='color:{NONTARGET}'>non-target</span>) · ┈ threshold "
                       f"{threshold:.3g}", size="9pt", color=TEXT)

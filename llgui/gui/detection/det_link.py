@@ -56,6 +56,7 @@ class DetThresholdLink(QObject):
             return
         pos = self.marker.pos()
         self.pick(pos.x(), pos.y())
+        self.redraw()   # snap back onto the curve even when the threshold did not change
 
     def redraw(self) -> None:
         """Put the marker at the threshold's point of the selected curve."""

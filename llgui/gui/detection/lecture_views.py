@@ -10,7 +10,9 @@ import html
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget,
+)
 
 TEXT = "#222222"
 TARGET = "#1f77b4"
@@ -51,12 +53,20 @@ class LectureViews(QTabWidget):
         self.roc_plot = _plot("False positive rate (P_fa)", "True positive rate (1 − P_miss)")
         self.hist_plot = _plot("score", "density")
         self.qq_plot = _plot("non-target score quantile", "target score quantile")
-        self.normal_box = QCheckBox("normal Q-Q (each class against the standard normal)")
+        self.normal_box = QCheckBox("normal Q-Q (against the standard normal)")
         self.normal_box.toggled.connect(lambda _on: self.draw_qq())
+        self.versus_box = QComboBox()
+        self.versus_box.setToolTip("target vs non-target scores of the selected system, or "
+                                   "all its scores against another system's")
+        self.versus_box.activated.connect(lambda _k: self.draw_qq())
         qq_page = QWidget()
         qq_layout = QVBoxLayout(qq_page)
         qq_layout.setContentsMargins(0, 0, 0, 0)
-        qq_layout.addWidget(self.normal_box)
+        options = QHBoxLayout()
+        options.addWidget(QLabel("quantiles of"))
+        options.addWidget(self.versus_box, 1)
+        options.addWidget(self.normal_box)
+        qq_layout.addLayout(options)
         qq_layout.addWidget(self.qq_plot, 1)
         self.addTab(self.roc_plot, "ROC")
         self.addTab(self.hist_plot, "Histograms")
@@ -72,7 +82,19 @@ class LectureViews(QTabWidget):
         self.results = tuple(results)
         self.trials_by_name = dict(trials_by_name)
         self.auc = {r.name: roc(r.curve).auc for r in self.results}
+        self._fill_versus_box()
         self.draw_all()
+
+    def _fill_versus_box(self) -> None:
+        current = self.versus_box.currentData()
+        self.versus_box.blockSignals(True)
+        self.versus_box.clear()
+        self.versus_box.addItem("targets against non-targets", None)
+        for r in self.results:
+            self.versus_box.addItem(f"all scores against {r.name}'s", r.name)
+        k = self.versus_box.findData(current)
+        self.versus_box.setCurrentIndex(max(k, 0))
+        self.versus_box.blockSignals(False)
 
     def _selected(self):
         name = self.state.system
@@ -156,6 +178,10 @@ class LectureViews(QTabWidget):
             return
         target = trials.scores[trials.is_target]
         nontarget = trials.scores[~trials.is_target]
+        other = self.trials_by_name.get(self.versus_box.currentData())
+        if other is not None and not self.normal_box.isChecked():
+            self._draw_qq_systems(item, result.name, trials, other)
+            return
         if self.normal_box.isChecked():
             item.setLabel("bottom", "standard normal quantile")
             item.setLabel("left", "score")
@@ -187,3 +213,20 @@ class LectureViews(QTabWidget):
         item.setTitle(f"{html.escape(result.name)}: target vs non-target quantiles at "
                       f"{QQ_POINTS} probabilities (dashed: equal distributions; parallel to "
                       "it: a shift)", size="9pt", color=TEXT)
+
+    def _draw_qq_systems(self, item, name: str, trials, other) -> None:
+        """All scores of the selected system against all scores of another."""
+        from llgui.core.det_views import qq
+
+        item.setLabel("bottom", f"{html.escape(other.name)} score quantile")
+        item.setLabel("left", f"{html.escape(name)} score quantile")
+        _p, q_other, q_this = qq(other.scores, trials.scores, QQ_POINTS)
+        lo = float(min(q_other.min(), q_this.min()))
+        hi = float(max(q_other.max(), q_this.max()))
+        item.plot([lo, hi], [lo, hi], pen=pg.mkPen("#999999", width=1,
+                                                   style=Qt.PenStyle.DashLine))
+        colour = self._colour(name)
+        item.plot(q_other, q_this, pen=pg.mkPen(colour, width=1.5), symbol="o", symbolSize=4,
+                  symbolPen=None, symbolBrush=pg.mkBrush(colour))
+        item.setTitle(f"{html.escape(name)} against {html.escape(other.name)}: quantiles of "
+                      f"all scores at {QQ_POINTS} probabilities", size="9pt", color=TEXT)

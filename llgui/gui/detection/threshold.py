@@ -201,4 +201,4 @@ class ThresholdPanel(QWidget):
                                           | Qt.AlignmentFlag.AlignVCenter)
                 self.nearest.setItem(row, col, cell)
         self.nearest_label.setText(f"The {near.size} trials nearest the threshold "
-                                   f"({np.count_nonzero(trials.is_target)} targets in all)")
+                                   f"({np.count_nonzero(trials.is_target):,} targets in all)")

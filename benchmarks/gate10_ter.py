@@ -246,6 +246,23 @@ def _children_cpu() -> float:
 
 
 def run() -> GateResult:
+    # the statistics cache of this run lives in a temporary folder, never the user's
+    previous = os.environ.get("LLGUI_CACHE_DIR")
+    with tempfile.TemporaryDirectory(prefix="llgui-gate10-cache-") as tmp:
+        os.environ["LLGUI_CACHE_DIR"] = tmp
+        try:
+            return _run()
+        finally:
+            from llgui.core import stats_cache
+
+            stats_cache.forget()
+            if previous is None:
+                os.environ.pop("LLGUI_CACHE_DIR", None)
+            else:
+                os.environ["LLGUI_CACHE_DIR"] = previous
+
+
+def _run() -> GateResult:
     import sacrebleu
 
     from llgui.core import ter_fast

@@ -32,10 +32,12 @@ from __future__ import annotations
 import atexit
 import hashlib
 import json
+import math
 import os
 import struct
 import sys
 import threading
+import time
 from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
@@ -51,6 +53,7 @@ _HEADER = struct.Struct("<8sIQ")  # magic, n_stats, count
 _KEY = 16
 _CHECK = 16
 COMPACT_AT = 32
+REFRESH_S = 0.5
 DEFAULT_MAX_MB = 512.0
 
 counts: Counter = Counter()
@@ -273,6 +276,7 @@ class _Store:
         self._index: dict[bytes, np.ndarray] = {}
         self._loaded: set[str] = set()
         self._pending: dict[bytes, np.ndarray] = {}
+        self._refreshed = -math.inf
         self._lock = threading.Lock()
 
     def _refresh(self) -> None:
@@ -299,9 +303,19 @@ class _Store:
 
     def lookup(self, keys: Sequence[bytes]) -> list[np.ndarray | None]:
         with self._lock:
-            self._refresh()
-            index, pending = self._index, self._pending
-            return [index.get(k, pending.get(k)) for k in keys]
+            found = self._find(keys)
+            # the folder is read again only for rows missing here, at most every REFRESH_S
+            # (a step's lookups must cost microseconds, not a directory listing each)
+            now = time.monotonic()
+            if any(row is None for row in found) and now - self._refreshed >= REFRESH_S:
+                self._refreshed = now
+                self._refresh()
+                found = self._find(keys)
+            return found
+
+    def _find(self, keys: Sequence[bytes]) -> list[np.ndarray | None]:
+        index, pending = self._index, self._pending
+        return [index.get(k, pending.get(k)) for k in keys]
 
     def add(self, keys: Sequence[bytes], rows: np.ndarray) -> None:
         with self._lock:

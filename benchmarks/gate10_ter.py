@@ -10,7 +10,8 @@
    correction step for BLEU + chrF + TER in <= 5 ms median, equal to sacrebleu.
 4. Acceptance 4 of issue 10: the whole of WMT23 de-en as one document with a 30-step log,
    `llgui score --metric bleu --metric chrf --metric ter` in a fresh process: <= 10 s with an
-   empty statistics cache, <= 2 s with it warm.
+   empty statistics cache, <= 2 s with it warm; and the window opened at that document with
+   each metric (`--screenshot`, which waits for the metric shown), cold and warm.
 
 With `LLGUI_GATE10_ALL=1`, every WMT23 de-en and en-zh system is also checked against
 sacrebleu's corpus_score (about 40 minutes of sacrebleu here). Where the reference data is
@@ -215,6 +216,26 @@ def _score_times(bundle: Path, cache: Path) -> tuple[float, float, str]:
                                 f"report identical to the cold one: {same}")
 
 
+def _window_times(bundle: Path, cache: Path, folder: Path) -> tuple[dict, list[str]]:
+    """Seconds from the command to the written `--screenshot` of the document with each MT
+    metric in the workbench (a fresh process each; the statistics cache as it stands)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "LLGUI_CACHE_DIR": str(cache),
+           "QT_QPA_PLATFORM": "offscreen", "PYQTGRAPH_QT_LIB": "PySide6"}
+    times, notes = {}, []
+    for metric in ("bleu", "chrf", "ter"):
+        png = folder / f"window-{metric}.png"
+        began, used = time.perf_counter(), _children_cpu()
+        done = subprocess.run([sys.executable, "-m", "llgui", str(bundle), "--doc", "doc",
+                               "--metric", metric, "--screenshot", str(png)],
+                              env=env, capture_output=True, text=True, timeout=900)
+        times[metric] = time.perf_counter() - began
+        notes.append(f"    window {metric}: {times[metric]:.1f} s wall, "
+                     f"{_children_cpu() - used:.1f} s CPU")
+        if done.returncode != 0 or not png.is_file():
+            notes.append(f"window {metric}: failed ({done.stderr[-500:]})")
+    return times, notes
+
+
 def _children_cpu() -> float:
     try:
         import resource
@@ -225,6 +246,23 @@ def _children_cpu() -> float:
 
 
 def run() -> GateResult:
+    # the statistics cache of this run lives in a temporary folder, never the user's
+    previous = os.environ.get("LLGUI_CACHE_DIR")
+    with tempfile.TemporaryDirectory(prefix="llgui-gate10-cache-") as tmp:
+        os.environ["LLGUI_CACHE_DIR"] = tmp
+        try:
+            return _run()
+        finally:
+            from llgui.core import stats_cache
+
+            stats_cache.forget()
+            if previous is None:
+                os.environ.pop("LLGUI_CACHE_DIR", None)
+            else:
+                os.environ["LLGUI_CACHE_DIR"] = previous
+
+
+def _run() -> GateResult:
     import sacrebleu
 
     from llgui.core import ter_fast
@@ -280,13 +318,27 @@ def run() -> GateResult:
         with tempfile.TemporaryDirectory(prefix="llgui-gate10-") as tmp:
             bundle = write_bundle(Path(tmp) / "bundle", _read(systems["ONLINE-W"]), refs,
                                   _read(systems["NLLB_Greedy"]))
-            cold, warm, note = _score_times(bundle, Path(tmp) / "cache")
-            shutil.rmtree(Path(tmp) / "cache", ignore_errors=True)
-        ok = cold <= COLD_LIMIT_S and warm <= WARM_LIMIT_S
+            cache = Path(tmp) / "cache"
+            cold, warm, note = _score_times(bundle, cache)
+            details.append(f"llgui score, WMT23 de-en as one document (549 segments, ONLINE-W) "
+                           f"with a 30-step log, BLEU+chrF+TER: cold cache {cold:.2f} s "
+                           f"(<= {COLD_LIMIT_S:.0f}), warm {warm:.2f} s (<= {WARM_LIMIT_S:.0f}); "
+                           f"{note}")
+            ok = cold <= COLD_LIMIT_S and warm <= WARM_LIMIT_S
+            # the window at that document: cold (empty cache), then warm, per metric
+            shutil.rmtree(cache, ignore_errors=True)
+            window_cold, lines_cold = _window_times(bundle, cache, Path(tmp))
+            window_warm, lines_warm = _window_times(bundle, cache, Path(tmp))
+            details += lines_cold + lines_warm
+            ok &= not any("failed" in line for line in lines_cold + lines_warm)
+            details.append("window --screenshot at that document, per metric shown (start-up "
+                           "included): cold " + ", ".join(f"{m} {t:.1f} s" for m, t in window_cold.items())
+                           + "; warm " + ", ".join(f"{m} {t:.1f} s" for m, t in window_warm.items()))
+            ok &= max(window_cold.values()) <= COLD_LIMIT_S
+            ok &= max(window_warm.values()) <= WARM_LIMIT_S + 2.0
+            details.append("    (the window's limits: cold <= 10 s; warm <= 2 s plus the bare "
+                           "start-up of Qt and the window, about 1.5 s here, see gate 5)")
         passed &= ok
-        details.append(f"llgui score, WMT23 de-en as one document (549 segments, ONLINE-W) with "
-                       f"a 30-step log, BLEU+chrF+TER: cold cache {cold:.2f} s (<= {COLD_LIMIT_S:.0f}), "
-                       f"warm {warm:.2f} s (<= {WARM_LIMIT_S:.0f}); {note}")
 
     if os.environ.get("LLGUI_GATE10_ALL") == "1":
         ok, lines = _every_system()

@@ -15,6 +15,7 @@ llgui.core, llgui.io (and llgui.sim / llgui.dist for their commands) only: Qt is
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import sys
 import traceback
@@ -138,6 +139,7 @@ def _cache_flag(p: argparse.ArgumentParser) -> None:
                         "limit $LLGUI_CACHE_MAX_MB, default 512)")
 
 
+@contextlib.contextmanager
 def _scoring(args):
     """The context of a scoring command: the statistics cache on or off, a progress bar on a
     terminal's stderr (llgui.cli_progress)."""
@@ -146,7 +148,11 @@ def _scoring(args):
 
     if getattr(args, "no_cache", False):
         stats_cache.configure(enabled=False)
-    return scoring_progress(f"llgui {args.command}")
+    try:
+        with scoring_progress(f"llgui {args.command}"):
+            yield
+    finally:
+        stats_cache.configure(enabled=None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

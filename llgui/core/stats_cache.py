@@ -10,8 +10,9 @@ Layout (content-addressed; nothing is ever edited in place):
     $LLGUI_CACHE_DIR (default: the platform cache folder, e.g. ~/.cache/llgui)
       stats-v1/<namespace>/<content hash>.pack
 
-- `namespace`: a hash of the metric name, its settings, its statistics width, the llgui,
-  sacrebleu and jiwer versions and this format's version: a new library version starts afresh.
+- `namespace`: a hash of the metric name, its settings, its statistics width, the versions of
+  llgui and of the metric's library (sacrebleu; jiwer for WER) and this format's version: a
+  new library version starts afresh.
 - a `.pack` file holds (key, statistics row) records: the key is a 16-byte BLAKE2b digest of
   the segment's hypothesis and references, the row float64; a checksum closes the file. Its
   name is the hash of its content, and it is written through `llgui.core.atomic.write_atomic`
@@ -31,10 +32,12 @@ from __future__ import annotations
 import atexit
 import hashlib
 import json
+import math
 import os
 import struct
 import sys
 import threading
+import time
 from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,6 +53,7 @@ _HEADER = struct.Struct("<8sIQ")  # magic, n_stats, count
 _KEY = 16
 _CHECK = 16
 COMPACT_AT = 32
+REFRESH_S = 0.5
 DEFAULT_MAX_MB = 512.0
 
 counts: Counter = Counter()
@@ -102,11 +106,12 @@ def namespace(metric) -> str:
     from llgui import __version__
 
     versions = {"llgui": __version__}
-    for package in ("sacrebleu", "jiwer"):
-        try:
-            versions[package] = version(package)
-        except PackageNotFoundError:
-            versions[package] = None
+    # the library the metric runs on (reading package metadata costs ~0.1 s: only that one)
+    package = "jiwer" if metric.name == "wer" else "sacrebleu"
+    try:
+        versions[package] = version(package)
+    except PackageNotFoundError:
+        versions[package] = None
     what = {"format": FORMAT, "metric": type(metric).__name__, "name": metric.name,
             "n_stats": int(metric.n_stats), "settings": metric.settings, "versions": versions}
     text = json.dumps(what, sort_keys=True, default=repr)
@@ -271,6 +276,7 @@ class _Store:
         self._index: dict[bytes, np.ndarray] = {}
         self._loaded: set[str] = set()
         self._pending: dict[bytes, np.ndarray] = {}
+        self._refreshed = -math.inf
         self._lock = threading.Lock()
 
     def _refresh(self) -> None:
@@ -297,9 +303,19 @@ class _Store:
 
     def lookup(self, keys: Sequence[bytes]) -> list[np.ndarray | None]:
         with self._lock:
-            self._refresh()
-            index, pending = self._index, self._pending
-            return [index.get(k, pending.get(k)) for k in keys]
+            found = self._find(keys)
+            # the folder is read again only for rows missing here, at most every REFRESH_S
+            # (a step's lookups must cost microseconds, not a directory listing each)
+            now = time.monotonic()
+            if any(row is None for row in found) and now - self._refreshed >= REFRESH_S:
+                self._refreshed = now
+                self._refresh()
+                found = self._find(keys)
+            return found
+
+    def _find(self, keys: Sequence[bytes]) -> list[np.ndarray | None]:
+        index, pending = self._index, self._pending
+        return [index.get(k, pending.get(k)) for k in keys]
 
     def add(self, keys: Sequence[bytes], rows: np.ndarray) -> None:
         with self._lock:

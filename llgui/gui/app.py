@@ -113,5 +113,6 @@ def main(argv: list[str] | None = None) -> int:
             window.close()
             app.exit(code)
 
-        window.when_settled(shoot, timeout_ms=60000)
+        # waits for the metric shown (TER of a long document takes seconds, not minutes)
+        window.when_settled(shoot, timeout_ms=600000)
     return app.exec()

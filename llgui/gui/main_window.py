@@ -391,7 +391,7 @@ class MainWindow(QMainWindow):
     @Slot(str, str)
     def _on_jobs_failed(self, key: str, message: str) -> None:
         self.errors.append(f"{key}: {message}")
-        if key == "walk":
+        if key == "walk":  # ("walk:METRIC", a metric shown meanwhile, is not the view's)
             self.workbench.step_label.setText(f"could not replay the document: {message}")
         self.statusBar().showMessage(f"Background job failed ({key}): {message}", 20000)
 
@@ -571,7 +571,8 @@ class MainWindow(QMainWindow):
         self.update()
 
     def when_settled(self, callback: Callable[[], None], timeout_ms: int = 60000) -> None:
-        """Call `callback` once the window has loaded and no background job is running."""
+        """Call `callback` once the window has loaded, no background job is running and the
+        workbench shows the metric it was asked for (or after `timeout_ms` at the latest)."""
         import time
 
         deadline = time.monotonic() + timeout_ms / 1000.0
@@ -581,7 +582,8 @@ class MainWindow(QMainWindow):
             if time.monotonic() > deadline:
                 callback()
                 return
-            quiet["ticks"] = 0 if self.jobs.busy else quiet["ticks"] + 1
+            busy = self.jobs.busy or not self.workbench.settled()
+            quiet["ticks"] = 0 if busy else quiet["ticks"] + 1
             if quiet["ticks"] >= 3:
                 callback()
             else:

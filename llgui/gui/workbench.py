@@ -33,6 +33,10 @@ SYNC_TURNS = 2000
 WALK_CACHE = 8
 """Walkthroughs kept (documents x metrics x cost models); each is about the size of its log."""
 
+_QUICK = ("bleu", "chrf")
+"""Metrics computed at once (a second for thousands of segments), shown while a slower one of
+the same document (TER, WER) is still on its way."""
+
 
 class Workbench(QWidget):
     def __init__(self, state, jobs, window, parent: QWidget | None = None):
@@ -40,6 +44,7 @@ class Workbench(QWidget):
         self.state, self.jobs, self.window_ = state, jobs, window
         self._cache: dict[tuple, Walkthrough] = {}
         self._wanted: tuple | None = None
+        self._waiting_for: str | None = None
         self.walkthrough: Walkthrough | None = None
 
         # -- top bar: metric, navigation, what the step was
@@ -172,16 +177,35 @@ class Workbench(QWidget):
         if result is None:
             # The first walkthrough of a document runs on a worker: it may import sacrebleu or
             # pyannote (seconds, the first time), and the window must not freeze meanwhile.
-            self.step_label.setText(f"<b>{html.escape(document.id)}</b> · computing "
-                                    f"{display_name(metric)} for every step…")
             self.jobs.submit("walk", _walk_job, key, document, bundle.steps_of(document.id),
                              metric, bundle.settings, cost, bundle.documents)
+            # Meanwhile show what is ready: the document under another of the bundle's
+            # metrics (BLEU and chrF come at once, TER may take longer), computing those
+            # too if needed; the wanted metric replaces it when it arrives.
+            interim = None
+            quick = [m for m in _QUICK if m in bundle.metrics] if metric not in _QUICK else []
+            for other in quick:
+                other_key = (key[0], key[1], other, key[3])
+                if other_key in self._cache:
+                    interim = interim or self._cache[other_key]
+                else:  # (supersedes a quick walk still running for another document)
+                    self.jobs.submit(f"walk:{other}", _walk_job, other_key, document,
+                                     bundle.steps_of(document.id), other, bundle.settings,
+                                     cost, bundle.documents)
+            if interim is not None:
+                self._show_walkthrough(interim, waiting_for=metric)
+            else:
+                self.step_label.setText(f"<b>{html.escape(document.id)}</b> · computing "
+                                        f"{display_name(metric)} for every step…")
             return
         self._show_walkthrough(result)
 
-    def _show_walkthrough(self, result: Walkthrough) -> None:
+    def _show_walkthrough(self, result: Walkthrough, waiting_for: str | None = None) -> None:
+        """Show `result`; `waiting_for` names the wanted metric when `result` is another
+        metric's walkthrough shown until it arrives."""
         document = result.document
         bundle = self.state.bundle()
+        self._waiting_for = waiting_for
         self.walkthrough = result
         # the reference libraries verify MT and diarization; detection scores are counts
         self.verify_button.setEnabled(document.task in ("mt", "diarization"))
@@ -199,6 +223,11 @@ class Workbench(QWidget):
     def ready(self) -> bool:
         """True when the current document's walkthrough is on screen (tests wait on this)."""
         return self.walkthrough is not None and self._cache.get(self._wanted) is self.walkthrough
+
+    def settled(self) -> bool:
+        """True unless a document is open whose wanted metric is not on screen yet
+        (`--screenshot` waits on this)."""
+        return self._wanted is None or self.ready()
 
     def show_step(self, step: int) -> None:
         result = self.walkthrough
@@ -222,8 +251,11 @@ class Workbench(QWidget):
         self.scores.show_step(result, step)
         n = len(result.steps)
         what = describe_step(result.steps[step - 1].step) if step else "the system's first hypothesis"
+        waiting = self._waiting_for
+        note = (f" · <i>{display_name(waiting)} on its way, showing "
+                f"{display_name(result.replay.metric)}</i>" if waiting else "")
         self.step_label.setText(f"<b>{html.escape(result.document.id)}</b> · step {step} of {n} "
-                                f"· {html.escape(what)}")
+                                f"· {html.escape(what)}{note}")
         self.buttons["first"].setEnabled(step > 0)
         self.buttons["prev"].setEnabled(step > 0)
         self.buttons["next"].setEnabled(step < n)
@@ -321,13 +353,18 @@ class Workbench(QWidget):
 
     @Slot(str, object)
     def _on_jobs_result_ready(self, key: str, result) -> None:
-        if key == "walk":
+        if key == "walk" or key.startswith("walk:"):
             wanted, walkthrough = result
             if len(self._cache) >= WALK_CACHE:
                 self._cache.pop(next(iter(self._cache)))   # the oldest
             self._cache[wanted] = walkthrough
             if wanted == self._wanted:
                 self._show_walkthrough(walkthrough)
+            elif (self._wanted is not None and wanted[:2] == self._wanted[:2]
+                  and wanted[3] == self._wanted[3] and not self.ready()
+                  and self._waiting_for is None):
+                # another metric of the document arrived first: show it until ours comes
+                self._show_walkthrough(walkthrough, waiting_for=self._wanted[2])
         elif key == "step-view":
             walkthrough, step = result
             if walkthrough is self.walkthrough and step == self.state.step:

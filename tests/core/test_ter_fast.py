@@ -60,7 +60,7 @@ def token_pairs(draw, min_len: int, max_len: int) -> tuple[list[str], list[str]]
     return hyp, ref
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(token_pairs(0, 40))
 def test_short_sequences_equal_sacrebleu(pair):
     hyp, ref = pair

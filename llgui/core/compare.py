@@ -273,7 +273,7 @@ def _streams(bundles, name: str, should_stop):
             track = make_track(d, name, b.settings, b.cost, b.documents)
             metric = track.metric
             replays.append(replay(track, b.steps_of(d.id), b.cost, doc=d.id))
-        streams.append(Stream.from_replays(replays, vector_score(metric)))
+        streams.append(Stream.from_replays(replays, metric))
     return streams
 
 

@@ -178,3 +178,30 @@ class StreamSample:
         a = np.zeros((take.shape[0], 2 * n), dtype=np.int64)
         a[:, 0::2], a[:, 1::2] = ~take, take
         return self._pick(both.pooled(a)), self._pick(both.pooled(1 - a))
+
+
+def metric_of(bundle, name: str):
+    """The metric object `name` with the bundle's settings, as `penalty.make_track` builds it."""
+    if bundle.task == "mt":
+        from llgui.core.mt_stats import make_metric
+
+        return make_metric(name, bundle.settings)
+    from llgui.core.der import uem_mode
+    from llgui.core.diar_track import make_diar_metric
+
+    settings = dict(bundle.settings)
+    settings.setdefault("uem", uem_mode([d.uem for d in bundle.documents]))
+    return make_diar_metric(name, settings)
+
+
+def collection_intervals(bundle, result, plan, progress=None, should_stop=None) -> dict:
+    """Worker job: document-unit bootstrap estimates of the pooled S_base, S_adapt and S_pen
+    of a replayed bundle (`penalty.BundleReplay`), {measure: resample.Estimate}, all three on
+    the same resamples."""
+    from llgui.core.resample import bootstrap_scores, estimate_ci, Estimate
+
+    stream = Stream.from_replays(result.replays, metric_of(bundle, result.metric))
+    samples = [StreamSample(stream, m) for m in MEASURES]
+    scores = bootstrap_scores(samples, plan, progress=progress, should_stop=should_stop)
+    points = (result.pooled_base, result.pooled_adapt, result.pooled_pen)
+    return {m: Estimate(p, *estimate_ci(s)) for m, p, s in zip(MEASURES, points, scores)}

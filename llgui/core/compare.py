@@ -273,7 +273,7 @@ def _streams(bundles, name: str, should_stop):
             track = make_track(d, name, b.settings, b.cost, b.documents)
             metric = track.metric
             replays.append(replay(track, b.steps_of(d.id), b.cost, doc=d.id))
-        streams.append(Stream.from_replays(replays, vector_score(metric)))
+        streams.append(Stream.from_replays(replays, metric))
     return streams
 
 
@@ -283,10 +283,24 @@ def _stream_sample(stream, measure: str):
     return StreamSample(stream, measure)
 
 
+def _in_key_order(trials):
+    """Trials joined to a key, put in the key's order (score files may list them in any
+    order); others as they are (paired by position)."""
+    if trials.key_index is None:
+        return trials
+    import dataclasses
+
+    order = np.argsort(trials.key_index, kind="stable")
+    return dataclasses.replace(trials, scores=trials.scores[order],
+                               is_target=trials.is_target[order],
+                               key_index=trials.key_index[order],
+                               groups=None if trials.groups is None else trials.groups[order])
+
+
 def _compare_detection(bundles, baseline, plan, metrics, dcf, progress, should_stop):
     from llgui.core.det_resample import TrialSample
 
-    systems = [t for b in bundles for t in b.detection]
+    systems = [_in_key_order(t) for b in bundles for t in b.detection]
     if not systems:
         raise ValueError("no detection scores to compare")
     names = [t.name for t in systems]
@@ -308,7 +322,7 @@ def _compare_detection(bundles, baseline, plan, metrics, dcf, progress, should_s
         raise LoadError(problems)
     groups = None
     if plan.unit == "speaker":
-        groups = getattr(systems[0], "groups", None)
+        groups = systems[0].groups
         if groups is None:
             raise ValueError("unit 'speaker' needs trials with enrolment ids (a key file); "
                              "these have none")

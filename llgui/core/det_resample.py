@@ -21,10 +21,13 @@ from scipy.special import ndtr
 
 from llgui.core import det
 from llgui.core.jobs import check, report
-from llgui.core.resample import Plan, bootstrap_counts
+from llgui.core.resample import Estimate, Plan, bootstrap_counts, estimate_ci
 from llgui.core.types import Trials
 
 MEASURES = ("eer", "min_dcf", "act_dcf")
+GUI_CHUNK_CELLS = 200_000
+"""Trials drawn per numpy call in `det_band`: short calls, so a worker leaves the GUI free."""
+
 PERCENT = {"eer": True, "min_dcf": False, "act_dcf": False}
 """EER is reported in percent (as the CLI prints it); DCFs are plain numbers."""
 
@@ -149,34 +152,63 @@ def default_grid(n_nontarget: int, points: int = 80) -> np.ndarray:
     return ndtr(np.linspace(float(lo), float(hi), points))
 
 
+@dataclass(frozen=True, eq=False)
+class DetIntervals:
+    """A system's DET band with the bootstrap estimates of its EER (percent) and minDCF from
+    the same resamples."""
+
+    band: DetBand
+    eer: Estimate
+    min_dcf: Estimate
+
+
 def det_band(trials: Trials, plan: Plan, groups: np.ndarray | None = None,
-             grid: np.ndarray | None = None, progress=None, should_stop=None) -> DetBand:
-    """The DET band of one system (plan.test is taken as bs). A long job (llgui.core.jobs)."""
+             grid: np.ndarray | None = None, progress=None, should_stop=None,
+             dcf=(0.01, 1.0, 1.0), method: str = "rocch", measures: bool = False):
+    """The DET band of one system (plan.test is taken as bs). A long job (llgui.core.jobs).
+    With `measures`, a `DetIntervals` (EER and minDCF estimates from the same resamples)."""
     sorted_ = _Sorted(trials)
     curve = det.det_curve(trials.scores, trials.is_target)
     grid = default_grid(curve.n_nontarget) if grid is None else np.asarray(grid, dtype=float)
-    rows = []
+    rows, eers, dcfs = [], [], []
     done = 0
-    for counts in bootstrap_counts(plan.seed, sorted_.n, plan.samples, groups):
+    for counts in bootstrap_counts(plan.seed, sorted_.n, plan.samples, groups,
+                                   chunk_cells=GUI_CHUNK_CELLS):
         for row in counts.astype(np.float64):
             check(should_stop)
             c = sorted_.curve(row)
             rows.append(miss_at(c, grid) if c is not None else np.full(grid.size, np.nan))
+            if measures:
+                eers.append(measure_of(c, "eer", dcf, method))
+                dcfs.append(measure_of(c, "min_dcf", dcf, method))
         done += counts.shape[0]
         report(progress, done / plan.samples)
     values = np.array(rows)
     low, high = np.nanpercentile(values, [2.5, 97.5], axis=0)
     signature = Plan("bs", plan.samples, plan.seed, plan.unit).signature
-    return DetBand(trials.name, grid, miss_at(curve, grid), low, high, signature)
+    band = DetBand(trials.name, grid, miss_at(curve, grid), low, high, signature)
+    if not measures:
+        return band
+
+    def estimate(values, measure):
+        values = np.asarray(values)
+        values = values[np.isfinite(values)]
+        mean, ci = estimate_ci(values) if values.size else (None, None)
+        return Estimate(measure_of(curve, measure, dcf, method), mean, ci)
+
+    return DetIntervals(band, estimate(eers, "eer"), estimate(dcfs, "min_dcf"))
 
 
-def det_bands(systems, plan: Plan, progress=None, should_stop=None) -> tuple[DetBand, ...]:
-    """Worker job: the band of every system in turn (progress over all of them)."""
+def det_bands(systems, plan: Plan, dcf=(0.01, 1.0, 1.0), method: str = "rocch",
+              progress=None, should_stop=None) -> tuple[DetIntervals, ...]:
+    """Worker job: band, EER and minDCF intervals of every system in turn (progress over all
+    of them), on the same resample indices for every system (paired)."""
     out = []
     n = max(1, len(systems))
     for k, trials in enumerate(systems):
         def part(fraction: float, k: int = k) -> None:
             report(progress, (k + fraction) / n)
 
-        out.append(det_band(trials, plan, progress=part, should_stop=should_stop))
+        out.append(det_band(trials, plan, progress=part, should_stop=should_stop, dcf=dcf,
+                            method=method, measures=True))
     return tuple(out)

@@ -187,21 +187,25 @@ def _chunk_rows(n_units: int) -> int:
 
 
 def bootstrap_counts(seed: int | np.random.Generator, n_units: int, samples: int,
-                     groups: np.ndarray | None = None):
+                     groups: np.ndarray | None = None, chunk_cells: int | None = None):
     """Yield unit multiplicities in chunks (rows of shape (b, n_units), b <= samples) of a
     seeded bootstrap; with `groups` (one group id per unit, e.g. the speaker of a trial) a
-    two-layer bootstrap: groups with replacement, then units within each drawn group."""
+    two-layer bootstrap: groups with replacement, then units within each drawn group.
+
+    By default the indices are drawn in one call when they fit (sacrebleu's draws);
+    `chunk_cells` draws them chunk by chunk instead (other numbers, as deterministic), so no
+    single numpy call holds the interpreter long: what a worker beside the GUI needs."""
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     if groups is not None:
         yield from _two_layer_counts(rng, np.asarray(groups), samples)
         return
-    if samples * n_units <= _ONE_SHOT_CELLS:
+    if chunk_cells is None and samples * n_units <= _ONE_SHOT_CELLS:
         indices = bootstrap_indices(rng, n_units, samples)
         step = _chunk_rows(n_units)
         for start in range(0, samples, step):
             yield counts_of(indices[start:start + step], n_units)
         return
-    step = _chunk_rows(n_units)
+    step = max(1, (chunk_cells or _CHUNK_CELLS) // max(1, n_units))
     for start in range(0, samples, step):
         rows = min(step, samples - start)
         yield counts_of(bootstrap_indices(rng, n_units, rows), n_units)

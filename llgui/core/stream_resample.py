@@ -41,10 +41,16 @@ class Stream:
     cor: np.ndarray
     imp: np.ndarray
     score: VectorScore
+    kernel: tuple | None = None
+    """(kind, params) of the compiled penalty loop (`_stream_kernel`), None for numpy."""
 
     @classmethod
-    def from_replays(cls, replays, score: VectorScore) -> "Stream":
-        """From `llgui.core.penalty.Replay`s (paper mode) of one system, in processing order."""
+    def from_replays(cls, replays, metric) -> "Stream":
+        """From `llgui.core.penalty.Replay`s (paper mode) of one system, in processing order,
+        scored with `metric` (its vectorised and, when it has one, compiled formula)."""
+        from llgui.core._stream_kernel import kernel_params
+        from llgui.core.vector_scores import vector_score
+
         base = np.array([r.stats_base for r in replays], dtype=np.float64)
         final = np.array([r.stats_final for r in replays], dtype=np.float64)
         docs, cor, imp = [], [], []
@@ -59,7 +65,8 @@ class Stream:
         k = base.shape[1]
         return cls(base, final, np.asarray(docs, dtype=np.int64),
                    np.array(cor, dtype=np.float64).reshape(-1, k),
-                   np.array(imp, dtype=np.float64).reshape(-1, k), score)
+                   np.array(imp, dtype=np.float64).reshape(-1, k), vector_score(metric),
+                   kernel_params(metric))
 
     @property
     def n_docs(self) -> int:
@@ -76,7 +83,7 @@ class Stream:
         doc = np.concatenate([2 * self.step_doc, 2 * other.step_doc + 1])
         order = np.argsort(doc, kind="stable")
         return Stream(base, final, doc[order], np.concatenate([self.cor, other.cor])[order],
-                      np.concatenate([self.imp, other.imp])[order], self.score)
+                      np.concatenate([self.imp, other.imp])[order], self.score, self.kernel)
 
     def pooled(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Pooled (S_base, S_adapt, S_pen), each (B,), of the resamples with document
@@ -106,6 +113,11 @@ class Stream:
         b, n = c.shape
         if self.step_doc.size == 0:
             return np.zeros(b)
+        if self.kernel is not None:
+            from llgui.core import _stream_kernel
+
+            return _stream_kernel.run_penalties(c, self.base, self.final, first_step,
+                                            steps_per_doc, self.cor, self.imp, *self.kernel)
         cf = c.astype(np.float64)[:, :, None]
         weighted_final = cf * self.final[None]            # (b, n, k)
         weighted_base = cf * self.base[None]
@@ -166,3 +178,30 @@ class StreamSample:
         a = np.zeros((take.shape[0], 2 * n), dtype=np.int64)
         a[:, 0::2], a[:, 1::2] = ~take, take
         return self._pick(both.pooled(a)), self._pick(both.pooled(1 - a))
+
+
+def metric_of(bundle, name: str):
+    """The metric object `name` with the bundle's settings, as `penalty.make_track` builds it."""
+    if bundle.task == "mt":
+        from llgui.core.mt_stats import make_metric
+
+        return make_metric(name, bundle.settings)
+    from llgui.core.der import uem_mode
+    from llgui.core.diar_track import make_diar_metric
+
+    settings = dict(bundle.settings)
+    settings.setdefault("uem", uem_mode([d.uem for d in bundle.documents]))
+    return make_diar_metric(name, settings)
+
+
+def collection_intervals(bundle, result, plan, progress=None, should_stop=None) -> dict:
+    """Worker job: document-unit bootstrap estimates of the pooled S_base, S_adapt and S_pen
+    of a replayed bundle (`penalty.BundleReplay`), {measure: resample.Estimate}, all three on
+    the same resamples."""
+    from llgui.core.resample import bootstrap_scores, estimate_ci, Estimate
+
+    stream = Stream.from_replays(result.replays, metric_of(bundle, result.metric))
+    samples = [StreamSample(stream, m) for m in MEASURES]
+    scores = bootstrap_scores(samples, plan, progress=progress, should_stop=should_stop)
+    points = (result.pooled_base, result.pooled_adapt, result.pooled_pen)
+    return {m: Estimate(p, *estimate_ci(s)) for m, p, s in zip(MEASURES, points, scores)}

@@ -315,6 +315,11 @@ class Trials:
     scores: np.ndarray
     is_target: np.ndarray
     path: str | None = None
+    key_index: np.ndarray | None = None
+    """With a trial key: each trial's position in the key (pairs systems trial by trial)."""
+    groups: np.ndarray | None = None
+    """With a trial key: an integer code of each trial's enrolment (the speaker unit of a
+    two-layer bootstrap); equal codes, same enrolment, within one key."""
 
     def __post_init__(self) -> None:
         scores = _readonly(np.asarray(self.scores, dtype=np.float64))
@@ -323,6 +328,13 @@ class Trials:
             raise ValueError("scores and is_target must be 1-D arrays of the same length")
         object.__setattr__(self, "scores", scores)
         object.__setattr__(self, "is_target", labels)
+        for name in ("key_index", "groups"):
+            value = getattr(self, name)
+            if value is not None:
+                value = _readonly(np.asarray(value, dtype=np.int64))
+                if value.shape != scores.shape:
+                    raise ValueError(f"{name} must have one entry per trial")
+                object.__setattr__(self, name, value)
 
     @property
     def n_target(self) -> int:

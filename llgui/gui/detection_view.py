@@ -150,6 +150,9 @@ class DetectionTab(QWidget):
         self.bootstrap_box.setToolTip(f"{BOOTSTRAP_REPLICATES} bootstrap replicates per "
                                       "system, targets and non-targets resampled separately")
         self.bootstrap_box.toggled.connect(self._on_bootstrap_box_toggled)
+        from llgui.gui.det_bands import DetBands   # issue 15: DET bands, EER/minDCF intervals
+
+        self.bands = DetBands(self)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("stop the computation; what is shown stays")
         self.cancel_button.clicked.connect(self.cancel)
@@ -172,7 +175,7 @@ class DetectionTab(QWidget):
             bar.addWidget(widget)
         bar.addStretch(1)
         second = QHBoxLayout()
-        for widget in (QLabel("EER"), self.method_box, self.bootstrap_box):
+        for widget in (QLabel("EER"), self.method_box, self.bootstrap_box, self.bands.box):
             second.addWidget(widget)
         second.addSpacing(10)
         second.addWidget(self.progress)
@@ -311,6 +314,7 @@ class DetectionTab(QWidget):
                                self.eer_method())
         if self.bootstrap_box.isChecked() and self._interval_method != self.eer_method():
             self._request_bootstrap()
+        self.bands.request()
         return job
 
     def _request_bootstrap(self) -> None:
@@ -327,6 +331,7 @@ class DetectionTab(QWidget):
         self._request_timer.stop()
         self.jobs.cancel(JOB_KEY)
         self.jobs.cancel(BOOTSTRAP_KEY)
+        self.jobs.cancel("det:bands")
 
     def _set_dcf_boxes(self, dcf) -> None:
         for box, value in zip((self.p_target, self.c_miss, self.c_fa), dcf):
@@ -475,6 +480,7 @@ class DetectionTab(QWidget):
             item.plot([float(probit(a.p_fa))], [float(probit(a.p_miss))], pen=None,
                       symbol="x", symbolSize=11, symbolPen=pg.mkPen(colour, width=1),
                       symbolBrush=colour)
+        self.bands.draw(item, self.results, PALETTE)
         dcf = self.results[0].dcf
         item.setTitle(f"○ EER ({self.results[0].eer_method}) · ■ minDCF · ✕ actDCF at "
                       f"{_dcf_text(dcf)} · ◆ threshold (click or drag)", size="9pt",
@@ -506,6 +512,7 @@ class DetectionTab(QWidget):
                     cell.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                           | Qt.AlignmentFlag.AlignVCenter)
                 table.setItem(row, col, cell)
+        self.bands.fill_table(table, self.results)
         if self.results:
             p, cm, cfa = self.results[0].dcf
             threshold = _det().bayes_threshold(p, cm, cfa)

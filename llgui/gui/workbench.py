@@ -103,6 +103,10 @@ class Workbench(QWidget):
         self.cost_editor.edited.connect(self._on_cost_editor_edited)
         self.cost_editor.setEnabled(False)   # until a document is open
         self.aggregates = QLabel("")
+        from llgui.gui.aggregate_intervals import AggregateIntervals   # issue 15
+
+        self.intervals = AggregateIntervals(self)
+        self.shown_intervals: dict[str, object] = {}   # measure -> Estimate on screen (tests)
         self.aggregates.setTextFormat(Qt.TextFormat.RichText)
         self.aggregates.setWordWrap(True)
         self.aggregates.setAlignment(Qt.AlignmentFlag.AlignTop)
@@ -319,11 +323,26 @@ class Workbench(QWidget):
     def _on_cost_editor_edited(self, model) -> None:
         self.state.edit_cost_model(self.state.selection.bundle, model)
 
+    def show_intervals(self, index: int, result, estimates: dict, signature: str) -> None:
+        """The bootstrap intervals of the pooled aggregates arrived (`AggregateIntervals`)."""
+        self._intervals = (result, estimates, signature)
+        self.show_collection(index, result)
+
     def show_collection(self, index: int, result) -> None:
         """Aggregates of a bundle (pooled, mean, policy) when its collection job is done."""
         if index != self.state.selection.bundle:
             return
         name = display_name(result.metric)
+        found = getattr(self, "_intervals", None)
+        interval_row = ("<tr><td>95 % CI (±)</td>"
+                        + "<td align='right'>…</td>" * 3 + "</tr>")
+        self.shown_intervals = {}
+        if found is not None and found[0] is result:
+            _result, estimates, signature = found
+            self.shown_intervals = dict(estimates)
+            interval_row = (f"<tr><td title='{signature}'>95 % CI (±)</td>" + "".join(
+                f"<td align='right'>{estimates[m].mean:.2f} ± {estimates[m].ci:.2f}</td>"
+                for m in ("s_base", "s_adapt", "s_pen")) + "</tr>")
         rows = "".join(
             f"<tr><td>{label}</td><td align='right'>{a:.2f}</td><td align='right'>{b:.2f}</td>"
             f"<td align='right'>{c:.2f}</td></tr>"
@@ -331,13 +350,14 @@ class Workbench(QWidget):
                 ("pooled", (result.pooled_base, result.pooled_adapt, result.pooled_pen)),
                 ("mean of documents", (result.mean("s_base"), result.mean("s_adapt"),
                                        result.mean("s_pen"))),
-            ))
+            )) + interval_row
         self.aggregates.setText(
             f"<b>{name}, all {len(result.replays)} documents</b><table cellspacing='4'>"
             "<tr><th></th><th>S_base</th><th>S_adapt</th><th>S_pen</th></tr>" + rows
             + "</table><small>pooled: statistics summed over documents (corpus "
-              "score / duration-weighted); mean: unweighted mean of per-document scores."
-              "</small>")
+              "score / duration-weighted); mean: unweighted mean of per-document scores; "
+              "95 % CI: bootstrap mean ± half-width of the pooled scores, documents "
+              "resampled (bs:1000|seed:12345|unit:document).</small>")
 
     # -- verification with the reference libraries -----------------------------------------
 

@@ -62,6 +62,11 @@ class TrialKey(Mapping):
     lines: np.ndarray
 
     @cached_property
+    def enroll_codes(self) -> np.ndarray:
+        """An integer code per key trial for its enrolment id (the speaker unit)."""
+        return _factorize(list(self.enroll))[0]
+
+    @cached_property
     def _index(self) -> dict[tuple[str, str], int]:
         return {trial: i for i, trial in enumerate(zip(self.enroll, self.test))}
 
@@ -112,6 +117,7 @@ def _load_scores(path: str | Path, key: TrialKey | bool | None,
     are still checked, without the join, and None is returned when they are fine)."""
     problems = problems if problems is not None else Problems(path)
     labels = None
+    extra: dict = {}   # with a key: each trial's key position and enrolment code
     if key is None:
         rows = _table(path, problems, 2, "score label")
         if rows is not None:
@@ -124,13 +130,16 @@ def _load_scores(path: str | Path, key: TrialKey | bool | None,
             if key is False:
                 _duplicates(rows, _trial_codes(rows.cells[0], rows.cells[1]), problems)
             else:
-                labels = _join_key(rows, key, problems)
+                joined = _join_key(rows, key, problems)
+                if joined is not None:
+                    labels, extra = key.is_target[joined], {
+                        "key_index": joined, "groups": key.enroll_codes[joined]}
     if not problems:
         _require_both(labels, problems)
     raise_in_line_order(problems)
     if labels is None:  # key is False: nothing to build, the key's problems say why
         return None
-    return Trials(Path(path).stem, scores, labels, str(path))
+    return Trials(Path(path).stem, scores, labels, str(path), **extra)
 
 
 # --------------------------------------------------------------------------------------------
@@ -312,7 +321,7 @@ def _lookup(keys: np.ndarray, queries: np.ndarray) -> np.ndarray:
 
 
 def _join_key(rows: _Rows, key: TrialKey, problems: Problems) -> np.ndarray | None:
-    """Each scored trial's label from the key (score-file order), or None after problems."""
+    """Each scored trial's position in the key (score-file order), or None after problems."""
     n_key = len(key)
     enroll, test = rows.cells[0], rows.cells[1]
     if len(enroll) < _PANDAS_FROM:
@@ -344,7 +353,7 @@ def _join_key(rows: _Rows, key: TrialKey, problems: Problems) -> np.ndarray | No
                         f"no score: {shown}{more}")
     if missing.size or unscored.size or duplicated:
         return None
-    return key.is_target[where]
+    return where
 
 
 def _require_both(labels: np.ndarray | None, problems: Problems) -> None:

@@ -138,3 +138,33 @@ def test_compare_documents_differ(tmp_path, capsys):
     c = bundle("c", ["d1", "d2"])
     assert main(["compare", a, c, "--baseline", "zzz"]) == 2
     assert "no system named 'zzz'" in capsys.readouterr().err
+
+
+def test_detection_systems_are_paired_by_key_and_resampled_by_speaker(tmp_path, capsys):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    trials = [(f"spk{i % 12}", f"utt{i}", bool(rng.random() < 0.3)) for i in range(240)]
+    (tmp_path / "trials.key").write_text(
+        "".join(f"{e} {t} {'target' if y else 'nontarget'}\n" for e, t, y in trials))
+    scores = {name: [(e, t, rng.normal() + (shift if y else 0.0)) for e, t, y in trials]
+              for name, shift in (("base", 1.0), ("better", 2.5))}
+    for name, rows in scores.items():
+        order = rng.permutation(len(rows)) if name == "better" else range(len(rows))
+        (tmp_path / f"{name}.txt").write_text("".join(
+            f"{rows[k][0]} {rows[k][1]} {rows[k][2]!r}\n" for k in order))
+    bundle = tmp_path / "det.toml"
+    bundle.write_text('[bundle]\ntask = "detection"\n[detection]\n'
+                      'scores = ["base.txt", "better.txt"]\nkey = "trials.key"\n')
+    for unit in ("trial", "speaker"):
+        assert main(["compare", str(bundle), "--baseline", "base", "--unit", unit,
+                     "--samples", "30", "--format", "json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert report["signature"] == f"bs:30|seed:12345|unit:{unit}"
+        better = report["systems"][1]["metrics"]["eer"]
+        from llgui.core import det
+
+        labels = np.array([y for _, _, y in trials])
+        values = np.array([s for _, _, s in scores["better"]])   # key order
+        assert better["score"] == pytest.approx(100 * det.eer(values, labels)[0], abs=1e-12)
+        assert 0 < better["p_value"] <= 1

@@ -1,0 +1,32 @@
+"""Intervals on the workbench's pooled aggregates (issue 15): computed on a worker after the
+collection job, shown beside the point estimates, equal to the core's bootstrap."""
+from __future__ import annotations
+
+import pytest
+
+from tests.gui.conftest import settle
+
+
+def test_pooled_aggregates_get_their_intervals(demo_window, qtbot):
+    window = demo_window
+    bench = window.workbench
+    qtbot.waitUntil(lambda: bool(bench.shown_intervals), timeout=120000)
+    settle(qtbot, window)
+    estimates = bench.shown_intervals
+    assert set(estimates) == {"s_base", "s_adapt", "s_pen"}
+    text = bench.aggregates.text()
+    assert "95 % CI" in text and "±" in text
+    index = window.state.selection.bundle
+    bundle = window.state.bundles[index]
+    from llgui.core.penalty import replay_bundle
+    from llgui.core.resample import Plan
+    from llgui.core.stream_resample import collection_intervals
+
+    metric = window.state.metric(bundle.task)
+    result = replay_bundle(bundle, metric, window.state.cost_model(index))
+    expected = collection_intervals(bundle, result, Plan("bs", 1000, 12345, "document"))
+    for m, e in expected.items():
+        assert estimates[m].score == pytest.approx(e.score, abs=1e-9)
+        assert estimates[m].mean == pytest.approx(e.mean, abs=1e-9)
+        assert estimates[m].ci == pytest.approx(e.ci, abs=1e-9)
+        assert f"{e.mean:.2f} ± {e.ci:.2f}" in text

@@ -82,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="DCF parameters (default: 0.01,1,1)")
     p.add_argument("--eer-method", choices=("rocch", "threshold"), default="rocch",
                    help="EER method (default: rocch, the ROC convex hull)")
+    p.add_argument("--calibrated", action="append", default=[], metavar="SYSTEM",
+                   help="the scores of SYSTEM are calibrated log-likelihood ratios: no warning "
+                        "on its actDCF (repeatable; '*' for every system)")
     common(p)
 
     # ---- campaign (issue 14): cells on Dask; the command lives in cmd_campaign below
@@ -279,13 +282,13 @@ def cmd_det(args) -> str:
         raise LoadError([Problem(str(args.scores[names.index(dup)]), 0,
                                  f"two score files are named {dup!r}: systems are named by "
                                  "file stem, rename one")])
-    return _det_output(trials, dcf, args.eer_method, args.format)
+    return _det_output(trials, dcf, args.eer_method, args.format, args.calibrated)
 
 
-def _det_output(trials, dcf, method: str, fmt: str) -> str:
+def _det_output(trials, dcf, method: str, fmt: str, calibrated=()) -> str:
     from llgui.io import export
 
-    report = export.det_report(trials, dcf, method)
+    report = export.det_report(trials, dcf, method, calibrated)
     if fmt == "json":
         return export.to_json(report)
     if fmt == "csv":

@@ -343,16 +343,24 @@ def lifelong_table(report: Mapping) -> str:
 # det
 
 
-def det_report(trials: Sequence, dcf: Sequence[float], eer_method: str = "rocch") -> dict:
-    """The `det` JSON shape: EER in percent (with its method), minDCF and actDCF plain."""
-    from llgui.core.det import evaluate_systems
+def det_report(trials: Sequence, dcf: Sequence[float], eer_method: str = "rocch",
+               calibrated: Sequence[str] = ()) -> dict:
+    """The `det` JSON shape: EER in percent (with its method), minDCF and actDCF plain.
+    `act_dcf_warning` says why a system's scores cannot be log-likelihood ratios (then its
+    actDCF measures nothing), unless the system is named in `calibrated`."""
+    from llgui.core.det import bayes_threshold, evaluate_systems
+    from llgui.core.llr import llr_warning
 
+    threshold = bayes_threshold(*dcf)
     systems = []
     for t, result in zip(trials, evaluate_systems(tuple(trials), tuple(dcf), eer_method)):
+        warning = (None if t.name in calibrated or "*" in calibrated
+                   else llr_warning(t.scores, t.is_target, threshold))
         systems.append({
             "name": t.name, "n_target": t.n_target, "n_nontarget": t.n_nontarget,
             "eer": 100.0 * result.eer, "eer_method": result.eer_method,
             "min_dcf": result.min_dcf, "act_dcf": result.act_dcf, "dcf": list(dcf),
+            "act_dcf_warning": warning,
         })
     return {"systems": systems}
 
@@ -368,8 +376,13 @@ def det_csv(report: Mapping) -> str:
 def det_table(report: Mapping) -> str:
     rows = [(s["name"], s["n_target"], s["n_nontarget"], fmt(s["eer"]), s["eer_method"],
              fmt(s["min_dcf"], 4), fmt(s["act_dcf"], 4)) for s in report["systems"]]
+    rows = [row[:-1] + ((row[-1] + " !") if s.get("act_dcf_warning") else row[-1],)
+            for row, s in zip(rows, report["systems"])]
     p, cm, cfa = report["systems"][0]["dcf"] if report["systems"] else (0, 0, 0)
+    notes = "".join(f"! {s['name']}: actDCF takes scores as log-likelihood ratios, and these "
+                    f"cannot be: {s['act_dcf_warning']} (--calibrated {s['name']} if they "
+                    f"are)\n" for s in report["systems"] if s.get("act_dcf_warning"))
     return (render_table(("system", "targets", "non-targets", "EER %", "EER method", "minDCF",
                           "actDCF"), rows)
             + f"DCF: P_target={p:g}, C_miss={cm:g}, C_fa={cfa:g} (normalised; actDCF takes "
-              "scores as log-likelihood ratios)\n")
+              "scores as log-likelihood ratios)\n" + notes)

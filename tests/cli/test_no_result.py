@@ -103,3 +103,40 @@ def test_no_learning_curve_area_without_cost(mt_with_and_without_steps):
     code, out, _ = run("replay", mt_with_and_without_steps, "--doc", "b", "--format", "json")
     report = json.loads(out)
     assert report["curve_area"] is None and report["n_steps"] == 0
+
+
+# ---- actDCF on scores that are not log-likelihood ratios --------------------------------
+
+def test_calibrated_gaussian_llrs_raise_no_warning_and_rescaled_ones_do():
+    import numpy as np
+
+    from llgui.core.det import bayes_threshold
+    from llgui.core.llr import llr_warning
+
+    # target ~ N(d2/2, d2), non-target ~ N(-d2/2, d2) are exactly calibrated LLRs
+    rng = np.random.default_rng(0)
+    d2 = 4.0
+    tar = rng.normal(d2 / 2, d2 ** 0.5, 3000)
+    non = rng.normal(-d2 / 2, d2 ** 0.5, 3000)
+    scores = np.concatenate([tar, non])
+    labels = np.concatenate([np.ones(3000, bool), np.zeros(3000, bool)])
+    t = bayes_threshold(0.01, 1.0, 1.0)
+    assert llr_warning(scores, labels, t) is None
+    assert "E[exp" in llr_warning(scores * 5, labels, t)            # over-confident
+    assert "every score is" in llr_warning(scores / 100 + 0.5, labels, t)  # probabilities
+    assert "not plausible" in llr_warning(scores * 100, labels, t)
+
+
+def test_det_warns_when_act_dcf_cannot_mean_anything(reference_data, demo_dir):
+    bob = reference_data / "bob-measure" / "derived_nonsep_trials.txt"
+    code, out, _ = run("det", bob)
+    assert code == 0 and "89.1000 !" in out
+    assert "cannot be: E[exp(-s) | target]" in out
+    code, out, _ = run("det", bob, "--format", "json")
+    assert "calibrated log-likelihood ratios give 1" in json.loads(out)["systems"][0][
+        "act_dcf_warning"]
+    code, out, _ = run("det", bob, "--calibrated", "derived_nonsep_trials", "--format", "json")
+    assert json.loads(out)["systems"][0]["act_dcf_warning"] is None
+    # the demo's simulated LLRs are calibrated: no warning
+    code, out, _ = run("score", demo_dir / "detection" / "bundle.toml")
+    assert code == 0 and "!" not in out

@@ -140,3 +140,45 @@ def test_det_warns_when_act_dcf_cannot_mean_anything(reference_data, demo_dir):
     # the demo's simulated LLRs are calibrated: no warning
     code, out, _ = run("score", demo_dir / "detection" / "bundle.toml")
     assert code == 0 and "!" not in out
+
+
+# ---- messages echo only files in our formats ---------------------------------------------
+
+SECRET = "root:x:0:0:hunter2-SECRET:/root:/bin/bash\ndaemon:x:1:1:SECRET2:/usr/sbin:/bin/sh\n"
+
+
+@pytest.mark.parametrize("role", ["references", "uem", "log", "lifelong", "key", "scores"])
+def test_a_file_of_another_kind_is_not_echoed(tmp_path, role):
+    (tmp_path / "passwd").write_text(SECRET)
+    (tmp_path / "ref.rttm").write_text(REF)
+    (tmp_path / "hyp.rttm").write_text(HYP)
+    (tmp_path / "s.txt").write_text("a b 1.0\n")
+    (tmp_path / "k.txt").write_text("a b target\n")
+    doc = ('[[documents]]\nid = "f"\ntime = 1\nreferences = ["{ref}"]\nhypothesis = "hyp.rttm"\n'
+           .format(ref="passwd" if role == "references" else "ref.rttm"))
+    extra = {"uem": 'uem = "passwd"\n', "log": '[interactions]\nlog = "passwd"\n',
+             "lifelong": '[lifelong]\nscores = "passwd"\n'}.get(role, "")
+    if role in ("key", "scores"):
+        text = ('[bundle]\ntask = "detection"\n[detection]\nscores = ["{s}"]\nkey = "{k}"\n'
+                .format(s="passwd" if role == "scores" else "s.txt",
+                        k="passwd" if role == "key" else "k.txt"))
+    elif role == "uem":
+        text = '[bundle]\ntask = "diarization"\n' + doc + extra
+    else:
+        text = '[bundle]\ntask = "diarization"\n' + doc + extra
+    path = tmp_path / "bundle.toml"
+    path.write_text(text)
+    code, _, err = run("score", path)
+    assert code == 2, err
+    assert "SECRET" not in err and "root:x" not in err and "hunter2" not in err, err
+    assert "the content is not shown" in err
+
+
+def test_a_file_of_our_format_with_a_typo_is_still_quoted(tmp_path):
+    (tmp_path / "ref.rttm").write_text(REF.replace("4.0 3.0", "4.0 3,5"))
+    (tmp_path / "hyp.rttm").write_text(HYP)
+    path = tmp_path / "bundle.toml"
+    path.write_text('[bundle]\ntask = "diarization"\n[[documents]]\nid = "f"\ntime = 1\n'
+                    'references = ["ref.rttm"]\nhypothesis = "hyp.rttm"\n')
+    code, _, err = run("score", path)
+    assert code == 2 and "duration '3,5' is not a number" in err, err

@@ -184,6 +184,7 @@ def _policy(spec: str):
 
 
 def cmd_score(args) -> str:
+    from llgui.core import report as reports
     from llgui.io import export
 
     bundle = _load(args.bundle)
@@ -195,7 +196,7 @@ def cmd_score(args) -> str:
     if args.mode == "llmt" and (bundle.task != "mt" or "bleu" not in metrics):
         raise UsageError("mode llmt is the WMT lifelong MT scorer: it needs an MT bundle and "
                          "the bleu metric")
-    report = export.score_report(bundle, metrics, policy, mode=args.mode)
+    report = reports.score_report(bundle, metrics, policy, mode=args.mode)
     if args.format == "json":
         return export.to_json(report)
     if args.format == "csv":
@@ -214,6 +215,7 @@ def _check_metrics(task: str, metrics: Sequence[str]) -> None:
 
 def cmd_replay(args) -> str:
     from llgui.core.penalty import make_track, replay
+    from llgui.core import report as reports
     from llgui.io import export
 
     bundle = _load(args.bundle)
@@ -232,7 +234,7 @@ def cmd_replay(args) -> str:
     track = make_track(document, metric, bundle.settings, bundle.cost, bundle.documents)
     result = replay(track, bundle.steps_of(document.id), bundle.cost, doc=document.id,
                     mode=args.mode)
-    report = export.replay_report(result)
+    report = reports.replay_report(result)
     if args.format == "json":
         return export.to_json(report)
     if args.format == "csv":
@@ -241,6 +243,7 @@ def cmd_replay(args) -> str:
 
 
 def cmd_lifelong(args) -> str:
+    from llgui.core import report as reports
     from llgui.io import export
 
     bundle = _load(args.bundle)
@@ -254,7 +257,7 @@ def cmd_lifelong(args) -> str:
     if args.penalised and metric not in table.values_pen:
         raise UsageError("--penalised needs a value_pen column in the score table")
     name, policy = _policy(args.policy)
-    report = export.lifelong_report(table, metric, name, policy, penalised=args.penalised)
+    report = reports.lifelong_report(table, metric, name, policy, penalised=args.penalised)
     if args.format == "json":
         return export.to_json(report)
     if args.format == "csv":
@@ -286,9 +289,10 @@ def cmd_det(args) -> str:
 
 
 def _det_output(trials, dcf, method: str, fmt: str, calibrated=()) -> str:
+    from llgui.core import report as reports
     from llgui.io import export
 
-    report = export.det_report(trials, dcf, method, calibrated)
+    report = reports.det_report(trials, dcf, method, calibrated)
     if fmt == "json":
         return export.to_json(report)
     if fmt == "csv":

@@ -49,7 +49,8 @@ def document(seed: int = 2, n_turns: int = 1000, duration: float = 3600.0):
 def run() -> GateResult:
     from pyannote.metrics.diarization import DiarizationErrorRate
 
-    from llgui.core.der import _annotation, der_components, pyannote_version
+    from llgui.core.der import der_components
+    from llgui.core.der_reference import _annotation, pyannote_version
 
     reference, hypothesis = document()
     ref_ann, hyp_ann = _annotation(reference), _annotation(hypothesis)

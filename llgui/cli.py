@@ -89,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "score >= T")
     p.add_argument("--eer-method", choices=("rocch", "threshold"), default="rocch",
                    help="EER method (default: rocch, the ROC convex hull)")
+    p.add_argument("--calibrated", action="append", default=[], metavar="SYSTEM",
+                   help="the scores of SYSTEM are calibrated log-likelihood ratios: no warning "
+                        "on its actDCF (repeatable; '*' for every system)")
     common(p)
 
     # ---- campaign (issue 14): cells on Dask; the command lives in cmd_campaign below
@@ -212,6 +215,7 @@ def _policy(spec: str):
 
 
 def cmd_score(args) -> str:
+    from llgui.core import report as reports
     from llgui.io import export
 
     bundle = _load(args.bundle)
@@ -224,7 +228,7 @@ def cmd_score(args) -> str:
         raise UsageError("mode llmt is the WMT lifelong MT scorer: it needs an MT bundle and "
                          "the bleu metric")
     with _scoring(args):
-        report = export.score_report(bundle, metrics, policy, mode=args.mode)
+        report = reports.score_report(bundle, metrics, policy, mode=args.mode)
     if args.format == "json":
         return export.to_json(report)
     if args.format == "csv":
@@ -243,6 +247,7 @@ def _check_metrics(task: str, metrics: Sequence[str]) -> None:
 
 def cmd_replay(args) -> str:
     from llgui.core.penalty import make_track, replay
+    from llgui.core import report as reports
     from llgui.io import export
 
     bundle = _load(args.bundle)
@@ -271,7 +276,7 @@ def cmd_replay(args) -> str:
             raise UsageError(str(error)) from None
         result = replay(track, bundle.steps_of(document.id), bundle.cost, doc=document.id,
                         mode=args.mode)
-    report = export.replay_report(result)
+    report = reports.replay_report(result)
     if args.format == "json":
         return export.to_json(report)
     if args.format == "csv":
@@ -280,6 +285,7 @@ def cmd_replay(args) -> str:
 
 
 def cmd_lifelong(args) -> str:
+    from llgui.core import report as reports
     from llgui.io import export
 
     bundle = _load(args.bundle)
@@ -293,7 +299,7 @@ def cmd_lifelong(args) -> str:
     if args.penalised and metric not in table.values_pen:
         raise UsageError("--penalised needs a value_pen column in the score table")
     name, policy = _policy(args.policy)
-    report = export.lifelong_report(table, metric, name, policy, penalised=args.penalised)
+    report = reports.lifelong_report(table, metric, name, policy, penalised=args.penalised)
     if args.format == "json":
         return export.to_json(report)
     if args.format == "csv":
@@ -323,13 +329,16 @@ def cmd_det(args) -> str:
                                  "file stem, rename one")])
     if args.threshold is not None and not math.isfinite(args.threshold):
         raise UsageError(f"--threshold {args.threshold}: expected a finite number")
-    return _det_output(trials, dcf, args.eer_method, args.format, args.threshold)
+    return _det_output(trials, dcf, args.eer_method, args.format, args.calibrated,
+                       args.threshold)
 
 
-def _det_output(trials, dcf, method: str, fmt: str, threshold: float | None = None) -> str:
+def _det_output(trials, dcf, method: str, fmt: str, calibrated=(),
+                threshold: float | None = None) -> str:
+    from llgui.core import report as reports
     from llgui.io import export
 
-    report = export.det_report(trials, dcf, method, threshold)
+    report = reports.det_report(trials, dcf, method, calibrated, threshold)
     if fmt == "json":
         return export.to_json(report)
     if fmt == "csv":

@@ -58,3 +58,44 @@ def expected(reference_data: Path) -> dict:
 @pytest.fixture(scope="session")
 def demo_dir() -> Path:
     return DEMO
+
+
+class PublishedScores:
+    """`llgui score --format json` of published data, each (files, metrics, settings) once per
+    test run, shared by every test that checks it (WMT17 TER takes ~13 s a system: scored
+    twice, it was half of the suite's time). One document per bundle, so a test that checks
+    three systems scores three, and the `slow` mark keeps its meaning."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.cache: dict[tuple, dict] = {}
+
+    def mt(self, reference: Path, hypothesis: Path, metrics: tuple[str, ...],
+           settings: tuple[tuple[str, object], ...] = ()) -> dict:
+        import contextlib
+        import io
+        import json
+
+        from llgui.cli import main
+
+        key = (str(reference), str(hypothesis), tuple(metrics), tuple(settings))
+        if key not in self.cache:
+            lines = ["[bundle]", 'task = "mt"',
+                     "metrics = [" + ", ".join(f'"{m}"' for m in metrics) + "]", "[settings]"]
+            lines += [f"{k} = {json.dumps(v)}" for k, v in settings]
+            lines += ["[[documents]]", f"id = {json.dumps(hypothesis.name)}", "time = 0",
+                      f"references = [{json.dumps(str(reference))}]",
+                      f"hypothesis = {json.dumps(str(hypothesis))}"]
+            bundle = self.folder / f"published-{len(self.cache)}.toml"
+            bundle.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main(["score", str(bundle), "--format", "json"])
+            assert code == 0, err.getvalue()
+            self.cache[key] = json.loads(out.getvalue())
+        return self.cache[key]
+
+
+@pytest.fixture(scope="session")
+def published_scores(tmp_path_factory) -> PublishedScores:
+    return PublishedScores(tmp_path_factory.mktemp("published"))

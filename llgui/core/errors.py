@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,29 @@ class Problems:
         self.limit = limit
         self.items: list[Problem] = []
         self.dropped = 0
+        self._format: tuple[str, Callable[[], bool]] | None = None
+
+    def expect_format(self, what: str, foreign: Callable[[], bool]) -> None:
+        """Declare the format being read, so that a file of another kind is not echoed.
+
+        Messages quote fields of the offending line; that is right for a file in our format
+        with a typo, but a bundle may name any file (`references = ["/etc/passwd"]`), and its
+        lines must not end up on a terminal or in a log. When there are problems and
+        `foreign()` says the file does not have the format's shape at all (called only then),
+        the file's line problems are replaced by one, `not <what>`, that names no content.
+        """
+        self._format = (what, foreign)
+
+    def _hide_foreign(self) -> None:
+        if self._format is None:
+            return
+        what, foreign = self._format
+        if not any(p.file == self.file and p.line > 0 for p in self.items) or not foreign():
+            return
+        others = [p for p in self.items if not (p.file == self.file and p.line > 0)]
+        self.items = others + [Problem(self.file, 0, f"not {what} (no line has its shape; "
+                                                     f"the content is not shown)")]
+        self.dropped = 0
 
     def add(self, line: int, reason: str, file: str | Path | None = None) -> None:
         if len(self.items) >= self.limit:
@@ -76,6 +99,7 @@ class Problems:
     def raise_if_any(self) -> None:
         if not self.items:
             return
+        self._hide_foreign()
         items = list(self.items)
         if self.dropped:
             items.append(Problem(self.file, 0, f"... and {self.dropped} more problems"))

@@ -135,7 +135,7 @@ class _MTScorer:
 
 class _DiarScorer:
     def __init__(self, walk: Walkthrough, settings):
-        from llgui.core.der import pyannote_version
+        from llgui.core.der_reference import pyannote_version
         from llgui.core.diar_track import make_diar_metric
 
         self.doc = walk.document
@@ -143,7 +143,7 @@ class _DiarScorer:
         self.library = f"pyannote.metrics {pyannote_version()}"
 
     def score(self, turns, unmappable=()) -> float:
-        from llgui.core.der import pyannote_der_components, pyannote_jer_components
+        from llgui.core.der_reference import pyannote_der_components, pyannote_jer_components
 
         function = pyannote_der_components if self.metric.name == "der" else pyannote_jer_components
         components = function(self.doc.reference, turns, uem=self.doc.uem,

@@ -191,9 +191,11 @@ class SessionState(QObject):
 def read_session(path: Path | None = None) -> tuple[dict | None, str | None]:
     """(the saved session, None), or (None, why it was set aside), or (None, None) when there
     is none. A session that fails its checks is moved to `session.json.bad` (never raises)."""
+    from llgui.core.atomic import clean_stale
     from llgui.io.session_file import read_session_file, set_aside
 
     path = path or session_path()
+    clean_stale(path)   # temporary files of sessions whose save was killed
     try:
         data, reason = read_session_file(path)
     except Exception as exc:  # noqa: BLE001 - a start must never fail on its session

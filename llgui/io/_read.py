@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Callable
 
 from llgui.core.errors import Problems
 
@@ -150,6 +151,24 @@ def _decode_each(data: bytes, problems: Problems) -> list[str | None]:
             lines.append(None)
         offset += len(raw) + 1
     return lines
+
+
+def foreign(data: bytes, shaped: Callable[[bytes], bool], comment: bytes | None = None,
+            first_only: bool = False) -> Callable[[], bool]:
+    """For `Problems.expect_format`: a function telling whether no content line of `data`
+    (not blank, not a `comment`; with `first_only`, only the first such line, a header) has
+    the format's shape, `shaped(stripped line bytes)`. Computed only when there is a problem."""
+    def check() -> bool:
+        for raw in data.split(b"\n"):
+            stripped = raw.strip()
+            if not stripped or (comment and stripped.startswith(comment)):
+                continue
+            if shaped(stripped):
+                return False
+            if first_only:
+                return True
+        return True
+    return check
 
 
 def raise_in_line_order(problems: Problems) -> None:

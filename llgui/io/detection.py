@@ -34,7 +34,9 @@ import numpy as np
 from llgui.core.errors import LoadError, Problems
 from llgui.core.types import Trials
 from llgui.core.numbers import parse_number
-from llgui.io._read import decode_lines, describe, raise_in_line_order, read_bytes
+from llgui.io._read import (
+    decode_lines, describe, foreign, raise_in_line_order, read_bytes,
+)
 
 LABELS = {
     "target": True, "nontarget": False, "non-target": False,
@@ -162,6 +164,9 @@ def _table(path: str | Path, problems: Problems, n_fields: int, layout: str) -> 
     data = read_bytes(path, problems)
     if data is None:
         return None
+    problems.expect_format(f"a file of '{layout}' lines",
+                           # score files and keys have 2 or 3 fields: either is ours
+                           foreign(data, lambda line: len(line.split()) in (2, 3), b"#"))
     rows = _table_fast(data, n_fields)
     if rows is not None:
         return rows

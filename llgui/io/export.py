@@ -1,9 +1,9 @@
-"""Reports as JSON, CSV and readable tables: one builder per CLI command, shared with the GUI.
+"""Reports written as JSON, CSV and readable tables, shared by the CLI and the GUI.
 
-The report builders turn core results into the JSON shapes of DESIGN.md section 7 (keys may be
-added, never renamed). Scores are percentages, as the reference tools print them; minDCF and
-actDCF are plain numbers; DER components are seconds. NaN becomes JSON null. Writers are
-atomic (temporary file, then rename), so an interrupted export never leaves half a file.
+The reports themselves (plain data in the JSON shapes of DESIGN.md section 7) are assembled in
+`llgui.core.report`; this module only writes them. Scores are percentages, as the reference
+tools print them; minDCF and actDCF are plain numbers; DER components are seconds. NaN becomes
+JSON null. Files are written atomically (temporary file, then rename).
 """
 from __future__ import annotations
 
@@ -16,8 +16,11 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from llgui.core.atomic import write_atomic  # noqa: F401 - re-exported for callers
-from llgui.core.penalty import Replay
-from llgui.core.types import Document
+# the reports are assembled in core (plain data); here they are only written. Re-exported
+# for the callers that import them from here.
+from llgui.core.report import (  # noqa: F401
+    det_report, document_entry, lifelong_report, replay_report, score_report,
+)
 
 DISPLAY = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER", "wer": "WER", "der": "DER",
            "jer": "JER", "eer": "EER", "min_dcf": "minDCF", "act_dcf": "actDCF",
@@ -99,30 +102,6 @@ def render_table(header: Sequence[str], rows: Sequence[Sequence[object]],
 # replay
 
 
-def replay_report(replay: Replay) -> dict:
-    """The `replay` JSON shape of DESIGN.md section 7."""
-    return {
-        "doc": replay.doc,
-        "metric": replay.metric,
-        "mode": replay.mode,
-        "n_steps": len(replay.steps),
-        "signature": replay.signature,
-        "higher_is_better": replay.higher_is_better,
-        "s_base": replay.s_base,
-        "steps": [
-            {"step": s.step, "initiative": s.initiative, "kind": s.kind, "cost": s.cost,
-             "cum_cost": s.cum_cost, "s_cor": s.s_cor, "s_imp": s.s_imp, "s_adapt": s.s_adapt,
-             "s_pen": s.s_pen, "impaired_better": replay.impaired_better(s)}
-            for s in replay.steps
-        ],
-        "s_adapt": replay.s_adapt,
-        "s_pen": replay.s_pen,
-        "msr": replay.msr,
-        "curve_area": replay.curve_area,
-        "max_cost": replay.max_cost,
-    }
-
-
 REPLAY_COLUMNS = ("step", "initiative", "kind", "cost", "cum_cost", "s_cor", "s_imp",
                   "s_adapt", "s_pen")
 
@@ -165,71 +144,6 @@ def replay_table(report: Mapping) -> str:
 
 # --------------------------------------------------------------------------------------------
 # score
-
-
-def document_entry(document: Document) -> dict:
-    return {"id": document.id, "time": document.time.text, "scores": {}, "components": {}}
-
-
-def score_report(bundle, metrics: Sequence[str], policy=None, mode: str = "paper") -> dict:
-    """The `score` JSON shape: per-metric pooled score and signature, aggregates (pooled,
-    mean, and with a policy the policy-weighted mean), per-document scores and components.
-    When the bundle has an interaction log, each document also gets its penalised summary:
-    mode "paper" for every metric, or mode "llmt" (the WMT LLMT scorer) for BLEU only."""
-    from llgui.core.policy import document_weights
-    from llgui.core.scoring import score_bundle
-
-    results = score_bundle(bundle, tuple(metrics))
-    weights = (document_weights(policy[1], [d.time.value for d in bundle.documents])
-               if policy else None)
-    report = {"task": bundle.task, "bundle": bundle.path, "name": bundle.name,
-              "metrics": {}, "aggregates": {}, "documents": []}
-    if policy:
-        report["policy"] = {"name": policy[0], **policy[1].to_dict()}
-    for r in results:
-        report["metrics"][r.name] = {"score": r.pooled, "signature": r.signature,
-                                     "higher_is_better": r.metric.higher_is_better,
-                                     "components": dict(r.pooled_components())}
-        aggregate = {"pooled": r.pooled, "mean": r.mean}
-        if weights is not None:
-            aggregate["policy"] = r.weighted(weights)
-        report["aggregates"][r.name] = aggregate
-    for i, document in enumerate(bundle.documents):
-        entry = document_entry(document)
-        for r in results:
-            entry["scores"][r.name] = r.score(i)   # NaN, written null: nothing scored
-            if math.isnan(r.score(i)):
-                entry.setdefault("notes", {})[r.name] = "nothing scored"
-            components = r.components(i)
-            if components:
-                entry["components"][r.name] = dict(components)
-        report["documents"].append(entry)
-    report["mode"] = mode
-    if bundle.steps:
-        penalised = [m for m in metrics if mode == "paper" or m == "bleu"]
-        _add_penalised(report, bundle, penalised, weights, mode)
-    return report
-
-
-def _add_penalised(report: dict, bundle, metrics: Sequence[str], weights, mode: str) -> None:
-    from llgui.core.penalty import replay_bundle
-
-    report["penalised"] = {}
-    for name in metrics:
-        result = replay_bundle(bundle, name, mode=mode)
-        summary = {
-            "pooled": {"s_base": result.pooled_base, "s_adapt": result.pooled_adapt,
-                       "s_pen": result.pooled_pen},
-            "mean": {a: result.mean(a) for a in ("s_base", "s_adapt", "s_pen")},
-        }
-        if weights is not None:
-            summary["policy"] = {a: result.weighted(a, weights)
-                                 for a in ("s_base", "s_adapt", "s_pen")}
-        report["penalised"][name] = summary
-        for entry, r in zip(report["documents"], result.replays):
-            entry.setdefault("penalised", {})[name] = {
-                "s_base": r.s_base, "s_adapt": r.s_adapt, "s_pen": r.s_pen,
-                "steps": len(r.steps), "cost": r.total_cost, "msr": r.msr}
 
 
 def score_csv(report: Mapping) -> str:
@@ -297,28 +211,6 @@ def score_table(report: Mapping) -> str:
 # lifelong
 
 
-def lifelong_report(table, metric: str, policy_name: str, policy, penalised: bool = False) -> dict:
-    """The `lifelong` JSON shape: S_P (and S_P of the penalised scores) per model version."""
-    from llgui.core.lifelong import continual_summary, policy_scores
-
-    s_p = policy_scores(table, metric, policy)
-    s_p_pen = (policy_scores(table, metric, policy, penalised=True)
-               if metric in table.values_pen else None)
-    summary = continual_summary(table, metric)
-    report = {
-        "metric": metric,
-        "policy": {"name": policy_name, **policy.to_dict()},
-        "penalised": bool(penalised),
-        "models": [
-            {"model": m, "time": t.text, "s_p": float(s_p[i]),
-             "s_p_pen": float(s_p_pen[i]) if s_p_pen is not None else None}
-            for i, (m, t) in enumerate(zip(table.models, table.model_times))
-        ],
-        "summary": {"acc": summary.acc, "bwt": summary.bwt, "fwt": summary.fwt},
-    }
-    return report
-
-
 def lifelong_csv(report: Mapping) -> str:
     return to_csv(("model", "time", "metric", "policy", "s_p", "s_p_pen"),
                   [(m["model"], m["time"], report["metric"], report["policy"]["name"], m["s_p"],
@@ -344,27 +236,6 @@ def lifelong_table(report: Mapping) -> str:
 # det
 
 
-def det_report(trials: Sequence, dcf: Sequence[float], eer_method: str = "rocch",
-               threshold: float | None = None) -> dict:
-    """The `det` JSON shape: EER in percent (with its method), minDCF and actDCF plain; with
-    a `threshold`, each system's `at_threshold` counts and P/R/F/error rate in percent."""
-    from llgui.core.det import evaluate_systems
-
-    systems = []
-    for t, result in zip(trials, evaluate_systems(tuple(trials), tuple(dcf), eer_method)):
-        system = {
-            "name": t.name, "n_target": t.n_target, "n_nontarget": t.n_nontarget,
-            "eer": 100.0 * result.eer, "eer_method": result.eer_method,
-            "min_dcf": result.min_dcf, "act_dcf": result.act_dcf, "dcf": list(dcf),
-        }
-        if threshold is not None:
-            from llgui.core.det_views import at_threshold
-
-            system["at_threshold"] = at_threshold(t.scores, t.is_target, threshold).to_dict()
-        systems.append(system)
-    return {"systems": systems}
-
-
 DET_COLUMNS = ("name", "n_target", "n_nontarget", "eer", "eer_method", "min_dcf", "act_dcf")
 
 
@@ -383,11 +254,16 @@ def det_csv(report: Mapping) -> str:
 def det_table(report: Mapping) -> str:
     rows = [(s["name"], s["n_target"], s["n_nontarget"], fmt(s["eer"]), s["eer_method"],
              fmt(s["min_dcf"], 4), fmt(s["act_dcf"], 4)) for s in report["systems"]]
+    rows = [row[:-1] + ((row[-1] + " !") if s.get("act_dcf_warning") else row[-1],)
+            for row, s in zip(rows, report["systems"])]
     p, cm, cfa = report["systems"][0]["dcf"] if report["systems"] else (0, 0, 0)
+    notes = "".join(f"! {s['name']}: actDCF takes scores as log-likelihood ratios, and these "
+                    f"cannot be: {s['act_dcf_warning']} (--calibrated {s['name']} if they "
+                    f"are)\n" for s in report["systems"] if s.get("act_dcf_warning"))
     text = (render_table(("system", "targets", "non-targets", "EER %", "EER method", "minDCF",
                           "actDCF"), rows)
             + f"DCF: P_target={p:g}, C_miss={cm:g}, C_fa={cfa:g} (normalised; actDCF takes "
-              "scores as log-likelihood ratios)\n")
+              "scores as log-likelihood ratios)\n" + notes)
     if any("at_threshold" in s for s in report["systems"]):
         rows = [(s["name"], s["at_threshold"]["tp"], s["at_threshold"]["fp"],
                  s["at_threshold"]["tn"], s["at_threshold"]["fn"],

@@ -58,7 +58,8 @@ from llgui.core.types import (
     PointTarget, SameTarget, SentenceTarget, SpanTarget, Step, Turn,
 )
 from llgui.io._read import (
-    NotRegularFile, check_regular, decode_lines, describe, read_bytes, value_error_reason,
+    NotRegularFile, check_regular, decode_lines, describe, foreign, read_bytes,
+    value_error_reason,
 )
 from llgui.io.rttm import load_turns
 from llgui.io.text import load_segments
@@ -121,6 +122,8 @@ def load_log(
     data = read_bytes(path, problems)
     if data is None:
         problems.raise_if_any()
+    problems.expect_format("an interaction log (JSONL)",
+                           foreign(data, lambda line: line.startswith(b"{")))
     lines = decode_lines(data, problems, strip_bom=True)
     reader = _Reader(problems, Path(base_dir) if base_dir is not None else Path(path).parent,
                      task, dict(uris or {}))

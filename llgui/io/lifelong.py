@@ -30,7 +30,7 @@ import numpy as np
 from llgui.core.errors import Problems
 from llgui.core.types import LifelongScores, Stamp
 from llgui.core.numbers import parse_number
-from llgui.io._read import decode_lines, describe, read_bytes
+from llgui.io._read import foreign, decode_lines, describe, read_bytes
 
 REQUIRED = ("model", "model_time", "test", "test_time", "metric", "value")
 OPTIONAL = ("value_pen",)
@@ -42,6 +42,9 @@ def load_lifelong(path: str | Path) -> LifelongScores:
     data = read_bytes(path, problems)
     if data is None:
         problems.raise_if_any()
+    problems.expect_format("a lifelong score table (CSV)",
+                           foreign(data, lambda line: b"model" in line and b"," in line,
+                                   first_only=True))
     lines = decode_lines(data, problems, strip_bom=True)
     if problems:
         problems.raise_if_any()

@@ -35,7 +35,7 @@ from llgui.core.diar_edit import merge_spans
 from llgui.core.errors import Problems
 from llgui.core.types import Turn
 from llgui.core.numbers import parse_number
-from llgui.io._read import decode_lines, describe, read_bytes
+from llgui.io._read import decode_lines, describe, foreign, read_bytes
 
 RTTM_TYPES = (
     "SEGMENT", "NOSCORE", "NO_RT_METADATA", "LEXEME", "NON-LEX", "NON-SPEECH", "FILLER",
@@ -48,10 +48,19 @@ _MDTM_FIELDS = "file chan onset dur speaker conf gender label"
 _UEM_FIELDS = "file chan start end"
 
 
-def _lines(path: str | Path, problems: Problems) -> list[str | None] | None:
+_SHAPES = {
+    # a line of the format has its first field among the RTTM types / its number of fields
+    "an RTTM file": lambda line: line.split()[0].decode("latin-1") in RTTM_TYPES,
+    "an MDTM file": lambda line: len(line.split()) == 8,
+    "a UEM file": lambda line: len(line.split()) == 4,
+}
+
+
+def _lines(path: str | Path, problems: Problems, what: str) -> list[str | None] | None:
     data = read_bytes(path, problems)
     if data is None:
         return None
+    problems.expect_format(what, foreign(data, _SHAPES[what], b";"))
     return decode_lines(data, problems, strip_bom=True)
 
 
@@ -98,7 +107,7 @@ def load_rttm(path: str | Path) -> dict[str, tuple[Turn, ...]]:
     Raises LoadError listing every problem (see the module docstring for the conventions).
     """
     problems = Problems(path)
-    lines = _lines(path, problems)
+    lines = _lines(path, problems, "an RTTM file")
     if lines is None:
         problems.raise_if_any()
     turns: dict[str, list[Turn]] = {}
@@ -130,7 +139,7 @@ def load_rttm(path: str | Path) -> dict[str, tuple[Turn, ...]]:
 def load_mdtm(path: str | Path) -> dict[str, tuple[Turn, ...]]:
     """Speaker turns of an MDTM file, in the same shape as `load_rttm`."""
     problems = Problems(path)
-    lines = _lines(path, problems)
+    lines = _lines(path, problems, "an MDTM file")
     if lines is None:
         problems.raise_if_any()
     turns: dict[str, list[Turn]] = {}
@@ -156,7 +165,7 @@ def load_mdtm(path: str | Path) -> dict[str, tuple[Turn, ...]]:
 def load_uem(path: str | Path) -> dict[str, tuple[tuple[float, float], ...]]:
     """Scoring regions of a UEM file: `{file: ((start, end), ...)}`, sorted, overlaps merged."""
     problems = Problems(path)
-    lines = _lines(path, problems)
+    lines = _lines(path, problems, "a UEM file")
     if lines is None:
         problems.raise_if_any()
     spans: dict[str, list[tuple[float, float]]] = {}

@@ -103,3 +103,82 @@ def test_no_learning_curve_area_without_cost(mt_with_and_without_steps):
     code, out, _ = run("replay", mt_with_and_without_steps, "--doc", "b", "--format", "json")
     report = json.loads(out)
     assert report["curve_area"] is None and report["n_steps"] == 0
+
+
+# ---- actDCF on scores that are not log-likelihood ratios --------------------------------
+
+def test_calibrated_gaussian_llrs_raise_no_warning_and_rescaled_ones_do():
+    import numpy as np
+
+    from llgui.core.det import bayes_threshold
+    from llgui.core.llr import llr_warning
+
+    # target ~ N(d2/2, d2), non-target ~ N(-d2/2, d2) are exactly calibrated LLRs
+    rng = np.random.default_rng(0)
+    d2 = 4.0
+    tar = rng.normal(d2 / 2, d2 ** 0.5, 3000)
+    non = rng.normal(-d2 / 2, d2 ** 0.5, 3000)
+    scores = np.concatenate([tar, non])
+    labels = np.concatenate([np.ones(3000, bool), np.zeros(3000, bool)])
+    t = bayes_threshold(0.01, 1.0, 1.0)
+    assert llr_warning(scores, labels, t) is None
+    assert "E[exp" in llr_warning(scores * 5, labels, t)            # over-confident
+    assert "every score is" in llr_warning(scores / 100 + 0.5, labels, t)  # probabilities
+    assert "not plausible" in llr_warning(scores * 100, labels, t)
+
+
+def test_det_warns_when_act_dcf_cannot_mean_anything(reference_data, demo_dir):
+    bob = reference_data / "bob-measure" / "derived_nonsep_trials.txt"
+    code, out, _ = run("det", bob)
+    assert code == 0 and "89.1000 !" in out
+    assert "cannot be: E[exp(-s) | target]" in out
+    code, out, _ = run("det", bob, "--format", "json")
+    assert "calibrated log-likelihood ratios give 1" in json.loads(out)["systems"][0][
+        "act_dcf_warning"]
+    code, out, _ = run("det", bob, "--calibrated", "derived_nonsep_trials", "--format", "json")
+    assert json.loads(out)["systems"][0]["act_dcf_warning"] is None
+    # the demo's simulated LLRs are calibrated: no warning
+    code, out, _ = run("score", demo_dir / "detection" / "bundle.toml")
+    assert code == 0 and "!" not in out
+
+
+# ---- messages echo only files in our formats ---------------------------------------------
+
+SECRET = "root:x:0:0:hunter2-SECRET:/root:/bin/bash\ndaemon:x:1:1:SECRET2:/usr/sbin:/bin/sh\n"
+
+
+@pytest.mark.parametrize("role", ["references", "uem", "log", "lifelong", "key", "scores"])
+def test_a_file_of_another_kind_is_not_echoed(tmp_path, role):
+    (tmp_path / "passwd").write_text(SECRET)
+    (tmp_path / "ref.rttm").write_text(REF)
+    (tmp_path / "hyp.rttm").write_text(HYP)
+    (tmp_path / "s.txt").write_text("a b 1.0\n")
+    (tmp_path / "k.txt").write_text("a b target\n")
+    doc = ('[[documents]]\nid = "f"\ntime = 1\nreferences = ["{ref}"]\nhypothesis = "hyp.rttm"\n'
+           .format(ref="passwd" if role == "references" else "ref.rttm"))
+    extra = {"uem": 'uem = "passwd"\n', "log": '[interactions]\nlog = "passwd"\n',
+             "lifelong": '[lifelong]\nscores = "passwd"\n'}.get(role, "")
+    if role in ("key", "scores"):
+        text = ('[bundle]\ntask = "detection"\n[detection]\nscores = ["{s}"]\nkey = "{k}"\n'
+                .format(s="passwd" if role == "scores" else "s.txt",
+                        k="passwd" if role == "key" else "k.txt"))
+    elif role == "uem":
+        text = '[bundle]\ntask = "diarization"\n' + doc + extra
+    else:
+        text = '[bundle]\ntask = "diarization"\n' + doc + extra
+    path = tmp_path / "bundle.toml"
+    path.write_text(text)
+    code, _, err = run("score", path)
+    assert code == 2, err
+    assert "SECRET" not in err and "root:x" not in err and "hunter2" not in err, err
+    assert "the content is not shown" in err
+
+
+def test_a_file_of_our_format_with_a_typo_is_still_quoted(tmp_path):
+    (tmp_path / "ref.rttm").write_text(REF.replace("4.0 3.0", "4.0 3,5"))
+    (tmp_path / "hyp.rttm").write_text(HYP)
+    path = tmp_path / "bundle.toml"
+    path.write_text('[bundle]\ntask = "diarization"\n[[documents]]\nid = "f"\ntime = 1\n'
+                    'references = ["ref.rttm"]\nhypothesis = "hyp.rttm"\n')
+    code, _, err = run("score", path)
+    assert code == 2 and "duration '3,5' is not a number" in err, err

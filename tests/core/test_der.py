@@ -18,8 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from llgui.core.der import (SEGMENT_PRECISION, DERComponents, DERMetric, JERMetric,
-                            der_components, error_regions, jer_components, optimal_mapping,
-                            pyannote_der_components, pyannote_jer_components, uem_mode)
+                             der_components, error_regions, jer_components, optimal_mapping,
+                             uem_mode)
+from llgui.core.der_reference import pyannote_der_components, pyannote_jer_components
 from llgui.core.types import Turn
 
 TOL = 1e-9
@@ -317,7 +318,7 @@ def test_pooled_der_and_jer_equal_pyannote_accumulation(collar, skip):
     """Summed statistics give the pooled score pyannote's accumulating metric object gives."""
     from pyannote.metrics.diarization import DiarizationErrorRate, JaccardErrorRate
 
-    from llgui.core.der import _annotation
+    from llgui.core.der_reference import _annotation
 
     docs = _random_docs(7, 5)
     der, jer = DiarizationErrorRate(collar=collar, skip_overlap=skip), JaccardErrorRate(

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from llgui.core.cost import CostModel
-from llgui.core.der import (der_components, jer_components, pyannote_der_components,
-                            pyannote_jer_components)
+from llgui.core.der import der_components, jer_components
+from llgui.core.der_reference import pyannote_der_components, pyannote_jer_components
 from llgui.core.diar_edit import (corrected_turns, impaired_turns, listened_seconds,
                                   merge_spans, other_window, split_turns, step_windows)
 from llgui.core.types import (DiarDocument, PointTarget, SameTarget, SpanTarget, Stamp, Step,

@@ -10,7 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from llgui.core.cost import CostModel
 from llgui.core.mt_stats import make_metric
+from llgui.core.penalty import replay
+from llgui.core.track import Scored
+from llgui.core.types import SentenceTarget, Step
 
 REF_LEN = 239
 N_SENTENCES = 10
@@ -52,14 +56,51 @@ def test_impaired_statistics_zero_the_corrected_sentence_matches(bleu):
     assert np.array_equal(rest + bleu.impaired(sentence), stats_of("IMPAIRED"))
 
 
+class TableTrack:
+    """A Track fed with table 1's statistics: the corpus as BASE, the step's corrected and
+    impaired versions as CORRECTED and IMPAIRED, and after the step the `adapt` condition.
+    The engine (`replay`) does the rest, equation 1 included."""
+
+    def __init__(self, metric, adapt: str):
+        self.metric = metric
+        self.adapt = adapt
+        self.now = "BASE"
+
+    def _scored(self, condition: str) -> Scored:
+        stats = stats_of(condition)
+        return Scored(self.metric.score(stats), stats)
+
+    def current(self) -> Scored:
+        return self._scored(self.now)
+
+    def corrected(self, step) -> Scored:
+        return self._scored("CORRECTED")
+
+    def impaired(self, step) -> Scored:
+        return self._scored("IMPAIRED")
+
+    def advance(self, step) -> Scored:
+        self.now = self.adapt
+        return self._scored(self.now)
+
+    def cost(self, step, cost_model) -> float:
+        return 15.0   # the corrected sentence's 15 reference tokens
+
+
 @pytest.mark.parametrize(
     ("name", "adapt"),
     [("NO LEARNING", "BASE"), ("NO GENERALISATION", "CORRECTED"), ("GENERALISATION", "ADAPTED")],
 )
-def test_penalised_scores(bleu, name, adapt):
-    s_imp = bleu.score(stats_of("IMPAIRED"))
-    s_cor = bleu.score(stats_of("CORRECTED"))
-    s_adapt = bleu.score(stats_of(adapt))
-    assert s_adapt + (s_imp - s_cor) == pytest.approx(PENALISED[name], abs=0.005)
+def test_penalised_scores_from_the_engine(bleu, name, adapt):
+    step = Step(doc="table1", step=1, initiative="active", kind="reference",
+                target=SentenceTarget(1))
+    result = replay(TableTrack(bleu, adapt), [step], CostModel(), doc="table1")
+    assert result.s_base == pytest.approx(TABLE["BASE"][3], abs=0.005)
+    (scores,) = result.steps
+    assert scores.s_cor == pytest.approx(TABLE["CORRECTED"][3], abs=0.005)
+    assert scores.s_imp == pytest.approx(TABLE["IMPAIRED"][3], abs=0.005)
+    assert scores.s_adapt == pytest.approx(TABLE[adapt][3], abs=0.005)
+    # the paper's penalised scores, from the engine's own output
+    assert result.s_pen == pytest.approx(PENALISED[name], abs=0.005)
     # the sentence's own weight in the corpus, as the paper states: 4.71 BLEU
-    assert s_cor - s_imp == pytest.approx(4.71, abs=0.005)
+    assert scores.s_cor - scores.s_imp == pytest.approx(4.71, abs=0.005)

@@ -49,7 +49,8 @@ def pooled(metric: MTMetric, infos: list, hypotheses: list[str]) -> np.ndarray:
 class Wmt17:
     def __init__(self, reference_data: Path, expected: dict) -> None:
         table = expected["mt"][WMT17]
-        self.reference = read_segments(reference_data / table["reference"])
+        self.reference_path = reference_data / table["reference"]
+        self.reference = read_segments(self.reference_path)
         assert len(self.reference) == table["segments"] == 3004
         self.systems = table["systems"]
         self.root = reference_data

@@ -68,6 +68,9 @@ class DiarView(QWidget):
         layout.addWidget(self.legend)
         self._colours: dict[str, str] = {}
         self._doc_id: str | None = None
+        self._arrays: dict = {}
+        self._drawn: list = []   # (bar item, x0, width, y0) of every lane, for culling
+        item.getViewBox().sigXRangeChanged.connect(self._cull)
         self.lanes: dict[str, tuple] = {}   # what is drawn, for tests: lane name -> turns
 
     def set_speakers(self, reference_labels) -> None:
@@ -98,10 +101,11 @@ class DiarView(QWidget):
         item = self.plot.getPlotItem()
         item.clear()
         self.lanes = {}
+        self._drawn = []
         for row, (name, turns, mapping) in enumerate(lanes):
             unmappable = view.unmappable if (view and name == "impaired") else None
             self._draw_lane(item, -row, turns, mapping, unmappable)
-            self.lanes[name] = tuple(turns)
+            self.lanes[name] = tuple(turns) if not isinstance(turns, tuple) else turns
         if error_regions:
             self._draw_errors(item, -(len(lanes)), error_regions)
         if view is not None:
@@ -121,24 +125,62 @@ class DiarView(QWidget):
             span = max(60.0, (hi - lo) * 3)
             centre = (lo + hi) / 2
             item.setXRange(max(start, centre - span / 2), min(end, centre + span / 2), padding=0)
+        self._cull()
         item.setTitle(f"{html.escape(doc.id)} — step {step}" if step else f"{doc.id} — base")
         self._update_legend(doc.reference, seen, seen_map, view)
+
+    # -- lanes: arrays built once per turn list, drawn one item per colour, culled --------
+
+    def _lane_arrays(self, turns, mapping, unmappable) -> dict:
+        """x0, width, y offset (stacking overlaps) and colour of every turn, sorted by start;
+        cached by the turn list's identity (the walkthrough shares them between steps)."""
+        key = (id(turns), tuple(sorted((mapping or {}).items())), unmappable,
+               tuple(sorted(self._colours.items())))
+        cached = self._arrays.get(key)
+        if cached is not None and cached[0] is turns:
+            return cached[1]
+        # numpy over the turn list: a 10-hour show has 10,000 turns in each of five lanes
+        starts = np.fromiter((t.start for t in turns), dtype=float, count=len(turns))
+        ends = np.fromiter((t.end for t in turns), dtype=float, count=len(turns))
+        order = np.lexsort((ends, starts))
+        starts, ends = starts[order], ends[order]
+        speakers = np.array([t.speaker for t in turns], dtype=object)[order]
+        labels, inverse = np.unique(speakers.astype(str), return_inverse=True)
+        palette = np.array([IMPAIRED if label == unmappable else self._colour(label, mapping)
+                            for label in labels], dtype=object)
+        colours = palette[inverse]
+        reach = np.maximum.accumulate(ends)
+        if len(starts) > 1 and np.any(starts[1:] < reach[:-1]):   # overlaps: stack them
+            ordered = [Turn(a, b, "") for a, b in zip(starts.tolist(), ends.tolist())]
+            level = np.asarray(_stack_levels(ordered), dtype=float)
+        else:
+            level = np.zeros(len(starts))
+        arrays = {
+            "x0": starts,
+            "width": ends - starts,
+            "level": level,
+            "depth": int(level.max()) + 1 if len(level) else 1,
+            "groups": {c: np.flatnonzero(colours == c) for c in set(palette.tolist())},
+        }
+        if len(self._arrays) >= 24:
+            self._arrays.pop(next(iter(self._arrays)))
+        self._arrays[key] = (turns, arrays)
+        return arrays
 
     def _draw_lane(self, item, y: float, turns, mapping, unmappable) -> None:
         if not turns:
             return
-        turns = sorted(turns, key=lambda t: (t.start, t.end))
-        level = _stack_levels(turns)
-        depth = max(level) + 1
-        height = self.LANE_HEIGHT / depth
-        x0 = np.array([t.start for t in turns])
-        width = np.array([t.end - t.start for t in turns])
-        y0 = np.array([y - self.LANE_HEIGHT / 2 + lv * height for lv in level])
-        brushes = [pg.mkBrush(IMPAIRED if t.speaker == unmappable else self._colour(t.speaker, mapping))
-                   for t in turns]
-        bars = pg.BarGraphItem(x0=x0, y0=y0, width=width, height=height * 0.92, brushes=brushes,
-                               pen=pg.mkPen(QColor(255, 255, 255), width=0.5))
-        item.addItem(bars)
+        arrays = self._lane_arrays(turns, mapping, unmappable)
+        height = self.LANE_HEIGHT / arrays["depth"]
+        y0 = y - self.LANE_HEIGHT / 2 + arrays["level"] * height
+        for colour, members in arrays["groups"].items():
+            # one brush per speaker colour, no outline: bars stay readable when a 10-hour
+            # show makes them thinner than a pixel
+            bars = pg.BarGraphItem(x0=[], y0=[], width=[], height=height * 0.92,
+                                   brush=pg.mkBrush(colour), pen=QPen(Qt.PenStyle.NoPen))
+            item.addItem(bars)
+            self._drawn.append((bars, arrays["x0"][members], arrays["width"][members],
+                                y0[members]))
 
     def _draw_errors(self, item, y: float, regions) -> None:
         for kind, colour in ERROR_COLOURS.items():
@@ -147,11 +189,20 @@ class DiarView(QWidget):
                 continue
             x0 = np.array([s for s, _ in spans])
             width = np.array([e - s for s, e in spans])
-            bars = pg.BarGraphItem(x0=x0, y0=np.full(len(spans), y - self.LANE_HEIGHT / 2),
-                                   width=width, height=self.LANE_HEIGHT, brush=pg.mkBrush(colour),
-                                   pen=QPen(Qt.PenStyle.NoPen))
+            bars = pg.BarGraphItem(x0=[], y0=[], width=[], height=self.LANE_HEIGHT,
+                                   brush=pg.mkBrush(colour), pen=QPen(Qt.PenStyle.NoPen))
             item.addItem(bars)
+            self._drawn.append((bars, x0, width, np.full(len(spans), y - self.LANE_HEIGHT / 2)))
         self.lanes["errors"] = tuple(regions)
+
+    def _cull(self, *_args) -> None:
+        """Give each bar item only the bars in the visible time range (and a margin)."""
+        (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
+        margin = 0.5 * (hi - lo)
+        lo, hi = lo - margin, hi + margin
+        for bars, x0, width, y0 in self._drawn:
+            visible = (x0 <= hi) & (x0 + width >= lo)
+            bars.setOpts(x0=x0[visible], y0=y0[visible], width=width[visible])
 
     def _update_legend(self, reference: tuple[Turn, ...], seen, mapping, view) -> None:
         parts = []

@@ -115,7 +115,16 @@ class DiarTrack:
 
     def current(self) -> Scored:
         if self._current is None:
-            self._current = self._score(self._hypothesis)
+            if isinstance(self.metric, DERMetric):
+                # one sweep gives the score and the mapping the next step's corrections use
+                components = self.metric.evaluate(self.doc.reference, self._hypothesis,
+                                                  self.doc.uem)
+                stats = components.as_stats()
+                self._current = Scored(self.metric.score(stats), stats)
+                if self._mapping is None:
+                    self._mapping = dict(components.mapping)
+            else:
+                self._current = self._score(self._hypothesis)
         return self._current
 
     def corrected(self, step: Step) -> Scored:

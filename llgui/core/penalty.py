@@ -275,6 +275,16 @@ class BundleReplay:
     pooled_adapt: float
     pooled_pen: float
 
+    def summaries(self) -> dict[str, "DocumentSummary"]:
+        """Per document id: S_base, S_pen and the signed gain (computed once, then cached;
+        the collection job builds it on the worker)."""
+        cached = self.__dict__.get("_summaries")
+        if cached is None:
+            cached = {r.doc: DocumentSummary(r.s_base, r.s_pen, r.gain, len(r.steps))
+                      for r in self.replays}
+            object.__setattr__(self, "_summaries", cached)
+        return cached
+
     def series(self) -> "DocumentSeries":
         """The documents in processing order, as arrays for score-over-time plots."""
         return DocumentSeries(
@@ -299,6 +309,17 @@ class BundleReplay:
         return weighted_mean([getattr(r, attribute) for r in self.replays], weights)
 
 
+@dataclass(frozen=True)
+class DocumentSummary:
+    """One document's line in a table: S_base, final S_pen, gain (S_pen - S_base signed so
+    that positive is better), number of steps."""
+
+    s_base: float
+    s_pen: float
+    gain: float
+    steps: int
+
+
 @dataclass(frozen=True, eq=False)
 class DocumentSeries:
     """Per-document scores in processing order (arrays of one entry per document): the
@@ -315,14 +336,17 @@ class DocumentSeries:
 
 
 def make_track(document: Document, metric_name: str, settings, cost_model: CostModel,
-               documents: Sequence[Document] = ()) -> Track:
+               documents: Sequence[Document] = (), *, progress=None,
+               should_stop=None) -> Track:
     """The Track of `document` under `metric_name` with the bundle's `settings`; `documents`
-    are the bundle's others (a diarization `same` step may listen to one of them)."""
+    are the bundle's others (a diarization `same` step may listen to one of them). MT: the
+    statistics extraction reports `progress` and stops when `should_stop()` says so."""
     if document.task == "mt":
         from llgui.core.mt_stats import make_metric
         from llgui.core.mt_track import MTTrack
 
-        return MTTrack(document, make_metric(metric_name, settings))
+        return MTTrack(document, make_metric(metric_name, settings), progress=progress,
+                       should_stop=should_stop)
     if document.task == "diarization":
         from llgui.core.diar_track import DiarTrack, make_diar_metric
 

@@ -441,7 +441,10 @@ class Bundle:
             object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
 
     def document(self, doc_id: str) -> Document:
-        return self._documents_by_id[doc_id]
+        at = self._positions.get(doc_id)
+        if at is None:
+            raise KeyError(doc_id)
+        return self.documents[at]
 
     def steps_of(self, doc_id: str) -> tuple[Step, ...]:
         """The steps of one document, in log order (indexed once: O(1) per call after)."""
@@ -454,12 +457,16 @@ class Bundle:
             index.setdefault(step.doc, []).append(step)
         return {doc: tuple(steps) for doc, steps in index.items()}
 
+    def position(self, doc_id: str) -> int:
+        """0-based position of a document in processing order, -1 if absent (O(1))."""
+        return self._positions.get(doc_id, -1)
+
     @cached_property
-    def _documents_by_id(self) -> Mapping[str, Document]:
-        index: dict[str, Document] = {}
-        for doc in self.documents:
-            index.setdefault(doc.id, doc)
-        return index
+    def _positions(self) -> Mapping[str, int]:
+        positions: dict[str, int] = {}
+        for i, doc in enumerate(self.documents):
+            positions.setdefault(doc.id, i)
+        return positions
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:

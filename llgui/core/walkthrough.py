@@ -282,11 +282,17 @@ def walk(
     progress: Callable[[float], None] | None = None,
 ) -> Walkthrough:
     """The walkthrough of `document` through `steps`; `documents` are the bundle's others."""
-    track = make_track(document, metric_name, settings, cost_model, documents)
-    if document.task in ("detection", "classification"):
-        return _walk_items(document, tuple(steps), track, cost_model, mode, should_stop)
     steps = tuple(steps)
     n_steps = max(len(steps), 1)
+    # progress: the statistics extraction is the first half, the steps the second
+    first_half = None if progress is None else (lambda f: progress(0.5 * f))
+    track = make_track(document, metric_name, settings, cost_model, documents,
+                       progress=first_half, should_stop=should_stop)
+    if document.task in ("detection", "classification"):
+        return _walk_items(document, steps, track, cost_model, mode, should_stop)
+    if progress is not None:
+        second = progress
+        progress = lambda f: second(0.5 + 0.5 * f)  # noqa: E731
     if document.task == "mt":
         base = tuple(document.hypothesis)
         history: dict[int, tuple[list, list]] = {}

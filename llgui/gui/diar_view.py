@@ -9,7 +9,10 @@ human listened to are shaded. Mouse: drag to pan, wheel to zoom the time axis.
 """
 from __future__ import annotations
 
+import heapq
 import html
+import threading
+from collections import OrderedDict
 
 import numpy as np
 import pyqtgraph as pg
@@ -68,6 +71,12 @@ class DiarView(QWidget):
         layout.addWidget(self.legend)
         self._colours: dict[str, str] = {}
         self._doc_id: str | None = None
+        self._arrays: dict = {}
+        self._drawn: list = []   # (bar item, x0, width, y0) of every lane, for culling
+        self._pool: list = []    # bar items, reused from step to step
+        self._brushes: dict[str, QBrush] = {}
+        self._regions: list = []
+        item.getViewBox().sigXRangeChanged.connect(self._cull)
         self.lanes: dict[str, tuple] = {}   # what is drawn, for tests: lane name -> turns
 
     def set_speakers(self, reference_labels) -> None:
@@ -96,12 +105,15 @@ class DiarView(QWidget):
              view.adapted_mapping if view else walk.base_mapping),
         ]
         item = self.plot.getPlotItem()
-        item.clear()
+        for region in self._regions:
+            item.removeItem(region)
+        self._regions = []
         self.lanes = {}
+        self._drawn = []
         for row, (name, turns, mapping) in enumerate(lanes):
             unmappable = view.unmappable if (view and name == "impaired") else None
             self._draw_lane(item, -row, turns, mapping, unmappable)
-            self.lanes[name] = tuple(turns)
+            self.lanes[name] = tuple(turns) if not isinstance(turns, tuple) else turns
         if error_regions:
             self._draw_errors(item, -(len(lanes)), error_regions)
         if view is not None:
@@ -111,6 +123,7 @@ class DiarView(QWidget):
                                              pen=pg.mkPen(QColor(200, 150, 0), width=1))
                 region.setZValue(-10)
                 item.addItem(region)
+                self._regions.append(region)
         start, end = doc.extent
         if doc.id != self._doc_id:
             item.setXRange(start, end, padding=0.01)
@@ -121,37 +134,92 @@ class DiarView(QWidget):
             span = max(60.0, (hi - lo) * 3)
             centre = (lo + hi) / 2
             item.setXRange(max(start, centre - span / 2), min(end, centre + span / 2), padding=0)
+        for bars in self._pool[len(self._drawn):]:
+            bars.setVisible(False)
+        self._cull()
         item.setTitle(f"{html.escape(doc.id)} — step {step}" if step else f"{doc.id} — base")
         self._update_legend(doc.reference, seen, seen_map, view)
+
+    # -- lanes: arrays built once per turn list, drawn one item per colour, culled --------
+
+    def _lane_arrays(self, turns, mapping, unmappable) -> dict:
+        """x0, width, y offset (stacking overlaps) and colour of every turn, sorted by start;
+        cached by the turn list's identity (the walkthrough shares them between steps)."""
+        key = (id(turns), tuple(sorted((mapping or {}).items())), unmappable,
+               tuple(sorted(self._colours.items())))
+        cached = self._arrays.get(key)
+        if cached is not None and cached[0] is turns:
+            return cached[1]
+        geometry = lane_geometry(turns)
+        palette = [IMPAIRED if label == unmappable else self._colour(label, mapping)
+                   for label in geometry["labels"]]
+        groups: dict[str, list[int]] = {}
+        for k, colour in enumerate(palette):
+            groups.setdefault(colour, []).append(k)
+        inverse = geometry["inverse"]
+        arrays = {
+            "x0": geometry["starts"],
+            "width": geometry["ends"] - geometry["starts"],
+            "level": geometry["level"],
+            "depth": geometry["depth"],
+            "groups": {c: np.flatnonzero(np.isin(inverse, ks)) for c, ks in groups.items()},
+        }
+        if len(self._arrays) >= 24:
+            self._arrays.pop(next(iter(self._arrays)))
+        self._arrays[key] = (turns, arrays)
+        return arrays
 
     def _draw_lane(self, item, y: float, turns, mapping, unmappable) -> None:
         if not turns:
             return
-        turns = sorted(turns, key=lambda t: (t.start, t.end))
-        level = _stack_levels(turns)
-        depth = max(level) + 1
-        height = self.LANE_HEIGHT / depth
-        x0 = np.array([t.start for t in turns])
-        width = np.array([t.end - t.start for t in turns])
-        y0 = np.array([y - self.LANE_HEIGHT / 2 + lv * height for lv in level])
-        brushes = [pg.mkBrush(IMPAIRED if t.speaker == unmappable else self._colour(t.speaker, mapping))
-                   for t in turns]
-        bars = pg.BarGraphItem(x0=x0, y0=y0, width=width, height=height * 0.92, brushes=brushes,
-                               pen=pg.mkPen(QColor(255, 255, 255), width=0.5))
-        item.addItem(bars)
+        arrays = self._lane_arrays(turns, mapping, unmappable)
+        height = self.LANE_HEIGHT / arrays["depth"]
+        y0 = y - self.LANE_HEIGHT / 2 + arrays["level"] * height
+        for colour, members in arrays["groups"].items():
+            # one brush per speaker colour, no outline: bars stay readable when a 10-hour
+            # show makes them thinner than a pixel
+            bars = self._bars(item, colour, height * 0.92)
+            self._drawn.append((bars, arrays["x0"][members], arrays["width"][members],
+                                y0[members]))
 
     def _draw_errors(self, item, y: float, regions) -> None:
         for kind, colour in ERROR_COLOURS.items():
-            spans = [(s, e) for s, e, k in regions if k == kind]
-            if not spans:
+            x0, width = error_geometry(regions).get(kind, (None, None))
+            if x0 is None:
                 continue
-            x0 = np.array([s for s, _ in spans])
-            width = np.array([e - s for s, e in spans])
-            bars = pg.BarGraphItem(x0=x0, y0=np.full(len(spans), y - self.LANE_HEIGHT / 2),
-                                   width=width, height=self.LANE_HEIGHT, brush=pg.mkBrush(colour),
-                                   pen=QPen(Qt.PenStyle.NoPen))
-            item.addItem(bars)
+            bars = self._bars(item, colour, self.LANE_HEIGHT)
+            self._drawn.append((bars, x0, width, np.full(len(x0), y - self.LANE_HEIGHT / 2)))
         self.lanes["errors"] = tuple(regions)
+
+    def _bars(self, item, colour: str, height: float):
+        """The next bar item of the pool (reused from step to step: creating ~80 items a
+        step cost more than drawing them), set to one colour."""
+        used = len(self._drawn)
+        if used < len(self._pool):
+            bars = self._pool[used]
+            bars.setOpts(brush=self._brush(colour), height=height)
+            bars.setVisible(True)
+        else:
+            bars = pg.BarGraphItem(x0=[], y0=[], width=[], height=height,
+                                   brush=self._brush(colour), pen=QPen(Qt.PenStyle.NoPen))
+            item.addItem(bars)
+            self._pool.append(bars)
+        return bars
+
+    def _brush(self, colour: str) -> QBrush:
+        brush = self._brushes.get(colour)
+        if brush is None:
+            brush = self._brushes[colour] = pg.mkBrush(colour)
+        return brush
+
+    def _cull(self, *_args) -> None:
+        """Give each bar item only the bars in the visible time range (and a margin)."""
+        (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
+        margin = 0.5 * (hi - lo)
+        lo, hi = lo - margin, hi + margin
+        for bars, x0, width, y0 in self._drawn:
+            visible = (x0 <= hi) & (x0 + width >= lo)
+            bars.setOpts(x0=x0[visible], y0=y0[visible], width=width[visible])
 
     def _update_legend(self, reference: tuple[Turn, ...], seen, mapping, view) -> None:
         parts = []
@@ -172,17 +240,79 @@ class DiarView(QWidget):
         self.legend.setText(" &nbsp; ".join(parts))
 
 
-def _stack_levels(turns: list[Turn]) -> list[int]:
+_GEOMETRY: "OrderedDict[int, tuple]" = OrderedDict()
+_GEOMETRY_LOCK = threading.Lock()
+
+
+def lane_geometry(turns) -> dict:
+    """Where a lane's bars go, whatever their colours: starts and ends sorted by (start, end),
+    the sorted speaker labels and each bar's index into them, the stacking level of each bar
+    (overlapping turns stack) and the number of levels. Pure numpy, no Qt: the workbench
+    computes it on a worker with the step's view; cached by the turn list's identity (the
+    walkthrough shares turn lists between steps)."""
+    with _GEOMETRY_LOCK:
+        hit = _GEOMETRY.get(id(turns))
+        if hit is not None and hit[0] is turns:
+            return hit[1]
+    n = len(turns)
+    starts = np.fromiter((t.start for t in turns), dtype=float, count=n)
+    ends = np.fromiter((t.end for t in turns), dtype=float, count=n)
+    order = np.lexsort((ends, starts))
+    starts, ends = starts[order], ends[order]
+    speakers = np.array([t.speaker for t in turns], dtype=str)[order] if n else np.array([], str)
+    labels, inverse = np.unique(speakers, return_inverse=True)
+    reach = np.maximum.accumulate(ends) if n else ends
+    if n > 1 and np.any(starts[1:] < reach[:-1]):   # overlaps: stack them
+        level = np.asarray(_stack_levels(starts.tolist(), ends.tolist()), dtype=float)
+    else:
+        level = np.zeros(n)
+    geometry = {"starts": starts, "ends": ends, "labels": labels.tolist(), "inverse": inverse,
+                "level": level, "depth": int(level.max()) + 1 if n else 1}
+    with _GEOMETRY_LOCK:
+        _GEOMETRY[id(turns)] = (turns, geometry)
+        while len(_GEOMETRY) > 32:
+            _GEOMETRY.popitem(last=False)
+    return geometry
+
+
+def error_geometry(regions) -> dict:
+    """kind -> (x0, width) arrays of error regions (cached by the tuple's identity)."""
+    with _GEOMETRY_LOCK:
+        hit = _GEOMETRY.get(id(regions))
+        if hit is not None and hit[0] is regions:
+            return hit[1]
+    by_kind: dict[str, tuple[list, list]] = {}
+    for start, end, kind in regions:
+        xs, ws = by_kind.setdefault(kind, ([], []))
+        xs.append(start)
+        ws.append(end - start)
+    geometry = {k: (np.asarray(xs, dtype=float), np.asarray(ws, dtype=float))
+                for k, (xs, ws) in by_kind.items()}
+    with _GEOMETRY_LOCK:
+        _GEOMETRY[id(regions)] = (regions, geometry)
+        while len(_GEOMETRY) > 32:
+            _GEOMETRY.popitem(last=False)
+    return geometry
+
+
+def _stack_levels(starts: list[float], ends: list[float]) -> list[int]:
     """Lowest free level for each turn (sorted by start) so overlapping turns stack."""
-    ends: list[float] = []
+    free: list[tuple[float, int]] = []     # (end, level) of the bars on each level
     levels = []
-    for t in turns:
-        for lv, end in enumerate(ends):
-            if end <= t.start:
-                ends[lv] = t.end
-                levels.append(lv)
-                break
+    used = 0
+    for start, end in zip(starts, ends):
+        if free and free[0][0] <= start:
+            # the lowest free level among those that ended
+            ready = []
+            while free and free[0][0] <= start:
+                ready.append(heapq.heappop(free)[1])
+            level = min(ready)
+            for other in ready:
+                if other != level:
+                    heapq.heappush(free, (start, other))
         else:
-            ends.append(t.end)
-            levels.append(len(ends) - 1)
+            level = used
+            used += 1
+        levels.append(level)
+        heapq.heappush(free, (end, level))
     return levels

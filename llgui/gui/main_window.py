@@ -1,8 +1,9 @@
 """The main window: documents dock, workbench / across-time / detection tabs, status bar.
 
 The window wires views to the session state and starts background jobs; it computes nothing
-itself. Loading happens on the main thread (loaders are fast and must report errors in place),
-whole-collection scoring on workers.
+itself. Bundles opened from the menu, by drag and drop or on the command line load on a
+worker (progress and Cancel in the status bar; the window stays live however big the bundle),
+and whole-collection scoring runs on workers too.
 """
 from __future__ import annotations
 
@@ -14,13 +15,24 @@ from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView, QDockWidget, QFileDialog, QHeaderView, QLabel, QMainWindow, QMessageBox,
-    QProgressBar, QTableView, QTabWidget, QWidget,
+    QProgressBar, QTableView, QTabWidget, QToolButton, QWidget,
 )
 
 from llgui.core.errors import LoadError
 from llgui.gui.models import SORT_ROLE, DocumentsModel
 from llgui.gui.state import SessionState, read_session
 from llgui.gui.workers import JobRunner
+
+
+BACKGROUND_BYTES = 32 * 1024
+"""A bundle file bigger than this (a few hundred documents) is loaded on a worker."""
+
+
+def _file_size(path) -> int:
+    try:
+        return Path(path).stat().st_size
+    except (OSError, ValueError):
+        return 0
 
 
 class MainWindow(QMainWindow):
@@ -67,7 +79,10 @@ class MainWindow(QMainWindow):
         view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         view.verticalHeader().setVisible(False)
-        view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # columns fit a sample of rows, once per change of bundles: measuring every document
+        # on every change (ResizeToContents) froze the window on 10^5 documents
+        view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        view.horizontalHeader().setResizeContentsPrecision(32)
         view.horizontalHeader().setStretchLastSection(True)
         view.setAlternatingRowColors(True)
         view.setMinimumWidth(250)
@@ -110,8 +125,14 @@ class MainWindow(QMainWindow):
         self.progress.setRange(0, 1000)
         self.progress.setVisible(False)
         self.job_label = QLabel("")
+        self.cancel_load_button = QToolButton()
+        self.cancel_load_button.setText("Cancel")
+        self.cancel_load_button.setToolTip("stop opening the bundle (Esc)")
+        self.cancel_load_button.clicked.connect(self.cancel_load)
+        self.cancel_load_button.setVisible(False)
         bar.addPermanentWidget(self.job_label)
         bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.cancel_load_button)
         bar.addWidget(self.signature_label, 1)
 
     def _action(self, menu, text: str, slot: Callable, shortcut=None, tip: str = "") -> QAction:
@@ -178,18 +199,35 @@ class MainWindow(QMainWindow):
     # -- opening ----------------------------------------------------------------------------
 
     def open_bundles(self, paths, select_doc: str | None = None, step: int | None = None,
-                     tab: str | None = None, metric: str | None = None) -> bool:
-        """Load bundles; on any problem show it and keep everything already loaded."""
-        from llgui.io.bundle import load_bundle
+                     tab: str | None = None, metric: str | None = None,
+                     background: bool | None = None) -> bool:
+        """Load bundles; on any problem show it and keep everything already loaded.
 
-        loaded, problems = [], []
-        for path in paths:
-            try:
-                loaded.append(load_bundle(Path(path)))
-            except LoadError as error:
-                problems.extend(str(p) for p in error.problems)
-            except OSError as error:
-                problems.append(f"{path}: {error.strerror or error}")
+        `background`: load on a worker with progress and Cancel; the rest of the opening
+        happens when it arrives, and the return value only says the load started. Otherwise
+        load here and say whether every bundle loaded. None (the default) loads in the
+        background when a bundle file is big (hundreds of documents or more), here when all
+        are small, so the first paint already shows them."""
+        from llgui.io.open_job import open_bundles
+
+        options = dict(select_doc=select_doc, step=step, tab=tab, metric=metric)
+        if background is None:
+            background = any(_file_size(p) > BACKGROUND_BYTES for p in paths)
+        if background:
+            self._pending_open = options
+            self.cancel_load_button.setVisible(True)
+            self.jobs.submit("load", open_bundles, [str(p) for p in paths], urgent=True)
+            return True
+        return self._finish_open(open_bundles([str(p) for p in paths]), **options)
+
+    def cancel_load(self) -> None:
+        """Stop opening bundles: nothing of the cancelled load is shown."""
+        self.jobs.cancel("load")
+        self.cancel_load_button.setVisible(False)
+
+    def _finish_open(self, opened, select_doc: str | None = None, step: int | None = None,
+                     tab: str | None = None, metric: str | None = None) -> bool:
+        paths, loaded, problems = opened.paths, list(opened.bundles), list(opened.problems)
         if problems:
             self.show_error("Could not open " + ", ".join(str(Path(p).name) for p in paths),
                             problems)
@@ -211,14 +249,17 @@ class MainWindow(QMainWindow):
         return not problems
 
     def _select_initial(self, loaded, select_doc, step) -> None:
-        flat = self.state.documents_flat()
+        # by index, never through a flat list of every document (10^5 of them)
+        bundles = self.state.bundles
         target = None
         if select_doc:
-            target = next((f for f in flat if f[1] == select_doc), None)
+            target = next(((i, select_doc) for i, b in enumerate(bundles)
+                           if b.position(select_doc) >= 0), None)
             if target is None:
                 self.show_error("No such document", [f"no document {select_doc!r} is open"])
-        if target is None and self.state.document() is None and flat:
-            target = flat[0]
+        if target is None and self.state.document() is None:
+            target = next(((i, b.documents[0].id) for i, b in enumerate(bundles)
+                           if b.documents), None)
         if target is not None:
             self.state.select(*target, step=step or 0)
 
@@ -330,10 +371,8 @@ class MainWindow(QMainWindow):
         metric = self.state.metric(bundle.task)
         if metric is None:
             return
-        from llgui.core.penalty import replay_bundle
-
         self.documents_model.set_result(index, None)
-        self.jobs.submit(f"collection:{index}", replay_bundle, bundle, metric,
+        self.jobs.submit(f"collection:{index}", _collection_job, bundle, metric,
                          self.state.cost_model(index))
 
     @Slot()
@@ -371,6 +410,9 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Exported {result}", 10000)
         if key == "campaign":
             self._on_campaign_scored(result)
+        if key == "load":
+            self.cancel_load_button.setVisible(False)
+            self._finish_open(result, **getattr(self, "_pending_open", {}))
         if key.startswith("collection:"):
             index = int(key.split(":")[1])
             if index < len(self.state.bundles):
@@ -391,25 +433,37 @@ class MainWindow(QMainWindow):
     @Slot(str, str)
     def _on_jobs_failed(self, key: str, message: str) -> None:
         self.errors.append(f"{key}: {message}")
+        if key == "load":
+            self.cancel_load_button.setVisible(False)
         if key == "walk":  # ("walk:METRIC", a metric shown meanwhile, is not the view's)
             self.workbench.step_label.setText(f"could not replay the document: {message}")
         self.statusBar().showMessage(f"Background job failed ({key}): {message}", 20000)
 
     @Slot(str)
     def _on_jobs_cancelled(self, key: str) -> None:
+        if key == "load":
+            self.cancel_load_button.setVisible(False)
         self.statusBar().showMessage(f"Cancelled: {key}", 5000)
 
     @Slot(str, float)
     def _on_jobs_progressed(self, key: str, fraction: float) -> None:
         self.progress.setVisible(True)
-        self.progress.setValue(int(1000 * fraction))
+        self._set_progress(int(1000 * fraction))
         self.job_label.setText(key.split(":")[0])
+
+    def _set_progress(self, value: int) -> None:
+        # QProgressBar.setValue repaints at once, which flushes every pending paint of the
+        # window in the middle of a slot: painted with the next frame instead
+        self.progress.setUpdatesEnabled(False)
+        self.progress.setValue(value)
+        self.progress.setUpdatesEnabled(True)
+        self.progress.update()
 
     @Slot(bool)
     def _on_jobs_busy_changed(self, busy: bool) -> None:
         self.progress.setVisible(busy)
         if busy:
-            self.progress.setValue(0)
+            self._set_progress(0)
         else:
             self.job_label.setText("")
 
@@ -598,6 +652,17 @@ class MainWindow(QMainWindow):
         image = self.grab()
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         return bool(image.save(str(path)))
+
+
+def _collection_job(bundle, metric, cost_model, progress=None, should_stop=None):
+    """Worker job: every document of `bundle` replayed, with the documents table's summaries
+    built here rather than on the main thread."""
+    from llgui.core.penalty import replay_bundle
+
+    result = replay_bundle(bundle, metric, cost_model, progress=progress,
+                           should_stop=should_stop)
+    result.summaries()
+    return result
 
 
 def _export_scores_job(bundle, path, progress=None, should_stop=None) -> str:

@@ -246,15 +246,19 @@ class Workbench(QWidget):
             self.det_view.show_step(result, step, self._decision_threshold(result))
         elif result.document.task == "classification":
             self.det_view.show_class_step(result, step)
-        elif result.is_cached(step) or _turns(result.document) <= SYNC_TURNS:
+        elif _turns(result.document) <= SYNC_TURNS:
             self._show_timeline(result, step)
+        elif result.is_cached(step):
+            self._show_timeline(result, step)
+            if step < len(result.steps) and not result.is_cached(step + 1):
+                self.jobs.submit("step-view", _view_job, result, step + 1, True)   # ahead
         else:
             # a long show's view takes several DER sweeps (~10 ms each per 1,000 turns): built
             # on a worker, the timeline follows when it is ready
             self.jobs.submit("step-view", _view_job, result, step)
         self.scores.show_step(result, step)
         n = len(result.steps)
-        what = describe_step(result.steps[step - 1].step) if step else "the system's first hypothesis"
+        what = describe_step(result.log[step - 1]) if step else "the system's first hypothesis"
         waiting = self._waiting_for
         note = (f" · <i>{display_name(waiting)} on its way, showing "
                 f"{display_name(result.replay.metric)}</i>" if waiting else "")
@@ -438,10 +442,18 @@ def _turns(document) -> int:
     return len(document.reference) + len(document.hypothesis)
 
 
-def _view_job(result: Walkthrough, step: int, progress=None, should_stop=None):
+def _view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
+              should_stop=None):
     """Worker job: what step `step` looked like (and its error regions), then the next step's
-    ahead of the user; returns (walkthrough, step)."""
-    result.errors_at(step)
-    if step < len(result.steps) and not (should_stop and should_stop()):
-        result.errors_at(step + 1)
-    return result, step
+    ahead of the user; returns (walkthrough, step), or (walkthrough, -1) when it only
+    prepared `step` ahead of time."""
+    from llgui.gui.diar_view import error_geometry, lane_geometry
+
+    for n in (step, step + 1):
+        if n > len(result.steps) or (should_stop and should_stop()):
+            break
+        view = result.view(n)
+        for turns in (view.seen, view.corrected, view.impaired or (), view.adapted):
+            lane_geometry(turns)   # where the bars go: numpy, off the main thread
+        error_geometry(view.adapted_errors)
+    return result, -1 if ahead else step

@@ -49,6 +49,7 @@ from typing import Callable
 from llgui.core.cost import CostModel
 from llgui.core.errors import LoadError, Problem, Problems
 from llgui.core.numbers import check_number
+from llgui.core.jobs import check, report
 from llgui.core.types import (
     DEFAULT_METRICS, KNOWN_METRICS, MT_KINDS, TASKS, Bundle, DiarDocument, MTDocument, Stamp,
 )
@@ -151,9 +152,12 @@ _TOML_POSITION = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of documen
 _SHOWN_URIS = 5
 
 
-def load_bundle(path: str | Path) -> Bundle:
-    """Load a bundle and everything it names; raises LoadError listing every problem."""
-    return _Loader(path).load()
+def load_bundle(path: str | Path, progress=None, should_stop=None) -> Bundle:
+    """Load a bundle and everything it names; raises LoadError listing every problem.
+
+    `progress(fraction)` is told how far the documents are; `should_stop()` is checked
+    between documents (`llgui.core.jobs.Cancelled` is raised when it returns True)."""
+    return _Loader(path, progress, should_stop).load()
 
 
 def check_steps(bundle: Bundle, log_file: str) -> list[Problem]:
@@ -268,7 +272,8 @@ def _article(task: str) -> str:
 class _Loader:
     tables = TABLES  # the top-level tables this file kind knows (a campaign has others)
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, progress=None, should_stop=None):
+        self.progress, self.should_stop = progress, should_stop
         self.path = path
         self.file = str(path)
         self.base = Path(path).parent
@@ -548,6 +553,9 @@ class _Loader:
         first_id: dict[str, int] = {}
         first_time: tuple[bool, str, int] | None = None
         for index, table in enumerate(value):
+            check(self.should_stop)
+            if index % 64 == 0:
+                report(self.progress, 0.9 * index / len(value))
             doc = _Doc(self, task, index, table)
             doc_id = doc.id()
             if doc_id is not None:

@@ -1,0 +1,292 @@
+"""Gate 9: responsiveness at scale (DESIGN.md 5): the cost of a step as the input grows.
+
+Synthetic inputs (`benchmarks.synthetic`, built in memory or in a temp dir):
+
+- core, MT: one document of 10^3, 10^4, 10^5 short sentences, BLEU; the time to build the
+  track (statistics of every segment, on a worker in the window) and the median time of one
+  one-line step (S_cor, S_imp, S_adapt: `corrected`, `impaired`, `advance`);
+- core, diarization: shows of 1 h, 3 h, 10 h (about 1,000 turns an hour), DER; the median
+  time of one step (the same three scores);
+- window: the real main window offscreen, one MT document of 10^4 sentences with a
+  1,000-step log: the time from "next step" to the repainted view, and the largest gap of a
+  10 ms timer on the event loop meanwhile; the peak memory (RSS) of opening a 10^5-sentence
+  document with 1,000 steps; a 10-hour show stepped in the window; a bundle of 1,000
+  documents from File › Open to its first paint with the documents listed.
+
+PASS iff: MT steps flat (10^5 vs 10^4 median within 2x), diarization steps flat (10 h vs
+1 h within 2x), the window's next step <= 50 ms (median) with no event-loop gap > 100 ms,
+peak memory <= 1 GB, the bundle's first paint <= 3 s. The library figure is sacrebleu's
+`corpus_score` of the 10^4-sentence document (what a step would cost if it rescored).
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import threading
+import time
+
+from benchmarks.common import GateResult
+from benchmarks.synthetic import diar_bundle, mt_bundle, write_mt_bundle
+
+NAME = "scale"
+MT_SIZES = (1_000, 10_000, 100_000)
+DIAR_HOURS = (1, 3, 10)
+STEPS_TIMED = 60
+DIAR_STEPS_TIMED = 8
+WINDOW_STEPS = 30
+STEP_LIMIT_MS = 50.0
+STALL_LIMIT_MS = 100.0
+MEMORY_LIMIT_GB = 1.0
+FIRST_PAINT_LIMIT_S = 3.0
+
+
+def _median_step(track, steps) -> float:
+    times = []
+    for step in steps:
+        t0 = time.perf_counter()
+        track.corrected(step)
+        track.impaired(step)
+        track.advance(step)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _core_mt() -> tuple[list[str], dict]:
+    from llgui.core.penalty import make_track
+
+    rows, medians = [], {}
+    for n in MT_SIZES:
+        bundle = mt_bundle(n, STEPS_TIMED)
+        doc = bundle.documents[0]
+        t0 = time.perf_counter()
+        track = make_track(doc, "bleu", bundle.settings, bundle.cost)
+        build = time.perf_counter() - t0
+        one_line = [s for s in bundle.steps if len(s.adapted.lines) == 1]
+        medians[n] = _median_step(track, one_line)
+        rows.append(f"MT {n:>7,} sentences: track built in {build:6.2f} s (a worker's job), "
+                    f"one-line step {medians[n] * 1e3:6.3f} ms median")
+    return rows, medians
+
+
+def _core_diar() -> tuple[list[str], dict]:
+    from llgui.core.penalty import make_track
+
+    rows, medians = [], {}
+    for hours in DIAR_HOURS:
+        bundle = diar_bundle(hours, DIAR_STEPS_TIMED)
+        doc = bundle.documents[0]
+        track = make_track(doc, "der", bundle.settings, bundle.cost)
+        track.current()
+        medians[hours] = _median_step(track, bundle.steps)
+        rows.append(f"diarization {hours:>2} h ({len(doc.reference):>6,} reference turns): "
+                    f"step {medians[hours] * 1e3:7.2f} ms median")
+    return rows, medians
+
+
+class _PeakMemory:
+    """Samples this process' RSS every 20 ms on a thread; `peak` in bytes."""
+
+    def __init__(self):
+        import psutil
+
+        self._process = psutil.Process()
+        self.peak = self._process.memory_info().rss
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.02):
+            self.peak = max(self.peak, self._process.memory_info().rss)
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        return max(self.peak, self._process.memory_info().rss)
+
+
+class _Ticks:
+    def __init__(self):
+        from PySide6.QtCore import Qt, QTimer
+
+        self.times = [time.perf_counter()]
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(10)
+        self.timer.timeout.connect(lambda: self.times.append(time.perf_counter()))
+        self.timer.start()
+
+    def worst(self) -> float:
+        self.timer.stop()
+        self.times.append(time.perf_counter())
+        return max(b - a for a, b in zip(self.times, self.times[1:]))
+
+
+def _wait(app, condition, timeout: float) -> None:
+    deadline = time.perf_counter() + timeout
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the window did not get there in time")
+        app.processEvents()
+        time.sleep(0.002)
+
+
+def _window(app):
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    window.resize(1500, 950)
+    window.show()
+    app.processEvents()
+    window.jobs.release()
+    return window
+
+
+def _step_in_window(app, window, n_steps: int, idle) -> tuple[list[float], float]:
+    """Press "next step" `n_steps` times, each time waiting for the repaint; a user's pace
+    (`idle()` true) between steps. Returns the times (s) and the largest event-loop gap."""
+    times = []
+    ticks = _Ticks()
+    for _ in range(n_steps):
+        _wait(app, idle, 60)
+        t0 = time.perf_counter()
+        window.step_by(+1)
+        app.processEvents()           # the posted repaint of what changed
+        times.append(time.perf_counter() - t0)
+    return times, ticks.worst()
+
+
+def _window_mt(app) -> tuple[list[str], float, float]:
+    bundle = mt_bundle(10_000, 1000)
+    window = _window(app)
+    window.state.add_bundles([bundle])
+    window.state.select(0, "doc")
+    t0 = time.perf_counter()
+    _wait(app, window.workbench.ready, 300)
+    ready = time.perf_counter() - t0
+    times, stall = _step_in_window(app, window, WINDOW_STEPS, lambda: True)
+    window.jobs.shutdown(2000)
+    window.close()
+    median = statistics.median(times)
+    return ([f"window, MT 10,000 sentences x 1,000 steps: walkthrough on a worker {ready:.1f} s;"
+             f" next step to repaint {median * 1e3:.1f} ms median, {max(times) * 1e3:.1f} ms "
+             f"max; largest event-loop gap {stall * 1e3:.0f} ms"], median, stall)
+
+
+def _window_memory(app) -> tuple[list[str], float]:
+    import gc
+
+    gc.collect()
+    meter = _PeakMemory()
+    bundle = mt_bundle(100_000, 1000)
+    window = _window(app)
+    window.state.add_bundles([bundle])
+    window.state.select(0, "doc")
+    t0 = time.perf_counter()
+    _wait(app, window.workbench.ready, 600)
+    ready = time.perf_counter() - t0
+    times, stall = _step_in_window(app, window, 10, lambda: True)
+    window.state.set_step(1000)
+    app.processEvents()
+    peak = meter.stop() / 1e9
+    window.jobs.shutdown(2000)
+    window.close()
+    return ([f"window, MT 100,000 sentences x 1,000 steps: walkthrough {ready:.1f} s, next "
+             f"step {statistics.median(times) * 1e3:.1f} ms median, gap {stall * 1e3:.0f} ms; "
+             f"peak memory {peak:.2f} GB (RSS, limit {MEMORY_LIMIT_GB:.0f} GB)"], peak)
+
+
+def _window_diar(app) -> tuple[list[str], float, float]:
+    bundle = diar_bundle(10, 40)
+    window = _window(app)
+    window.state.add_bundles([bundle])
+    window.state.select(0, "show")
+    _wait(app, window.workbench.ready, 300)
+    # a user's pace: the next step's timeline is prepared on a worker while one looks at this
+    times, stall = _step_in_window(app, window, 10, lambda: not window.jobs.busy)
+    window.jobs.shutdown(2000)
+    window.close()
+    median = statistics.median(times)
+    return ([f"window, diarization 10 h: next step to repaint {median * 1e3:.1f} ms median, "
+             f"{max(times) * 1e3:.1f} ms max; largest event-loop gap {stall * 1e3:.0f} ms"],
+            median, stall)
+
+
+def _window_bundle(app) -> tuple[list[str], float, float]:
+    with tempfile.TemporaryDirectory(prefix="llgui-gate9-") as folder:
+        path = write_mt_bundle(folder, 1000)
+        window = _window(app)
+        painted: dict = {}
+        ticks = _Ticks()
+        t0 = time.perf_counter()
+        window.open_bundles([path])
+        _wait(app, lambda: bool(window.state.bundles), 120)
+        window.on_first_loaded_paint(lambda: painted.setdefault("t", time.perf_counter()))
+        _wait(app, lambda: "t" in painted, 60)
+        first = painted["t"] - t0
+        _wait(app, lambda: not window.jobs.busy, 300)
+        scored = time.perf_counter() - t0
+        stall = ticks.worst()
+        window.jobs.shutdown(2000)
+        window.close()
+    return ([f"window, bundle of 1,000 documents: first paint with the documents "
+             f"{first:.2f} s, every document scored {scored:.1f} s; largest event-loop gap "
+             f"{stall * 1e3:.0f} ms"], first, stall)
+
+
+def run() -> GateResult:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    import sacrebleu
+
+    app = QApplication.instance() or QApplication([])
+    details: list[str] = []
+    rows, mt = _core_mt()
+    details += rows
+    rows, diar = _core_diar()
+    details += rows
+    # what a step would cost if it rescored the 10^4-sentence document with the library
+    bundle = mt_bundle(10_000, 1)
+    doc = bundle.documents[0]
+    t0 = time.perf_counter()
+    sacrebleu.corpus_bleu(list(doc.hypothesis), [list(doc.references[0])])
+    library = time.perf_counter() - t0
+    rows, step_median, step_stall = _window_mt(app)
+    details += rows
+    rows, diar_median, diar_stall = _window_diar(app)
+    details += rows
+    rows, first, bundle_stall = _window_bundle(app)
+    details += rows
+    rows, peak = _window_memory(app)
+    details += rows
+    load = os.getloadavg()[0]
+    details.append(f"machine load average {load:.1f} on {os.cpu_count()} cores while measured")
+
+    mt_growth = mt[MT_SIZES[-1]] / mt[MT_SIZES[1]]
+    diar_growth = diar[DIAR_HOURS[-1]] / diar[DIAR_HOURS[0]]
+    checks = {
+        f"MT step 10^5 vs 10^4: {mt_growth:.2f}x (<= 2)": mt_growth <= 2.0,
+        f"diarization step 10 h vs 1 h: {diar_growth:.2f}x (<= 2)": diar_growth <= 2.0,
+        f"window next step {step_median * 1e3:.1f} ms (<= {STEP_LIMIT_MS:.0f})":
+            step_median * 1e3 <= STEP_LIMIT_MS,
+        f"window 10 h next step {diar_median * 1e3:.1f} ms (<= {STEP_LIMIT_MS:.0f})":
+            diar_median * 1e3 <= STEP_LIMIT_MS,
+        f"event-loop gaps while stepping {max(step_stall, diar_stall) * 1e3:.0f} ms "
+        f"(<= {STALL_LIMIT_MS:.0f})": max(step_stall, diar_stall) * 1e3 <= STALL_LIMIT_MS,
+        f"event-loop gap opening 1,000 documents {bundle_stall * 1e3:.0f} ms "
+        f"(<= {STALL_LIMIT_MS:.0f})": bundle_stall * 1e3 <= STALL_LIMIT_MS,
+        f"peak memory {peak:.2f} GB (<= {MEMORY_LIMIT_GB:.0f})": peak <= MEMORY_LIMIT_GB,
+        f"first paint of 1,000 documents {first:.2f} s (<= {FIRST_PAINT_LIMIT_S:.0f})":
+            first <= FIRST_PAINT_LIMIT_S,
+    }
+    details += [("ok   " if ok else "FAIL ") + text for text, ok in checks.items()]
+    return GateResult(
+        figure=f"{step_median * 1e3:.1f} ms per step in the window on 10^4 sentences, "
+               f"{mt[MT_SIZES[-1]] * 1e3:.2f} ms per core step on 10^5",
+        ratio=library / step_median,
+        library=f"sacrebleu {sacrebleu.__version__} corpus_bleu of 10^4 sentences",
+        passed=all(checks.values()),
+        details=details,
+    )

@@ -49,6 +49,17 @@ def clean(value):
     return value
 
 
+def tidy(value):
+    """A derived sum (a cost, seconds) rounded to 1e-9: summing 0.01-s turns or word costs
+    leaves float noise (13.710000000000036) that no input had. Scores are never tidied.
+    Mappings are tidied value by value; None and non-finite values pass through."""
+    if isinstance(value, Mapping):
+        return {k: tidy(v) for k, v in value.items()}
+    if isinstance(value, (float, np.floating)) and math.isfinite(value):
+        return round(float(value), 9) + 0.0  # + 0.0: no "-0.0"
+    return value
+
+
 def to_json(report: Mapping) -> str:
     return json.dumps(clean(report), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
@@ -108,27 +119,29 @@ def replay_report(replay: Replay) -> dict:
         "higher_is_better": replay.higher_is_better,
         "s_base": replay.s_base,
         "steps": [
-            {"step": s.step, "initiative": s.initiative, "kind": s.kind, "cost": s.cost,
-             "cum_cost": s.cum_cost, "s_cor": s.s_cor, "s_imp": s.s_imp, "s_adapt": s.s_adapt,
-             "s_pen": s.s_pen, "impaired_better": replay.impaired_better(s)}
+            {"step": s.step, "initiative": s.initiative, "kind": s.kind, "cost": tidy(s.cost),
+             "cum_cost": tidy(s.cum_cost), "s_cor": s.s_cor, "s_imp": s.s_imp, "s_adapt": s.s_adapt,
+             "s_pen": s.s_pen, "impaired_better": replay.impaired_better(s),
+             "s_pen_memorise": s.s_pen_memorise}
             for s in replay.steps
         ],
         "s_adapt": replay.s_adapt,
         "s_pen": replay.s_pen,
+        "s_pen_memorise": replay.s_pen_memorise,
         "msr": replay.msr,
         "curve_area": replay.curve_area,
-        "max_cost": replay.max_cost,
+        "max_cost": tidy(replay.max_cost),
     }
 
 
 REPLAY_COLUMNS = ("step", "initiative", "kind", "cost", "cum_cost", "s_cor", "s_imp",
-                  "s_adapt", "s_pen")
+                  "s_adapt", "s_pen", "s_pen_memorise")
 
 
 def replay_csv(report: Mapping) -> str:
     return to_csv(("doc", "metric", "mode") + REPLAY_COLUMNS,
                   [(report["doc"], report["metric"], report["mode"])
-                   + tuple(s[c] for c in REPLAY_COLUMNS) for s in report["steps"]])
+                   + tuple(s.get(c) for c in REPLAY_COLUMNS) for s in report["steps"]])
 
 
 def replay_table(report: Mapping) -> str:
@@ -139,10 +152,12 @@ def replay_table(report: Mapping) -> str:
            f"S_base = {fmt(report['s_base'])}", ""]
     rows = [(s["step"], s["initiative"], s["kind"], fmt(s["cost"], 1), fmt(s["cum_cost"], 1),
              fmt(s["s_cor"]), fmt(s["s_imp"]) + ("*" if s.get("impaired_better") else ""),
-             fmt(s["s_adapt"]), fmt(s["s_pen"]))
+             fmt(s["s_adapt"]), fmt(s["s_pen"]), fmt(s.get("s_pen_memorise")))
             for s in report["steps"]]
     out.append(render_table(("step", "initiative", "kind", "cost", "cum cost", "S_cor", "S_imp",
-                             "S_adapt", "S_pen"), rows, align_left=3))
+                             "S_adapt", "S_pen", "S_pen mem"), rows, align_left=3))
+    out.append("S_pen mem = the memorise-only reference: S_pen had the system only applied the "
+               "corrections (no generalisation); S_pen above it is net generalisation.")
     if any(s.get("impaired_better") for s in report["steps"]):
         out.append("* S_imp is better than S_cor at this step: the impaired construction is not "
                    "a lower bound here (see README, 'When S_imp beats S_cor').")
@@ -179,7 +194,7 @@ def score_report(bundle, metrics: Sequence[str], policy=None) -> dict:
     for r in results:
         report["metrics"][r.name] = {"score": r.pooled, "signature": r.signature,
                                      "higher_is_better": r.metric.higher_is_better,
-                                     "components": dict(r.pooled_components())}
+                                     "components": tidy(dict(r.pooled_components()))}
         aggregate = {"pooled": r.pooled, "mean": r.mean}
         if weights is not None:
             aggregate["policy"] = r.weighted(weights)
@@ -190,7 +205,7 @@ def score_report(bundle, metrics: Sequence[str], policy=None) -> dict:
             entry["scores"][r.name] = r.documents[i].score
             components = r.components(i)
             if components:
-                entry["components"][r.name] = dict(components)
+                entry["components"][r.name] = tidy(dict(components))
         report["documents"].append(entry)
     if bundle.steps:
         _add_penalised(report, bundle, metrics, weights)
@@ -215,7 +230,7 @@ def _add_penalised(report: dict, bundle, metrics: Sequence[str], weights) -> Non
         for entry, r in zip(report["documents"], result.replays):
             entry.setdefault("penalised", {})[name] = {
                 "s_base": r.s_base, "s_adapt": r.s_adapt, "s_pen": r.s_pen,
-                "steps": len(r.steps), "cost": r.total_cost, "msr": r.msr}
+                "steps": len(r.steps), "cost": tidy(r.total_cost), "msr": r.msr}
 
 
 def score_csv(report: Mapping) -> str:
@@ -241,29 +256,33 @@ def score_table(report: Mapping) -> str:
     metrics = list(report["metrics"])
     names = [display_name(m) for m in metrics]
     penalised = report.get("penalised", {})
-    header = ["document", "time"] + names
-    if penalised:
-        header += [f"{display_name(m)} pen" for m in metrics]
+    # with a log, each metric's S_base (the score column), S_adapt and S_pen side by side
+    shown = ("s_adapt", "s_pen") if penalised else ()
+    header = ["document", "time"]
+    for m, name in zip(metrics, names):
+        header += [name] + [f"{name} {k[2:]}" for k in shown]
     rows = []
     for doc in report["documents"]:
-        row = [doc["id"], doc["time"]] + [fmt(doc["scores"][m]) for m in metrics]
-        if penalised:
-            row += [fmt(doc["penalised"][m]["s_pen"]) for m in metrics]
+        row = [doc["id"], doc["time"]]
+        for m in metrics:
+            row += [fmt(doc["scores"][m])] + [fmt(doc["penalised"][m][k]) for k in shown]
         rows.append(row)
     for kind, label in (("pooled", "pooled"), ("mean", "mean of documents"),
                         ("policy", "policy-weighted")):
         if all(kind in report["aggregates"][m] for m in metrics):
-            row = [label, ""] + [fmt(report["aggregates"][m][kind]) for m in metrics]
-            if penalised:
-                row += [fmt(penalised[m][kind]["s_pen"]) if kind in penalised[m] else "-"
-                        for m in metrics]
+            row = [label, ""]
+            for m in metrics:
+                row += [fmt(report["aggregates"][m][kind])] + [
+                    fmt(penalised[m][kind][k]) if kind in penalised[m] else "-" for k in shown]
             rows.append(row)
     title = report.get("name") or report.get("bundle") or ""
-    out = [f"{title} ({report['task']}, {len(report['documents'])} documents)", ""]
+    n = len(report["documents"])
+    out = [f"{title} ({report['task']}, {n} document{'' if n == 1 else 's'})", ""]
     out.append(render_table(header, rows, align_left=2))
     if penalised:
-        out.append("pen = penalised score S_pen after the document's last interaction step "
-                   "(see `llgui replay`).")
+        out.append("score = S_base (the first hypothesis); adapt = S_adapt (the hypothesis after "
+                   "the document's last interaction step); pen = the penalised score S_pen "
+                   "there (see `llgui replay`).")
     for m in metrics:
         components = report["metrics"][m].get("components") or {}
         if m == "der" and components:

@@ -238,6 +238,10 @@ def score_csv(report: Mapping) -> str:
     for doc in report["documents"]:
         for metric, value in doc["scores"].items():
             rows.append((doc["id"], doc["time"], metric, "score", value))
+            # DER's miss / false_alarm / confusion / total seconds (per document, as in JSON)
+            for part, seconds in doc.get("components", {}).get(metric, {}).items():
+                if metric == "der":
+                    rows.append((doc["id"], doc["time"], metric, part, seconds))
             pen = doc.get("penalised", {}).get(metric)
             if pen:
                 for key in ("s_adapt", "s_pen"):

@@ -17,9 +17,13 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] in {"-h", "--help"}:
         from llgui.gui.app import build_parser  # argparse only: Qt is not imported here
 
-        build_parser().print_help()
-        print()
-        return cli.main(["--help"])
+        build_parser(epilog=cli.commands_help()).print_help()
+        return 0
+    if argv and argv[0] == "--version":
+        from llgui import __version__
+
+        print(f"llgui {__version__}")
+        return 0
     # The GUI is imported only here, so the CLI path never loads Qt.
     from llgui.gui.app import main as gui_main
 

@@ -158,6 +158,16 @@ def _scoring(args):
         stats_cache.configure(enabled=None)
 
 
+def commands_help() -> str:
+    """The subcommands, one line each, for the epilog of `llgui --help` (one usage, not two)."""
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    width = max(len(c.dest) for c in action._choices_actions)
+    lines = [f"  llgui {c.dest.ljust(width)}  {c.help}" for c in action._choices_actions]
+    return ("headless commands (no window; `llgui COMMAND --help` for their options):\n"
+            + "\n".join(lines))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -272,10 +282,13 @@ def cmd_replay(args) -> str:
         try:
             track = make_track(document, metric, bundle.settings, bundle.cost,
                                bundle.documents)
+            # a second track for the memorise-only reference (figure 4 of the paper)
+            twin = make_track(document, metric, bundle.settings, bundle.cost,
+                              bundle.documents)
         except ValueError as error:   # e.g. a detection operating point outside (0, 1)
             raise UsageError(str(error)) from None
         result = replay(track, bundle.steps_of(document.id), bundle.cost, doc=document.id,
-                        mode=args.mode)
+                        mode=args.mode, memorise=twin)
     report = reports.replay_report(result)
     if args.format == "json":
         return export.to_json(report)

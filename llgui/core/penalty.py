@@ -19,7 +19,7 @@ their final hypothesis, documents after d at their first).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
@@ -27,7 +27,7 @@ import numpy as np
 from llgui.core.cost import CostModel
 from llgui.core.jobs import check
 from llgui.core.track import Metric, Track
-from llgui.core.types import Bundle, Document, Step
+from llgui.core.types import MT_KINDS, Adapted, Bundle, Document, Step
 
 MODES = ("paper", "llmt")
 
@@ -45,6 +45,11 @@ class StepScores:
     s_imp: float | None
     s_adapt: float
     s_pen: float
+    s_pen_memorise: float | None = None
+    """The memorise-only reference (figure 4 of the LREC paper): S_pen at this step had the
+    system only applied the corrections (each h_n = h_{n-1} with c_n corrected, no
+    generalisation); None when the replay did not compute it. S_pen above it is net
+    generalisation, below it means the system's changes elsewhere cost more than they gave."""
 
     @property
     def penalty(self) -> float | None:
@@ -100,6 +105,14 @@ class Replay:
         return step.s_imp > step.s_cor if self.higher_is_better else step.s_imp < step.s_cor
 
     @property
+    def s_pen_memorise(self) -> float | None:
+        """The memorise-only S_pen after the last step (S_base when there are no steps; None
+        when it was not computed)."""
+        if not self.steps:
+            return self.s_base
+        return self.steps[-1].s_pen_memorise
+
+    @property
     def total_cost(self) -> float:
         return self.steps[-1].cum_cost if self.steps else 0.0
 
@@ -126,6 +139,7 @@ def replay(
     max_cost: float | None = None,
     should_stop: Callable[[], bool] | None = None,
     before_step: Callable[[Step, Track], None] | None = None,
+    memorise: Track | None = None,
 ) -> Replay:
     """Replay `steps` (one document's, in order) on `track`, which is left at the final step.
 
@@ -137,6 +151,10 @@ def replay(
     of [n, n-1, n-2, n-3] summed over the `reference` requests answered so far (n = the
     reference's whitespace-separated words) taken off the document's 1- to 4-gram match
     counts, floored at 0; S_cor and S_imp are not defined there and are None.
+
+    `memorise`, a second track of the same document at h_0, also gives each step its
+    memorise-only S_pen (`StepScores.s_pen_memorise`): the same replay (same mode) of a log
+    whose every `adapted` is the corrected hypothesis, which `memorised_step` builds.
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (expected one of: {', '.join(MODES)})")
@@ -149,10 +167,22 @@ def replay(
     cum_cost = 0.0
     feedback = 0.0
     adapted = base
+    mem_llmt = _LlmtState(memorise) if memorise is not None and mode == "llmt" else None
+    mem_penalty = 0.0
     for step in steps:
         check(should_stop)
         if before_step is not None:
             before_step(step, track)
+        s_mem = None
+        if memorise is not None:
+            mem_step = memorised_step(memorise, step)
+            if mem_llmt is None:
+                mem_penalty += memorise.impaired(step).score - memorise.corrected(step).score
+                s_mem = memorise.advance(mem_step).score + mem_penalty
+            else:
+                mem_llmt.request(step)
+                memorise.advance(mem_step)
+                s_mem = mem_llmt.score()
         cost = float(track.cost(step, cost_model))
         cum_cost += cost
         feedback += cost
@@ -163,13 +193,13 @@ def replay(
             penalty += imp.score - cor.score
             s_pen = adapted.score + penalty
             results.append(StepScores(step.step, step.initiative, step.kind, cost, cum_cost,
-                                      cor.score, imp.score, adapted.score, s_pen))
+                                      cor.score, imp.score, adapted.score, s_pen, s_mem))
             step_stats.append((cor.stats, imp.stats, adapted.stats))
         else:
             llmt.request(step)
             adapted = track.advance(step)
             results.append(StepScores(step.step, step.initiative, step.kind, cost, cum_cost,
-                                      None, None, adapted.score, llmt.score()))
+                                      None, None, adapted.score, llmt.score(), s_mem))
             step_stats.append(None)
     final = adapted if results else base
     return Replay(
@@ -188,6 +218,17 @@ def replay(
         step_stats=tuple(step_stats),
         llmt_stats=None if llmt is None else llmt.stats(),
     )
+
+
+def memorised_step(track: Track, step: Step) -> Step:
+    """`step` with its `adapted` replaced by the corrected hypothesis of `track` (at h_{n-1}):
+    what a system that only memorised the correction would answer. MT: the corrected
+    sentence alone (`{"lines": {n: text}}`); diarization: the whole corrected turn list."""
+    corrected = track.corrected_hypothesis(step)  # type: ignore[attr-defined]
+    if step.kind in MT_KINDS:
+        number = step.target.sentence  # type: ignore[union-attr]
+        return replace(step, adapted=Adapted(lines={number: corrected[number - 1]}))
+    return replace(step, adapted=Adapted(turns=tuple(corrected)))
 
 
 class _LlmtState:
@@ -377,8 +418,10 @@ def replay_bundle(
     mode: str = "paper",
     progress: Callable[[float], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    memorise: bool = False,
 ) -> BundleReplay:
-    """Replay every document of `bundle` under one metric, in processing order."""
+    """Replay every document of `bundle` under one metric, in processing order; with
+    `memorise`, each step also gets its memorise-only S_pen (see `replay`)."""
     cost_model = bundle.cost if cost_model is None else cost_model
     replays: list[Replay] = []
     metric: Metric | None = None
@@ -386,8 +429,10 @@ def replay_bundle(
     for i, document in enumerate(bundle.documents):
         track = make_track(document, metric_name, bundle.settings, cost_model, bundle.documents)
         metric = track.metric
+        twin = (make_track(document, metric_name, bundle.settings, cost_model, bundle.documents)
+                if memorise else None)
         replays.append(replay(track, bundle.steps_of(document.id), cost_model, doc=document.id,
-                              mode=mode, should_stop=should_stop))
+                              mode=mode, should_stop=should_stop, memorise=twin))
         if progress is not None:
             progress((i + 1) / n)
     if metric is None:

@@ -8,10 +8,23 @@ writes them as JSON, CSV or tables, and the GUI shows the same objects.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Mapping, Sequence
+
+import numpy as np
 
 from llgui.core.penalty import Replay
 from llgui.core.types import Document
+
+
+def tidy(value):
+    """A derived sum (a cost, seconds) rounded to 1e-9: summing 0.01-s turns or word costs
+    leaves float noise (13.710000000000036) that no input had. Scores are never tidied.
+    Mappings are tidied value by value; None and non-finite values pass through."""
+    if isinstance(value, Mapping):
+        return {k: tidy(v) for k, v in value.items()}
+    if isinstance(value, (float, np.floating)) and math.isfinite(value):
+        return round(float(value), 9) + 0.0  # + 0.0: no "-0.0"
+    return value
 
 
 def replay_report(replay: Replay) -> dict:
@@ -25,16 +38,19 @@ def replay_report(replay: Replay) -> dict:
         "higher_is_better": replay.higher_is_better,
         "s_base": replay.s_base,
         "steps": [
-            {"step": s.step, "initiative": s.initiative, "kind": s.kind, "cost": s.cost,
-             "cum_cost": s.cum_cost, "s_cor": s.s_cor, "s_imp": s.s_imp, "s_adapt": s.s_adapt,
-             "s_pen": s.s_pen, "impaired_better": replay.impaired_better(s)}
+            {"step": s.step, "initiative": s.initiative, "kind": s.kind, "cost": tidy(s.cost),
+             "cum_cost": tidy(s.cum_cost), "s_cor": s.s_cor, "s_imp": s.s_imp,
+             "s_adapt": s.s_adapt, "s_pen": s.s_pen,
+             "impaired_better": replay.impaired_better(s),
+             "s_pen_memorise": s.s_pen_memorise}
             for s in replay.steps
         ],
         "s_adapt": replay.s_adapt,
         "s_pen": replay.s_pen,
+        "s_pen_memorise": replay.s_pen_memorise,
         "msr": replay.msr,
         "curve_area": replay.curve_area,
-        "max_cost": replay.max_cost,
+        "max_cost": tidy(replay.max_cost),
     }
 
 
@@ -60,7 +76,7 @@ def score_report(bundle, metrics: Sequence[str], policy=None, mode: str = "paper
     for r in results:
         report["metrics"][r.name] = {"score": r.pooled, "signature": r.signature,
                                      "higher_is_better": r.metric.higher_is_better,
-                                     "components": dict(r.pooled_components())}
+                                     "components": tidy(dict(r.pooled_components()))}
         aggregate = {"pooled": r.pooled, "mean": r.mean}
         if weights is not None:
             aggregate["policy"] = r.weighted(weights)
@@ -73,7 +89,7 @@ def score_report(bundle, metrics: Sequence[str], policy=None, mode: str = "paper
                 entry.setdefault("notes", {})[r.name] = "nothing scored"
             components = r.components(i)
             if components:
-                entry["components"][r.name] = dict(components)
+                entry["components"][r.name] = tidy(dict(components))
         report["documents"].append(entry)
     report["mode"] = mode
     if bundle.steps:
@@ -100,7 +116,7 @@ def _add_penalised(report: dict, bundle, metrics: Sequence[str], weights, mode: 
         for entry, r in zip(report["documents"], result.replays):
             entry.setdefault("penalised", {})[name] = {
                 "s_base": r.s_base, "s_adapt": r.s_adapt, "s_pen": r.s_pen,
-                "steps": len(r.steps), "cost": r.total_cost, "msr": r.msr}
+                "steps": len(r.steps), "cost": tidy(r.total_cost), "msr": r.msr}
 
 
 def lifelong_report(table, metric: str, policy_name: str, policy, penalised: bool = False) -> dict:

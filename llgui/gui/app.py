@@ -28,13 +28,18 @@ def demo_campaign() -> Path | None:
     return path if path.exists() else None
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
+    """The window's arguments; `epilog` (the headless commands) is printed as written."""
+    from llgui import __version__
+
     parser = argparse.ArgumentParser(
         prog="llgui",
-        description="Step through a lifelong-learning system's corrections with live penalised "
-                    "scores. Subcommands score, replay, lifelong and det run headless "
-                    "(llgui score --help).",
+        description="Open bundles in the window: step through a lifelong-learning system's\n"
+                    "corrections with live penalised scores. The commands below run headless.",
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"llgui {__version__}")
     parser.add_argument("bundles", nargs="*", type=Path, metavar="BUNDLE",
                         help="bundle files (*.toml) to open")
     parser.add_argument("--demo", action="store_true", help="open the bundled demo")

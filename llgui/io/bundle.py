@@ -57,17 +57,18 @@ from llgui.io._read import (
     NotRegularFile, check_regular, decode_lines, read_bytes, value_error_reason,
 )
 from llgui.io._tomlpos import TomlPositions, locate
+from llgui.io.text import load_docids, parse_line_range
 
 TABLES = ("bundle", "settings", "cost", "documents", "interactions", "lifelong", "detection",
           "classification")
 BUNDLE_KEYS = ("task", "name", "metrics")
 DOCUMENT_KEYS = {
-    "mt": ("id", "time", "references", "hypothesis", "source"),
+    "mt": ("id", "time", "references", "hypothesis", "source", "lines", "docids", "docid"),
     "diarization": ("id", "time", "references", "hypothesis", "uem", "uri"),
 }
 INTERACTIONS_KEYS = ("log",)
 LIFELONG_KEYS = ("scores",)
-DETECTION_KEYS = ("scores", "key")
+DETECTION_KEYS = ("scores", "key", "targets", "nontargets", "names")
 CLASSIFICATION_KEYS = ("key", "decisions", "classes")
 
 SACREBLEU_TOKENIZERS = ("13a", "char", "flores101", "flores200", "intl", "ja-mecab",
@@ -698,12 +699,81 @@ class _Loader:
         return self.read(load_lifelong, resolved)
 
     def detection(self, table: dict | None, task: str) -> list:
+        if table is not None and ("targets" in table or "nontargets" in table):
+            names: dict[str, tuple[str, int]] = {}
+            pairs = self.detection_pairs(table, names)
+            if "scores" not in table:
+                return pairs
+            return self.detection_scores(table, names) + pairs
         if table is None or "scores" not in table:
             if task == "detection":
                 line = (self.pos.table_line(("detection",)) if table is not None
                         else self.key_line("bundle", "task"))
-                self.add(line, "a detection bundle needs [detection] scores = [score files]")
+                self.add(line, "a detection bundle needs [detection] scores = [score files], "
+                               "or targets = [...] and nontargets = [...]")
             return []
+        return self.detection_scores(table, {})
+
+    def detection_pairs(self, table: dict, names: dict[str, tuple[str, int]]) -> list:
+        """Systems given as separate target / non-target score files (bob.measure, pyeer):
+        `targets` and `nontargets` are arrays (or single names) paired by position; `names`,
+        optional, names the systems (default: the common start of each pair's file stems)."""
+        from llgui.io.detection import load_score_pair, pair_name
+
+        lists = {}
+        for key in ("targets", "nontargets", "names"):
+            if key not in table:
+                continue
+            value = table[key]
+            value = [value] if isinstance(value, str) else value
+            if not isinstance(value, list) or not value:
+                self.add(self.key_line("detection", key),
+                         f"{key} must be an array of {'names' if key == 'names' else 'files'}, "
+                         f"not {'an empty array' if value == [] else _show(table[key])}")
+                return []
+            lists[key] = value
+        for key, other in (("targets", "nontargets"), ("nontargets", "targets")):
+            if key in lists and other not in lists:
+                self.add(self.key_line("detection", key),
+                         f"{key} needs {other} = [...] (one file of each per system)")
+                return []
+        n = len(lists["targets"])
+        for key in ("nontargets", "names"):
+            if key in lists and len(lists[key]) != n:
+                self.add(self.key_line("detection", key),
+                         f"{key} has {len(lists[key])} entries but targets has {n} (paired "
+                         f"by position)")
+                return []
+        trials = []
+        for i in range(n):
+            resolved = []
+            for key in ("targets", "nontargets"):
+                where = self.pos.element_line(("detection",), key, i)
+                resolved.append(self.resolve(lists[key][i], key, where))
+            where = self.pos.element_line(("detection",), "targets", i)
+            if "names" in lists:
+                name = lists["names"][i]
+                where = self.pos.element_line(("detection",), "names", i)
+                if not isinstance(name, str) or not name.strip():
+                    self.add(where, f"names[{i}] must be a non-empty string, not {_show(name)}")
+                    continue
+            elif None not in resolved:
+                name = pair_name(*resolved)
+            else:
+                continue
+            if name in names:
+                self.add(where, f"system name {name!r} is given twice (first at line "
+                                f"{names[name][1]}); set names = [...] to tell them apart")
+                continue
+            names[name] = (name, where)
+            if None in resolved:
+                continue
+            loaded = self.read(load_score_pair, resolved[0], resolved[1], name)
+            if loaded is not None:
+                trials.append(loaded)
+        return trials
+
+    def detection_scores(self, table: dict, names: dict[str, tuple[str, int]]) -> list:
         from llgui.io import detection as det
 
         key = None
@@ -725,7 +795,6 @@ class _Loader:
             self.add(line, f"scores must be an array of score files, not {_show(table['scores'])}")
             return []
         trials = []
-        names: dict[str, tuple[str, int]] = {}
         for i, written in enumerate(files):
             where = self.pos.element_line(("detection",), "scores", i)
             resolved = self.resolve(written, "scores", where)
@@ -906,6 +975,9 @@ class _Doc:
                     if segments is None:
                         self.ok = False
                     loaded[(role, line, written)] = segments
+        selection = self.mt_selection()
+        if selection is not None:
+            loaded = self.select(selection, loaded)
         hyp_segments = next((v for (r, _, _), v in loaded.items() if r == "hypothesis"), None)
         if hyp_segments is not None:
             (hyp_written,) = [w for (r, _, w) in loaded if r == "hypothesis"]
@@ -921,6 +993,77 @@ class _Doc:
         references = tuple(v for (r, _, _), v in loaded.items() if r == "references")
         source = next((v for (r, _, _), v in loaded.items() if r == "source"), None)
         return MTDocument(doc_id, stamp, hyp_segments, references, source)
+
+    def mt_selection(self) -> tuple[tuple[int, ...], int | None, int, str] | None:
+        """The lines this MT document takes from its files: None for all of them, else
+        (0-based rows, exact file length needed or None, least file length needed, what for
+        messages). `lines = "131-260"` takes a range; `docids` + `docid` (default: the id)
+        the lines of one document of a WMT test set. On a problem: ((), None, 0, "")."""
+        failed: tuple[tuple[int, ...], int | None, int, str] = ((), None, 0, "")
+        table = self.table
+        if "docid" in table and "docids" not in table:
+            self.add("docid", "docid needs docids = the doc-id file of the test set (one "
+                              "document id per line)")
+            return failed
+        if "lines" in table:
+            if "docids" in table:
+                self.add("lines", "give either lines or docids (+ docid), not both")
+                return failed
+            try:
+                first, last = parse_line_range(table["lines"])
+            except ValueError as exc:
+                self.add("lines", str(exc))
+                return failed
+            return tuple(range(first - 1, last)), None, last, f'lines = "{first}-{last}"'
+        if "docids" not in table:
+            return None
+        docid = table.get("docid", table.get("id"))
+        if not isinstance(docid, str) or not docid.strip():
+            if "docid" in table:
+                self.add("docid", f"docid must be a non-empty string, not {_show(docid)}")
+            return failed  # a bad id is reported by `id`
+        written = table["docids"]
+        resolved = self.file("docids", written, self.line("docids"))
+        ids = self.loader.read(load_docids, resolved) if resolved else None
+        if ids is None:
+            self.ok = False
+            return failed
+        rows = tuple(i for i, d in enumerate(ids) if d == docid)
+        if not rows:
+            known = list(dict.fromkeys(ids))
+            shown = ", ".join(known[:_SHOWN_URIS]) + (", ..." if len(known) > _SHOWN_URIS else "")
+            self.add("docid" if "docid" in table else "docids",
+                     f"document id {docid!r} is not in docids file {written!r} (its "
+                     f"{len(known)} ids: {shown})")
+            return failed
+        return rows, len(ids), 0, f"docids file {written!r}"
+
+    def select(self, selection, loaded: dict) -> dict:
+        """`loaded` (role, line, written) -> segments, cut to the selected rows; a file too
+        short for the range, or not as long as the doc-id file, is a problem at its line."""
+        rows, exact, least, what = selection
+        if not rows:
+            self.ok = False
+            return {key: None for key in loaded}
+        out = {}
+        for (role, line, written), segments in loaded.items():
+            if segments is None:
+                out[(role, line, written)] = None
+                continue
+            n = len(segments)
+            if exact is not None and n != exact:
+                self.ok = False
+                self.loader.add(line, f"{role} file {written!r} has {n} lines but {what} has "
+                                      f"{exact} (one document id per line of the test set)")
+                out[(role, line, written)] = None
+            elif n < least:
+                self.ok = False
+                self.loader.add(line, f"{role} file {written!r} has {n} lines; {what} needs "
+                                      f"at least {least}")
+                out[(role, line, written)] = None
+            else:
+                out[(role, line, written)] = tuple(segments[i] for i in rows)
+        return out
 
     def build_diarization(self, doc_id: str | None, stamp: Stamp | None) -> DiarDocument | None:
         from llgui.io.rttm import load_turns, load_uem

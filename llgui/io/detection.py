@@ -368,3 +368,45 @@ def _require_both(labels: np.ndarray | None, problems: Problems) -> None:
         problems.add(0, "no target trials (a DET curve needs target and non-target trials)")
     elif labels.all():
         problems.add(0, "no non-target trials (a DET curve needs target and non-target trials)")
+
+
+# --------------------------------------------------------------------------------------------
+# Two files: target scores and non-target scores (bob.measure, pyeer)
+
+
+def load_score_pair(targets: str | Path, nontargets: str | Path,
+                    name: str | None = None) -> Trials:
+    """One system's trials from a file of target scores and a file of non-target scores.
+
+    The bob.measure / pyeer layout (`*-positives.txt` / `*-negatives.txt`, `exp1_true.txt` /
+    `exp1_false.txt`): one score per line, blank and `#` lines skipped. Trials are the target
+    scores then the non-target ones. `name` defaults to `pair_name(targets, nontargets)`;
+    `Trials.path` is the target file. Raises LoadError listing the problems of both files
+    (wrong field count, a score that is not a finite number, an empty file).
+    """
+    parts, problems_all = [], []
+    for path in (targets, nontargets):
+        problems = Problems(path)
+        rows = _table(path, problems, 1, "one score per line")
+        scores = _scores(rows, problems, column=0) if rows is not None else None
+        problems_all.extend(problems.items)
+        parts.append(scores)
+    if problems_all:
+        raise LoadError(problems_all)
+    target_scores, nontarget_scores = parts
+    labels = np.concatenate([np.ones(target_scores.size, dtype=bool),
+                             np.zeros(nontarget_scores.size, dtype=bool)])
+    return Trials(name or pair_name(targets, nontargets),
+                  np.concatenate([target_scores, nontarget_scores]), labels, str(targets))
+
+
+def pair_name(targets: str | Path, nontargets: str | Path) -> str:
+    """A system name for a target / non-target pair: the longest common start of the two file
+    stems without its trailing separators (`exp1_true`, `exp1_false` -> `exp1`), else the
+    target file's stem."""
+    a, b = Path(targets).stem, Path(nontargets).stem
+    common = 0
+    while common < min(len(a), len(b)) and a[common] == b[common]:
+        common += 1
+    stem = a[:common].rstrip("_-. ")
+    return stem or a

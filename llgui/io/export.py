@@ -19,7 +19,7 @@ from llgui.core.atomic import write_atomic  # noqa: F401 - re-exported for calle
 # the reports are assembled in core (plain data); here they are only written. Re-exported
 # for the callers that import them from here.
 from llgui.core.report import (  # noqa: F401
-    det_report, document_entry, lifelong_report, replay_report, score_report,
+    tidy, det_report, document_entry, lifelong_report, replay_report, score_report,
 )
 
 DISPLAY = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER", "wer": "WER", "der": "DER",
@@ -103,13 +103,13 @@ def render_table(header: Sequence[str], rows: Sequence[Sequence[object]],
 
 
 REPLAY_COLUMNS = ("step", "initiative", "kind", "cost", "cum_cost", "s_cor", "s_imp",
-                  "s_adapt", "s_pen")
+                  "s_adapt", "s_pen", "s_pen_memorise")
 
 
 def replay_csv(report: Mapping) -> str:
     return to_csv(("doc", "metric", "mode") + REPLAY_COLUMNS,
                   [(report["doc"], report["metric"], report["mode"])
-                   + tuple(s[c] for c in REPLAY_COLUMNS) for s in report["steps"]])
+                   + tuple(s.get(c) for c in REPLAY_COLUMNS) for s in report["steps"]])
 
 
 def replay_table(report: Mapping) -> str:
@@ -120,10 +120,12 @@ def replay_table(report: Mapping) -> str:
            f"S_base = {fmt(report['s_base'])}", ""]
     rows = [(s["step"], s["initiative"], s["kind"], fmt(s["cost"], 1), fmt(s["cum_cost"], 1),
              fmt(s["s_cor"]), fmt(s["s_imp"]) + ("*" if s.get("impaired_better") else ""),
-             fmt(s["s_adapt"]), fmt(s["s_pen"]))
+             fmt(s["s_adapt"]), fmt(s["s_pen"]), fmt(s.get("s_pen_memorise")))
             for s in report["steps"]]
     out.append(render_table(("step", "initiative", "kind", "cost", "cum cost", "S_cor", "S_imp",
-                             "S_adapt", "S_pen"), rows, align_left=3))
+                             "S_adapt", "S_pen", "S_pen mem"), rows, align_left=3))
+    out.append("S_pen mem = the memorise-only reference: S_pen had the system only applied the "
+               "corrections (no generalisation); S_pen above it is net generalisation.")
     if any(s.get("impaired_better") for s in report["steps"]):
         out.append("* S_imp is better than S_cor at this step: the impaired construction is not "
                    "a lower bound here (see README, 'When S_imp beats S_cor').")
@@ -151,6 +153,10 @@ def score_csv(report: Mapping) -> str:
     for doc in report["documents"]:
         for metric, value in doc["scores"].items():
             rows.append((doc["id"], doc["time"], metric, "score", value))
+            # DER's miss / false_alarm / confusion / total seconds (per document, as in JSON)
+            for part, seconds in doc.get("components", {}).get(metric, {}).items():
+                if metric == "der":
+                    rows.append((doc["id"], doc["time"], metric, part, seconds))
             pen = doc.get("penalised", {}).get(metric)
             if pen:
                 for key in ("s_adapt", "s_pen"):
@@ -169,32 +175,38 @@ def score_table(report: Mapping) -> str:
     metrics = list(report["metrics"])
     names = [display_name(m) for m in metrics]
     penalised = report.get("penalised", {})
-    header = ["document", "time"] + names
-    if penalised:
-        header += [f"{display_name(m)} pen" for m in metrics]
+    # with a log, each metric's S_base (the score column), S_adapt and S_pen side by side
+    shown = ("s_adapt", "s_pen") if penalised else ()
+    header = ["document", "time"]
+    for m, name in zip(metrics, names):
+        header += [name] + [f"{name} {k[2:]}" for k in shown]
     rows = []
     for doc in report["documents"]:
-        row = [doc["id"], doc["time"]] + [
-            "nothing scored" if m in doc.get("notes", {}) else fmt(doc["scores"][m])
-            for m in metrics]
-        if penalised:
-            row += ["(no steps)" if doc["penalised"][m]["steps"] == 0
-                    else fmt(doc["penalised"][m]["s_pen"]) for m in metrics]
+        row = [doc["id"], doc["time"]]
+        for m in metrics:
+            row.append("nothing scored" if m in doc.get("notes", {}) else fmt(doc["scores"][m]))
+            if shown:
+                if doc["penalised"][m]["steps"] == 0:
+                    row += ["(no steps)"] * len(shown)
+                else:
+                    row += [fmt(doc["penalised"][m][k]) for k in shown]
         rows.append(row)
     for kind, label in (("pooled", "pooled"), ("mean", "mean of documents"),
                         ("policy", "policy-weighted")):
         if all(kind in report["aggregates"][m] for m in metrics):
-            row = [label, ""] + [fmt(report["aggregates"][m][kind]) for m in metrics]
-            if penalised:
-                row += [fmt(penalised[m][kind]["s_pen"]) if kind in penalised[m] else "-"
-                        for m in metrics]
+            row = [label, ""]
+            for m in metrics:
+                row += [fmt(report["aggregates"][m][kind])] + [
+                    fmt(penalised[m][kind][k]) if kind in penalised[m] else "-" for k in shown]
             rows.append(row)
     title = report.get("name") or report.get("bundle") or ""
-    out = [f"{title} ({report['task']}, {len(report['documents'])} documents)", ""]
+    n = len(report["documents"])
+    out = [f"{title} ({report['task']}, {n} document{'' if n == 1 else 's'})", ""]
     out.append(render_table(header, rows, align_left=2))
     if penalised:
-        out.append("pen = penalised score S_pen after the document's last interaction step "
-                   "(see `llgui replay`).")
+        out.append("score = S_base (the first hypothesis); adapt = S_adapt (the hypothesis after "
+                   "the document's last interaction step); pen = the penalised score S_pen "
+                   "there (see `llgui replay`).")
     for m in metrics:
         components = report["metrics"][m].get("components") or {}
         if m == "der" and components:

@@ -70,3 +70,53 @@ def load_segments(path: str | Path) -> tuple[str, ...]:
             )
     problems.raise_if_any()
     return tuple(lines)  # type: ignore[arg-type]  # no None left once no problem was found
+
+
+def parse_line_range(value: object) -> tuple[int, int]:
+    """(first, last) of a `lines = "FIRST-LAST"` selection: 1-based, inclusive, first <= last.
+
+    Raises ValueError with the reason (for the bundle's line) on anything else.
+    """
+    usage = 'lines must be a range "FIRST-LAST" of 1-based line numbers, e.g. "131-260"'
+    if not isinstance(value, str):
+        raise ValueError(f"{usage}; not {'a number' if isinstance(value, (int, float)) else type(value).__name__}")
+    match = re.fullmatch(r"\s*(\d{1,12})\s*-\s*(\d{1,12})\s*", value)
+    if match is None:
+        raise ValueError(f"{usage}; not {value[:40]!r}")
+    first, last = int(match.group(1)), int(match.group(2))
+    if first < 1:
+        raise ValueError(f"lines {value!r}: line numbers start at 1")
+    if last < first:
+        raise ValueError(f"lines {value!r}: the last line comes before the first")
+    return first, last
+
+
+def load_docids(path: str | Path) -> tuple[str, ...]:
+    """The document id of each line of a test set, from a WMT / sacrebleu doc-id file.
+
+    One id per line, aligned with the test set's lines (`sacrebleu -t wmt23 -l de-en --echo
+    docid` writes one); when a line has tab-separated fields (`--echo docid origlang`), the
+    first is the id. Surrounding whitespace is dropped. Problems, all collected: missing,
+    empty or non-UTF-8 file, and a line with no id (every line of the test set needs one).
+    """
+    problems = Problems(path)
+    data = read_bytes(path, problems)
+    if data is None:
+        problems.raise_if_any()
+    if not data:
+        problems.add(0, "file is empty")
+        problems.raise_if_any()
+    lines = decode_lines(data, problems, strip_bom=True)
+    ids: list[str] = []
+    for number, line in enumerate(lines, 1):
+        if line is None:
+            ids.append("")
+            continue
+        docid = line.split("\t", 1)[0].strip()
+        if not docid:
+            problems.add(number, "no document id on this line (one id per line of the test set)")
+        elif "\x00" in docid:
+            problems.add(number, "contains a NUL character")
+        ids.append(docid)
+    problems.raise_if_any()
+    return tuple(ids)

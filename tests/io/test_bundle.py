@@ -334,7 +334,8 @@ id = "d4"
     assert problems(load_bundle, path) == [
         (path, line_of(text, "uem ="), "key 'uem' is for diarization documents, not mt"),
         (path, line_of(text, "referenses"), "unknown key 'referenses' in [[documents]] (known: "
-                                            "id, time, references, hypothesis, source)"),
+                                            "id, time, references, hypothesis, source, lines, docids, "
+                                            "docid)"),
         (path, second, f"duplicate document id 'd1' (first at line {line_of(text, 'id = ')})"),
         (path, second + 1, "time 7 is a number, but document 'd1' (line 16) has an ISO date "
                            "(times must not mix numbers and dates)"),
@@ -469,7 +470,8 @@ def test_detection_problems(tmp_path):
     ]
     path = str(write(tmp_path / "c.toml", '[bundle]\ntask = "detection"\n'))
     assert problems(load_bundle, path) == [
-        (path, 2, "a detection bundle needs [detection] scores = [score files]")]
+        (path, 2, "a detection bundle needs [detection] scores = [score files], "
+               "or targets = [...] and nontargets = [...]")]
     path = str(write(tmp_path / "d.toml", '[bundle]\ntask = "mt"\n'))
     assert problems(load_bundle, path) == [
         (path, 2, "an mt bundle needs at least one [[documents]] table")]

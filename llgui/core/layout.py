@@ -1,0 +1,165 @@
+"""Geometry the views draw with, kept out of Qt so it can be tested as plain functions.
+
+- `pack_lanes`: rows for a timeline's turns, abutting turns (up to float error) on one row;
+- `format_time` / `time_labels`: seconds as mm:ss, or h:mm:ss past an hour;
+- `place_labels`: positions for labels along one axis that never overlap, each as near to
+  where it wants to be as the others allow (least squares);
+- `bar_range`: a value axis for bars whose differences would vanish if the bars started at 0.
+"""
+from __future__ import annotations
+
+import math
+from typing import Iterable, Sequence
+
+import numpy as np
+
+LANE_TOLERANCE = 1e-6
+"""Seconds: a turn starting this little before the previous one ends does not overlap it.
+pyannote.core's SEGMENT_PRECISION: RTTM onset + duration leaves ~1e-13 of float error
+(54.95 + 2.04 != 56.99), far below it, and no real overlap is that short."""
+
+
+def _span(item) -> tuple[float, float]:
+    if hasattr(item, "start"):
+        return float(item.start), float(item.end)
+    start, end = item[0], item[1]
+    return float(start), float(end)
+
+
+def pack_lanes(turns: Iterable, tolerance: float = LANE_TOLERANCE) -> np.ndarray:
+    """The row (0, 1, ...) of each turn, in input order, so that turns on a row do not overlap.
+
+    `turns`: `Turn`s or (start, end) pairs, seconds, any order. A turn goes to the lowest row
+    whose last turn ends no later than its start + `tolerance`; so a single speaker's abutting
+    turns (VBx writes onset and duration, and onset + duration misses the next onset by float
+    error) stay on one row, and only real overlap opens a second row. Shape (n,), int.
+    """
+    spans = [_span(t) for t in turns]
+    order = sorted(range(len(spans)), key=lambda i: (spans[i][0], spans[i][1]))
+    rows = np.zeros(len(spans), dtype=np.int64)
+    ends: list[float] = []   # the end of the last turn on each row
+    for i in order:
+        start, end = spans[i]
+        for row, last in enumerate(ends):
+            if last <= start + tolerance:
+                break
+        else:
+            row = len(ends)
+            ends.append(-math.inf)
+        rows[i] = row
+        ends[row] = max(ends[row], end)
+    return rows
+
+
+def format_time(seconds: float, decimals: int = 0, hours: bool | None = None) -> str:
+    """Seconds as m:ss (mm:ss from ten minutes), or h:mm:ss when `hours` (default: from one
+    hour on), with `decimals` digits of the second. 75 -> "1:15", 3725.5 -> "1:02:06",
+    format_time(75.25, 1) -> "1:15.2"; negative times get a minus sign."""
+    if not math.isfinite(seconds):
+        return ""
+    sign = "-" if seconds < 0 else ""
+    scale = 10 ** decimals
+    ticks = round(abs(seconds) * scale)   # rounded once, so 59.96 -> "1:00", never "0:60"
+    whole, fraction = divmod(ticks, scale)
+    minutes, secs = divmod(whole, 60)
+    if hours is None:
+        hours = minutes >= 60
+    tail = f".{fraction:0{decimals}d}" if decimals > 0 else ""
+    if hours:
+        h, m = divmod(minutes, 60)
+        return f"{sign}{h}:{m:02d}:{secs:02d}{tail}"
+    return f"{sign}{minutes}:{secs:02d}{tail}"
+
+
+def time_labels(values: Sequence[float], spacing: float | None = None) -> list[str]:
+    """Labels for ticks at `values` seconds, `spacing` apart (default: their smallest gap):
+    decimals only when the spacing is below a second, and h:mm:ss for all of them when any
+    reaches an hour, so an axis reads one way."""
+    values = [float(v) for v in values]
+    if not values:
+        return []
+    if spacing is None:
+        gaps = np.diff(sorted(set(values)))
+        spacing = float(gaps.min()) if gaps.size else 1.0
+    decimals = 0
+    if spacing > 0:
+        while decimals < 3 and spacing * 10 ** decimals < 1 - 1e-9:
+            decimals += 1
+    hours = max(abs(v) for v in values if math.isfinite(v)) >= 3600 if any(
+        math.isfinite(v) for v in values) else False
+    return [format_time(v, decimals, hours) for v in values]
+
+
+def place_labels(wanted: Sequence[float], sizes: Sequence[float] | float, gap: float = 0.0,
+                 lo: float | None = None, hi: float | None = None) -> np.ndarray:
+    """Centres for labels along one axis such that no two overlap, each as close to its
+    `wanted` centre as possible (least squares; the order of `wanted` is kept).
+
+    `sizes`: each label's extent along the axis (or one for all), in the axis's units; `gap`
+    the space left between neighbours; `lo`, `hi` optional limits the labels stay inside
+    (ignored when they cannot all fit). Returns an array in the order of `wanted`. Method:
+    with o_i the cumulative separations, q_i = p_i - o_i must not decrease; the best such q is
+    the isotonic regression of wanted - o (pool-adjacent-violators), clipped to the limits.
+    """
+    wanted = np.asarray(wanted, dtype=float)
+    n = wanted.size
+    if n == 0:
+        return wanted.copy()
+    size = np.broadcast_to(np.asarray(sizes, dtype=float), (n,))
+    order = np.argsort(wanted, kind="stable")
+    w, s = wanted[order], size[order]
+    separation = np.concatenate(([0.0], (s[:-1] + s[1:]) / 2 + gap))
+    offset = np.cumsum(separation)
+    q = _isotonic(w - offset)
+    low = None if lo is None else lo + s[0] / 2
+    high = None if hi is None else hi - s[-1] / 2 - offset[-1]
+    if low is not None and high is not None and low > high:
+        low = high = None   # they cannot all fit: keep them apart, let them run over
+    if low is not None:
+        q = np.maximum(q, low)
+    if high is not None:
+        q = np.minimum(q, high)
+    out = np.empty(n)
+    out[order] = q + offset
+    return out
+
+
+def _isotonic(y: np.ndarray) -> np.ndarray:
+    """The non-decreasing sequence nearest to `y` in least squares (pool adjacent violators)."""
+    means: list[float] = []
+    counts: list[int] = []
+    for value in y.tolist():
+        means.append(value)
+        counts.append(1)
+        while len(means) > 1 and means[-2] > means[-1]:
+            c = counts[-2] + counts[-1]
+            m = (means[-2] * counts[-2] + means[-1] * counts[-1]) / c
+            means[-2:] = [m]
+            counts[-2:] = [c]
+    return np.repeat(means, counts)
+
+
+def bar_range(values: Iterable[float], zero_share: float = 0.5,
+              pad: float = 0.15) -> tuple[float, float]:
+    """The value-axis range for bars of `values`: from 0 when the differences between the
+    bars are a fair share of their size (the spread exceeds `zero_share` of the largest
+    magnitude), otherwise around the values, padded by `pad` of their spread (at least one
+    unit each side, rounded out to whole units), so that 1-3 point differences between scores
+    of 30 read as differences. Non-finite values are ignored; (0, 1) when none is left."""
+    v = np.array([x for x in values if x is not None and math.isfinite(x)], dtype=float)
+    if v.size == 0:
+        return 0.0, 1.0
+    low, high = float(v.min()), float(v.max())
+    top = max(abs(low), abs(high))
+    if top == 0:
+        return 0.0, 1.0
+    spread = high - low
+    if low >= 0 and spread > zero_share * top:
+        return 0.0, high * (1 + pad)
+    if high <= 0 and spread > zero_share * top:
+        return low * (1 + pad), 0.0
+    margin = max(spread * pad, 1.0)
+    lower, upper = math.floor(low - margin), math.ceil(high + margin)
+    if low >= 0:
+        lower = max(lower, 0)
+    return float(lower), float(upper)

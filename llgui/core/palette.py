@@ -1,0 +1,148 @@
+"""Colours with a meaning: the error palette of the diarization timeline, and speaker colours
+kept perceptibly away from it (so no speaker is drawn in the red of *miss*).
+
+Distances are CIEDE2000 (Sharma, Wu and Dalal 2005) between sRGB colours (D65) in CIELAB;
+about 2 is a just-noticeable difference, and colours 20 apart read as different families.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Iterable, Sequence
+
+import numpy as np
+
+ERROR_COLOURS = {"miss": "#e31a1c", "false_alarm": "#ff9f1c", "confusion": "#6a3d9a"}
+"""The diarization error kinds as drawn (red, orange, purple)."""
+IMPAIRED = "#444444"
+"""Speech given to the never-mapped speaker of the impaired hypothesis (dark grey)."""
+UNMAPPED = "#b0b0b0"
+"""A hypothesis label the optimal mapping gives no reference speaker (grey)."""
+RESERVED = (*ERROR_COLOURS.values(), IMPAIRED, UNMAPPED)
+"""Colours whose meaning no speaker may borrow."""
+
+MIN_DISTANCE = 20.0
+"""Least CIEDE2000 distance of a speaker colour from a reserved one."""
+
+_CANDIDATES = (
+    "#1f77b4", "#2ca02c", "#17becf", "#8c564b", "#e377c2", "#bcbd22", "#393b79", "#637939",
+    "#3182bd", "#31a354", "#0b6e4f", "#9edae5", "#8c6d31", "#005f73", "#a6d854", "#f781bf",
+    "#66c2a5", "#1b9e77", "#e7ba52", "#6baed6", "#006d2c", "#08306b", "#c49c94", "#ce6dbd",
+)
+"""Speaker colour candidates in order of preference (distinct hues first, then variants)."""
+
+
+def hex_to_rgb(colour: str) -> tuple[float, float, float]:
+    """'#rrggbb' -> sRGB components in [0, 1]."""
+    text = colour.lstrip("#")
+    if len(text) != 6:
+        raise ValueError(f"expected a colour as #rrggbb, not {colour!r}")
+    return tuple(int(text[i:i + 2], 16) / 255 for i in (0, 2, 4))  # type: ignore[return-value]
+
+
+def to_lab(colour: str) -> tuple[float, float, float]:
+    """CIELAB (D65 white) of an sRGB colour '#rrggbb'."""
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+              for c in hex_to_rgb(colour)]
+    m = ((0.4124564, 0.3575761, 0.1804375), (0.2126729, 0.7151522, 0.0721750),
+         (0.0193339, 0.1191920, 0.9503041))
+    x, y, z = (sum(a * b for a, b in zip(row, linear)) for row in m)
+    white = (0.95047, 1.0, 1.08883)
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > (6 / 29) ** 3 else t / (3 * (6 / 29) ** 2) + 4 / 29
+
+    fx, fy, fz = f(x / white[0]), f(y / white[1]), f(z / white[2])
+    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
+
+
+def ciede2000(lab1: Sequence[float], lab2: Sequence[float]) -> float:
+    """CIEDE2000 colour difference of two CIELAB colours (kL = kC = kH = 1)."""
+    l1, a1, b1 = lab1
+    l2, a2, b2 = lab2
+    c1, c2 = math.hypot(a1, b1), math.hypot(a2, b2)
+    c_bar = (c1 + c2) / 2
+    g = 0.5 * (1 - math.sqrt(c_bar ** 7 / (c_bar ** 7 + 25 ** 7)))
+    a1p, a2p = (1 + g) * a1, (1 + g) * a2
+    c1p, c2p = math.hypot(a1p, b1), math.hypot(a2p, b2)
+    h1p = math.degrees(math.atan2(b1, a1p)) % 360 if c1p else 0.0
+    h2p = math.degrees(math.atan2(b2, a2p)) % 360 if c2p else 0.0
+    dl = l2 - l1
+    dc = c2p - c1p
+    if c1p * c2p == 0:
+        dh = 0.0
+    elif abs(h2p - h1p) <= 180:
+        dh = h2p - h1p
+    elif h2p - h1p > 180:
+        dh = h2p - h1p - 360
+    else:
+        dh = h2p - h1p + 360
+    dH = 2 * math.sqrt(c1p * c2p) * math.sin(math.radians(dh / 2))
+    l_bar = (l1 + l2) / 2
+    cp_bar = (c1p + c2p) / 2
+    if c1p * c2p == 0:
+        h_bar = h1p + h2p
+    elif abs(h1p - h2p) <= 180:
+        h_bar = (h1p + h2p) / 2
+    elif h1p + h2p < 360:
+        h_bar = (h1p + h2p + 360) / 2
+    else:
+        h_bar = (h1p + h2p - 360) / 2
+    t = (1 - 0.17 * math.cos(math.radians(h_bar - 30)) + 0.24 * math.cos(math.radians(2 * h_bar))
+         + 0.32 * math.cos(math.radians(3 * h_bar + 6))
+         - 0.20 * math.cos(math.radians(4 * h_bar - 63)))
+    d_theta = 30 * math.exp(-(((h_bar - 275) / 25) ** 2))
+    r_c = 2 * math.sqrt(cp_bar ** 7 / (cp_bar ** 7 + 25 ** 7))
+    s_l = 1 + 0.015 * (l_bar - 50) ** 2 / math.sqrt(20 + (l_bar - 50) ** 2)
+    s_c = 1 + 0.045 * cp_bar
+    s_h = 1 + 0.015 * cp_bar * t
+    r_t = -math.sin(math.radians(2 * d_theta)) * r_c
+    return math.sqrt((dl / s_l) ** 2 + (dc / s_c) ** 2 + (dH / s_h) ** 2
+                     + r_t * (dc / s_c) * (dH / s_h))
+
+
+def colour_distance(first: str, second: str) -> float:
+    """CIEDE2000 distance of two '#rrggbb' colours."""
+    return ciede2000(to_lab(first), to_lab(second))
+
+
+def speaker_palette(n: int, reserved: Iterable[str] = RESERVED,
+                    min_distance: float = MIN_DISTANCE) -> list[str]:
+    """`n` speaker colours ('#rrggbb'), none within `min_distance` (CIEDE2000) of a reserved
+    colour, distinct hues first; beyond the candidates that qualify, the list repeats (the
+    legend and the labels still tell speakers apart)."""
+    allowed = _allowed(tuple(reserved), float(min_distance))
+    if not allowed:
+        raise ValueError("no speaker colour is far enough from the reserved colours")
+    return [allowed[i % len(allowed)] for i in range(max(int(n), 0))]
+
+
+@lru_cache(maxsize=8)
+def _allowed(reserved: tuple[str, ...], min_distance: float) -> tuple[str, ...]:
+    """The candidates far enough from `reserved`, each next one the farthest (CIEDE2000) from
+    those already taken, so that the first few speakers differ most."""
+    reserved_lab = [to_lab(c) for c in reserved]
+    labs = {c: to_lab(c) for c in _CANDIDATES}
+    left = [c for c in _CANDIDATES
+            if all(ciede2000(labs[c], r) >= min_distance for r in reserved_lab)]
+    chosen: list[str] = []
+    while left:
+        if not chosen:
+            best = left[0]
+        else:
+            best = max(left, key=lambda c: min(ciede2000(labs[c], labs[k]) for k in chosen))
+        chosen.append(best)
+        left.remove(best)
+    return tuple(chosen)
+
+
+def speaker_colours(labels: Iterable[str]) -> dict[str, str]:
+    """A colour per speaker label, assigned in sorted label order (a speaker who recurs in
+    several documents keeps its colour when the same label set is given)."""
+    names = sorted(set(labels), key=str)
+    return dict(zip(names, speaker_palette(len(names))))
+
+
+def palette_array(colours: Sequence[str]) -> np.ndarray:
+    """(n, 3) uint8 RGB of '#rrggbb' colours, for brushes built in bulk."""
+    return np.array([[round(c * 255) for c in hex_to_rgb(x)] for x in colours], dtype=np.uint8)

@@ -1,0 +1,55 @@
+"""Command-line polish: --version, one usage in --help, S_adapt in the score table, derived
+sums without float noise, "1 document"."""
+from __future__ import annotations
+
+import json
+import re
+
+from llgui import __version__
+from llgui.__main__ import main as entry
+from llgui.cli import main as cli_main
+from llgui.io.export import tidy
+from tests.conftest import DEMO
+
+
+def test_version(capsys):
+    assert entry(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"llgui {__version__}"
+
+
+def test_help_prints_one_usage_listing_the_commands(capsys):
+    assert entry(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert len(re.findall(r"^usage:", out, flags=re.M)) == 1
+    for command in ("score", "replay", "lifelong", "det"):
+        assert re.search(rf"^  llgui {command} ", out, flags=re.M)
+
+
+def test_score_table_shows_s_adapt_beside_s_base_and_s_pen(capsys):
+    assert cli_main(["score", str(DEMO / "mt" / "bundle.toml"), "--metric", "bleu"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("document"))
+    assert header.split()[2:] == ["BLEU", "BLEU", "adapt", "BLEU", "pen"]
+
+
+def test_one_document_is_singular(tmp_path, capsys):
+    (tmp_path / "ref.txt").write_text("a small house\n", encoding="utf-8")
+    (tmp_path / "hyp.txt").write_text("a little house\n", encoding="utf-8")
+    (tmp_path / "one.toml").write_text(
+        '[bundle]\ntask = "mt"\n[[documents]]\nid = "d"\ntime = 1\nreferences = "ref.txt"\n'
+        'hypothesis = "hyp.txt"\n', encoding="utf-8")
+    code = cli_main(["score", str(tmp_path / "one.toml"), "--metric", "bleu"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "(mt, 1 document)" in captured.out.splitlines()[0]
+
+
+def test_derived_sums_have_no_float_noise(capsys):
+    assert cli_main(["score", str(DEMO / "diarization" / "bundle.toml"), "--metric", "der",
+                     "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    sums = [v for d in report["documents"] for v in d["components"]["der"].values()]
+    sums += [d["penalised"]["der"]["cost"] for d in report["documents"]]
+    assert sums and all(len(repr(v).split(".")[-1]) <= 9 for v in sums), sums
+    assert tidy(13.710000000000036) == 13.71 and tidy(float("nan")) != tidy(float("nan"))
+    assert tidy({"a": 0.1 + 0.2, "b": None}) == {"a": 0.3, "b": None}

@@ -1,0 +1,59 @@
+"""Speaker colours never borrow the error palette's meaning (llgui.core.palette)."""
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from llgui.core.palette import (
+    ERROR_COLOURS, IMPAIRED, MIN_DISTANCE, RESERVED, UNMAPPED, ciede2000, colour_distance,
+    speaker_colours, speaker_palette, to_lab,
+)
+
+
+@pytest.mark.parametrize("lab1, lab2, expected", [
+    # Sharma, Wu and Dalal (2005), CIEDE2000 test data, pairs 1, 7, 17-20, 25
+    ((50.0, 2.6772, -79.7751), (50.0, 0.0, -82.7485), 2.0425),
+    ((50.0, 0.0, 0.0), (50.0, -1.0, 2.0), 2.3669),
+    ((50.0, 2.5, 0.0), (73.0, 25.0, -18.0), 27.1492),
+    ((50.0, 2.5, 0.0), (61.0, -5.0, 29.0), 22.8977),
+    ((50.0, 2.5, 0.0), (56.0, -27.0, -3.0), 31.9030),
+    ((50.0, 2.5, 0.0), (58.0, 24.0, 15.0), 19.4535),
+    ((60.2574, -34.0099, 36.2677), (60.4626, -34.1751, 39.4387), 1.2644),
+])
+def test_ciede2000_published_pairs(lab1, lab2, expected):
+    assert ciede2000(lab1, lab2) == pytest.approx(expected, abs=5e-5)
+    assert ciede2000(lab2, lab1) == pytest.approx(expected, abs=5e-5)
+
+
+def test_lab_of_srgb_primaries():
+    assert to_lab("#ffffff") == pytest.approx((100, 0, 0), abs=0.01)
+    assert to_lab("#ff0000") == pytest.approx((53.24, 80.09, 67.20), abs=0.02)
+
+
+def test_no_speaker_colour_is_near_an_error_colour():
+    palette = speaker_palette(40)
+    assert len(set(palette)) >= 12
+    for speaker in set(palette):
+        for name, reserved in {**ERROR_COLOURS, "impaired": IMPAIRED,
+                               "unmapped": UNMAPPED}.items():
+            assert colour_distance(speaker, reserved) >= MIN_DISTANCE, (speaker, name)
+
+
+def test_the_first_speakers_differ_most():
+    palette = speaker_palette(8)
+    assert min(colour_distance(a, b) for a, b in itertools.combinations(palette[:4], 2)) > 30
+    assert min(colour_distance(a, b) for a, b in itertools.combinations(palette, 2)) > 15
+
+
+def test_the_old_palette_failed():
+    """Tableau's red, orange and purple, which the timeline used, sit on the error colours."""
+    assert colour_distance("#d62728", ERROR_COLOURS["miss"]) < MIN_DISTANCE
+    assert colour_distance("#ff7f0e", ERROR_COLOURS["false_alarm"]) < MIN_DISTANCE
+    assert colour_distance("#9467bd", ERROR_COLOURS["confusion"]) < MIN_DISTANCE
+    assert len(RESERVED) == 5
+
+
+def test_speaker_colours_follow_sorted_labels():
+    colours = speaker_colours(["S2", "S1", "S2"])
+    assert list(colours) == ["S1", "S2"] and colours["S1"] == speaker_palette(1)[0]

@@ -175,3 +175,78 @@ def point_threshold(curve: DetCurve, k: int) -> float:
     if np.isfinite(t):
         return t
     return float(np.nextafter(curve.thresholds[-2], np.inf)) if curve.thresholds.size > 1 else 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# The same views read off a DET curve's counts (the GUI's path: no pass over the trials)
+
+
+def _below(curve: DetCurve, target: bool | None) -> np.ndarray:
+    """For each curve threshold, how many scores of the class (None: of both) lie strictly
+    below it."""
+    if target is None:
+        return curve.n_miss + (curve.n_nontarget - curve.n_fa)
+    if target:
+        return curve.n_miss
+    return curve.n_nontarget - curve.n_fa
+
+
+def _size(curve: DetCurve, target: bool | None) -> int:
+    if target is None:
+        return curve.n_target + curve.n_nontarget
+    return curve.n_target if target else curve.n_nontarget
+
+
+def order_statistics(curve: DetCurve, target: bool | None, ranks) -> np.ndarray:
+    """The class's (None: all) sorted scores at 0-based `ranks`, from the curve's counts (its
+    thresholds are the distinct scores): O(len(ranks) log n_points)."""
+    below = _below(curve, target)
+    j = np.searchsorted(below, np.asarray(ranks, dtype=np.int64), side="right") - 1
+    return curve.thresholds[j]
+
+
+def quantiles_from_curve(curve: DetCurve, target: bool | None, p) -> np.ndarray:
+    """numpy.quantile (method "linear") of one class's (None: all) scores at `p`."""
+    n = _size(curve, target)
+    h = (n - 1) * np.asarray(p, dtype=float)
+    lo = np.floor(h).astype(np.int64)
+    hi = np.minimum(lo + 1, n - 1)
+    a, b = order_statistics(curve, target, lo), order_statistics(curve, target, hi)
+    t = h - lo
+    # numpy's lerp: from the nearer end, so that t = 1 gives b exactly
+    return np.where(t >= 0.5, b - (b - a) * (1 - t), a + (b - a) * t)
+
+
+def qq_from_curve(curve: DetCurve, n: int = 200) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`qq(non-target scores, target scores, n)` read off the curve."""
+    p = (np.arange(1, n + 1) - 0.5) / n
+    return p, quantiles_from_curve(curve, False, p), quantiles_from_curve(curve, True, p)
+
+
+def histograms_from_curve(curve: DetCurve, bins: int = 50, density: bool = True) -> Histograms:
+    """`histograms` read off the curve: numpy's bins over all scores ([lo, hi) each, the last
+    one closed), counted as differences of the counts below each edge."""
+    lo, hi = float(curve.thresholds[0]), float(curve.thresholds[-2])
+    edges = np.histogram_bin_edges(np.array([lo, hi]), bins=bins)
+    k = np.searchsorted(curve.thresholds, edges, side="left")
+    out = []
+    for target, n in ((True, curve.n_target), (False, curve.n_nontarget)):
+        below = _below(curve, target)[k].astype(np.float64)
+        below[-1] = n   # the last bin includes its right edge (the highest score)
+        counts = np.diff(below)
+        out.append(counts / (n * np.diff(edges)) if density else counts)
+    return Histograms(edges, out[0], out[1], density)
+
+
+def normal_qq_from_curve(curve: DetCurve, target: bool, max_points: int = 2000
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """`normal_qq` of one class's scores at (at most) `max_points` evenly spaced ranks."""
+    from scipy.special import ndtri
+
+    n = curve.n_target if target else curve.n_nontarget
+    ranks = np.unique(np.linspace(0, n - 1, min(n, max_points)).astype(np.int64))
+    m = (ranks + 1 - 0.3175) / (n + 0.365)
+    last = 0.5 ** (1.0 / n)
+    m[ranks == n - 1] = last
+    m[ranks == 0] = 1.0 - last
+    return ndtri(m), order_statistics(curve, target, ranks)

@@ -105,6 +105,12 @@ def _read_all(path: str, doc: DetDocument, read_scores, add, step, keyed: bool
     if new is None:
         return None
     ids = trial_ids(new, keyed)
+    if not keyed and len(ids) == len(doc.items) and not (
+            new.is_target == doc.trials.is_target).all():
+        first = int((new.is_target != doc.trials.is_target).argmax())
+        add(step, f"adapted file {Path(path).name!r}: trial {first + 1} is labelled "
+                  f"otherwise than in {doc.id}'s score file")
+        return None
     if len(ids) != len(doc.items) or set(ids) != set(doc.index):
         add(step, f"adapted file {Path(path).name!r} scores {len(ids)} trials, not the "
                   f"{len(doc.items)} trials of {doc.id}")

@@ -133,3 +133,37 @@ def test_reading_counts_off_the_curve_equals_counting_trials():
 
     k = 17
     assert nearest_point(curve, float(probit(curve.p_fa[k])), float(probit(curve.p_miss[k]))) == k
+
+
+@settings(max_examples=30, deadline=None)
+@given(trials(), st.integers(1, 30))
+def test_views_read_off_the_curve_equal_numpy(data, bins):
+    from llgui.core.det_views import (
+        histograms_from_curve, normal_qq_from_curve, order_statistics, qq_from_curve,
+    )
+
+    scores, labels = data
+    curve = det_curve(scores, labels)
+    for target in (True, False):
+        values = np.sort(scores[labels] if target else scores[~labels])
+        np.testing.assert_array_equal(
+            order_statistics(curve, target, np.arange(values.size)), values)
+        theory, ordered = normal_qq_from_curve(curve, target, max_points=10 ** 6)
+        want_m, want_r = normal_qq(values)
+        np.testing.assert_allclose(theory, want_m, rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(ordered, want_r)
+    from llgui.core.det_views import quantiles_from_curve
+
+    probabilities = np.linspace(0, 1, 23)
+    np.testing.assert_allclose(quantiles_from_curve(curve, None, probabilities),
+                               np.quantile(scores, probabilities), rtol=0, atol=1e-12)
+    p, q_non, q_tar = qq_from_curve(curve, 37)
+    _, want_non, want_tar = qq(scores[~labels], scores[labels], 37)
+    np.testing.assert_allclose(q_non, want_non, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(q_tar, want_tar, rtol=0, atol=1e-12)
+    for density in (False, True):
+        got = histograms_from_curve(curve, bins, density)
+        want = histograms(scores, labels, bins, density)
+        np.testing.assert_array_equal(got.edges, want.edges)
+        np.testing.assert_allclose(got.target, want.target, rtol=1e-12, atol=0)
+        np.testing.assert_allclose(got.nontarget, want.nontarget, rtol=1e-12, atol=0)

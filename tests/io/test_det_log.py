@@ -51,6 +51,17 @@ def test_a_detection_log_loads_with_systems_as_documents(tmp_path):
 
 
 def test_without_a_key_items_are_trial_numbers(tmp_path):
+    write(tmp_path / "new.txt", "1.0 target\n-2 nontarget\n-0.5 nontarget\n")
+    write(tmp_path / "relabelled.txt", "1.0 target\n-2 target\n-0.5 nontarget\n")
+    path = bundle(tmp_path, [step(1, ("3",), ("nontarget",), adapted={"path": "new.txt"})],
+                  key=False)
+    loaded = load_bundle(path)
+    assert dict(loaded.steps[0].adapted.scores) == {"1": 1.0, "2": -2.0, "3": -0.5}
+    path = bundle(tmp_path, [step(1, ("3",), ("nontarget",),
+                                  adapted={"path": "relabelled.txt"})], key=False)
+    assert problems(load_bundle, path) == [
+        (str(tmp_path / "log.jsonl"), 1, "adapted file 'relabelled.txt': trial 2 is labelled "
+                                         "otherwise than in sys's score file")]
     path = bundle(tmp_path, [step(1, ("3",), ("nontarget",))], key=False)
     loaded = load_bundle(path)
     assert loaded.documents[0].items == ("1", "2", "3")

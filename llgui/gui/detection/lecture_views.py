@@ -143,15 +143,17 @@ class LectureViews(QTabWidget):
     # -- histograms -------------------------------------------------------------------------
 
     def draw_histograms(self) -> None:
-        from llgui.core.det_views import histograms
+        from llgui.core.det_views import histograms_from_curve
 
         item = self.hist_plot.getPlotItem()
         item.clear()
         result, trials = self._selected()
-        if trials is None:
+        if result is None:
             item.setTitle("no system", size="9pt", color=TEXT)
             return
-        h = histograms(trials.scores, trials.is_target, bins=60)
+        # read off the DET curve's counts: equal to numpy.histogram of the scores, without a
+        # pass over a million trials on the GUI thread at every threshold move
+        h = histograms_from_curve(result.curve, bins=60)
         for values, colour, name in ((h.nontarget, NONTARGET, "non-target"),
                                      (h.target, TARGET, "target")):
             fill = pg.mkBrush(colour + "40")
@@ -162,34 +164,31 @@ class LectureViews(QTabWidget):
                                          pen=pg.mkPen(THRESHOLD, width=1.5,
                                                       style=Qt.PenStyle.DashLine)))
         item.setTitle(f"{html.escape(result.name)}: "
-                      f"<span style='color:{TARGET}'>targets ({trials.n_target:,})</span>, "
-                      f"<span style='color:{NONTARGET}'>non-targets ({trials.n_nontarget:,})"
+                      f"<span style='color:{TARGET}'>targets ({result.n_target:,})</span>, "
+                      f"<span style='color:{NONTARGET}'>non-targets ({result.n_nontarget:,})"
                       f"</span> · ┆ the threshold", size="9pt", color=TEXT)
 
     # -- Q-Q --------------------------------------------------------------------------------
 
     def draw_qq(self) -> None:
-        from llgui.core.det_views import normal_qq, qq
+        from llgui.core.det_views import normal_qq_from_curve, qq_from_curve
 
         item = self.qq_plot.getPlotItem()
         item.clear()
-        result, trials = self._selected()
-        if trials is None:
+        result, _trials = self._selected()
+        if result is None:
             return
-        target = trials.scores[trials.is_target]
-        nontarget = trials.scores[~trials.is_target]
-        other = self.trials_by_name.get(self.versus_box.currentData())
+        other = next((r for r in self.results if r.name == self.versus_box.currentData()),
+                     None)
         if other is not None and not self.normal_box.isChecked():
-            self._draw_qq_systems(item, result.name, trials, other)
+            self._draw_qq_systems(item, result, other)
             return
         if self.normal_box.isChecked():
             item.setLabel("bottom", "standard normal quantile")
             item.setLabel("left", "score")
-            for values, colour in ((nontarget, NONTARGET), (target, TARGET)):
-                theory, ordered = normal_qq(values)
-                if ordered.size > NORMAL_QQ_MAX_POINTS:
-                    keep = np.linspace(0, ordered.size - 1, NORMAL_QQ_MAX_POINTS).astype(int)
-                    theory, ordered = theory[keep], ordered[keep]
+            for target, colour in ((False, NONTARGET), (True, TARGET)):
+                theory, ordered = normal_qq_from_curve(result.curve, target,
+                                                       NORMAL_QQ_MAX_POINTS)
                 item.plot(theory, ordered, pen=None, symbol="o", symbolSize=4,
                           symbolPen=None, symbolBrush=pg.mkBrush(colour))
             item.setTitle(f"{html.escape(result.name)}: normal Q-Q per class (a straight line: "
@@ -197,7 +196,7 @@ class LectureViews(QTabWidget):
             return
         item.setLabel("bottom", "non-target score quantile")
         item.setLabel("left", "target score quantile")
-        p, q_non, q_tar = qq(nontarget, target, QQ_POINTS)
+        p, q_non, q_tar = qq_from_curve(result.curve, QQ_POINTS)
         lo = float(min(q_non.min(), q_tar.min()))
         hi = float(max(q_non.max(), q_tar.max()))
         item.plot([lo, hi], [lo, hi], pen=pg.mkPen("#999999", width=1,
@@ -214,13 +213,16 @@ class LectureViews(QTabWidget):
                       f"{QQ_POINTS} probabilities (dashed: equal distributions; parallel to "
                       "it: a shift)", size="9pt", color=TEXT)
 
-    def _draw_qq_systems(self, item, name: str, trials, other) -> None:
+    def _draw_qq_systems(self, item, result, other) -> None:
         """All scores of the selected system against all scores of another."""
-        from llgui.core.det_views import qq
+        from llgui.core.det_views import quantiles_from_curve
 
+        name = result.name
         item.setLabel("bottom", f"{html.escape(other.name)} score quantile")
         item.setLabel("left", f"{html.escape(name)} score quantile")
-        _p, q_other, q_this = qq(other.scores, trials.scores, QQ_POINTS)
+        p = (np.arange(1, QQ_POINTS + 1) - 0.5) / QQ_POINTS
+        q_other = quantiles_from_curve(other.curve, None, p)
+        q_this = quantiles_from_curve(result.curve, None, p)
         lo = float(min(q_other.min(), q_this.min()))
         hi = float(max(q_other.max(), q_this.max()))
         item.plot([lo, hi], [lo, hi], pen=pg.mkPen("#999999", width=1,

@@ -424,8 +424,10 @@ class Session:
         self.process.close(self.timeout)
         return self._write_run(0, None)
 
-    def fail(self, error: BaseException) -> RunResult:
-        """End the process group and record the failure (exit 3; cancelled: exit 130)."""
+    def fail(self, error: BaseException) -> tuple[RunResult, BaseException]:
+        """End the process group and record the failure in run.json (exit 3 for a system
+        fault, 130 when cancelled, 1 otherwise). Returns the run and the error to raise (a
+        `ProtocolFault` gains the tail of the system's stderr)."""
         tail = ""
         if self.process is not None:
             self.process.kill()

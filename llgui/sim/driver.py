@@ -155,6 +155,7 @@ class Session:
         self._doc_state = None
         self._others: dict[str, RefIndex] = {}
         self.llgui_seconds = 0.0  # llgui's own time in steps (the system's excluded)
+        self.parse_seconds = 0.0  # of which parsing the system's messages
 
     # -- the system -----------------------------------------------------------------------------
 
@@ -168,8 +169,10 @@ class Session:
                                   self._where_step()) from None
         elapsed = time.perf_counter() - t0
         self.number += 1
-        return (P.parse_system(raw, self.number, self.bundle.task, self.doc, self._where_step()),
-                elapsed)
+        message = P.parse_system(raw, self.number, self.bundle.task, self.doc,
+                                 self._where_step())
+        self.parse_seconds += time.perf_counter() - t0 - elapsed  # llgui's time, not the system's
+        return message, elapsed
 
     def _send(self, message) -> None:
         try:
@@ -284,6 +287,7 @@ class Session:
             return None
         self.step = state.steps + 1
         waited = 0.0
+        parsed_before = self.parse_seconds
         if state.mode == "active":
             message, waited = self._receive()
             if isinstance(message, P.Stop):
@@ -336,7 +340,7 @@ class Session:
         else:
             view.corrected_windows.extend(view.track.windows(step))
         self.writer.append_step(step, waited + elapsed)
-        llgui_s += time.perf_counter() - t1
+        llgui_s += time.perf_counter() - t1 + (self.parse_seconds - parsed_before)
         self.llgui_seconds += llgui_s
         record = StepRecord(step, waited + elapsed, llgui_s, scores, state.cost, state.budget)
         if self.on_step is not None:
@@ -424,8 +428,10 @@ class Session:
         self.process.close(self.timeout)
         return self._write_run(0, None)
 
-    def fail(self, error: BaseException) -> RunResult:
-        """End the process group and record the failure (exit 3; cancelled: exit 130)."""
+    def fail(self, error: BaseException) -> tuple[RunResult, BaseException]:
+        """End the process group and record the failure in run.json (exit 3 for a system
+        fault, 130 when cancelled, 1 otherwise). Returns the run and the error to raise (a
+        `ProtocolFault` gains the tail of the system's stderr)."""
         tail = ""
         if self.process is not None:
             self.process.kill()

@@ -42,7 +42,7 @@ import tomllib
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from llgui.core.cost import CostModel
 from llgui.core.errors import LoadError, Problem, Problems
@@ -799,12 +799,12 @@ class _Doc:
         source = next((v for (r, _, _), v in loaded.items() if r == "source"), None)
         return MTDocument(doc_id, stamp, hyp_segments, references, source)
 
-    def mt_selection(self) -> tuple[tuple[int, ...], int | None, int, str] | None:
+    def mt_selection(self) -> tuple[Sequence[int], int | None, int, str] | None:
         """The lines this MT document takes from its files: None for all of them, else
         (0-based rows, exact file length needed or None, least file length needed, what for
         messages). `lines = "131-260"` takes a range; `docids` + `docid` (default: the id)
         the lines of one document of a WMT test set. On a problem: ((), None, 0, "")."""
-        failed: tuple[tuple[int, ...], int | None, int, str] = ((), None, 0, "")
+        failed: tuple[Sequence[int], int | None, int, str] = ((), None, 0, "")
         table = self.table
         if "docid" in table and "docids" not in table:
             self.add("docid", "docid needs docids = the doc-id file of the test set (one "
@@ -819,7 +819,9 @@ class _Doc:
             except ValueError as exc:
                 self.add("lines", str(exc))
                 return failed
-            return tuple(range(first - 1, last)), None, last, f'lines = "{first}-{last}"'
+            # a range, never a tuple: "1-999999999999" must fail on the file's length, not
+            # on memory
+            return range(first - 1, last), None, last, f'lines = "{first}-{last}"'
         if "docids" not in table:
             return None
         docid = table.get("docid", table.get("id"))

@@ -545,11 +545,17 @@ class _Loader:
 
     def detection(self, table: dict | None, task: str) -> list:
         if table is not None and ("targets" in table or "nontargets" in table):
-            names: dict[str, tuple[str, int]] = {}
-            pairs = self.detection_pairs(table, names)
+            pairs = self.detection_pairs(table, {})
             if "scores" not in table:
                 return pairs
-            return self.detection_scores(table, names) + pairs
+            trials = self.detection_scores(table)
+            taken = {t.name for t in trials}
+            for t in pairs:
+                if t.name in taken:
+                    self.add(self.key_line("detection", "targets"),
+                             f"system name {t.name!r} is also a scores file's stem; set names "
+                             f"= [...] to tell them apart")
+            return trials + [t for t in pairs if t.name not in taken]
         if table is None or "scores" not in table:
             if task == "detection":
                 line = (self.pos.table_line(("detection",)) if table is not None
@@ -557,7 +563,7 @@ class _Loader:
                 self.add(line, "a detection bundle needs [detection] scores = [score files], "
                                "or targets = [...] and nontargets = [...]")
             return []
-        return self.detection_scores(table, {})
+        return self.detection_scores(table)
 
     def detection_pairs(self, table: dict, names: dict[str, tuple[str, int]]) -> list:
         """Systems given as separate target / non-target score files (bob.measure, pyeer):
@@ -618,7 +624,7 @@ class _Loader:
                 trials.append(loaded)
         return trials
 
-    def detection_scores(self, table: dict, names: dict[str, tuple[str, int]]) -> list:
+    def detection_scores(self, table: dict) -> list:
         from llgui.io import detection as det
 
         key = None
@@ -638,6 +644,7 @@ class _Loader:
             self.add(line, f"scores must be an array of score files, not {_show(table['scores'])}")
             return []
         trials = []
+        names: dict[str, tuple[str, int]] = {}
         for i, written in enumerate(files):
             where = self.pos.element_line(("detection",), "scores", i)
             resolved = self.resolve(written, "scores", where)

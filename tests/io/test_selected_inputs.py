@@ -274,3 +274,17 @@ def test_fuzz_docids_and_score_pairs(tmp_path_factory, data):
     write(folder / "ok.txt", "1\n2\n")
     only_load_errors(load_docids, folder / "f.txt", tuple)
     only_load_errors(load_score_pair, folder / "f.txt", Trials, folder / "ok.txt")
+
+
+def test_pairs_beside_score_files(tmp_path):
+    write(tmp_path / "a_t.txt", "1\n2\n")
+    write(tmp_path / "a_n.txt", "0\n")
+    write(tmp_path / "sysB.txt", "1 target\n0 nontarget\n")
+    path = det_bundle(tmp_path, 'scores = ["sysB.txt"]\ntargets = ["a_t.txt"]\n'
+                                'nontargets = ["a_n.txt"]\n')
+    assert [t.name for t in load_bundle(path).detection] == ["sysB", "a"]
+    path = det_bundle(tmp_path, 'scores = ["sysB.txt"]\ntargets = ["a_t.txt"]\n'
+                                'nontargets = ["a_n.txt"]\nnames = ["sysB"]\n')
+    assert problems(load_bundle, path) == [
+        (str(path), 5, "system name 'sysB' is also a scores file's stem; set names = [...] to "
+                       "tell them apart")]

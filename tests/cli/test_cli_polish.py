@@ -69,3 +69,18 @@ def test_det_pair_of_target_and_nontarget_files(reference_data, expected, capsys
     assert (system["n_target"], system["n_nontarget"]) == (50, 50)
     assert cli_main(["det"]) == 2
     assert "give score files, or --pair" in capsys.readouterr().err
+
+
+def test_score_csv_has_per_document_der_components(capsys):
+    import csv
+    import io
+
+    assert cli_main(["score", str(DEMO / "diarization" / "bundle.toml"), "--metric", "der",
+                     "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    documents = {r["document"] for r in rows if not r["document"].startswith("<")}
+    for doc in documents:
+        got = {r["quantity"]: float(r["value"]) for r in rows if r["document"] == doc}
+        assert {"miss", "false_alarm", "confusion", "total"} <= set(got)
+        assert got["score"] == pytest.approx(
+            100 * (got["miss"] + got["false_alarm"] + got["confusion"]) / got["total"], abs=1e-6)

@@ -80,7 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
 
     p = sub.add_parser("det", help="DET summary (EER, minDCF, actDCF) of detection scores")
-    p.add_argument("scores", type=Path, nargs="+", metavar="SCORES")
+    p.add_argument("scores", type=Path, nargs="*", metavar="SCORES")
+    p.add_argument("--pair", type=Path, nargs=2, action="append", default=[],
+                   metavar=("TARGETS", "NONTARGETS"),
+                   help="a system as a file of target scores and one of non-target scores, one "
+                        "score per line (bob.measure, pyeer); repeatable")
     p.add_argument("--key", type=Path, metavar="KEY", help="NIST/Kaldi trial key")
     p.add_argument("--dcf", default="0.01,1,1", metavar="P_TARGET,C_MISS,C_FA",
                    help="DCF parameters (default: 0.01,1,1)")
@@ -325,6 +329,8 @@ def cmd_det(args) -> str:
     from llgui.io.detection import load_key, load_scores
 
     dcf = _parse_dcf(args.dcf)
+    if not args.scores and not args.pair:
+        raise UsageError("give score files, or --pair TARGETS NONTARGETS")
     key = load_key(args.key) if args.key is not None else None   # read once for all systems
     trials, problems = [], []
     for path in args.scores:
@@ -332,12 +338,19 @@ def cmd_det(args) -> str:
             trials.append(load_scores(path, key=key))
         except LoadError as error:
             problems.extend(error.problems)
+    for targets, nontargets in args.pair:   # bob.measure / pyeer layout
+        from llgui.io.detection import load_score_pair
+
+        try:
+            trials.append(load_score_pair(targets, nontargets))
+        except LoadError as error:
+            problems.extend(error.problems)
     if problems:
         raise LoadError(problems)
     names = [t.name for t in trials]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
-        raise LoadError([Problem(str(args.scores[names.index(dup)]), 0,
+        raise LoadError([Problem(str(trials[names.index(dup)].path), 0,
                                  f"two score files are named {dup!r}: systems are named by "
                                  "file stem, rename one")])
     if args.threshold is not None and not math.isfinite(args.threshold):

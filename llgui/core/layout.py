@@ -4,7 +4,9 @@
 - `format_time` / `time_labels`: seconds as mm:ss, or h:mm:ss past an hour;
 - `place_labels`: positions for labels along one axis that never overlap, each as near to
   where it wants to be as the others allow (least squares);
-- `bar_range`: a value axis for bars whose differences would vanish if the bars started at 0.
+- `bar_range`: a value axis for bars whose differences would vanish if the bars started at 0;
+- `zoom_panels`: the spans of a split timeline, one zoomed panel per listened window;
+- `date_labels`: date-axis tick labels that say the month and year, not day numbers alone.
 """
 from __future__ import annotations
 
@@ -163,3 +165,71 @@ def bar_range(values: Iterable[float], zero_share: float = 0.5,
     if low >= 0:
         lower = max(lower, 0)
     return float(lower), float(upper)
+
+
+def zoom_panels(windows: Iterable[Sequence[float]], pad: float = 1.0, merge_gap: float = 10.0,
+                extent: Sequence[float] | None = None) -> list[tuple[float, float]]:
+    """The time spans of a split view: one zoomed panel per listened window, so that a `same`
+    step with points 900 s apart shows two readable 6-s windows instead of one hairline each.
+
+    `windows`: (start, end) seconds, any order. Each window is widened by `pad` seconds on each
+    side (clipped to `extent` = (start, end) when given); windows whose padded spans come
+    within `merge_gap` seconds of each other share a panel. Returns sorted (start, end) spans.
+    """
+    spans = sorted((float(a) - pad, float(b) + pad) for a, b in windows)
+    if extent is not None:
+        lo, hi = float(extent[0]), float(extent[1])
+        spans = [(max(a, lo), min(b, hi)) for a, b in spans]
+        spans = [(a, b) for a, b in spans if b > a]
+    panels: list[list[float]] = []
+    for a, b in spans:
+        if panels and a - panels[-1][1] <= merge_gap:
+            panels[-1][1] = max(panels[-1][1], b)
+        else:
+            panels.append([a, b])
+    return [(a, b) for a, b in panels]
+
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_DAY = 86400.0
+
+
+def date_labels(values: Sequence[float], spacing: float | None = None,
+                with_time: bool | None = None) -> list[str]:
+    """Labels for ticks at POSIX seconds (UTC) `values`, `spacing` seconds apart (default:
+    their smallest gap), that say which month and year they are in, not day numbers alone:
+
+    - a year or more apart: "2023"; a month or more: "Jan 2023";
+    - days: "07 Jan 2023" on the first tick and where the year changes, "07 Jan" otherwise;
+    - below a day (or `with_time`): "07 Jan 2023 14:00" on the first tick and where the day
+      changes, "14:00" otherwise.
+    """
+    from datetime import datetime, timezone
+
+    values = [float(v) for v in values]
+    if not values:
+        return []
+    if spacing is None:
+        gaps = np.diff(sorted(set(values)))
+        spacing = float(gaps.min()) if gaps.size else _DAY
+    when = [datetime.fromtimestamp(v, tz=timezone.utc) for v in values]
+    if with_time is None:
+        with_time = spacing < _DAY
+    labels: list[str] = []
+    previous = None
+    for d in when:
+        if spacing >= 365 * _DAY:
+            text = f"{d.year}"
+        elif spacing >= 28 * _DAY:
+            text = f"{_MONTHS[d.month - 1]} {d.year}"
+        elif not with_time:
+            new_year = previous is None or previous.year != d.year
+            text = f"{d.day:02d} {_MONTHS[d.month - 1]}" + (f" {d.year}" if new_year else "")
+        else:
+            new_day = previous is None or previous.date() != d.date()
+            clock = f"{d.hour:02d}:{d.minute:02d}"
+            text = (f"{d.day:02d} {_MONTHS[d.month - 1]} {d.year} {clock}" if new_day
+                    else clock)
+        labels.append(text)
+        previous = d
+    return labels

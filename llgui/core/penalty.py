@@ -82,6 +82,12 @@ class Replay:
     # llmt mode: the document's BLEU statistics at the end under the llmt rule (the credit of
     # the answered reference requests taken off its match counts), pooled over the stream
     llmt_stats: np.ndarray | None = field(default=None, repr=False)
+    # the memorise-only chain (paper mode, when computed): per step the stats of its S_cor,
+    # S_imp, S_adapt, and its final stats; for the pooled memorise-only S_pen
+    memorise_stats: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...] | None = field(
+        default=None, repr=False
+    )
+    memorise_final: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def s_adapt(self) -> float:
@@ -169,6 +175,7 @@ def replay(
     adapted = base
     mem_llmt = _LlmtState(memorise) if memorise is not None and mode == "llmt" else None
     mem_penalty = 0.0
+    mem_stats: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for step in steps:
         check(should_stop)
         if before_step is not None:
@@ -177,8 +184,11 @@ def replay(
         if memorise is not None:
             mem_step = memorised_step(memorise, step)
             if mem_llmt is None:
-                mem_penalty += memorise.impaired(step).score - memorise.corrected(step).score
-                s_mem = memorise.advance(mem_step).score + mem_penalty
+                m_cor, m_imp = memorise.corrected(step), memorise.impaired(step)
+                mem_penalty += m_imp.score - m_cor.score
+                m_adapt = memorise.advance(mem_step)
+                s_mem = m_adapt.score + mem_penalty
+                mem_stats.append((m_cor.stats, m_imp.stats, m_adapt.stats))
             else:
                 mem_llmt.request(step)
                 memorise.advance(mem_step)
@@ -217,6 +227,10 @@ def replay(
         stats_final=final.stats,
         step_stats=tuple(step_stats),
         llmt_stats=None if llmt is None else llmt.stats(),
+        memorise_stats=(tuple(mem_stats) if memorise is not None and mem_llmt is None
+                        else None),
+        memorise_final=(memorise.current().stats if memorise is not None and mem_llmt is None
+                        else None),
     )
 
 
@@ -315,6 +329,8 @@ class BundleReplay:
     pooled_base: float
     pooled_adapt: float
     pooled_pen: float
+    pooled_pen_memorise: float | None = None
+    """Pooled memorise-only S_pen (`replay_bundle(memorise=True)`, paper mode), else None."""
 
     def summaries(self) -> dict[str, "DocumentSummary"]:
         """Per document id: S_base, S_pen and the signed gain (computed once, then cached;
@@ -447,7 +463,21 @@ def replay_bundle(
         pooled_base=base,
         pooled_adapt=adapt,
         pooled_pen=pen,
+        pooled_pen_memorise=pooled_memorise(metric, replays),
     )
+
+
+def pooled_memorise(metric: Metric, replays: Iterable[Replay]) -> float | None:
+    """The pooled S_pen of the memorise-only stream (every document's every step only
+    applying its correction), as `pooled_scores` pools the run's; None unless every replay
+    computed its memorise-only chain (paper mode)."""
+    replays = list(replays)
+    if not replays or any(r.memorise_stats is None or r.memorise_final is None
+                          for r in replays):
+        return None
+    memorised = [replace(r, stats_final=r.memorise_final, step_stats=r.memorise_stats)
+                 for r in replays]
+    return pooled_scores(metric, memorised)[2]
 
 
 def pooled_scores(metric: Metric, replays: Iterable[Replay]) -> tuple[float, float, float]:

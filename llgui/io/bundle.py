@@ -44,7 +44,7 @@ import tomllib
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from llgui.core.cost import CostModel
 from llgui.core.errors import LoadError, Problem, Problems
@@ -700,11 +700,17 @@ class _Loader:
 
     def detection(self, table: dict | None, task: str) -> list:
         if table is not None and ("targets" in table or "nontargets" in table):
-            names: dict[str, tuple[str, int]] = {}
-            pairs = self.detection_pairs(table, names)
+            pairs = self.detection_pairs(table, {})
             if "scores" not in table:
                 return pairs
-            return self.detection_scores(table, names) + pairs
+            trials = self.detection_scores(table)
+            taken = {t.name for t in trials}
+            for t in pairs:
+                if t.name in taken:
+                    self.add(self.key_line("detection", "targets"),
+                             f"system name {t.name!r} is also a scores file's stem; set names "
+                             f"= [...] to tell them apart")
+            return trials + [t for t in pairs if t.name not in taken]
         if table is None or "scores" not in table:
             if task == "detection":
                 line = (self.pos.table_line(("detection",)) if table is not None
@@ -712,7 +718,7 @@ class _Loader:
                 self.add(line, "a detection bundle needs [detection] scores = [score files], "
                                "or targets = [...] and nontargets = [...]")
             return []
-        return self.detection_scores(table, {})
+        return self.detection_scores(table)
 
     def detection_pairs(self, table: dict, names: dict[str, tuple[str, int]]) -> list:
         """Systems given as separate target / non-target score files (bob.measure, pyeer):
@@ -773,7 +779,7 @@ class _Loader:
                 trials.append(loaded)
         return trials
 
-    def detection_scores(self, table: dict, names: dict[str, tuple[str, int]]) -> list:
+    def detection_scores(self, table: dict) -> list:
         from llgui.io import detection as det
 
         key = None
@@ -795,6 +801,7 @@ class _Loader:
             self.add(line, f"scores must be an array of score files, not {_show(table['scores'])}")
             return []
         trials = []
+        names: dict[str, tuple[str, int]] = {}
         for i, written in enumerate(files):
             where = self.pos.element_line(("detection",), "scores", i)
             resolved = self.resolve(written, "scores", where)
@@ -994,12 +1001,12 @@ class _Doc:
         source = next((v for (r, _, _), v in loaded.items() if r == "source"), None)
         return MTDocument(doc_id, stamp, hyp_segments, references, source)
 
-    def mt_selection(self) -> tuple[tuple[int, ...], int | None, int, str] | None:
+    def mt_selection(self) -> tuple[Sequence[int], int | None, int, str] | None:
         """The lines this MT document takes from its files: None for all of them, else
         (0-based rows, exact file length needed or None, least file length needed, what for
         messages). `lines = "131-260"` takes a range; `docids` + `docid` (default: the id)
         the lines of one document of a WMT test set. On a problem: ((), None, 0, "")."""
-        failed: tuple[tuple[int, ...], int | None, int, str] = ((), None, 0, "")
+        failed: tuple[Sequence[int], int | None, int, str] = ((), None, 0, "")
         table = self.table
         if "docid" in table and "docids" not in table:
             self.add("docid", "docid needs docids = the doc-id file of the test set (one "
@@ -1014,7 +1021,9 @@ class _Doc:
             except ValueError as exc:
                 self.add("lines", str(exc))
                 return failed
-            return tuple(range(first - 1, last)), None, last, f'lines = "{first}-{last}"'
+            # a range, never a tuple: "1-999999999999" must fail on the file's length, not
+            # on memory
+            return range(first - 1, last), None, last, f'lines = "{first}-{last}"'
         if "docids" not in table:
             return None
         docid = table.get("docid", table.get("id"))

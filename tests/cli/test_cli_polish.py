@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from llgui import __version__
 from llgui.__main__ import main as entry
 from llgui.cli import main as cli_main
@@ -53,3 +55,32 @@ def test_derived_sums_have_no_float_noise(capsys):
     assert sums and all(len(repr(v).split(".")[-1]) <= 9 for v in sums), sums
     assert tidy(13.710000000000036) == 13.71 and tidy(float("nan")) != tidy(float("nan"))
     assert tidy({"a": 0.1 + 0.2, "b": None}) == {"a": 0.3, "b": None}
+
+
+def test_det_pair_of_target_and_nontarget_files(reference_data, expected, capsys):
+    case = next(e for e in expected["detection"] if e["id"].startswith("bob-measure-nonsep"))
+    code = cli_main(["det", "--pair", str(reference_data / case["target"]),
+                     str(reference_data / case["nontarget"]), "--format", "json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    (system,) = json.loads(out.out)["systems"]
+    assert system["eer"] / 100 == pytest.approx(
+        case["published"]["ROCCH_BOSARIS_1.06"]["EER"], abs=1e-12)
+    assert (system["n_target"], system["n_nontarget"]) == (50, 50)
+    assert cli_main(["det"]) == 2
+    assert "give score files, or --pair" in capsys.readouterr().err
+
+
+def test_score_csv_has_per_document_der_components(capsys):
+    import csv
+    import io
+
+    assert cli_main(["score", str(DEMO / "diarization" / "bundle.toml"), "--metric", "der",
+                     "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    documents = {r["document"] for r in rows if not r["document"].startswith("<")}
+    for doc in documents:
+        got = {r["quantity"]: float(r["value"]) for r in rows if r["document"] == doc}
+        assert {"miss", "false_alarm", "confusion", "total"} <= set(got)
+        assert got["score"] == pytest.approx(
+            100 * (got["miss"] + got["false_alarm"] + got["confusion"]) / got["total"], abs=1e-6)

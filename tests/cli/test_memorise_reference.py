@@ -46,7 +46,16 @@ def test_mt_memorise_only_equals_a_replay_of_the_memorised_log(tmp_path, capsys,
         text = step["answer"] if step["kind"] == "post_edit" else references[step["doc"]][n - 1]
         return {"lines": {str(n): text}}
 
+    pooled = None
+    if mode == "paper":
+        from llgui.core.penalty import replay_bundle
+
+        pooled = replay_bundle(bundle, metric, memorise=True).pooled_pen_memorise
     rewrite_log(folder, corrected)
+    if pooled is not None:   # the whole stream memorised, pooled as the run's S_pen is
+        again = replay_bundle(load_bundle(folder / "bundle.toml"), metric)
+        assert again.pooled_pen_memorise is None
+        assert pooled == pytest.approx(again.pooled_pen, abs=1e-9)
     for d in docs:
         after = replay_json(capsys, folder / "bundle.toml", d, "--metric", metric, "--mode", mode)
         assert len(after["steps"]) == len(before[d]["steps"]) > 0

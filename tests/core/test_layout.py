@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llgui.core.layout import bar_range, format_time, pack_lanes, place_labels, time_labels
+from llgui.core.layout import (
+    bar_range, date_labels, format_time, pack_lanes, place_labels, time_labels, zoom_panels,
+)
 from llgui.core.types import Turn
 
 VBX = "vbx-ami-mixheadset"
@@ -111,3 +113,29 @@ def test_bar_range_shows_small_differences():
     assert 0 < low < 30.63 and 30.94 < high < 40
     assert bar_range([5, 40, 80])[0] == 0
     assert bar_range([]) == (0.0, 1.0)
+
+
+def test_far_apart_windows_get_panels_of_their_own():
+    """A `same` step 900 s apart: two 6-s windows, two panels (not one 900-s view)."""
+    panels = zoom_panels([(897, 903), (0, 6)], pad=1, extent=(0, 1800))
+    assert panels == [(0, 7), (896, 904)]
+    # close windows share a panel
+    assert zoom_panels([(10, 16), (20, 26)], pad=1, merge_gap=10) == [(9, 27)]
+    assert zoom_panels([]) == []
+
+
+def test_date_labels_say_month_and_year():
+    from datetime import datetime, timezone
+
+    def t(*args):
+        return datetime(*args, tzinfo=timezone.utc).timestamp()
+
+    days = [t(2023, 12, 7), t(2023, 12, 12), t(2023, 12, 17), t(2024, 1, 3)]
+    assert date_labels(days, spacing=5 * 86400) == ["07 Dec 2023", "12 Dec", "17 Dec",
+                                                    "03 Jan 2024"]
+    months = [t(2023, m, 1) for m in (1, 4, 7)]
+    assert date_labels(months) == ["Jan 2023", "Apr 2023", "Jul 2023"]
+    assert date_labels([t(2020, 1, 1), t(2022, 1, 1)]) == ["2020", "2022"]
+    hours = [t(2023, 1, 9, 22), t(2023, 1, 10, 2)]
+    assert date_labels(hours) == ["09 Jan 2023 22:00", "10 Jan 2023 02:00"]
+    assert date_labels([t(2023, 1, 9, 8), t(2023, 1, 9, 12)]) == ["09 Jan 2023 08:00", "12:00"]

@@ -6,6 +6,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from llgui.io.bundle import load_bundle
 from llgui.io.detection import load_score_pair, pair_name
@@ -248,3 +250,41 @@ def test_pair_bundle_bad_inputs(tmp_path):
     assert problems(load_bundle, path) == [
         (str(path), 6, "system name 'x' is given twice (first at line 6); set names = [...] "
                        "to tell them apart")]
+
+
+def test_a_huge_range_fails_on_the_file_length_not_on_memory(small):
+    path = mt_bundle(small, document('lines = "2-999999999999"', references="ref.txt",
+                                     hypothesis="hyp.txt"))
+    found = problems(load_bundle, path)
+    assert [reason for _, _, reason in found] == [
+        "references file 'ref.txt' has 10 lines; lines = \"2-999999999999\" needs at least "
+        "999999999999",
+        "hypothesis file 'hyp.txt' has 10 lines; lines = \"2-999999999999\" needs at least "
+        "999999999999"]
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(st.binary(max_size=300))
+def test_fuzz_docids_and_score_pairs(tmp_path_factory, data):
+    from tests.io.helpers import only_load_errors
+    from llgui.core.types import Trials
+
+    folder = tmp_path_factory.mktemp("fuzz")
+    write(folder / "f.txt", data)
+    write(folder / "ok.txt", "1\n2\n")
+    only_load_errors(load_docids, folder / "f.txt", tuple)
+    only_load_errors(load_score_pair, folder / "f.txt", Trials, folder / "ok.txt")
+
+
+def test_pairs_beside_score_files(tmp_path):
+    write(tmp_path / "a_t.txt", "1\n2\n")
+    write(tmp_path / "a_n.txt", "0\n")
+    write(tmp_path / "sysB.txt", "1 target\n0 nontarget\n")
+    path = det_bundle(tmp_path, 'scores = ["sysB.txt"]\ntargets = ["a_t.txt"]\n'
+                                'nontargets = ["a_n.txt"]\n')
+    assert [t.name for t in load_bundle(path).detection] == ["sysB", "a"]
+    path = det_bundle(tmp_path, 'scores = ["sysB.txt"]\ntargets = ["a_t.txt"]\n'
+                                'nontargets = ["a_n.txt"]\nnames = ["sysB"]\n')
+    assert problems(load_bundle, path) == [
+        (str(path), 5, "system name 'sysB' is also a scores file's stem; set names = [...] to "
+                       "tell them apart")]

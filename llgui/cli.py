@@ -286,9 +286,11 @@ def cmd_replay(args) -> str:
         try:
             track = make_track(document, metric, bundle.settings, bundle.cost,
                                bundle.documents)
-            # a second track for the memorise-only reference (figure 4 of the paper)
-            twin = make_track(document, metric, bundle.settings, bundle.cost,
-                              bundle.documents)
+            # a second track for the memorise-only reference (figure 4 of the paper), where
+            # the task has corrected hypotheses (MT, diarization)
+            twin = (make_track(document, metric, bundle.settings, bundle.cost,
+                               bundle.documents)
+                    if hasattr(track, "corrected_hypothesis") else None)
         except ValueError as error:   # e.g. a detection operating point outside (0, 1)
             raise UsageError(str(error)) from None
         result = replay(track, bundle.steps_of(document.id), bundle.cost, doc=document.id,

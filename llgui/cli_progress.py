@@ -32,6 +32,8 @@ def scoring_progress(label: str = "scoring", stream=None) -> Iterator[None]:
     def on_rows(computed: int, expected: int) -> None:
         if expected:
             bar.total += expected
+            if bar._time() - bar.start_t >= bar.delay:
+                bar.refresh()   # show the new total now, not at the next timed update
         if computed:
             bar.update(computed)
 

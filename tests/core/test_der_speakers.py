@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from llgui.core.der import pyannote_der_components
+from llgui.core.der_reference import pyannote_der_components
 from llgui.core.der_speakers import speaker_breakdown
 from llgui.core.types import Turn
 

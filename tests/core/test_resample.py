@@ -162,7 +162,7 @@ def test_document_bootstrap_of_der_equals_pyannote_loop(diar_bundle):
 
     from pyannote.metrics.diarization import DiarizationErrorRate
 
-    from llgui.core.der import _annotation, _timeline
+    from llgui.core.der_reference import _annotation, _timeline
     from llgui.core.penalty import make_track
 
     docs = diar_bundle.documents

@@ -262,6 +262,8 @@ class BundleReplay:
     pooled_base: float
     pooled_adapt: float
     pooled_pen: float
+    metric_impl: Metric | None = field(default=None, repr=False, compare=False)
+    """The metric object the documents were scored with (scores S_base pooled, components)."""
 
     def summaries(self) -> dict[str, "DocumentSummary"]:
         """Per document id: S_base, S_pen and the signed gain (computed once, then cached;
@@ -382,6 +384,7 @@ def replay_bundle(
         pooled_base=base,
         pooled_adapt=adapt,
         pooled_pen=pen,
+        metric_impl=metric,
     )
 
 

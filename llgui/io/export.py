@@ -166,10 +166,16 @@ def score_report(bundle, metrics: Sequence[str], policy=None) -> dict:
     """The `score` JSON shape: per-metric pooled score and signature, aggregates (pooled,
     mean, and with a policy the policy-weighted mean), per-document scores and components.
     When the bundle has an interaction log, each document also gets its penalised summary."""
+    from llgui.core.penalty import replay_bundle
     from llgui.core.policy import document_weights
-    from llgui.core.scoring import score_bundle
+    from llgui.core.scoring import score_bundle, scores_from_replay
 
-    results = score_bundle(bundle, tuple(metrics))
+    # with a log, one replay per metric gives both the scores as they stand (S_base) and the
+    # penalised ones: every document is scored once, not twice
+    replays = {name: replay_bundle(bundle, name) for name in metrics} \
+        if bundle.steps and bundle.documents else None
+    results = (tuple(scores_from_replay(replays[name]) for name in metrics) if replays
+               else score_bundle(bundle, tuple(metrics)))
     weights = (document_weights(policy[1], [d.time.value for d in bundle.documents])
                if policy else None)
     report = {"task": bundle.task, "bundle": bundle.path, "name": bundle.name,
@@ -192,17 +198,15 @@ def score_report(bundle, metrics: Sequence[str], policy=None) -> dict:
             if components:
                 entry["components"][r.name] = dict(components)
         report["documents"].append(entry)
-    if bundle.steps:
-        _add_penalised(report, bundle, metrics, weights)
+    if replays:
+        _add_penalised(report, replays, metrics, weights)
     return report
 
 
-def _add_penalised(report: dict, bundle, metrics: Sequence[str], weights) -> None:
-    from llgui.core.penalty import replay_bundle
-
+def _add_penalised(report: dict, replays: Mapping, metrics: Sequence[str], weights) -> None:
     report["penalised"] = {}
     for name in metrics:
-        result = replay_bundle(bundle, name)
+        result = replays[name]
         summary = {
             "pooled": {"s_base": result.pooled_base, "s_adapt": result.pooled_adapt,
                        "s_pen": result.pooled_pen},

@@ -194,7 +194,13 @@ def corrected_turns(reference: Sequence[Turn], hypothesis: Sequence[Turn],
             label_of[speaker] = fresh_label(f"+{speaker}", taken)
             taken.add(label_of[speaker])
     fixed = [Turn(t.start, t.end, label_of[t.speaker]) for t in truth]
-    return tuple(sorted(outside + fixed))
+    return tuple(sorted(outside + fixed, key=_turn_order))
+
+
+def _turn_order(turn: Turn) -> tuple[float, float, str]:
+    """Turn's own order (start, end, speaker) as a tuple key: compared in C, where sorting
+    10,000 dataclass instances by their generated __lt__ took a tenth of a second."""
+    return (turn.start, turn.end, turn.speaker)
 
 
 IMPAIRED_LABEL = "<impaired>"
@@ -210,4 +216,4 @@ def impaired_turns(hypothesis: Sequence[Turn], windows: Sequence[Span],
     outside, inside = split_turns(hypothesis, windows)
     label = fresh_label(IMPAIRED_LABEL, {t.speaker for t in hypothesis} | set(reserved))
     wrong = [Turn(t.start, t.end, label) for t in inside]
-    return tuple(sorted(outside + wrong)), label
+    return tuple(sorted(outside + wrong, key=_turn_order)), label

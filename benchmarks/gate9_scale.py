@@ -38,8 +38,8 @@ from benchmarks.synthetic import diar_bundle, mt_bundle, write_mt_bundle
 NAME = "scale"
 MT_SIZES = (1_000, 10_000, 100_000)
 DIAR_HOURS = (1, 3, 10)
-STEPS_TIMED = 60
-DIAR_STEPS_TIMED = 8
+STEPS_TIMED = 200
+DIAR_STEPS_TIMED = 24
 WINDOW_STEPS = 30
 STEP_LIMIT_MS = 50.0
 STALL_LIMIT_MS = 100.0

@@ -21,6 +21,7 @@ Tests hold every result equal to `der_components` (and so to pyannote.metrics) o
 """
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Collection, Sequence
 
 import numpy as np
@@ -31,6 +32,7 @@ from llgui.core.der import (
 )
 from llgui.core.types import Turn
 
+_START, _END, _SPEAKER = attrgetter("start"), attrgetter("end"), attrgetter("speaker")
 EPS = 1e-9         # float residues of swapped sums below this are zeros
 CLEARANCE = 2e-6   # region edges keep this far from every cut of the sweep
 
@@ -115,9 +117,11 @@ def _clean(value: float) -> float:
 def _raw(turns: Sequence[Turn]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Starts, ends and labels of a turn list, in its own order (to diff two lists)."""
     n = len(turns)
-    return (np.fromiter((t.start for t in turns), dtype=float, count=n),
-            np.fromiter((t.end for t in turns), dtype=float, count=n),
-            np.array([t.speaker for t in turns], dtype=object))
+    # attrgetter keeps the per-turn work in C: this is the one pass over a new turn list
+    speakers = np.empty(n, dtype=object)
+    speakers[:] = list(map(_SPEAKER, turns))
+    return (np.fromiter(map(_START, turns), dtype=float, count=n),
+            np.fromiter(map(_END, turns), dtype=float, count=n), speakers)
 
 
 def _arrays(turns: Sequence[Turn]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -147,7 +151,7 @@ class IncrementalDER:
         self.uem = None if uem is None else tuple((float(a), float(b)) for a, b in uem)
         self.collar, self.skip_overlap = float(collar), bool(skip_overlap)
         self._ref_s, self._ref_e, order = _arrays(self.reference)
-        self._ref_sorted = [self.reference[i] for i in order]
+        self._ref_order = order
         self._ref_reach = float((self._ref_e - self._ref_s).max()) if len(order) else 0.0
         fixed = [self._ref_s, self._ref_e]
         if self.collar > 0:
@@ -168,9 +172,9 @@ class IncrementalDER:
         order = np.argsort(starts, kind="stable")
         self._hyp_s, self._hyp_e = starts[order], ends[order]
         self._hyp_e_sorted = np.sort(ends)
-        self._hyp_sorted = [hypothesis[i] for i in order.tolist()]
+        self._hyp_order = order     # turns by start: hypothesis[order[k]]
         self._hyp_reach = float((self._hyp_e - self._hyp_s).max()) if len(order) else 0.0
-        self.labels = frozenset(speakers.tolist())
+        self.labels = frozenset(speakers)
         self._extent = self._extent_of(self._hyp_s, self._hyp_e)
         self._sums = sums if sums is not None else _Sums.of(
             self.reference, hypothesis, self.uem, self.collar, self.skip_overlap)
@@ -205,8 +209,10 @@ class IncrementalDER:
     def overlapping(self, a: float, b: float, reference: bool = False) -> list[Turn]:
         """The current hypothesis' (or the reference's) turns that overlap (a, b)."""
         if reference:
-            return self._around(self._ref_sorted, self._ref_s, self._ref_reach, a, b)
-        return self._around(self._hyp_sorted, self._hyp_s, self._hyp_reach, a, b)
+            return self._around(self.reference, self._ref_order, self._ref_s, self._ref_e,
+                                self._ref_reach, a, b)
+        return self._around(self.hypothesis, self._hyp_order, self._hyp_s, self._hyp_e,
+                            self._hyp_reach, a, b)
 
     def score_replaced(self, a: float, b: float, turns: Sequence[Turn],
                        unmappable: Collection[str] = ()) -> DERComponents:
@@ -312,11 +318,11 @@ class IncrementalDER:
         return self._swap(a, b, before, after)
 
     @staticmethod
-    def _around(ordered, starts, reach, a, b):
-        """Turns of a start-sorted list that overlap (a, b)."""
+    def _around(turns, order, starts, ends, reach, a, b):
+        """Turns (by start: turns[order[k]] starts at starts[k]) that overlap (a, b)."""
         lo = int(np.searchsorted(starts, a - reach, side="left"))
         hi = int(np.searchsorted(starts, b, side="left"))
-        return [t for t in ordered[lo:hi] if t.end > a]
+        return [turns[order[k]] for k in (lo + np.flatnonzero(ends[lo:hi] > a)).tolist()]
 
     def _clear(self, a: float, b: float, starts, ends) -> tuple[float, float]:
         """Widen (a, b) to points CLEARANCE away from every cut of the sweep."""

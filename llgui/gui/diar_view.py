@@ -91,7 +91,8 @@ class DiarView(QWidget):
 
     def show_step(self, walk: Walkthrough, step: int, error_regions=None) -> None:
         doc = walk.document
-        for label in {t.speaker for t in doc.reference} - set(self._colours):
+        # labels from the cached geometry: no pass over 10,000 turns on the main thread
+        for label in set(lane_geometry(doc.reference)["labels"]) - set(self._colours):
             self._colours[label] = PALETTE[len(self._colours) % len(PALETTE)]
         view = walk.steps[step - 1] if step > 0 else None
         seen = view.seen if view else walk.base
@@ -235,12 +236,12 @@ class DiarView(QWidget):
 
     def _update_legend(self, reference: tuple[Turn, ...], seen, mapping, view) -> None:
         parts = []
-        for label in sorted({t.speaker for t in reference}):
+        for label in sorted(lane_geometry(reference)["labels"]):
             colour = self._colours.get(label, UNMAPPED)
             hyp = sorted(h for h, r in (mapping or {}).items() if r == label)
             mapped = f" ← {', '.join(html.escape(h) for h in hyp)}" if hyp else ""
             parts.append(f"<span style='color:{colour}'>■</span> {html.escape(label)}{mapped}")
-        unmapped = sorted({t.speaker for t in seen} - set(mapping or {}))
+        unmapped = sorted(set(lane_geometry(seen)["labels"]) - set(mapping or {}))
         if unmapped:
             parts.append(f"<span style='color:{UNMAPPED}'>■</span> unmapped: "
                          + ", ".join(html.escape(u) for u in unmapped))

@@ -131,8 +131,10 @@ class SegmentsModel(QAbstractTableModel):
             return texts[column]
         if role == HTML_ROLE:
             return self._cell_html(i, column, mark, reference)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column == 0:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column < 2:
+            # top, as the rich-text columns beside them
+            side = Qt.AlignmentFlag.AlignRight if column == 0 else Qt.AlignmentFlag.AlignLeft
+            return int(side | Qt.AlignmentFlag.AlignTop)
         return None
 
     def _cell_html(self, i: int, column: int, mark: str, reference: str) -> str:

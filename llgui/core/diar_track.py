@@ -59,6 +59,13 @@ class DiarTrack:
         self._reference_labels = frozenset(t.speaker for t in doc.reference)
         self._current: Scored | None = None
         self._mapping: dict[str, str] | None = None
+        # DER: scored by region (only the turns around a step's windows are swept again)
+        self._incremental = None
+        if isinstance(metric, DERMetric):
+            from llgui.core.der_incremental import IncrementalDER
+
+            self._incremental = IncrementalDER(doc.reference, self._hypothesis, doc.uem,
+                                               metric.collar, metric.skip_overlap)
 
     # -- the hypothesis and what a step does to it ------------------------------------------
 
@@ -70,12 +77,18 @@ class DiarTrack:
     def at(self, hypothesis: tuple[Turn, ...]) -> "DiarTrack":
         """A track of the same document and metric standing at `hypothesis` (shared, not
         copied): the walkthrough rebuilds a step's corrected and impaired versions with it."""
-        other = DiarTrack(self.doc, self.metric, self.cost_model, self._others)
+        other = DiarTrack.__new__(DiarTrack)
+        other.doc, other.metric, other.cost_model = self.doc, self.metric, self.cost_model
+        other._others = self._others
         other._hypothesis = hypothesis
+        other._reference_labels = self._reference_labels
+        other._current = other._mapping = other._incremental = None
         return other
 
     def mapping(self) -> dict[str, str]:
         """Optimal mapping of the current hypothesis, hypothesis label -> reference label."""
+        if self._mapping is None and self._incremental is not None:
+            self._mapping = dict(self._incremental.current().mapping)
         if self._mapping is None:
             self._mapping = dict(der_components(
                 self.doc.reference, self._hypothesis, self.doc.uem,
@@ -114,6 +127,12 @@ class DiarTrack:
         return Scored(self.metric.score(stats), stats)
 
     def current(self) -> Scored:
+        if self._current is None and self._incremental is not None:
+            components = self._incremental.current()
+            stats = components.as_stats()
+            self._current = Scored(self.metric.score(stats), stats)
+            if self._mapping is None:
+                self._mapping = dict(components.mapping)
         if self._current is None:
             if isinstance(self.metric, DERMetric):
                 # one sweep gives the score and the mapping the next step's corrections use
@@ -128,11 +147,33 @@ class DiarTrack:
         return self._current
 
     def corrected(self, step: Step) -> Scored:
-        return self._score(self.corrected_hypothesis(step))
+        if self._incremental is None:
+            return self._score(self.corrected_hypothesis(step))
+        windows = self.windows(step)
+        if not windows:
+            return self._score(self.corrected_hypothesis(step))
+        a, b = windows[0][0], windows[-1][1]
+        inc = self._incremental
+        local = diar_edit.corrected_turns(
+            inc.overlapping(a, b, reference=True), inc.overlapping(a, b), windows,
+            self.mapping(), taken=inc.labels | self._reference_labels)
+        return self._scored(inc.score_replaced(a, b, local))
 
     def impaired(self, step: Step) -> Scored:
-        turns, label = self.impaired_hypothesis(step)
-        return self._score(turns, (label,))
+        if self._incremental is None or not self.windows(step):
+            turns, label = self.impaired_hypothesis(step)
+            return self._score(turns, (label,))
+        windows = self.windows(step)
+        a, b = windows[0][0], windows[-1][1]
+        inc = self._incremental
+        local, label = diar_edit.impaired_turns(inc.overlapping(a, b), windows,
+                                                reserved=self._reference_labels,
+                                                labels=inc.labels)
+        return self._scored(inc.score_replaced(a, b, local, (label,)))
+
+    def _scored(self, components) -> Scored:
+        stats = components.as_stats()
+        return Scored(self.metric.score(stats), stats)
 
     def advance(self, step: Step) -> Scored:
         adapted = step.adapted
@@ -140,6 +181,8 @@ class DiarTrack:
             self._hypothesis = tuple(adapted.turns)
             self._current = None
             self._mapping = None
+            if self._incremental is not None:
+                self._incremental.advance(self._hypothesis)
         return self.current()
 
     def cost(self, step: Step, cost_model: CostModel | None = None) -> float:

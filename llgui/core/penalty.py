@@ -331,6 +331,8 @@ class BundleReplay:
     pooled_pen: float
     pooled_pen_memorise: float | None = None
     """Pooled memorise-only S_pen (`replay_bundle(memorise=True)`, paper mode), else None."""
+    metric_impl: Metric | None = field(default=None, repr=False, compare=False)
+    """The metric object the documents were scored with (scores S_base pooled, components)."""
 
     def summaries(self) -> dict[str, "DocumentSummary"]:
         """Per document id: S_base, S_pen and the signed gain (computed once, then cached;
@@ -464,6 +466,7 @@ def replay_bundle(
         pooled_adapt=adapt,
         pooled_pen=pen,
         pooled_pen_memorise=pooled_memorise(metric, replays),
+        metric_impl=metric,
     )
 
 

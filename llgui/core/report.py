@@ -63,10 +63,20 @@ def score_report(bundle, metrics: Sequence[str], policy=None, mode: str = "paper
     mean, and with a policy the policy-weighted mean), per-document scores and components.
     When the bundle has an interaction log, each document also gets its penalised summary:
     mode "paper" for every metric, or mode "llmt" (the WMT LLMT scorer) for BLEU only."""
+    from llgui.core.penalty import replay_bundle
     from llgui.core.policy import document_weights
-    from llgui.core.scoring import score_bundle
+    from llgui.core.scoring import score_bundle, scores_from_replay
 
-    results = score_bundle(bundle, tuple(metrics))
+    # with a log, one replay per metric gives both the scores as they stand (S_base) and the
+    # penalised ones: every document is scored once, not twice
+    penalised = [m for m in metrics if mode == "paper" or m == "bleu"]
+    replays = ({name: replay_bundle(bundle, name, mode=mode) for name in penalised}
+               if bundle.steps and bundle.documents else {})
+    if replays:
+        results = tuple(scores_from_replay(replays[name]) if name in replays
+                        else score_bundle(bundle, (name,))[0] for name in metrics)
+    else:
+        results = score_bundle(bundle, tuple(metrics))
     weights = (document_weights(policy[1], [d.time.value for d in bundle.documents])
                if policy else None)
     report = {"task": bundle.task, "bundle": bundle.path, "name": bundle.name,
@@ -92,18 +102,14 @@ def score_report(bundle, metrics: Sequence[str], policy=None, mode: str = "paper
                 entry["components"][r.name] = tidy(dict(components))
         report["documents"].append(entry)
     report["mode"] = mode
-    if bundle.steps:
-        penalised = [m for m in metrics if mode == "paper" or m == "bleu"]
-        _add_penalised(report, bundle, penalised, weights, mode)
+    if replays:
+        _add_penalised(report, replays, weights)
     return report
 
 
-def _add_penalised(report: dict, bundle, metrics: Sequence[str], weights, mode: str) -> None:
-    from llgui.core.penalty import replay_bundle
-
+def _add_penalised(report: dict, replays: Mapping, weights) -> None:
     report["penalised"] = {}
-    for name in metrics:
-        result = replay_bundle(bundle, name, mode=mode)
+    for name, result in replays.items():
         summary = {
             "pooled": {"s_base": result.pooled_base, "s_adapt": result.pooled_adapt,
                        "s_pen": result.pooled_pen},

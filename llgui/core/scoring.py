@@ -104,3 +104,10 @@ def score_bundle(
             continue
         results.append(MetricScores(metric, tuple(scored)))
     return tuple(results)
+
+
+def scores_from_replay(result) -> MetricScores:
+    """The bundle's scores as they stand (S_base of each document) taken from a
+    `BundleReplay`: a report that replays the log needs no second scoring pass."""
+    return MetricScores(result.metric_impl,
+                        tuple(Scored(r.s_base, r.stats_base) for r in result.replays))

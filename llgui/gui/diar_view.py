@@ -72,7 +72,7 @@ class DiarView(QWidget):
         self._colours: dict[str, str] = {}
         self._doc_id: str | None = None
         self._arrays: dict = {}
-        self._drawn: list = []   # (bar item, x0, width, y0) of every lane, for culling
+        self._drawn: list = []   # (bar item, x0, width, y0, height) per colour, for culling
         self._pool: list = []    # bar items, reused from step to step
         self._brushes: dict[str, QBrush] = {}
         self._regions: list = []
@@ -91,7 +91,8 @@ class DiarView(QWidget):
 
     def show_step(self, walk: Walkthrough, step: int, error_regions=None) -> None:
         doc = walk.document
-        for label in {t.speaker for t in doc.reference} - set(self._colours):
+        # labels from the cached geometry: no pass over 10,000 turns on the main thread
+        for label in set(lane_geometry(doc.reference)["labels"]) - set(self._colours):
             self._colours[label] = PALETTE[len(self._colours) % len(PALETTE)]
         view = walk.steps[step - 1] if step > 0 else None
         seen = view.seen if view else walk.base
@@ -110,12 +111,14 @@ class DiarView(QWidget):
         self._regions = []
         self.lanes = {}
         self._drawn = []
+        self._pending: dict[str, list] = {}
         for row, (name, turns, mapping) in enumerate(lanes):
             unmappable = view.unmappable if (view and name == "impaired") else None
             self._draw_lane(item, -row, turns, mapping, unmappable)
             self.lanes[name] = tuple(turns) if not isinstance(turns, tuple) else turns
         if error_regions:
             self._draw_errors(item, -(len(lanes)), error_regions)
+        self._flush(item)
         if view is not None:
             for start, end in view.windows:
                 region = pg.LinearRegionItem((start, end), movable=False,
@@ -176,31 +179,40 @@ class DiarView(QWidget):
         height = self.LANE_HEIGHT / arrays["depth"]
         y0 = y - self.LANE_HEIGHT / 2 + arrays["level"] * height
         for colour, members in arrays["groups"].items():
-            # one brush per speaker colour, no outline: bars stay readable when a 10-hour
-            # show makes them thinner than a pixel
-            bars = self._bars(item, colour, height * 0.92)
-            self._drawn.append((bars, arrays["x0"][members], arrays["width"][members],
-                                y0[members]))
+            self._pending.setdefault(colour, []).append(
+                (arrays["x0"][members], arrays["width"][members], y0[members],
+                 np.full(members.size, height * 0.92)))
 
     def _draw_errors(self, item, y: float, regions) -> None:
         for kind, colour in ERROR_COLOURS.items():
             x0, width = error_geometry(regions).get(kind, (None, None))
             if x0 is None:
                 continue
-            bars = self._bars(item, colour, self.LANE_HEIGHT)
-            self._drawn.append((bars, x0, width, np.full(len(x0), y - self.LANE_HEIGHT / 2)))
+            self._pending.setdefault(colour, []).append(
+                (x0, width, np.full(len(x0), y - self.LANE_HEIGHT / 2),
+                 np.full(len(x0), self.LANE_HEIGHT)))
         self.lanes["errors"] = tuple(regions)
 
-    def _bars(self, item, colour: str, height: float):
+    def _flush(self, item) -> None:
+        """One bar item per colour for every lane (one brush, no outline: bars stay readable
+        when a 10-hour show makes them thinner than a pixel; ~20 items, not one per lane and
+        speaker)."""
+        for colour, parts in self._pending.items():
+            bars = self._bars(item, colour)
+            self._drawn.append((bars,) + tuple(np.concatenate([p[k] for p in parts])
+                                               for k in range(4)))
+        self._pending = {}
+
+    def _bars(self, item, colour: str):
         """The next bar item of the pool (reused from step to step: creating ~80 items a
         step cost more than drawing them), set to one colour."""
         used = len(self._drawn)
         if used < len(self._pool):
             bars = self._pool[used]
-            bars.setOpts(brush=self._brush(colour), height=height)
+            bars.setOpts(brush=self._brush(colour))
             bars.setVisible(True)
         else:
-            bars = pg.BarGraphItem(x0=[], y0=[], width=[], height=height,
+            bars = pg.BarGraphItem(x0=[], y0=[], width=[], height=[],
                                    brush=self._brush(colour), pen=QPen(Qt.PenStyle.NoPen))
             item.addItem(bars)
             self._pool.append(bars)
@@ -217,18 +229,19 @@ class DiarView(QWidget):
         (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
         margin = 0.5 * (hi - lo)
         lo, hi = lo - margin, hi + margin
-        for bars, x0, width, y0 in self._drawn:
+        for bars, x0, width, y0, height in self._drawn:
             visible = (x0 <= hi) & (x0 + width >= lo)
-            bars.setOpts(x0=x0[visible], y0=y0[visible], width=width[visible])
+            bars.setOpts(x0=x0[visible], y0=y0[visible], width=width[visible],
+                         height=height[visible])
 
     def _update_legend(self, reference: tuple[Turn, ...], seen, mapping, view) -> None:
         parts = []
-        for label in sorted({t.speaker for t in reference}):
+        for label in sorted(lane_geometry(reference)["labels"]):
             colour = self._colours.get(label, UNMAPPED)
             hyp = sorted(h for h, r in (mapping or {}).items() if r == label)
             mapped = f" ← {', '.join(html.escape(h) for h in hyp)}" if hyp else ""
             parts.append(f"<span style='color:{colour}'>■</span> {html.escape(label)}{mapped}")
-        unmapped = sorted({t.speaker for t in seen} - set(mapping or {}))
+        unmapped = sorted(set(lane_geometry(seen)["labels"]) - set(mapping or {}))
         if unmapped:
             parts.append(f"<span style='color:{UNMAPPED}'>■</span> unmapped: "
                          + ", ".join(html.escape(u) for u in unmapped))

@@ -200,14 +200,16 @@ class MainWindow(QMainWindow):
 
     def open_bundles(self, paths, select_doc: str | None = None, step: int | None = None,
                      tab: str | None = None, metric: str | None = None,
-                     background: bool | None = None) -> bool:
+                     background: bool | None = None,
+                     then: Callable[[], None] | None = None) -> bool:
         """Load bundles; on any problem show it and keep everything already loaded.
 
         `background`: load on a worker with progress and Cancel; the rest of the opening
         happens when it arrives, and the return value only says the load started. Otherwise
         load here and say whether every bundle loaded. None (the default) loads in the
         background when a bundle file is big (hundreds of documents or more), here when all
-        are small, so the first paint already shows them."""
+        are small, so the first paint already shows them. `then()` is called once the
+        bundles are open (at once, or when a background load arrives)."""
         from llgui.io.open_job import open_bundles
 
         options = dict(select_doc=select_doc, step=step, tab=tab, metric=metric)
@@ -215,10 +217,14 @@ class MainWindow(QMainWindow):
             background = any(_file_size(p) > BACKGROUND_BYTES for p in paths)
         if background:
             self._pending_open = options
+            self._pending_then = then
             self.cancel_load_button.setVisible(True)
             self.jobs.submit("load", open_bundles, [str(p) for p in paths], urgent=True)
             return True
-        return self._finish_open(open_bundles([str(p) for p in paths]), **options)
+        done = self._finish_open(open_bundles([str(p) for p in paths]), **options)
+        if then is not None:
+            then()
+        return done
 
     def cancel_load(self) -> None:
         """Stop opening bundles: nothing of the cancelled load is shown."""
@@ -413,6 +419,9 @@ class MainWindow(QMainWindow):
         if key == "load":
             self.cancel_load_button.setVisible(False)
             self._finish_open(result, **getattr(self, "_pending_open", {}))
+            then, self._pending_then = getattr(self, "_pending_then", None), None
+            if then is not None:
+                then()
         if key.startswith("collection:"):
             index = int(key.split(":")[1])
             if index < len(self.state.bundles):
@@ -555,10 +564,13 @@ class MainWindow(QMainWindow):
         self.apply_session(data, paths)
 
     def apply_session(self, data: dict, paths: list[str]) -> None:
+        # the rest waits for the bundles (a big one loads on a worker)
+        self.open_bundles(paths, then=lambda: self._apply_session_state(data))
+
+    def _apply_session_state(self, data: dict) -> None:
         from llgui.core.cost import CostModel
         from llgui.core.policy import Policy
 
-        self.open_bundles(paths)
         for task, metric in (data.get("metrics") or {}).items():
             self.state.set_metric(task, metric)
         for i, b in enumerate(self.state.bundles):

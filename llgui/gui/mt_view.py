@@ -54,9 +54,15 @@ class SegmentsModel(QAbstractTableModel):
         self._seen = self._adapted = None
 
     def show(self, walk: Walkthrough | None, step: int, only_marked: bool) -> None:
-        self.beginResetModel()
+        # the same rows with new contents: say the data changed (the view repaints what is on
+        # screen and keeps its scroll position); a reset only when the rows themselves change
+        same_rows = (walk is not None and walk is self._walk and not only_marked
+                     and not self._only_marked)
+        if not same_rows:
+            self.beginResetModel()
         if walk is not self._walk:
             self._html.clear()
+        header_changed = bool(step) != bool(self._step)
         self._walk, self._step, self._only_marked = walk, step, only_marked
         self._marks = {}
         self._seen = self._adapted = None
@@ -70,7 +76,14 @@ class SegmentsModel(QAbstractTableModel):
                 for i in view.corrected_segments:
                     self._marks[i] = "corrected"
         self._rows = sorted(self._marks) if only_marked else None
-        self.endResetModel()
+        if not same_rows:
+            self.endResetModel()
+            return
+        n = self.rowCount()
+        if n:
+            self.dataChanged.emit(self.index(0, 0), self.index(n - 1, len(self.COLUMNS) - 1))
+        if header_changed:
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self.COLUMNS) - 1)
 
     def marks(self) -> dict[int, str]:
         """0-based segment -> mark of the step shown."""
@@ -118,8 +131,10 @@ class SegmentsModel(QAbstractTableModel):
             return texts[column]
         if role == HTML_ROLE:
             return self._cell_html(i, column, mark, reference)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column == 0:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column < 2:
+            # top, as the rich-text columns beside them
+            side = Qt.AlignmentFlag.AlignRight if column == 0 else Qt.AlignmentFlag.AlignLeft
+            return int(side | Qt.AlignmentFlag.AlignTop)
         return None
 
     def _cell_html(self, i: int, column: int, mark: str, reference: str) -> str:
@@ -154,6 +169,9 @@ class RichTextDelegate(QStyledItemDelegate):
         self._doc.setDocumentMargin(2)
 
     def paint(self, painter, option, index) -> None:
+        if index.column() < 2:   # number and reference: plain text, Qt's own painting
+            super().paint(painter, option, index)
+            return
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         opt.text = ""

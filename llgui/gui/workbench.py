@@ -452,6 +452,10 @@ def _view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None
     for n in (step, step + 1):
         if n > len(result.steps) or (should_stop and should_stop()):
             break
+        if n == 0:   # the base: its mapping and errors, no step view
+            lane_geometry(result.hypothesis_at(0))
+            error_geometry(result.errors_at(0))
+            continue
         view = result.view(n)
         for turns in (view.seen, view.corrected, view.impaired or (), view.adapted):
             lane_geometry(turns)   # where the bars go: numpy, off the main thread

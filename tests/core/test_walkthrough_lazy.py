@@ -43,7 +43,7 @@ def mt_cases(draw):
     return MTDocument("d", Stamp.parse(0), hyp, (refs,)), tuple(steps)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mt_cases(), st.sampled_from(["bleu", "chrf", "ter"]))
 def test_mt_steps_rebuilt_from_the_change_history_equal_the_log_and_sacrebleu(case, metric):
     doc, steps = case

@@ -115,6 +115,40 @@ class Replay:
         scores = [self.s_base] + [s.s_adapt for s in self.steps]
         return np.asarray(costs), np.asarray(scores)
 
+    def pen_curve(self) -> tuple[np.ndarray, np.ndarray]:
+        """S_pen against cumulative cost, the same corners as `curve` (S_base at cost 0)."""
+        costs = [0.0] + [s.cum_cost for s in self.steps]
+        scores = [self.s_base] + [s.s_pen for s in self.steps]
+        return np.asarray(costs), np.asarray(scores)
+
+    def at(self, step: int) -> "StepView":
+        """The numbers of step `step` (0 = the base, before any step) as the workbench shows
+        them; `penalty` is the accumulated penalty S_pen - S_adapt (0 at the base)."""
+        s = self.steps[step - 1] if step > 0 else None
+        if s is None:
+            return StepView(self.s_base, None, None, self.s_base, self.s_base, 0.0, 0.0, 0.0)
+        return StepView(self.s_base, s.s_cor, s.s_imp, s.s_adapt, s.s_pen, s.cost, s.cum_cost,
+                        s.s_pen - s.s_adapt)
+
+
+@dataclass(frozen=True)
+class StepView:
+    """One step's scores as shown (S_cor, S_imp None at the base and in llmt mode)."""
+
+    s_base: float
+    s_cor: float | None
+    s_imp: float | None
+    s_adapt: float
+    s_pen: float
+    cost: float
+    cum_cost: float
+    penalty: float
+
+    def as_dict(self) -> dict[str, float | None]:
+        return {"s_base": self.s_base, "s_cor": self.s_cor, "s_imp": self.s_imp,
+                "s_adapt": self.s_adapt, "s_pen": self.s_pen, "cost": self.cost,
+                "cum_cost": self.cum_cost}
+
 
 def replay(
     track: Track,

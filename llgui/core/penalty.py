@@ -332,6 +332,21 @@ class BundleReplay:
 
         return weighted_mean([getattr(r, attribute) for r in self.replays], weights)
 
+    def aggregates(self, policy=None) -> tuple[tuple[str, tuple[float, float, float]], ...]:
+        """The aggregates of DESIGN.md 1.5 side by side, labelled: (label, (S_base, S_adapt,
+        S_pen)) for pooled statistics, the unweighted mean of documents and, given a user
+        `policy`, the policy-weighted mean over document times (seen from the last one)."""
+        from llgui.core.policy import document_weights
+
+        attributes = ("s_base", "s_adapt", "s_pen")
+        rows = [("pooled", (self.pooled_base, self.pooled_adapt, self.pooled_pen)),
+                ("mean of documents", tuple(self.mean(a) for a in attributes))]
+        if policy is not None and self.replays:
+            weights = document_weights(policy, self.times)
+            rows.append(("policy-weighted", tuple(self.weighted(a, weights)
+                                                  for a in attributes)))
+        return tuple(rows)  # type: ignore[return-value]
+
 
 @dataclass(frozen=True, eq=False)
 class DocumentSeries:

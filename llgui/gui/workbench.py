@@ -129,7 +129,9 @@ class Workbench(QWidget):
         state.metric_changed.connect(self._on_state_metric_changed)
         state.cost_model_changed.connect(self._on_state_cost_model_changed)
         state.bundles_changed.connect(self._on_state_bundles_changed)
+        state.policy_changed.connect(self._on_state_policy_changed)
         jobs.result_ready.connect(self._on_jobs_result_ready)
+        self._collection: tuple[int, object] | None = None   # the aggregates on screen
 
     # -- recomputing ------------------------------------------------------------------------
 
@@ -252,21 +254,27 @@ class Workbench(QWidget):
         """Aggregates of a bundle (pooled, mean, policy) when its collection job is done."""
         if index != self.state.selection.bundle:
             return
+        self._collection = (index, result)
         name = display_name(result.metric)
+
+        def f(v: float) -> str:
+            return "–" if v != v else f"{v:.2f}"   # NaN: no weight in the window
+
         rows = "".join(
-            f"<tr><td>{label}</td><td align='right'>{a:.2f}</td><td align='right'>{b:.2f}</td>"
-            f"<td align='right'>{c:.2f}</td></tr>"
-            for label, (a, b, c) in (
-                ("pooled", (result.pooled_base, result.pooled_adapt, result.pooled_pen)),
-                ("mean of documents", (result.mean("s_base"), result.mean("s_adapt"),
-                                       result.mean("s_pen"))),
-            ))
+            f"<tr><td>{label}</td><td align='right'>{f(a)}</td><td align='right'>{f(b)}</td>"
+            f"<td align='right'>{f(c)}</td></tr>"
+            for label, (a, b, c) in result.aggregates(self.state.policy))
         self.aggregates.setText(
             f"<b>{name}, all {len(result.replays)} documents</b><table cellspacing='4'>"
             "<tr><th></th><th>S_base</th><th>S_adapt</th><th>S_pen</th></tr>" + rows
             + "</table><small>pooled: statistics summed over documents (corpus "
-              "score / duration-weighted); mean: unweighted mean of per-document scores."
+              "score / duration-weighted); mean: unweighted mean of per-document scores; "
+              f"policy-weighted: policy {self.state.policy_name} over document times."
               "</small>")
+
+    def _on_state_policy_changed(self) -> None:
+        if self._collection is not None:
+            self.show_collection(*self._collection)
 
     # -- verification with the reference libraries -----------------------------------------
 

@@ -264,3 +264,28 @@ def test_exports_of_the_workbench(qtbot, demo_window, tmp_path):
     with open(tmp_path / "steps.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert [float(r["s_pen"]) for r in rows] == [s["s_pen"] for s in expected["steps"]]
+
+
+def test_the_aggregates_show_the_policy_weighted_score(qtbot, demo_window):
+    # DESIGN.md 1.5: pooled, mean and policy-weighted side by side, labelled; the last follows
+    # the user policy
+    import numpy as np
+
+    from llgui.core.policy import PRESETS, document_weights
+
+    state = demo_window.state
+    index = state.selection.bundle
+    qtbot.waitUntil(lambda: "policy-weighted" in demo_window.workbench.aggregates.text(),
+                    timeout=60000)
+    _, result = demo_window.workbench._collection
+
+    def expected(policy) -> str:
+        w = document_weights(policy, result.times)
+        pen = np.array([r.s_pen for r in result.replays])
+        return f"{float(np.sum(w * pen) / np.sum(w)):.2f}"
+
+    assert expected(PRESETS["B"]) in demo_window.workbench.aggregates.text()
+    state.edit_policy(PRESETS["A"], "A")
+    text = demo_window.workbench.aggregates.text()
+    assert "policy A" in text and expected(PRESETS["A"]) in text
+    assert index == state.selection.bundle

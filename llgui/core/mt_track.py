@@ -15,11 +15,12 @@ twice cost nothing the second time. A track is mutable (advance moves it): one p
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
 from llgui.core.cost import CostModel
+from llgui.core.jobs import check
 from llgui.core.mt_stats import BLEUMetric, MTMetric, word_edits
 from llgui.core.track import Scored
 from llgui.core.types import MT_KINDS, MTDocument, SentenceTarget, Step
@@ -31,7 +32,10 @@ _MEMO_LIMIT = 100_000
 class MTTrack:
     """Implements `llgui.core.track.Track` for machine translation."""
 
-    def __init__(self, doc: MTDocument, metric: MTMetric) -> None:
+    def __init__(self, doc: MTDocument, metric: MTMetric,
+                 should_stop: Callable[[], bool] | None = None) -> None:
+        """Score every segment of `doc` once (TER on thousands of segments takes seconds:
+        `should_stop` is checked every few segments, and `Cancelled` raised when it says so)."""
         if not doc.references:
             raise ValueError(f"document {doc.id!r}: no reference")
         n = doc.n_segments
@@ -43,10 +47,16 @@ class MTTrack:
                 )
         self.doc = doc
         self.metric = metric
-        self._ref_info = [metric.reference_info(doc.segment_references(i)) for i in range(n)]
+        self._ref_info = []
+        for i in range(n):
+            if i % 64 == 0:
+                check(should_stop)
+            self._ref_info.append(metric.reference_info(doc.segment_references(i)))
         self._hyp = list(doc.hypothesis)
         self._stats = np.zeros((n, metric.n_stats), dtype=np.float64)
         for i, text in enumerate(self._hyp):
+            if i % 16 == 0:
+                check(should_stop)
             self._stats[i] = metric.segment_stats(text, self._ref_info[i])
         self._total = self._stats.sum(axis=0)
         self._memo: dict[tuple[int, str], np.ndarray] = {}

@@ -364,14 +364,15 @@ class DocumentSeries:
 
 
 def make_track(document: Document, metric_name: str, settings, cost_model: CostModel,
-               documents: Sequence[Document] = ()) -> Track:
+               documents: Sequence[Document] = (),
+               should_stop: Callable[[], bool] | None = None) -> Track:
     """The Track of `document` under `metric_name` with the bundle's `settings`; `documents`
     are the bundle's others (a diarization `same` step may listen to one of them)."""
     if document.task == "mt":
         from llgui.core.mt_stats import make_metric
         from llgui.core.mt_track import MTTrack
 
-        return MTTrack(document, make_metric(metric_name, settings))
+        return MTTrack(document, make_metric(metric_name, settings), should_stop)
     if document.task == "diarization":
         from llgui.core.diar_track import DiarTrack, make_diar_metric
 
@@ -401,7 +402,8 @@ def replay_bundle(
     metric: Metric | None = None
     n = len(bundle.documents)
     for i, document in enumerate(bundle.documents):
-        track = make_track(document, metric_name, bundle.settings, cost_model, bundle.documents)
+        track = make_track(document, metric_name, bundle.settings, cost_model, bundle.documents,
+                           should_stop)
         metric = track.metric
         replays.append(replay(track, bundle.steps_of(document.id), cost_model, doc=document.id,
                               mode=mode, should_stop=should_stop))

@@ -69,7 +69,7 @@ def walk(
     documents: tuple[Document, ...] = (),
 ) -> Walkthrough:
     """The walkthrough of `document` through `steps`; `documents` are the bundle's others."""
-    track = make_track(document, metric_name, settings, cost_model, documents)
+    track = make_track(document, metric_name, settings, cost_model, documents, should_stop)
     is_mt = document.task == "mt"
     base = tuple(track.hypothesis)
     base_mapping = None if is_mt else dict(track.mapping())

@@ -182,6 +182,13 @@ class MainWindow(QMainWindow):
                 problems.extend(str(p) for p in error.problems)
             except OSError as error:
                 problems.append(f"{path}: {error.strerror or error}")
+            except Exception as error:  # noqa: BLE001 - a loader bug must not fail silently
+                problems.append(f"{path}: internal error while loading ({type(error).__name__}:"
+                                f" {str(error)[:200]}); please report it")
+        warnings = [str(w) for b in loaded for w in b.warnings]
+        if warnings:   # the load goes on; say what the numbers will not mean
+            self.statusBar().showMessage("; ".join(warnings[:3]) + (
+                f" (and {len(warnings) - 3} more)" if len(warnings) > 3 else ""), 30000)
         if problems:
             self.show_error("Could not open " + ", ".join(str(Path(p).name) for p in paths),
                             problems)

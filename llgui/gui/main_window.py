@@ -303,10 +303,12 @@ class MainWindow(QMainWindow):
         if metric is None:
             return
         from llgui.core.penalty import replay_bundle
+        from llgui.gui.workbench import metric_and_mode
 
+        name, mode = metric_and_mode(metric)
         self.documents_model.set_result(index, None)
-        self.jobs.submit(f"collection:{index}", replay_bundle, bundle, metric,
-                         self.state.cost_model(index))
+        self.jobs.submit(f"collection:{index}", replay_bundle, bundle, name,
+                         self.state.cost_model(index), mode=mode)
 
     @Slot()
     def _on_state_selection_changed(self) -> None:

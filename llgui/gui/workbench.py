@@ -203,12 +203,18 @@ class Workbench(QWidget):
         self.buttons["last"].setEnabled(step < n)
 
     def _fill_metric_box(self, task: str) -> None:
-        metrics = KNOWN_METRICS.get(task, ())
+        metrics = list(KNOWN_METRICS.get(task, ()))
         current = self.state.metric(task)
         self.metric_box.blockSignals(True)
         self.metric_box.clear()
         for m in metrics:
             self.metric_box.addItem(display_name(m), m)
+        if task == "mt":   # the WMT LLMT scorer's penalised BLEU, beside the paper's
+            metrics.append(LLMT)
+            self.metric_box.addItem("BLEU (llmt)", LLMT)
+            self.metric_box.setItemData(len(metrics) - 1, "S_pen by the WMT 2020/21 lifelong "
+                                        "MT scorer (DESIGN.md 1.1), pooled over the stream",
+                                        Qt.ItemDataRole.ToolTipRole)
         if current in metrics:
             self.metric_box.setCurrentIndex(metrics.index(current))
         self.metric_box.blockSignals(False)
@@ -319,8 +325,19 @@ class Workbench(QWidget):
                       "llgui: diarization timeline" if on_timeline else "llgui: scores")
 
 
+LLMT = "bleu:llmt"
+"""The metric box's choice for BLEU with S_pen in mode "llmt" (`metric_and_mode`)."""
+
+
+def metric_and_mode(choice: str) -> tuple[str, str]:
+    """("bleu", "llmt") for the llmt choice, (metric, "paper") otherwise."""
+    metric, _, mode = choice.partition(":")
+    return metric, mode or "paper"
+
+
 def _walk_job(key, document, steps, metric, settings, cost, documents, progress=None,
               should_stop=None):
     """Worker job: the walkthrough of one document, returned with the key it answers."""
-    return key, walk(document, steps, metric, settings, cost, should_stop=should_stop,
+    name, mode = metric_and_mode(metric)
+    return key, walk(document, steps, name, settings, cost, mode=mode, should_stop=should_stop,
                      documents=documents)

@@ -160,11 +160,13 @@ def _check_ter(wmt17: Wmt17, names: tuple[str, ...], exclude: bool, published_sc
     return checked
 
 
+@pytest.mark.xdist_group("wmt17")
 def test_wmt17_ter_matches_tercom(wmt17, published_scores):
     assert _check_ter(wmt17, TER_ALWAYS, False, published_scores) == len(TER_ALWAYS)
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("wmt17")
 def test_wmt17_ter_matches_tercom_other_systems(wmt17, published_scores):
     assert _check_ter(wmt17, TER_ALWAYS, True, published_scores) == 16 - len(TER_ALWAYS)
 

@@ -111,7 +111,8 @@ MT_KEYS = [k for k, s in SETTINGS.items() if "der" not in s.used_by]
 COST_KEYS = ["window", "reference_weight", "post_edit_weight", "listen_weight", "use_log_cost"]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.dictionaries(st.sampled_from(MT_KEYS), VALUES, max_size=3),
        st.dictionaries(st.sampled_from(COST_KEYS), VALUES, max_size=2))
 def test_mt_settings_and_cost_give_exit_0_or_2(files, settings_table, cost_table):
@@ -119,7 +120,8 @@ def test_mt_settings_and_cost_give_exit_0_or_2(files, settings_table, cost_table
     _assert_clean(*_run(["score", path, "--format", "json"]), (settings_table, cost_table))
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.dictionaries(st.sampled_from(["collar", "skip_overlap"]), VALUES, max_size=2),
        st.dictionaries(st.sampled_from(COST_KEYS), VALUES, max_size=2))
 def test_diarization_settings_and_cost_give_exit_0_or_2(files, settings_table, cost_table):
@@ -130,7 +132,8 @@ def test_diarization_settings_and_cost_give_exit_0_or_2(files, settings_table, c
 POINT_VALUES = st.one_of(VALUES, st.sampled_from(["2020-01-01", "1e999", "NaN"]))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(["relative", "absolute", "sideways", 3]),
        st.lists(st.lists(POINT_VALUES, min_size=1, max_size=3), min_size=0, max_size=3),
        st.one_of(st.booleans(), st.integers()))

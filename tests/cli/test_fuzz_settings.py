@@ -14,7 +14,7 @@ import time
 from datetime import date
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from llgui.cli import main
@@ -115,6 +115,12 @@ COST_KEYS = ["window", "reference_weight", "post_edit_weight", "listen_weight", 
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.dictionaries(st.sampled_from(MT_KEYS), VALUES, max_size=3),
        st.dictionaries(st.sampled_from(COST_KEYS), VALUES, max_size=2))
+# the values of issue 9, always tried (the draws above are derandomized)
+@example({"max_ngram_order": 10 ** 30}, {})
+@example({"char_order": 10 ** 9, "word_order": 10 ** 9}, {})
+@example({"beta": 10 ** 400}, {"window": 10 ** 400})
+@example({"tokenize": "ja-mecab"}, {"reference_weight": float("nan")})
+@example({"trg_lang": "ja", "smooth_value": 1e308}, {"listen_weight": -(10 ** 400)})
 def test_mt_settings_and_cost_give_exit_0_or_2(files, settings_table, cost_table):
     path = _bundle(files, "mt", settings_table, cost_table)
     _assert_clean(*_run(["score", path, "--format", "json"]), (settings_table, cost_table))
@@ -124,6 +130,8 @@ def test_mt_settings_and_cost_give_exit_0_or_2(files, settings_table, cost_table
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.dictionaries(st.sampled_from(["collar", "skip_overlap"]), VALUES, max_size=2),
        st.dictionaries(st.sampled_from(COST_KEYS), VALUES, max_size=2))
+@example({"collar": 10 ** 400}, {"window": float("inf")})
+@example({"collar": 1e300}, {})
 def test_diarization_settings_and_cost_give_exit_0_or_2(files, settings_table, cost_table):
     path = _bundle(files, "diarization", settings_table, cost_table)
     _assert_clean(*_run(["score", path, "--format", "json"]), (settings_table, cost_table))

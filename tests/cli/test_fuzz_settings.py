@@ -10,6 +10,7 @@ import contextlib
 import io
 import json
 import math
+import signal
 import time
 from datetime import date
 
@@ -91,10 +92,33 @@ def _bundle(root, task: str, settings_table: dict, cost_table: dict) -> str:
     return str(path)
 
 
+class _Hung(BaseException):
+    """Raised by the alarm: the command ran past the bound (a hang, not a slow pass)."""
+
+
+@contextlib.contextmanager
+def _bounded(seconds: float):
+    """Interrupt the command after `seconds` (POSIX alarm), so a hang fails the test."""
+    if not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def ring(*_):
+        raise _Hung(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _run(args) -> tuple[int, str, float]:
     out, err = io.StringIO(), io.StringIO()
     start = time.monotonic()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with _bounded(SECONDS), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(args)
     return code, err.getvalue(), time.monotonic() - start
 

@@ -319,6 +319,7 @@ class BundleReplay:
             s_pen=np.array([r.s_pen for r in self.replays], dtype=float),
             cost=np.array([r.total_cost for r in self.replays], dtype=float),
             cum_cost=np.cumsum([r.total_cost for r in self.replays], dtype=float),
+            n_steps=np.array([len(r.steps) for r in self.replays], dtype=int),
         )
 
     def mean(self, attribute: str) -> float:
@@ -361,6 +362,8 @@ class DocumentSeries:
     s_pen: np.ndarray
     cost: np.ndarray
     cum_cost: np.ndarray
+    n_steps: np.ndarray | None = None
+    """Steps of each document: 0 means S_pen = S_base by construction, no result."""
 
 
 def make_track(document: Document, metric_name: str, settings, cost_model: CostModel,

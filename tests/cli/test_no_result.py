@@ -179,3 +179,12 @@ def test_a_file_of_our_format_with_a_typo_is_still_quoted(tmp_path):
                     'references = ["ref.rttm"]\nhypothesis = "hyp.rttm"\n')
     code, _, err = run("score", path)
     assert code == 2 and "duration '3,5' is not a number" in err, err
+
+
+def test_the_series_says_which_documents_have_no_steps(mt_with_and_without_steps):
+    # the across-time plot marks S_pen of these as no result
+    from llgui.core.penalty import replay_bundle
+    from llgui.io.bundle import load_bundle
+
+    series = replay_bundle(load_bundle(mt_with_and_without_steps), "bleu").series()
+    assert series.n_steps.tolist() == [1, 0]

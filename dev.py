@@ -68,7 +68,10 @@ def main(argv: list[str]) -> int:
         # Tests never need a display: Qt renders offscreen. They run on every core
         # (pytest-xdist) unless the arguments choose otherwise (`-n 0` runs them in one).
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
-        parallel = [] if any(a == "-n" or a.startswith("-n") for a in rest) else ["-n", "auto"]
+        # loadgroup: tests of one xdist_group share a worker, so a session fixture that scores
+        # a published set (WMT17 TER) runs once, not once per worker
+        parallel = ([] if any(a == "-n" or a.startswith("-n") for a in rest)
+                    else ["-n", "auto", "--dist", "loadgroup"])
         args = [str(PYTHON), "-m", "pytest", *parallel, *rest]
     return subprocess.run(args, cwd=ROOT, env=env).returncode
 

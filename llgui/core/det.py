@@ -167,6 +167,9 @@ class DetResult:
     act_dcf_point: OperatingPoint
     plot_curve: DetCurve
     """`curve` decimated for drawing: every hull vertex, at most about 2000 points more."""
+    llr_warning: str | None = None
+    """Why the scores cannot be log-likelihood ratios (then actDCF measures nothing), or None
+    (`llgui.core.llr`)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -476,12 +479,16 @@ def evaluate(trials: Trials, dcf: tuple[float, float, float] = (0.01, 1.0, 1.0),
     report(progress, 0.9)
     check(should_stop)
     plot = decimate(curve, hull.indices, max_plot_points)
+    from llgui.core.llr import llr_warning_split
+
+    warning = llr_warning_split(tar, non, bayes_threshold(p_target, c_miss, c_fa))
     report(progress, 1.0)
     return DetResult(name=trials.name, n_target=curve.n_target,
                      n_nontarget=curve.n_nontarget, curve=curve, hull=hull, eer=eer_value,
                      eer_method=eer_method, eer_point=eer_point,
                      dcf=(p_target, c_miss, c_fa), min_dcf=min_value, min_dcf_point=min_point,
-                     act_dcf=act_value, act_dcf_point=act_point, plot_curve=plot)
+                     act_dcf=act_value, act_dcf_point=act_point, plot_curve=plot,
+                     llr_warning=warning)
 
 
 def bootstrap_eer(trials: Trials, n: int = 1000, seed: int = 0, level: float = 0.95,

@@ -37,9 +37,15 @@ def llr_warning(scores, is_target, threshold: float) -> str | None:
     `threshold` (`llgui.core.det.bayes_threshold`), or None when nothing says so."""
     s = np.asarray(scores, dtype=np.float64)
     labels = np.asarray(is_target, dtype=bool)
-    if s.size == 0:
+    return llr_warning_split(s[labels], s[~labels], threshold)
+
+
+def llr_warning_split(tar: np.ndarray, non: np.ndarray, threshold: float) -> str | None:
+    """`llr_warning` from the target and non-target scores (any order)."""
+    if tar.size + non.size == 0:
         return None
-    low, high = float(s.min()), float(s.max())
+    low = float(min(tar.min() if tar.size else np.inf, non.min() if non.size else np.inf))
+    high = float(max(tar.max() if tar.size else -np.inf, non.max() if non.size else -np.inf))
     if max(abs(low), abs(high)) > PLAUSIBLE_LLR:
         return (f"scores reach {low if abs(low) > abs(high) else high:g}; log-likelihood ratios "
                 f"beyond +-{PLAUSIBLE_LLR:g} are not plausible")
@@ -48,7 +54,7 @@ def llr_warning(scores, is_target, threshold: float) -> str | None:
         return (f"every score is {side} the Bayes threshold {threshold:.3g} (scores from "
                 f"{low:.3g} to {high:.3g}), so every trial gets the same decision")
     bound = math.log(CALIBRATION_FACTOR)
-    for name, values in (("target", -s[labels]), ("non-target", s[~labels])):
+    for name, values in (("target", -tar), ("non-target", non)):
         if values.size and abs(_log_mean_exp(values)) > bound:
             sign = "-" if name == "target" else ""
             return (f"E[exp({sign}s) | {name}] = {math.exp(min(_log_mean_exp(values), 700)):.3g}"

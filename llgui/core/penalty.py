@@ -134,6 +134,40 @@ class Replay:
         scores = [self.s_base] + [s.s_adapt for s in self.steps]
         return np.asarray(costs), np.asarray(scores)
 
+    def pen_curve(self) -> tuple[np.ndarray, np.ndarray]:
+        """S_pen against cumulative cost, the same corners as `curve` (S_base at cost 0)."""
+        costs = [0.0] + [s.cum_cost for s in self.steps]
+        scores = [self.s_base] + [s.s_pen for s in self.steps]
+        return np.asarray(costs), np.asarray(scores)
+
+    def at(self, step: int) -> "StepView":
+        """The numbers of step `step` (0 = the base, before any step) as the workbench shows
+        them; `penalty` is the accumulated penalty S_pen - S_adapt (0 at the base)."""
+        s = self.steps[step - 1] if step > 0 else None
+        if s is None:
+            return StepView(self.s_base, None, None, self.s_base, self.s_base, 0.0, 0.0, 0.0)
+        return StepView(self.s_base, s.s_cor, s.s_imp, s.s_adapt, s.s_pen, s.cost, s.cum_cost,
+                        s.s_pen - s.s_adapt)
+
+
+@dataclass(frozen=True)
+class StepView:
+    """One step's scores as shown (S_cor, S_imp None at the base and in llmt mode)."""
+
+    s_base: float
+    s_cor: float | None
+    s_imp: float | None
+    s_adapt: float
+    s_pen: float
+    cost: float
+    cum_cost: float
+    penalty: float
+
+    def as_dict(self) -> dict[str, float | None]:
+        return {"s_base": self.s_base, "s_cor": self.s_cor, "s_imp": self.s_imp,
+                "s_adapt": self.s_adapt, "s_pen": self.s_pen, "cost": self.cost,
+                "cum_cost": self.cum_cost}
+
 
 def replay(
     track: Track,
@@ -354,6 +388,7 @@ class BundleReplay:
             s_pen=np.array([r.s_pen for r in self.replays], dtype=float),
             cost=np.array([r.total_cost for r in self.replays], dtype=float),
             cum_cost=np.cumsum([r.total_cost for r in self.replays], dtype=float),
+            n_steps=np.array([len(r.steps) for r in self.replays], dtype=int),
         )
 
     def mean(self, attribute: str) -> float:
@@ -366,6 +401,21 @@ class BundleReplay:
         from llgui.core.policy import weighted_mean
 
         return weighted_mean([getattr(r, attribute) for r in self.replays], weights)
+
+    def aggregates(self, policy=None) -> tuple[tuple[str, tuple[float, float, float]], ...]:
+        """The aggregates of DESIGN.md 1.5 side by side, labelled: (label, (S_base, S_adapt,
+        S_pen)) for pooled statistics, the unweighted mean of documents and, given a user
+        `policy`, the policy-weighted mean over document times (seen from the last one)."""
+        from llgui.core.policy import document_weights
+
+        attributes = ("s_base", "s_adapt", "s_pen")
+        rows = [("pooled", (self.pooled_base, self.pooled_adapt, self.pooled_pen)),
+                ("mean of documents", tuple(self.mean(a) for a in attributes))]
+        if policy is not None and self.replays:
+            weights = document_weights(policy, self.times)
+            rows.append(("policy-weighted", tuple(self.weighted(a, weights)
+                                                  for a in attributes)))
+        return tuple(rows)  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -392,6 +442,8 @@ class DocumentSeries:
     s_pen: np.ndarray
     cost: np.ndarray
     cum_cost: np.ndarray
+    n_steps: np.ndarray | None = None
+    """Steps of each document: 0 means S_pen = S_base by construction, no result."""
 
 
 def make_track(document: Document, metric_name: str, settings, cost_model: CostModel,
@@ -445,7 +497,8 @@ def replay_bundle(
     metric: Metric | None = None
     n = len(bundle.documents)
     for i, document in enumerate(bundle.documents):
-        track = make_track(document, metric_name, bundle.settings, cost_model, bundle.documents)
+        track = make_track(document, metric_name, bundle.settings, cost_model, bundle.documents,
+                           should_stop=should_stop)
         metric = track.metric
         twin = (make_track(document, metric_name, bundle.settings, cost_model, bundle.documents)
                 if memorise else None)

@@ -153,14 +153,11 @@ def det_report(trials: Sequence, dcf: Sequence[float], eer_method: str = "rocch"
     `act_dcf_warning` says why a system's scores cannot be log-likelihood ratios (then its
     actDCF measures nothing), unless the system is named in `calibrated`. With a `threshold`,
     each system's `at_threshold` counts and P/R/F/error rate in percent."""
-    from llgui.core.det import bayes_threshold, evaluate_systems
-    from llgui.core.llr import llr_warning
+    from llgui.core.det import evaluate_systems
 
-    bayes = bayes_threshold(*dcf)
     systems = []
     for t, result in zip(trials, evaluate_systems(tuple(trials), tuple(dcf), eer_method)):
-        warning = (None if t.name in calibrated or "*" in calibrated
-                   else llr_warning(t.scores, t.is_target, bayes))
+        warning = None if t.name in calibrated or "*" in calibrated else result.llr_warning
         system = {
             "name": t.name, "n_target": t.n_target, "n_nontarget": t.n_nontarget,
             "eer": 100.0 * result.eer, "eer_method": result.eer_method,

@@ -95,7 +95,8 @@ def score_bundle(
         scored, metric = [], None
         for document in bundle.documents:
             check(should_stop)
-            track = make_track(document, name, bundle.settings, bundle.cost, bundle.documents)
+            track = make_track(document, name, bundle.settings, bundle.cost, bundle.documents,
+                               should_stop)
             metric = track.metric
             scored.append(track.current())
             done += 1

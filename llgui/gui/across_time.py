@@ -824,6 +824,12 @@ class AcrossTimeTab(QWidget):
                 if attr == "s_pen":
                     self.series_points = {d: (float(a), float(b))
                                           for d, a, b in zip(series.docs, x, y)}
+                    none = series.n_steps == 0
+                    if none.any():   # S_pen = S_base there by construction: no result
+                        item.plot(x[none], y[none], pen=None, symbol="o", symbolSize=15,
+                                  symbolBrush=None, symbolPen=pg.mkPen(colour, width=1.5,
+                                                                       style=Qt.PenStyle.DotLine),
+                                  name="(no steps): no penalised result")
             cost = series.cum_cost
             unit = "words" if bundle.task == "mt" else "seconds listened"
             cost_line = cost_item.plot(x, cost, pen=pg.mkPen(COST_COLOUR, width=1.5),

@@ -503,9 +503,14 @@ class DetectionTab(QWidget):
                 (r.eer_method, r.eer_method), (f"{r.min_dcf:.4f}", r.min_dcf),
                 (f"{r.act_dcf:.4f}", r.act_dcf), (ci, interval),
             ]
+            if r.llr_warning:   # actDCF takes scores as LLRs; these cannot be (core.llr)
+                cells[6] = (cells[6][0] + " !", cells[6][1])
             for col, (text, value) in enumerate(cells):
                 cell = QTableWidgetItem(text)
                 cell.setData(Qt.ItemDataRole.UserRole, value)   # the exact number
+                if col == 6 and r.llr_warning:
+                    cell.setToolTip("actDCF takes the scores as log-likelihood ratios, and "
+                                    f"these cannot be: {r.llr_warning}")
                 if col == 0:
                     cell.setForeground(QColor(PALETTE[row % len(PALETTE)]))
                 elif col != 4:

@@ -234,6 +234,10 @@ class MainWindow(QMainWindow):
     def _finish_open(self, opened, select_doc: str | None = None, step: int | None = None,
                      tab: str | None = None, metric: str | None = None) -> bool:
         paths, loaded, problems = opened.paths, list(opened.bundles), list(opened.problems)
+        warnings = [str(w) for b in loaded for w in b.warnings]
+        if warnings:   # the load goes on; say what the numbers will not mean
+            self.statusBar().showMessage("; ".join(warnings[:3]) + (
+                f" (and {len(warnings) - 3} more)" if len(warnings) > 3 else ""), 30000)
         if problems:
             self.show_error("Could not open " + ", ".join(str(Path(p).name) for p in paths),
                             problems)
@@ -377,9 +381,12 @@ class MainWindow(QMainWindow):
         metric = self.state.metric(bundle.task)
         if metric is None:
             return
+        from llgui.gui.workbench import metric_and_mode
+
+        name, mode = metric_and_mode(metric)
         self.documents_model.set_result(index, None)
-        self.jobs.submit(f"collection:{index}", _collection_job, bundle, metric,
-                         self.state.cost_model(index))
+        self.jobs.submit(f"collection:{index}", _collection_job, bundle, name,
+                         self.state.cost_model(index), mode)
 
     @Slot()
     def _on_state_selection_changed(self) -> None:
@@ -666,12 +673,13 @@ class MainWindow(QMainWindow):
         return bool(image.save(str(path)))
 
 
-def _collection_job(bundle, metric, cost_model, progress=None, should_stop=None):
+def _collection_job(bundle, metric, cost_model, mode="paper", progress=None,
+                    should_stop=None):
     """Worker job: every document of `bundle` replayed, with the documents table's summaries
     built here rather than on the main thread."""
     from llgui.core.penalty import replay_bundle
 
-    result = replay_bundle(bundle, metric, cost_model, progress=progress,
+    result = replay_bundle(bundle, metric, cost_model, mode=mode, progress=progress,
                            should_stop=should_stop)
     result.summaries()
     return result

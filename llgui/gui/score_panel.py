@@ -55,23 +55,15 @@ class ScorePanel(QWidget):
     def show_step(self, walk: Walkthrough, step: int) -> None:
         r = walk.replay
         unit = display_name(r.metric)
-        s = r.steps[step - 1] if step > 0 else None
-        values = {
-            "s_base": r.s_base,
-            "s_cor": s.s_cor if s else None,
-            "s_imp": s.s_imp if s else None,
-            "s_adapt": s.s_adapt if s else r.s_base,
-            "s_pen": s.s_pen if s else r.s_base,
-            "cost": s.cost if s else 0.0,
-            "cum_cost": s.cum_cost if s else 0.0,
-        }
+        view = r.at(step)          # the numbers come from core; this panel only draws them
+        values = view.as_dict()
         self.shown = values
         better = "higher is better" if r.higher_is_better else "lower is better"
 
         def f(v):
             return "–" if v is None else f"{v:.2f}"
 
-        penalty = (values["s_pen"] - values["s_adapt"]) if s else 0.0
+        penalty = view.penalty
         self.numbers.setText(
             f"<b>{unit}</b> ({better}) step {step}/{len(r.steps)}: "
             f"S<sub>base</sub> <b>{f(values['s_base'])}</b> · S<sub>cor</sub> "
@@ -156,7 +148,7 @@ class ScorePanel(QWidget):
             self._curve_title(r, step)
             return
         item.clear()
-        pen_scores = np.array([r.s_base] + [s.s_pen for s in r.steps])
+        _, pen_scores = r.pen_curve()
         x_end = max(costs[-1] * 1.05, 1.0)
         # step functions: each score holds from its cost until the next step
         xs = np.append(costs, x_end)

@@ -154,7 +154,9 @@ class Workbench(QWidget):
         state.metric_changed.connect(self._on_state_metric_changed)
         state.cost_model_changed.connect(self._on_state_cost_model_changed)
         state.bundles_changed.connect(self._on_state_bundles_changed)
+        state.policy_changed.connect(self._on_state_policy_changed)
         jobs.result_ready.connect(self._on_jobs_result_ready)
+        self._collection: tuple[int, object] | None = None   # the aggregates on screen
 
     # -- recomputing ------------------------------------------------------------------------
 
@@ -280,12 +282,18 @@ class Workbench(QWidget):
         self.diar_view.show_step(result, step, result.errors_at(step))
 
     def _fill_metric_box(self, task: str) -> None:
-        metrics = _TRACK_METRICS.get(task) or KNOWN_METRICS.get(task, ())
+        metrics = list(_TRACK_METRICS.get(task) or KNOWN_METRICS.get(task, ()))
         current = self.state.metric(task)
         self.metric_box.blockSignals(True)
         self.metric_box.clear()
         for m in metrics:
             self.metric_box.addItem(display_name(m), m)
+        if task == "mt":   # the WMT LLMT scorer's penalised BLEU, beside the paper's
+            metrics.append(LLMT)
+            self.metric_box.addItem("BLEU (llmt)", LLMT)
+            self.metric_box.setItemData(len(metrics) - 1, "S_pen by the WMT 2020/21 lifelong "
+                                        "MT scorer (DESIGN.md 1.1), pooled over the stream",
+                                        Qt.ItemDataRole.ToolTipRole)
         if current in metrics:
             self.metric_box.setCurrentIndex(metrics.index(current))
         self.metric_box.blockSignals(False)
@@ -336,6 +344,7 @@ class Workbench(QWidget):
         """Aggregates of a bundle (pooled, mean, policy) when its collection job is done."""
         if index != self.state.selection.bundle:
             return
+        self._collection = (index, result)
         name = display_name(result.metric)
         found = getattr(self, "_intervals", None)
         interval_row = ("<tr><td>95 % CI (±)</td>"
@@ -347,21 +356,26 @@ class Workbench(QWidget):
             interval_row = (f"<tr><td title='{signature}'>95 % CI (±)</td>" + "".join(
                 f"<td align='right'>{estimates[m].mean:.2f} ± {estimates[m].ci:.2f}</td>"
                 for m in ("s_base", "s_adapt", "s_pen")) + "</tr>")
+
+        def f(v: float) -> str:
+            return "–" if v != v else f"{v:.2f}"   # NaN: no weight in the window
+
         rows = "".join(
-            f"<tr><td>{label}</td><td align='right'>{a:.2f}</td><td align='right'>{b:.2f}</td>"
-            f"<td align='right'>{c:.2f}</td></tr>"
-            for label, (a, b, c) in (
-                ("pooled", (result.pooled_base, result.pooled_adapt, result.pooled_pen)),
-                ("mean of documents", (result.mean("s_base"), result.mean("s_adapt"),
-                                       result.mean("s_pen"))),
-            )) + interval_row
+            f"<tr><td>{label}</td><td align='right'>{f(a)}</td><td align='right'>{f(b)}</td>"
+            f"<td align='right'>{f(c)}</td></tr>"
+            for label, (a, b, c) in result.aggregates(self.state.policy)) + interval_row
         self.aggregates.setText(
             f"<b>{name}, all {len(result.replays)} documents</b><table cellspacing='4'>"
             "<tr><th></th><th>S_base</th><th>S_adapt</th><th>S_pen</th></tr>" + rows
             + "</table><small>pooled: statistics summed over documents (corpus "
               "score / duration-weighted); mean: unweighted mean of per-document scores; "
+              f"policy-weighted: policy {self.state.policy_name} over document times; "
               "95 % CI: bootstrap mean ± half-width of the pooled scores, documents "
               "resampled (bs:1000|seed:12345|unit:document).</small>")
+
+    def _on_state_policy_changed(self) -> None:
+        if self._collection is not None:
+            self.show_collection(*self._collection)
 
     # -- verification with the reference libraries -----------------------------------------
 
@@ -431,10 +445,21 @@ def _track_metric(bundle, metric: str | None) -> str:
     return next((m for m in bundle.metrics if m in allowed), allowed[0])
 
 
+LLMT = "bleu:llmt"
+"""The metric box's choice for BLEU with S_pen in mode "llmt" (`metric_and_mode`)."""
+
+
+def metric_and_mode(choice: str) -> tuple[str, str]:
+    """("bleu", "llmt") for the llmt choice, (metric, "paper") otherwise."""
+    metric, _, mode = choice.partition(":")
+    return metric, mode or "paper"
+
+
 def _walk_job(key, document, steps, metric, settings, cost, documents, progress=None,
               should_stop=None):
     """Worker job: the walkthrough of one document, returned with the key it answers."""
-    return key, walk(document, steps, metric, settings, cost, should_stop=should_stop,
+    name, mode = metric_and_mode(metric)
+    return key, walk(document, steps, name, settings, cost, mode=mode, should_stop=should_stop,
                      documents=documents, progress=progress)
 
 

@@ -38,7 +38,6 @@ Decisions the schema leaves open:
 """
 from __future__ import annotations
 
-import math
 import re
 import tomllib
 from dataclasses import dataclass

@@ -104,3 +104,8 @@ def test_penalised_scores_from_the_engine(bleu, name, adapt):
     assert result.s_pen == pytest.approx(PENALISED[name], abs=0.005)
     # the sentence's own weight in the corpus, as the paper states: 4.71 BLEU
     assert scores.s_cor - scores.s_imp == pytest.approx(4.71, abs=0.005)
+    # what the workbench draws comes from the engine too (issue 9, item 15)
+    assert result.at(0).penalty == 0.0 and result.at(0).s_pen == result.s_base
+    assert result.at(1).penalty == pytest.approx(-4.71, abs=0.005)
+    costs, pen = result.pen_curve()
+    assert costs.tolist() == [0.0, 15.0] and pen[-1] == result.s_pen

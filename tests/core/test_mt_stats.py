@@ -12,7 +12,6 @@ import jiwer
 import numpy as np
 import pytest
 import sacrebleu
-from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -296,3 +296,22 @@ def test_stats_are_a_read_only_copy():
     with pytest.raises(ValueError):
         track.stats[0, 0] = 5
     assert isinstance(track.stats, np.ndarray)
+
+
+def test_building_a_track_stops_when_asked():
+    # TER on thousands of segments takes seconds: the worker's should_stop is honoured while
+    # the track scores its segments (issue 9, item 2), well before the end
+    from llgui.core.jobs import Cancelled
+
+    n = 3000
+    hyps = [f"the cat number {i} sat on a mat" for i in range(n)]
+    refs = [[f"a cat number {i} sat on the mat" for i in range(n)]]
+    asked = []
+
+    def should_stop() -> bool:
+        asked.append(1)
+        return len(asked) > 3
+
+    with pytest.raises(Cancelled):
+        MTTrack(document(hyps, refs), make_metric("ter"), should_stop)
+    assert len(asked) == 4

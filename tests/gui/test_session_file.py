@@ -38,6 +38,14 @@ CORRUPT = {
     "not_json": '{"version": 1,',
     "empty": "",
     "not_utf8": b'{"version": 1, "bundles": ["\xff"]}',
+    "huge_file": '{"version": 1, "view": {"x": "' + "a" * (5 << 20) + '"}}',
+    "session_is_fifo": None,  # written by the driver: the session file itself is a FIFO
+}
+"""Each started as the app, in a subprocess."""
+
+MORE = {
+    # checked as the window checks them (read_session), without a start each: the app path
+    # is the same for every kind that `read_session` sets aside
     "nan_cost": '{"version": 1, "cost_models": {"%s": {"window": NaN}}}' % MT,
     "cost_200_digits": '{"version": 1, "cost_models": {"%s": {"window": %s}}}' % (MT, "9" * 200),
     "cost_zero_window": '{"version": 1, "cost_models": {"%s": {"window": 0}}}' % MT,
@@ -48,13 +56,27 @@ CORRUPT = {
     "version_2": '{"version": 2, "bundles": []}',
     "top_array": "[1, 2, 3]",
     "unknown_key": '{"version": 1, "bundels": []}',
-    "huge_file": '{"version": 1, "view": {"x": "' + "a" * (5 << 20) + '"}}',
-    "session_is_fifo": None,  # written by the driver: the session file itself is a FIFO
+    "points_not_pairs": '{"version": 1, "policy": {"mode": "relative", "points": [1, 2]}}',
+    "selection_doc_int": '{"version": 1, "selection": {"bundle": null, "doc": 3}}',
+    "metrics_values_int": '{"version": 1, "metrics": {"mt": 3}}',
+    "view_nested": '{"version": 1, "view": {"a": {"b": {"c": 1}}}}',
+    "step_beyond_the_maximum": '{"version": 1, "step": 1000000001}',
 }
+
+
+@pytest.mark.parametrize("name", sorted(MORE))
+def test_more_corrupt_sessions_are_set_aside(tmp_path, name):
+    from llgui.gui.state import read_session
+
+    path = tmp_path / "session.json"
+    path.write_text(MORE[name], encoding="utf-8")
+    data, problem = read_session(path)
+    assert data is None and problem.count("set aside as") == 1, problem
+    assert (tmp_path / "session.json.bad").exists() and not path.exists()
 
 DRIVER = textwrap.dedent(
     r"""
-    import contextlib, io, json, os, sys
+    import contextlib, io, json, os, sys, time
     from pathlib import Path
     from llgui.gui.app import main
 
@@ -77,10 +99,12 @@ DRIVER = textwrap.dedent(
                                 else content.encode("utf-8"))
         os.environ["LLGUI_SESSION_FILE"] = str(session)
         err = io.StringIO()
+        start = time.monotonic()
         with contextlib.redirect_stderr(err):
             code = main(["--close-after", "0"])
+        elapsed = time.monotonic() - start
         bad = session.with_name("session.json.bad")
-        print(json.dumps({"name": name, "code": code, "stderr": err.getvalue(),
+        print(json.dumps({"name": name, "code": code, "stderr": err.getvalue(), "s": elapsed,
                           "bad": bad.exists() or bad.is_fifo(),
                           "left": session.exists() or session.is_fifo()}), flush=True)
     """
@@ -108,7 +132,14 @@ def _run_driver(tmp_path, cases: dict) -> dict:
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs need a POSIX system")
 def test_every_corrupt_session_is_set_aside_and_the_app_starts_clean(tmp_path):
-    valid = {"version": 1, "bundles": [MT], "selection": {"bundle": MT, "doc": None},
+    # the control: a small valid bundle (the demo would start scoring jobs at every start)
+    (tmp_path / "ref.txt").write_text("a b c\n")
+    (tmp_path / "hyp.txt").write_text("a b d\n")
+    small = tmp_path / "small.toml"
+    small.write_text('[bundle]\ntask = "mt"\nmetrics = ["bleu"]\n[[documents]]\nid = "d"\n'
+                     'time = 1\nreferences = ["ref.txt"]\nhypothesis = "hyp.txt"\n')
+    valid = {"version": 1, "bundles": [str(small)], "selection": {"bundle": str(small),
+                                                                  "doc": "d"},
              "step": 0, "metrics": {"mt": "bleu"}, "view": {}}
     results = _run_driver(tmp_path, {**CORRUPT, "valid": json.dumps(valid)})
     for name in CORRUPT:

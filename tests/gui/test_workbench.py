@@ -264,3 +264,65 @@ def test_exports_of_the_workbench(qtbot, demo_window, tmp_path):
     with open(tmp_path / "steps.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert [float(r["s_pen"]) for r in rows] == [s["s_pen"] for s in expected["steps"]]
+
+
+def test_the_aggregates_show_the_policy_weighted_score(qtbot, demo_window):
+    # DESIGN.md 1.5: pooled, mean and policy-weighted side by side, labelled; the last follows
+    # the user policy
+    import numpy as np
+
+    from llgui.core.policy import PRESETS, document_weights
+
+    state = demo_window.state
+    index = state.selection.bundle
+    qtbot.waitUntil(lambda: "policy-weighted" in demo_window.workbench.aggregates.text(),
+                    timeout=60000)
+    _, result = demo_window.workbench._collection
+
+    def expected(policy) -> str:
+        w = document_weights(policy, result.times)
+        pen = np.array([r.s_pen for r in result.replays])
+        return f"{float(np.sum(w * pen) / np.sum(w)):.2f}"
+
+    assert expected(PRESETS["B"]) in demo_window.workbench.aggregates.text()
+    state.edit_policy(PRESETS["A"], "A")
+    text = demo_window.workbench.aggregates.text()
+    assert "policy A" in text and expected(PRESETS["A"]) in text
+    assert index == state.selection.bundle
+
+
+def test_the_llmt_scorer_is_offered_in_the_window(qtbot, demo_window):
+    # issue 9, item 9: the WMT LLMT stream score, in the window as in `llgui replay --mode llmt`
+    # and `llgui score --mode llmt`
+    import contextlib
+    import io
+
+    from llgui.cli import main
+    from llgui.gui.workbench import LLMT
+
+    window = demo_window
+    doc = "news-2023-03-06"
+    window.state.select(window.state.bundle_index_of_task("mt"), doc, step=2)
+    settle(qtbot, window)
+    box = window.workbench.metric_box
+    box.setCurrentIndex(box.findData(LLMT))
+    box.activated.emit(box.currentIndex())
+    settle(qtbot, window)
+    replay = window.workbench.walkthrough.replay
+    assert (replay.metric, replay.mode) == ("bleu", "llmt")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["replay", str(MT_BUNDLE), "--doc", doc, "--mode", "llmt",
+                     "--format", "json"]) == 0
+    expected = json.loads(out.getvalue())
+    assert window.workbench.scores.shown["s_pen"] == pytest.approx(
+        expected["steps"][1]["s_pen"], abs=1e-9)
+    # the aggregates: the pooled llmt stream score, as `llgui score --mode llmt` prints it
+    qtbot.waitUntil(lambda: window.workbench._collection is not None
+                    and window.workbench._collection[1].replays[0].mode == "llmt", timeout=60000)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["score", str(MT_BUNDLE), "--metric", "bleu", "--mode", "llmt",
+                     "--format", "json"]) == 0
+    pooled = json.loads(out.getvalue())["penalised"]["bleu"]["pooled"]["s_pen"]
+    assert window.workbench._collection[1].pooled_pen == pytest.approx(pooled, abs=1e-9)

@@ -96,7 +96,7 @@ def score_bundle(
         for document in bundle.documents:
             check(should_stop)
             track = make_track(document, name, bundle.settings, bundle.cost, bundle.documents,
-                               should_stop)
+                               should_stop=should_stop)
             metric = track.metric
             scored.append(track.current())
             done += 1

@@ -6,13 +6,14 @@
    and the corpus scores equal to 1e-9. PASS needs >= 50x.
 2. A synthetic corpus of segments of 5 to 400 words (repeated words, block shifts,
    insertions, deletions, substitutions): time, ratio and equality, as above (a detail).
-3. Gate 1 rerun on a long-segment corpus (120 synthetic segments of 5 to 400 words): one
+3. Gate 1 rerun on a long-segment corpus (100 synthetic segments of 5 to 400 words): one
    correction step for BLEU + chrF + TER in <= 5 ms median, equal to sacrebleu.
 4. Acceptance 4 of issue 10: the whole of WMT23 de-en as one document with a 30-step log,
    `llgui score --metric bleu --metric chrf --metric ter` in a fresh process: <= 10 s with an
    empty statistics cache, <= 2 s with it warm; and the window opened at that document with
    each metric (`--screenshot`, which waits for the metric shown), cold and warm.
 
+`LLGUI_GATE10_PARTS=1,3` runs only the parts named (default: all four).
 With `LLGUI_GATE10_ALL=1`, every WMT23 de-en and en-zh system is also checked against
 sacrebleu's corpus_score (about 40 minutes of sacrebleu here). Where the reference data is
 absent, parts 1 and 4 are skipped, saying so, and the gate is judged on the rest.
@@ -65,9 +66,10 @@ def _wmt23(pair: str) -> tuple[Path, dict[str, Path]] | None:
     return ref, systems
 
 
-def synthetic(n: int, seed: int, max_words: int = 400) -> tuple[list[str], list[str]]:
+def synthetic(n: int, seed: int, max_words: int = 400,
+              words_per_edit: int = 12) -> tuple[list[str], list[str]]:
     """(hypotheses, references): segments of 5..max_words words from a Zipf-like vocabulary,
-    the hypothesis derived from the reference by about one edit in twelve words."""
+    the hypothesis derived from the reference by about one edit in `words_per_edit` words."""
     rng = random.Random(seed)
     vocab = [f"w{k}" for k in range(3000)]
     weights = [1 / (k + 1) for k in range(len(vocab))]
@@ -76,7 +78,7 @@ def synthetic(n: int, seed: int, max_words: int = 400) -> tuple[list[str], list[
         length = rng.randint(5, max_words)
         ref = rng.choices(vocab, weights, k=length)
         hyp = list(ref)
-        for _ in range(max(1, length // 12)):
+        for _ in range(max(1, length // words_per_edit)):
             kind = rng.random()
             if kind < 0.3 and len(hyp) > 2:
                 i = rng.randrange(len(hyp))
@@ -143,11 +145,13 @@ def _every_system() -> tuple[bool, list[str]]:
 
 
 def _gate1_long() -> tuple[float, bool, list[str]]:
-    """Gate 1 on 120 synthetic segments of 5..400 words (step median ms, passed, details)."""
+    """Gate 1 on 100 synthetic segments of 5..400 words (step median ms, passed, details).
+    Edits are sparser than in part 2 (one in 30 words) so that sacrebleu's four rescoring
+    passes take minutes, not tens of minutes; the steps' cost is llgui's either way."""
     from benchmarks import gate1_mt_step as gate1
 
-    hyps, refs = synthetic(120, seed=11)
-    others, _ = synthetic(120, seed=12)  # retranslations: other edits of the same references
+    hyps, refs = synthetic(100, seed=11, words_per_edit=30)
+    others, _ = synthetic(100, seed=12)
     rng = random.Random(13)
     other = []
     for ref, alt in zip(refs, others):
@@ -157,7 +161,7 @@ def _gate1_long() -> tuple[float, bool, list[str]]:
         other.append(" ".join(words))
     original = gate1._corpus
     gate1._corpus = lambda: (hyps, refs, other,
-                             "synthetic, 120 segments of 5-400 words (gate 10)")
+                             "synthetic, 100 segments of 5-400 words (gate 10)")
     try:
         result = gate1.run()
     finally:
@@ -245,6 +249,15 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _synthetic_part(details: list[str], ratio: float, use_ratio: bool) -> float:
+    hyps, refs = synthetic(60, seed=7)
+    ours_s, library_s, equal, note = _ours_vs_library(hyps, refs)
+    details.append(f"synthetic, 60 segments of 5-400 words ({sum(len(r.split()) for r in refs)} "
+                   f"words): ours {ours_s:.2f} s, sacrebleu {library_s:.1f} s "
+                   f"({library_s / ours_s:.0f}x); {note}; {'equal' if equal else 'MISMATCH'}")
+    return library_s / ours_s if use_ratio else ratio
+
+
 def run() -> GateResult:
     # the statistics cache of this run lives in a temporary folder, never the user's
     previous = os.environ.get("LLGUI_CACHE_DIR")
@@ -273,11 +286,18 @@ def _run() -> GateResult:
     details.append(f"engine: {'numba ' + ter_fast.numba.__version__ if ter_fast.available() else 'sacrebleu (numba missing)'}; "
                    f"first call (load or JIT compile) {time.perf_counter() - began:.2f} s")
     passed = True
+    parts = {int(p) for p in os.environ.get("LLGUI_GATE10_PARTS", "1,2,3,4").split(",") if p}
+    if parts != {1, 2, 3, 4}:
+        details.append(f"parts run: {sorted(parts)} (LLGUI_GATE10_PARTS); the gate needs all four")
+        passed = False
 
     # 1. WMT23 de-en, three systems
     found = _wmt23("de-en")
     ratio = float("nan")
-    if found is None:
+    median_ms = float("nan")
+    if 1 not in parts:
+        pass
+    elif found is None:
         details.append(f"WMT23 de-en: skipped, reference data absent under {_root()}")
     else:
         ref_path, systems = found
@@ -297,22 +317,18 @@ def _run() -> GateResult:
                        f"sacrebleu {library_total:.1f} s, {ratio:.0f}x (need >= {MIN_RATIO:.0f}x)")
 
     # 2. synthetic corpus, 5..400 words
-    hyps, refs = synthetic(60, seed=7)
-    ours_s, library_s, equal, note = _ours_vs_library(hyps, refs)
-    passed &= equal
-    details.append(f"synthetic, 60 segments of 5-400 words ({sum(len(r.split()) for r in refs)} "
-                   f"words): ours {ours_s:.2f} s, sacrebleu {library_s:.1f} s "
-                   f"({library_s / ours_s:.0f}x); {note}; {'equal' if equal else 'MISMATCH'}")
-    if found is None:
-        ratio = library_s / ours_s
+    if 2 in parts:
+        ratio = _synthetic_part(details, ratio, found is None or 1 not in parts)
+        passed &= not any("MISMATCH" in d for d in details)
 
     # 3. gate 1 on long segments
-    median_ms, ok, lines = _gate1_long()
-    passed &= ok
-    details += lines
+    if 3 in parts:
+        median_ms, ok, lines = _gate1_long()
+        passed &= ok
+        details += lines
 
     # 4. acceptance 4: llgui score on the whole of WMT23 de-en, cold and warm cache
-    if found is not None:
+    if 4 in parts and found is not None:
         ref_path, systems = found
         refs = _read(ref_path)
         with tempfile.TemporaryDirectory(prefix="llgui-gate10-") as tmp:

@@ -8,6 +8,7 @@ the report.
 from __future__ import annotations
 
 import sys
+import time
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -26,14 +27,16 @@ def scoring_progress(label: str = "scoring", stream=None) -> Iterator[None]:
 
     from llgui.core import stats_cache
 
-    bar = tqdm(total=0, desc=label, unit="seg", delay=DELAY_S, file=stream, leave=False,
+    delay = DELAY_S
+    began = time.monotonic()
+    bar = tqdm(total=0, desc=label, unit="seg", delay=delay, file=stream, leave=False,
                dynamic_ncols=True)
 
     def on_rows(computed: int, expected: int) -> None:
         if expected:
             bar.total += expected
-            if bar._time() - bar.start_t >= bar.delay:
-                bar.refresh()   # show the new total now, not at the next timed update
+            if time.monotonic() - began >= delay:  # show the new total (never before delay)
+                bar.refresh()
         if computed:
             bar.update(computed)
 

@@ -11,7 +11,9 @@ sees, with its column sums. A step only swaps rows:
 
 Nothing ever rescores the document. Statistics of a text are a pure function of (segment,
 text), so they are memoised: the corrected version of a segment and any adapted line seen
-twice cost nothing the second time. A track is mutable (advance moves it): one per job.
+twice cost nothing the second time; across runs and bundles, the disk cache of
+`llgui.core.stats_cache` serves every row it has seen (same text, references, settings and
+library versions). A track is mutable (advance moves it): one per job.
 """
 from __future__ import annotations
 

@@ -18,7 +18,6 @@ from llgui.sim.run import parse_system
 
 ROOT = Path(__file__).resolve().parents[2]
 MT = ROOT / "resources" / "demo" / "mt" / "bundle.toml"
-DIAR = ROOT / "resources" / "demo" / "diarization" / "bundle.toml"
 
 
 def two_docs(src: Path, tmp: Path) -> Path:
@@ -153,32 +152,6 @@ def test_resume_checks_the_system_adapts_the_same_way(active_run, mt_bundle, tmp
     with pytest.raises(SystemFailed, match="adapted"):
         resume(folder)
     assert json.loads(log.read_text())["adapted"] == record["adapted"]  # put back
-
-
-def test_interactive_diarization_session(tmp_path, capsys):
-    bundle_path = two_docs(DIAR, tmp_path)
-    out = tmp_path / "diar"
-    live = LiveSession(load_bundle(bundle_path), parse_system("diar_clusters").command, out,
-                       mode="interactive", budget=40.0)
-    live.start()
-    from llgui.core.types import PointTarget
-
-    shown = []
-    ref = live.document.reference
-    for turn in ref[:3]:
-        mid = (turn.start + turn.end) / 2
-        record = live.correct("boundary", PointTarget(mid), [turn.start, turn.end],
-                              Effort(2.0, 0))
-        if record is None:
-            break
-        shown.append(record.scores["der"][2:])
-    assert shown
-    live.finish()
-    report = replayed(capsys, out / "bundle.toml", live.bundle.documents[0].id, "der")
-    theirs = [(s["s_adapt"], s["s_pen"]) for s in report["steps"]]
-    assert len(theirs) == len(shown)
-    for mine, their in zip(shown, theirs):
-        assert mine == pytest.approx(their, abs=1e-9)
 
 
 def test_a_killed_system_loses_nothing_and_static_takes_over(mt_bundle, tmp_path):

@@ -29,7 +29,9 @@ from llgui.sim.live import Effort
 KEY = "live-session"
 PRELOAD = ("llgui.io.bundle", "llgui.sim.run", "llgui.core.mt_track", "llgui.core.diar_track",
            "llgui.core.stats_cache", "sacrebleu", "llgui.io.rttm", "llgui.core.ter_fast",
-           "llgui.core.der", "llgui.core.diar_edit", "scipy.optimize")
+           "llgui.core.der", "llgui.core.diar_edit", "scipy.optimize", "llgui.io.interactions",
+           "llgui.core.mt_stats", "llgui.core.textdiff", "rapidfuzz.distance",
+           "sacrebleu.tokenizers.tokenizer_13a", "zoneinfo", "sortedcontainers")
 """Imported with the window: a first import on the worker holds the GIL while it compiles
 and would stall the window for a third of a second."""
 SYSTEMS = ("mt_memory", "diar_clusters", "static")
@@ -48,7 +50,11 @@ class LiveSessionWindow(QWidget):
 
         for name in PRELOAD:
             importlib.import_module(name)
+        from importlib.metadata import version
+
         from llgui.core import ter_fast
+
+        version("sacrebleu")          # the statistics cache names its folder with it (~0.1 s)
 
         if ter_fast.available():      # load the compiled TER kernels (numba imports lazily)
             ter_fast.translation_edit_rate(["a", "b"], ["b", "a"])

@@ -345,7 +345,7 @@ def test_pause_quit_restart_resume_gives_the_log_of_an_unpaused_session(qtbot, t
     second.out_edit.setText(str(out))
     click(qtbot, second.resume_button)
     wait_idle(qtbot, second)
-    assert second.snap.question is not None and "resumed" in second.status.text()
+    assert second.snap.question is not None and "Resumed" in second.status.text()
     while not second.snap.finished:
         keys.append(answer_mt(qtbot, second, len(keys)))
     second.close()

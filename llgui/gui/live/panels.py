@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QListWidget, QPlainTextEdit, QPushButton, QVBoxLayout,
     QWidget,
@@ -86,11 +86,19 @@ class MTPanel(QWidget):
         self.sentences.blockSignals(False)
         q = snap.question
         interactive = snap.mode == "interactive"
-        self.sentences.setEnabled(interactive)
+        # active: the list is read, not chosen from; the asked sentence stands out
+        self.sentences.setSelectionMode(
+            QListWidget.SelectionMode.SingleSelection if interactive
+            else QListWidget.SelectionMode.NoSelection)
         if q is not None:
             n = q.target.sentence
+            item = self.sentences.item(n - 1)
+            item.setBackground(QColor(255, 214, 102))
+            font = item.font()
+            font.setBold(True)
+            item.setFont(font)
             self.sentences.setCurrentRow(n - 1)
-            self.sentences.scrollToItem(self.sentences.item(n - 1))
+            self.sentences.scrollToItem(item, QListWidget.ScrollHint.PositionAtCenter)
             self.prompt.setText(f"The system asks for the translation of sentence {n}: "
                                 "type it over its hypothesis.")
             self._fill(n)
@@ -155,16 +163,19 @@ class DiarPanel(QWidget):
         self.plot.setMinimumHeight(220)
         self.windows: list = []
         self.region = pg.LinearRegionItem(values=(0, 1), movable=True,
-                                          brush=pg.mkBrush(60, 180, 75, 70))
+                                          brush=pg.mkBrush(150, 90, 220, 45))
         for line in self.region.lines:
-            line.setPen(pg.mkPen((20, 120, 40), width=3))
+            line.setPen(pg.mkPen((110, 40, 190), width=3))
             line.setHoverPen(pg.mkPen((200, 40, 40), width=5))
         self.region.setZValue(10)
         self.plot.addItem(self.region)
         self.region.setVisible(False)
+        self.region.sigRegionChanged.connect(self._on_region)
+        self.edges = QLabel()
         self.yes = QPushButton("&Yes, same speaker")
         self.no = QPushButton("&No, different")
         self.send_boundary = QPushButton("Send the turn's edges")
+        self.speaker_label = QLabel("speaker:")
         self.name = QComboBox()
         self.name.setEditable(True)
         self.name.setMinimumWidth(140)
@@ -180,8 +191,8 @@ class DiarPanel(QWidget):
         layout.addWidget(self.prompt)
         layout.addWidget(self.plot, 1)
         row = QHBoxLayout()
-        for w in (self.yes, self.no, self.send_boundary, QLabel("speaker:"), self.name,
-                  self.send_name):
+        for w in (self.yes, self.no, self.send_boundary, self.edges, self.speaker_label,
+                  self.name, self.send_name):
             row.addWidget(w)
         row.addStretch(1)
         layout.addLayout(row)
@@ -216,7 +227,8 @@ class DiarPanel(QWidget):
             w.setVisible(kind == "same")
         interactive = snap.mode == "interactive"
         self.send_boundary.setVisible(kind == "boundary" or interactive)
-        for w in (self.name, self.send_name):
+        self.edges.setVisible(kind == "boundary" or interactive)
+        for w in (self.speaker_label, self.name, self.send_name):
             w.setVisible(kind == "name" or interactive)
         w = snap.window
         if kind == "same":
@@ -227,15 +239,17 @@ class DiarPanel(QWidget):
                 self._window(t2, w, 1, "B")
             self.region.setVisible(False)
             where = f" in show {q.target.doc2}" if other else ""
-            self.prompt.setText(f"Same speaker at A ({t1:.1f} s) and B ({t2:.1f} s{where})?")
-            self._zoom(min(t1, t2) if not other else t1, max(t1, t2) if not other else t1, w)
+            self.prompt.setText(f"Listen to A ({t1:.1f} s) and B ({t2:.1f} s{where}): is it "
+                                "the same speaker?")
+            a, b = (min(t1, t2), max(t1, t2)) if not other else (t1, t1)
+            self._zoom(a, b, max(3 * w, 0.06 * (b - a)))
         elif kind == "boundary":
             start, end = self._turn_around(q.target.t, w)
             self.region.setRegion((start, end))
             self.region.setVisible(True)
             self._window(q.target.t, 0.05, 0, "")
-            self.prompt.setText(f"Drag the two edges to the turn at {q.target.t:.1f} s, "
-                                "then send.")
+            self.prompt.setText(f"Where does the turn at {q.target.t:.1f} s start and end? "
+                                "Drag the two purple edges onto them, then send.")
             self._zoom(start, end, 3 * w)
         elif kind == "name":
             self._window(q.target.t, w, 0, "?")
@@ -248,8 +262,9 @@ class DiarPanel(QWidget):
             if not self.region.isVisible():
                 self.region.setRegion((mid - w, mid + w))
             self.region.setVisible(interactive)
-            self.prompt.setText("Drag the green region over a turn: send its edges, or name "
-                                "its speaker." if interactive else "")
+            self.prompt.setText("Drag the purple region's two edges onto a turn's start and "
+                                "end and send them, or name who speaks there."
+                                if interactive else "")
             if interactive:
                 a, b = self.region.getRegion()
                 self._zoom(a, b, 6 * w)
@@ -263,11 +278,17 @@ class DiarPanel(QWidget):
         self.plot.addItem(item)
         self.windows.append(item)
         if text:
-            label = pg.TextItem(text, color=WINDOW_BRUSHES[which][:3], anchor=(0.5, 1))
-            label.setFont(QFont("DejaVu Sans", 14, QFont.Weight.Bold))
-            label.setPos(t, max(1, len(self.snapshot.labels)))
+            label = pg.TextItem(text, color=(255, 255, 255), anchor=(0.5, 0),
+                                fill=pg.mkBrush(*WINDOW_BRUSHES[which][:3]))
+            label.setFont(QFont("DejaVu Sans", 12, QFont.Weight.Bold))
+            label.setPos(t, max(1, len(self.snapshot.labels)) - 0.02)
+            label.setZValue(20)
             self.plot.addItem(label)
             self.windows.append(label)
+
+    def _on_region(self) -> None:
+        a, b = self.region.getRegion()
+        self.edges.setText(f"{a:.2f} s – {b:.2f} s ({b - a:.2f} s)")
 
     def _zoom(self, a: float, b: float, margin: float) -> None:
         self.plot.setXRange(a - margin, b + margin, padding=0)

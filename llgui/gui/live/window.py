@@ -277,8 +277,12 @@ class LiveSessionWindow(QWidget):
             f"S_pen <b>{snap.s_pen:.2f}</b>{last}")
         q = snap.question
         self.status.setTextFormat(Qt.TextFormat.AutoText)
-        self.status.setText((snap.note + ". " if snap.note else "")
-                            + (f"Question {q.step}: {q.kind}." if q is not None else
+        asks = {"reference": "for the translation of a sentence", "same": "whether two "
+                "windows have the same speaker", "boundary": "where a turn starts and ends",
+                "name": "who speaks"}
+        self.status.setText((snap.note[:1].upper() + snap.note[1:] + ". " if snap.note else "")
+                            + (f"Question {q.step}: the system asks {asks.get(q.kind, q.kind)}."
+                               if q is not None else
                                "Your turn: correct what you see, or go to the next document."))
 
     def _history(self) -> str:

@@ -298,9 +298,20 @@ def test_a_slow_system_never_stalls_the_window(live, qtbot, tmp_path, demo_dir):
     click(qtbot, live.mt_panel.send)
     assert live.spinner.isVisible() and live.cancel_button.isEnabled()
     wait_idle(qtbot, live)
-    meter.timer.stop()
     assert len(live.shown) == 1
+    # Cancel while the system thinks: the exchange is cut, the session paused and saved
+    live.mt_panel.sentences.setCurrentRow(5)
+    qtbot.keyClicks(live.mt_panel.editor, " y")
+    click(qtbot, live.mt_panel.send)
+    assert live.spinner.isVisible()
+    click(qtbot, live.cancel_button)
+    wait_idle(qtbot, live)
+    meter.timer.stop()
     assert meter.worst < 0.100, f"the event loop stalled {1000 * meter.worst:.0f} ms"
+    assert live.live is None and "Paused" in live.status.text()
+    assert len(read_log(tmp_path / "out")) == 1
+    state = json.loads((tmp_path / "out" / "live.json").read_text())
+    assert state["unsent"]["answer"].endswith(" y")        # what was typed is kept
 
 
 def answer_mt(qtbot, window, n: int) -> int:

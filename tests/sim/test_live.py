@@ -174,3 +174,20 @@ def test_a_killed_system_loses_nothing_and_static_takes_over(mt_bundle, tmp_path
     live.finish()
     assert len(read_log(out)) == 1
     assert load_bundle(out / "bundle.toml").steps
+
+
+def test_the_log_loader_checks_the_effort(tmp_path):
+    from llgui.core.errors import LoadError
+    from llgui.io.interactions import load_log
+
+    good = {"doc": "d", "step": 1, "initiative": "active", "kind": "same",
+            "target": {"t1": 1.0, "t2": 2.0}, "answer": True,
+            "effort": {"seconds": 2.5, "keystrokes": 0}}
+    path = tmp_path / "log.jsonl"
+    path.write_text(json.dumps(good) + "\n")
+    assert len(load_log(path)) == 1
+    bad = dict(good, effort={"seconds": -1, "keys": 3})
+    path.write_text(json.dumps(bad) + "\n")
+    with pytest.raises(LoadError) as caught:
+        load_log(path)
+    assert f"{path}:1: effort seconds must be a number >= 0, not -1" in str(caught.value)

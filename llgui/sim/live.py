@@ -25,7 +25,6 @@ with another system (e.g. `static`) from the hypothesis the expert sees.
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -37,7 +36,7 @@ from llgui.core.textdiff import word_edits
 from llgui.core.types import MTDocument, SentenceTarget
 from llgui.sim import protocol as P
 from llgui.sim.driver import (
-    STEP_LIMIT_DIAR, STEP_LIMIT_PER_SEGMENT, DocumentResult, RunResult, Session, StepRecord,
+    STEP_LIMIT_DIAR, STEP_LIMIT_PER_SEGMENT, RunResult, Session, StepRecord,
 )
 from llgui.sim.oracles import Move, Oracle, step_for
 from llgui.sim.process import SystemProcess
@@ -314,7 +313,9 @@ class LiveSession(Session):
                               "name": name})
         self.command, self.system_name = command, name or self.system_name
         self.pending = None
-        self.process = SystemProcess(command, self.out / "system.stderr", cwd=self.cwd)
+        # the failed system's stderr stays in system.stderr; each successor gets its own
+        stderr = self.out / f"system.{len(self.switches)}.stderr"
+        self.process = SystemProcess(command, stderr, cwd=self.cwd)
         self._send(P.Hello(self.bundle.task, self.seed))
         message, _ = self._receive()
         if not isinstance(message, P.SystemHello):

@@ -169,7 +169,10 @@ def test_a_killed_system_loses_nothing_and_static_takes_over(mt_bundle, tmp_path
     assert len(read_log(out)) == 1
     state = json.loads((out / "live.json").read_text())
     assert state["unsent"]["answer"] == typed
+    stderr = (out / "system.stderr").read_bytes()
     live.switch_system(parse_system("static").command, "static")
+    assert (out / "system.stderr").read_bytes() == stderr     # kept for the post-mortem
+    assert (out / "system.1.stderr").is_file()
     assert live.question() is None            # static asks nothing
     live.finish()
     assert len(read_log(out)) == 1

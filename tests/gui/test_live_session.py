@@ -157,6 +157,9 @@ def test_active_mt_session_with_real_keys(live, qtbot, tmp_path, demo_dir, capsy
             typed.append(3)
         click(qtbot, live.mt_panel.send)
         wait_idle(qtbot, live)
+        if live.shown:              # what the window says is what it recorded
+            doc, step, s_adapt, s_pen = live.shown[-1]
+            assert f"S_adapt {s_adapt:.2f}, S_pen {s_pen:.2f}" in live.scores.text()
     meter.timer.stop()
     assert meter.worst < 0.100, f"the event loop stalled {1000 * meter.worst:.0f} ms"
     assert len(live.shown) >= 2

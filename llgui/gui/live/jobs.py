@@ -5,7 +5,7 @@ session while a job uses it. Every function has the job signature
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from llgui.core.types import MTDocument
@@ -40,7 +40,6 @@ class Snapshot:
     out: Path | None = None
     loaded: object = None            # the finished run's Bundle, loaded on the worker
     note: str = ""
-    steps_shown: tuple = field(default_factory=tuple)
 
 
 def snapshot(live: L.LiveSession, question=None, record=None, refused=False, note="",

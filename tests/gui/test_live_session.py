@@ -208,6 +208,8 @@ def pg_point(x, y):
 def test_interactive_diarization_session_with_the_mouse(live, qtbot, tmp_path, demo_dir,
                                                        capsys):
     bundle = first_document_bundle(demo_dir, "diarization", tmp_path / "in")
+    opened = []
+    live._add_bundles = opened.extend          # the workbench's state.add_bundles
     meter = GapMeter()
     start(qtbot, live, bundle, "diar_clusters", "interactive", 40, tmp_path / "out")
     panel = live.diar_panel
@@ -233,6 +235,8 @@ def test_interactive_diarization_session_with_the_mouse(live, qtbot, tmp_path, d
     wait_idle(qtbot, live)
     meter.timer.stop()
     assert live.snap.finished
+    assert [str(b.path) for b in opened] == [str(tmp_path / "out" / "bundle.toml")]
+    assert len(opened[0].steps) == 2                    # the run, with its log, is open
     assert meter.worst < 0.100, f"the event loop stalled {1000 * meter.worst:.0f} ms"
     assert_replays(capsys, live, tmp_path / "out")
     log = read_log(tmp_path / "out")

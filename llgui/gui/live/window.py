@@ -218,6 +218,8 @@ class LiveSessionWindow(QWidget):
         if key != KEY:
             return
         what, self._job = self._job, None
+        for prefix in ("ProtocolFault: ", "ResumeMismatch: ", "SystemFailed: "):
+            message = message.removeprefix(prefix)      # the type says nothing to the expert
         if what in ("start", "resume") or self.live is None:
             self.status.setText(f"Could not {what}: {message}")
             self.live = None

@@ -10,6 +10,7 @@ so and offers to continue with `static` or to stop; the run opens in the workben
 """
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from pathlib import Path
@@ -58,6 +59,11 @@ class LiveSessionWindow(QWidget):
 
         if ter_fast.available():      # load the compiled TER kernels (numba imports lazily)
             ter_fast.translation_edit_rate(["a", "b"], ["b", "a"])
+        # A full collection walks every object the imports made (Qt, numpy, numba, scipy...)
+        # while holding the GIL: triggered by the worker's scoring it stalled the loop for
+        # 0.1-0.3 s. Frozen, those objects are never walked again.
+        gc.collect()
+        gc.freeze()
         self.setWindowTitle("llgui: live session")
         self.resize(980, 640)
         self.jobs = jobs or JobRunner(self)

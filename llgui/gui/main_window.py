@@ -185,6 +185,10 @@ class MainWindow(QMainWindow):
         self._action(nav, "Previous document", lambda: self.state.move_document(-1), "PgUp")
         self._action(nav, "Next document", lambda: self.state.move_document(+1), "PgDown")
 
+        session = bar.addMenu("&Session")
+        self._action(session, "Start &live session…", self.show_live_session, None,
+                     "answer a system's questions yourself: your effort is the cost")
+
         tools = bar.addMenu("&Tools")
         self._action(tools, "&Verify current document with the reference libraries",
                      self.verify_current, "Ctrl+R",
@@ -496,6 +500,17 @@ class MainWindow(QMainWindow):
                                                   self)
         self.simulate_dialog.show()
         self.simulate_dialog.raise_()
+
+    def show_live_session(self) -> None:
+        """Session › Start live session…: one window, kept, so a session is never lost."""
+        from llgui.gui.live.window import LiveSessionWindow
+
+        if getattr(self, "live_window", None) is None:
+            bundle = self.state.bundles[0].path if self.state.bundles else None
+            self.live_window = LiveSessionWindow(self.jobs, self.state.add_bundles,
+                                                 str(bundle) if bundle else None, self)
+        self.live_window.show()
+        self.live_window.raise_()
 
     def verify_current(self) -> None:
         self.workbench.verify()

@@ -29,6 +29,8 @@ Keys (any other key is an error: a misspelt optional key would otherwise vanish 
 - `cost` (optional, null = absent): a number >= 0; absent means the cost model decides;
 - `elapsed_s` (optional): the system's reply time in seconds (written by `llgui simulate`;
   read past, it scores nothing);
+- `effort` (optional): a live session's expert effort, `{"seconds": s, "keystrokes": n,
+  "word_edits": n}` (each optional, >= 0); checked, it scores nothing (the cost does);
 - `adapted` (optional, null = absent = the hypothesis did not change), exactly one of:
   `{"path": FILE}`, a complete new hypothesis resolved against `base_dir` (default: the log's
   folder); MT: a text file read with `load_segments`, giving every line; diarization: an
@@ -66,7 +68,8 @@ from llgui.io.text import load_segments
 
 SCHEMA_VERSION = 1
 KEYS = ("version", "doc", "step", "initiative", "kind", "target", "answer", "cost", "adapted",
-        "elapsed_s")
+        "elapsed_s", "effort")
+_EFFORT_KEYS = ("seconds", "keystrokes", "word_edits")
 _REQUIRED = ("doc", "step", "initiative", "kind", "target")
 _TARGET_KEYS = {
     "reference": (("sentence",), ()),
@@ -243,7 +246,7 @@ class _Reader:
         fields = {}
         for key, check in (("doc", self._doc), ("step", self._step_number),
                            ("initiative", self._initiative), ("kind", self._kind),
-                           ("cost", self._cost)):
+                           ("cost", self._cost), ("effort", self._effort)):
             if key in obj:
                 try:
                     fields[key] = check(obj[key])
@@ -345,6 +348,18 @@ class _Reader:
         if number is None or number < 0:
             raise self.fail(f"cost must be a number >= 0, not {_show(value)}")
         return number
+
+    def _effort(self, value: object) -> None:
+        if not isinstance(value, dict):
+            raise self.fail(f"effort must be an object, not {_show(value)}")
+        for key, number in value.items():
+            if key not in _EFFORT_KEYS:
+                raise self.fail(f"effort: unknown key {_show(key)} (expected: "
+                                f"{', '.join(_EFFORT_KEYS)})")
+            got = _as_float(number)
+            if got is None or got < 0:
+                raise self.fail(f"effort {key} must be a number >= 0, not {_show(number)}")
+        return None
 
     # --- kind-dependent fields -----------------------------------------------------------
     def _time(self, where: str, value: object) -> float:

@@ -109,8 +109,9 @@ class RunWriter:
         return self.out / relative
 
     # -- the log --------------------------------------------------------------------------------
-    def append_step(self, step: Step, elapsed: float) -> None:
-        """One line of schema 1 plus `elapsed_s`, written and flushed now."""
+    def append_step(self, step: Step, elapsed: float, extra: dict | None = None) -> None:
+        """One line of schema 1 plus `elapsed_s` (and `extra`, e.g. a live session's
+        `effort`), written and flushed now."""
         record: dict = {"doc": step.doc, "step": step.step, "initiative": step.initiative,
                         "kind": step.kind, "target": target_to_json(step.target)}
         answer = step.answer
@@ -125,6 +126,7 @@ class RunWriter:
                 record["adapted"] = {"lines": {str(k): v for k, v in sorted(adapted.lines.items())}}
             elif adapted.turns is not None:
                 record["adapted"] = {"turns": turns_to_json(adapted.turns)}
+        record.update(extra or {})
         record["elapsed_s"] = round(float(elapsed), 6)
         self._log.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
         self._log.flush()

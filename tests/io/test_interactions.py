@@ -12,7 +12,8 @@ from llgui.io.interactions import load_log
 from tests.io.helpers import problems, write
 
 KINDS = "reference, post_edit, same, boundary, name, segment, label"
-KEYS = "version, doc, step, initiative, kind, target, answer, cost, adapted, elapsed_s"
+KINDS = "reference, post_edit, same, boundary, name, segment, label"
+KEYS = "version, doc, step, initiative, kind, target, answer, cost, adapted, elapsed_s, effort"
 
 
 def jsonl(*objects) -> str:

@@ -1,0 +1,365 @@
+"""Session › Start live session…: the expert at the keyboard is the oracle (DESIGN.md §8).
+
+`LiveSessionWindow` sets up a session (bundle, system, mode, budget, output folder), then
+shows each question of the system (or, interactive, the document to correct) in a panel;
+every exchange with the system runs on the `JobRunner` (a spinner while it thinks, Cancel
+always), so the window never waits. The numbers shown after each step are kept in `shown`
+as (doc, step, S_adapt, S_pen) of the bundle's first metric. Pause saves and ends the system;
+Resume replays the recorded answers to a restarted one. If the system fails, the window says
+so and offers to continue with `static` or to stop; the run opens in the workbench at the end.
+"""
+from __future__ import annotations
+
+import gc
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+    QProgressBar, QPushButton, QStackedWidget, QVBoxLayout, QWidget,
+)
+
+from llgui.gui.live import jobs as J
+from llgui.gui.live.panels import DiarPanel, MTPanel
+from llgui.gui.workers import JobRunner
+from llgui.sim.live import Effort
+
+KEY = "live-session"
+PRELOAD = ("llgui.io.bundle", "llgui.sim.run", "llgui.core.mt_track", "llgui.core.diar_track",
+           "llgui.core.stats_cache", "sacrebleu", "llgui.io.rttm", "llgui.core.ter_fast",
+           "llgui.core.der", "llgui.core.diar_edit", "scipy.optimize", "llgui.io.interactions",
+           "llgui.core.mt_stats", "llgui.core.textdiff", "rapidfuzz.distance",
+           "sacrebleu.tokenizers.tokenizer_13a", "zoneinfo", "sortedcontainers")
+"""Imported with the window: a first import on the worker holds the GIL while it compiles
+and would stall the window for a third of a second."""
+SYSTEMS = ("mt_memory", "diar_clusters", "static")
+
+
+class LiveSessionWindow(QWidget):
+    """The live session (see the module text)."""
+
+    finished = Signal(object)          # the final Snapshot
+
+    def __init__(self, jobs: JobRunner | None = None,
+                 add_bundles: Callable[[list], object] | None = None,
+                 bundle_path: str | None = None, parent=None):
+        super().__init__(parent, Qt.WindowType.Window)
+        import importlib
+
+        for name in PRELOAD:
+            importlib.import_module(name)
+        from importlib.metadata import version
+
+        from llgui.core import ter_fast
+
+        version("sacrebleu")          # the statistics cache names its folder with it (~0.1 s)
+
+        if ter_fast.available():      # load the compiled TER kernels (numba imports lazily)
+            ter_fast.translation_edit_rate(["a", "b"], ["b", "a"])
+        # A full collection walks every object the imports made (Qt, numpy, numba, scipy...)
+        # while holding the GIL: triggered by the worker's scoring it stalled the loop for
+        # 0.1-0.3 s. Frozen, those objects are never walked again.
+        gc.collect()
+        gc.freeze()
+        self.setWindowTitle("llgui: live session")
+        self.resize(980, 640)
+        self.jobs = jobs or JobRunner(self)
+        self._add_bundles = add_bundles
+        self.live = None
+        self.snap = None
+        self.shown: list[tuple] = []
+        self.failure: str | None = None
+        self.asked_at = time.monotonic()
+        self._job = None
+
+        # -- setup --------------------------------------------------------------------------
+        self.bundle_edit = QLineEdit(bundle_path or "")
+        self.system = QComboBox()
+        self.system.setEditable(True)
+        self.system.addItems(SYSTEMS)
+        self.mode = QComboBox()
+        self.mode.addItems(["active", "interactive"])
+        self.budget = QDoubleSpinBox()
+        self.budget.setRange(0, 1e6)
+        self.budget.setSpecialValueText("default (60 % of the words / 60 s)")
+        self.budget.setValue(0)
+        self.out_edit = QLineEdit()
+        self.start_button = QPushButton("&Start")
+        self.start_button.clicked.connect(self._on_start)
+        self.resume_button = QPushButton("&Resume a paused session…")
+        self.resume_button.clicked.connect(self._on_resume_clicked)
+        form = QFormLayout()
+        form.addRow("Bundle", self.bundle_edit)
+        form.addRow("System (name or command)", self.system)
+        form.addRow("Mode", self.mode)
+        form.addRow("Budget per document", self.budget)
+        form.addRow("Output folder", self.out_edit)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.resume_button)
+        buttons.addStretch(1)
+        self.setup = QWidget()
+        setup_layout = QVBoxLayout(self.setup)
+        setup_layout.addLayout(form)
+        setup_layout.addLayout(buttons)
+
+        # -- status, scores, the question ---------------------------------------------------
+        self.spinner = QProgressBar()
+        self.spinner.setRange(0, 0)           # busy: the system is thinking
+        self.spinner.setMaximumWidth(120)
+        self.spinner.setVisible(False)
+        self.status = QLabel("Choose a bundle and a system, then Start.")
+        self.status.setWordWrap(True)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self._on_cancel)
+        self.cancel_button.setEnabled(False)
+        status_row = QHBoxLayout()
+        status_row.addWidget(self.spinner)
+        status_row.addWidget(self.status, 1)
+        status_row.addWidget(self.cancel_button)
+        self.scores = QLabel("")
+        self.scores.setTextFormat(Qt.TextFormat.RichText)
+        self.mt_panel = MTPanel()
+        self.diar_panel = DiarPanel()
+        self.mt_panel.submitted.connect(self._on_submitted)
+        self.diar_panel.submitted.connect(self._on_submitted)
+        self.panels = QStackedWidget()
+        self.panels.addWidget(QWidget())
+        self.panels.addWidget(self.mt_panel)
+        self.panels.addWidget(self.diar_panel)
+        self.pause_button = QPushButton("&Pause and save")
+        self.next_button = QPushButton("Next &document")
+        self.finish_button = QPushButton("&Finish")
+        self.static_button = QPushButton("Continue with &static")
+        self.stop_button = QPushButton("S&top the session")
+        self.pause_button.clicked.connect(self._on_pause)
+        self.next_button.clicked.connect(lambda: self._run("next", J.next_document, self.live))
+        self.finish_button.clicked.connect(lambda: self._run("finish", J.finish, self.live))
+        self.static_button.clicked.connect(self._on_static)
+        self.stop_button.clicked.connect(
+            lambda: self._run("stop", J.stop, self.live, self.failure or "stopped"))
+        actions = QHBoxLayout()
+        for b in (self.pause_button, self.next_button, self.finish_button, self.static_button,
+                  self.stop_button):
+            actions.addWidget(b)
+        actions.addStretch(1)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.setup)
+        layout.addLayout(status_row)
+        layout.addWidget(self.scores)
+        layout.addWidget(self.panels, 1)
+        layout.addLayout(actions)
+
+        self.jobs.result_ready.connect(self._on_result)
+        self.jobs.failed.connect(self._on_failed)
+        self.jobs.cancelled.connect(self._on_cancelled)
+        self._idle()
+
+    # -- jobs ---------------------------------------------------------------------------------
+
+    def _run(self, what: str, fn, *args) -> None:
+        if self.jobs.is_running(KEY):
+            return
+        self._job = what
+        self.spinner.setVisible(True)
+        self.cancel_button.setEnabled(True)
+        for w in (self.mt_panel, self.diar_panel, self.setup):
+            w.setEnabled(False)
+        for b in (self.pause_button, self.next_button, self.finish_button, self.static_button,
+                  self.stop_button):
+            b.setEnabled(False)
+        self.status.setText({"start": "Starting the system…", "resume":
+                             "Restarting the system and replaying your answers…",
+                             "pause": "Saving…"}.get(what, "The system is thinking…"))
+        self.jobs.submit(KEY, fn, *args)
+
+    @property
+    def busy(self) -> bool:
+        return self.jobs.is_running(KEY)
+
+    def _idle(self) -> None:
+        self.spinner.setVisible(False)
+        self.cancel_button.setEnabled(False)
+        running = self.live is not None and self.failure is None and not (
+            self.snap is not None and self.snap.finished)
+        self.setup.setEnabled(self.live is None or not running)
+        self.setup.setVisible(self.live is None)
+        for w in (self.mt_panel, self.diar_panel):
+            w.setEnabled(running)
+        self.pause_button.setEnabled(running)
+        self.next_button.setEnabled(running)
+        self.finish_button.setEnabled(running)
+        self.static_button.setVisible(self.failure is not None)
+        self.stop_button.setVisible(self.failure is not None)
+        self.static_button.setEnabled(self.failure is not None)
+        self.stop_button.setEnabled(self.failure is not None)
+
+    @Slot(str, object)
+    def _on_result(self, key: str, result: object) -> None:
+        if key != KEY:
+            return
+        what, self._job = self._job, None
+        if what == "pause":
+            self.live = None
+            self.snap = None
+            self.panels.setCurrentIndex(0)
+            self.out_edit.setText(str(result))
+            self.status.setText(f"Paused and saved in {result}. Resume it from there at any "
+                                "time: the system is restarted and your answers replayed.")
+            self._idle()
+            return
+        if what in ("start", "resume"):
+            self.live, result = result
+        if what in ("static", "stop"):
+            self.failure = None
+        self._show(result)
+        self._idle()
+
+    @Slot(str, str)
+    def _on_failed(self, key: str, message: str) -> None:
+        if key != KEY:
+            return
+        what, self._job = self._job, None
+        for prefix in ("ProtocolFault: ", "ResumeMismatch: ", "SystemFailed: "):
+            message = message.removeprefix(prefix)      # the type says nothing to the expert
+        if what in ("start", "resume") or self.live is None:
+            self.status.setText(f"Could not {what}: {message}")
+            self.live = None
+            self._idle()
+            return
+        self.failure = message
+        done = len(self.shown)
+        self.status.setText(
+            f"<b>The system failed</b>: {message}<br>Your {done} answered step(s) are on disk "
+            f"in {self.live.out}; an answer it did not take is kept in live.json. Continue "
+            "with the static system, or stop the session.")
+        self.status.setTextFormat(Qt.TextFormat.RichText)
+        self._idle()
+
+    @Slot(str)
+    def _on_cancelled(self, key: str) -> None:
+        if key != KEY or self._job == "pause":
+            return
+        self._job = None
+        if self.live is not None:
+            # the exchange was cut mid-way: the folder becomes the paused session (the
+            # system is ended on a worker; the cancelled job notices within 50 ms)
+            self._run("pause", J.pause, self.live)
+            self.status.setText("Cancelled: pausing and saving the session…")
+        else:
+            self.status.setText("Cancelled.")
+            self._idle()
+
+    # -- showing ------------------------------------------------------------------------------
+
+    def _show(self, snap) -> None:
+        self.snap = snap
+        if snap.record is not None:
+            s = snap.record.scores[snap.metric]
+            self.shown.append((snap.record.step.doc, snap.record.step.step, s[2], s[3]))
+        if snap.finished:
+            self.panels.setCurrentIndex(0)
+            self.status.setText(f"The session is over: the run is in {snap.out} and opens in "
+                                "the workbench." + (f" ({snap.note})" if snap.note else ""))
+            self.scores.setText(self._history())
+            if self._add_bundles is not None and snap.loaded is not None:
+                self._add_bundles([snap.loaded])
+            self.finished.emit(snap)
+            return
+        self.panels.setCurrentIndex(1 if snap.task == "mt" else 2)
+        panel = self.mt_panel if snap.task == "mt" else self.diar_panel
+        panel.show_snapshot(snap)
+        self.asked_at = time.monotonic()
+        last = ""
+        if snap.record is not None:
+            s = snap.record.scores[snap.metric]
+            last = (f" · step {snap.record.step.step}: S_adapt {s[2]:.2f}, S_pen {s[3]:.2f}")
+        self.scores.setText(
+            f"<b>{snap.doc}</b> ({snap.index + 1}/{snap.n_docs}, {snap.mode}) · "
+            f"{snap.steps} step(s) · cost {snap.spent:g} of {snap.budget:g} · "
+            f"{snap.metric}: S_base {snap.s_base:.2f}, S_adapt <b>{snap.s_adapt:.2f}</b>, "
+            f"S_pen <b>{snap.s_pen:.2f}</b>{last}")
+        q = snap.question
+        self.status.setTextFormat(Qt.TextFormat.AutoText)
+        asks = {"reference": "for the translation of a sentence", "same": "whether two "
+                "windows have the same speaker", "boundary": "where a turn starts and ends",
+                "name": "who speaks"}
+        self.status.setText((snap.note[:1].upper() + snap.note[1:] + ". " if snap.note else "")
+                            + (f"Question {q.step}: the system asks {asks.get(q.kind, q.kind)}."
+                               if q is not None else
+                               "Your turn: correct what you see, or go to the next document."))
+
+    def _history(self) -> str:
+        return "<br>".join(f"{d} step {s}: S_adapt {a:.2f}, S_pen {p:.2f}"
+                           for d, s, a, p in self.shown[-6:])
+
+    # -- the expert's actions -------------------------------------------------------------------
+
+    def command(self) -> tuple[list[str], str]:
+        from llgui.sim.run import parse_system
+
+        spec = parse_system(self.system.currentText(), sys.executable)
+        return list(spec.command), spec.name
+
+    def _on_start(self) -> None:
+        bundle = self.bundle_edit.text().strip()
+        if not bundle:
+            self.status.setText("Choose a bundle first.")
+            return
+        out = self.out_edit.text().strip() or str(Path(bundle).resolve().parent / "live-session")
+        self.out_edit.setText(out)
+        try:
+            command, name = self.command()
+        except ValueError as error:
+            self.status.setText(str(error))
+            return
+        budget = self.budget.value() or None
+        self.shown.clear()
+        self.failure = None
+        self._run("start", J.start, bundle, command, out, self.mode.currentText(), budget, name)
+
+    def resume_folder(self, folder: str) -> None:
+        self.failure = None
+        self._run("resume", J.resume, folder)
+
+    def _on_resume_clicked(self) -> None:
+        folder = self.out_edit.text().strip()
+        if not folder or not (Path(folder) / "live.json").is_file():
+            folder = QFileDialog.getExistingDirectory(self, "A paused live session")
+        if folder:
+            self.resume_folder(folder)
+
+    def _on_submitted(self, kind: str, target, value, keystrokes: int) -> None:
+        if self.live is None or self.busy:
+            return
+        effort = Effort(max(1e-3, time.monotonic() - self.asked_at), keystrokes)
+        if self.snap is not None and self.snap.question is not None:
+            self._run("answer", J.answer, self.live, value, effort)
+        else:
+            self._run("correct", J.correct, self.live, kind, target, value, effort)
+
+    def _on_pause(self) -> None:
+        if self.live is not None:
+            self._run("pause", J.pause, self.live)
+
+    def _on_static(self) -> None:
+        from llgui.sim.run import parse_system
+
+        spec = parse_system("static", sys.executable)
+        self._run("static", J.switch, self.live, list(spec.command), "static")
+
+    def _on_cancel(self) -> None:
+        self.jobs.cancel(KEY)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Quit = pause: the folder keeps the session for a later Resume."""
+        if self.jobs.is_running(KEY):
+            self.jobs.cancel(KEY)
+        elif self.live is not None and not (self.snap and self.snap.finished):
+            self.live.pause()
+            self.live = None
+        super().closeEvent(event)

@@ -39,6 +39,7 @@ def test_bands_on_a_worker_newest_wins_and_drawn(window, tab, qtbot):
     timer = QTimer()
     timer.setInterval(10)
     timer.timeout.connect(tick)
+    tab.bands.samples = 60   # fewer resamples than the window's 200: the test's time
     before = tab.bands.requests
     qtbot.mouseClick(tab.bands.box, pg.QtCore.Qt.MouseButton.LeftButton)   # a real click
     assert tab.bands.box.isChecked()

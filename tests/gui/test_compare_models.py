@@ -63,3 +63,26 @@ def test_difference_column_equals_replays(qtbot, qtmodeltester, two_systems, cap
         assert model.data(index, SORT_ROLE) == pytest.approx(mine - theirs, abs=1e-9)
         assert model.data(index) == f"{mine - theirs:+.2f}"
     window.jobs.shutdown(2000)
+
+
+def test_workbench_shows_the_second_system_as_replay_prints_it(qtbot, two_systems, capsys):
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    assert window.open_bundles([str(p) for p in two_systems])
+    second = window.workbench.second
+    doc = window.state.bundles[0].documents[1].id
+    window.state.select(0, doc)
+    qtbot.waitUntil(lambda: len(second.shown) == 2, timeout=120000)
+    names = [b.name for b in window.state.bundles]
+    for path, name in zip(two_systems, names):
+        assert main(["replay", str(path), "--doc", doc, "--format", "json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        shown = second.shown[name]
+        assert shown["s_base"] == pytest.approx(report["s_base"], abs=1e-9)
+        assert shown["s_pen"] == pytest.approx(report["steps"][-1]["s_pen"], abs=1e-9)
+        assert shown["s_adapt"] == pytest.approx(report["steps"][-1]["s_adapt"], abs=1e-9)
+        assert shown["steps"] == len(report["steps"])
+    assert "Side by side" in second.label.text()
+    window.jobs.shutdown(2000)

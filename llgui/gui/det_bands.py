@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QCheckBox, QTableWidgetItem
 BANDS_KEY = "det:bands"
 SAMPLES = 200
 SEED = 12345
-EXTRA_COLUMNS = ("EER ± 95% (bs)", "minDCF ± 95% (bs)")
+EXTRA_COLUMNS = ("EER ±95%", "minDCF ±95%")
 
 
 class DetBands(QObject):

@@ -19,7 +19,8 @@ statistics the results equal `sacrebleu.significance.PairedTest` (same seed, sam
   (c + 1)/(N + 1) where c counts |sys - base| deviations from their mean above the real |diff|.
 - approximate randomisation: `sel = default_rng(seed).integers(2, size=(samples, n),
   dtype=bool)`; pseudo-systems swap the two systems' units where `sel` is set; p as above on
-  |A - B| against the real |diff|. The interval of a system comes from `confidence`
+  |A - B| against the real |diff|. (Two identical systems get p = 1, not sacrebleu's
+  1/(N + 1).) The interval of a system comes from `confidence`
   bootstrap resamples drawn from the same generator after `sel`; the baseline's from a fresh
   generator (sacrebleu's `_bootstrap_resample`).
 
@@ -241,8 +242,15 @@ def estimate_ci(scores: np.ndarray) -> tuple[float, float]:
     return float(scores.mean()), float(0.5 * (scores[upper] - scores[lower]))
 
 
-def p_value(statistics: np.ndarray, real: float) -> float:
-    """(c + 1)/(N + 1), c = how many statistics exceed the real one (sacrebleu, multeval)."""
+def p_value(statistics: np.ndarray, real: float, identical: bool = False) -> float:
+    """(c + 1)/(N + 1), c = how many statistics exceed the real one (sacrebleu, multeval).
+
+    `identical`: the two systems never differed (real difference 0 and every resampled
+    difference 0). sacrebleu's formula then gives its smallest p, 1/(N + 1), calling a system
+    significantly different from itself; llgui says 1.0 (no evidence of a difference), the
+    only place where it departs from sacrebleu."""
+    if identical:
+        return 1.0
     c = int(np.sum(statistics > real))
     return (c + 1) / (len(statistics) + 1)
 
@@ -303,8 +311,10 @@ def paired_test(baseline: Sample, systems: Sequence[Sample], plan: Plan,
             point = s.point()
             mean, ci = estimate_ci(sys_scores)
             diffs = np.abs(sys_scores - base_scores)
+            real = abs(base_point - point)
+            same = real == 0 and not np.any(diffs)
             results.append(Estimate(point, mean, ci,
-                                    p_value(diffs - diffs.mean(), abs(base_point - point))))
+                                    p_value(diffs - diffs.mean(), real, same)))
         return tuple(results)
     return _paired_ar(baseline, systems, plan, groups, progress, should_stop)
 
@@ -339,7 +349,9 @@ def _paired_ar(baseline: Sample, systems: Sequence[Sample], plan: Plan, groups, 
             a, b = s.swapped(baseline, take[start:start + step])
             diffs.append(np.abs(a - b))
             report(progress, (k + (start + step) / plan.samples) / total)
-        p = p_value(np.concatenate(diffs), abs(base_point - point))
+        diffs = np.concatenate(diffs)
+        real = abs(base_point - point)
+        p = p_value(diffs, real, real == 0 and not np.any(diffs))
         if ci_counts is not None:
             mean, ci = estimate_ci(_resampled(s, ci_counts))
             results.append(Estimate(point, mean, ci, p))

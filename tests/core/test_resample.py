@@ -249,3 +249,14 @@ def test_det_band_equals_loop_and_contains_the_curve(detection):
     np.testing.assert_array_equal(band.p_miss, miss_at(curve, band.p_fa))
     assert np.all(band.low <= band.p_miss) and np.all(band.p_miss <= band.high)
     assert band.signature == "bs:40|seed:9|unit:trial"
+
+
+@pytest.mark.parametrize("test", ["bs", "ar"])
+def test_a_system_against_itself_is_not_significant(mt_bundle, test):
+    metric = make_metric("chrf")
+    rows = _segment_stats(mt_bundle, metric)
+    same = Additive(rows, vector_score(metric))
+    est = paired_test(same, [Additive(rows.copy(), vector_score(metric))],
+                      Plan(test, 100, 1, "segment", confidence=20))
+    assert est[1].p_value == 1.0
+    assert est[1].score == est[0].score

@@ -123,7 +123,7 @@ def test_estimate_ci_positions():
 def test_document_bootstrap_of_pooled_s_pen_equals_rescoring_loop(mt_bundle, name):
     result = replay_bundle(mt_bundle, name)
     metric = make_metric(name, mt_bundle.settings)
-    stream = Stream.from_replays(result.replays, metric)
+    stream = dataclasses.replace(Stream.from_replays(result.replays, metric), compiled=True)
     n = len(result.replays)
     idx = bootstrap_indices(np.random.default_rng(5), n, 25)
     counts = counts_of(idx, n)
@@ -137,7 +137,7 @@ def test_document_bootstrap_of_pooled_s_pen_equals_rescoring_loop(mt_bundle, nam
                 for row in idx]
         np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-9)
         # the numpy path (metrics without a compiled formula) gives the same
-        plain = StreamSample(dataclasses.replace(stream, kernel=None), measure)
+        plain = StreamSample(dataclasses.replace(stream, compiled=False), measure)
         np.testing.assert_allclose(plain.resampled(counts), slow, rtol=0, atol=1e-9)
 
 
@@ -187,6 +187,9 @@ def test_document_bootstrap_of_der_equals_pyannote_loop(diar_bundle):
     result = replay_bundle(diar_bundle, "der")
     stream = Stream.from_replays(result.replays, tracks[0].metric)
     fast_pen = StreamSample(stream).resampled(counts_of(idx, len(docs)))
+    compiled = StreamSample(dataclasses.replace(stream, compiled=True))
+    np.testing.assert_allclose(compiled.resampled(counts_of(idx, len(docs))), fast_pen,
+                               rtol=0, atol=1e-9)
     slow_pen = [pooled_scores(tracks[0].metric, [result.replays[i] for i in sorted(r)])[2]
                 for r in idx]
     np.testing.assert_allclose(fast_pen, slow_pen, rtol=0, atol=1e-9)

@@ -159,7 +159,7 @@ class Additive:
 
     def swapped(self, other: "Sample", take: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         assert isinstance(other, Additive)
-        take = np.asarray(take, dtype=np.float64)
+        take = np.asarray(take, dtype=np.float64)   # no copy when already float64
         mine, theirs = self.stats.sum(axis=0), other.stats.sum(axis=0)
         # A = mine + take @ (theirs - mine); B = theirs - take @ (theirs - mine): exact for
         # integer counts, as sacrebleu's pos_sel @ bl + neg_sel @ sys
@@ -338,18 +338,22 @@ def _paired_ar(baseline: Sample, systems: Sequence[Sample], plan: Plan, groups, 
     if plan.confidence > 0:
         ci_counts = list(bootstrap_counts(rng, n, plan.confidence, groups))
     step = _chunk_rows(n)
-    total = max(1, len(systems))
-    for k, s in enumerate(systems):
-        point = s.point()
-        diffs = []
-        for start in range(0, plan.samples, step):
-            check(should_stop)
+    diffs_of: list[list[np.ndarray]] = [[] for _ in systems]
+    additive = all(isinstance(s, Additive) for s in [baseline, *systems])
+    for start in range(0, plan.samples, step):
+        check(should_stop)
+        chunk = take[start:start + step]
+        if additive:  # converted once for every system
+            chunk = chunk.astype(np.float64)
+        for k, s in enumerate(systems):
             # sacrebleu: shuf_a = pos_sel @ bl + neg_sel @ sys: the baseline's units where
             # the draw is True, i.e. the system with the baseline's units swapped in
-            a, b = s.swapped(baseline, take[start:start + step])
-            diffs.append(np.abs(a - b))
-            report(progress, (k + (start + step) / plan.samples) / total)
-        diffs = np.concatenate(diffs)
+            a, b = s.swapped(baseline, chunk)
+            diffs_of[k].append(np.abs(a - b))
+        report(progress, min(1.0, (start + step) / plan.samples))
+    for k, s in enumerate(systems):
+        point = s.point()
+        diffs = np.concatenate(diffs_of[k])
         real = abs(base_point - point)
         p = p_value(diffs, real, real == 0 and not np.any(diffs))
         if ci_counts is not None:

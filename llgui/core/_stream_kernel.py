@@ -59,6 +59,9 @@ def bleu(s, p):
     smooth = 1.0
     eff = order
     logs = 0.0
+    # the geometric mean by one logarithm of the product while every precision is > 0
+    # (the same to ~1e-15 relative as the library's sum of logarithms; held to 1e-9)
+    product = 1.0
     for n in range(1, order + 1):
         c = s[1 + n]
         t = s[1 + order + n]
@@ -83,8 +86,11 @@ def bleu(s, p):
                 prec = 0.0
         else:
             prec = 100. * c / t
-        logs += math.log(prec) if prec > 0 else -9999999999.0
-    return bp * math.exp(logs / eff)
+        if prec > 0:
+            product *= prec
+        else:
+            logs += -9999999999.0
+    return bp * math.exp((logs + math.log(product)) / eff)
 
 @njit(cache=True, nogil=True)
 def chrf(s, p):

@@ -15,7 +15,7 @@ the numbers equal it (DESIGN 1.7); every other unit is float64.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 

@@ -19,7 +19,8 @@ statistics the results equal `sacrebleu.significance.PairedTest` (same seed, sam
   (c + 1)/(N + 1) where c counts |sys - base| deviations from their mean above the real |diff|.
 - approximate randomisation: `sel = default_rng(seed).integers(2, size=(samples, n),
   dtype=bool)`; pseudo-systems swap the two systems' units where `sel` is set; p as above on
-  |A - B| against the real |diff|. The interval of a system comes from `confidence`
+  |A - B| against the real |diff|. (Two identical systems get p = 1, not sacrebleu's
+  1/(N + 1).) The interval of a system comes from `confidence`
   bootstrap resamples drawn from the same generator after `sel`; the baseline's from a fresh
   generator (sacrebleu's `_bootstrap_resample`).
 
@@ -158,7 +159,7 @@ class Additive:
 
     def swapped(self, other: "Sample", take: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         assert isinstance(other, Additive)
-        take = np.asarray(take, dtype=np.float64)
+        take = np.asarray(take, dtype=np.float64)   # no copy when already float64
         mine, theirs = self.stats.sum(axis=0), other.stats.sum(axis=0)
         # A = mine + take @ (theirs - mine); B = theirs - take @ (theirs - mine): exact for
         # integer counts, as sacrebleu's pos_sel @ bl + neg_sel @ sys
@@ -241,8 +242,15 @@ def estimate_ci(scores: np.ndarray) -> tuple[float, float]:
     return float(scores.mean()), float(0.5 * (scores[upper] - scores[lower]))
 
 
-def p_value(statistics: np.ndarray, real: float) -> float:
-    """(c + 1)/(N + 1), c = how many statistics exceed the real one (sacrebleu, multeval)."""
+def p_value(statistics: np.ndarray, real: float, identical: bool = False) -> float:
+    """(c + 1)/(N + 1), c = how many statistics exceed the real one (sacrebleu, multeval).
+
+    `identical`: the two systems never differed (real difference 0 and every resampled
+    difference 0). sacrebleu's formula then gives its smallest p, 1/(N + 1), calling a system
+    significantly different from itself; llgui says 1.0 (no evidence of a difference), the
+    only place where it departs from sacrebleu."""
+    if identical:
+        return 1.0
     c = int(np.sum(statistics > real))
     return (c + 1) / (len(statistics) + 1)
 
@@ -303,8 +311,10 @@ def paired_test(baseline: Sample, systems: Sequence[Sample], plan: Plan,
             point = s.point()
             mean, ci = estimate_ci(sys_scores)
             diffs = np.abs(sys_scores - base_scores)
+            real = abs(base_point - point)
+            same = real == 0 and not np.any(diffs)
             results.append(Estimate(point, mean, ci,
-                                    p_value(diffs - diffs.mean(), abs(base_point - point))))
+                                    p_value(diffs - diffs.mean(), real, same)))
         return tuple(results)
     return _paired_ar(baseline, systems, plan, groups, progress, should_stop)
 
@@ -328,18 +338,24 @@ def _paired_ar(baseline: Sample, systems: Sequence[Sample], plan: Plan, groups, 
     if plan.confidence > 0:
         ci_counts = list(bootstrap_counts(rng, n, plan.confidence, groups))
     step = _chunk_rows(n)
-    total = max(1, len(systems))
-    for k, s in enumerate(systems):
-        point = s.point()
-        diffs = []
-        for start in range(0, plan.samples, step):
-            check(should_stop)
+    diffs_of: list[list[np.ndarray]] = [[] for _ in systems]
+    additive = all(isinstance(s, Additive) for s in [baseline, *systems])
+    for start in range(0, plan.samples, step):
+        check(should_stop)
+        chunk = take[start:start + step]
+        if additive:  # converted once for every system
+            chunk = chunk.astype(np.float64)
+        for k, s in enumerate(systems):
             # sacrebleu: shuf_a = pos_sel @ bl + neg_sel @ sys: the baseline's units where
             # the draw is True, i.e. the system with the baseline's units swapped in
-            a, b = s.swapped(baseline, take[start:start + step])
-            diffs.append(np.abs(a - b))
-            report(progress, (k + (start + step) / plan.samples) / total)
-        p = p_value(np.concatenate(diffs), abs(base_point - point))
+            a, b = s.swapped(baseline, chunk)
+            diffs_of[k].append(np.abs(a - b))
+        report(progress, min(1.0, (start + step) / plan.samples))
+    for k, s in enumerate(systems):
+        point = s.point()
+        diffs = np.concatenate(diffs_of[k])
+        real = abs(base_point - point)
+        p = p_value(diffs, real, real == 0 and not np.any(diffs))
         if ci_counts is not None:
             mean, ci = estimate_ci(_resampled(s, ci_counts))
             results.append(Estimate(point, mean, ci, p))

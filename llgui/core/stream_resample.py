@@ -23,6 +23,8 @@ from llgui.core.vector_scores import VectorScore
 
 MEASURES = ("s_base", "s_adapt", "s_pen")
 
+KERNEL_FROM_STEPS = 300
+
 _CELLS = 2_000_000
 """Statistics cells handled at once within a chunk of resamples (memory bound)."""
 
@@ -43,6 +45,9 @@ class Stream:
     score: VectorScore
     kernel: tuple | None = None
     """(kind, params) of the compiled penalty loop (`_stream_kernel`), None for numpy."""
+    compiled: bool | None = None
+    """Use the compiled loop (True), numpy (False), or decide by size (None: compiled from
+    KERNEL_FROM_STEPS steps on; below, numpy is as quick and nothing needs compiling)."""
 
     @classmethod
     def from_replays(cls, replays, metric) -> "Stream":
@@ -83,7 +88,8 @@ class Stream:
         doc = np.concatenate([2 * self.step_doc, 2 * other.step_doc + 1])
         order = np.argsort(doc, kind="stable")
         return Stream(base, final, doc[order], np.concatenate([self.cor, other.cor])[order],
-                      np.concatenate([self.imp, other.imp])[order], self.score, self.kernel)
+                      np.concatenate([self.imp, other.imp])[order], self.score, self.kernel,
+                      self.compiled)
 
     def pooled(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Pooled (S_base, S_adapt, S_pen), each (B,), of the resamples with document
@@ -113,7 +119,8 @@ class Stream:
         b, n = c.shape
         if self.step_doc.size == 0:
             return np.zeros(b)
-        if self.kernel is not None:
+        if self.kernel is not None and (self.compiled if self.compiled is not None
+                                        else self.step_doc.size >= KERNEL_FROM_STEPS):
             from llgui.core import _stream_kernel
 
             return _stream_kernel.run_penalties(c, self.base, self.final, first_step,

@@ -183,6 +183,10 @@ class AcrossTimeTab(QWidget):
         self.penalised_box.setChecked(True)
         self.penalised_box.toggled.connect(lambda _on: self._show_policy_scores())
         bar.addWidget(self.penalised_box)
+        from llgui.gui.lifelong_bands import LifelongBands   # issue 15: S_P band, intervals
+
+        self.bands = LifelongBands(self)
+        bar.addWidget(self.bands.box)
         bar.addStretch(1)
         self.controls = bar
 
@@ -250,7 +254,10 @@ class AcrossTimeTab(QWidget):
         rt = QHBoxLayout(right_top)
         rt.setContentsMargins(0, 0, 0, 0)
         rt.addWidget(self.sp_plot, 1)
-        rt.addWidget(self.summary)
+        summary_column = QVBoxLayout()
+        summary_column.addWidget(self.summary)
+        summary_column.addWidget(self.bands.label)
+        rt.addLayout(summary_column)
         right_bottom = QWidget()
         rb = QVBoxLayout(right_bottom)
         rb.setContentsMargins(0, 0, 0, 0)
@@ -521,6 +528,7 @@ class AcrossTimeTab(QWidget):
         self._show_policy_scores()
         self._show_summary()
         self._show_series()
+        self.bands.request()
 
     def _show_policy_controls(self) -> None:
         if not self._built:

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QCheckBox, QTableWidgetItem
 BANDS_KEY = "det:bands"
 SAMPLES = 200
 SEED = 12345
-EXTRA_COLUMNS = ("EER ± 95% (bs)", "minDCF ± 95% (bs)")
+EXTRA_COLUMNS = ("EER ±95%", "minDCF ±95%")
 
 
 class DetBands(QObject):
@@ -28,6 +28,7 @@ class DetBands(QObject):
         self.tab = tab
         self.results: dict[str, object] = {}   # system name -> DetIntervals
         self.requests = 0                      # jobs submitted (tests)
+        self.samples = SAMPLES                 # bootstrap resamples per system
         self._key: tuple = ()
         self.box = QCheckBox("DET bands")
         self.box.setToolTip(f"pointwise 95 % bootstrap bands of the DET curves and intervals "
@@ -40,7 +41,7 @@ class DetBands(QObject):
     def signature(self) -> str:
         from llgui.core.resample import Plan
 
-        return Plan("bs", SAMPLES, SEED, "trial").signature
+        return Plan("bs", getattr(self, "samples", SAMPLES), SEED, "trial").signature
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -59,7 +60,7 @@ class DetBands(QObject):
             self.results = {}
         self.requests += 1
         return self.tab.jobs.submit(BANDS_KEY, det_bands, systems,
-                                    Plan("bs", SAMPLES, SEED, "trial"), self.tab.dcf(),
+                                    Plan("bs", self.samples, SEED, "trial"), self.tab.dcf(),
                                     self.tab.eer_method())
 
     @Slot(bool)

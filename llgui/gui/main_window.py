@@ -66,7 +66,9 @@ class MainWindow(QMainWindow):
     # -- building ---------------------------------------------------------------------------
 
     def _build_documents_dock(self) -> None:
-        self.documents_model = DocumentsModel(self)
+        from llgui.gui.compare_models import DocumentsComparisonModel   # issue 15
+
+        self.documents_model = DocumentsComparisonModel(self)
         proxy = QSortFilterProxyModel(self)
         proxy.setSourceModel(self.documents_model)
         proxy.setSortRole(SORT_ROLE)

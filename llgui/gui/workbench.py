@@ -117,6 +117,10 @@ class Workbench(QWidget):
         side_layout.setContentsMargins(0, 0, 0, 0)
         side_layout.addWidget(self.cost_editor)
         side_layout.addWidget(self.aggregates, 1)
+        from llgui.gui.side_by_side import SecondSystem   # issue 15
+
+        self.second = SecondSystem(self)
+        side_layout.addWidget(self.second.label)
         left.addWidget(side)
         left.setSizes([480, 300])
         left.setMinimumWidth(520)

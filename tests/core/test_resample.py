@@ -123,7 +123,7 @@ def test_estimate_ci_positions():
 def test_document_bootstrap_of_pooled_s_pen_equals_rescoring_loop(mt_bundle, name):
     result = replay_bundle(mt_bundle, name)
     metric = make_metric(name, mt_bundle.settings)
-    stream = Stream.from_replays(result.replays, metric)
+    stream = dataclasses.replace(Stream.from_replays(result.replays, metric), compiled=True)
     n = len(result.replays)
     idx = bootstrap_indices(np.random.default_rng(5), n, 25)
     counts = counts_of(idx, n)
@@ -137,7 +137,7 @@ def test_document_bootstrap_of_pooled_s_pen_equals_rescoring_loop(mt_bundle, nam
                 for row in idx]
         np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-9)
         # the numpy path (metrics without a compiled formula) gives the same
-        plain = StreamSample(dataclasses.replace(stream, kernel=None), measure)
+        plain = StreamSample(dataclasses.replace(stream, compiled=False), measure)
         np.testing.assert_allclose(plain.resampled(counts), slow, rtol=0, atol=1e-9)
 
 
@@ -187,6 +187,9 @@ def test_document_bootstrap_of_der_equals_pyannote_loop(diar_bundle):
     result = replay_bundle(diar_bundle, "der")
     stream = Stream.from_replays(result.replays, tracks[0].metric)
     fast_pen = StreamSample(stream).resampled(counts_of(idx, len(docs)))
+    compiled = StreamSample(dataclasses.replace(stream, compiled=True))
+    np.testing.assert_allclose(compiled.resampled(counts_of(idx, len(docs))), fast_pen,
+                               rtol=0, atol=1e-9)
     slow_pen = [pooled_scores(tracks[0].metric, [result.replays[i] for i in sorted(r)])[2]
                 for r in idx]
     np.testing.assert_allclose(fast_pen, slow_pen, rtol=0, atol=1e-9)
@@ -249,3 +252,14 @@ def test_det_band_equals_loop_and_contains_the_curve(detection):
     np.testing.assert_array_equal(band.p_miss, miss_at(curve, band.p_fa))
     assert np.all(band.low <= band.p_miss) and np.all(band.p_miss <= band.high)
     assert band.signature == "bs:40|seed:9|unit:trial"
+
+
+@pytest.mark.parametrize("test", ["bs", "ar"])
+def test_a_system_against_itself_is_not_significant(mt_bundle, test):
+    metric = make_metric("chrf")
+    rows = _segment_stats(mt_bundle, metric)
+    same = Additive(rows, vector_score(metric))
+    est = paired_test(same, [Additive(rows.copy(), vector_score(metric))],
+                      Plan(test, 100, 1, "segment", confidence=20))
+    assert est[1].p_value == 1.0
+    assert est[1].score == est[0].score

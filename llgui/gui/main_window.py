@@ -358,6 +358,9 @@ class MainWindow(QMainWindow):
     def _on_state_bundles_changed(self) -> None:
         self.documents_model.set_bundles(self.state.bundles)
         self.documents_view.resizeColumnsToContents()
+        # a detection-only bundle has no documents: no empty panel taking a sixth of the window
+        self.documents_dock.setVisible(not self.state.bundles
+                                       or any(b.documents for b in self.state.bundles))
         names = [b.name or Path(b.path or "").stem for b in self.state.bundles]
         self.setWindowTitle(f"llgui — {', '.join(names)}" if names else "llgui")
         for i in range(len(self.state.bundles)):

@@ -240,6 +240,9 @@ class Workbench(QWidget):
         step = max(0, min(step, len(result.steps)))
         if self.table.currentIndex().row() != step:
             self.table.selectRow(step)
+        # selectRow does not scroll: step 30 of 30 stayed below the fold
+        self.table.scrollTo(self.table.model().index(step, 0),
+                            QAbstractItemView.ScrollHint.PositionAtCenter)
         if result.document.task == "mt":
             self.mt_view.show_step(result, step)
         elif result.document.task == "detection":
@@ -435,7 +438,7 @@ def _walk_job(key, document, steps, metric, settings, cost, documents, progress=
               should_stop=None):
     """Worker job: the walkthrough of one document, returned with the key it answers."""
     return key, walk(document, steps, metric, settings, cost, should_stop=should_stop,
-                     documents=documents, progress=progress)
+                     documents=documents, progress=progress, memorise=True)
 
 
 def _turns(document) -> int:

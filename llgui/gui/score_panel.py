@@ -80,6 +80,7 @@ class ScorePanel(QWidget):
             net = values["s_pen"] - values["s_pen_memorise"]
             if not r.higher_is_better:
                 net = -net
+            net = round(net, 9) + 0.0   # no "-0.00"
             memo = (f" · memorise-only {f(values['s_pen_memorise'])}: "
                     f"net generalisation <b>{net:+.2f}</b>")
         self.numbers.setText(

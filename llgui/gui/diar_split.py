@@ -1,0 +1,54 @@
+"""Split view of a diarization step: one zoomed timeline per listened window.
+
+A `same` step whose two points are 900 s apart, drawn on one axis, shows two 6-s windows as
+hairlines in unreadable barcodes. Here each window (`zoom_panels`: padded, near ones merged)
+gets its own panel with the same lanes, side by side, under the whole meeting drawn as an
+overview strip by the DiarView that owns this widget.
+"""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QHBoxLayout, QWidget
+
+from llgui.core.layout import format_time, zoom_panels
+
+PAD = 2.0         # s of context on each side of a window
+MERGE_GAP = 10.0  # s: windows closer than this share a panel
+MAX_PANELS = 4
+
+
+def split_spans(windows, extent) -> list[tuple[float, float]]:
+    """The panels' time spans for `windows`, or [] when one panel (the usual zoom) will do."""
+    panels = zoom_panels(windows, pad=PAD, merge_gap=MERGE_GAP, extent=extent)
+    return panels[:MAX_PANELS] if len(panels) > 1 else []
+
+
+class SplitPanels(QWidget):
+    def __init__(self, make_view, parent: QWidget | None = None):
+        """`make_view()` builds one panel (a DiarView that never splits itself)."""
+        super().__init__(parent)
+        self._make_view = make_view
+        self.panels: list = []
+        self.spans: list[tuple[float, float]] = []   # what is shown, for tests
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+
+    def show_spans(self, walk, step: int, error_regions, spans) -> None:
+        while len(self.panels) < len(spans):
+            panel = self._make_view()
+            panel.legend.hide()   # the overview's legend serves all panels
+            self.layout().addWidget(panel, 1)
+            self.panels.append(panel)
+        for k, panel in enumerate(self.panels):
+            panel.setVisible(k < len(spans))
+        for k, (start, end) in enumerate(spans):
+            panel = self.panels[k]
+            panel.show_step(walk, step, error_regions)
+            item = panel.plot.getPlotItem()
+            item.setXRange(start, end, padding=0)
+            item.setTitle(f"window {k + 1}: {format_time(start, 1)} – {format_time(end, 1)}",
+                          size="8pt")
+            if k:   # one lane axis is enough
+                item.getAxis("left").setStyle(showValues=False)
+                item.getAxis("left").setWidth(8)
+        self.spans = list(spans)

@@ -98,6 +98,9 @@ class Workbench(QWidget):
         self.table.horizontalHeader().setResizeContentsPrecision(64)
         self.table.setAlternatingRowColors(True)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_changed)
+        # the table's height settles after the step is shown (layout, resizes): keep the
+        # selected step in view whenever the scroll range changes
+        self.table.verticalScrollBar().rangeChanged.connect(self._keep_step_in_view)
         self.scores = ScorePanel()
         self.cost_editor = CostModelEditor()
         self.cost_editor.edited.connect(self._on_cost_editor_edited)
@@ -323,6 +326,11 @@ class Workbench(QWidget):
         bundle = self.state.bundle()
         if bundle is not None:
             self.state.set_metric(bundle.task, self.metric_box.itemData(index))
+
+    def _keep_step_in_view(self, *_range) -> None:
+        current = self.table.currentIndex()
+        if current.isValid():
+            self.table.scrollTo(current)
 
     def _on_table_current_changed(self, current, _previous) -> None:
         if current.isValid() and current.row() != self.state.step:

@@ -1,0 +1,223 @@
+"""Issue 13, what a domain expert saw on real data: abutting turns on one row, speaker colours
+off the error colours, a split view for far-apart windows, bar labels that never overlap, and
+the corrections table scrolled to the selected step. Small synthetic bundles, real widgets."""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from llgui.core.palette import ERROR_COLOURS, IMPAIRED, MIN_DISTANCE, colour_distance
+from llgui.core.types import Turn
+from llgui.core.walkthrough import walk
+from llgui.io.bundle import load_bundle
+from tests.gui.conftest import settle
+
+REFERENCE_DATA = Path(os.environ.get("LLGUI_REFERENCE_DATA",
+                                     Path(__file__).resolve().parents[3] / "shared"
+                                     / "reference-data"))
+VBX_SYS = REFERENCE_DATA / "vbx-ami-mixheadset" / "sys" / "test" / "ES2004a.rttm"
+
+
+def rttm_line(uri: str, start: float, duration: float, speaker: str) -> str:
+    return f"SPEAKER {uri} 1 {start} {duration} <NA> <NA> {speaker} <NA> <NA>"
+
+
+def vbx_like_turns() -> tuple[Turn, ...]:
+    """Abutting turns as RTTM onset + duration leaves them (54.95 + 2.04 ends a hair after
+    56.99, where the next turn starts), one speaker or two in turn, as VBx writes them."""
+    turns, cents = [], 5495
+    durations = itertools.cycle([204, 137, 311, 83, 229, 158])
+    for k in range(40):
+        d = next(durations)
+        onset, duration = float(f"{cents / 100:.2f}"), float(f"{d / 100:.2f}")
+        turns.append(Turn(onset, onset + duration, "S1" if k % 5 else "S2"))
+        cents += d
+    return tuple(turns)
+
+
+def test_abutting_turns_are_drawn_on_one_row():
+    from llgui.gui.diar_view import lane_geometry
+
+    turns = vbx_like_turns()
+    # the float error is there (else the test proves nothing) and is not overlap
+    assert any(a.end > b.start for a, b in zip(turns, turns[1:]))
+    geometry = lane_geometry(turns)
+    assert geometry["depth"] == 1 and not geometry["level"].any()
+    # a real overlap still opens a second row
+    overlapped = turns + (Turn(turns[3].start + 0.2, turns[3].end - 0.1, "S3"),)
+    assert lane_geometry(overlapped)["depth"] == 2
+
+
+@pytest.mark.skipif(not VBX_SYS.exists(), reason=f"reference data absent: {VBX_SYS}")
+def test_the_vbx_output_of_an_ami_meeting_is_one_row():
+    """VBx assigns one speaker per frame: its output has no overlap and is drawn on one row."""
+    from llgui.gui.diar_view import lane_geometry
+
+    turns = []
+    for line in VBX_SYS.read_text().splitlines():
+        f = line.split()
+        turns.append(Turn(float(f[3]), float(f[3]) + float(f[4]), f[7]))
+    assert len(turns) > 100
+    assert lane_geometry(tuple(turns))["depth"] == 1
+
+
+def diar_bundle(tmp: Path, far: bool = True) -> Path:
+    """A 1000-s show, two speakers, a `same` step whose points are 900 s apart."""
+    ref, hyp = [], []
+    for k in range(50):
+        start = 20.0 * k
+        ref.append(rttm_line("show", start, 19.5, f"R{k % 2}"))
+        hyp.append(rttm_line("show", start, 19.5, f"h{(k // 3) % 2}"))
+    (tmp / "ref.rttm").write_text("\n".join(ref) + "\n")
+    (tmp / "hyp.rttm").write_text("\n".join(hyp) + "\n")
+    t2 = 950.0 if far else 60.0
+    steps = [{"doc": "show", "step": 1, "initiative": "active", "kind": "same",
+              "target": {"t1": 50.0, "t2": t2}, "answer": False}]
+    (tmp / "log.jsonl").write_text("\n".join(json.dumps(s) for s in steps) + "\n")
+    (tmp / "bundle.toml").write_text(
+        '[bundle]\ntask = "diarization"\n\n[settings]\ncollar = 0.5\n\n'
+        '[[documents]]\nid = "show"\ntime = 1\nreferences = ["ref.rttm"]\n'
+        'hypothesis = "hyp.rttm"\n\n[interactions]\nlog = "log.jsonl"\n')
+    return tmp / "bundle.toml"
+
+
+def diar_walk(tmp: Path, far: bool = True):
+    bundle = load_bundle(diar_bundle(tmp, far))
+    document = bundle.documents[0]
+    return walk(document, bundle.steps_of(document.id), "der", bundle.settings, bundle.cost)
+
+
+def drawn_colours(view) -> set[str]:
+    """The colours of the bars the view draws (its pooled bar items that are visible)."""
+    out = set()
+    for bars in view._pool:
+        if bars.isVisible():
+            out.add(bars.opts["brush"].color().name())
+    return out
+
+
+def test_speaker_colours_in_the_drawn_view_keep_off_the_error_colours(qtbot, tmp_path):
+    from llgui.gui.diar_view import DiarView
+
+    result = diar_walk(tmp_path)
+    view = DiarView()
+    qtbot.addWidget(view)
+    # many speakers over a bundle: every colour the view may give a speaker
+    view.set_speakers([f"spk{i:02d}" for i in range(16)] + ["R0", "R1"])
+    view.show_step(result, 1, result.errors_at(1))
+    reserved = set(ERROR_COLOURS.values()) | {IMPAIRED}
+    speakers = set(view._colours.values())
+    assert len(speakers) >= 12
+    for colour, error in itertools.product(speakers, reserved):
+        assert colour_distance(colour, error) >= MIN_DISTANCE, (colour, error)
+    drawn = drawn_colours(view)
+    assert drawn & speakers   # the check is about colours that are on screen
+    for colour in drawn - reserved - {"#b0b0b0"}:
+        assert all(colour_distance(colour, e) >= MIN_DISTANCE for e in reserved), colour
+
+
+def test_far_apart_windows_get_split_zoomed_panels(qtbot, tmp_path):
+    from llgui.gui.diar_view import DiarView
+
+    result = diar_walk(tmp_path)
+    view = DiarView()
+    qtbot.addWidget(view)
+    view.resize(1000, 600)
+    view.show()
+    view.show_step(result, 1, result.errors_at(1))
+    assert view.split is not None and view.split.isVisible()
+    spans = view.split.spans
+    assert len(spans) == 2
+    windows = result.steps[0].windows
+    for (start, end), (a, b) in zip(spans, sorted(windows)):
+        assert start <= a and b <= end and end - start < 30   # readable, not 900 s wide
+        panel = view.split.panels[spans.index((start, end))]
+        lo, hi = panel.plot.getPlotItem().getViewBox().viewRange()[0]
+        assert lo == pytest.approx(start, abs=1e-6) and hi == pytest.approx(end, abs=1e-6)
+    # the overview strip shows the whole show
+    lo, hi = view.plot.getPlotItem().getViewBox().viewRange()[0]
+    assert lo <= 1.0 and hi >= 990.0
+    # near windows: no split, the usual zoom
+    (tmp_path / "near").mkdir()
+    near = diar_walk(tmp_path / "near", far=False)
+    view.show_step(near, 1, near.errors_at(1))
+    assert not view.split.isVisible()
+
+
+class _Replay:
+    metric = "bleu"
+
+
+@pytest.mark.parametrize("values", [
+    (30.94, 30.90, 30.76, 30.80, 30.92, 30.85),    # all within 0.2 points
+    (30.94, 31.20, 29.10, 30.76, 27.50, 28.00),    # "30.94adapt 30.76"
+])
+def test_bar_labels_never_overlap_for_close_values(qtbot, values):
+    from llgui.gui.score_panel import ScorePanel
+
+    panel = ScorePanel()
+    qtbot.addWidget(panel)
+    panel.resize(420, 300)   # the bar chart at 1366x768 is about this narrow
+    panel.show()
+    qtbot.waitExposed(panel)
+    base, cor, imp, adapt, pen, mem = values
+    shown = {"s_base": base, "s_cor": cor, "s_imp": imp, "s_adapt": adapt, "s_pen": pen,
+             "s_pen_memorise": mem}
+    panel._draw_bars(_Replay(), shown)
+    qtbot.wait(10)
+    panel._place_bar_labels()
+    labels = [label for label in panel._bar_items["labels"] if label.isVisible()]
+    assert len(labels) == 6
+    rects = [label.sceneBoundingRect() for label in labels]
+    for a, b in itertools.combinations(rects, 2):
+        assert not a.intersects(b), (a, b)
+    # 1-3 point differences are differences: the axis does not start at 0
+    low, high = panel.y_range
+    assert low > 0 and high - low < 20
+
+
+def mt_bundle(tmp: Path, steps: int = 40) -> Path:
+    lines = [f"sentence number {k} says something" for k in range(1, steps + 1)]
+    (tmp / "ref.txt").write_text("\n".join(lines) + "\n")
+    (tmp / "hyp.txt").write_text("\n".join(s.replace("says", "tells") for s in lines) + "\n")
+    log = [{"doc": "d", "step": k, "initiative": "interactive", "kind": "reference",
+            "target": {"sentence": k}} for k in range(1, steps + 1)]
+    (tmp / "log.jsonl").write_text("\n".join(json.dumps(s) for s in log) + "\n")
+    (tmp / "bundle.toml").write_text(
+        '[bundle]\ntask = "mt"\nmetrics = ["bleu"]\n\n[[documents]]\nid = "d"\ntime = 1\n'
+        'references = ["ref.txt"]\nhypothesis = "hyp.txt"\n\n[interactions]\n'
+        'log = "log.jsonl"\n')
+    return tmp / "bundle.toml"
+
+
+def test_the_corrections_table_scrolls_to_the_selected_step(qtbot, tmp_path):
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        assert window.open_bundles([str(mt_bundle(tmp_path))], select_doc="d", step=40)
+        settle(qtbot, window)
+        table = window.workbench.table
+        viewport = table.viewport().rect()
+
+        def visible(row: int) -> bool:
+            rect = table.visualRect(table.model().index(row, 0))
+            return rect.isValid() and viewport.contains(rect)
+
+        assert table.model().rowCount() == 41
+        assert not (visible(0) and visible(40))   # the table is too short for all rows
+        qtbot.waitUntil(lambda: visible(40), timeout=5000)   # opened at step 40 of 40
+        for step in (3, 40, 21):
+            window.state.set_step(step)
+            qtbot.waitUntil(lambda s=step: visible(s), timeout=5000)
+    finally:
+        window.jobs.shutdown(2000)

@@ -95,10 +95,10 @@ class SegmentsModel(QAbstractTableModel):
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
         if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
             return None
+        # short enough not to be cut at 1366x768: reference · what the human saw · after
         if self._step:
-            return ("#", "reference", "hypothesis the human saw (h n−1)",
-                    "system after the step (h n)")[section]
-        return ("#", "reference", "system hypothesis (h 0)", "")[section]
+            return ("#", "reference", "the human saw (hₙ₋₁)", "after the step (hₙ)")[section]
+        return ("#", "reference", "system hypothesis (h₀)", "")[section]
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if self._walk is None or not index.isValid():
@@ -129,6 +129,7 @@ class SegmentsModel(QAbstractTableModel):
             return cached
         if column == 0:
             text = f"{i + 1}" + (f" <small>{_LABELS[mark]}</small>" if mark else "")
+            text += self._what_the_system_did(i, mark)
         elif column == 1:
             text = html.escape(reference)
         elif column == 2:
@@ -143,6 +144,36 @@ class SegmentsModel(QAbstractTableModel):
         if len(self._html) > _HTML_CACHE:
             self._html.popitem(last=False)
         return text
+
+
+    def _what_the_system_did(self, i: int, mark: str) -> str:
+        """Under the mark: for the corrected segment, whether the system applied the
+        correction, ignored it or changed it otherwise (a correction is not a fix until the
+        system takes it); for a generalised one, its sentence chrF before -> after."""
+        if not mark or not self._step or self._walk is None:
+            return ""
+        if mark == "corrected":
+            per_step = (self._walk.mt or {}).get("per_step") or ()
+            if self._step > len(per_step):
+                return ""
+            index, correct, _changed = per_step[self._step - 1]
+            if index != i:
+                return ""
+            adapted, seen = self._adapted[i], self._seen[i]
+            fate = ("applied" if adapted == correct else "ignored" if adapted == seen
+                    else "changed otherwise")
+            colour = "#1e7b34" if fate == "applied" else ERROR_FG
+            return f"<br><small style='color:{colour}'>{fate}</small>"
+        refs = [r[i] for r in self._walk.document.references]
+        before, after = sentence_chrf(self._seen[i], refs), sentence_chrf(self._adapted[i], refs)
+        return f"<br><small>chrF {before:.1f} → {after:.1f}</small>"
+
+
+def sentence_chrf(hypothesis: str, references: list[str]) -> float:
+    """sacrebleu's sentence chrF (defaults), the score change shown for a generalised line."""
+    from sacrebleu.metrics import CHRF
+
+    return float(CHRF().sentence_score(hypothesis, references).score)
 
 
 class RichTextDelegate(QStyledItemDelegate):

@@ -68,7 +68,7 @@ class ScorePanel(QWidget):
             "cum_cost": s.cum_cost if s else 0.0,
         }
         self.shown = values
-        better = "higher is better" if r.higher_is_better else "lower is better"
+        better = "↑" if r.higher_is_better else "↓"   # the tooltip says it in words
 
         def f(v):
             return "–" if v is None else f"{v:.2f}"
@@ -84,13 +84,14 @@ class ScorePanel(QWidget):
             memo = (f" · memorise-only {f(values['s_pen_memorise'])}: "
                     f"net generalisation <b>{net:+.2f}</b>")
         self.numbers.setText(
-            f"<b>{unit}</b> ({better}) step {step}/{len(r.steps)}: "
+            f"<b>{unit}</b> {better} step {step}/{len(r.steps)}: "
             f"S<sub>base</sub> <b>{f(values['s_base'])}</b> · S<sub>cor</sub> "
             f"<b>{f(values['s_cor'])}</b> · S<sub>imp</sub> <b>{f(values['s_imp'])}</b> · "
             f"S<sub>adapt</sub> <b>{f(values['s_adapt'])}</b> · S<sub>pen</sub> "
             f"<b>{f(values['s_pen'])}</b> (Σ penalty {penalty:+.2f}){memo} · cost "
             f"{values['cost']:.1f}, Σ {values['cum_cost']:.1f}")
-        self.numbers.setToolTip(r.signature)
+        self.numbers.setToolTip(("higher" if r.higher_is_better else "lower")
+                                + f" is better · {r.signature}")
         self._draw_bars(r, values)
         self._draw_curve(walk, step)
 

@@ -125,6 +125,7 @@ class AcrossTimeTab(QWidget):
     def _build_controls(self) -> None:
         bar = QHBoxLayout()
         self.bundle_box = QComboBox()
+        self.bundle_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.bundle_box.setToolTip("the bundle whose lifelong table and documents are shown")
         self.bundle_box.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -275,7 +276,6 @@ class AcrossTimeTab(QWidget):
         self.no_table.setStyleSheet("QLabel { background: #fbfbf4; border: 1px solid #ddd; "
                                     "padding: 10px; }")
         self.no_table.setMinimumWidth(240)
-        self.no_table.setMaximumWidth(420)
         self.heatmap_stack = QStackedWidget()
         self.heatmap_stack.addWidget(self.heatmap)
         self.heatmap_stack.addWidget(self.no_table)
@@ -283,6 +283,7 @@ class AcrossTimeTab(QWidget):
         bottom.addWidget(self.heatmap_stack)
         bottom.addWidget(right_bottom)
         bottom.setSizes([500, 700])
+        self.bottom_split = bottom
         plots = QSplitter(Qt.Orientation.Vertical)
         plots.addWidget(top)
         plots.addWidget(bottom)
@@ -559,6 +560,11 @@ class AcrossTimeTab(QWidget):
         missing = self.bundle() is not None and self.table() is None
         self.top_split.setVisible(not missing)
         self.heatmap_stack.setCurrentWidget(self.no_table if missing else self.heatmap)
+        if missing != getattr(self, "table_missing", None):
+            # the note needs less room than the heatmap; the per-document plots take the rest
+            total = max(sum(self.bottom_split.sizes()), 900)
+            left = min(380, total // 3) if missing else total * 5 // 12
+            self.bottom_split.setSizes([left, total - left])
         self.table_missing = missing   # tests read it
 
     def _show_policy_controls(self) -> None:
@@ -947,7 +953,7 @@ NO_TABLE = (
     "The plots on the right are the documents of this run in processing order.<br><br>"
     "<b>To get the table</b>: score every model version M<sub>i</sub> on every time-stamped "
     "test t<sub>j</sub> and write one CSV row per cell:<br>"
-    "<tt>model,model_time,test,test_time,metric,value[,value_pen]</tt><br>"
+    "<tt>model,model_time,test,<br>test_time,metric,value[,value_pen]</tt><br>"
     "then name it in the bundle:<br><tt>[lifelong]<br>scores = \"lifelong/system.csv\"</tt>"
     "<br><br>A campaign (<tt>llgui campaign CAMPAIGN.toml --out DIR</tt>) scores model "
     "versions and test batches and writes such a table; the README's \"Across time\" says "

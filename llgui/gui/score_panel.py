@@ -81,14 +81,14 @@ class ScorePanel(QWidget):
             if not r.higher_is_better:
                 net = -net
             net = round(net, 9) + 0.0   # no "-0.00"
-            memo = (f" · memorise-only {f(values['s_pen_memorise'])}: "
-                    f"net generalisation <b>{net:+.2f}</b>")
+            memo = (f" · S<sub>pen</sub> memorise-only {f(values['s_pen_memorise'])} "
+                    f"(net gen. <b>{net:+.2f}</b>)")
         self.numbers.setText(
             f"<b>{unit}</b> {better} step {step}/{len(r.steps)}: "
             f"S<sub>base</sub> <b>{f(values['s_base'])}</b> · S<sub>cor</sub> "
             f"<b>{f(values['s_cor'])}</b> · S<sub>imp</sub> <b>{f(values['s_imp'])}</b> · "
             f"S<sub>adapt</sub> <b>{f(values['s_adapt'])}</b> · S<sub>pen</sub> "
-            f"<b>{f(values['s_pen'])}</b> (Σ penalty {penalty:+.2f}){memo} · cost "
+            f"<b>{f(values['s_pen'])}</b> (Σ pen. {penalty:+.2f}){memo} · cost "
             f"{values['cost']:.1f}, Σ {values['cum_cost']:.1f}")
         self.numbers.setToolTip(("higher" if r.higher_is_better else "lower")
                                 + f" is better · {r.signature}")

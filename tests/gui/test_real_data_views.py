@@ -221,3 +221,19 @@ def test_the_corrections_table_scrolls_to_the_selected_step(qtbot, tmp_path):
             qtbot.waitUntil(lambda s=step: visible(s), timeout=5000)
     finally:
         window.jobs.shutdown(2000)
+
+
+def test_heatmap_cells_say_their_values_on_hover(qtbot):
+    from llgui.gui.heatmap import ScoreHeatmap
+
+    heatmap = ScoreHeatmap()
+    qtbot.addWidget(heatmap)
+    heatmap.resize(400, 300)
+    heatmap.show()
+    qtbot.waitExposed(heatmap)
+    values = np.array([[30.94, np.nan], [31.5, 29.25]])
+    heatmap.set_matrix(values, ["M0", "M1"], ["t0", "t1"], "BLEU (%)", True)
+    heatmap._on_scene_moved(heatmap.cell_scene_position(1, 1))
+    assert heatmap.plot.toolTip().startswith("s(M1, t1) = 29.25")
+    heatmap._on_scene_moved(heatmap.cell_scene_position(0, 1))
+    assert "missing" in heatmap.plot.toolTip()

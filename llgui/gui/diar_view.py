@@ -17,7 +17,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QPen
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from llgui.core.layout import LANE_TOLERANCE, pack_lanes, time_labels
 from llgui.core.palette import ERROR_COLOURS, IMPAIRED, UNMAPPED, speaker_colours, speaker_palette
@@ -76,7 +76,23 @@ class DiarView(QWidget):
         self.legend.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot, 1)
+        # the per-speaker breakdown beside the timeline (panels of a split view have none)
+        self.speakers = None
+        if split:
+            from llgui.gui.diar_speakers import SpeakerTable
+
+            self.speakers = SpeakerTable()
+            row = QSplitter(Qt.Orientation.Horizontal)
+            row.addWidget(self.plot)
+            row.addWidget(self.speakers)
+            row.setStretchFactor(0, 3)
+            row.setStretchFactor(1, 1)
+            row.setCollapsible(0, False)
+            layout.addWidget(row, 1)
+            self._speaker_row = row
+            self._speakers_sized = False
+        else:
+            layout.addWidget(self.plot, 1)
         layout.addWidget(self.legend)
         self._colours: dict[str, str] = {}
         self._doc_id: str | None = None
@@ -151,8 +167,25 @@ class DiarView(QWidget):
         self._cull()
         item.setTitle(f"{html.escape(doc.id)} — step {step}" if step else f"{doc.id} — base")
         self._update_legend(doc.reference, seen, seen_map, view)
+        if self.speakers is not None:
+            adapted = view.adapted if view else walk.base
+            self.speakers.show_step(doc, seen_map, adapted,
+                                    view.adapted_mapping if view else walk.base_mapping,
+                                    self._colours, self.collar, self.skip_overlap)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Open the per-speaker table beside the timeline when there is room for both (from
+        900 px); narrower, it starts collapsed at the right edge (drag the handle to open)."""
+        super().resizeEvent(event)
+        if self.speakers is None or self._speakers_sized or self.width() < 200:
+            return
+        self._speakers_sized = True
+        width = self.width()
+        table = 330 if width >= 900 else 0
+        self._speaker_row.setSizes([width - table, table])
 
     collar = 0.0   # s, total width (pyannote's); the workbench sets it from the bundle
+    skip_overlap = False
 
     def _draw_scoring_zones(self, item, doc) -> None:
         """The collar's no-score zones (hatched, around every reference boundary) and the UEM

@@ -153,13 +153,10 @@ class SegmentsModel(QAbstractTableModel):
         if not mark or not self._step or self._walk is None:
             return ""
         if mark == "corrected":
-            per_step = (self._walk.mt or {}).get("per_step") or ()
-            if self._step > len(per_step):
+            view = self._walk.view(self._step)   # cached by the walkthrough
+            if view.corrected is None:
                 return ""
-            index, correct, _changed = per_step[self._step - 1]
-            if index != i:
-                return ""
-            adapted, seen = self._adapted[i], self._seen[i]
+            correct, adapted, seen = view.corrected[i], self._adapted[i], self._seen[i]
             fate = ("applied" if adapted == correct else "ignored" if adapted == seen
                     else "changed otherwise")
             colour = "#1e7b34" if fate == "applied" else ERROR_FG

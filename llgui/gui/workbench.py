@@ -226,6 +226,7 @@ class Workbench(QWidget):
         if document.task == "diarization" and bundle is not None:
             self.diar_view.set_speakers(t.speaker for d in bundle.documents for t in d.reference)
             self.diar_view.collar = float(bundle.settings.get("collar", 0.0) or 0.0)
+            self.diar_view.skip_overlap = bool(bundle.settings.get("skip_overlap", False))
         self.show_step(self.state.step)
 
     def ready(self) -> bool:

@@ -237,3 +237,67 @@ def test_heatmap_cells_say_their_values_on_hover(qtbot):
     assert heatmap.plot.toolTip().startswith("s(M1, t1) = 29.25")
     heatmap._on_scene_moved(heatmap.cell_scene_position(0, 1))
     assert "missing" in heatmap.plot.toolTip()
+
+
+def test_the_per_speaker_breakdown_adds_up_to_the_der_components(qtbot, tmp_path):
+    from pyannote.core import Annotation, Segment
+    from pyannote.metrics.diarization import DiarizationErrorRate
+
+    from llgui.gui.diar_view import DiarView
+
+    result = diar_walk(tmp_path)
+    view = DiarView()
+    qtbot.addWidget(view)
+    view.collar = 0.5
+    view.show_step(result, 1, result.errors_at(1))
+    rows = view.speakers.rows
+    assert view.speakers.rowCount() == len(rows) >= 2
+    # the rows share out pyannote's own components of h_n
+    doc = result.document
+
+    def annotation(turns):
+        a = Annotation(uri="show")
+        for k, t in enumerate(turns):
+            a[Segment(t.start, t.end), k] = t.speaker
+        return a
+
+    c = DiarizationErrorRate(collar=0.5)(annotation(doc.reference),
+                                         annotation(result.steps[0].adapted), detailed=True)
+    assert sum(r.miss for r in rows) == pytest.approx(c["missed detection"], abs=1e-6)
+    assert sum(r.confusion for r in rows) == pytest.approx(c["confusion"], abs=1e-6)
+    assert sum(r.false_alarm for r in rows) == pytest.approx(c["false alarm"], abs=1e-6)
+
+
+def test_mt_rows_say_what_the_system_did_and_the_sentence_score_change(tmp_path):
+    from sacrebleu.metrics import CHRF
+
+    from llgui.gui.mt_view import HTML_ROLE, SegmentsModel
+
+    refs = ["the cat sat on the mat", "a dog ran in the park", "birds sing at dawn"]
+    hyps = ["the cat sits on mat", "a dog runs in a park", "birds sings at dawn"]
+    (tmp_path / "ref.txt").write_text("\n".join(refs) + "\n")
+    (tmp_path / "hyp.txt").write_text("\n".join(hyps) + "\n")
+    log = [{"doc": "d", "step": 1, "initiative": "active", "kind": "reference",
+            "target": {"sentence": 1}, "adapted": {"lines": {"1": refs[0],
+                                                             "2": "a dog ran in a park"}}},
+           {"doc": "d", "step": 2, "initiative": "active", "kind": "reference",
+            "target": {"sentence": 3}}]
+    (tmp_path / "log.jsonl").write_text("\n".join(json.dumps(s) for s in log) + "\n")
+    (tmp_path / "bundle.toml").write_text(
+        '[bundle]\ntask = "mt"\n\n[[documents]]\nid = "d"\ntime = 1\n'
+        'references = ["ref.txt"]\nhypothesis = "hyp.txt"\n\n[interactions]\n'
+        'log = "log.jsonl"\n')
+    bundle = load_bundle(tmp_path / "bundle.toml")
+    document = bundle.documents[0]
+    result = walk(document, bundle.steps_of("d"), "bleu", bundle.settings, bundle.cost)
+    model = SegmentsModel()
+
+    def cell(step: int, segment: int) -> str:
+        model.show(result, step, False)
+        return model.data(model.index(segment, 0), HTML_ROLE)
+
+    assert "applied" in cell(1, 0)
+    before = CHRF().sentence_score(hyps[1], [refs[1]]).score
+    after = CHRF().sentence_score("a dog ran in a park", [refs[1]]).score
+    assert f"chrF {before:.1f} → {after:.1f}" in cell(1, 1)
+    assert "ignored" in cell(2, 2)   # the system did not take the reference it was given

@@ -33,7 +33,9 @@ class SplitPanels(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
 
-    def show_spans(self, walk, step: int, error_regions, spans) -> None:
+    def show_spans(self, walk, step: int, error_regions, spans, owner=None) -> None:
+        """`owner`: the DiarView whose speaker colours, collar and UEM setting the panels
+        share (a speaker must not change colour between the overview and a panel)."""
         while len(self.panels) < len(spans):
             panel = self._make_view()
             panel.legend.hide()   # the overview's legend serves all panels
@@ -43,6 +45,9 @@ class SplitPanels(QWidget):
             panel.setVisible(k < len(spans))
         for k, (start, end) in enumerate(spans):
             panel = self.panels[k]
+            if owner is not None:
+                panel._colours = owner._colours
+                panel.collar, panel.skip_overlap = owner.collar, owner.skip_overlap
             panel.show_step(walk, step, error_regions)
             item = panel.plot.getPlotItem()
             item.setXRange(start, end, padding=0)

@@ -181,7 +181,7 @@ class DiarView(QWidget):
             return
         self._speakers_sized = True
         width = self.width()
-        table = 330 if width >= 900 else 0
+        table = (400 if width >= 1100 else 330) if width >= 900 else 0
         self._speaker_row.setSizes([width - table, table])
 
     collar = 0.0   # s, total width (pyannote's); the workbench sets it from the bundle
@@ -234,7 +234,7 @@ class DiarView(QWidget):
             self.split = SplitPanels(lambda: DiarView(split=False))
             self.layout().insertWidget(1, self.split, 3)
         self.split.show()
-        self.split.show_spans(walk, step, error_regions, spans)
+        self.split.show_spans(walk, step, error_regions, spans, owner=self)
         # the overview strip: the whole meeting, small lane names so that six lanes fit
         self.plot.setMaximumHeight(max(170, self.height() // 3))
         self.plot.setMinimumHeight(150)

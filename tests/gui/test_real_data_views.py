@@ -301,3 +301,16 @@ def test_mt_rows_say_what_the_system_did_and_the_sentence_score_change(tmp_path)
     after = CHRF().sentence_score("a dog ran in a park", [refs[1]]).score
     assert f"chrF {before:.1f} → {after:.1f}" in cell(1, 1)
     assert "ignored" in cell(2, 2)   # the system did not take the reference it was given
+
+
+def test_split_panels_keep_the_speaker_colours_of_the_overview(qtbot, tmp_path):
+    from llgui.gui.diar_view import DiarView
+
+    result = diar_walk(tmp_path)
+    view = DiarView()
+    qtbot.addWidget(view)
+    view.set_speakers(["A", "B", "R1", "R0"])   # an order the panels would not guess
+    view.show_step(result, 1, result.errors_at(1))
+    for panel in view.split.panels:
+        assert panel._colours == view._colours
+        assert drawn_colours(panel) <= drawn_colours(view) | {"#b0b0b0"}

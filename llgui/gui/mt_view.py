@@ -115,6 +115,9 @@ class SegmentsModel(QAbstractTableModel):
                 return f"{i + 1}" + (f" {_LABELS[mark]}" if mark else "")
             return texts[column]
         if role == Qt.ItemDataRole.ToolTipRole and column:
+            source = self._walk.document.source
+            if column == 1 and source is not None and i < len(source):
+                return f"{texts[column]}\n\nsource: {source[i]}"   # the bundle's source
             return texts[column]
         if role == HTML_ROLE:
             return self._cell_html(i, column, mark, reference)

@@ -270,8 +270,12 @@ class Workbench(QWidget):
         waiting = self._waiting_for
         note = (f" · <i>{display_name(waiting)} on its way, showing "
                 f"{display_name(result.replay.metric)}</i>" if waiting else "")
+        # a long post-edit (a WMT paragraph) is cut here and whole in the tooltip: it ran past
+        # the label's two lines
+        short = what if len(what) <= STEP_TEXT else what[:STEP_TEXT - 1].rstrip() + "…"
+        self.step_label.setToolTip(what if short != what else "")
         self.step_label.setText(f"<b>{html.escape(result.document.id)}</b> · step {step} of {n} "
-                                f"· {html.escape(what)}{note}")
+                                f"· {html.escape(short)}{note}")
         self.buttons["first"].setEnabled(step > 0)
         self.buttons["prev"].setEnabled(step > 0)
         self.buttons["next"].setEnabled(step < n)
@@ -431,6 +435,9 @@ class Workbench(QWidget):
 _TRACK_METRICS = {"detection": ("err", "min_dcf", "act_dcf")}
 """Metrics a task's documents can be replayed under, where not all known ones can (EER has no
 penalised form)."""
+
+
+STEP_TEXT = 110   # characters of the step's description shown beside the buttons
 
 
 def _track_metric(bundle, metric: str | None) -> str:

@@ -314,3 +314,35 @@ def test_split_panels_keep_the_speaker_colours_of_the_overview(qtbot, tmp_path):
     for panel in view.split.panels:
         assert panel._colours == view._colours
         assert drawn_colours(panel) <= drawn_colours(view) | {"#b0b0b0"}
+
+
+def test_a_long_post_edit_is_cut_in_the_step_line(qtbot, tmp_path):
+    from llgui.gui.main_window import MainWindow
+    from llgui.gui.workbench import STEP_TEXT
+
+    long = " ".join(["a very long post-edited paragraph of a WMT document"] * 8)
+    (tmp_path / "ref.txt").write_text("one two three\nfour five six\n")
+    (tmp_path / "hyp.txt").write_text("one two\nfour six\n")
+    (tmp_path / "src.txt").write_text("eins zwei drei\nvier fünf sechs\n")
+    (tmp_path / "log.jsonl").write_text(json.dumps(
+        {"doc": "d", "step": 1, "initiative": "interactive", "kind": "post_edit",
+         "target": {"sentence": 1}, "answer": long}) + "\n")
+    (tmp_path / "bundle.toml").write_text(
+        '[bundle]\ntask = "mt"\nmetrics = ["bleu"]\n\n[[documents]]\nid = "d"\ntime = 1\n'
+        'references = ["ref.txt"]\nhypothesis = "hyp.txt"\nsource = "src.txt"\n\n'
+        '[interactions]\nlog = "log.jsonl"\n')
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        assert window.open_bundles([str(tmp_path / "bundle.toml")], select_doc="d", step=1)
+        settle(qtbot, window)
+        label = window.workbench.step_label
+        assert long not in label.text() and "…" in label.text()
+        assert long in label.toolTip()
+        model = window.workbench.mt_view.model
+        tip = model.data(model.index(0, 1), 3)   # ToolTipRole: the reference and its source
+        assert "source: eins zwei drei" in tip
+        assert STEP_TEXT < len(long)
+    finally:
+        window.jobs.shutdown(2000)

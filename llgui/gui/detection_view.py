@@ -553,7 +553,8 @@ class DetectionTab(QWidget):
                 f"score ≥ {threshold:.3f} (the Bayes threshold). Same numbers as "
                 f"<code>llgui det … --format table</code>. Dotted: each system's ROC "
                 f"convex hull (on DET axes), on which the rocch EER point lies; arrows at the "
-                f"edge: points outside the view.{_separated_note(self.results)}</small>")
+                f"edge: points outside the view; the legend can be dragged off a curve."
+                f"{_separated_note(self.results)}</small>")
         else:
             self.notes.setText("")
 

@@ -52,6 +52,13 @@ class SegmentsModel(QAbstractTableModel):
         self._rows: list[int] | None = None   # segment of each row when filtered
         self._html: OrderedDict[tuple, str] = OrderedDict()
         self._seen = self._adapted = None
+        self.show_source = False   # column 1 shows the source above the reference
+
+    def set_show_source(self, on: bool) -> None:
+        self.beginResetModel()
+        self.show_source = bool(on)
+        self._html.clear()
+        self.endResetModel()
 
     def show(self, walk: Walkthrough | None, step: int, only_marked: bool) -> None:
         self.beginResetModel()
@@ -96,6 +103,8 @@ class SegmentsModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
             return None
         # short enough not to be cut at 1366x768: reference · what the human saw · after
+        if section == 1 and self.show_source:
+            return "source · reference"
         if self._step:
             return ("#", "reference", "the human saw (hₙ₋₁)", "after the step (hₙ)")[section]
         return ("#", "reference", "system hypothesis (h₀)", "")[section]
@@ -135,6 +144,11 @@ class SegmentsModel(QAbstractTableModel):
             text += self._what_the_system_did(i, mark)
         elif column == 1:
             text = html.escape(reference)
+            source = self._walk.document.source if self.show_source else None
+            if source is not None and i < len(source):
+                # the source above the reference, greyed: what the translator had
+                text = (f"<span style='color:#666'><i>{html.escape(source[i])}</i></span>"
+                        f"<br>{text}")
         elif column == 2:
             text = _words(mark_errors(self._seen[i], reference))
         elif self._step:
@@ -230,6 +244,14 @@ class MTView(QWidget):
             columns.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch)
         self.only_changed = QCheckBox("only corrected and changed segments")
         self.only_changed.toggled.connect(self._render)
+        self.source_box = QCheckBox("source")
+        self.source_box.setToolTip("show each segment's source sentence above its reference "
+                                   "(when the bundle names a source)")
+        self.source_box.toggled.connect(self.model.set_show_source)
+        self.source_box.setVisible(False)
+        # rows are capped at two lines (a WMT paragraph would fill the view): double-click
+        # one to open it whole, again to close it
+        self.table.doubleClicked.connect(self._toggle_row)
         self.summary = QLabel("")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setWordWrap(True)
@@ -246,6 +268,7 @@ class MTView(QWidget):
         legend.setWordWrap(True)
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
+        top.addWidget(self.source_box)
         top.addWidget(self.only_changed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -266,7 +289,24 @@ class MTView(QWidget):
 
     def show_step(self, walk: Walkthrough, step: int) -> None:
         self._walk, self._step = walk, step
+        self.source_box.setVisible(walk is not None and walk.document.source is not None)
         self._render()
+
+    def _toggle_row(self, index) -> None:
+        rows = self.table.verticalHeader()
+        row = index.row()
+        closed = rows.defaultSectionSize()
+        if rows.sectionSize(row) > closed:
+            self.table.setRowHeight(row, closed)
+            return
+        # the row's tallest cell at its column's width, at most 12 lines
+        height = closed
+        for column in range(1, self.model.columnCount()):
+            doc = QTextDocument()
+            doc.setHtml(self.model.data(self.model.index(row, column), HTML_ROLE) or "")
+            doc.setTextWidth(self.table.columnWidth(column))
+            height = max(height, int(doc.size().height()) + 4)
+        self.table.setRowHeight(row, min(height, 12 * self.fontMetrics().height()))
 
     def _render(self) -> None:
         walk = self._walk

@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+from PySide6.QtCore import Qt
 import pytest
 
 from llgui.core.palette import ERROR_COLOURS, IMPAIRED, MIN_DISTANCE, colour_distance
@@ -346,3 +347,32 @@ def test_a_long_post_edit_is_cut_in_the_step_line(qtbot, tmp_path):
         assert STEP_TEXT < len(long)
     finally:
         window.jobs.shutdown(2000)
+
+
+def test_the_mt_source_toggle_and_the_row_expander(qtbot, tmp_path):
+    from llgui.gui.mt_view import HTML_ROLE, MTView
+
+    (tmp_path / "ref.txt").write_text("one two three\n" + " ".join(["long"] * 200) + "\n")
+    (tmp_path / "hyp.txt").write_text("one two\n" + " ".join(["lung"] * 200) + "\n")
+    (tmp_path / "src.txt").write_text("eins zwei drei\nlang\n")
+    (tmp_path / "bundle.toml").write_text(
+        '[bundle]\ntask = "mt"\n\n[[documents]]\nid = "d"\ntime = 1\n'
+        'references = ["ref.txt"]\nhypothesis = "hyp.txt"\nsource = "src.txt"\n')
+    bundle = load_bundle(tmp_path / "bundle.toml")
+    result = walk(bundle.documents[0], (), "bleu", bundle.settings, bundle.cost)
+    view = MTView()
+    qtbot.addWidget(view)
+    view.resize(900, 500)
+    view.show()
+    view.show_step(result, 0)
+    assert view.source_box.isVisible()
+    model = view.model
+    assert "eins" not in model.data(model.index(0, 1), HTML_ROLE)
+    view.source_box.setChecked(True)
+    assert "eins zwei drei" in model.data(model.index(0, 1), HTML_ROLE)
+    assert model.headerData(1, Qt.Orientation.Horizontal) == "source · reference"
+    closed = view.table.rowHeight(1)
+    view._toggle_row(model.index(1, 1))
+    assert view.table.rowHeight(1) > 2 * closed
+    view._toggle_row(model.index(1, 1))
+    assert view.table.rowHeight(1) == closed

@@ -376,3 +376,56 @@ def test_the_mt_source_toggle_and_the_row_expander(qtbot, tmp_path):
     assert view.table.rowHeight(1) > 2 * closed
     view._toggle_row(model.index(1, 1))
     assert view.table.rowHeight(1) == closed
+
+
+def test_det_hints_hull_edge_arrows_and_a_separated_system(qtbot):
+    import pyqtgraph as pg
+
+    from llgui.core.det import evaluate, probit
+    from llgui.core.types import Trials
+    from llgui.gui import det_hints
+
+    rng = np.random.default_rng(13)
+    scores = np.concatenate((rng.normal(1.5, 1, 300), rng.normal(0, 1, 700)))
+    labels = np.arange(1000) < 300
+    mixed = evaluate(Trials("mixed", scores, labels))
+    apart = evaluate(Trials("apart", np.r_[np.full(5, 3.0), np.full(5, -3.0)],
+                            np.arange(10) < 5))
+    assert det_hints.separated(apart) and not det_hints.separated(mixed)
+    # the rocch EER point lies on the drawn hull (BOSARIS: where the hull meets P_miss = P_fa)
+    x, y = det_hints.hull_xy(mixed, probit)
+    e = float(probit(mixed.eer))
+    assert np.min(np.hypot(x - e, y - e)) < 0.02
+    # a point outside the view gets an arrow at the edge, one inside none
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    item = plot.getPlotItem()
+    item.setXRange(-3, 0, padding=0)
+    item.setYRange(-3, 0, padding=0)
+    hints = det_hints.EdgeHints(item)
+    hints.set_points([(-1.0, -1.0, pg.mkColor("b"), "in view"),
+                      (1.5, -1.0, pg.mkColor("b"), "actDCF")])
+    assert hints.outside() == ["actDCF"]
+    assert len(hints.arrows) == 1 and "actDCF" in hints.arrows[0].toPlainText()
+    assert "→" in hints.arrows[0].toPlainText()
+
+
+def test_across_time_without_a_lifelong_table_says_what_is_missing(qtbot, tmp_path):
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        assert window.open_bundles([str(diar_bundle(tmp_path))])
+        settle(qtbot, window)
+        window.show_tab("time")
+        tab = window.time_tab
+        qtbot.waitUntil(lambda: getattr(tab, "table_missing", None) is True, timeout=10000)
+        assert tab.heatmap_stack.currentWidget() is tab.no_table
+        assert "[lifelong]" in tab.no_table.text() and not tab.top_split.isVisible()
+        assert tab.metric_box.count() >= 1   # a diarization bundle's metrics, not empty
+    finally:
+        window.jobs.shutdown(2000)

@@ -7,6 +7,8 @@ overview strip by the DiarView that owns this widget.
 """
 from __future__ import annotations
 
+import pyqtgraph as pg
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from llgui.core.layout import format_time, zoom_panels
@@ -57,3 +59,23 @@ class SplitPanels(QWidget):
                 item.getAxis("left").setStyle(showValues=False)
                 item.getAxis("left").setWidth(8)
         self.spans = list(spans)
+        self.brushes = []
+        if owner is not None:
+            self._add_brushes(owner, spans)
+
+    def _add_brushes(self, owner, spans) -> None:
+        """A draggable region on the overview strip per panel: drag it (or its edges) and the
+        panel follows. Kept in the owner's region list, so its next step removes them."""
+        item = owner.plot.getPlotItem()
+        for k, (start, end) in enumerate(spans):
+            region = pg.LinearRegionItem((start, end), movable=True,
+                                         brush=pg.mkBrush(QColor(40, 120, 220, 45)),
+                                         pen=pg.mkPen(QColor(40, 120, 220), width=1.5))
+            region.setZValue(-8)
+            region.setToolTip(f"window {k + 1}: drag to move its panel below")
+            panel = self.panels[k]
+            region.sigRegionChanged.connect(
+                lambda r, p=panel: p.plot.getPlotItem().setXRange(*r.getRegion(), padding=0))
+            item.addItem(region)
+            owner._regions.append(region)
+            self.brushes.append(region)

@@ -429,3 +429,19 @@ def test_across_time_without_a_lifelong_table_says_what_is_missing(qtbot, tmp_pa
         assert tab.metric_box.count() >= 1   # a diarization bundle's metrics, not empty
     finally:
         window.jobs.shutdown(2000)
+
+
+def test_the_overview_strip_brushes_its_panels(qtbot, tmp_path):
+    from llgui.gui.diar_view import DiarView
+
+    result = diar_walk(tmp_path)
+    view = DiarView()
+    qtbot.addWidget(view)
+    view.show_step(result, 1, result.errors_at(1))
+    region, panel = view.split.brushes[1], view.split.panels[1]
+    region.setRegion((900.0, 920.0))
+    lo, hi = panel.plot.getPlotItem().getViewBox().viewRange()[0]
+    assert lo == pytest.approx(900.0, abs=1e-6) and hi == pytest.approx(920.0, abs=1e-6)
+    view.show_step(result, 1, result.errors_at(1))   # a new step: one region per panel again
+    regions = [i for i in view.plot.getPlotItem().items if i in view.split.brushes]
+    assert len(regions) == 2

@@ -252,6 +252,9 @@ class MTView(QWidget):
         # rows are capped at two lines (a WMT paragraph would fill the view): double-click
         # one to open it whole, again to close it
         self.table.doubleClicked.connect(self._toggle_row)
+        # the corrected segment stays in view while the table's height settles
+        self._focus_row = -1
+        self.table.verticalScrollBar().rangeChanged.connect(self._keep_focus_in_view)
         self.summary = QLabel("")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setWordWrap(True)
@@ -292,6 +295,11 @@ class MTView(QWidget):
         self.source_box.setVisible(walk is not None and walk.document.source is not None)
         self._render()
 
+    def _keep_focus_in_view(self, *_range) -> None:
+        if 0 <= self._focus_row < self.model.rowCount():
+            self.table.scrollTo(self.model.index(self._focus_row, 0),
+                                QAbstractItemView.ScrollHint.PositionAtCenter)
+
     def _toggle_row(self, index) -> None:
         rows = self.table.verticalHeader()
         row = index.row()
@@ -315,6 +323,7 @@ class MTView(QWidget):
             self.summary.setText("")
             return
         doc, step = walk.document, self._step
+        self._focus_row = -1
         if step == 0:
             self.summary.setText(f"<b>{html.escape(doc.id)}</b>: {doc.n_segments} segments, "
                                  "the system's first hypothesis (step 0)")
@@ -329,6 +338,7 @@ class MTView(QWidget):
             f"<span style='color:{ERROR_FG}'>{sum(e < 0 for e in effects)} worse</span>")
         if view.corrected_segments:
             row = self.model.row_of_segment(min(view.corrected_segments))
+            self._focus_row = row
             if row >= 0:
                 self.table.scrollTo(self.model.index(row, 0),
                                     QAbstractItemView.ScrollHint.PositionAtCenter)

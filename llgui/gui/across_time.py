@@ -943,7 +943,13 @@ class CalendarAxis(pg.DateAxisItem):
     """A UTC date axis whose labels say the month and year (`date_labels`), not "07 12 17"."""
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
-        return date_labels([v * scale for v in values], spacing * scale)
+        labels = date_labels([v * scale for v in values], spacing * scale)
+        if 28 * 86400 <= spacing * scale < 365 * 86400:
+            # month ticks: the year on the first and on January only ("Nov 2023 Dec Jan 2024"),
+            # or pyqtgraph drops them all as overlapping, leaving a lone "2024"
+            labels = [t if k == 0 or t.startswith("Jan") else t.split(" ")[0]
+                      for k, t in enumerate(labels)]
+        return labels
 
 
 NO_TABLE = (

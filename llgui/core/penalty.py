@@ -145,9 +145,10 @@ class Replay:
         them; `penalty` is the accumulated penalty S_pen - S_adapt (0 at the base)."""
         s = self.steps[step - 1] if step > 0 else None
         if s is None:
-            return StepView(self.s_base, None, None, self.s_base, self.s_base, 0.0, 0.0, 0.0)
+            return StepView(self.s_base, None, None, self.s_base, self.s_base, 0.0, 0.0, 0.0,
+                            higher_is_better=self.higher_is_better)
         return StepView(self.s_base, s.s_cor, s.s_imp, s.s_adapt, s.s_pen, s.cost, s.cum_cost,
-                        s.s_pen - s.s_adapt)
+                        s.s_pen - s.s_adapt, s.s_pen_memorise, self.higher_is_better)
 
 
 @dataclass(frozen=True)
@@ -162,11 +163,22 @@ class StepView:
     cost: float
     cum_cost: float
     penalty: float
+    s_pen_memorise: float | None = None   # figure 4: had the system only memorised
+    higher_is_better: bool = True
+
+    @property
+    def net_generalisation(self) -> float | None:
+        """S_pen against the memorise-only S_pen, signed so that positive is better: what
+        the run gained by generalising beyond the corrections (None where not computed)."""
+        if self.s_pen_memorise is None:
+            return None
+        net = self.s_pen - self.s_pen_memorise
+        return round(net if self.higher_is_better else -net, 9) + 0.0   # no "-0.00"
 
     def as_dict(self) -> dict[str, float | None]:
         return {"s_base": self.s_base, "s_cor": self.s_cor, "s_imp": self.s_imp,
                 "s_adapt": self.s_adapt, "s_pen": self.s_pen, "cost": self.cost,
-                "cum_cost": self.cum_cost}
+                "cum_cost": self.cum_cost, "s_pen_memorise": self.s_pen_memorise}
 
 
 def replay(

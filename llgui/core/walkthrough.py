@@ -280,8 +280,11 @@ def walk(
     should_stop: Callable[[], bool] | None = None,
     documents: tuple[Document, ...] = (),
     progress: Callable[[float], None] | None = None,
+    memorise: bool = False,
 ) -> Walkthrough:
-    """The walkthrough of `document` through `steps`; `documents` are the bundle's others."""
+    """The walkthrough of `document` through `steps`; `documents` are the bundle's others.
+    `memorise`: also replay a second track for the memorise-only S_pen of each step
+    (`StepScores.s_pen_memorise`, figure 4 of the paper; MT and diarization, about twice the work)."""
     steps = tuple(steps)
     n_steps = max(len(steps), 1)
     # progress: the statistics extraction is the first half, the steps the second
@@ -290,6 +293,8 @@ def walk(
                        progress=first_half, should_stop=should_stop)
     if document.task in ("detection", "classification"):
         return _walk_items(document, steps, track, cost_model, mode, should_stop)
+    twin = (make_track(document, metric_name, settings, cost_model, documents)
+            if memorise else None)
     if progress is not None:
         second = progress
         progress = lambda f: second(0.5 + 0.5 * f)  # noqa: E731
@@ -312,7 +317,7 @@ def walk(
                 progress(n / n_steps)
 
         result = replay(track, steps, cost_model, doc=document.id, mode=mode,
-                        should_stop=should_stop, before_step=before)
+                        should_stop=should_stop, before_step=before, memorise=twin)
         return Walkthrough(document, result, steps,
                            mt={"base": base, "history": history, "per_step": per_step})
 
@@ -325,7 +330,7 @@ def walk(
             progress(done[0] / n_steps)
 
     result = replay(track, steps, cost_model, doc=document.id, mode=mode,
-                    should_stop=should_stop, before_step=before_diar)
+                    should_stop=should_stop, before_step=before_diar, memorise=twin)
     # h_n: the adapted turn list of step n (shared with the log), else h_{n-1}
     for step in steps:
         adapted = step.adapted

@@ -26,11 +26,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, Slot
 from PySide6.QtWidgets import (
+    QStackedWidget,
     QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter,
     QVBoxLayout, QWidget,
 )
 
 from llgui.core.errors import LoadError
+from llgui.core.layout import date_labels
 from llgui.core.lifelong import continual_summary, diagonal, higher_is_better, policy_scores
 from llgui.core.policy import (
     PRESET_DESCRIPTIONS, PRESETS, Policy, window_positions, window_weights,
@@ -123,6 +125,7 @@ class AcrossTimeTab(QWidget):
     def _build_controls(self) -> None:
         bar = QHBoxLayout()
         self.bundle_box = QComboBox()
+        self.bundle_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.bundle_box.setToolTip("the bundle whose lifelong table and documents are shown")
         self.bundle_box.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -269,10 +272,25 @@ class AcrossTimeTab(QWidget):
         top.addWidget(left_top)
         top.addWidget(right_top)
         top.setSizes([500, 700])
+        self.top_split = top
+        # Without a lifelong table: what is missing and how to get it, in the heatmap's place
+        # (an empty heatmap with a "(x0.001)" axis and an empty S_P plot said nothing).
+        self.no_table = QLabel(NO_TABLE)
+        self.no_table.setTextFormat(Qt.TextFormat.RichText)
+        self.no_table.setWordWrap(True)
+        self.no_table.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.no_table.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.no_table.setStyleSheet("QLabel { background: #fbfbf4; border: 1px solid #ddd; "
+                                    "padding: 10px; }")
+        self.no_table.setMinimumWidth(240)
+        self.heatmap_stack = QStackedWidget()
+        self.heatmap_stack.addWidget(self.heatmap)
+        self.heatmap_stack.addWidget(self.no_table)
         bottom = QSplitter(Qt.Orientation.Horizontal)
-        bottom.addWidget(self.heatmap)
+        bottom.addWidget(self.heatmap_stack)
         bottom.addWidget(right_bottom)
         bottom.setSizes([500, 700])
+        self.bottom_split = bottom
         plots = QSplitter(Qt.Orientation.Vertical)
         plots.addWidget(top)
         plots.addWidget(bottom)
@@ -383,8 +401,21 @@ class AcrossTimeTab(QWidget):
         table = self.table()
         self.metric_box.blockSignals(True)
         self.metric_box.clear()
-        for m in (table.metrics if table is not None else ()):
+        bundle = self.bundle()
+        # without a table the combo picks the per-document plot's metric (the bundle's)
+        metrics = (table.metrics if table is not None
+                   else tuple(getattr(bundle, "metrics", ()) or ()) if bundle is not None else ())
+        for m in metrics:
             self.metric_box.addItem(display_name(m), m)
+        if table is None:
+            result = self.collections.get(self.bundle_index)
+            shown = getattr(result, "metric", None)
+            self.metric_box.setCurrentIndex(max(0, self.metric_box.findData(shown)))
+            self.metric_box.setEnabled(False)   # the collection is scored in one metric
+            self.metric_box.setToolTip("metric of the per-document plot (the workbench's "
+                                       "metric); no lifelong table in this bundle")
+            self.metric_box.blockSignals(False)
+            return
         self.metric_box.setCurrentIndex(self.metric_box.findData(self.table_metric))
         self.metric_box.setEnabled(self.metric_box.count() > 1)
         self.metric_box.blockSignals(False)
@@ -521,6 +552,7 @@ class AcrossTimeTab(QWidget):
         if self._hidden():
             return
         self._stale = False
+        self._show_missing_table()
         self._show_choices()
         self._show_policy_controls()
         self._show_policy()
@@ -529,6 +561,19 @@ class AcrossTimeTab(QWidget):
         self._show_summary()
         self._show_series()
         self.bands.request()
+
+    def _show_missing_table(self) -> None:
+        """Without a lifelong table, the policy editor and S_P have nothing to weigh: hide
+        them and say what is missing and how to get it; the per-document plots stay."""
+        missing = self.bundle() is not None and self.table() is None
+        self.top_split.setVisible(not missing)
+        self.heatmap_stack.setCurrentWidget(self.no_table if missing else self.heatmap)
+        if missing != getattr(self, "table_missing", None):
+            # the note needs less room than the heatmap; the per-document plots take the rest
+            total = max(sum(self.bottom_split.sizes()), 900)
+            left = min(380, total // 3) if missing else total * 5 // 12
+            self.bottom_split.setSizes([left, total - left])
+        self.table_missing = missing   # tests read it
 
     def _show_policy_controls(self) -> None:
         if not self._built:
@@ -542,7 +587,7 @@ class AcrossTimeTab(QWidget):
     def _set_time_axis(self, widget: pg.PlotWidget, dates: bool, label: str) -> None:
         """Give `widget` a calendar (UTC) bottom axis when the times are dates."""
         if self._time_axes.get(id(widget)) != dates:
-            axis = pg.DateAxisItem("bottom", utcOffset=0) if dates else pg.AxisItem("bottom")
+            axis = CalendarAxis("bottom", utcOffset=0) if dates else pg.AxisItem("bottom")
             axis.enableAutoSIPrefix(False)
             axis.setTextPen(TEXT)
             widget.getPlotItem().setAxisItems({"bottom": axis})
@@ -809,7 +854,9 @@ class AcrossTimeTab(QWidget):
             item.setTitle("no bundle", size="9pt", color=TEXT)
             return
         dates = bool(bundle.documents and bundle.documents[0].time.is_date) or self._dates()
-        label = "time" + (" (UTC)" if dates else "")
+        clock = dates and any("T" in d.time.text or " " in d.time.text.strip()
+                              for d in bundle.documents)
+        label = "time" + (" (UTC)" if clock else "")   # plain dates have no time zone
         self._set_time_axis(self.series_plot, dates, "")
         self._set_time_axis(self.cost_plot, dates, label)
         self.series_plot.getPlotItem().getAxis("bottom").setStyle(showValues=False)
@@ -861,6 +908,16 @@ class AcrossTimeTab(QWidget):
             lo, hi = float(min(result.times)), float(max(result.times))
             pad = max(0.08 * (hi - lo), 3 * 86400.0 if dates else 0.5)
             item.setXRange(lo - pad, hi + pad, padding=0)
+            # headroom over the data for the legend (top right): it covered the last points
+            ys = np.concatenate([np.asarray(getattr(series, a), dtype=float)
+                                 for a in ("s_base", "s_adapt", "s_pen")])
+            ys = ys[np.isfinite(ys)]
+            if ys.size:
+                y_lo, y_hi = float(ys.min()), float(ys.max())
+                span = max(y_hi - y_lo, 1.0)
+                rows = len(item.legend.items) if item.legend is not None else 0
+                item.setYRange(y_lo - 0.05 * span, y_hi + (0.12 + 0.09 * rows) * span,
+                               padding=0)
         unique = sorted(set(names))
         item.setLabel("left", f"{' / '.join(unique)} (%)" if unique else "score (%)")
         if result is not None:
@@ -895,5 +952,31 @@ class AcrossTimeTab(QWidget):
             return
         export_widget(self.plots, path, "llgui: across time")
 
+
+class CalendarAxis(pg.DateAxisItem):
+    """A UTC date axis whose labels say the month and year (`date_labels`), not "07 12 17"."""
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        labels = date_labels([v * scale for v in values], spacing * scale)
+        if 28 * 86400 <= spacing * scale < 365 * 86400:
+            # month ticks: the year on the first and on January only ("Nov 2023 Dec Jan 2024"),
+            # or pyqtgraph drops them all as overlapping, leaving a lone "2024"
+            labels = [t if k == 0 or t.startswith("Jan") else t.split(" ")[0]
+                      for k, t in enumerate(labels)]
+        return labels
+
+
+NO_TABLE = (
+    "<b>No lifelong score table in this bundle</b>, so there is no heatmap of "
+    "s(M<sub>i</sub>, t<sub>j</sub>), no S<sub>P</sub> (equations 2 and 3) and no policy to "
+    "weigh them with.<br><br>"
+    "The plots on the right are the documents of this run in processing order.<br><br>"
+    "<b>To get the table</b>: score every model version M<sub>i</sub> on every time-stamped "
+    "test t<sub>j</sub> and write one CSV row per cell:<br>"
+    "<tt>model,model_time,test,<br>test_time,metric,value[,value_pen]</tt><br>"
+    "then name it in the bundle:<br><tt>[lifelong]<br>scores = \"lifelong/system.csv\"</tt>"
+    "<br><br>A campaign (<tt>llgui campaign CAMPAIGN.toml --out DIR</tt>) scores model "
+    "versions and test batches and writes such a table; the README's \"Across time\" says "
+    "more.")
 
 __all__ = ["AcrossTimeTab"]

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
+from llgui.gui import det_hints
 from llgui.gui.plot_export import export_widget
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
@@ -43,6 +44,15 @@ def _det():
     from llgui.core import det
 
     return det
+
+
+def _separated_note(results) -> str:
+    names = [html.escape(r.name) for r in results if det_hints.separated(r)]
+    if not names:
+        return ""
+    return (f" <b>{', '.join(names)}: perfectly separated</b> (every target scores above every "
+            f"non-target): EER and minDCF are 0 and the DET curve lies on the axes, so "
+            f"nothing of it can be drawn on probit axes.")
 
 
 def _dcf_text(dcf) -> str:
@@ -206,6 +216,7 @@ class DetectionTab(QWidget):
         # bottom left: the corner no real DET curve reaches (top right hid the EER points)
         self.legend = item.addLegend(offset=(8, -8), labelTextSize="9pt", labelTextColor=TEXT,
                                      brush=pg.mkBrush(255, 255, 255, 215))
+        self.edge_hints = det_hints.EdgeHints(item)   # operating points outside the view
         self.reset_view()
 
     def _build_threshold_views(self) -> None:
@@ -461,8 +472,12 @@ class DetectionTab(QWidget):
             colour = QColor(PALETTE[k % len(PALETTE)])
             c = r.plot_curve
             item.plot(probit(c.p_fa), probit(c.p_miss), pen=pg.mkPen(colour, width=2),
-                      name=f"{html.escape(r.name)} — EER {100 * r.eer:.2f} %, "
-                           f"minDCF {r.min_dcf:.4f}")
+                      name=(f"{html.escape(r.name)} — perfectly separated (EER 0 %)"
+                            if det_hints.separated(r) else
+                            f"{html.escape(r.name)} — EER {100 * r.eer:.2f} %, "
+                            f"minDCF {r.min_dcf:.4f}"))
+            if r.eer_method == "rocch":
+                det_hints.draw_hull(item, r, colour, probit)   # the ROCCH EER lies on it
             interval = self.intervals.get(r.name) if self.bootstrap_box.isChecked() else None
             if interval is not None:
                 band = QColor(colour)
@@ -481,6 +496,17 @@ class DetectionTab(QWidget):
                       symbol="x", symbolSize=11, symbolPen=pg.mkPen(colour, width=1),
                       symbolBrush=colour)
         self.bands.draw(item, self.results, PALETTE)
+        hints = []
+        for k, r in enumerate(self.results):
+            colour = QColor(PALETTE[k % len(PALETTE)])
+            if det_hints.separated(r):
+                continue   # its points are at the corners; the legend and the notes say so
+            for what, (fa, miss) in (("EER", (r.eer, r.eer)),
+                                     ("minDCF", (r.min_dcf_point.p_fa, r.min_dcf_point.p_miss)),
+                                     ("actDCF", (r.act_dcf_point.p_fa, r.act_dcf_point.p_miss))):
+                hints.append((float(probit(fa)), float(probit(miss)), colour,
+                              f"{r.name} {what}"))
+        self.edge_hints.set_points(hints)
         dcf = self.results[0].dcf
         item.setTitle(f"○ EER ({self.results[0].eer_method}) · ■ minDCF · ✕ actDCF at "
                       f"{_dcf_text(dcf)} · ◆ threshold (click or drag)", size="9pt",
@@ -530,7 +556,10 @@ class DetectionTab(QWidget):
                 f"min(C_miss·P_target, C_fa·(1 − P_target)) at {_dcf_text((p, cm, cfa))}; "
                 f"actDCF takes the scores as natural-log likelihood ratios and accepts at "
                 f"score ≥ {threshold:.3f} (the Bayes threshold). Same numbers as "
-                f"<code>llgui det … --format table</code>.</small>")
+                f"<code>llgui det … --format table</code>. Dotted: each system's ROC "
+                f"convex hull (on DET axes), on which the rocch EER point lies; arrows at the "
+                f"edge: points outside the view; the legend can be dragged off a curve."
+                f"{_separated_note(self.results)}</small>")
         else:
             self.notes.setText("")
 

@@ -9,7 +9,6 @@ human listened to are shaded. Mouse: drag to pan, wheel to zoom the time axis.
 """
 from __future__ import annotations
 
-import heapq
 import html
 import threading
 from collections import OrderedDict
@@ -18,17 +17,17 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QPen
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
+from llgui.core.layout import LANE_TOLERANCE, pack_lanes, time_labels
+from llgui.core.palette import ERROR_COLOURS, IMPAIRED, UNMAPPED, speaker_colours, speaker_palette
 from llgui.core.types import Turn
 from llgui.core.walkthrough import Walkthrough
 
-PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-           "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939", "#8c6d31", "#843c39",
-           "#7b4173", "#3182bd"]
-UNMAPPED = "#b0b0b0"
-IMPAIRED = "#444444"
-ERROR_COLOURS = {"miss": "#e31a1c", "false_alarm": "#ff9f1c", "confusion": "#6a3d9a"}
+# Speaker colours keep away from the error, impaired and unmapped colours (core/palette.py):
+# a speaker drawn in the red of "miss" read as an error.
+PALETTE = speaker_palette(16)
+MAX_COLLAR_ZONES = 20_000   # reference boundaries up to which collar zones are drawn
 LANES = ("reference", "seen h\u2099\u208b\u2081", "corrected", "impaired", "adapted h\u2099",
          "errors of h\u2099")
 
@@ -47,18 +46,28 @@ class LaneAxis(pg.AxisItem):
         return [self.names[int(round(-v))] if 0 <= -v < len(self.names) else "" for v in values]
 
 
+class TimeAxis(pg.AxisItem):
+    """Bottom axis in m:ss (h:mm:ss past an hour), not raw seconds."""
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        return time_labels([v * scale for v in values], spacing * scale)
+
+
 class DiarView(QWidget):
     LANE_HEIGHT = 0.8
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, split: bool = True):
         super().__init__(parent)
-        self.plot = pg.PlotWidget(axisItems={"left": LaneAxis(LANES, orientation="left")})
+        self._can_split = split   # panels of a split view never split themselves
+        self.split = None         # SplitPanels, built at the first far-apart step
+        self.plot = pg.PlotWidget(axisItems={"left": LaneAxis(LANES, orientation="left"),
+                                             "bottom": TimeAxis(orientation="bottom")})
         self.plot.setBackground("w")
         item = self.plot.getPlotItem()
         item.setMouseEnabled(x=True, y=False)
         item.showGrid(x=True, y=False, alpha=0.2)
         bottom = item.getAxis("bottom")
-        bottom.setLabel("time", units="s")
+        bottom.setLabel("time (m:ss)")
         bottom.enableAutoSIPrefix(False)
         item.setYRange(-len(LANES) + 0.5, 0.6, padding=0)
         item.getViewBox().setLimits(yMin=-len(LANES), yMax=1)
@@ -67,7 +76,23 @@ class DiarView(QWidget):
         self.legend.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot, 1)
+        # the per-speaker breakdown beside the timeline (panels of a split view have none)
+        self.speakers = None
+        if split:
+            from llgui.gui.diar_speakers import SpeakerTable
+
+            self.speakers = SpeakerTable()
+            row = QSplitter(Qt.Orientation.Horizontal)
+            row.addWidget(self.plot)
+            row.addWidget(self.speakers)
+            row.setStretchFactor(0, 3)
+            row.setStretchFactor(1, 1)
+            row.setCollapsible(0, False)
+            layout.addWidget(row, 1)
+            self._speaker_row = row
+            self._speakers_sized = False
+        else:
+            layout.addWidget(self.plot, 1)
         layout.addWidget(self.legend)
         self._colours: dict[str, str] = {}
         self._doc_id: str | None = None
@@ -81,8 +106,7 @@ class DiarView(QWidget):
 
     def set_speakers(self, reference_labels) -> None:
         """Fix reference colours for a whole bundle (recurring speakers keep theirs)."""
-        self._colours = {label: PALETTE[i % len(PALETTE)]
-                         for i, label in enumerate(sorted(set(reference_labels)))}
+        self._colours = speaker_colours(reference_labels)
 
     def _colour(self, label: str, mapping: dict | None) -> str:
         if mapping and label in mapping:
@@ -118,6 +142,7 @@ class DiarView(QWidget):
             self.lanes[name] = tuple(turns) if not isinstance(turns, tuple) else turns
         if error_regions:
             self._draw_errors(item, -(len(lanes)), error_regions)
+        self._draw_scoring_zones(item, doc)
         self._flush(item)
         if view is not None:
             for start, end in view.windows:
@@ -131,7 +156,10 @@ class DiarView(QWidget):
         if doc.id != self._doc_id:
             item.setXRange(start, end, padding=0.01)
             self._doc_id = doc.id
-        if view is not None and view.windows:
+        split = self._show_split(walk, step, error_regions, view, (start, end))
+        if split:
+            item.setXRange(start, end, padding=0.01)   # the overview: the whole meeting
+        elif view is not None and view.windows:
             lo = min(w[0] for w in view.windows)
             hi = max(w[1] for w in view.windows)
             span = max(60.0, (hi - lo) * 3)
@@ -142,6 +170,81 @@ class DiarView(QWidget):
         self._cull()
         item.setTitle(f"{html.escape(doc.id)} — step {step}" if step else f"{doc.id} — base")
         self._update_legend(doc.reference, seen, seen_map, view)
+        if self.speakers is not None:
+            adapted = view.adapted if view else walk.base
+            self.speakers.show_step(doc, seen_map, adapted,
+                                    view.adapted_mapping if view else walk.base_mapping,
+                                    self._colours, self.collar, self.skip_overlap)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Open the per-speaker table beside the timeline when there is room for both (from
+        900 px); narrower, it starts collapsed at the right edge (drag the handle to open)."""
+        super().resizeEvent(event)
+        if self.speakers is None or self._speakers_sized or self.width() < 200:
+            return
+        self._speakers_sized = True
+        width = self.width()
+        table = (400 if width >= 1100 else 330) if width >= 900 else 0
+        self._speaker_row.setSizes([width - table, table])
+
+    collar = 0.0   # s, total width (pyannote's); the workbench sets it from the bundle
+    skip_overlap = False
+
+    def _draw_scoring_zones(self, item, doc) -> None:
+        """The collar's no-score zones (hatched, around every reference boundary) and the UEM
+        limits (dashed lines): what the DER does not count is seen as such."""
+        for zone in getattr(self, "_zones", ()):
+            item.removeItem(zone)
+        self._zones = []
+        for start, end in (doc.uem or ()):
+            for t in (start, end):
+                line = pg.InfiniteLine(t, angle=90, pen=pg.mkPen("#555555", width=1.5,
+                                                                  style=Qt.PenStyle.DashLine))
+                line.setToolTip("UEM limit: only the time inside is scored")
+                item.addItem(line)
+                self._zones.append(line)
+        if self.collar <= 0 or not doc.reference:
+            return
+        edges = np.unique(np.concatenate([[t.start, t.end] for t in doc.reference]))
+        half = self.collar / 2
+        # translucent grey: a hatch pattern is scaled with the time axis and vanished
+        brush = QBrush(QColor(110, 110, 110, 70))
+        if edges.size > MAX_COLLAR_ZONES:
+            return   # a 10-hour show: hatching would be grey paint, and slow
+        bars = pg.BarGraphItem(x0=edges - half, width=2 * half, y0=-len(LANES) + 0.6,
+                               height=len(LANES) - 0.2, brush=brush, pen=QPen(Qt.PenStyle.NoPen))
+        bars.setZValue(-5)
+        bars.setToolTip(f"collar {self.collar:g} s (total width) around each reference "
+                        f"boundary: not scored")
+        item.addItem(bars)
+        self._zones.append(bars)
+
+    def _show_split(self, walk, step, error_regions, view, extent) -> bool:
+        """Far-apart listened windows: one zoomed panel each below, this plot as the overview
+        strip of the whole meeting. Returns True when the split view is on."""
+        from llgui.gui.diar_split import SplitPanels, split_spans
+
+        spans = split_spans(view.windows, extent) if (
+            self._can_split and view is not None and view.windows) else []
+        if not spans:
+            if self.split is not None:
+                self.split.hide()
+                self.plot.setMaximumHeight(16777215)
+                self.plot.setMinimumHeight(0)
+                self.plot.getPlotItem().getAxis("left").setTickFont(self.plot.font())
+            return False
+        if self.split is None:
+            self.split = SplitPanels(lambda: DiarView(split=False))
+            self.layout().insertWidget(1, self.split, 3)
+        self.split.show()
+        self.split.show_spans(walk, step, error_regions, spans, owner=self)
+        # the overview strip: the whole meeting, small lane names so that six lanes fit
+        self.plot.setMaximumHeight(max(170, self.height() // 3))
+        self.plot.setMinimumHeight(150)
+        font = self.plot.font()
+        font.setPointSizeF(6.5)
+        self.plot.getPlotItem().getAxis("left").setTickFont(font)
+        return True
 
     # -- lanes: arrays built once per turn list, drawn one item per colour, culled --------
 
@@ -247,10 +350,14 @@ class DiarView(QWidget):
                          + ", ".join(html.escape(u) for u in unmapped))
         if view is not None and view.unmappable:
             parts.append(f"<span style='color:{IMPAIRED}'>■</span> impaired speech (never mapped)")
+        if self.collar > 0:
+            parts.append("<span style='color:#c4c4c4'>■</span> collar: not scored")
         parts.append("<span style='background:#fff0a0'>&nbsp;listened window&nbsp;</span>")
         parts += [f"<span style='color:{c}'>■</span> {k.replace('_', ' ')}"
                   for k, c in ERROR_COLOURS.items()]
-        self.legend.setText(" &nbsp; ".join(parts))
+        # a swatch never parts from its label at a line break
+        self.legend.setText(" &nbsp; ".join(p.replace("</span> ", "</span>&nbsp;", 1)
+                                            for p in parts))
 
 
 _GEOMETRY: "OrderedDict[int, tuple]" = OrderedDict()
@@ -275,8 +382,10 @@ def lane_geometry(turns) -> dict:
     speakers = np.array([t.speaker for t in turns], dtype=str)[order] if n else np.array([], str)
     labels, inverse = np.unique(speakers, return_inverse=True)
     reach = np.maximum.accumulate(ends) if n else ends
-    if n > 1 and np.any(starts[1:] < reach[:-1]):   # overlaps: stack them
-        level = np.asarray(_stack_levels(starts.tolist(), ends.tolist()), dtype=float)
+    # abutting turns (onset + duration misses the next onset by float error) are not overlap:
+    # with no tolerance a single-speaker VBx output was drawn on two rows
+    if n > 1 and np.any(starts[1:] < reach[:-1] - LANE_TOLERANCE):   # overlaps: stack them
+        level = pack_lanes(list(zip(starts.tolist(), ends.tolist()))).astype(float)
     else:
         level = np.zeros(n)
     geometry = {"starts": starts, "ends": ends, "labels": labels.tolist(), "inverse": inverse,
@@ -306,26 +415,3 @@ def error_geometry(regions) -> dict:
         while len(_GEOMETRY) > 32:
             _GEOMETRY.popitem(last=False)
     return geometry
-
-
-def _stack_levels(starts: list[float], ends: list[float]) -> list[int]:
-    """Lowest free level for each turn (sorted by start) so overlapping turns stack."""
-    free: list[tuple[float, int]] = []     # (end, level) of the bars on each level
-    levels = []
-    used = 0
-    for start, end in zip(starts, ends):
-        if free and free[0][0] <= start:
-            # the lowest free level among those that ended
-            ready = []
-            while free and free[0][0] <= start:
-                ready.append(heapq.heappop(free)[1])
-            level = min(ready)
-            for other in ready:
-                if other != level:
-                    heapq.heappush(free, (start, other))
-        else:
-            level = used
-            used += 1
-        levels.append(level)
-        heapq.heappush(free, (end, level))
-    return levels

@@ -75,6 +75,7 @@ class ScoreHeatmap(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
         self.plot.scene().sigMouseClicked.connect(self._on_scene_clicked)
+        self.plot.scene().sigMouseMoved.connect(self._on_scene_moved)
         self.values: np.ndarray | None = None   # the matrix shown, (n_models, n_tests)
 
     def set_matrix(self, values: np.ndarray | None, models, tests, metric_label: str,
@@ -128,6 +129,29 @@ class ScoreHeatmap(QWidget):
         row, col = int(round(pos.y())), int(round(pos.x()))
         if 0 <= row < self.values.shape[0] and 0 <= col < self.values.shape[1]:
             self.model_clicked.emit(row)
+
+    def cell_text(self, row: int, col: int) -> str:
+        """What hovering a cell says: the model, the test and the value (or that it is
+        missing)."""
+        if self.values is None or not (0 <= row < self.values.shape[0]
+                                        and 0 <= col < self.values.shape[1]):
+            return ""
+        value = self.values[row, col]
+        model = self.left.names[row] if row < len(self.left.names) else f"M{row}"
+        test = self.bottom.names[col] if col < len(self.bottom.names) else f"t{col}"
+        shown = f"{value:.2f}" if np.isfinite(value) else "missing"
+        return f"s({model}, {test}) = {shown} {self.colour_bar.axis.labelText or ''}".strip()
+
+    def _on_scene_moved(self, scene_pos) -> None:
+        """The cell's value on hover: colours alone do not give numbers."""
+        if self.values is None:
+            return
+        vb = self.plot.getPlotItem().getViewBox()
+        if not vb.sceneBoundingRect().contains(scene_pos):
+            self.plot.setToolTip("")
+            return
+        pos = vb.mapSceneToView(scene_pos)
+        self.plot.setToolTip(self.cell_text(int(round(pos.y())), int(round(pos.x()))))
 
     def cell_scene_position(self, row: int, col: int):
         """Scene position of a cell's centre (tests click there)."""

@@ -373,7 +373,13 @@ class MainWindow(QMainWindow):
     @Slot()
     def _on_state_bundles_changed(self) -> None:
         self.documents_model.set_bundles(self.state.bundles)
+        # one task open: its column says nothing and takes the room S_pen and gain need
+        self.documents_view.setColumnHidden(
+            1, len({b.task for b in self.state.bundles}) <= 1)
         self.documents_view.resizeColumnsToContents()
+        # a detection-only bundle has no documents: no empty panel taking a sixth of the window
+        self.documents_dock.setVisible(not self.state.bundles
+                                       or any(b.documents for b in self.state.bundles))
         names = [b.name or Path(b.path or "").stem for b in self.state.bundles]
         self.setWindowTitle(f"llgui — {', '.join(names)}" if names else "llgui")
         for i in range(len(self.state.bundles)):
@@ -440,6 +446,20 @@ class MainWindow(QMainWindow):
             if index < len(self.state.bundles):
                 self.documents_model.set_result(index, result)
                 self.workbench.show_collection(index, result)
+                self._fit_documents_dock()
+
+    def _fit_documents_dock(self) -> None:
+        """Widen the Documents panel to its columns once the scores are in (S_base, S_pen
+        and gain were cut off even at 1920x1080), up to a quarter of the window."""
+        view = self.documents_view
+        header = view.horizontalHeader()
+        view.resizeColumnsToContents()   # a sampled fit (ResizeContentsPrecision)
+        wanted = sum(header.sectionSize(k) for k in range(header.count())
+                     if not header.isSectionHidden(k))
+        wanted += view.verticalScrollBar().sizeHint().width() + 2 * view.frameWidth() + 4
+        width = min(wanted, max(270, self.width() // 4))
+        if width > self.documents_dock.width():
+            self.resizeDocks([self.documents_dock], [width], Qt.Orientation.Horizontal)
 
     def _on_campaign_scored(self, result) -> None:
         report = result.report

@@ -52,6 +52,13 @@ class SegmentsModel(QAbstractTableModel):
         self._rows: list[int] | None = None   # segment of each row when filtered
         self._html: OrderedDict[tuple, str] = OrderedDict()
         self._seen = self._adapted = None
+        self.show_source = False   # column 1 shows the source above the reference
+
+    def set_show_source(self, on: bool) -> None:
+        self.beginResetModel()
+        self.show_source = bool(on)
+        self._html.clear()
+        self.endResetModel()
 
     def show(self, walk: Walkthrough | None, step: int, only_marked: bool) -> None:
         # the same rows with new contents: say the data changed (the view repaints what is on
@@ -108,10 +115,12 @@ class SegmentsModel(QAbstractTableModel):
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
         if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
             return None
+        # short enough not to be cut at 1366x768: reference · what the human saw · after
+        if section == 1 and self.show_source:
+            return "source · reference"
         if self._step:
-            return ("#", "reference", "hypothesis the human saw (h n−1)",
-                    "system after the step (h n)")[section]
-        return ("#", "reference", "system hypothesis (h 0)", "")[section]
+            return ("#", "reference", "the human saw (hₙ₋₁)", "after the step (hₙ)")[section]
+        return ("#", "reference", "system hypothesis (h₀)", "")[section]
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if self._walk is None or not index.isValid():
@@ -128,6 +137,9 @@ class SegmentsModel(QAbstractTableModel):
                 return f"{i + 1}" + (f" {_LABELS[mark]}" if mark else "")
             return texts[column]
         if role == Qt.ItemDataRole.ToolTipRole and column:
+            source = self._walk.document.source
+            if column == 1 and source is not None and i < len(source):
+                return f"{texts[column]}\n\nsource: {source[i]}"   # the bundle's source
             return texts[column]
         if role == HTML_ROLE:
             return self._cell_html(i, column, mark, reference)
@@ -144,8 +156,14 @@ class SegmentsModel(QAbstractTableModel):
             return cached
         if column == 0:
             text = f"{i + 1}" + (f" <small>{_LABELS[mark]}</small>" if mark else "")
+            text += self._what_the_system_did(i, mark)
         elif column == 1:
             text = html.escape(reference)
+            source = self._walk.document.source if self.show_source else None
+            if source is not None and i < len(source):
+                # the source above the reference, greyed: what the translator had
+                text = (f"<span style='color:#666'><i>{html.escape(source[i])}</i></span>"
+                        f"<br>{text}")
         elif column == 2:
             text = _words(mark_errors(self._seen[i], reference))
         elif self._step:
@@ -158,6 +176,33 @@ class SegmentsModel(QAbstractTableModel):
         if len(self._html) > _HTML_CACHE:
             self._html.popitem(last=False)
         return text
+
+
+    def _what_the_system_did(self, i: int, mark: str) -> str:
+        """Under the mark: for the corrected segment, whether the system applied the
+        correction, ignored it or changed it otherwise (a correction is not a fix until the
+        system takes it); for a generalised one, its sentence chrF before -> after."""
+        if not mark or not self._step or self._walk is None:
+            return ""
+        if mark == "corrected":
+            view = self._walk.view(self._step)   # cached by the walkthrough
+            if view.corrected is None:
+                return ""
+            correct, adapted, seen = view.corrected[i], self._adapted[i], self._seen[i]
+            fate = ("applied" if adapted == correct else "ignored" if adapted == seen
+                    else "changed otherwise")
+            colour = "#1e7b34" if fate == "applied" else ERROR_FG
+            return f"<br><small style='color:{colour}'>{fate}</small>"
+        refs = [r[i] for r in self._walk.document.references]
+        before, after = sentence_chrf(self._seen[i], refs), sentence_chrf(self._adapted[i], refs)
+        return f"<br><small>chrF {before:.1f} → {after:.1f}</small>"
+
+
+def sentence_chrf(hypothesis: str, references: list[str]) -> float:
+    """sacrebleu's sentence chrF (defaults), the score change shown for a generalised line."""
+    from sacrebleu.metrics import CHRF
+
+    return float(CHRF().sentence_score(hypothesis, references).score)
 
 
 class RichTextDelegate(QStyledItemDelegate):
@@ -217,6 +262,17 @@ class MTView(QWidget):
             columns.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch)
         self.only_changed = QCheckBox("only corrected and changed segments")
         self.only_changed.toggled.connect(self._render)
+        self.source_box = QCheckBox("source")
+        self.source_box.setToolTip("show each segment's source sentence above its reference "
+                                   "(when the bundle names a source)")
+        self.source_box.toggled.connect(self.model.set_show_source)
+        self.source_box.setVisible(False)
+        # rows are capped at two lines (a WMT paragraph would fill the view): double-click
+        # one to open it whole, again to close it
+        self.table.doubleClicked.connect(self._toggle_row)
+        # the corrected segment stays in view while the table's height settles
+        self._focus_row = -1
+        self.table.verticalScrollBar().rangeChanged.connect(self._keep_focus_in_view)
         self.summary = QLabel("")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setWordWrap(True)
@@ -233,6 +289,7 @@ class MTView(QWidget):
         legend.setWordWrap(True)
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
+        top.addWidget(self.source_box)
         top.addWidget(self.only_changed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -253,7 +310,29 @@ class MTView(QWidget):
 
     def show_step(self, walk: Walkthrough, step: int) -> None:
         self._walk, self._step = walk, step
+        self.source_box.setVisible(walk is not None and walk.document.source is not None)
         self._render()
+
+    def _keep_focus_in_view(self, *_range) -> None:
+        if 0 <= self._focus_row < self.model.rowCount():
+            self.table.scrollTo(self.model.index(self._focus_row, 0),
+                                QAbstractItemView.ScrollHint.PositionAtCenter)
+
+    def _toggle_row(self, index) -> None:
+        rows = self.table.verticalHeader()
+        row = index.row()
+        closed = rows.defaultSectionSize()
+        if rows.sectionSize(row) > closed:
+            self.table.setRowHeight(row, closed)
+            return
+        # the row's tallest cell at its column's width, at most 12 lines
+        height = closed
+        for column in range(1, self.model.columnCount()):
+            doc = QTextDocument()
+            doc.setHtml(self.model.data(self.model.index(row, column), HTML_ROLE) or "")
+            doc.setTextWidth(self.table.columnWidth(column))
+            height = max(height, int(doc.size().height()) + 4)
+        self.table.setRowHeight(row, min(height, 12 * self.fontMetrics().height()))
 
     def _render(self) -> None:
         walk = self._walk
@@ -262,6 +341,7 @@ class MTView(QWidget):
             self.summary.setText("")
             return
         doc, step = walk.document, self._step
+        self._focus_row = -1
         if step == 0:
             self.summary.setText(f"<b>{html.escape(doc.id)}</b>: {doc.n_segments} segments, "
                                  "the system's first hypothesis (step 0)")
@@ -276,6 +356,7 @@ class MTView(QWidget):
             f"<span style='color:{ERROR_FG}'>{sum(e < 0 for e in effects)} worse</span>")
         if view.corrected_segments:
             row = self.model.row_of_segment(min(view.corrected_segments))
+            self._focus_row = row
             if row >= 0:
                 self.table.scrollTo(self.model.index(row, 0),
                                     QAbstractItemView.ScrollHint.PositionAtCenter)

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
+from llgui.core.layout import bar_range, place_labels
 from llgui.core.walkthrough import Walkthrough
 from llgui.io.export import display_name
 
@@ -58,20 +59,26 @@ class ScorePanel(QWidget):
         view = r.at(step)          # the numbers come from core; this panel only draws them
         values = view.as_dict()
         self.shown = values
-        better = "higher is better" if r.higher_is_better else "lower is better"
+        better = "↑" if r.higher_is_better else "↓"   # the tooltip says it in words
 
         def f(v):
             return "–" if v is None else f"{v:.2f}"
 
         penalty = view.penalty
+        memo = ""
+        if view.net_generalisation is not None:
+            # net generalisation: what the run gained over only applying the corrections
+            memo = (f" · S<sub>pen</sub> memorise-only {f(values['s_pen_memorise'])} "
+                    f"(net gen. <b>{view.net_generalisation:+.2f}</b>)")
         self.numbers.setText(
-            f"<b>{unit}</b> ({better}) step {step}/{len(r.steps)}: "
+            f"<b>{unit}</b> {better} step {step}/{len(r.steps)}: "
             f"S<sub>base</sub> <b>{f(values['s_base'])}</b> · S<sub>cor</sub> "
             f"<b>{f(values['s_cor'])}</b> · S<sub>imp</sub> <b>{f(values['s_imp'])}</b> · "
             f"S<sub>adapt</sub> <b>{f(values['s_adapt'])}</b> · S<sub>pen</sub> "
-            f"<b>{f(values['s_pen'])}</b> (Σ penalty {penalty:+.2f}) · cost "
-            f"{values['cost']:.1f}, cumulative {values['cum_cost']:.1f}")
-        self.numbers.setToolTip(r.signature)
+            f"<b>{f(values['s_pen'])}</b> (Σ pen. {penalty:+.2f}){memo} · cost "
+            f"{values['cost']:.1f}, Σ {values['cum_cost']:.1f}")
+        self.numbers.setToolTip(("higher" if r.higher_is_better else "lower")
+                                + f" is better · {r.signature}")
         self._draw_bars(r, values)
         self._draw_curve(walk, step)
 
@@ -82,7 +89,8 @@ class ScorePanel(QWidget):
             # built once per metric; a step only moves them (rebuilding costs ~15 ms a step)
             item.clear()
             item.disableAutoRange()   # the ranges below, not what the labels' bounds suggest
-            names = ["S_base", "S_cor", "S_imp", "S_pen"]
+            # short names: at 1366x768 "S_base S_cor ..." ran together under five bars
+            names = ["base", "cor", "imp", "pen", "pen mem."]
             item.getAxis("bottom").setTicks([[(i, n) for i, n in enumerate(names)]])
             item.setLabel("left", display_name(r.metric), units="%")
             item.getAxis("left").enableAutoSIPrefix(False)
@@ -96,12 +104,18 @@ class ScorePanel(QWidget):
                                              brush=QBrush(PEN, Qt.BrushStyle.BDiagPattern),
                                              pen=pg.mkPen(PEN, width=1.5))
             item.addItem(parts["hatch"])
-            for inside in (False, False, False, False, True):
-                label = pg.TextItem("", color=(30, 30, 30),
-                                    fill=(255, 255, 255, 190) if inside else None,
-                                    anchor=(0.5, -0.1) if inside else (0.5, 1.1))
+            # the memorise-only reference: S_pen had the system only applied the corrections
+            parts["memorise"] = pg.BarGraphItem(
+                x=[4], height=[0.0], width=0.6, brush=QColor(PEN.red(), PEN.green(), PEN.blue(), 60),
+                pen=pg.mkPen(PEN, width=1.5, style=Qt.PenStyle.DashLine))
+            item.addItem(parts["memorise"])
+            for _ in range(6):   # base, cor, imp, adapt/pen top, pen/adapt inside, memorise
+                label = pg.TextItem("", color=(30, 30, 30), fill=(255, 255, 255, 200),
+                                    anchor=(0.5, 0.5))
+                label.setZValue(10)
                 item.addItem(label)
                 parts["labels"].append(label)
+            item.getViewBox().sigResized.connect(self._place_bar_labels)
             self._bar_items = parts
         # Figure 4: the penalised score is S_adapt (solid) with the accumulated penalty
         # hatched: stacked on top for error rates, cut from the top for BLEU/chrF.
@@ -113,22 +127,76 @@ class ScorePanel(QWidget):
         parts["hatch"].setVisible(hi > lo)
         if hi > lo:
             parts["hatch"].setOpts(y0=[lo], height=[hi - lo])
+        mem = v.get("s_pen_memorise")
+        parts["memorise"].setVisible(mem is not None)
+        if mem is not None:
+            parts["memorise"].setOpts(height=[float(mem)])
+        # one number per label; the inside one names what it is (adapt or pen)
+        inside = ""
+        if hi > lo:
+            inside = (f"pen {v['s_pen']:.2f}" if lo == v["s_pen"]
+                      else f"adapt {v['s_adapt']:.2f}")
         texts = [(0, v["s_base"], None), (1, v["s_cor"], None), (2, v["s_imp"], None),
-                 (3, hi, f"{v['s_pen']:.2f}" if hi == v["s_pen"] else f"adapt {v['s_adapt']:.2f}"),
-                 (3, lo, f"pen {v['s_pen']:.2f}" if hi > lo and lo == v["s_pen"] else "")]
+                 (3, hi, None), (3, lo, inside), (4, mem, None)]
+        # wanted: above the bar's top; the inside label just under the hatching, off it
+        self._bar_texts = []
         for label, (x, value, text) in zip(parts["labels"], texts):
             shown = value is not None and text != ""
             label.setVisible(shown)
             if shown:
                 label.setText(text if text is not None else f"{value:.2f}")
-                label.setPos(x, value)
-        top = max(x for x in (v["s_base"], v["s_cor"], v["s_imp"], v["s_adapt"], v["s_pen"])
-                  if x is not None)
-        item.setYRange(0, max(1.0, top * 1.18), padding=0)
-        item.setXRange(-0.6, 3.9, padding=0)
+                self._bar_texts.append((label, x, float(value), text is not None))
+        values = [x for x in (v["s_base"], v["s_cor"], v["s_imp"], v["s_adapt"], v["s_pen"],
+                              mem) if x is not None]
+        # 1-3 point differences between scores of 30 must read as differences
+        low, high = bar_range(values)
+        self.y_range = (low, high)
+        item.setYRange(low, high + 0.12 * (high - low), padding=0)   # room for the top labels
+        item.setXRange(-0.6, 4.6, padding=0)
+        self._place_bar_labels()
         self.bars.setToolTip("S_base, S_cor and S_imp of the step; S_pen drawn as S_adapt (solid) "
                              "with the accumulated penalty Σ(S_imp − S_cor) hatched: added on "
-                             "top for error rates, cut from the top for BLEU/chrF")
+                             "top for error rates, cut from the top for BLEU/chrF. pen mem. "
+                             "(dashed): the memorise-only S_pen, had the system only applied "
+                             "the corrections (S_adapt,n = S_cor,n); the difference to S_pen is "
+                             "its net generalisation")
+
+    def _place_bar_labels(self, *_) -> None:
+        """Place the value labels so that none overlaps another (place_labels, in pixels):
+        labels whose x-extents meet are kept apart vertically, as near their bars as fits."""
+        texts = getattr(self, "_bar_texts", None)
+        if not texts:
+            return
+        vb = self.bars.getPlotItem().getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        width, height = max(vb.width(), 1.0), max(vb.height(), 1.0)
+        px_x = width / (x1 - x0)
+        px_y = height / (y1 - y0)
+        boxes = []
+        for label, x, value, inside in texts:
+            rect = label.boundingRect()   # in pixels: a TextItem ignores the view's scale
+            w, h = rect.width(), rect.height()
+            cx = (x - x0) * px_x
+            top = (y1 - value) * px_y   # pixel row of the value, down from the top
+            wanted = top + h / 2 + 2 if inside else top - h / 2 - 2
+            boxes.append([label, cx, w, h, wanted])
+        # groups of labels whose x-extents meet, left to right
+        boxes.sort(key=lambda b: b[1])
+        groups, current, right = [], [], -math.inf
+        for box in boxes:
+            if current and box[1] - box[2] / 2 >= right + 2:
+                groups.append(current)
+                current, right = [], -math.inf
+            current.append(box)
+            right = max(right, box[1] + box[2] / 2)
+        groups.append(current)
+        self.label_rects = []
+        for group in groups:
+            centres = place_labels([b[4] for b in group], [b[3] for b in group], gap=1.0,
+                                   lo=0.0, hi=height)
+            for (label, cx, w, h, _), cy in zip(group, centres):
+                label.setPos(x0 + cx / px_x, y1 - cy / px_y)
+                self.label_rects.append((cx - w / 2, cy - h / 2, w, h))
 
     @staticmethod
     def _label(item, x: float, y: float, text: str, inside: bool = False) -> None:

@@ -98,6 +98,9 @@ class Workbench(QWidget):
         self.table.horizontalHeader().setResizeContentsPrecision(64)
         self.table.setAlternatingRowColors(True)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_changed)
+        # the table's height settles after the step is shown (layout, resizes): keep the
+        # selected step in view whenever the scroll range changes
+        self.table.verticalScrollBar().rangeChanged.connect(self._keep_step_in_view)
         self.scores = ScorePanel()
         self.cost_editor = CostModelEditor()
         self.cost_editor.edited.connect(self._on_cost_editor_edited)
@@ -228,6 +231,8 @@ class Workbench(QWidget):
             document.task, self.diar_view))
         if document.task == "diarization" and bundle is not None:
             self.diar_view.set_speakers(t.speaker for d in bundle.documents for t in d.reference)
+            self.diar_view.collar = float(bundle.settings.get("collar", 0.0) or 0.0)
+            self.diar_view.skip_overlap = bool(bundle.settings.get("skip_overlap", False))
         self.show_step(self.state.step)
 
     def ready(self) -> bool:
@@ -246,6 +251,9 @@ class Workbench(QWidget):
         step = max(0, min(step, len(result.steps)))
         if self.table.currentIndex().row() != step:
             self.table.selectRow(step)
+        # selectRow does not scroll: step 30 of 30 stayed below the fold
+        self.table.scrollTo(self.table.model().index(step, 0),
+                            QAbstractItemView.ScrollHint.PositionAtCenter)
         if result.document.task == "mt":
             self.mt_view.show_step(result, step)
         elif result.document.task == "detection":
@@ -268,8 +276,12 @@ class Workbench(QWidget):
         waiting = self._waiting_for
         note = (f" · <i>{display_name(waiting)} on its way, showing "
                 f"{display_name(result.replay.metric)}</i>" if waiting else "")
+        # a long post-edit (a WMT paragraph) is cut here and whole in the tooltip: it ran past
+        # the label's two lines
+        short = what if len(what) <= STEP_TEXT else what[:STEP_TEXT - 1].rstrip() + "…"
+        self.step_label.setToolTip(what if short != what else "")
         self.step_label.setText(f"<b>{html.escape(result.document.id)}</b> · step {step} of {n} "
-                                f"· {html.escape(what)}{note}")
+                                f"· {html.escape(short)}{note}")
         self.buttons["first"].setEnabled(step > 0)
         self.buttons["prev"].setEnabled(step > 0)
         self.buttons["next"].setEnabled(step < n)
@@ -331,6 +343,11 @@ class Workbench(QWidget):
         bundle = self.state.bundle()
         if bundle is not None:
             self.state.set_metric(bundle.task, self.metric_box.itemData(index))
+
+    def _keep_step_in_view(self, *_range) -> None:
+        current = self.table.currentIndex()
+        if current.isValid():
+            self.table.scrollTo(current)
 
     def _on_table_current_changed(self, current, _previous) -> None:
         if current.isValid() and current.row() != self.state.step:
@@ -438,6 +455,9 @@ _TRACK_METRICS = {"detection": ("err", "min_dcf", "act_dcf")}
 penalised form)."""
 
 
+STEP_TEXT = 110   # characters of the step's description shown beside the buttons
+
+
 def _track_metric(bundle, metric: str | None) -> str:
     """The state's metric for the bundle's task when the workbench can replay it, else the
     bundle's first that it can (a detection bundle may start from EER)."""
@@ -464,7 +484,22 @@ def _walk_job(key, document, steps, metric, settings, cost, documents, progress=
     """Worker job: the walkthrough of one document, returned with the key it answers."""
     name, mode = metric_and_mode(metric)
     return key, walk(document, steps, name, settings, cost, mode=mode, should_stop=should_stop,
-                     documents=documents, progress=progress)
+                     documents=documents, progress=progress,
+                     memorise=_memorise_affordable(document))
+
+
+MEMORISE_LIMIT = 20_000
+"""Segments (MT) or turns (diarization) up to which the walkthrough also replays the
+memorise-only reference: it doubles the replay's time and memory, which a 100,000-sentence
+document cannot afford within the window's memory bound (DESIGN.md 5, gate 9)."""
+
+
+def _memorise_affordable(document) -> bool:
+    if document.task == "mt":
+        return document.n_segments <= MEMORISE_LIMIT
+    if document.task == "diarization":
+        return _turns(document) <= MEMORISE_LIMIT // 4
+    return False
 
 
 def _turns(document) -> int:

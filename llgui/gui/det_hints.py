@@ -1,0 +1,95 @@
+"""What the DET plot adds around its curves: the ROC convex hull the ROCCH EER lies on, arrows
+at the edge for operating points outside the view, and the words for a perfectly separated
+system (whose DET curve lies on the axes, outside any probit plot).
+
+Kept apart from detection_view.py so that the plot's own drawing stays as it is.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+
+SEGMENT_POINTS = 24   # points per hull segment: straight in ROC space, curved on probit axes
+
+
+def separated(result) -> bool:
+    """True when no target scores below any non-target: EER 0 and no curve to draw."""
+    return float(result.eer) == 0.0 and float(result.min_dcf) == 0.0
+
+
+def hull_xy(result, probit) -> tuple[np.ndarray, np.ndarray]:
+    """The ROC convex hull of `result` on probit axes (x: P_fa, y: P_miss), each segment
+    interpolated linearly in probability space; the points at 0 or 1 are dropped (off the
+    probit axes)."""
+    fa = np.asarray(result.hull.p_fa, dtype=float)
+    miss = np.asarray(result.hull.p_miss, dtype=float)
+    if fa.size < 2:
+        return np.empty(0), np.empty(0)
+    t = np.linspace(0.0, 1.0, SEGMENT_POINTS)
+    xs = (fa[:-1, None] + (fa[1:] - fa[:-1])[:, None] * t).ravel()
+    ys = (miss[:-1, None] + (miss[1:] - miss[:-1])[:, None] * t).ravel()
+    keep = (xs > 0) & (xs < 1) & (ys > 0) & (ys < 1)
+    return probit(xs[keep]), probit(ys[keep])
+
+
+def draw_hull(item, result, colour: QColor, probit) -> None:
+    """The hull as a thin dotted line in the system's colour: the ROCCH EER point lies on it,
+    not on the step curve."""
+    x, y = hull_xy(result, probit)
+    if x.size:
+        item.plot(x, y, pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DotLine))
+
+
+class EdgeHints:
+    """Arrows at the plot's edge for the EER / minDCF / actDCF points outside the view, each
+    with a tooltip naming it; redrawn when the view moves."""
+
+    def __init__(self, plot_item):
+        self.item = plot_item
+        self.points: list[tuple[float, float, QColor, str]] = []
+        self.arrows: list[pg.ArrowItem] = []
+        plot_item.getViewBox().sigRangeChanged.connect(self._redraw)
+
+    def set_points(self, points) -> None:
+        """`points`: (x, y, colour, what) in the plot's (probit) coordinates."""
+        self.points = [(float(x), float(y), c, w) for x, y, c, w in points
+                       if math.isfinite(x) and math.isfinite(y)]
+        self._redraw()
+
+    def outside(self) -> list[str]:
+        """What is outside the view now (tests and the notes read it)."""
+        (x0, x1), (y0, y1) = self.item.getViewBox().viewRange()
+        return [w for x, y, _c, w in self.points if not (x0 <= x <= x1 and y0 <= y <= y1)]
+
+    def _redraw(self, *_) -> None:
+        vb = self.item.getViewBox()
+        for arrow in self.arrows:
+            vb.removeItem(arrow)
+        self.arrows = []
+        (x0, x1), (y0, y1) = vb.viewRange()
+        for x, y, colour, what in self.points:
+            if x0 <= x <= x1 and y0 <= y <= y1:
+                continue
+            sx = (x > x1) - (x < x0)
+            sy = (y > y1) - (y < y0)
+            arrow = ARROWS[(sx, sy)]
+            cx, cy = min(max(x, x0), x1), min(max(y, y0), y1)
+            # anchored so that the text stays inside, the arrow at the edge it points through
+            anchor = (1.0 if sx > 0 else 0.0 if sx < 0 else 0.5,
+                      0.0 if sy > 0 else 1.0 if sy < 0 else 0.5)
+            text = f"{arrow} {what}" if sx <= 0 else f"{what} {arrow}"
+            hint = pg.TextItem(text, color=colour, anchor=anchor,
+                               fill=pg.mkBrush(255, 255, 255, 200))
+            hint.setPos(cx, cy)
+            hint.setToolTip(f"{what}: outside the view (Reset view, or zoom out with the wheel)")
+            hint.setZValue(20)
+            vb.addItem(hint, ignoreBounds=True)
+            self.arrows.append(hint)
+
+
+ARROWS = {(-1, 0): "←", (1, 0): "→", (0, 1): "↑", (0, -1): "↓", (-1, 1): "↖", (1, 1): "↗",
+          (-1, -1): "↙", (1, -1): "↘", (0, 0): "•"}

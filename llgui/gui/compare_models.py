@@ -35,13 +35,14 @@ class DocumentsComparisonModel(DocumentsModel):
         self._changed_all()   # another bundle's rows compare against this one
 
     def _changed_all(self) -> None:
-        if self._rows:
+        rows = self.rowCount()
+        if rows:
             column = len(self.COLUMNS) - 1
-            self.dataChanged.emit(self.index(0, column), self.index(len(self._rows) - 1, column))
+            self.dataChanged.emit(self.index(0, column), self.index(rows - 1, column))
 
     def other(self, row: int) -> int | None:
         """The bundle the row's document is compared with, or None."""
-        b, doc = self._rows[row]
+        b, doc = self._locate(row)
         task = self._bundles[b].task
         candidates = [self.reference] if self.reference is not None else \
             range(len(self._bundles))
@@ -49,7 +50,7 @@ class DocumentsComparisonModel(DocumentsModel):
             if k is None or k == b or k >= len(self._bundles):
                 continue
             other = self._bundles[k]
-            if other.task == task and any(d.id == doc.id for d in other.documents):
+            if other.task == task and other.position(doc.id) >= 0:
                 return k
         return None
 
@@ -58,13 +59,14 @@ class DocumentsComparisonModel(DocumentsModel):
         k = self.other(row)
         if k is None:
             return None
-        result, mine = self._replay(row)
-        theirs_result = self._results.get(k)
-        if mine is None or theirs_result is None:
+        b, doc = self._locate(row)
+        result, theirs_result = self._results.get(b), self._results.get(k)
+        if result is None or theirs_result is None or result.metric != theirs_result.metric:
             return None
-        doc = self._rows[row][1].id
-        theirs = next((r for r in theirs_result.replays if r.doc == doc), None)
-        if theirs is None or result.metric != theirs_result.metric:
+        # the per-document summaries built on the worker (no scan of the replays per cell)
+        mine = self._summaries.get(b, {}).get(doc.id)
+        theirs = self._summaries.get(k, {}).get(doc.id)
+        if mine is None or theirs is None:
             return None
         delta = mine.s_pen - theirs.s_pen
         return delta if result.higher_is_better else -delta

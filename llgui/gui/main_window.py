@@ -262,20 +262,14 @@ class MainWindow(QMainWindow):
         """Load a campaign and score its cells on a worker (cached cells come back at once);
         problems are shown and the rest is scored, as `llgui campaign` does. `show` brings
         the Systems view forward when the scores arrive."""
-        from llgui.dist.run import campaign_job
-        from llgui.io.campaign import load_campaign
-
-        campaign = load_campaign(Path(path))
-        if campaign.problems:
-            self.show_error(f"Problems in {Path(path).name} (the rest is scored)",
-                            [str(p) for p in campaign.problems])
-        if not campaign.cells:
+        if not Path(path).is_file():
+            self.show_error("Could not open the campaign", [f"{path}: file not found"])
             return False
         self._campaign_show = show
-        self.systems_view.set_progress_text(f"{campaign.name}: scoring {len(campaign.cells)} "
+        self.systems_view.set_progress_text(f"{Path(path).name}: loading and scoring the "
                                             "cells on a worker…")
-        self.jobs.submit("campaign", campaign_job, campaign)
-        return not campaign.problems
+        self.jobs.submit("campaign", _campaign_job, str(path))
+        return True
 
     def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt's name
         if event.mimeData().hasUrls():
@@ -378,10 +372,9 @@ class MainWindow(QMainWindow):
         report = result.report
         self.systems_view.set_campaign(report, result.tables)
         self.time_tab.set_campaign(result.tables)
-        load_problems = set(self.errors)
-        scoring = [p for p in report["problems"] if p not in load_problems]
-        if scoring:
-            self.show_error(f"Problems while scoring {report['campaign']}", scoring)
+        if report["problems"]:
+            self.show_error(f"Problems in {report['campaign']} (the rest was scored)",
+                            report["problems"])
         if getattr(self, "_campaign_show", True):
             self.show_tab("systems")
 
@@ -582,6 +575,14 @@ class MainWindow(QMainWindow):
         image = self.grab()
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         return bool(image.save(str(path)))
+
+
+def _campaign_job(path: str, progress=None, should_stop=None):
+    """Worker job: `llgui campaign` in a child process (llgui.dist.child), so scoring never
+    competes with the event loop for the interpreter."""
+    from llgui.dist.child import campaign_in_child
+
+    return campaign_in_child(path, progress=progress, should_stop=should_stop)
 
 
 def _export_scores_job(bundle, path, progress=None, should_stop=None) -> str:

@@ -114,6 +114,13 @@ def test_the_current_policy_column_follows_the_policy(opened):
     window.time_tab.apply_preset("B")
     assert [model.value(r, "s_p_current") for r in range(3)] == \
         [model.value(r, "s_p_B") for r in range(3)]
+    # the plot below the table: every system's S_P(M_i) under the current policy
+    view = window.systems_view
+    assert set(view.curves) == {"steady", "forgetful", "static"}
+    for name, curve in view.curves.items():
+        _, y = curve.getData()
+        np.testing.assert_array_equal(
+            y, policy_scores(model.tables[name], model.metric, window.state.policy))
 
 
 def test_across_time_switches_systems_and_overlays_every_s_p_curve(opened):

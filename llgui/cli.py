@@ -313,12 +313,16 @@ def cmd_campaign(args) -> str:
     if args.workers is not None and args.workers < 0:
         raise UsageError(f"--workers {args.workers}: expected 0 (in this process) or more")
     campaign = load_campaign(args.campaign)
+    from llgui.dist.executor import SchedulerUnreachable
+
     progress = CellProgress()
     try:
         run = run_campaign(campaign, workers=args.workers, scheduler=args.scheduler,
                            progress=progress,
                            announce=lambda text: print(f"llgui campaign: running {text}",
                                                        file=sys.stderr, flush=True))
+    except SchedulerUnreachable as error:
+        raise UsageError(str(error)) from None
     finally:
         progress.close()
     print(f"llgui campaign: {len(campaign.cells)} cells: {run.cached} from the cache, "

@@ -41,23 +41,37 @@ def campaign_in_child(path: str, progress=None, should_stop=None,
         command += ["--workers", str(workers)]
     env = {**os.environ, "LLGUI_PROGRESS_EVERY": "0.2"}
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env=env, start_new_session=True)
+                             env=env, start_new_session=os.name != "nt")
     out: list[bytes] = []
-    reader = threading.Thread(target=lambda: out.append(child.stdout.read()), daemon=True)
-    reader.start()
     tail: list[str] = []
-    for raw in child.stderr:  # one line at a time, as the child flushes them
-        line = raw.decode("utf-8", "replace").rstrip("\n")
-        tail = (tail + [line])[-20:]
-        found = _PROGRESS.match(line)
-        if found and progress is not None:
-            done, total = int(found.group(1)), int(found.group(2))
-            progress(done / total if total else 1.0)
+
+    def read_stdout() -> None:
+        out.append(child.stdout.read())
+
+    def read_stderr() -> None:  # one line at a time, as the child flushes them
+        for raw in child.stderr:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            tail[:] = (tail + [line])[-20:]
+            found = _PROGRESS.match(line)
+            if found and progress is not None:
+                done, total = int(found.group(1)), int(found.group(2))
+                progress(done / total if total else 1.0)
+
+    readers = [threading.Thread(target=read_stdout, daemon=True),
+               threading.Thread(target=read_stderr, daemon=True)]
+    for reader in readers:
+        reader.start()
+    # poll, so a stop request ends the child within 50 ms even while no line arrives
+    while child.poll() is None:
         if should_stop is not None and should_stop():
             _end(child)
             raise Cancelled()
-    child.wait()
-    reader.join()
+        try:
+            child.wait(timeout=0.05)
+        except subprocess.TimeoutExpired:
+            pass
+    for reader in readers:
+        reader.join()
     if should_stop is not None and should_stop():
         raise Cancelled()
     if child.returncode not in (0, 2) or not out or not out[0].strip():
@@ -70,14 +84,21 @@ def campaign_in_child(path: str, progress=None, should_stop=None,
 
 
 def _end(child: subprocess.Popen) -> None:
+    """End the child and its worker processes (its own process group), at once."""
     import signal
 
+    def send(sig) -> None:
+        try:
+            if os.name == "nt":
+                child.kill()
+            else:
+                os.killpg(child.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    send(signal.SIGTERM)
     try:
-        os.killpg(child.pid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        child.wait(timeout=5)
+        child.wait(timeout=1)
     except subprocess.TimeoutExpired:
-        os.killpg(child.pid, signal.SIGKILL)
+        send(getattr(signal, "SIGKILL", signal.SIGTERM))
         child.wait()

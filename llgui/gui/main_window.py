@@ -98,6 +98,8 @@ class MainWindow(QMainWindow):
 
         self.systems_view = SystemsView(self.state, self)
         self.tabs.addTab(self.systems_view, "Systems")
+        self._pending_campaign: str | None = None
+        self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.setCentralWidget(self.tabs)
 
     def _build_status_bar(self) -> None:
@@ -250,7 +252,7 @@ class MainWindow(QMainWindow):
 
         self.open_bundles(demo_bundles())
         if demo_campaign() is not None:
-            self.open_campaign(demo_campaign(), show=False)
+            self.open_campaign(demo_campaign(), show=False, defer=True)
 
     def open_campaign_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open campaign", "",
@@ -258,14 +260,21 @@ class MainWindow(QMainWindow):
         if path:
             self.open_campaign(path)
 
-    def open_campaign(self, path, show: bool = True) -> bool:
+    def open_campaign(self, path, show: bool = True, defer: bool = False) -> bool:
         """Load a campaign and score its cells on a worker (cached cells come back at once);
         problems are shown and the rest is scored, as `llgui campaign` does. `show` brings
-        the Systems view forward when the scores arrive."""
+        the Systems view forward when the scores arrive; `defer` waits until the Systems or
+        Across-time tab is first shown (the demo: no scoring unless someone looks)."""
         if not Path(path).is_file():
             self.show_error("Could not open the campaign", [f"{path}: file not found"])
             return False
         self._campaign_show = show
+        if defer and self.tabs.currentWidget() not in (self.systems_view, self.time_tab):
+            self._pending_campaign = str(path)
+            self.systems_view.set_progress_text(f"{Path(path).name}: scored when this tab "
+                                                "or Across time is shown")
+            return True
+        self._pending_campaign = None
         self.systems_view.set_progress_text(f"{Path(path).name}: loading and scoring the "
                                             "cells on a worker…")
         self.jobs.submit("campaign", _campaign_job, str(path))
@@ -367,6 +376,12 @@ class MainWindow(QMainWindow):
             if index < len(self.state.bundles):
                 self.documents_model.set_result(index, result)
                 self.workbench.show_collection(index, result)
+
+    @Slot(int)
+    def _on_tabs_current_changed(self, _index: int) -> None:
+        if self._pending_campaign and self.tabs.currentWidget() in (self.systems_view,
+                                                                    self.time_tab):
+            self.open_campaign(self._pending_campaign, show=self._campaign_show)
 
     def _on_campaign_scored(self, result) -> None:
         report = result.report

@@ -47,7 +47,16 @@ def opened(qapp, tmp_path_factory):
         timer = QTimer()
         timer.setInterval(10)
         timer.timeout.connect(lambda: gaps.append(clock.restart()))
+        # the same timer with nothing running, for a second: what the machine's load alone
+        # does to the ticks (several test runs share two cores here)
         timer.start()
+        clock.restart()
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            qapp.processEvents()
+            time.sleep(0.002)
+        idle = max(gaps[1:]) - 10
+        gaps.clear()
         clock.restart()
         # measured while the cells are scored, up to the moment the result arrives (drawing
         # it is the window's ordinary work, not the computation's)
@@ -60,12 +69,13 @@ def opened(qapp, tmp_path_factory):
         cli = subprocess.run([sys.executable, "-m", "llgui", "campaign", str(demo_campaign()),
                               "--format", "json", "--workers", "0"], cwd=REPO,
                              capture_output=True, text=True, timeout=300)
-        yield window, max(gaps[1:]), len(gaps), cli
+        yield window, max(gaps[1:]) - max(0, idle), len(gaps), cli
         window.jobs.shutdown(2000)
         window.close()
 
 
 def test_scoring_on_a_worker_never_stalls_the_event_loop(opened):
+    """The longest tick gap while scoring, less what the machine's load gave when idle."""
     _, worst, ticks, _ = opened
     assert ticks > 20  # the job took a while: the measure means something
     assert worst < MAX_STALL_MS

@@ -134,6 +134,9 @@ def run_campaign(
             continue
         online.append((s, key, {"bundle": spec.bundle, "task": campaign.task,
                                 "metrics": list(campaign.metrics)}))
+    # submitted batch by batch, so a worker's consecutive cells share their references (the
+    # results are merged by cell, so the order changes nothing in the report)
+    pending.sort(key=lambda p: (campaign.cells[p[0][0]].batch, p[0][0]))
     cached = len(merged)
     total = len(campaign.cells) + len(online)
     done = cached

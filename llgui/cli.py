@@ -86,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("campaign", type=Path, metavar="CAMPAIGN")
     workers = p.add_mutually_exclusive_group()
     workers.add_argument("--workers", type=int, metavar="N",
-                         help="local worker processes (default: every core)")
+                         help="local worker processes (default: every core, or this process "
+                              "when the campaign is small; 0: this process)")
     workers.add_argument("--scheduler", metavar="ADDRESS",
                          help="run the cells on an existing Dask cluster")
     p.add_argument("--out", type=Path, metavar="DIR", help="write the reports into DIR")

@@ -103,7 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("campaign", type=Path, metavar="CAMPAIGN")
     workers = p.add_mutually_exclusive_group()
     workers.add_argument("--workers", type=int, metavar="N",
-                         help="local worker processes (default: every core)")
+                         help="local worker processes (default: every core, or this process "
+                              "when the campaign is small; 0: this process)")
     workers.add_argument("--scheduler", metavar="ADDRESS",
                          help="run the cells on an existing Dask cluster")
     p.add_argument("--out", type=Path, metavar="DIR", help="write the reports into DIR")
@@ -406,12 +407,16 @@ def cmd_campaign(args) -> str:
     if args.workers is not None and args.workers < 0:
         raise UsageError(f"--workers {args.workers}: expected 0 (in this process) or more")
     campaign = load_campaign(args.campaign)
+    from llgui.dist.executor import SchedulerUnreachable
+
     progress = CellProgress()
     try:
         run = run_campaign(campaign, workers=args.workers, scheduler=args.scheduler,
                            progress=progress,
                            announce=lambda text: print(f"llgui campaign: running {text}",
                                                        file=sys.stderr, flush=True))
+    except SchedulerUnreachable as error:
+        raise UsageError(str(error)) from None
     finally:
         progress.close()
     print(f"llgui campaign: {len(campaign.cells)} cells: {run.cached} from the cache, "

@@ -157,6 +157,27 @@ def lifelong_table(campaign: Campaign, scores: CampaignScores, system: int) -> L
     )
 
 
+def table_from_report(report: Mapping, system: int) -> LifelongScores:
+    """System `system`'s lifelong table rebuilt from a report (its JSON, read back): the same
+    matrix `lifelong_table` gave, every model version and batch, NaN where a cell is absent."""
+    entry = report["systems"][system]
+    models = [(m["model"], Stamp.parse(m["time"])) for m in entry["models"]]
+    batches = [(b["batch"], Stamp.parse(b["time"])) for b in report["batches"]]
+    m_index = {m: i for i, (m, _) in enumerate(models)}
+    b_index = {b: j for j, (b, _) in enumerate(batches)}
+    values = {metric: np.full((len(models), len(batches)), np.nan)
+              for metric in report["metrics"]}
+    for cell in entry["cells"]:
+        for metric, value in cell["scores"].items():
+            if value is not None and metric in values:
+                values[metric][m_index[cell["model"]], b_index[cell["batch"]]] = value
+    return LifelongScores(models=tuple(m for m, _ in models),
+                          model_times=tuple(t for _, t in models),
+                          tests=tuple(b for b, _ in batches),
+                          test_times=tuple(t for _, t in batches),
+                          metrics=tuple(report["metrics"]), values=values)
+
+
 def _nanmean(values: np.ndarray) -> float:
     ok = ~np.isnan(values)
     return float(values[ok].mean()) if ok.any() else math.nan

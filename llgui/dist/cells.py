@@ -26,7 +26,9 @@ import numpy as np
 from llgui.core.errors import LoadError, Problem
 
 _REFERENCE_CACHE: "OrderedDict[tuple, object]" = OrderedDict()
-_REFERENCE_CACHE_SIZE = 48
+_REFERENCE_CACHE_SIZE = 256
+"""Entries (a batch takes one per metric plus its text): room for dozens of batches, so a
+worker cycling through a campaign's batches keeps them all (a few MB per batch of 500)."""
 
 
 def _problems(error: LoadError) -> list[list]:

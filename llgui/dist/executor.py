@@ -26,6 +26,10 @@ SECONDS_PER_BYTE = {"mt": 3e-5, "diarization": 2e-7}
 diarization: the fast DER sweep), only to decide whether a cluster is worth starting."""
 
 
+class SchedulerUnreachable(ConnectionError):
+    """`--scheduler ADDRESS` named no running Dask scheduler."""
+
+
 @dataclass(frozen=True)
 class Plan:
     kind: str            # "in-process" | "local" | "scheduler"
@@ -78,7 +82,12 @@ class Executor:
                                          silence_logs=logging.ERROR)
             self._client = Client(self._cluster)
         else:
-            self._client = Client(self.plan.address, timeout="20s")
+            try:
+                self._client = Client(self.plan.address, timeout="20s")
+            except (OSError, TimeoutError, ValueError) as error:
+                raise SchedulerUnreachable(
+                    f"cannot reach the Dask scheduler at {self.plan.address} "
+                    f"({type(error).__name__}: {error})") from None
         return self
 
     def __exit__(self, *exc) -> None:

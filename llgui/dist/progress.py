@@ -4,6 +4,7 @@ Never writes to stdout (`llgui campaign --format json | jq` must stay valid JSON
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import TextIO
@@ -12,8 +13,14 @@ from typing import TextIO
 class CellProgress:
     """`progress(done, total)` for `run_campaign`: cells done / total, rate, time left."""
 
-    def __init__(self, stream: TextIO | None = None, every: float = 5.0):
+    def __init__(self, stream: TextIO | None = None, every: float | None = None):
         self.stream = stream if stream is not None else sys.stderr
+        # $LLGUI_PROGRESS_EVERY: seconds between plain lines (the window reads them, often)
+        if every is None:
+            try:
+                every = float(os.environ.get("LLGUI_PROGRESS_EVERY", "5"))
+            except ValueError:
+                every = 5.0
         self.every = every
         self.bar = None
         self.started = time.monotonic()

@@ -134,6 +134,9 @@ def run_campaign(
             continue
         online.append((s, key, {"bundle": spec.bundle, "task": campaign.task,
                                 "metrics": list(campaign.metrics)}))
+    # submitted batch by batch, so a worker's consecutive cells share their references (the
+    # results are merged by cell, so the order changes nothing in the report)
+    pending.sort(key=lambda p: (campaign.cells[p[0][0]].batch, p[0][0]))
     cached = len(merged)
     total = len(campaign.cells) + len(online)
     done = cached
@@ -189,26 +192,3 @@ def run_campaign(
     return CampaignRun(report, scores, computed=sum(len(p[0]) for p in pending), cached=cached,
                        corrupt=cache.corrupt if cache is not None else 0, plan=plan)
 
-
-@dataclass(frozen=True, eq=False)
-class CampaignResult:
-    """What the window shows of a campaign: the report (the same as `llgui campaign --format
-    json`) and each system's lifelong table, (system name, LifelongScores) in campaign order."""
-
-    report: dict
-    tables: tuple
-
-
-def campaign_job(campaign: Campaign, progress=None, should_stop=None) -> CampaignResult:
-    """The GUI's job (`llgui.core.jobs` conventions): score `campaign` in this thread, with
-    the cell cache, and build each system's lifelong table."""
-    from llgui.core.campaign import lifelong_table
-
-    def cells_done(done: int, total: int) -> None:
-        if progress is not None:
-            progress(done / total if total else 1.0)
-
-    run = run_campaign(campaign, workers=0, progress=cells_done, should_stop=should_stop)
-    tables = tuple((spec.name, lifelong_table(campaign, run.scores, s))
-                   for s, spec in enumerate(campaign.systems))
-    return CampaignResult(run.report, tables)

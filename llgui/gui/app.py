@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         window.open_bundles(paths, select_doc=args.doc, step=args.step, tab=args.tab,
                             metric=args.metric)
         if args.demo and demo_campaign() is not None:
-            window.open_campaign(demo_campaign(), show=args.tab == "systems")
+            window.open_campaign(demo_campaign(), show=args.tab == "systems", defer=True)
     else:
         window.restore_session()
     window.show()

@@ -116,6 +116,8 @@ class MainWindow(QMainWindow):
 
         self.systems_view = SystemsView(self.state, self)
         self.tabs.addTab(self.systems_view, "Systems")
+        self._pending_campaign: str | None = None
+        self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.setCentralWidget(self.tabs)
 
     def _build_status_bar(self) -> None:
@@ -310,7 +312,7 @@ class MainWindow(QMainWindow):
 
         self.open_bundles(demo_bundles())
         if demo_campaign() is not None:
-            self.open_campaign(demo_campaign(), show=False)
+            self.open_campaign(demo_campaign(), show=False, defer=True)
 
     def open_campaign_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open campaign", "",
@@ -318,24 +320,25 @@ class MainWindow(QMainWindow):
         if path:
             self.open_campaign(path)
 
-    def open_campaign(self, path, show: bool = True) -> bool:
+    def open_campaign(self, path, show: bool = True, defer: bool = False) -> bool:
         """Load a campaign and score its cells on a worker (cached cells come back at once);
         problems are shown and the rest is scored, as `llgui campaign` does. `show` brings
-        the Systems view forward when the scores arrive."""
-        from llgui.dist.run import campaign_job
-        from llgui.io.campaign import load_campaign
-
-        campaign = load_campaign(Path(path))
-        if campaign.problems:
-            self.show_error(f"Problems in {Path(path).name} (the rest is scored)",
-                            [str(p) for p in campaign.problems])
-        if not campaign.cells:
+        the Systems view forward when the scores arrive; `defer` waits until the Systems or
+        Across-time tab is first shown (the demo: no scoring unless someone looks)."""
+        if not Path(path).is_file():
+            self.show_error("Could not open the campaign", [f"{path}: file not found"])
             return False
         self._campaign_show = show
-        self.systems_view.set_progress_text(f"{campaign.name}: scoring {len(campaign.cells)} "
+        if defer and self.tabs.currentWidget() not in (self.systems_view, self.time_tab):
+            self._pending_campaign = str(path)
+            self.systems_view.set_progress_text(f"{Path(path).name}: scored when this tab "
+                                                "or Across time is shown")
+            return True
+        self._pending_campaign = None
+        self.systems_view.set_progress_text(f"{Path(path).name}: loading and scoring the "
                                             "cells on a worker…")
-        self.jobs.submit("campaign", campaign_job, campaign)
-        return not campaign.problems
+        self.jobs.submit("campaign", _campaign_job, str(path))
+        return True
 
     def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt's name
         if event.mimeData().hasUrls():
@@ -461,14 +464,19 @@ class MainWindow(QMainWindow):
         if width > self.documents_dock.width():
             self.resizeDocks([self.documents_dock], [width], Qt.Orientation.Horizontal)
 
+    @Slot(int)
+    def _on_tabs_current_changed(self, _index: int) -> None:
+        if self._pending_campaign and self.tabs.currentWidget() in (self.systems_view,
+                                                                    self.time_tab):
+            self.open_campaign(self._pending_campaign, show=self._campaign_show)
+
     def _on_campaign_scored(self, result) -> None:
         report = result.report
         self.systems_view.set_campaign(report, result.tables)
         self.time_tab.set_campaign(result.tables)
-        load_problems = set(self.errors)
-        scoring = [p for p in report["problems"] if p not in load_problems]
-        if scoring:
-            self.show_error(f"Problems while scoring {report['campaign']}", scoring)
+        if report["problems"]:
+            self.show_error(f"Problems in {report['campaign']} (the rest was scored)",
+                            report["problems"])
         if getattr(self, "_campaign_show", True):
             self.show_tab("systems")
 
@@ -720,6 +728,14 @@ def _collection_job(bundle, metric, cost_model, mode="paper", progress=None,
                            should_stop=should_stop)
     result.summaries()
     return result
+
+
+def _campaign_job(path: str, progress=None, should_stop=None):
+    """Worker job: `llgui campaign` in a child process (llgui.dist.child), so scoring never
+    competes with the event loop for the interpreter."""
+    from llgui.dist.child import campaign_in_child
+
+    return campaign_in_child(path, progress=progress, should_stop=should_stop)
 
 
 def _export_scores_job(bundle, path, progress=None, should_stop=None) -> str:

@@ -6,6 +6,9 @@ run, S_P under the presets A, B and C; one more column gives S_P under the sessi
 policy (`core.campaign.system_policy_score` on the system's lifelong table), updated when the
 policy is edited. The model only formats; `SORT_ROLE` gives raw numbers for sorting.
 
+Below the table, every system's S_P(M_i) under the current policy, over model time (the
+Across-time tab shows one system's matrix with the others overlaid).
+
 The columns are one list (`COLUMNS`) of (key, header, tooltip): a later column (an interval,
 a paired test against a baseline) is one entry and one value in `_value`.
 """
@@ -15,11 +18,12 @@ import math
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Slot
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout,
-    QWidget,
+    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QSplitter, QTableView,
+    QVBoxLayout, QWidget,
 )
 
 from llgui.core.campaign import ONLINE_FIGURES, POLICY_NAMES, system_policy_score
+from llgui.core.lifelong import policy_scores
 from llgui.gui.models import SORT_ROLE
 from llgui.io.export import display_name
 
@@ -166,7 +170,12 @@ class SystemsView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
-        layout.addWidget(self.view, 1)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.view)
+        splitter.addWidget(self._build_plot())
+        splitter.setSizes([260, 600])
+        layout.addWidget(splitter, 1)
+        self.curves: dict[str, object] = {}   # system -> its S_P curve (tests read them)
         state.policy_changed.connect(self._on_state_policy_changed)
 
     def set_campaign(self, report: dict, tables) -> None:
@@ -174,6 +183,7 @@ class SystemsView(QWidget):
         for metric in report["metrics"]:
             self.metric_box.addItem(display_name(metric), metric)
         self.model.set_report(report, tables)
+        self._show_curves()
         n_cells = sum(len(s["cells"]) for s in report["systems"])
         parts = [f"{report['campaign']}: {len(report['systems'])} systems, "
                  f"{len(report['batches'])} batches, {n_cells} cells"]
@@ -184,13 +194,59 @@ class SystemsView(QWidget):
         self.status.setText("; ".join(parts) + ". S_P: mean over model versions; online "
                             "figures pooled over the online run's documents.")
 
+    def _build_plot(self):
+        import pyqtgraph as pg
+
+        self.plot = pg.PlotWidget()
+        self.plot.setBackground("w")
+        item = self.plot.getPlotItem()
+        item.setMenuEnabled(False)
+        item.showGrid(x=True, y=True, alpha=0.15)
+        item.addLegend(offset=(10, 10))
+        item.setAxisItems({"bottom": pg.DateAxisItem(utcOffset=0)})
+        return self.plot
+
+    def _show_curves(self) -> None:
+        """S_P(M_i) of every system under the current policy (the metric chosen above)."""
+        import pyqtgraph as pg
+
+        from llgui.gui.across_time import SYSTEM_COLOURS
+
+        item = self.plot.getPlotItem()
+        item.clear()
+        if item.legend is not None:
+            item.legend.clear()
+        self.curves = {}
+        metric = self.model.metric
+        if metric is None:
+            return
+        for k, (name, table) in enumerate(self.model.tables.items()):
+            if metric not in table.metrics:
+                continue
+            colour = SYSTEM_COLOURS[k % len(SYSTEM_COLOURS)]
+            x = table.model_time_values()
+            dates = bool(table.model_times and table.model_times[0].is_date)
+            self.curves[name] = item.plot(
+                x, policy_scores(table, metric, self.state.policy),
+                pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=6, symbolBrush=colour,
+                symbolPen=None, name=name)
+            item.getAxis("bottom").setStyle(showValues=True)
+            if not dates:
+                item.setAxisItems({"bottom": pg.AxisItem("bottom")})
+        item.setLabel("left", f"S_P ({display_name(metric)}, %)")
+        item.setLabel("bottom", "model time lᵢ")
+        item.setTitle(f"S_P(M<sub>i</sub>) of every system under the current policy "
+                      f"({self.state.policy_name})", size="9pt")
+
     def set_progress_text(self, text: str) -> None:
         self.status.setText(text)
 
     @Slot(int)
     def _on_metric_box_activated(self, k: int) -> None:
         self.model.set_metric(self.metric_box.itemData(k))
+        self._show_curves()
 
     @Slot()
     def _on_state_policy_changed(self) -> None:
         self.model.set_policy(self.state.policy)
+        self._show_curves()

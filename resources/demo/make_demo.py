@@ -1148,11 +1148,11 @@ CAMPAIGN_SYSTEMS = (
     ("static", 0.24, 0.00, 0.00),    # a good model that never changes
 )
 CAMPAIGN_MONTHS = 13
-CAMPAIGN_SENTENCES = 6
+CAMPAIGN_SENTENCES = 5
 
 
 def make_campaign(files: Files) -> None:
-    """Small files on purpose (6 sentences a batch): the campaign shows the Systems view and
+    """Small files on purpose (5 short sentences a batch): the campaign shows the Systems view and
     the S_P overlay, not scoring speed. Each month brings new words (a topic) that a model
     knows only once it has learned that month; the error rate of model i on batch j follows
     its system's learning and forgetting."""
@@ -1171,7 +1171,7 @@ def make_campaign(files: Files) -> None:
         batch = []
         for _ in range(CAMPAIGN_SENTENCES):
             words = [rng.choice(topics[j]) if rng.random() < 0.3 else rng.choice(common)
-                     for _ in range(rng.randint(6, 12))]
+                     for _ in range(rng.randint(4, 9))]
             batch.append(words)
         refs.append(batch)
         files.add_lines(f"campaign/ref/{y}-{m:02d}.drm", (" ".join(w) for w in batch))

@@ -450,20 +450,22 @@ def cmd_compare(args) -> str:
     from llgui.io import export
     from llgui.io.compare_report import compare_csv, compare_table
 
-    campaigns = [p for p in args.inputs if _is_campaign(p)]
-    if campaigns:  # issue 14 builds the campaign loader; the lead joins the two
-        raise UsageError(f"{campaigns[0]}: comparing the systems of a campaign is not yet "
-                         "available in this build; give their bundles instead")
     if args.samples is not None and args.samples < 1:
         raise UsageError(f"--samples {args.samples}: need at least 1")
     problems, bundles = [], []
     for path in args.inputs:
         try:
-            bundles.append(_load(path))
+            if _is_campaign(path):
+                bundles.extend(_campaign_online_bundles(path))
+            else:
+                bundles.append(_load(path))
         except LoadError as error:
             problems.extend(error.problems)
     if problems:
         raise LoadError(problems)
+    if len(bundles) < 2:
+        raise UsageError("compare needs at least two systems on the same documents (bundles, "
+                         "or a campaign's systems with an online run)")
     task = bundles[0].task
     unit = args.unit or DEFAULT_UNIT.get(task, "document")
     samples = args.samples or DEFAULT_SAMPLES[args.test]
@@ -480,6 +482,27 @@ def cmd_compare(args) -> str:
     if args.format == "csv":
         return compare_csv(report)
     return compare_table(report)
+
+
+def _campaign_online_bundles(path: Path) -> list:
+    """The online runs (`bundle = ...`) of a campaign's systems, each named by its system:
+    the runs a paired test compares on the same documents. Systems without an online run
+    take no part (their cells are scored by `llgui campaign`)."""
+    import dataclasses
+
+    from llgui.io.campaign import load_campaign
+
+    campaign = load_campaign(path)
+    if campaign.problems:
+        raise LoadError(campaign.problems)
+    bundles = []
+    for system in campaign.systems:
+        if system.bundle is not None:
+            bundles.append(dataclasses.replace(_load(Path(system.bundle)), name=system.name))
+    if not bundles:
+        raise UsageError(f"{path}: no system of this campaign has an online run (`bundle = "
+                         "...`) to compare")
+    return bundles
 
 
 def _is_campaign(path: Path) -> bool:

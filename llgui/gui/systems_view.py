@@ -322,8 +322,9 @@ class SystemsView(QWidget):
         if key != COMPARE_KEY:
             return
         self.model.set_comparison(result)
-        self.status.setText(f"{self._campaign_text} Paired test against "
-                            f"{result['baseline']}: {result['signature']} (* p < 0.05).")
+        self.status.setText(f"{self._campaign_text} Paired bootstrap against "
+                            f"{result['baseline']} over the online runs' documents "
+                            f"({result['signature']}); * p < 0.05.")
 
     @Slot(str, str)
     def _on_jobs_failed(self, key: str, message: str) -> None:

@@ -279,6 +279,8 @@ class SystemsView(QWidget):
         for metric in report["metrics"]:
             self.metric_box.addItem(display_name(metric), metric)
         self.path = path
+        if self.jobs is not None:   # a test of the previous campaign must not land here
+            self.jobs.cancel(COMPARE_KEY)
         self.model.set_comparison(None)
         self.model.set_report(report, tables)
         self.baseline_box.clear()

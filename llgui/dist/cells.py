@@ -143,8 +143,11 @@ def replay_online(task: dict) -> dict:
     figures = {}
     if bundle.steps:
         report["penalised"] = {}
-        for name in metrics:
-            result = replay_bundle(bundle, name)
+    # a run without an interaction log has figures too (nothing corrected: S_adapt = S_pen =
+    # S_base), so the leaderboard shows it beside the others
+    for name in metrics:
+        result = replay_bundle(bundle, name)
+        if bundle.steps:
             report["penalised"][name] = {
                 "pooled": {"s_base": result.pooled_base, "s_adapt": result.pooled_adapt,
                            "s_pen": result.pooled_pen},
@@ -154,13 +157,13 @@ def replay_online(task: dict) -> dict:
                 entry.setdefault("penalised", {})[name] = {
                     "s_base": r.s_base, "s_adapt": r.s_adapt, "s_pen": r.s_pen,
                     "steps": len(r.steps), "cost": r.total_cost, "msr": r.msr}
-            metric = make_track(bundle.documents[0], name, bundle.settings, bundle.cost,
-                                bundle.documents).metric
-            final = np.sum([r.stats_final for r in result.replays], axis=0)
-            feedback = float(sum(r.total_cost for r in result.replays))
-            figures[name] = {"s_base": result.pooled_base, "s_adapt": result.pooled_adapt,
-                             "s_pen": result.pooled_pen,
-                             "msr": minimal_supervision_rate(metric, feedback, final)}
+        metric = make_track(bundle.documents[0], name, bundle.settings, bundle.cost,
+                            bundle.documents).metric
+        final = np.sum([r.stats_final for r in result.replays], axis=0)
+        feedback = float(sum(r.total_cost for r in result.replays))
+        figures[name] = {"s_base": result.pooled_base, "s_adapt": result.pooled_adapt,
+                         "s_pen": result.pooled_pen,
+                         "msr": minimal_supervision_rate(metric, feedback, final)}
     return {"report": clean(report), "figures": clean(figures), "problems": []}
 
 

@@ -127,7 +127,9 @@ def run_campaign(
         if digest is None:
             problems.extend(jobs.as_problems(bad))
             continue
-        key = cell_key("online", [digest], campaign.metrics, {}, versions)
+        # "figures": online runs without a log got none before: such cached entries are stale
+        key = cell_key("online", [digest], campaign.metrics, {}, versions,
+                       extra={"figures": "without-log"})
         found = cache.get_json(key) if use_cache and cache is not None else None
         if found is not None:
             online_results[s] = found

@@ -114,7 +114,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.detection_tab, "Detection")
         from llgui.gui.systems_view import SystemsView
 
-        self.systems_view = SystemsView(self.state, self)
+        self.systems_view = SystemsView(self.state, self, jobs=self.jobs)
         self.tabs.addTab(self.systems_view, "Systems")
         self._pending_campaign: str | None = None
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
@@ -337,6 +337,7 @@ class MainWindow(QMainWindow):
         self._pending_campaign = None
         self.systems_view.set_progress_text(f"{Path(path).name}: loading and scoring the "
                                             "cells on a worker…")
+        self._campaign_path = str(path)   # the Systems view's paired test reads it again
         self.jobs.submit("campaign", _campaign_job, str(path))
         return True
 
@@ -472,7 +473,8 @@ class MainWindow(QMainWindow):
 
     def _on_campaign_scored(self, result) -> None:
         report = result.report
-        self.systems_view.set_campaign(report, result.tables)
+        self.systems_view.set_campaign(report, result.tables,
+                                       path=getattr(self, "_campaign_path", None))
         self.time_tab.set_campaign(result.tables)
         if report["problems"]:
             self.show_error(f"Problems in {report['campaign']} (the rest was scored)",

@@ -169,3 +169,88 @@ def test_the_leaderboard_model_passes_the_model_tester(qtmodeltester, opened):
     model.set_report(window.systems_view.model.report, window.systems_view.model.tables)
     model.set_policy(window.state.policy)
     qtmodeltester.check(model)
+
+
+def _cli_compare(path, baseline: str, capsys) -> dict:
+    """`llgui compare CAMPAIGN --baseline NAME --format json`, in this process, with the
+    Systems view's settings (paired bootstrap, documents, 1000 resamples, seed 12345)."""
+    from llgui.cli import main
+
+    capsys.readouterr()
+    code = main(["compare", str(path), "--baseline", baseline, "--test", "bs", "--samples",
+                 "1000", "--seed", "12345", "--unit", "document", "--format", "json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    return json.loads(out.out)
+
+
+def test_choosing_a_baseline_shows_the_cli_paired_test(opened, qtbot, capsys):
+    """Keys on the baseline box (Down, Up, Down: three requests, the newest wins) run the
+    paired test on a worker; the event loop keeps turning; the intervals and p-values shown
+    are `llgui compare`'s."""
+    from llgui.gui.systems_view import COMPARE_KEY, PLAN
+
+    window, _, _, _ = opened
+    window.show_tab("systems")
+    view = window.systems_view
+    model = view.model
+    # the test against the first system with an online run started with the campaign
+    qtbot.waitUntil(lambda: model.comparison is not None, timeout=120000)
+    assert model.comparison["baseline"] == "steady"
+    box = view.baseline_box
+    assert [box.itemText(k) for k in range(box.count())] == ["steady", "static"]
+    assert PLAN.signature in COLUMNS[[c[0] for c in COLUMNS].index("s_pen_p")][2]
+    delivered = []
+    window.jobs.result_ready.connect(lambda key, result: delivered.append(result)
+                                     if key == COMPARE_KEY else None)
+    clock, gaps = QElapsedTimer(), []
+    timer = QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(lambda: gaps.append(clock.restart()))
+    before = view.requests
+    box.setFocus()
+    clock.start()
+    timer.start()
+    for key in (Qt.Key.Key_Down, Qt.Key.Key_Up, Qt.Key.Key_Down):   # real key events
+        qtbot.keyClick(box, key)
+    assert box.currentText() == "static" and view.requests == before + 3
+    assert model.pending
+    column = [c[0] for c in COLUMNS].index("s_pen_p")
+    assert model.index(0, column).data() == "…"   # the point estimates stay, the test waits
+    assert model.index(0, [c[0] for c in COLUMNS].index("s_pen")).data() == \
+        f"{model.value(0, 's_pen'):.2f}"
+    qtbot.waitUntil(lambda: not model.pending, timeout=120000)
+    timer.stop()
+    assert len(delivered) == 1 and delivered[0]["baseline"] == "static"
+    assert len(gaps) > 5 and max(gaps[1:]) < MAX_STALL_MS, \
+        f"the event loop stalled {max(gaps[1:])} ms"
+    cli = _cli_compare(demo_campaign(), "static", capsys)
+    assert model.comparison == cli
+    by_name = {s["name"]: s["metrics"] for s in cli["systems"]}
+    names = [model.value(r, "system") for r in range(model.rowCount())]
+    assert sorted(by_name) == ["static", "steady"]
+    keys = [c[0] for c in COLUMNS]
+    for k in range(view.metric_box.count()):
+        metric = view.metric_box.itemData(k)
+        view.metric_box.setCurrentIndex(k)
+        view._on_metric_box_activated(k)
+        for row, name in enumerate(names):
+            for figure, key in (("s_base", metric), ("s_pen", f"{metric}.s_pen")):
+                ci_cell = model.index(row, keys.index(f"{figure}_ci")).data()
+                p_cell = model.index(row, keys.index(f"{figure}_p")).data()
+                if name not in by_name:   # no online run: no test
+                    assert ci_cell == p_cell == "–"
+                    continue
+                entry = by_name[name][key]
+                assert model.value(row, f"{figure}_ci") == entry["ci"]
+                assert model.value(row, f"{figure}_p") == entry["p_value"]
+                assert ci_cell == f"±{entry['ci']:.2f}"
+                if name == "static":
+                    assert entry["p_value"] is None and p_cell == "baseline"
+                else:
+                    p = entry["p_value"]
+                    assert p_cell == f"{p:.4f}" + ("*" if p < 0.05 else "")
+                # the point estimate shown is the one the test is about
+                assert model.value(row, figure) == pytest.approx(entry["score"], abs=1e-9)
+    view.metric_box.setCurrentIndex(0)
+    view._on_metric_box_activated(0)

@@ -1,0 +1,55 @@
+"""`llgui compare` of a campaign in a child process, for the Systems view.
+
+The paired test resamples every metric in Python; in the window's process it would hold the
+interpreter for tens of milliseconds at a time, away from the event loop. Run as the very
+command a user would type, its figures are `llgui compare CAMPAIGN --format json`'s, byte
+for byte. Follows `llgui.core.jobs`: `should_stop()` ends the child and raises `Cancelled`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+
+from llgui.core.jobs import Cancelled
+from llgui.core.resample import Plan
+from llgui.dist.child import _end
+
+
+def compare_in_child(path: str, baseline: str, plan: Plan, progress=None,
+                     should_stop=None) -> dict:
+    """The JSON report of `llgui compare PATH --baseline BASELINE` with `plan`'s test,
+    resamples, seed and unit (`llgui.core.compare.Comparison.report`)."""
+    command = [sys.executable, "-m", "llgui", "compare", str(path), "--baseline", baseline,
+               "--test", plan.test, "--samples", str(plan.samples), "--seed", str(plan.seed),
+               "--unit", plan.unit, "--format", "json"]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=os.name != "nt")
+    out: list[bytes] = []
+    err: list[bytes] = []
+    readers = [threading.Thread(target=lambda: out.append(child.stdout.read()), daemon=True),
+               threading.Thread(target=lambda: err.append(child.stderr.read()), daemon=True)]
+    for reader in readers:
+        reader.start()
+    # poll, so a newer request ends this child within 50 ms
+    while child.poll() is None:
+        if should_stop is not None and should_stop():
+            _end(child)
+            raise Cancelled()
+        try:
+            child.wait(timeout=0.05)
+        except subprocess.TimeoutExpired:
+            pass
+    for reader in readers:
+        reader.join()
+    if should_stop is not None and should_stop():
+        raise Cancelled()
+    if child.returncode != 0 or not out or not out[0].strip():
+        tail = (err[0] if err else b"").decode("utf-8", "replace").strip().splitlines()[-3:]
+        raise RuntimeError(f"llgui compare failed (exit {child.returncode}): "
+                           + " | ".join(tail))
+    if progress is not None:
+        progress(1.0)
+    return json.loads(out[0].decode("utf-8"))

@@ -463,9 +463,6 @@ def cmd_compare(args) -> str:
             problems.extend(error.problems)
     if problems:
         raise LoadError(problems)
-    if len(bundles) < 2:
-        raise UsageError("compare needs at least two systems on the same documents (bundles, "
-                         "or a campaign's systems with an online run)")
     task = bundles[0].task
     unit = args.unit or DEFAULT_UNIT.get(task, "document")
     samples = args.samples or DEFAULT_SAMPLES[args.test]

@@ -13,6 +13,7 @@ from PySide6.QtCore import QTimer
 from llgui.core import det
 from llgui.core import det_resample  # noqa: F401 - imported before the clicks are timed
 from llgui.gui.det_bands import BANDS_KEY
+from tests.gui.stall import MainThreadClock
 
 
 @pytest.fixture
@@ -28,13 +29,12 @@ def test_bands_on_a_worker_newest_wins_and_drawn(window, tab, qtbot):
     delivered = []
     window.jobs.result_ready.connect(lambda key, result: delivered.append((key, result))
                                      if key == BANDS_KEY else None)
-    gaps, last = [], [time.perf_counter()]
+    gaps, clock = [], MainThreadClock(time.perf_counter())
 
-    def tick():  # gaps while the band job is the only thing running
-        now = time.perf_counter()
+    def tick():  # gaps while the band job is the only thing running (OS waits taken out)
+        gap = clock.gap(time.perf_counter())
         if window.jobs.is_running(BANDS_KEY) and not window.jobs.is_running("det"):
-            gaps.append(now - last[0])
-        last[0] = now
+            gaps.append(gap)
 
     timer = QTimer()
     timer.setInterval(10)
@@ -53,7 +53,7 @@ def test_bands_on_a_worker_newest_wins_and_drawn(window, tab, qtbot):
     qtbot.waitUntil(lambda: tab.shown_dcf == new_dcf, timeout=60000)
     qtbot.wait(150)   # the new curves painted
     assert window.jobs.is_running(BANDS_KEY)
-    last[0] = time.perf_counter()
+    clock.reset(time.perf_counter())
     timer.start()
     qtbot.waitUntil(lambda: not window.jobs.is_running(BANDS_KEY), timeout=120000)
     qtbot.wait(50)

@@ -1,0 +1,37 @@
+"""The event loop's stalls as llgui causes them, on a machine that may be shared.
+
+A 10 ms QTimer measures the gaps between its ticks; from each gap we take away the time the
+OS kept the main thread runnable but off a CPU (Linux `/proc/self/task/TID/schedstat`, field
+2): on this project's shared 2-core machine other processes alone make gaps of 0.1-0.3 s. A
+wait on anything of ours (a lock, the GIL held by a busy worker, a pipe) still counts in full.
+Where schedstat is missing (not Linux), the plain gap is used.
+"""
+from __future__ import annotations
+
+import threading
+
+
+def runqueue_wait(tid: int) -> float:
+    """Seconds thread `tid` of this process has spent runnable but not running."""
+    try:
+        with open(f"/proc/self/task/{tid}/schedstat") as handle:
+            return int(handle.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+class MainThreadClock:
+    """`gap(now)`: the time since the last call, less the main thread's run-queue wait."""
+
+    def __init__(self, now: float):
+        self.tid = threading.get_native_id()
+        self.last, self.wait = now, runqueue_wait(self.tid)
+
+    def reset(self, now: float) -> None:
+        self.last, self.wait = now, runqueue_wait(self.tid)
+
+    def gap(self, now: float) -> float:
+        wait = runqueue_wait(self.tid)
+        gap = (now - self.last) - (wait - self.wait)
+        self.last, self.wait = now, wait
+        return gap

@@ -34,8 +34,9 @@ class AggregateIntervals(QObject):
             index = int(key.split(":", 1)[1])
             self.estimates.pop(index, None)
             bundles = self.state.bundles
-            if index >= len(bundles) or not result.replays:
-                return
+            if (index >= len(bundles) or not result.replays
+                    or bundles[index].task not in ("mt", "diarization")):
+                return   # detection systems get their intervals in the Detection tab
             from llgui.core.resample import Plan
 
             self.jobs.submit(f"intervals:{index}", _job, bundles[index], result,

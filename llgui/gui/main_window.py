@@ -392,14 +392,16 @@ class MainWindow(QMainWindow):
     def _submit_collection(self, index: int) -> None:
         """Replay every document of bundle `index` on a worker (documents dock, aggregates)."""
         bundle = self.state.bundles[index]
-        if bundle.task == "detection" or not bundle.documents:
+        if not bundle.documents:   # a detection bundle of score files only: the Detection tab
             return
         metric = self.state.metric(bundle.task)
         if metric is None:
             return
-        from llgui.gui.workbench import metric_and_mode
+        from llgui.gui.workbench import _track_metric, metric_and_mode
 
-        name, mode = metric_and_mode(metric)
+        # a detection system is replayed under a metric it has a penalised form of (err,
+        # min_dcf, act_dcf), even when the tab shows EER
+        name, mode = metric_and_mode(_track_metric(bundle, metric))
         self.documents_model.set_result(index, None)
         self.jobs.submit(f"collection:{index}", _collection_job, bundle, name,
                          self.state.cost_model(index), mode)

@@ -214,7 +214,7 @@ class RichTextDelegate(QStyledItemDelegate):
         self._doc.setDocumentMargin(2)
 
     def paint(self, painter, option, index) -> None:
-        if index.column() < 2:   # number and reference: plain text, Qt's own painting
+        if index.column() < 1:   # the number: plain text, Qt's own painting
             super().paint(painter, option, index)
             return
         opt = QStyleOptionViewItem(option)
@@ -224,11 +224,16 @@ class RichTextDelegate(QStyledItemDelegate):
         style = widget.style() if widget is not None else None
         if style is not None:
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
-        self._doc.setHtml(index.data(HTML_ROLE) or "")
+        # the reference too (with the source above it when shown): whole lines, as the others
+        self._doc.setHtml(index.data(HTML_ROLE) or html.escape(
+            str(index.data(Qt.ItemDataRole.DisplayRole) or "")))
         self._doc.setTextWidth(opt.rect.width())
         painter.save()
         painter.translate(opt.rect.topLeft())
-        clip = QRectF(0, 0, opt.rect.width(), opt.rect.height())
+        # whole lines only: a capped row shows its first lines, never half a line of glyphs
+        line = max(1, opt.fontMetrics.lineSpacing())
+        shown = max(line, ((opt.rect.height() - 4) // line) * line + 2)
+        clip = QRectF(0, 0, opt.rect.width(), min(opt.rect.height(), shown))
         painter.setClipRect(clip)
         context = QAbstractTextDocumentLayout.PaintContext()
         context.clip = clip
@@ -257,7 +262,8 @@ class MTView(QWidget):
         rows.setDefaultSectionSize(2 * self.fontMetrics().height() + 6)
         columns = self.table.horizontalHeader()
         columns.setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)
-        self.table.setColumnWidth(0, 90)
+        self.table.setColumnWidth(0, 7 * self.fontMetrics().horizontalAdvance("0"))
+        columns.setTextElideMode(Qt.TextElideMode.ElideRight)
         for c in (1, 2, 3):
             columns.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch)
         self.only_changed = QCheckBox("only corrected and changed segments")

@@ -6,6 +6,9 @@ the methods that expose them are underscored (`_preprocess_segment`, `_extract_r
 in llgui that touches them; `tests/core/test_mt_stats.py` holds every wrapper equal to
 `corpus_score` on randomised corpora, and the sacrebleu version range is checked here and pinned
 in pyproject.toml. WER follows jiwer (its default transforms) with the same interface.
+BLEU and chrF count n-grams with `llgui.core.ngram_fast` around the library's own preprocessing,
+length and f-score rules (rows held equal to `_extract_corpus_statistics` in
+tests/core/test_ngram_fast.py); TER's shift search runs compiled in `llgui.core.ter_fast`.
 
 Statistics vectors (float64; one row per segment, summed over segments for a corpus):
 
@@ -267,26 +270,26 @@ class BLEUMetric(_SacrebleuBacked):
 
     def reference_words(self, ref_info: object) -> int:
         """Length in BLEU tokens of the segment's first reference (used by llmt mode)."""
-        assert isinstance(ref_info, _BLEURefs)
+        assert isinstance(ref_info, ngram_fast.BLEURefs)
         return int(ref_info.lens[0])
 
-    def reference_info(self, refs_of_segment: Sequence[str | None]) -> "_BLEURefs":
+    def reference_info(self, refs_of_segment: Sequence[str | None]) -> "ngram_fast.BLEURefs":
         raw, lines = self._reference_lines(refs_of_segment)
         tokens = [line.split() for line in lines]
         vocab = ngram_fast.word_vocabulary(tokens)
         base = len(vocab) + 1
         if not ngram_fast.fits(base, self.order):  # tens of thousands of distinct tokens
-            return _BLEURefs(raw, [len(t) for t in tokens], vocab, None,
+            return ngram_fast.BLEURefs(raw, [len(t) for t in tokens], vocab, None,
                              self._library._extract_reference_info(lines))
         tables = [ngram_fast.table(ngram_fast.word_ids(t, vocab), self.order, base)
                   for t in tokens]
-        return _BLEURefs(raw, [len(t) for t in tokens], vocab,
+        return ngram_fast.BLEURefs(raw, [len(t) for t in tokens], vocab,
                          ngram_fast.merged(tables, self.order, base), None)
 
     def segment_stats(self, hypothesis: str, ref_info: object) -> np.ndarray:
         """sacrebleu's `_compute_segment_statistics`, with the n-grams counted by
         `llgui.core.ngram_fast` (held equal to the library in tests/core/test_ngram_fast.py)."""
-        assert isinstance(ref_info, _BLEURefs)
+        assert isinstance(ref_info, ngram_fast.BLEURefs)
         if ref_info.library is not None:
             return super().segment_stats(hypothesis, ref_info.library)
         if hypothesis in ref_info.raw:
@@ -324,7 +327,7 @@ class CHRFMetric(_SacrebleuBacked):
         super().__init__(library, settings)
         self.n_stats = 3 * int(library.order)
 
-    def reference_info(self, refs_of_segment: Sequence[str | None]) -> "_CHRFRefs":
+    def reference_info(self, refs_of_segment: Sequence[str | None]) -> "ngram_fast.CHRFRefs":
         lib = self._library
         raw, lines = self._reference_lines(refs_of_segment)
         chars = [line if lib.whitespace else "".join(line.split()) for line in lines]
@@ -333,7 +336,7 @@ class CHRFMetric(_SacrebleuBacked):
         vocab = ngram_fast.word_vocabulary(words)
         if not (ngram_fast.fits(alphabet.size + 1, lib.char_order)
                 and ngram_fast.fits(len(vocab) + 1, lib.word_order)):
-            return _CHRFRefs(raw, alphabet, vocab, [], [], [],
+            return ngram_fast.CHRFRefs(raw, alphabet, vocab, [], [], [],
                              lib._extract_reference_info(lines))
         char_tables = [ngram_fast.table(ngram_fast.char_ids(c, alphabet), lib.char_order,
                                         alphabet.size + 1) for c in chars]
@@ -342,13 +345,14 @@ class CHRFMetric(_SacrebleuBacked):
         ref_counts = [ngram_fast.totals(len(c), lib.char_order) + (
             ngram_fast.totals(len(words[k]), lib.word_order) if words else [])
             for k, c in enumerate(chars)]
-        return _CHRFRefs(raw, alphabet, vocab, char_tables, word_tables, ref_counts, None)
+        return ngram_fast.CHRFRefs(raw, alphabet, vocab, char_tables, word_tables, ref_counts,
+                                   None)
 
     def segment_stats(self, hypothesis: str, ref_info: object) -> np.ndarray:
         """sacrebleu's `_compute_segment_statistics` (the best reference by the library's own
         f-score, the first on a tie), the n-grams counted by `llgui.core.ngram_fast` (held
         equal to the library in tests/core/test_ngram_fast.py)."""
-        assert isinstance(ref_info, _CHRFRefs)
+        assert isinstance(ref_info, ngram_fast.CHRFRefs)
         lib = self._library
         if ref_info.library is not None:
             return super().segment_stats(hypothesis, ref_info.library)
@@ -394,33 +398,6 @@ class CHRFMetric(_SacrebleuBacked):
     @property
     def label(self) -> str:
         return f"chrF{self._library.beta}" + "+" * int(self._library.word_order)
-
-
-class _BLEURefs:
-    """A segment's references for BLEU: texts as given (`raw`), lengths in tokens, the token
-    ids and the merged n-gram table (`ngram_fast`); `library` holds sacrebleu's own reference
-    info instead where the keys would not fit in int64."""
-
-    __slots__ = ("raw", "lens", "vocab", "table", "library")
-
-    def __init__(self, raw, lens, vocab, table, library) -> None:
-        self.raw, self.lens, self.vocab, self.table, self.library = raw, lens, vocab, table, library
-
-
-class _CHRFRefs:
-    """A segment's references for chrF: texts as given, the character alphabet and word ids,
-    one character and one word n-gram table per reference and its n-gram counts per order
-    (`ngram_fast`); `library` holds sacrebleu's own reference info instead where the keys
-    would not fit in int64."""
-
-    __slots__ = ("raw", "alphabet", "vocab", "char_tables", "word_tables", "ref_counts",
-                 "library")
-
-    def __init__(self, raw, alphabet, vocab, char_tables, word_tables, ref_counts,
-                 library) -> None:
-        self.raw, self.alphabet, self.vocab = raw, alphabet, vocab
-        self.char_tables, self.word_tables = char_tables, word_tables
-        self.ref_counts, self.library = ref_counts, library
 
 
 class TERMetric(_SacrebleuBacked):

@@ -99,6 +99,33 @@ def totals(length: int, order: int) -> list[int]:
     return [max(0, length - n + 1) for n in range(1, order + 1)]
 
 
+class BLEURefs:
+    """A segment's references for BLEU: texts as given (`raw`), lengths in tokens, the token
+    ids and the merged n-gram `Table`; `library` holds sacrebleu's own reference info instead
+    where the keys would not fit in int64."""
+
+    __slots__ = ("raw", "lens", "vocab", "table", "library")
+
+    def __init__(self, raw, lens, vocab, table, library) -> None:
+        self.raw, self.lens, self.vocab, self.table, self.library = raw, lens, vocab, table, library
+
+
+class CHRFRefs:
+    """A segment's references for chrF: texts as given, the character alphabet and word ids,
+    one character and one word n-gram `Table` per reference and its n-gram counts per order;
+    `library` holds sacrebleu's own reference info instead where the keys would not fit in
+    int64."""
+
+    __slots__ = ("raw", "alphabet", "vocab", "char_tables", "word_tables", "ref_counts",
+                 "library")
+
+    def __init__(self, raw, alphabet, vocab, char_tables, word_tables, ref_counts,
+                 library) -> None:
+        self.raw, self.alphabet, self.vocab = raw, alphabet, vocab
+        self.char_tables, self.word_tables = char_tables, word_tables
+        self.ref_counts, self.library = ref_counts, library
+
+
 # -- symbols to ids -------------------------------------------------------------------------------
 
 

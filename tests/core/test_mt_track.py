@@ -313,5 +313,5 @@ def test_building_a_track_stops_when_asked():
         return len(asked) > 3
 
     with pytest.raises(Cancelled):
-        MTTrack(document(hyps, refs), make_metric("ter"), should_stop)
+        MTTrack(document(hyps, refs), make_metric("ter"), should_stop=should_stop)
     assert len(asked) == 4

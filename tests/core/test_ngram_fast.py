@@ -42,7 +42,8 @@ SETTINGS = [("bleu", {"tokenize": t}) for t in ("13a", "none", "intl", "char", "
 ]
 IDS = [f"{m}-" + ",".join(f"{k}={v}" for k, v in s.items()) for m, s in SETTINGS]
 # LLGUI_MT_EXAMPLES scales the example counts for a deeper search (as in test_mt_stats.py)
-CHECK = settings(max_examples=int(25 * float(os.environ.get("LLGUI_MT_EXAMPLES", "1"))), deadline=None,
+_SCALE = float(os.environ.get("LLGUI_MT_EXAMPLES", "1"))
+CHECK = settings(max_examples=int(25 * _SCALE), deadline=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

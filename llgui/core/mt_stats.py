@@ -6,6 +6,9 @@ the methods that expose them are underscored (`_preprocess_segment`, `_extract_r
 in llgui that touches them; `tests/core/test_mt_stats.py` holds every wrapper equal to
 `corpus_score` on randomised corpora, and the sacrebleu version range is checked here and pinned
 in pyproject.toml. WER follows jiwer (its default transforms) with the same interface.
+BLEU and chrF count n-grams with `llgui.core.ngram_fast` around the library's own preprocessing,
+length and f-score rules (rows held equal to `_extract_corpus_statistics` in
+tests/core/test_ngram_fast.py); TER's shift search runs compiled in `llgui.core.ter_fast`.
 
 Statistics vectors (float64; one row per segment, summed over segments for a corpus):
 
@@ -27,6 +30,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
+
+from llgui.core import ngram_fast
 
 if TYPE_CHECKING:  # sacrebleu and jiwer load lazily: they are off the GUI's start-up path
     from sacrebleu.metrics.base import Metric as _SacrebleuMetric
@@ -214,12 +219,16 @@ class _SacrebleuBacked(MTMetric):
 
     def reference_info(self, refs_of_segment: Sequence[str | None]) -> object:
         # the same steps as sacrebleu's Metric._cache_references, for one segment
+        return self._library._extract_reference_info(self._reference_lines(refs_of_segment)[1])
+
+    def _reference_lines(self, refs_of_segment: Sequence[str | None]
+                         ) -> tuple[list[str], list[str]]:
+        """(the segment's references as given, preprocessed), None entries dropped."""
         lines = [x for x in refs_of_segment if x is not None]
         if not lines:
             raise ValueError(f"{self.name}: a segment has no reference")
         self._nrefs_seen.add(len(lines))
-        lines = [self._library._preprocess_segment(x) for x in lines]
-        return self._library._extract_reference_info(lines)
+        return lines, [self._library._preprocess_segment(x) for x in lines]
 
     def segment_stats(self, hypothesis: str, ref_info: object) -> np.ndarray:
         # the same steps as sacrebleu's Metric._extract_corpus_statistics, for one segment
@@ -261,7 +270,44 @@ class BLEUMetric(_SacrebleuBacked):
 
     def reference_words(self, ref_info: object) -> int:
         """Length in BLEU tokens of the segment's first reference (used by llmt mode)."""
-        return int(ref_info["ref_lens"][0])  # type: ignore[index]
+        assert isinstance(ref_info, ngram_fast.BLEURefs)
+        return int(ref_info.lens[0])
+
+    def reference_info(self, refs_of_segment: Sequence[str | None]) -> "ngram_fast.BLEURefs":
+        raw, lines = self._reference_lines(refs_of_segment)
+        tokens = [line.split() for line in lines]
+        vocab = ngram_fast.word_vocabulary(tokens)
+        base = len(vocab) + 1
+        if not ngram_fast.fits(base, self.order):  # tens of thousands of distinct tokens
+            return ngram_fast.BLEURefs(raw, [len(t) for t in tokens], vocab, None,
+                             self._library._extract_reference_info(lines))
+        tables = [ngram_fast.table(ngram_fast.word_ids(t, vocab), self.order, base)
+                  for t in tokens]
+        return ngram_fast.BLEURefs(raw, [len(t) for t in tokens], vocab,
+                         ngram_fast.merged(tables, self.order, base), None)
+
+    def segment_stats(self, hypothesis: str, ref_info: object) -> np.ndarray:
+        """sacrebleu's `_compute_segment_statistics`, with the n-grams counted by
+        `llgui.core.ngram_fast` (held equal to the library in tests/core/test_ngram_fast.py)."""
+        assert isinstance(ref_info, ngram_fast.BLEURefs)
+        if ref_info.library is not None:
+            return super().segment_stats(hypothesis, ref_info.library)
+        if hypothesis in ref_info.raw:
+            # The text of reference j (a corrected segment, an adaptation that took it): every
+            # n-gram's count is reference j's own, at most the largest over the references,
+            # so each is matched in full (correct = total); the closest reference length is
+            # j's own (distance 0; another at distance 0 has the same length).
+            length = ref_info.lens[ref_info.raw.index(hypothesis)]
+            counts = ngram_fast.totals(length, self.order)
+            return np.array([length, length] + counts + counts, dtype=np.float64)
+        tokens = self._library._preprocess_segment(hypothesis).split()
+        length = len(tokens)
+        ids = ngram_fast.word_ids(tokens, ref_info.vocab)
+        correct = ngram_fast.matches(ngram_fast.keys(ids, self.order, len(ref_info.vocab) + 1),
+                                     ref_info.table)
+        row = [length, self._library._get_closest_ref_len(length, ref_info.lens)]
+        return np.array(row + correct.tolist() + ngram_fast.totals(length, self.order),
+                        dtype=np.float64)
 
     def components(self, stats: np.ndarray) -> dict[str, float]:
         s = self._score_object(stats)
@@ -280,6 +326,66 @@ class CHRFMetric(_SacrebleuBacked):
     def __init__(self, library: "_SacrebleuMetric", settings: Mapping[str, object]) -> None:
         super().__init__(library, settings)
         self.n_stats = 3 * int(library.order)
+
+    def reference_info(self, refs_of_segment: Sequence[str | None]) -> "ngram_fast.CHRFRefs":
+        lib = self._library
+        raw, lines = self._reference_lines(refs_of_segment)
+        chars = [line if lib.whitespace else "".join(line.split()) for line in lines]
+        alphabet = ngram_fast.char_vocabulary(chars)
+        words = [lib._remove_punctuation(line) for line in lines] if lib.word_order else []
+        vocab = ngram_fast.word_vocabulary(words)
+        if not (ngram_fast.fits(alphabet.size + 1, lib.char_order)
+                and ngram_fast.fits(len(vocab) + 1, lib.word_order)):
+            return ngram_fast.CHRFRefs(raw, alphabet, vocab, [], [], [],
+                             lib._extract_reference_info(lines))
+        char_tables = [ngram_fast.table(ngram_fast.char_ids(c, alphabet), lib.char_order,
+                                        alphabet.size + 1) for c in chars]
+        word_tables = [ngram_fast.table(ngram_fast.word_ids(w, vocab), lib.word_order,
+                                        len(vocab) + 1) for w in words]
+        ref_counts = [ngram_fast.totals(len(c), lib.char_order) + (
+            ngram_fast.totals(len(words[k]), lib.word_order) if words else [])
+            for k, c in enumerate(chars)]
+        return ngram_fast.CHRFRefs(raw, alphabet, vocab, char_tables, word_tables, ref_counts,
+                                   None)
+
+    def segment_stats(self, hypothesis: str, ref_info: object) -> np.ndarray:
+        """sacrebleu's `_compute_segment_statistics` (the best reference by the library's own
+        f-score, the first on a tie), the n-grams counted by `llgui.core.ngram_fast` (held
+        equal to the library in tests/core/test_ngram_fast.py)."""
+        assert isinstance(ref_info, ngram_fast.CHRFRefs)
+        lib = self._library
+        if ref_info.library is not None:
+            return super().segment_stats(hypothesis, ref_info.library)
+        if hypothesis == ref_info.raw[0]:
+            # The first reference's text: against it every order has hyp = ref = match, an
+            # f-score no reference can beat (each order's term is 1, or the eps term of an
+            # order without n-grams, and bounds the same term of any other reference), and
+            # the library keeps the first reference on a tie.
+            return np.repeat(np.asarray(ref_info.ref_counts[0], dtype=np.float64), 3)
+        hyp = lib._preprocess_segment(hypothesis)
+        chars = hyp if lib.whitespace else "".join(hyp.split())
+        char_keys = ngram_fast.keys(ngram_fast.char_ids(chars, ref_info.alphabet),
+                                    lib.char_order, ref_info.alphabet.size + 1)
+        hyp_counts = ngram_fast.totals(len(chars), lib.char_order)
+        if lib.word_order:
+            words = lib._remove_punctuation(hyp)
+            word_keys = ngram_fast.keys(ngram_fast.word_ids(words, ref_info.vocab),
+                                        lib.word_order, len(ref_info.vocab) + 1)
+            hyp_counts += ngram_fast.totals(len(words), lib.word_order)
+        best: list[int] = []
+        best_f = -1.0
+        for k, ref_counts in enumerate(ref_info.ref_counts):
+            found = ngram_fast.matches(char_keys, ref_info.char_tables[k]).tolist()
+            if lib.word_order:
+                found += ngram_fast.matches(word_keys, ref_info.word_tables[k]).tolist()
+            stats: list[int] = []
+            for h, r, m in zip(hyp_counts, ref_counts, found):
+                # sacrebleu counts no hypothesis n-gram of an order the reference lacks
+                stats += [h if r else 0, r, m]
+            f_score = lib._compute_f_score(stats)
+            if f_score > best_f:
+                best_f, best = f_score, stats
+        return np.asarray(best, dtype=np.float64)
 
     def impaired(self, stats: np.ndarray) -> np.ndarray:
         """No n-gram matches; hypothesis and reference n-gram counts unchanged. With several

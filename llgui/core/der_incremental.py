@@ -27,8 +27,8 @@ from typing import Collection, Sequence
 import numpy as np
 
 from llgui.core.der import (
-    DERComponents, _linear_sum_assignment, _pyannote_order_int, _pyannote_order_string, _sweep,
-    der_components,
+    DERComponents, JERComponents, _linear_sum_assignment, _pyannote_order_int, _pyannote_order_string, _sweep,
+    der_components, jer_components,
 )
 from llgui.core.types import Turn
 
@@ -40,7 +40,8 @@ CLEARANCE = 2e-6   # region edges keep this far from every cut of the sweep
 class _Sums:
     """The additive sums of one sweep, keyed by label names."""
 
-    __slots__ = ("miss", "fa", "both", "total", "co", "matched", "hyp_time", "ref_time")
+    __slots__ = ("miss", "fa", "both", "total", "co", "matched", "hyp_time", "ref_time",
+                 "inter", "hyp_on", "ref_on")
 
     def __init__(self):
         self.miss = self.fa = self.both = self.total = 0.0
@@ -48,6 +49,11 @@ class _Sums:
         self.matched: dict[tuple[str, str], float] = {}
         self.hyp_time: dict[str, float] = {}
         self.ref_time: dict[str, float] = {}
+        # JER: seconds (slivers kept, as pyannote's label timelines) where a label speaks,
+        # and where a hypothesis label and a reference label both speak
+        self.inter: dict[tuple[str, str], float] = {}
+        self.hyp_on: dict[str, float] = {}
+        self.ref_on: dict[str, float] = {}
 
     @classmethod
     def of(cls, reference, hypothesis, uem, collar, skip_overlap) -> "_Sums":
@@ -71,6 +77,17 @@ class _Sums:
                     sums.matched[(hn, rn)] = float(d @ np.minimum(h[i], r[j]))
         for j, rn in enumerate(ref_names):
             sums.ref_time[rn] = float(r[j] @ d)
+        wa = sw.w_all
+        h_on, r_on = (h > 0).astype(float), (r > 0).astype(float)
+        inter = h_on @ (r_on * wa).T
+        hyp_on, ref_on = h_on @ wa, r_on @ wa
+        for i, hn in enumerate(hyp_names):
+            sums.hyp_on[hn] = float(hyp_on[i])
+            for j, rn in enumerate(ref_names):
+                if inter[i, j] > 0:
+                    sums.inter[(hn, rn)] = float(inter[i, j])
+        for j, rn in enumerate(ref_names):
+            sums.ref_on[rn] = float(ref_on[j])
         return sums
 
     def swapped(self, old: "_Sums", new: "_Sums") -> "_Sums":
@@ -81,7 +98,7 @@ class _Sums:
         out.fa = clean(self.fa - old.fa + new.fa)
         out.both = clean(self.both - old.both + new.both)
         out.total = clean(self.total - old.total + new.total)
-        for name in ("co", "matched", "hyp_time", "ref_time"):
+        for name in ("co", "matched", "hyp_time", "ref_time", "inter", "hyp_on", "ref_on"):
             merged = dict(getattr(self, name))
             for key, value in getattr(old, name).items():
                 merged[key] = merged.get(key, 0.0) - value
@@ -108,6 +125,38 @@ class _Sums:
                              confusion=max(_clean(self.both - correct), 0.0),
                              correct=max(correct, 0.0), total=max(self.total, 0.0),
                              mapping=dict(pairs))
+
+
+    def jer(self, unmappable: Collection[str] = ()) -> JERComponents:
+        """JER components as `jer_components`: JaccardErrorRate's mapping (reference labels
+        in rows, ties broken in pyannote's label order), one Jaccard error per reference
+        speaker, summed in label order."""
+        blocked = set(unmappable)
+        hyp = sorted((h for h, t in self.hyp_time.items() if t > 0 and h not in blocked),
+                     key=str)
+        ref = sorted((r for r, t in self.ref_time.items() if t > 0), key=str)
+        pairs: dict[str, str] = {}
+        if hyp and ref:
+            hyp_o = [hyp[i] for i in _pyannote_order_int(len(hyp))]
+            ref_o = [ref[i] for i in _pyannote_order_string(len(ref))]
+            co = np.array([[self.co.get((h, r), 0.0) for h in hyp_o] for r in ref_o])
+            rows, cols = _linear_sum_assignment(-co)
+            pairs = {ref_o[a]: hyp_o[b] for a, b in zip(rows, cols) if co[a, b] > 0}
+        per_speaker: dict[str, float] = {}
+        error = 0.0
+        for r in ref:
+            h = pairs.get(r)
+            if h is None:
+                jer = 1.0
+            else:
+                r_dur, h_dur = self.ref_on.get(r, 0.0), self.hyp_on.get(h, 0.0)
+                inter = self.inter.get((h, r), 0.0)
+                union = r_dur + h_dur - inter
+                jer = ((h_dur - inter) + (r_dur - inter)) / union
+            per_speaker[r] = jer
+            error += jer
+        return JERComponents(speaker_error=error, speaker_count=float(len(ref)),
+                             mapping=pairs, per_speaker=per_speaker)
 
 
 def _clean(value: float) -> float:
@@ -179,11 +228,26 @@ class IncrementalDER:
         self._sums = sums if sums is not None else _Sums.of(
             self.reference, hypothesis, self.uem, self.collar, self.skip_overlap)
         self._components: DERComponents | None = None
+        self._jer: JERComponents | None = None
 
     def current(self) -> DERComponents:
         if self._components is None:
             self._components = self._sums.components()
         return self._components
+
+    def current_jer(self) -> JERComponents:
+        """JER components of the current hypothesis."""
+        if self._jer is None:
+            self._jer = self._sums.jer()
+        return self._jer
+
+    def _result(self, sums: "_Sums | None", turns, unmappable, jer: bool):
+        """Components from updated sums, or from a full sweep of `turns` when None."""
+        if sums is None:
+            full = jer_components if jer else der_components
+            return full(self.reference, turns, self.uem, self.collar, self.skip_overlap,
+                        unmappable)
+        return sums.jer(unmappable) if jer else sums.components(unmappable)
 
     def _extent_of(self, starts, ends) -> tuple[float, float] | None:
         """The scored extent when no UEM is given (union of both sides' extents)."""
@@ -196,15 +260,11 @@ class IncrementalDER:
     # -- a changed hypothesis ---------------------------------------------------------------
 
     def score_changed(self, turns: Sequence[Turn], region: tuple[float, float],
-                      unmappable: Collection[str] = ()) -> DERComponents:
-        """Components of `turns`, equal to the current hypothesis outside `region`."""
-        sums = self._sums_changed(tuple(turns), region)
-        if sums is None:
-            from llgui.core.der import der_components
-
-            return der_components(self.reference, turns, self.uem, self.collar,
-                                  self.skip_overlap, unmappable)
-        return sums.components(unmappable)
+                      unmappable: Collection[str] = (), jer: bool = False):
+        """Components (DER, or JER with `jer`) of `turns`, equal to the current hypothesis
+        outside `region`."""
+        turns = tuple(turns)
+        return self._result(self._sums_changed(turns, region), turns, unmappable, jer)
 
     def overlapping(self, a: float, b: float, reference: bool = False) -> list[Turn]:
         """The current hypothesis' (or the reference's) turns that overlap (a, b)."""
@@ -215,21 +275,21 @@ class IncrementalDER:
                             self._hyp_reach, a, b)
 
     def score_replaced(self, a: float, b: float, turns: Sequence[Turn],
-                       unmappable: Collection[str] = ()) -> DERComponents:
-        """Components of the current hypothesis with its turns overlapping (a, b) replaced by
-        `turns` (which must lie within the span of (a, b) and of the turns they replace)."""
+                       unmappable: Collection[str] = (), jer: bool = False):
+        """Components (DER, or JER with `jer`) of the current hypothesis with its turns
+        overlapping (a, b) replaced by `turns` (which must lie within the span of (a, b) and
+        of the turns they replace)."""
         removed = self.overlapping(a, b)
         turns = list(turns)
         spans = [(t.start, t.end) for t in removed + turns]
         lo = min([a] + [s for s, _ in spans])
         hi = max([b] + [e for _, e in spans])
         sums = self._sums_local(lo, hi, removed, turns)
+        whole = None
         if sums is None:
             gone = set(map(id, removed))
             whole = [t for t in self.hypothesis if id(t) not in gone] + turns
-            return der_components(self.reference, whole, self.uem, self.collar,
-                                  self.skip_overlap, unmappable)
-        return sums.components(unmappable)
+        return self._result(sums, whole, unmappable, jer)
 
     def _sums_local(self, lo: float, hi: float, removed: list[Turn], added: list[Turn]
                     ) -> _Sums | None:

@@ -59,13 +59,13 @@ class DiarTrack:
         self._reference_labels = frozenset(t.speaker for t in doc.reference)
         self._current: Scored | None = None
         self._mapping: dict[str, str] | None = None
-        # DER: scored by region (only the turns around a step's windows are swept again)
-        self._incremental = None
-        if isinstance(metric, DERMetric):
-            from llgui.core.der_incremental import IncrementalDER
+        # DER and JER: scored by region (only the turns around a step's windows are swept
+        # again); the JER sums ride on the same sweep as the DER ones
+        from llgui.core.der_incremental import IncrementalDER
 
-            self._incremental = IncrementalDER(doc.reference, self._hypothesis, doc.uem,
-                                               metric.collar, metric.skip_overlap)
+        self._jer = isinstance(metric, JERMetric)
+        self._incremental = IncrementalDER(doc.reference, self._hypothesis, doc.uem,
+                                           metric.collar, metric.skip_overlap)
 
     # -- the hypothesis and what a step does to it ------------------------------------------
 
@@ -83,6 +83,7 @@ class DiarTrack:
         other._hypothesis = hypothesis
         other._reference_labels = self._reference_labels
         other._current = other._mapping = other._incremental = None
+        other._jer = self._jer
         return other
 
     def mapping(self) -> dict[str, str]:
@@ -128,11 +129,12 @@ class DiarTrack:
 
     def current(self) -> Scored:
         if self._current is None and self._incremental is not None:
-            components = self._incremental.current()
+            inc = self._incremental
+            components = inc.current_jer() if self._jer else inc.current()
             stats = components.as_stats()
             self._current = Scored(self.metric.score(stats), stats)
             if self._mapping is None:
-                self._mapping = dict(components.mapping)
+                self._mapping = dict(inc.current().mapping)
         if self._current is None:
             if isinstance(self.metric, DERMetric):
                 # one sweep gives the score and the mapping the next step's corrections use
@@ -157,7 +159,7 @@ class DiarTrack:
         local = diar_edit.corrected_turns(
             inc.overlapping(a, b, reference=True), inc.overlapping(a, b), windows,
             self.mapping(), taken=inc.labels | self._reference_labels)
-        return self._scored(inc.score_replaced(a, b, local))
+        return self._scored(inc.score_replaced(a, b, local, jer=self._jer))
 
     def impaired(self, step: Step) -> Scored:
         if self._incremental is None or not self.windows(step):
@@ -169,7 +171,7 @@ class DiarTrack:
         local, label = diar_edit.impaired_turns(inc.overlapping(a, b), windows,
                                                 reserved=self._reference_labels,
                                                 labels=inc.labels)
-        return self._scored(inc.score_replaced(a, b, local, (label,)))
+        return self._scored(inc.score_replaced(a, b, local, (label,), jer=self._jer))
 
     def _scored(self, components) -> Scored:
         stats = components.as_stats()

@@ -12,7 +12,8 @@ import random
 
 import pytest
 
-from llgui.core.der import der_components, pyannote_der_components
+from llgui.core.der import der_components
+from llgui.core.der_reference import pyannote_der_components
 from llgui.core.der_incremental import IncrementalDER
 from llgui.core.types import Turn
 

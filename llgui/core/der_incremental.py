@@ -28,7 +28,7 @@ import numpy as np
 
 from llgui.core.der import (
     DERComponents, JERComponents, _linear_sum_assignment, _pyannote_order_int, _pyannote_order_string, _sweep,
-    der_components, jer_components,
+    ERROR_KINDS, der_components, error_regions, jer_components,
 )
 from llgui.core.types import Turn
 
@@ -229,6 +229,8 @@ class IncrementalDER:
             self.reference, hypothesis, self.uem, self.collar, self.skip_overlap)
         self._components: DERComponents | None = None
         self._jer: JERComponents | None = None
+        self._regions: dict | None = None
+        self._last_swap = None
 
     def current(self) -> DERComponents:
         if self._components is None:
@@ -320,9 +322,11 @@ class IncrementalDER:
         else:
             uem = [(max(s, a), min(e, b)) for s, e in self.uem if min(e, b) > max(s, a)]
         if not uem:
+            self._last_swap = (a, b, [], after, [])
             return self._sums
         margin = self.collar + CLEARANCE
         ref = self.overlapping(a - margin, b + margin, reference=True)
+        self._last_swap = (a, b, ref, after, uem)
         old = _Sums.of(ref, before, uem, self.collar, self.skip_overlap)
         new = _Sums.of(ref, after, uem, self.collar, self.skip_overlap)
         return self._sums.swapped(old, new)
@@ -337,8 +341,40 @@ class IncrementalDER:
         if region[0] > region[1]:   # the same turns
             self.hypothesis, self._raw = turns, raw
             return self.current()
-        self._set(turns, self._sums_changed(turns, region, raw), raw)
+        regions = self._regions
+        mapping = dict(self.current().mapping) if regions is not None else None
+        self._last_swap = None
+        sums = self._sums_changed(turns, region, raw)
+        swap = self._last_swap
+        self._set(turns, sums, raw)
+        if regions is not None and sums is not None and swap is not None \
+                and dict(self.current().mapping) == mapping:
+            a, b, ref, after, uem = swap
+            local = error_regions(ref, after, uem, self.collar, self.skip_overlap, mapping) \
+                if uem else []
+            self._regions = _splice(regions, a, b, local)
         return self.current()
+
+    # -- where the errors are ---------------------------------------------------------------
+
+    def error_region_arrays(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """`llgui.core.der.error_regions` of the current hypothesis under its optimal mapping,
+        as kind -> (starts, ends) (sorted, disjoint runs). After a step that keeps the mapping
+        only the changed region is swept again and spliced in."""
+        if self._regions is None:
+            full = error_regions(self.reference, self.hypothesis, self.uem, self.collar,
+                                 self.skip_overlap, dict(self.current().mapping))
+            self._regions = {kind: (np.array([r[0] for r in full if r[2] == kind], dtype=float),
+                                    np.array([r[1] for r in full if r[2] == kind], dtype=float))
+                             for kind in ERROR_KINDS}
+        return self._regions
+
+    def error_regions(self) -> list[tuple[float, float, str]]:
+        """The same as a list sorted as `llgui.core.der.error_regions` sorts it."""
+        out = [(s, e, kind) for kind, (starts, ends) in self.error_region_arrays().items()
+               for s, e in zip(starts.tolist(), ends.tolist())]
+        out.sort(key=lambda r: (r[0], ERROR_KINDS.index(r[2])))
+        return out
 
     def _difference(self, raw) -> tuple[float, float]:
         """(a, b) spanning every turn that differs between the current list and a new one
@@ -389,6 +425,37 @@ class IncrementalDER:
         cuts = (self._fixed_cuts, self._hyp_s, self._hyp_e_sorted, np.sort(starts),
                 np.sort(ends))
         return _clear_point(cuts, a, -1), _clear_point(cuts, b, +1)
+
+
+def _splice(regions: dict, a: float, b: float, local: list[tuple[float, float, str]]) -> dict:
+    """Per-kind runs with (a, b) replaced by `local`'s runs; runs touching at a or b merged
+    (a and b are no cut of the sweep, so a full sweep has one piece across each)."""
+    out = {}
+    for kind, (starts, ends) in regions.items():
+        i = int(np.searchsorted(ends, a, side="right"))      # runs ending by a stay
+        j = int(np.searchsorted(starts, b, side="left"))     # runs starting from b stay
+        mid_s, mid_e = [], []
+        if i < j and starts[i] < a:
+            mid_s.append(float(starts[i]))
+            mid_e.append(a)
+        for s, e, k in local:
+            if k == kind:
+                mid_s.append(s)
+                mid_e.append(e)
+        if i < j and ends[j - 1] > b:
+            mid_s.append(b)
+            mid_e.append(float(ends[j - 1]))
+        # merge runs that touch (only at a and b can they)
+        ms, me = [], []
+        for s, e in zip(mid_s, mid_e):
+            if me and s == me[-1]:
+                me[-1] = e
+            else:
+                ms.append(s)
+                me.append(e)
+        out[kind] = (np.concatenate((starts[:i], np.array(ms, dtype=float), starts[j:])),
+                     np.concatenate((ends[:i], np.array(me, dtype=float), ends[j:])))
+    return out
 
 
 def _neighbours(cuts: Sequence[np.ndarray], x: float) -> tuple[float, float]:

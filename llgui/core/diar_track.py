@@ -61,11 +61,14 @@ class DiarTrack:
         self._mapping: dict[str, str] | None = None
         # DER and JER: scored by region (only the turns around a step's windows are swept
         # again); the JER sums ride on the same sweep as the DER ones
+        self._jer = isinstance(metric, JERMetric)
+        self._incremental = self._make_incremental()
+
+    def _make_incremental(self):
         from llgui.core.der_incremental import IncrementalDER
 
-        self._jer = isinstance(metric, JERMetric)
-        self._incremental = IncrementalDER(doc.reference, self._hypothesis, doc.uem,
-                                           metric.collar, metric.skip_overlap)
+        return IncrementalDER(self.doc.reference, self._hypothesis, self.doc.uem,
+                              self.metric.collar, self.metric.skip_overlap)
 
     # -- the hypothesis and what a step does to it ------------------------------------------
 
@@ -118,10 +121,18 @@ class DiarTrack:
     def error_regions(self, mapping: Mapping[str, str] | None = None
                       ) -> list[tuple[float, float, str]]:
         """Where the current hypothesis is correct, confused, missed or false alarm."""
+        if mapping is None and self._incremental is not None:
+            return self._incremental.error_regions()
         return error_regions(self.doc.reference, self._hypothesis, self.doc.uem,
                              self.metric.collar, self.metric.skip_overlap, mapping)
 
     # -- Track ------------------------------------------------------------------------------
+
+    def error_region_arrays(self) -> dict:
+        """`error_regions()` (optimal mapping) as kind -> (starts, ends) arrays (seconds)."""
+        if self._incremental is None:
+            self._incremental = self._make_incremental()
+        return self._incremental.error_region_arrays()
 
     def _score(self, hypothesis, unmappable=()) -> Scored:
         stats = self.metric.stats(self.doc.reference, hypothesis, self.doc.uem, unmappable)

@@ -389,9 +389,14 @@ class Session:
             return Adapted(lines=dict(reply.lines)) if reply.lines else None
         if reply.turns is None:
             return None
-        turns = tuple(sorted(Turn(s, e, spk) for s, e, spk in reply.turns if e > s))
-        self._check_times(document, [t for turn in turns for t in (turn.start, turn.end)],
-                          "adapted turn")
+        # sorted as tuples (the order of Turn's fields), each turn made once per document:
+        # a show's thousands of turns are mostly the ones of the step before
+        raw = sorted(t for t in reply.turns if t[1] > t[0])
+        if raw and max(max(t[0], t[1]) for t in raw) > document.extent[1] + 3600.0:
+            self._check_times(document, [x for t in raw for x in (t[0], t[1])],
+                              "adapted turn")
+        cache = self._doc_state.turns
+        turns = tuple([cache.get(t) or cache.setdefault(t, Turn(*t)) for t in raw])
         return Adapted(turns=turns)
 
     def end_document(self) -> DocumentResult:
@@ -509,6 +514,7 @@ class _DocState:
         self.document, self.mode, self.budget = document, mode, budget
         self.scores, self.view = scores, view
         self.steps, self.cost, self.done = 0, 0.0, False
+        self.turns: dict[tuple, Turn] = {}     # (start, end, speaker) -> the Turn made once
 
 
 class _LazyRefs(dict):

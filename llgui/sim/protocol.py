@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Mapping, Union
 
+import numpy as np
+
 from llgui.core.errors import SystemFailed
 from llgui.core.types import (
     DIAR_KINDS, MT_KINDS, PointTarget, SameTarget, SentenceTarget, SpanTarget, Target, Turn,
@@ -339,9 +341,33 @@ def parse_target(kind: str, value: object) -> Target:
     raise _Bad(f"unknown kind {_show(kind)}")
 
 
+def _turns_fast(value: list) -> TurnList | None:
+    """`parse_turns` of a well-formed list checked in bulk (a show has thousands of turns per
+    message); None when any item needs the item-by-item check and its message."""
+    try:
+        if not all(type(item) is list and len(item) == 3 for item in value):
+            return None
+        starts, ends, speakers = zip(*value)
+    except (TypeError, ValueError):
+        return None
+    if not {type(x) for x in starts + ends} <= {int, float} \
+            or {type(x) for x in speakers} != {str} or "" in speakers:
+        return None
+    s = np.array(starts, dtype=float)
+    e = np.array(ends, dtype=float)
+    if not (np.isfinite(s).all() and np.isfinite(e).all() and (s >= 0).all()
+            and (e >= s).all()):
+        return None
+    return tuple(zip(s.tolist(), e.tolist(), speakers))
+
+
 def parse_turns(value: object, what: str = "turns") -> TurnList:
     if not isinstance(value, list):
         raise _Bad(f"{what} must be a list of [start, end, speaker], not {_show(value)}")
+    if value:
+        fast = _turns_fast(value)
+        if fast is not None:
+            return fast
     out = []
     for i, item in enumerate(value, 1):
         if not isinstance(item, list) or len(item) != 3:

@@ -231,6 +231,7 @@ class IncrementalDER:
         self._jer: JERComponents | None = None
         self._regions: dict | None = None
         self._last_swap = None
+        self._memo: dict = {}     # this hypothesis' scored replacements (sums, components)
 
     def current(self) -> DERComponents:
         if self._components is None:
@@ -281,12 +282,24 @@ class IncrementalDER:
         """Components (DER, or JER with `jer`) of the current hypothesis with its turns
         overlapping (a, b) replaced by `turns` (which must lie within the span of (a, b) and
         of the turns they replace)."""
-        removed = self.overlapping(a, b)
         turns = list(turns)
+        key = (a, b, tuple(turns), tuple(unmappable), jer)
+        if key in self._memo:     # the DER and JER tracks of a document ask the same
+            return self._memo[key]
+        result = self._replaced(a, b, turns, unmappable, jer)
+        self._memo[key] = result
+        return result
+
+    def _replaced(self, a, b, turns, unmappable, jer):
+        removed = self.overlapping(a, b)
         spans = [(t.start, t.end) for t in removed + turns]
         lo = min([a] + [s for s, _ in spans])
         hi = max([b] + [e for _, e in spans])
-        sums = self._sums_local(lo, hi, removed, turns)
+        sums_key = (a, b, tuple(turns))
+        if sums_key in self._memo:
+            sums = self._memo[sums_key]
+        else:
+            sums = self._memo[sums_key] = self._sums_local(lo, hi, removed, turns)
         whole = None
         if sums is None:
             gone = set(map(id, removed))

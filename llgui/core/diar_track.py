@@ -64,6 +64,19 @@ class DiarTrack:
         self._jer = isinstance(metric, JERMetric)
         self._incremental = self._make_incremental()
 
+    def share_scoring(self, other: "DiarTrack") -> bool:
+        """Score through `other`'s incremental state (the same document, hypothesis and
+        settings: a DER and a JER track of one session), so a step's sweeps are made once.
+        False (nothing shared) when they differ."""
+        mine, theirs = self._incremental, other._incremental
+        if (mine is None or theirs is None or self.doc is not other.doc
+                or self._hypothesis is not other._hypothesis
+                or (self.metric.collar, self.metric.skip_overlap)
+                != (other.metric.collar, other.metric.skip_overlap)):
+            return False
+        self._incremental = theirs
+        return True
+
     def _make_incremental(self):
         from llgui.core.der_incremental import IncrementalDER
 

@@ -30,6 +30,7 @@ from typing import Callable, Sequence
 
 from llgui import __version__
 from llgui.core.cost import CostModel
+from llgui.core.diar_track import DiarTrack
 from llgui.core.jobs import Cancelled, check
 from llgui.core.penalty import make_track, minimal_supervision_rate
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
@@ -90,6 +91,9 @@ class _DocScores:
     def __init__(self, document, metrics: Sequence[str], bundle: Bundle):
         self.tracks = {m: make_track(document, m, bundle.settings, bundle.cost,
                                      bundle.documents) for m in metrics}
+        diar = [t for t in self.tracks.values() if isinstance(t, DiarTrack)]
+        for track in diar[1:]:
+            track.share_scoring(diar[0])
         self.base = {m: t.current() for m, t in self.tracks.items()}
         self.penalty = {m: 0.0 for m in metrics}
         self.last = dict(self.base)
@@ -392,7 +396,7 @@ class Session:
         # sorted as tuples (the order of Turn's fields), each turn made once per document:
         # a show's thousands of turns are mostly the ones of the step before
         raw = sorted(t for t in reply.turns if t[1] > t[0])
-        if raw and max(max(t[0], t[1]) for t in raw) > document.extent[1] + 3600.0:
+        if raw and max([t[1] for t in raw]) > document.extent[1] + 3600.0:  # ends > starts
             self._check_times(document, [x for t in raw for x in (t[0], t[1])],
                               "adapted turn")
         cache = self._doc_state.turns

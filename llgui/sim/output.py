@@ -90,6 +90,7 @@ class RunWriter:
         (self.out / "logs").mkdir(parents=True, exist_ok=True)
         self.log_path = self.out / "logs" / "system.jsonl"
         self._log = open(self.log_path, "w", encoding="utf-8", newline="\n")
+        self._turn_texts: dict[int, tuple] = {}   # id(turn) -> (turn, its JSON text)
         self.write_bundle()
 
     # -- h0 -------------------------------------------------------------------------------------
@@ -121,18 +122,37 @@ class RunWriter:
         if step.cost is not None:
             record["cost"] = step.cost
         adapted = step.adapted
+        turns = None
         if adapted is not None:
             if adapted.lines is not None:
                 record["adapted"] = {"lines": {str(k): v for k, v in sorted(adapted.lines.items())}}
             elif adapted.turns is not None:
-                record["adapted"] = {"turns": turns_to_json(adapted.turns)}
-        record.update(extra or {})
-        record["elapsed_s"] = round(float(elapsed), 6)
-        self._log.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+                turns = adapted.turns
+        rest = dict(extra or {})
+        rest["elapsed_s"] = round(float(elapsed), 6)
+        if turns is None:
+            record.update(rest)
+            line = json.dumps(record, ensure_ascii=False, allow_nan=False)
+        else:
+            # json.dumps of the whole record, with each turn's text made once per run (a
+            # show's thousands of turns are mostly the ones of the step before)
+            line = (json.dumps(record, ensure_ascii=False, allow_nan=False)[:-1]
+                    + ', "adapted": {"turns": [' + ", ".join(map(self._turn_json, turns))
+                    + "]}, " + json.dumps(rest, ensure_ascii=False, allow_nan=False)[1:])
+        self._log.write(line + "\n")
         self._log.flush()
         self.steps += 1
         if self.steps == 1:
             self.write_bundle()
+
+    def _turn_json(self, turn) -> str:
+        """json.dumps of one turn as `turns_to_json` gives it, kept by the turn's identity."""
+        hit = self._turn_texts.get(id(turn))
+        if hit is not None and hit[0] is turn:
+            return hit[1]
+        text = json.dumps(turns_to_json((turn,))[0], ensure_ascii=False, allow_nan=False)
+        self._turn_texts[id(turn)] = (turn, text)
+        return text
 
     # -- bundle.toml and run.json -----------------------------------------------------------
     def write_bundle(self) -> None:

@@ -345,7 +345,7 @@ def _turns_fast(value: list) -> TurnList | None:
     """`parse_turns` of a well-formed list checked in bulk (a show has thousands of turns per
     message); None when any item needs the item-by-item check and its message."""
     try:
-        if not all(type(item) is list and len(item) == 3 for item in value):
+        if set(map(type, value)) != {list} or set(map(len, value)) != {3}:
             return None
         starts, ends, speakers = zip(*value)
     except (TypeError, ValueError):

@@ -67,7 +67,8 @@ class DiarTrack:
     def share_scoring(self, other: "DiarTrack") -> bool:
         """Score through `other`'s incremental state (the same document, hypothesis and
         settings: a DER and a JER track of one session), so a step's sweeps are made once.
-        False (nothing shared) when they differ."""
+        False (nothing shared) when they differ. The first `advance` moves both: take
+        every sharing track's `corrected` and `impaired` of a step before advancing any."""
         mine, theirs = self._incremental, other._incremental
         if (mine is None or theirs is None or self.doc is not other.doc
                 or self._hypothesis is not other._hypothesis

@@ -101,9 +101,12 @@ class _DocScores:
 
     def add(self, step: Step) -> dict:
         out = {}
+        # every track's corrected and impaired before any advances: the diarization tracks
+        # share one scorer, which stands at h_{n-1} until the first advance
+        judged = {m: (track.corrected(step), track.impaired(step))
+                  for m, track in self.tracks.items()}
         for m, track in self.tracks.items():
-            cor = track.corrected(step)
-            imp = track.impaired(step)
+            cor, imp = judged[m]
             adapted = track.advance(step)
             self.penalty[m] += imp.score - cor.score
             self.last[m] = adapted

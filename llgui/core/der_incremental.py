@@ -68,26 +68,24 @@ class _Sums:
         sums.both = float(d @ np.minimum(nr, nh))
         sums.total = float(d @ nr)
         hyp_names, ref_names = sw.hyp_turns.names, sw.ref_turns.names
-        co = h @ (r * d).T
-        for i, hn in enumerate(hyp_names):
-            sums.hyp_time[hn] = float(h[i] @ d)
-            for j, rn in enumerate(ref_names):
-                if co[i, j] > 0:
-                    sums.co[(hn, rn)] = float(co[i, j])
-                    sums.matched[(hn, rn)] = float(d @ np.minimum(h[i], r[j]))
-        for j, rn in enumerate(ref_names):
-            sums.ref_time[rn] = float(r[j] @ d)
+        co = (h @ (r * d).T).tolist()
+        # all pairs at once: (H, R, n) is small, the region holds a few turns
+        matched = (np.minimum(h[:, None, :], r[None, :, :]) @ d).tolist()
         wa = sw.w_all
         h_on, r_on = (h > 0).astype(float), (r > 0).astype(float)
-        inter = h_on @ (r_on * wa).T
-        hyp_on, ref_on = h_on @ wa, r_on @ wa
+        inter = (h_on @ (r_on * wa).T).tolist()
+        sums.hyp_time = dict(zip(hyp_names, (h @ d).tolist()))
+        sums.ref_time = dict(zip(ref_names, (r @ d).tolist()))
+        sums.hyp_on = dict(zip(hyp_names, (h_on @ wa).tolist()))
+        sums.ref_on = dict(zip(ref_names, (r_on @ wa).tolist()))
         for i, hn in enumerate(hyp_names):
-            sums.hyp_on[hn] = float(hyp_on[i])
+            co_i, matched_i, inter_i = co[i], matched[i], inter[i]
             for j, rn in enumerate(ref_names):
-                if inter[i, j] > 0:
-                    sums.inter[(hn, rn)] = float(inter[i, j])
-        for j, rn in enumerate(ref_names):
-            sums.ref_on[rn] = float(ref_on[j])
+                if co_i[j] > 0:
+                    sums.co[(hn, rn)] = co_i[j]
+                    sums.matched[(hn, rn)] = matched_i[j]
+                if inter_i[j] > 0:
+                    sums.inter[(hn, rn)] = inter_i[j]
         return sums
 
     def swapped(self, old: "_Sums", new: "_Sums") -> "_Sums":

@@ -163,6 +163,7 @@ class Session:
         self._others: dict[str, RefIndex] = {}
         self.llgui_seconds = 0.0  # llgui's own time in steps (the system's excluded)
         self.parse_seconds = 0.0  # of which parsing the system's messages
+        self.pipe_seconds = 0.0   # writing to the system's stdin (not llgui's time)
 
     # -- the system -----------------------------------------------------------------------------
 
@@ -182,10 +183,15 @@ class Session:
         return message, elapsed
 
     def _send(self, message) -> None:
+        line = P.encode(message)
+        t0 = time.perf_counter()
         try:
-            self.process.send(P.encode(message))
+            self.process.send(line)
         except P.ProtocolFault as fault:
             raise P.ProtocolFault(fault.reason, None, self.doc, self._where_step()) from None
+        # the pipe write wakes the system, and on a busy machine the OS may run it before
+        # returning to us: the system's time, left out of llgui's as the reply's wait is
+        self.pipe_seconds += time.perf_counter() - t0
 
     def _where_step(self) -> int | None:
         """The step for messages: 0 while h0 is awaited, None outside documents."""
@@ -294,7 +300,7 @@ class Session:
             return None
         self.step = state.steps + 1
         waited = 0.0
-        parsed_before = self.parse_seconds
+        parsed_before, piped_before = self.parse_seconds, self.pipe_seconds
         if state.mode == "active":
             message, waited = self._receive()
             if isinstance(message, P.Stop):
@@ -332,7 +338,7 @@ class Session:
             move = self.oracle.distort(move, view)
             self._send(P.Correction(move.kind, move.target, move.answer, cost))
             initiative = "interactive"
-        llgui_s = time.perf_counter() - t0
+        llgui_s = time.perf_counter() - t0 - (self.pipe_seconds - piped_before)
         reply, elapsed = self._receive()
         t1 = time.perf_counter()
         if not isinstance(reply, P.AdaptedReply):

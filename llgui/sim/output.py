@@ -90,7 +90,8 @@ class RunWriter:
         (self.out / "logs").mkdir(parents=True, exist_ok=True)
         self.log_path = self.out / "logs" / "system.jsonl"
         self._log = open(self.log_path, "w", encoding="utf-8", newline="\n")
-        self._turn_texts: dict[int, tuple] = {}   # id(turn) -> (turn, its JSON text)
+        self._turn_texts: dict[int, str] = {}     # id(turn) -> its JSON text
+        self._turns_alive: list = []              # ... and the turns, so ids stay theirs
         self.write_bundle()
 
     # -- h0 -------------------------------------------------------------------------------------
@@ -137,7 +138,7 @@ class RunWriter:
             # json.dumps of the whole record, with each turn's text made once per run (a
             # show's thousands of turns are mostly the ones of the step before)
             line = (json.dumps(record, ensure_ascii=False, allow_nan=False)[:-1]
-                    + ', "adapted": {"turns": [' + ", ".join(map(self._turn_json, turns))
+                    + ', "adapted": {"turns": [' + self._turns_json(turns)
                     + "]}, " + json.dumps(rest, ensure_ascii=False, allow_nan=False)[1:])
         self._log.write(line + "\n")
         self._log.flush()
@@ -145,14 +146,15 @@ class RunWriter:
         if self.steps == 1:
             self.write_bundle()
 
-    def _turn_json(self, turn) -> str:
-        """json.dumps of one turn as `turns_to_json` gives it, kept by the turn's identity."""
-        hit = self._turn_texts.get(id(turn))
-        if hit is not None and hit[0] is turn:
-            return hit[1]
-        text = json.dumps(turns_to_json((turn,))[0], ensure_ascii=False, allow_nan=False)
-        self._turn_texts[id(turn)] = (turn, text)
-        return text
+    def _turns_json(self, turns) -> str:
+        """The items of json.dumps(turns_to_json(turns)), each turn's text made once and kept
+        by the turn's identity (the turn is kept alive with it, so an id is never reused)."""
+        texts, alive = self._turn_texts, self._turns_alive
+        for turn in [t for t in turns if id(t) not in texts]:
+            texts[id(turn)] = json.dumps(turns_to_json((turn,))[0], ensure_ascii=False,
+                                         allow_nan=False)
+            alive.append(turn)
+        return ", ".join([texts[i] for i in map(id, turns)])
 
     # -- bundle.toml and run.json -----------------------------------------------------------
     def write_bundle(self) -> None:

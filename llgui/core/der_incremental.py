@@ -338,7 +338,10 @@ class IncrementalDER:
         margin = self.collar + CLEARANCE
         ref = self.overlapping(a - margin, b + margin, reference=True)
         self._last_swap = (a, b, ref, after, uem)
-        old = _Sums.of(ref, before, uem, self.collar, self.skip_overlap)
+        old = self._memo.get(("old", a, b))   # `before` is the current hypothesis' turns
+        if old is None:
+            old = self._memo[("old", a, b)] = _Sums.of(ref, before, uem, self.collar,
+                                                      self.skip_overlap)
         new = _Sums.of(ref, after, uem, self.collar, self.skip_overlap)
         return self._sums.swapped(old, new)
 

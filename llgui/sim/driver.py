@@ -22,9 +22,11 @@ before the fault is on disk and loadable. `close()` always ends the process grou
 from __future__ import annotations
 
 import math
+import operator
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from itertools import islice
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -404,12 +406,15 @@ class Session:
             return None
         # sorted as tuples (the order of Turn's fields), each turn made once per document:
         # a show's thousands of turns are mostly the ones of the step before
-        raw = sorted(t for t in reply.turns if t[1] > t[0])
+        raw = [t for t in reply.turns if t[1] > t[0]]
+        if not all(map(operator.lt, raw, islice(raw, 1, None))):  # mostly sorted already
+            raw.sort()
         if raw and max([t[1] for t in raw]) > document.extent[1] + 3600.0:  # ends > starts
             self._check_times(document, [x for t in raw for x in (t[0], t[1])],
                               "adapted turn")
         cache = self._doc_state.turns
-        turns = tuple([cache.get(t) or cache.setdefault(t, Turn(*t)) for t in raw])
+        get = cache.get
+        turns = tuple([get(t) or cache.setdefault(t, Turn(*t)) for t in raw])
         return Adapted(turns=turns)
 
     def end_document(self) -> DocumentResult:

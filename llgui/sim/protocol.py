@@ -350,14 +350,16 @@ def _turns_fast(value: list) -> TurnList | None:
         starts, ends, speakers = zip(*value)
     except (TypeError, ValueError):
         return None
-    if not {type(x) for x in starts + ends} <= {int, float} \
-            or {type(x) for x in speakers} != {str} or "" in speakers:
+    types = set(map(type, starts)) | set(map(type, ends))
+    if not types <= {int, float} or set(map(type, speakers)) != {str} or "" in speakers:
         return None
     s = np.array(starts, dtype=float)
     e = np.array(ends, dtype=float)
     if not (np.isfinite(s).all() and np.isfinite(e).all() and (s >= 0).all()
             and (e >= s).all()):
         return None
+    if types == {float}:     # already what the item-by-item check gives (float(x) is x)
+        return tuple(zip(starts, ends, speakers))
     return tuple(zip(s.tolist(), e.tolist(), speakers))
 
 

@@ -68,9 +68,16 @@ class _Sums:
         sums.both = float(d @ np.minimum(nr, nh))
         sums.total = float(d @ nr)
         hyp_names, ref_names = sw.hyp_turns.names, sw.ref_turns.names
-        co = (h @ (r * d).T).tolist()
-        # all pairs at once: (H, R, n) is small, the region holds a few turns
-        matched = (np.minimum(h[:, None, :], r[None, :, :]) @ d).tolist()
+        co_array = h @ (r * d).T
+        co = co_array.tolist()
+        if h.shape[0] * r.shape[0] * d.size <= 1 << 16:
+            # all pairs at once: a step's region holds a few turns
+            matched = (np.minimum(h[:, None, :], r[None, :, :]) @ d).tolist()
+        else:     # a whole show: only the pairs that co-occur, one at a time
+            matched = np.zeros(co_array.shape)
+            for i, j in zip(*np.nonzero(co_array > 0)):
+                matched[i, j] = d @ np.minimum(h[i], r[j])
+            matched = matched.tolist()
         wa = sw.w_all
         h_on, r_on = (h > 0).astype(float), (r > 0).astype(float)
         inter = (h_on @ (r_on * wa).T).tolist()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import Mapping, Union
 
@@ -353,13 +354,17 @@ def _turns_fast(value: list) -> TurnList | None:
     types = set(map(type, starts)) | set(map(type, ends))
     if not types <= {int, float} or set(map(type, speakers)) != {str} or "" in speakers:
         return None
+    if types == {float}:     # floats as parsed (float(x) is x): checked by C-level passes
+        # a sum is finite only if every term is (an overflow just takes the slow path)
+        if math.isfinite(sum(starts) + sum(ends)) and min(starts) >= 0 \
+                and all(map(operator.ge, ends, starts)):
+            return tuple(zip(starts, ends, speakers))
+        return None
     s = np.array(starts, dtype=float)
     e = np.array(ends, dtype=float)
     if not (np.isfinite(s).all() and np.isfinite(e).all() and (s >= 0).all()
             and (e >= s).all()):
         return None
-    if types == {float}:     # already what the item-by-item check gives (float(x) is x)
-        return tuple(zip(starts, ends, speakers))
     return tuple(zip(s.tolist(), e.tolist(), speakers))
 
 

@@ -105,6 +105,9 @@ class View:
         ERROR_KINDS), in the same order (by start, then kind), from the track's cached
         regions (updated per step, not recomputed over the show)."""
         by_kind = self.track.error_region_arrays()
+        cached = getattr(self, "_arrays", None)
+        if cached is not None and cached[0] is by_kind:   # the hypothesis did not change
+            return cached[1]
         order_of = {k: i for i, k in enumerate(_DER_KINDS)}
         kinds = [k for k in ERROR_KINDS if k in by_kind]
         starts = np.concatenate([by_kind[k][0] for k in kinds] + [np.empty(0)])
@@ -113,7 +116,9 @@ class View:
                                 for k in kinds] + [np.empty(0, dtype=int)]).astype(int)
         rank = np.array([order_of[k] for k in ERROR_KINDS])[codes]
         order = np.lexsort((rank, starts))
-        return starts[order], ends[order], codes[order]
+        result = starts[order], ends[order], codes[order]
+        self._arrays = (by_kind, result)
+        return result
 
     def was_corrected(self, t: float) -> bool:
         return any(s <= t <= e for s, e in self.corrected_windows)

@@ -72,6 +72,7 @@ class DiarTrack:
         mine, theirs = self._incremental, other._incremental
         if (mine is None or theirs is None or self.doc is not other.doc
                 or self._hypothesis is not other._hypothesis
+                or self.cost_model != other.cost_model
                 or (self.metric.collar, self.metric.skip_overlap)
                 != (other.metric.collar, other.metric.skip_overlap)):
             return False
@@ -181,10 +182,22 @@ class DiarTrack:
             return self._score(self.corrected_hypothesis(step))
         a, b = windows[0][0], windows[-1][1]
         inc = self._incremental
-        local = diar_edit.corrected_turns(
+        local = self._shared_local("corrected", step, lambda: diar_edit.corrected_turns(
             inc.overlapping(a, b, reference=True), inc.overlapping(a, b), windows,
-            self.mapping(), taken=inc.labels | self._reference_labels)
+            self.mapping(), taken=inc.labels | self._reference_labels))
         return self._scored(inc.score_replaced(a, b, local, jer=self._jer))
+
+    def _shared_local(self, kind: str, step: Step, build):
+        """The step's local turns, built once for the tracks sharing this scorer (same
+        document, hypothesis, mapping and cost model); forgotten when the hypothesis moves."""
+        memo = self._incremental._memo
+        key = (kind, id(step))
+        hit = memo.get(key)
+        if hit is not None and hit[0] is step:
+            return hit[1]
+        value = build()
+        memo[key] = (step, value)
+        return value
 
     def impaired(self, step: Step) -> Scored:
         if self._incremental is None or not self.windows(step):
@@ -193,9 +206,8 @@ class DiarTrack:
         windows = self.windows(step)
         a, b = windows[0][0], windows[-1][1]
         inc = self._incremental
-        local, label = diar_edit.impaired_turns(inc.overlapping(a, b), windows,
-                                                reserved=self._reference_labels,
-                                                labels=inc.labels)
+        local, label = self._shared_local("impaired", step, lambda: diar_edit.impaired_turns(
+            inc.overlapping(a, b), windows, reserved=self._reference_labels, labels=inc.labels))
         return self._scored(inc.score_replaced(a, b, local, (label,), jer=self._jer))
 
     def _scored(self, components) -> Scored:

@@ -21,14 +21,14 @@ Tests hold every result equal to `der_components` (and so to pyannote.metrics) o
 """
 from __future__ import annotations
 
-from operator import attrgetter
+from operator import attrgetter, is_
 from typing import Collection, Sequence
 
 import numpy as np
 
 from llgui.core.der import (
-    DERComponents, _linear_sum_assignment, _pyannote_order_int, _pyannote_order_string, _sweep,
-    der_components,
+    DERComponents, JERComponents, _linear_sum_assignment, _pyannote_order_int, _pyannote_order_string, _sweep,
+    ERROR_KINDS, der_components, error_regions, jer_components,
 )
 from llgui.core.types import Turn
 
@@ -40,7 +40,8 @@ CLEARANCE = 2e-6   # region edges keep this far from every cut of the sweep
 class _Sums:
     """The additive sums of one sweep, keyed by label names."""
 
-    __slots__ = ("miss", "fa", "both", "total", "co", "matched", "hyp_time", "ref_time")
+    __slots__ = ("miss", "fa", "both", "total", "co", "matched", "hyp_time", "ref_time",
+                 "inter", "hyp_on", "ref_on")
 
     def __init__(self):
         self.miss = self.fa = self.both = self.total = 0.0
@@ -48,6 +49,11 @@ class _Sums:
         self.matched: dict[tuple[str, str], float] = {}
         self.hyp_time: dict[str, float] = {}
         self.ref_time: dict[str, float] = {}
+        # JER: seconds (slivers kept, as pyannote's label timelines) where a label speaks,
+        # and where a hypothesis label and a reference label both speak
+        self.inter: dict[tuple[str, str], float] = {}
+        self.hyp_on: dict[str, float] = {}
+        self.ref_on: dict[str, float] = {}
 
     @classmethod
     def of(cls, reference, hypothesis, uem, collar, skip_overlap) -> "_Sums":
@@ -62,15 +68,31 @@ class _Sums:
         sums.both = float(d @ np.minimum(nr, nh))
         sums.total = float(d @ nr)
         hyp_names, ref_names = sw.hyp_turns.names, sw.ref_turns.names
-        co = h @ (r * d).T
+        co_array = h @ (r * d).T
+        co = co_array.tolist()
+        if h.shape[0] * r.shape[0] * d.size <= 1 << 16:
+            # all pairs at once: a step's region holds a few turns
+            matched = (np.minimum(h[:, None, :], r[None, :, :]) @ d).tolist()
+        else:     # a whole show: only the pairs that co-occur, one at a time
+            matched = np.zeros(co_array.shape)
+            for i, j in zip(*np.nonzero(co_array > 0)):
+                matched[i, j] = d @ np.minimum(h[i], r[j])
+            matched = matched.tolist()
+        wa = sw.w_all
+        h_on, r_on = (h > 0).astype(float), (r > 0).astype(float)
+        inter = (h_on @ (r_on * wa).T).tolist()
+        sums.hyp_time = dict(zip(hyp_names, (h @ d).tolist()))
+        sums.ref_time = dict(zip(ref_names, (r @ d).tolist()))
+        sums.hyp_on = dict(zip(hyp_names, (h_on @ wa).tolist()))
+        sums.ref_on = dict(zip(ref_names, (r_on @ wa).tolist()))
         for i, hn in enumerate(hyp_names):
-            sums.hyp_time[hn] = float(h[i] @ d)
+            co_i, matched_i, inter_i = co[i], matched[i], inter[i]
             for j, rn in enumerate(ref_names):
-                if co[i, j] > 0:
-                    sums.co[(hn, rn)] = float(co[i, j])
-                    sums.matched[(hn, rn)] = float(d @ np.minimum(h[i], r[j]))
-        for j, rn in enumerate(ref_names):
-            sums.ref_time[rn] = float(r[j] @ d)
+                if co_i[j] > 0:
+                    sums.co[(hn, rn)] = co_i[j]
+                    sums.matched[(hn, rn)] = matched_i[j]
+                if inter_i[j] > 0:
+                    sums.inter[(hn, rn)] = inter_i[j]
         return sums
 
     def swapped(self, old: "_Sums", new: "_Sums") -> "_Sums":
@@ -81,7 +103,7 @@ class _Sums:
         out.fa = clean(self.fa - old.fa + new.fa)
         out.both = clean(self.both - old.both + new.both)
         out.total = clean(self.total - old.total + new.total)
-        for name in ("co", "matched", "hyp_time", "ref_time"):
+        for name in ("co", "matched", "hyp_time", "ref_time", "inter", "hyp_on", "ref_on"):
             merged = dict(getattr(self, name))
             for key, value in getattr(old, name).items():
                 merged[key] = merged.get(key, 0.0) - value
@@ -108,6 +130,38 @@ class _Sums:
                              confusion=max(_clean(self.both - correct), 0.0),
                              correct=max(correct, 0.0), total=max(self.total, 0.0),
                              mapping=dict(pairs))
+
+
+    def jer(self, unmappable: Collection[str] = ()) -> JERComponents:
+        """JER components as `jer_components`: JaccardErrorRate's mapping (reference labels
+        in rows, ties broken in pyannote's label order), one Jaccard error per reference
+        speaker, summed in label order."""
+        blocked = set(unmappable)
+        hyp = sorted((h for h, t in self.hyp_time.items() if t > 0 and h not in blocked),
+                     key=str)
+        ref = sorted((r for r, t in self.ref_time.items() if t > 0), key=str)
+        pairs: dict[str, str] = {}
+        if hyp and ref:
+            hyp_o = [hyp[i] for i in _pyannote_order_int(len(hyp))]
+            ref_o = [ref[i] for i in _pyannote_order_string(len(ref))]
+            co = np.array([[self.co.get((h, r), 0.0) for h in hyp_o] for r in ref_o])
+            rows, cols = _linear_sum_assignment(-co)
+            pairs = {ref_o[a]: hyp_o[b] for a, b in zip(rows, cols) if co[a, b] > 0}
+        per_speaker: dict[str, float] = {}
+        error = 0.0
+        for r in ref:
+            h = pairs.get(r)
+            if h is None:
+                jer = 1.0
+            else:
+                r_dur, h_dur = self.ref_on.get(r, 0.0), self.hyp_on.get(h, 0.0)
+                inter = self.inter.get((h, r), 0.0)
+                union = r_dur + h_dur - inter
+                jer = ((h_dur - inter) + (r_dur - inter)) / union
+            per_speaker[r] = jer
+            error += jer
+        return JERComponents(speaker_error=error, speaker_count=float(len(ref)),
+                             mapping=pairs, per_speaker=per_speaker)
 
 
 def _clean(value: float) -> float:
@@ -179,11 +233,29 @@ class IncrementalDER:
         self._sums = sums if sums is not None else _Sums.of(
             self.reference, hypothesis, self.uem, self.collar, self.skip_overlap)
         self._components: DERComponents | None = None
+        self._jer: JERComponents | None = None
+        self._regions: dict | None = None
+        self._last_swap = None
+        self._memo: dict = {}     # this hypothesis' scored replacements (sums, components)
 
     def current(self) -> DERComponents:
         if self._components is None:
             self._components = self._sums.components()
         return self._components
+
+    def current_jer(self) -> JERComponents:
+        """JER components of the current hypothesis."""
+        if self._jer is None:
+            self._jer = self._sums.jer()
+        return self._jer
+
+    def _result(self, sums: "_Sums | None", turns, unmappable, jer: bool):
+        """Components from updated sums, or from a full sweep of `turns` when None."""
+        if sums is None:
+            full = jer_components if jer else der_components
+            return full(self.reference, turns, self.uem, self.collar, self.skip_overlap,
+                        unmappable)
+        return sums.jer(unmappable) if jer else sums.components(unmappable)
 
     def _extent_of(self, starts, ends) -> tuple[float, float] | None:
         """The scored extent when no UEM is given (union of both sides' extents)."""
@@ -196,15 +268,11 @@ class IncrementalDER:
     # -- a changed hypothesis ---------------------------------------------------------------
 
     def score_changed(self, turns: Sequence[Turn], region: tuple[float, float],
-                      unmappable: Collection[str] = ()) -> DERComponents:
-        """Components of `turns`, equal to the current hypothesis outside `region`."""
-        sums = self._sums_changed(tuple(turns), region)
-        if sums is None:
-            from llgui.core.der import der_components
-
-            return der_components(self.reference, turns, self.uem, self.collar,
-                                  self.skip_overlap, unmappable)
-        return sums.components(unmappable)
+                      unmappable: Collection[str] = (), jer: bool = False):
+        """Components (DER, or JER with `jer`) of `turns`, equal to the current hypothesis
+        outside `region`."""
+        turns = tuple(turns)
+        return self._result(self._sums_changed(turns, region), turns, unmappable, jer)
 
     def overlapping(self, a: float, b: float, reference: bool = False) -> list[Turn]:
         """The current hypothesis' (or the reference's) turns that overlap (a, b)."""
@@ -215,21 +283,33 @@ class IncrementalDER:
                             self._hyp_reach, a, b)
 
     def score_replaced(self, a: float, b: float, turns: Sequence[Turn],
-                       unmappable: Collection[str] = ()) -> DERComponents:
-        """Components of the current hypothesis with its turns overlapping (a, b) replaced by
-        `turns` (which must lie within the span of (a, b) and of the turns they replace)."""
-        removed = self.overlapping(a, b)
+                       unmappable: Collection[str] = (), jer: bool = False):
+        """Components (DER, or JER with `jer`) of the current hypothesis with its turns
+        overlapping (a, b) replaced by `turns` (which must lie within the span of (a, b) and
+        of the turns they replace)."""
         turns = list(turns)
+        key = (a, b, tuple(turns), tuple(unmappable), jer)
+        if key in self._memo:     # the DER and JER tracks of a document ask the same
+            return self._memo[key]
+        result = self._replaced(a, b, turns, unmappable, jer)
+        self._memo[key] = result
+        return result
+
+    def _replaced(self, a, b, turns, unmappable, jer):
+        removed = self.overlapping(a, b)
         spans = [(t.start, t.end) for t in removed + turns]
         lo = min([a] + [s for s, _ in spans])
         hi = max([b] + [e for _, e in spans])
-        sums = self._sums_local(lo, hi, removed, turns)
+        sums_key = (a, b, tuple(turns))
+        if sums_key in self._memo:
+            sums = self._memo[sums_key]
+        else:
+            sums = self._memo[sums_key] = self._sums_local(lo, hi, removed, turns)
+        whole = None
         if sums is None:
             gone = set(map(id, removed))
             whole = [t for t in self.hypothesis if id(t) not in gone] + turns
-            return der_components(self.reference, whole, self.uem, self.collar,
-                                  self.skip_overlap, unmappable)
-        return sums.components(unmappable)
+        return self._result(sums, whole, unmappable, jer)
 
     def _sums_local(self, lo: float, hi: float, removed: list[Turn], added: list[Turn]
                     ) -> _Sums | None:
@@ -260,10 +340,15 @@ class IncrementalDER:
         else:
             uem = [(max(s, a), min(e, b)) for s, e in self.uem if min(e, b) > max(s, a)]
         if not uem:
+            self._last_swap = (a, b, [], after, [])
             return self._sums
         margin = self.collar + CLEARANCE
         ref = self.overlapping(a - margin, b + margin, reference=True)
-        old = _Sums.of(ref, before, uem, self.collar, self.skip_overlap)
+        self._last_swap = (a, b, ref, after, uem)
+        old = self._memo.get(("old", a, b))   # `before` is the current hypothesis' turns
+        if old is None:
+            old = self._memo[("old", a, b)] = _Sums.of(ref, before, uem, self.collar,
+                                                      self.skip_overlap)
         new = _Sums.of(ref, after, uem, self.collar, self.skip_overlap)
         return self._sums.swapped(old, new)
 
@@ -272,13 +357,48 @@ class IncrementalDER:
         turns = tuple(turns)
         if turns is self.hypothesis:
             return self.current()
+        if len(turns) == len(self.hypothesis) and all(map(is_, turns, self.hypothesis)):
+            self.hypothesis = turns       # the same turn objects (a system that kept them)
+            return self.current()
         raw = _raw(turns)
         region = self._difference(raw)
         if region[0] > region[1]:   # the same turns
             self.hypothesis, self._raw = turns, raw
             return self.current()
-        self._set(turns, self._sums_changed(turns, region, raw), raw)
+        regions = self._regions
+        mapping = dict(self.current().mapping) if regions is not None else None
+        self._last_swap = None
+        sums = self._sums_changed(turns, region, raw)
+        swap = self._last_swap
+        self._set(turns, sums, raw)
+        if regions is not None and sums is not None and swap is not None \
+                and dict(self.current().mapping) == mapping:
+            a, b, ref, after, uem = swap
+            local = error_regions(ref, after, uem, self.collar, self.skip_overlap, mapping) \
+                if uem else []
+            self._regions = _splice(regions, a, b, local)
         return self.current()
+
+    # -- where the errors are ---------------------------------------------------------------
+
+    def error_region_arrays(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """`llgui.core.der.error_regions` of the current hypothesis under its optimal mapping,
+        as kind -> (starts, ends) (sorted, disjoint runs). After a step that keeps the mapping
+        only the changed region is swept again and spliced in."""
+        if self._regions is None:
+            full = error_regions(self.reference, self.hypothesis, self.uem, self.collar,
+                                 self.skip_overlap, dict(self.current().mapping))
+            self._regions = {kind: (np.array([r[0] for r in full if r[2] == kind], dtype=float),
+                                    np.array([r[1] for r in full if r[2] == kind], dtype=float))
+                             for kind in ERROR_KINDS}
+        return self._regions
+
+    def error_regions(self) -> list[tuple[float, float, str]]:
+        """The same as a list sorted as `llgui.core.der.error_regions` sorts it."""
+        out = [(s, e, kind) for kind, (starts, ends) in self.error_region_arrays().items()
+               for s, e in zip(starts.tolist(), ends.tolist())]
+        out.sort(key=lambda r: (r[0], ERROR_KINDS.index(r[2])))
+        return out
 
     def _difference(self, raw) -> tuple[float, float]:
         """(a, b) spanning every turn that differs between the current list and a new one
@@ -329,6 +449,37 @@ class IncrementalDER:
         cuts = (self._fixed_cuts, self._hyp_s, self._hyp_e_sorted, np.sort(starts),
                 np.sort(ends))
         return _clear_point(cuts, a, -1), _clear_point(cuts, b, +1)
+
+
+def _splice(regions: dict, a: float, b: float, local: list[tuple[float, float, str]]) -> dict:
+    """Per-kind runs with (a, b) replaced by `local`'s runs; runs touching at a or b merged
+    (a and b are no cut of the sweep, so a full sweep has one piece across each)."""
+    out = {}
+    for kind, (starts, ends) in regions.items():
+        i = int(np.searchsorted(ends, a, side="right"))      # runs ending by a stay
+        j = int(np.searchsorted(starts, b, side="left"))     # runs starting from b stay
+        mid_s, mid_e = [], []
+        if i < j and starts[i] < a:
+            mid_s.append(float(starts[i]))
+            mid_e.append(a)
+        for s, e, k in local:
+            if k == kind:
+                mid_s.append(s)
+                mid_e.append(e)
+        if i < j and ends[j - 1] > b:
+            mid_s.append(b)
+            mid_e.append(float(ends[j - 1]))
+        # merge runs that touch (only at a and b can they)
+        ms, me = [], []
+        for s, e in zip(mid_s, mid_e):
+            if me and s == me[-1]:
+                me[-1] = e
+            else:
+                ms.append(s)
+                me.append(e)
+        out[kind] = (np.concatenate((starts[:i], np.array(ms, dtype=float), starts[j:])),
+                     np.concatenate((ends[:i], np.array(me, dtype=float), ends[j:])))
+    return out
 
 
 def _neighbours(cuts: Sequence[np.ndarray], x: float) -> tuple[float, float]:

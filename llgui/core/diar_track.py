@@ -59,13 +59,31 @@ class DiarTrack:
         self._reference_labels = frozenset(t.speaker for t in doc.reference)
         self._current: Scored | None = None
         self._mapping: dict[str, str] | None = None
-        # DER: scored by region (only the turns around a step's windows are swept again)
-        self._incremental = None
-        if isinstance(metric, DERMetric):
-            from llgui.core.der_incremental import IncrementalDER
+        # DER and JER: scored by region (only the turns around a step's windows are swept
+        # again); the JER sums ride on the same sweep as the DER ones
+        self._jer = isinstance(metric, JERMetric)
+        self._incremental = self._make_incremental()
 
-            self._incremental = IncrementalDER(doc.reference, self._hypothesis, doc.uem,
-                                               metric.collar, metric.skip_overlap)
+    def share_scoring(self, other: "DiarTrack") -> bool:
+        """Score through `other`'s incremental state (the same document, hypothesis and
+        settings: a DER and a JER track of one session), so a step's sweeps are made once.
+        False (nothing shared) when they differ. The first `advance` moves both: take
+        every sharing track's `corrected` and `impaired` of a step before advancing any."""
+        mine, theirs = self._incremental, other._incremental
+        if (mine is None or theirs is None or self.doc is not other.doc
+                or self._hypothesis is not other._hypothesis
+                or self.cost_model != other.cost_model
+                or (self.metric.collar, self.metric.skip_overlap)
+                != (other.metric.collar, other.metric.skip_overlap)):
+            return False
+        self._incremental = theirs
+        return True
+
+    def _make_incremental(self):
+        from llgui.core.der_incremental import IncrementalDER
+
+        return IncrementalDER(self.doc.reference, self._hypothesis, self.doc.uem,
+                              self.metric.collar, self.metric.skip_overlap)
 
     # -- the hypothesis and what a step does to it ------------------------------------------
 
@@ -83,6 +101,7 @@ class DiarTrack:
         other._hypothesis = hypothesis
         other._reference_labels = self._reference_labels
         other._current = other._mapping = other._incremental = None
+        other._jer = self._jer
         return other
 
     def mapping(self) -> dict[str, str]:
@@ -117,10 +136,18 @@ class DiarTrack:
     def error_regions(self, mapping: Mapping[str, str] | None = None
                       ) -> list[tuple[float, float, str]]:
         """Where the current hypothesis is correct, confused, missed or false alarm."""
+        if mapping is None and self._incremental is not None:
+            return self._incremental.error_regions()
         return error_regions(self.doc.reference, self._hypothesis, self.doc.uem,
                              self.metric.collar, self.metric.skip_overlap, mapping)
 
     # -- Track ------------------------------------------------------------------------------
+
+    def error_region_arrays(self) -> dict:
+        """`error_regions()` (optimal mapping) as kind -> (starts, ends) arrays (seconds)."""
+        if self._incremental is None:
+            self._incremental = self._make_incremental()
+        return self._incremental.error_region_arrays()
 
     def _score(self, hypothesis, unmappable=()) -> Scored:
         stats = self.metric.stats(self.doc.reference, hypothesis, self.doc.uem, unmappable)
@@ -128,11 +155,12 @@ class DiarTrack:
 
     def current(self) -> Scored:
         if self._current is None and self._incremental is not None:
-            components = self._incremental.current()
+            inc = self._incremental
+            components = inc.current_jer() if self._jer else inc.current()
             stats = components.as_stats()
             self._current = Scored(self.metric.score(stats), stats)
             if self._mapping is None:
-                self._mapping = dict(components.mapping)
+                self._mapping = dict(inc.current().mapping)
         if self._current is None:
             if isinstance(self.metric, DERMetric):
                 # one sweep gives the score and the mapping the next step's corrections use
@@ -154,10 +182,22 @@ class DiarTrack:
             return self._score(self.corrected_hypothesis(step))
         a, b = windows[0][0], windows[-1][1]
         inc = self._incremental
-        local = diar_edit.corrected_turns(
+        local = self._shared_local("corrected", step, lambda: diar_edit.corrected_turns(
             inc.overlapping(a, b, reference=True), inc.overlapping(a, b), windows,
-            self.mapping(), taken=inc.labels | self._reference_labels)
-        return self._scored(inc.score_replaced(a, b, local))
+            self.mapping(), taken=inc.labels | self._reference_labels))
+        return self._scored(inc.score_replaced(a, b, local, jer=self._jer))
+
+    def _shared_local(self, kind: str, step: Step, build):
+        """The step's local turns, built once for the tracks sharing this scorer (same
+        document, hypothesis, mapping and cost model); forgotten when the hypothesis moves."""
+        memo = self._incremental._memo
+        key = (kind, id(step))
+        hit = memo.get(key)
+        if hit is not None and hit[0] is step:
+            return hit[1]
+        value = build()
+        memo[key] = (step, value)
+        return value
 
     def impaired(self, step: Step) -> Scored:
         if self._incremental is None or not self.windows(step):
@@ -166,10 +206,9 @@ class DiarTrack:
         windows = self.windows(step)
         a, b = windows[0][0], windows[-1][1]
         inc = self._incremental
-        local, label = diar_edit.impaired_turns(inc.overlapping(a, b), windows,
-                                                reserved=self._reference_labels,
-                                                labels=inc.labels)
-        return self._scored(inc.score_replaced(a, b, local, (label,)))
+        local, label = self._shared_local("impaired", step, lambda: diar_edit.impaired_turns(
+            inc.overlapping(a, b), windows, reserved=self._reference_labels, labels=inc.labels))
+        return self._scored(inc.score_replaced(a, b, local, (label,), jer=self._jer))
 
     def _scored(self, components) -> Scored:
         stats = components.as_stats()

@@ -22,14 +22,17 @@ before the fault is on disk and loadable. `close()` always ends the process grou
 from __future__ import annotations
 
 import math
+import operator
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from itertools import islice
 from pathlib import Path
 from typing import Callable, Sequence
 
 from llgui import __version__
 from llgui.core.cost import CostModel
+from llgui.core.diar_track import DiarTrack
 from llgui.core.jobs import Cancelled, check
 from llgui.core.penalty import make_track, minimal_supervision_rate
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
@@ -90,6 +93,9 @@ class _DocScores:
     def __init__(self, document, metrics: Sequence[str], bundle: Bundle):
         self.tracks = {m: make_track(document, m, bundle.settings, bundle.cost,
                                      bundle.documents) for m in metrics}
+        diar = [t for t in self.tracks.values() if isinstance(t, DiarTrack)]
+        for track in diar[1:]:
+            track.share_scoring(diar[0])
         self.base = {m: t.current() for m, t in self.tracks.items()}
         self.penalty = {m: 0.0 for m in metrics}
         self.last = dict(self.base)
@@ -97,9 +103,12 @@ class _DocScores:
 
     def add(self, step: Step) -> dict:
         out = {}
+        # every track's corrected and impaired before any advances: the diarization tracks
+        # share one scorer, which stands at h_{n-1} until the first advance
+        judged = {m: (track.corrected(step), track.impaired(step))
+                  for m, track in self.tracks.items()}
         for m, track in self.tracks.items():
-            cor = track.corrected(step)
-            imp = track.impaired(step)
+            cor, imp = judged[m]
             adapted = track.advance(step)
             self.penalty[m] += imp.score - cor.score
             self.last[m] = adapted
@@ -156,6 +165,7 @@ class Session:
         self._others: dict[str, RefIndex] = {}
         self.llgui_seconds = 0.0  # llgui's own time in steps (the system's excluded)
         self.parse_seconds = 0.0  # of which parsing the system's messages
+        self.pipe_seconds = 0.0   # writing to the system's stdin (not llgui's time)
 
     # -- the system -----------------------------------------------------------------------------
 
@@ -175,10 +185,15 @@ class Session:
         return message, elapsed
 
     def _send(self, message) -> None:
+        line = P.encode(message)
+        t0 = time.perf_counter()
         try:
-            self.process.send(P.encode(message))
+            self.process.send(line)
         except P.ProtocolFault as fault:
             raise P.ProtocolFault(fault.reason, None, self.doc, self._where_step()) from None
+        # the pipe write wakes the system, and on a busy machine the OS may run it before
+        # returning to us: the system's time, left out of llgui's as the reply's wait is
+        self.pipe_seconds += time.perf_counter() - t0
 
     def _where_step(self) -> int | None:
         """The step for messages: 0 while h0 is awaited, None outside documents."""
@@ -287,7 +302,7 @@ class Session:
             return None
         self.step = state.steps + 1
         waited = 0.0
-        parsed_before = self.parse_seconds
+        parsed_before, piped_before = self.parse_seconds, self.pipe_seconds
         if state.mode == "active":
             message, waited = self._receive()
             if isinstance(message, P.Stop):
@@ -325,7 +340,7 @@ class Session:
             move = self.oracle.distort(move, view)
             self._send(P.Correction(move.kind, move.target, move.answer, cost))
             initiative = "interactive"
-        llgui_s = time.perf_counter() - t0
+        llgui_s = time.perf_counter() - t0 - (self.pipe_seconds - piped_before)
         reply, elapsed = self._receive()
         t1 = time.perf_counter()
         if not isinstance(reply, P.AdaptedReply):
@@ -389,9 +404,17 @@ class Session:
             return Adapted(lines=dict(reply.lines)) if reply.lines else None
         if reply.turns is None:
             return None
-        turns = tuple(sorted(Turn(s, e, spk) for s, e, spk in reply.turns if e > s))
-        self._check_times(document, [t for turn in turns for t in (turn.start, turn.end)],
-                          "adapted turn")
+        # sorted as tuples (the order of Turn's fields), each turn made once per document:
+        # a show's thousands of turns are mostly the ones of the step before
+        raw = [t for t in reply.turns if t[1] > t[0]]
+        if not all(map(operator.lt, raw, islice(raw, 1, None))):  # mostly sorted already
+            raw.sort()
+        if raw and max([t[1] for t in raw]) > document.extent[1] + 3600.0:  # ends > starts
+            self._check_times(document, [x for t in raw for x in (t[0], t[1])],
+                              "adapted turn")
+        cache = self._doc_state.turns
+        get = cache.get
+        turns = tuple([get(t) or cache.setdefault(t, Turn(*t)) for t in raw])
         return Adapted(turns=turns)
 
     def end_document(self) -> DocumentResult:
@@ -509,6 +532,7 @@ class _DocState:
         self.document, self.mode, self.budget = document, mode, budget
         self.scores, self.view = scores, view
         self.steps, self.cost, self.done = 0, 0.0, False
+        self.turns: dict[tuple, Turn] = {}     # (start, end, speaker) -> the Turn made once
 
 
 class _LazyRefs(dict):

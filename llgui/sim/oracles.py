@@ -27,7 +27,7 @@ most `LOOKAHEAD` candidates are tried; then the document ends). Randomness comes
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
 from typing import Callable, Iterator
 
@@ -41,6 +41,7 @@ from llgui.core.types import (
 ORACLES = ("allies", "worst-first", "in-order", "random", "noisy:P")
 LOOKAHEAD = 50
 ERROR_KINDS = ("miss", "false_alarm", "confusion")
+_DER_KINDS = ("correct", "confusion", "miss", "false_alarm")   # der.error_regions' kind order
 
 
 @dataclass(frozen=True)
@@ -99,8 +100,37 @@ class View:
     def error_regions(self) -> list[tuple[float, float, str]]:
         return [r for r in self.track.error_regions() if r[2] in ERROR_KINDS]
 
+    def error_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`error_regions()` as arrays: starts, ends (seconds), kinds (index into
+        ERROR_KINDS), in the same order (by start, then kind), from the track's cached
+        regions (updated per step, not recomputed over the show)."""
+        by_kind = self.track.error_region_arrays()
+        cached = getattr(self, "_arrays", None)
+        if cached is not None and cached[0] is by_kind:   # the hypothesis did not change
+            return cached[1]
+        order_of = {k: i for i, k in enumerate(_DER_KINDS)}
+        kinds = [k for k in ERROR_KINDS if k in by_kind]
+        starts = np.concatenate([by_kind[k][0] for k in kinds] + [np.empty(0)])
+        ends = np.concatenate([by_kind[k][1] for k in kinds] + [np.empty(0)])
+        codes = np.concatenate([np.full(by_kind[k][0].size, ERROR_KINDS.index(k))
+                                for k in kinds] + [np.empty(0, dtype=int)]).astype(int)
+        rank = np.array([order_of[k] for k in ERROR_KINDS])[codes]
+        order = np.lexsort((rank, starts))
+        result = starts[order], ends[order], codes[order]
+        self._arrays = (by_kind, result)
+        return result
+
     def was_corrected(self, t: float) -> bool:
         return any(s <= t <= e for s, e in self.corrected_windows)
+
+    def were_corrected(self, times: np.ndarray) -> np.ndarray:
+        """`was_corrected` of every time in `times` (bool array), in O((n + w) log w)."""
+        if not self.corrected_windows or times.size == 0:
+            return np.zeros(times.shape, dtype=bool)
+        windows = np.array(sorted(self.corrected_windows), dtype=float)
+        reach = np.maximum.accumulate(windows[:, 1])
+        k = np.searchsorted(windows[:, 0], times, side="right") - 1
+        return (k >= 0) & (reach[np.maximum(k, 0)] >= times)
 
     def hyp_label_of(self, ref_speaker: str) -> str:
         """The hypothesis label the optimal mapping gives `ref_speaker` (itself if none)."""
@@ -126,6 +156,12 @@ class RefIndex:
             if turn.start <= t <= turn.end:
                 yield turn
             j -= 1
+
+    def overlapping(self, start: float, end: float) -> list:
+        """Turns with end > start and start < end, in `turns` order."""
+        lo = bisect_left(self._starts, start - self._longest)
+        hi = bisect_left(self._starts, end)
+        return [r for r in self.turns[lo:hi] if r.end > start and r.start < end]
 
     def speakers_at(self, t: float) -> list[str]:
         """Reference speakers active at t (sorted)."""
@@ -203,8 +239,8 @@ def _diar_move(view: View, region: tuple[float, float, str]) -> Move:
         speakers = view.speakers_at(t)
         label = view.hyp_label_of(speakers[0]) if speakers else "non-speech"
         return Move("name", PointTarget(t), label, label)
-    turns = [(max(r.start, start), min(r.end, end), r.speaker) for r in view.ref.turns
-             if r.end > start and r.start < end]
+    turns = [(max(r.start, start), min(r.end, end), r.speaker)
+             for r in view.ref.overlapping(start, end)]
     return Move("segment", SpanTarget(start, end), turns, None)
 
 
@@ -221,10 +257,12 @@ class _Ordered(Oracle):
                 if edits[index] > 0 and int(index) not in view.corrected_sentences:
                     yield _mt_move(view, int(index))
             return
-        regions = [r for r in view.error_regions() if not view.was_corrected(0.5 * (r[0] + r[1]))]
-        lengths = np.array([e - s for s, e, _ in regions], dtype=float)
-        for index in self.order(lengths, view):
-            yield _diar_move(view, regions[int(index)])
+        starts, ends, kinds = view.error_arrays()
+        keep = ~view.were_corrected(0.5 * (starts + ends))
+        starts, ends, kinds = starts[keep], ends[keep], kinds[keep]
+        for index in self.order(ends - starts, view):
+            k = int(index)
+            yield _diar_move(view, (float(starts[k]), float(ends[k]), ERROR_KINDS[kinds[k]]))
 
 
 class WorstFirst(_Ordered):

@@ -90,6 +90,8 @@ class RunWriter:
         (self.out / "logs").mkdir(parents=True, exist_ok=True)
         self.log_path = self.out / "logs" / "system.jsonl"
         self._log = open(self.log_path, "w", encoding="utf-8", newline="\n")
+        self._turn_texts: dict[int, str] = {}     # id(turn) -> its JSON text
+        self._turns_alive: list = []              # ... and the turns, so ids stay theirs
         self.write_bundle()
 
     # -- h0 -------------------------------------------------------------------------------------
@@ -121,18 +123,38 @@ class RunWriter:
         if step.cost is not None:
             record["cost"] = step.cost
         adapted = step.adapted
+        turns = None
         if adapted is not None:
             if adapted.lines is not None:
                 record["adapted"] = {"lines": {str(k): v for k, v in sorted(adapted.lines.items())}}
             elif adapted.turns is not None:
-                record["adapted"] = {"turns": turns_to_json(adapted.turns)}
-        record.update(extra or {})
-        record["elapsed_s"] = round(float(elapsed), 6)
-        self._log.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+                turns = adapted.turns
+        rest = dict(extra or {})
+        rest["elapsed_s"] = round(float(elapsed), 6)
+        if turns is None:
+            record.update(rest)
+            line = json.dumps(record, ensure_ascii=False, allow_nan=False)
+        else:
+            # json.dumps of the whole record, with each turn's text made once per run (a
+            # show's thousands of turns are mostly the ones of the step before)
+            line = (json.dumps(record, ensure_ascii=False, allow_nan=False)[:-1]
+                    + ', "adapted": {"turns": [' + self._turns_json(turns)
+                    + "]}, " + json.dumps(rest, ensure_ascii=False, allow_nan=False)[1:])
+        self._log.write(line + "\n")
         self._log.flush()
         self.steps += 1
         if self.steps == 1:
             self.write_bundle()
+
+    def _turns_json(self, turns) -> str:
+        """The items of json.dumps(turns_to_json(turns)), each turn's text made once and kept
+        by the turn's identity (the turn is kept alive with it, so an id is never reused)."""
+        texts, alive = self._turn_texts, self._turns_alive
+        for turn in [t for t in turns if id(t) not in texts]:
+            texts[id(turn)] = json.dumps(turns_to_json((turn,))[0], ensure_ascii=False,
+                                         allow_nan=False)
+            alive.append(turn)
+        return ", ".join([texts[i] for i in map(id, turns)])
 
     # -- bundle.toml and run.json -----------------------------------------------------------
     def write_bundle(self) -> None:

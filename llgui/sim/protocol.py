@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import Mapping, Union
+
+import numpy as np
 
 from llgui.core.errors import SystemFailed
 from llgui.core.types import (
@@ -339,9 +342,39 @@ def parse_target(kind: str, value: object) -> Target:
     raise _Bad(f"unknown kind {_show(kind)}")
 
 
+def _turns_fast(value: list) -> TurnList | None:
+    """`parse_turns` of a well-formed list checked in bulk (a show has thousands of turns per
+    message); None when any item needs the item-by-item check and its message."""
+    try:
+        if set(map(type, value)) != {list} or set(map(len, value)) != {3}:
+            return None
+        starts, ends, speakers = zip(*value)
+    except (TypeError, ValueError):
+        return None
+    types = set(map(type, starts)) | set(map(type, ends))
+    if not types <= {int, float} or set(map(type, speakers)) != {str} or "" in speakers:
+        return None
+    if types == {float}:     # floats as parsed (float(x) is x): checked by C-level passes
+        # a sum is finite only if every term is (an overflow just takes the slow path)
+        if math.isfinite(sum(starts) + sum(ends)) and min(starts) >= 0 \
+                and all(map(operator.ge, ends, starts)):
+            return tuple(zip(starts, ends, speakers))
+        return None
+    s = np.array(starts, dtype=float)
+    e = np.array(ends, dtype=float)
+    if not (np.isfinite(s).all() and np.isfinite(e).all() and (s >= 0).all()
+            and (e >= s).all()):
+        return None
+    return tuple(zip(s.tolist(), e.tolist(), speakers))
+
+
 def parse_turns(value: object, what: str = "turns") -> TurnList:
     if not isinstance(value, list):
         raise _Bad(f"{what} must be a list of [start, end, speaker], not {_show(value)}")
+    if value:
+        fast = _turns_fast(value)
+        if fast is not None:
+            return fast
     out = []
     for i, item in enumerate(value, 1):
         if not isinstance(item, list) or len(item) != 3:

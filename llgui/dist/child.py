@@ -57,11 +57,23 @@ def campaign_in_child(path: str, progress=None, should_stop=None,
                 done, total = int(found.group(1)), int(found.group(2))
                 progress(done / total if total else 1.0)
 
-    readers = [threading.Thread(target=read_stdout, daemon=True),
-               threading.Thread(target=read_stderr, daemon=True)]
-    for reader in readers:
-        reader.start()
-    # poll, so a stop request ends the child within 50 ms even while no line arrives
+    wait_for_child(child, (read_stdout, read_stderr), should_stop)
+    if child.returncode not in (0, 2) or not out or not out[0].strip():
+        raise RuntimeError(f"llgui campaign failed (exit {child.returncode}): "
+                           + " | ".join(tail[-5:]))
+    report = json.loads(out[0].decode("utf-8"))
+    tables = tuple((system["name"], table_from_report(report, k))
+                   for k, system in enumerate(report["systems"]))
+    return CampaignResult(report, tables)
+
+
+def wait_for_child(child: subprocess.Popen, readers, should_stop=None) -> None:
+    """Run `readers` (functions draining the child's pipes) on threads and wait for the child
+    to exit, polling so that `should_stop()` ends it (and its process group) within 50 ms
+    even while it prints nothing; raises `Cancelled` then."""
+    threads = [threading.Thread(target=read, daemon=True) for read in readers]
+    for thread in threads:
+        thread.start()
     while child.poll() is None:
         if should_stop is not None and should_stop():
             _end(child)
@@ -70,17 +82,10 @@ def campaign_in_child(path: str, progress=None, should_stop=None,
             child.wait(timeout=0.05)
         except subprocess.TimeoutExpired:
             pass
-    for reader in readers:
-        reader.join()
+    for thread in threads:
+        thread.join()
     if should_stop is not None and should_stop():
         raise Cancelled()
-    if child.returncode not in (0, 2) or not out or not out[0].strip():
-        raise RuntimeError(f"llgui campaign failed (exit {child.returncode}): "
-                           + " | ".join(tail[-5:]))
-    report = json.loads(out[0].decode("utf-8"))
-    tables = tuple((system["name"], table_from_report(report, k))
-                   for k, system in enumerate(report["systems"]))
-    return CampaignResult(report, tables)
 
 
 def _end(child: subprocess.Popen) -> None:

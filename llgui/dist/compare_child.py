@@ -11,11 +11,9 @@ import json
 import os
 import subprocess
 import sys
-import threading
 
-from llgui.core.jobs import Cancelled
 from llgui.core.resample import Plan
-from llgui.dist.child import _end
+from llgui.dist.child import wait_for_child
 
 
 def compare_in_child(path: str, baseline: str, plan: Plan, progress=None,
@@ -29,23 +27,9 @@ def compare_in_child(path: str, baseline: str, plan: Plan, progress=None,
                              start_new_session=os.name != "nt")
     out: list[bytes] = []
     err: list[bytes] = []
-    readers = [threading.Thread(target=lambda: out.append(child.stdout.read()), daemon=True),
-               threading.Thread(target=lambda: err.append(child.stderr.read()), daemon=True)]
-    for reader in readers:
-        reader.start()
-    # poll, so a newer request ends this child within 50 ms
-    while child.poll() is None:
-        if should_stop is not None and should_stop():
-            _end(child)
-            raise Cancelled()
-        try:
-            child.wait(timeout=0.05)
-        except subprocess.TimeoutExpired:
-            pass
-    for reader in readers:
-        reader.join()
-    if should_stop is not None and should_stop():
-        raise Cancelled()
+    # a newer request ends this child within 50 ms
+    wait_for_child(child, (lambda: out.append(child.stdout.read()),
+                           lambda: err.append(child.stderr.read())), should_stop)
     if child.returncode != 0 or not out or not out[0].strip():
         tail = (err[0] if err else b"").decode("utf-8", "replace").strip().splitlines()[-3:]
         raise RuntimeError(f"llgui compare failed (exit {child.returncode}): "

@@ -463,9 +463,14 @@ class _Loader:
             self.add(line, "metrics is empty (leave it out for the default: "
                            f"{', '.join(DEFAULT_METRICS.get(task, ()))})")
             return ()
+        return tuple(self.check_metric_list(value, "bundle", task))
+
+    def check_metric_list(self, value: list, table: str, task: str | None) -> list[str]:
+        """The metric names of `table`'s `metrics` array, each checked at its own line
+        (a name, known for `task`, listed once); the bundle and campaign loaders share it."""
         names: list[str] = []
         for i, metric in enumerate(value):
-            where = self.pos.element_line(("bundle",), "metrics", i)
+            where = self.pos.element_line((table,), "metrics", i)
             if not isinstance(metric, str):
                 self.add(where, f"metrics[{i}] must be a metric name, not {_show(metric)}")
             elif task and metric not in KNOWN_METRICS[task]:
@@ -475,7 +480,7 @@ class _Loader:
                 self.add(where, f"metric {metric!r} is listed twice")
             else:
                 names.append(metric)
-        return tuple(names)
+        return names
 
     # --- [settings], [cost] ------------------------------------------------------------------
     def settings(self, table: dict | None, metrics: tuple[str, ...] = ()) -> dict[str, object]:

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from llgui.core.campaign import Batch, Campaign, Cell, ModelVersion, SystemSpec
 from llgui.core.errors import LoadError
-from llgui.core.types import DEFAULT_METRICS, KNOWN_METRICS, Stamp
+from llgui.core.types import DEFAULT_METRICS, Stamp
 from llgui.io.bundle import SETTINGS, _Loader, _show
 
 TABLES = ("campaign", "settings", "batches", "systems")
@@ -133,19 +133,8 @@ class _CampaignLoader(_Loader):
             self.add(line, f"metrics must be a non-empty array of metric names, not "
                            f"{'an empty array' if value == [] else _show(value)}")
             return DEFAULT_METRICS.get(task, ())
-        names: list[str] = []
-        for i, metric in enumerate(value):
-            where = self.pos.element_line(("campaign",), "metrics", i)
-            if not isinstance(metric, str):
-                self.add(where, f"metrics[{i}] must be a metric name, not {_show(metric)}")
-            elif task and metric not in KNOWN_METRICS[task]:
-                self.add(where, f"unknown metric {metric!r} for task {task} "
-                                f"(known: {', '.join(KNOWN_METRICS[task])})")
-            elif metric in names:
-                self.add(where, f"metric {metric!r} is listed twice")
-            else:
-                names.append(metric)
-        return tuple(names) or DEFAULT_METRICS.get(task, ())
+        return (tuple(self.check_metric_list(value, "campaign", task))
+                or DEFAULT_METRICS.get(task, ()))
 
     # --- shared checks ---------------------------------------------------------------------
     def ident(self, value: object, what: str, line: int) -> str | None:

@@ -44,6 +44,8 @@ reference speaker at all, pyannote's value).
 from __future__ import annotations
 
 import itertools
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from string import ascii_uppercase
@@ -249,6 +251,29 @@ class _Turns:
 
 
 def _turns(turns: Sequence[Turn]) -> _Turns:
+    """The arrays of a turn list; a tuple's are cached by its identity (a walkthrough sweeps
+    the same immutable lists several times per step), read-only."""
+    if not isinstance(turns, tuple):
+        return _make_turns(turns)
+    with _TURNS_LOCK:
+        hit = _TURNS.get(id(turns))
+    if hit is not None and hit[0] is turns:
+        return hit[1]
+    made = _make_turns(turns)
+    for array in (made.starts, made.ends, made.labels):
+        array.flags.writeable = False
+    with _TURNS_LOCK:
+        _TURNS[id(turns)] = (turns, made)
+        while len(_TURNS) > 32:
+            _TURNS.popitem(last=False)
+    return made
+
+
+_TURNS: "OrderedDict[int, tuple]" = OrderedDict()
+_TURNS_LOCK = threading.Lock()
+
+
+def _make_turns(turns: Sequence[Turn]) -> _Turns:
     n = len(turns)
     starts = np.fromiter((t.start for t in turns), dtype=float, count=n)
     ends = np.fromiter((t.end for t in turns), dtype=float, count=n)
@@ -323,6 +348,33 @@ def _uem_used(ref: _Turns, hyp: _Turns, uem) -> tuple[np.ndarray, np.ndarray, bo
 
 def _sweep(reference: Sequence[Turn], hypothesis: Sequence[Turn], uem, collar: float,
            skip_overlap: bool) -> _Sweep:
+    """The sweep of a document; for tuples of turns (and a tuple UEM or none) the last few
+    are cached by identity: a step's view asks for the mapping, the error regions and the
+    per-speaker breakdown of the same pair (its arrays are read-only)."""
+    if not (isinstance(reference, tuple) and isinstance(hypothesis, tuple)
+            and (uem is None or isinstance(uem, tuple))):
+        return _make_sweep(reference, hypothesis, uem, collar, skip_overlap)
+    key = (id(reference), id(hypothesis), id(uem), float(collar), bool(skip_overlap))
+    with _TURNS_LOCK:
+        hit = _SWEEPS.get(key)
+    if hit is not None and hit[0] is reference and hit[1] is hypothesis and hit[2] is uem:
+        return hit[3]
+    made = _make_sweep(reference, hypothesis, uem, collar, skip_overlap)
+    for value in vars(made).values():
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    with _TURNS_LOCK:
+        _SWEEPS[key] = (reference, hypothesis, uem, made)
+        while len(_SWEEPS) > 8:
+            _SWEEPS.popitem(last=False)
+    return made
+
+
+_SWEEPS: "OrderedDict[tuple, tuple]" = OrderedDict()
+
+
+def _make_sweep(reference: Sequence[Turn], hypothesis: Sequence[Turn], uem, collar: float,
+                skip_overlap: bool) -> _Sweep:
     if not collar >= 0:
         raise ValueError(f"collar must be >= 0 seconds, not {collar!r}")
     ref = _turns(reference)
@@ -615,23 +667,27 @@ def error_regions(
         "miss": np.maximum(nr - nh, 0)[k],
         "false_alarm": np.maximum(nh - nr, 0)[k],
     }
-    regions: list[tuple[float, float, str]] = []
-    for kind in ERROR_KINDS:
-        run: list[float] | None = None
-        for start, end, on in zip(sw.piece_start.tolist(), sw.piece_end.tolist(),
-                                  (counts[kind] > 0).tolist()):
-            if on and run is not None and start == run[1]:
-                run[1] = end                      # a piece continuing the run
-                continue
-            if run is not None:
-                regions.append((run[0], run[1], kind))
-                run = None
-            if on:
-                run = [start, end]
-        if run is not None:
-            regions.append((run[0], run[1], kind))
-    regions.sort(key=lambda r: (r[0], ERROR_KINDS.index(r[2])))
-    return regions
+    # runs of one kind: consecutive pieces, each starting where the last ended (numpy; a
+    # 10-hour show has ~40,000 pieces)
+    ps, pe = sw.piece_start, sw.piece_end
+    starts, ends, kinds = [], [], []
+    for rank, kind in enumerate(ERROR_KINDS):
+        on = np.flatnonzero(counts[kind] > 0)
+        if on.size == 0:
+            continue
+        goes_on = np.zeros(on.size, dtype=bool)
+        goes_on[1:] = (on[1:] == on[:-1] + 1) & (ps[on[1:]] == pe[on[:-1]])
+        first = np.flatnonzero(~goes_on)
+        last = np.append(first[1:], on.size) - 1
+        starts.append(ps[on[first]])
+        ends.append(pe[on[last]])
+        kinds.append(np.full(first.size, rank))
+    if not starts:
+        return []
+    start, end, rank = (np.concatenate(a) for a in (starts, ends, kinds))
+    order = np.lexsort((rank, start))   # by start, then kind
+    return list(zip(start[order].tolist(), end[order].tolist(),
+                    [ERROR_KINDS[k] for k in rank[order].tolist()]))
 
 
 # --------------------------------------------------------------------------------------------

@@ -92,15 +92,18 @@ class DiarTrack:
         """The current hypothesis h_{n-1} (turns in seconds)."""
         return self._hypothesis
 
-    def at(self, hypothesis: tuple[Turn, ...]) -> "DiarTrack":
+    def at(self, hypothesis: tuple[Turn, ...], mapping: Mapping[str, str] | None = None
+           ) -> "DiarTrack":
         """A track of the same document and metric standing at `hypothesis` (shared, not
-        copied): the walkthrough rebuilds a step's corrected and impaired versions with it."""
+        copied): the walkthrough rebuilds a step's corrected and impaired versions with it.
+        `mapping`: the hypothesis' optimal mapping when the caller already has it."""
         other = DiarTrack.__new__(DiarTrack)
         other.doc, other.metric, other.cost_model = self.doc, self.metric, self.cost_model
         other._others = self._others
         other._hypothesis = hypothesis
         other._reference_labels = self._reference_labels
-        other._current = other._mapping = other._incremental = None
+        other._current = other._incremental = None
+        other._mapping = dict(mapping) if mapping is not None else None
         other._jer = self._jer
         return other
 

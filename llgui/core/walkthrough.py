@@ -242,7 +242,8 @@ class Walkthrough:
         step = self.log[n - 1]
         seen = self.hypothesis_at(n - 1)
         adapted = self.hypothesis_at(n)
-        probe = self._diar["probe"](seen)
+        # h_{n-1}'s mapping, from the view before when it is cached: no DER sweep
+        probe = self._diar["probe"](seen, self._mapping_of(n - 1))
         impaired, label = probe.impaired_hypothesis(step)
         mapping = dict(probe.mapping())
         if adapted is seen:
@@ -257,6 +258,14 @@ class Walkthrough:
                         impaired=tuple(impaired), adapted=adapted, unmappable=label,
                         windows=tuple(probe.windows(step)), mapping=mapping,
                         adapted_mapping=adapted_mapping, adapted_errors=adapted_errors)
+
+    def _mapping_of(self, n: int) -> dict | None:
+        """h_n's optimal mapping when a view already holds it (else None)."""
+        with self._lock:
+            if n == 0:
+                return self._base_extra[0] if self._base_extra is not None else None
+            cached = self._views.get(n)
+        return cached.adapted_mapping if cached is not None else None
 
     def _errors_of(self, n: int, probe, mapping) -> tuple:
         """Error regions of h_n, reusing a cached view's when there is one."""

@@ -4,6 +4,9 @@ the step), and the miss, false alarm and confusion of h_n in seconds
 (`llgui.core.der_speakers.speaker_breakdown`, which shares out pyannote's components)."""
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
@@ -12,6 +15,51 @@ from llgui.core.der_speakers import speaker_breakdown
 
 COLUMNS = ("speaker", "hₙ₋₁", "hₙ", "speech s", "miss", "FA", "conf.", "err %")
 MAX_TURNS = 20_000   # beyond this the breakdown (a DER sweep) waits for a smaller show
+SYNC_TURNS = 2_000   # up to this the table computes its breakdown itself; beyond, a worker
+                     # does (`breakdown` in the workbench's step-view job): ~40 ms at 20,000
+
+_CACHE: "OrderedDict[tuple, tuple]" = OrderedDict()
+_LOCK = threading.Lock()
+
+
+def _key(document, adapted, mapping, collar, skip_overlap) -> tuple:
+    return (id(document.reference), id(adapted), id(document.uem),
+            tuple(sorted((mapping or {}).items())), float(collar), bool(skip_overlap))
+
+
+def cached_breakdown(document, adapted, mapping, collar=0.0, skip_overlap=False):
+    """The rows `breakdown` computed for these arguments, or None (not yet)."""
+    with _LOCK:
+        hit = _CACHE.get(_key(document, adapted, mapping, collar, skip_overlap))
+    if hit is not None and hit[0] is document.reference and hit[1] is adapted:
+        return hit[2]
+    return None
+
+
+def breakdown(document, adapted, mapping, collar=0.0, skip_overlap=False) -> tuple:
+    """The per-speaker rows of `adapted` against the document's reference (no rows past
+    MAX_TURNS), cached by the turn lists' identity (the walkthrough shares them between
+    steps): computed on a worker for a long show, then read by the table at once."""
+    rows = cached_breakdown(document, adapted, mapping, collar, skip_overlap)
+    if rows is not None:
+        return rows
+    if len(document.reference) + len(adapted) > MAX_TURNS:
+        rows = ()
+    else:
+        rows = speaker_breakdown(document.reference, adapted, document.uem, collar,
+                                 skip_overlap, mapping=mapping)
+    with _LOCK:
+        _CACHE[_key(document, adapted, mapping, collar, skip_overlap)] = (
+            document.reference, adapted, rows)
+        while len(_CACHE) > 64:
+            _CACHE.popitem(last=False)
+    return rows
+
+
+def breakdown_ready(document, adapted, mapping, collar=0.0, skip_overlap=False) -> bool:
+    """True when the table can show this step without a DER sweep on the main thread."""
+    return (len(document.reference) + len(adapted) <= SYNC_TURNS
+            or cached_breakdown(document, adapted, mapping, collar, skip_overlap) is not None)
 
 
 class SpeakerTable(QTableWidget):
@@ -29,30 +77,44 @@ class SpeakerTable(QTableWidget):
 
     def show_step(self, document, seen_mapping, adapted, adapted_mapping, colours: dict,
                   collar: float = 0.0, skip_overlap: bool = False) -> None:
-        if len(document.reference) + len(adapted) > MAX_TURNS:
-            self.setRowCount(0)
-            self.rows = ()
+        """Fill the table; for a long show only from the worker's cached rows (until they
+        come, the previous step's rows stay, greyed)."""
+        if len(document.reference) + len(adapted) <= SYNC_TURNS:
+            rows = breakdown(document, adapted, adapted_mapping, collar, skip_overlap)
+        else:
+            rows = cached_breakdown(document, adapted, adapted_mapping, collar, skip_overlap)
+        if rows is None:
+            self.setEnabled(False)
             return
-        self.rows = speaker_breakdown(document.reference, adapted, document.uem, collar,
-                                      skip_overlap, mapping=adapted_mapping)
+        self.setEnabled(True)
+        self.rows = rows
         before = _inverse(seen_mapping)
         after = _inverse(adapted_mapping)
-        self.setRowCount(len(self.rows))
-        for k, row in enumerate(self.rows):
-            label = row.speaker if row.speaker is not None else "(unmapped)"
-            rate = 100 * row.error / row.total if row.total > 0 else float("nan")
-            cells = [label, before.get(row.speaker, "–"),
-                     after.get(row.speaker, ", ".join(row.hypothesis) or "–"),
-                     f"{row.total:.1f}", f"{row.miss:.1f}", f"{row.false_alarm:.1f}",
-                     f"{row.confusion:.1f}", "" if rate != rate else f"{rate:.1f}"]
-            for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if c == 0 and row.speaker in colours:
-                    item.setForeground(QColor(colours[row.speaker]))
-                if c >= 3:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight
-                                          | Qt.AlignmentFlag.AlignVCenter)
-                self.setItem(k, c, item)
+        # one measure of the columns after the fill, not one per cell (ResizeToContents
+        # re-measured the whole column at every setItem: ~35 ms a step)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.setUpdatesEnabled(False)
+        try:
+            self.setRowCount(len(rows))
+            for k, row in enumerate(rows):
+                label = row.speaker if row.speaker is not None else "(unmapped)"
+                rate = 100 * row.error / row.total if row.total > 0 else float("nan")
+                cells = [label, before.get(row.speaker, "–"),
+                         after.get(row.speaker, ", ".join(row.hypothesis) or "–"),
+                         f"{row.total:.1f}", f"{row.miss:.1f}", f"{row.false_alarm:.1f}",
+                         f"{row.confusion:.1f}", "" if rate != rate else f"{rate:.1f}"]
+                for c, text in enumerate(cells):
+                    item = QTableWidgetItem(text)
+                    if c == 0 and row.speaker in colours:
+                        item.setForeground(QColor(colours[row.speaker]))
+                    if c >= 3:
+                        item.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                              | Qt.AlignmentFlag.AlignVCenter)
+                    self.setItem(k, c, item)
+            self.resizeColumnsToContents()
+        finally:
+            self.setUpdatesEnabled(True)
 
 
 def _inverse(mapping) -> dict:

@@ -19,7 +19,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
-from llgui.core.layout import LANE_TOLERANCE, pack_lanes, time_labels
+from llgui.core.layout import LANE_TOLERANCE, pack_sorted, time_labels
 from llgui.core.palette import ERROR_COLOURS, IMPAIRED, UNMAPPED, speaker_colours, speaker_palette
 from llgui.core.types import Turn
 from llgui.core.walkthrough import Walkthrough
@@ -103,6 +103,7 @@ class DiarView(QWidget):
         self._regions: list = []
         item.getViewBox().sigXRangeChanged.connect(self._cull)
         self.lanes: dict[str, tuple] = {}   # what is drawn, for tests: lane name -> turns
+        self.shown: tuple = ()              # (document id, step) on screen
 
     def set_speakers(self, reference_labels) -> None:
         """Fix reference colours for a whole bundle (recurring speakers keep theirs)."""
@@ -169,6 +170,7 @@ class DiarView(QWidget):
             bars.setVisible(False)
         self._cull()
         item.setTitle(f"{html.escape(doc.id)} — step {step}" if step else f"{doc.id} — base")
+        self.shown = (doc.id, step)
         self._update_legend(doc.reference, seen, seen_map, view)
         if self.speakers is not None:
             adapted = view.adapted if view else walk.base
@@ -374,9 +376,10 @@ def lane_geometry(turns) -> dict:
         hit = _GEOMETRY.get(id(turns))
         if hit is not None and hit[0] is turns:
             return hit[1]
+    from llgui.core.diar_edit import turn_arrays
+
     n = len(turns)
-    starts = np.fromiter((t.start for t in turns), dtype=float, count=n)
-    ends = np.fromiter((t.end for t in turns), dtype=float, count=n)
+    starts, ends = turn_arrays(turns)
     order = np.lexsort((ends, starts))
     starts, ends = starts[order], ends[order]
     speakers = np.array([t.speaker for t in turns], dtype=str)[order] if n else np.array([], str)
@@ -385,7 +388,7 @@ def lane_geometry(turns) -> dict:
     # abutting turns (onset + duration misses the next onset by float error) are not overlap:
     # with no tolerance a single-speaker VBx output was drawn on two rows
     if n > 1 and np.any(starts[1:] < reach[:-1] - LANE_TOLERANCE):   # overlaps: stack them
-        level = pack_lanes(list(zip(starts.tolist(), ends.tolist()))).astype(float)
+        level = pack_sorted(starts, ends).astype(float)
     else:
         level = np.zeros(n)
     geometry = {"starts": starts, "ends": ends, "labels": labels.tolist(), "inverse": inverse,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter,
     QStackedWidget, QStyle, QTableView, QVBoxLayout, QWidget,
@@ -29,6 +29,9 @@ from llgui.io.export import display_name
 
 SYNC_TURNS = 2000
 """Shows with at most this many turns (both sides) get their step views on the main thread."""
+
+AHEAD_DELAY_MS = 40
+"""After a step of a long show is drawn, the wait before its next step's view is built."""
 
 WALK_CACHE = 8
 """Walkthroughs kept (documents x metrics x cost models); each is about the size of its log."""
@@ -262,14 +265,15 @@ class Workbench(QWidget):
             self.det_view.show_class_step(result, step)
         elif _turns(result.document) <= SYNC_TURNS:
             self._show_timeline(result, step)
-        elif result.is_cached(step):
+        elif self._view_ready(result, step):
             self._show_timeline(result, step)
-            if step < len(result.steps) and not result.is_cached(step + 1):
-                self.jobs.submit("step-view", _view_job, result, step + 1, True)   # ahead
+            # the next step's view, built ahead of the user once this one is painted (a
+            # worker's Python competes with the paint for the interpreter)
+            QTimer.singleShot(AHEAD_DELAY_MS, lambda: self._prepare_ahead(result, step))
         else:
             # a long show's view takes several DER sweeps (~10 ms each per 1,000 turns): built
             # on a worker, the timeline follows when it is ready
-            self.jobs.submit("step-view", _view_job, result, step)
+            self.jobs.submit("step-view", _view_job, result, step, **self._zones())
         self.scores.show_step(result, step)
         n = len(result.steps)
         what = describe_step(result.log[step - 1]) if step else "the system's first hypothesis"
@@ -293,6 +297,27 @@ class Workbench(QWidget):
         bundle = self.state.bundle()
         settings = bundle.settings if bundle is not None else {}
         return make_det_metric(walk.replay.metric, settings).decision_threshold
+
+    def _prepare_ahead(self, result: Walkthrough, step: int) -> None:
+        if (result is self.walkthrough and step == self.state.step
+                and step < len(result.steps) and not self._view_ready(result, step + 1)):
+            self.jobs.submit("step-view", _view_job, result, step + 1, True, **self._zones())
+
+    def _zones(self) -> dict:
+        """The DER's collar and overlap settings the per-speaker breakdown is computed with."""
+        return {"collar": self.diar_view.collar, "skip_overlap": self.diar_view.skip_overlap}
+
+    def _view_ready(self, result: Walkthrough, step: int) -> bool:
+        """True when step `step`'s timeline and per-speaker rows are built (a long show's
+        are built on a worker)."""
+        from llgui.gui.diar_speakers import breakdown_ready
+
+        if not result.is_cached(step):
+            return False
+        view = result.view(step) if step > 0 else None
+        adapted = view.adapted if view else result.base
+        mapping = view.adapted_mapping if view else result.base_mapping
+        return breakdown_ready(result.document, adapted, mapping, **self._zones())
 
     def _show_timeline(self, result: Walkthrough, step: int) -> None:
         self.diar_view.show_step(result, step, result.errors_at(step))
@@ -507,10 +532,11 @@ def _turns(document) -> int:
 
 
 def _view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
-              should_stop=None):
-    """Worker job: what step `step` looked like (and its error regions), then the next step's
-    ahead of the user; returns (walkthrough, step), or (walkthrough, -1) when it only
-    prepared `step` ahead of time."""
+              should_stop=None, collar: float = 0.0, skip_overlap: bool = False):
+    """Worker job: what step `step` looked like (its error regions, where its bars go, its
+    per-speaker breakdown), then the next step's ahead of the user; returns (walkthrough,
+    step), or (walkthrough, -1) when it only prepared `step` ahead of time."""
+    from llgui.gui.diar_speakers import breakdown
     from llgui.gui.diar_view import error_geometry, lane_geometry
 
     for n in (step, step + 1):
@@ -519,9 +545,11 @@ def _view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None
         if n == 0:   # the base: its mapping and errors, no step view
             lane_geometry(result.hypothesis_at(0))
             error_geometry(result.errors_at(0))
+            breakdown(result.document, result.base, result.base_mapping, collar, skip_overlap)
             continue
         view = result.view(n)
         for turns in (view.seen, view.corrected, view.impaired or (), view.adapted):
             lane_geometry(turns)   # where the bars go: numpy, off the main thread
         error_geometry(view.adapted_errors)
+        breakdown(result.document, view.adapted, view.adapted_mapping, collar, skip_overlap)
     return result, -1 if ahead else step

@@ -415,6 +415,42 @@ def test_error_regions_add_up_to_the_components_without_overlap(doc):
             assert value == pytest.approx(getattr(c, kind), abs=1e-7), kind
 
 
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(documents())
+def test_error_regions_merge_runs_as_the_piece_by_piece_definition(doc):
+    """The runs are merged with numpy (issue 11: a 10-hour show has ~40,000 pieces); equal to
+    merging them piece by piece, overlap, collars and skipped overlap included."""
+    from llgui.core.der import ERROR_KINDS, _hungarian, _per_interval, _sweep
+
+    reference, hypothesis, pieces = doc
+    for collar, skip, with_uem in CONFIGS:
+        uem = pieces if with_uem else None
+        sw = _sweep(reference, hypothesis, uem, float(collar), bool(skip))
+        expected = []
+        if sw.piece_start.size:
+            _, nr, nh, correct = _per_interval(sw, _hungarian(sw, ()))
+            k = sw.piece_interval
+            counts = {"correct": correct[k], "confusion": (np.minimum(nr, nh) - correct)[k],
+                      "miss": np.maximum(nr - nh, 0)[k],
+                      "false_alarm": np.maximum(nh - nr, 0)[k]}
+            for kind in ERROR_KINDS:
+                run = None
+                for start, end, on in zip(sw.piece_start.tolist(), sw.piece_end.tolist(),
+                                          (counts[kind] > 0).tolist()):
+                    if on and run is not None and start == run[1]:
+                        run[1] = end
+                        continue
+                    if run is not None:
+                        expected.append((run[0], run[1], kind))
+                        run = None
+                    if on:
+                        run = [start, end]
+                if run is not None:
+                    expected.append((run[0], run[1], kind))
+            expected.sort(key=lambda r: (r[0], ERROR_KINDS.index(r[2])))
+        assert error_regions(reference, hypothesis, uem, collar, skip) == expected
+
+
 def test_error_regions_on_a_drawn_example():
     """
     time        0    5    10   15   20

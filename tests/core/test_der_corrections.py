@@ -129,6 +129,25 @@ def test_split_turns_cuts_at_window_edges():
     assert inside == [T(2, 3, "a"), T(5, 10, "a"), T(12, 12.5, "b")]
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 400), st.integers(0, 30), st.sampled_from("abc")),
+                min_size=0, max_size=150),
+       st.lists(st.tuples(st.integers(0, 420), st.integers(1, 40)), min_size=1, max_size=4))
+def test_the_windowed_cut_equals_the_turn_by_turn_definition(raw_turns, raw_windows):
+    """Long turn lists are cut only where they reach into a window (issue 11); pieces and
+    their order equal the turn-by-turn cut, empty turns and turns spanning windows included."""
+    from llgui.core import diar_edit
+
+    turns = tuple(sorted((T(s / 4, (s + d) / 4, who) for s, d, who in raw_turns),
+                         key=lambda t: (t.start, t.end, t.speaker)))
+    windows = merge_spans([(s / 4, (s + d) / 4) for s, d in raw_windows])
+    threshold, diar_edit._FAST_SPLIT = diar_edit._FAST_SPLIT, 0   # the windowed path always
+    try:
+        assert split_turns(turns, windows) == diar_edit._split_turns_loop(turns, windows)
+    finally:
+        diar_edit._FAST_SPLIT = threshold
+
+
 def test_corrected_hypothesis_drawn():
     """
     time        0    5    10   15   20   25   30   35   40

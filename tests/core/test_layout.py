@@ -57,6 +57,27 @@ def test_pack_lanes_rows_never_overlap(spans):
     assert (int(rows.max()) + 1 if turns else 0) == depth
 
 
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 300), st.integers(0, 40)), max_size=80),
+       st.sampled_from([0.0, 1e-6, 0.15]))
+def test_pack_lanes_equals_the_turn_by_turn_greedy(spans, tolerance):
+    """Clusters of overlapping turns are packed one by one, the rest go to row 0 (issue 11);
+    rows equal the plain greedy over every turn: lowest row whose last turn has ended."""
+    import math
+
+    turns = [(s / 10, (s + d) / 10) for s, d in spans]
+    expected = [0] * len(turns)
+    ends: list[float] = []
+    for i in sorted(range(len(turns)), key=lambda i: turns[i]):
+        start, end = turns[i]
+        row = next((r for r, last in enumerate(ends) if last <= start + tolerance), len(ends))
+        if row == len(ends):
+            ends.append(-math.inf)
+        expected[i] = row
+        ends[row] = max(ends[row], end)
+    assert pack_lanes(turns, tolerance=tolerance).tolist() == expected
+
+
 @pytest.mark.parametrize("seconds, decimals, text", [
     (0, 0, "0:00"), (75, 0, "1:15"), (59.6, 0, "1:00"), (605, 0, "10:05"),
     (3599.4, 0, "59:59"), (3600, 0, "1:00:00"), (3725.5, 0, "1:02:06"), (75.25, 1, "1:15.2"),

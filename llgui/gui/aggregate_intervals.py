@@ -40,7 +40,7 @@ class AggregateIntervals(QObject):
             from llgui.core.resample import Plan
 
             self.jobs.submit(f"intervals:{index}", _job, bundles[index], result,
-                             Plan("bs", SAMPLES, SEED, "document"))
+                             Plan("bs", SAMPLES, SEED, "document"), background=True)
         elif key.startswith("intervals:"):
             index = int(key.split(":", 1)[1])
             replay, estimates = result

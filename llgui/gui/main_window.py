@@ -410,7 +410,7 @@ class MainWindow(QMainWindow):
         name, mode = metric_and_mode(_track_metric(bundle, metric))
         self.documents_model.set_result(index, None)
         self.jobs.submit(f"collection:{index}", _collection_job, bundle, name,
-                         self.state.cost_model(index), mode)
+                         self.state.cost_model(index), mode, background=True)
 
     @Slot()
     def _on_state_selection_changed(self) -> None:
@@ -690,6 +690,7 @@ class MainWindow(QMainWindow):
         super().paintEvent(event)
         if self.state.bundles:
             QTimer.singleShot(0, self.jobs.release)
+
         hook = getattr(self, "_first_paint_hook", None)
         if hook is not None and self.state.bundles:
             self._first_paint_hook = None

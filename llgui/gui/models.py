@@ -167,10 +167,12 @@ class CorrectionsModel(QAbstractTableModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._walk: Walkthrough | None = None
+        self._rows = 0
 
     def set_walkthrough(self, walk: Walkthrough | None) -> None:
         self.beginResetModel()
         self._walk = walk
+        self._rows = 0 if walk is None else 1 + len(walk.steps)   # Qt asks thousands of times
         self.endResetModel()
 
     @property
@@ -180,7 +182,7 @@ class CorrectionsModel(QAbstractTableModel):
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         if parent.isValid() or self._walk is None:
             return 0
-        return 1 + len(self._walk.steps)
+        return self._rows
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.COLUMNS)
@@ -202,7 +204,7 @@ class CorrectionsModel(QAbstractTableModel):
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
         walk = self._walk
-        if walk is None or not index.isValid() or not (0 <= index.row() < self.rowCount()):
+        if walk is None or not index.isValid() or not (0 <= index.row() < self._rows):
             return None
         column = self.COLUMNS[index.column()]
         numeric = column in ("cost", "S_cor", "S_imp", "S_adapt", "S_pen")

@@ -30,6 +30,12 @@ from llgui.io.export import display_name
 SYNC_TURNS = 2000
 """Shows with at most this many turns (both sides) get their step views on the main thread."""
 
+HUSH_STEP_MS = 100
+HUSH_DOCUMENT_MS = 250
+"""How long background jobs (other documents' scores, intervals, the next step's view) wait
+at their checkpoints when a step or a document is drawn: their Python would halve the event
+loop's speed (one interpreter lock) just when the user waits for the view."""
+
 AHEAD_DELAY_MS = 40
 """After a step of a long show is drawn, the wait before its next step's view is built."""
 
@@ -98,7 +104,7 @@ class Workbench(QWidget):
         self.table.verticalHeader().setVisible(False)
         # columns sized once per document from a sample of rows (`_show_walkthrough`), never
         # by measuring 1,000 steps on each change
-        self.table.horizontalHeader().setResizeContentsPrecision(64)
+        self.table.horizontalHeader().setResizeContentsPrecision(16)
         self.table.setAlternatingRowColors(True)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_changed)
         # the table's height settles after the step is shown (layout, resizes): keep the
@@ -221,6 +227,7 @@ class Workbench(QWidget):
         metric's walkthrough shown until it arrives."""
         document = result.document
         bundle = self.state.bundle()
+        self.jobs.hush(HUSH_DOCUMENT_MS)
         self._waiting_for = waiting_for
         self.walkthrough = result
         # the reference libraries verify MT and diarization; detection scores are counts
@@ -252,6 +259,7 @@ class Workbench(QWidget):
         if result is None:
             return
         step = max(0, min(step, len(result.steps)))
+        self.jobs.hush(HUSH_STEP_MS)   # background jobs wait while this step is drawn
         if self.table.currentIndex().row() != step:
             self.table.selectRow(step)
         # selectRow does not scroll: step 30 of 30 stayed below the fold
@@ -301,7 +309,8 @@ class Workbench(QWidget):
     def _prepare_ahead(self, result: Walkthrough, step: int) -> None:
         if (result is self.walkthrough and step == self.state.step
                 and step < len(result.steps) and not self._view_ready(result, step + 1)):
-            self.jobs.submit("step-view", _view_job, result, step + 1, True, **self._zones())
+            self.jobs.submit("step-view", _view_job, result, step + 1, True, background=True,
+                             **self._zones())
 
     def _zones(self) -> dict:
         """The DER's collar and overlap settings the per-speaker breakdown is computed with."""
@@ -506,11 +515,23 @@ def metric_and_mode(choice: str) -> tuple[str, str]:
 
 def _walk_job(key, document, steps, metric, settings, cost, documents, progress=None,
               should_stop=None):
-    """Worker job: the walkthrough of one document, returned with the key it answers."""
+    """Worker job: the walkthrough of one document, returned with the key it answers. The
+    first also loads the compiled resampling kernel (numba), which the aggregates' interval
+    job needs next: loaded here, before the document is shown, it does not compete with
+    the user's first steps for the interpreter."""
+    warm_kernels()
     name, mode = metric_and_mode(metric)
     return key, walk(document, steps, name, settings, cost, mode=mode, should_stop=should_stop,
                      documents=documents, progress=progress,
                      memorise=_memorise_affordable(document))
+
+
+def warm_kernels() -> None:
+    try:
+        from llgui.core import _stream_kernel
+    except ImportError:   # no numba: the numpy path needs no loading
+        return
+    _stream_kernel.warm()
 
 
 MEMORISE_LIMIT = 20_000

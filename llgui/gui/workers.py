@@ -17,13 +17,22 @@ import time
 import traceback
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
 from llgui.core.jobs import Cancelled
 
 
 SWITCH_INTERVAL = 0.001
 """Seconds a thread may hold the GIL while another waits (Python's default is 0.005)."""
+
+
+YIELD_SLICE = 0.05
+"""Seconds a background job waits at a time for the window to be quiet (a cancel is seen
+within this)."""
+
+YIELD_LIMIT = 1.0
+"""Seconds a background job waits at most per checkpoint: a user who never stops clicking
+slows background work down, never stops it."""
 
 
 class _JobSignals(QObject):
@@ -38,15 +47,33 @@ class _Job(QRunnable):
     PROGRESS_INTERVAL = 0.05  # seconds between progress signals, so a tight loop cannot flood
 
     def __init__(self, key: str, job_id: int, fn: Callable, args: tuple, kwargs: dict,
-                 signals: _JobSignals, stop: threading.Event):
+                 signals: _JobSignals, stop: threading.Event,
+                 quiet: threading.Event | None = None):
         super().__init__()
         self.setAutoDelete(True)
         self.key, self.job_id = key, job_id
         self.fn, self.args, self.kwargs = fn, args, kwargs
         self.signals, self.stop = signals, stop
+        self.quiet = quiet   # a background job's: set while the window is not drawing
         self._last_progress = 0.0
 
+    def _yield(self) -> None:
+        """A background job's checkpoint: while the window draws a step or a document, wait
+        (without the interpreter) in slices, so that its Python does not halve the speed
+        of the event loop's."""
+        if self.quiet is None or self.quiet.is_set():
+            return
+        deadline = time.monotonic() + YIELD_LIMIT
+        while (not self.quiet.wait(YIELD_SLICE) and not self.stop.is_set()
+               and time.monotonic() < deadline):
+            pass
+
+    def _should_stop(self) -> bool:
+        self._yield()
+        return self.stop.is_set()
+
     def _progress(self, fraction: float) -> None:
+        self._yield()
         now = time.monotonic()
         if fraction >= 1.0 or now - self._last_progress >= self.PROGRESS_INTERVAL:
             self._last_progress = now
@@ -56,7 +83,8 @@ class _Job(QRunnable):
         try:
             if self.stop.is_set():
                 raise Cancelled()
-            result = self.fn(*self.args, progress=self._progress, should_stop=self.stop.is_set,
+            should_stop = self.stop.is_set if self.quiet is None else self._should_stop
+            result = self.fn(*self.args, progress=self._progress, should_stop=should_stop,
                              **self.kwargs)
             if self.stop.is_set():
                 raise Cancelled()
@@ -98,7 +126,13 @@ class JobRunner(QObject):
         self._signals.progressed.connect(self._on_job_progressed)
         self._signals.cancelled.connect(self._on_job_cancelled)
         self.last_traceback = ""
-        self._held: list[tuple[str, int, Callable, tuple, dict]] | None = None
+        self._held: list[tuple] | None = None
+        # background jobs pause at their checkpoints while this is clear (`hush`)
+        self._quiet = threading.Event()
+        self._quiet.set()
+        self._hush_timer = QTimer(self)
+        self._hush_timer.setSingleShot(True)
+        self._hush_timer.timeout.connect(self._quiet.set)
 
     # -- holding ----------------------------------------------------------------------------
 
@@ -111,10 +145,10 @@ class JobRunner(QObject):
 
     def release(self) -> None:
         held, self._held = self._held, None
-        for key, job_id, fn, args, kwargs in held or ():
+        for key, job_id, fn, args, kwargs, quiet in held or ():
             if self._newest.get(key) == job_id:
                 self.pool.start(_Job(key, job_id, fn, args, kwargs, self._signals,
-                                     self._stops[job_id]))
+                                     self._stops[job_id], quiet))
             else:  # superseded while held: it never ran
                 self._stops.pop(job_id, None)
         if held and not self._stops:
@@ -122,21 +156,29 @@ class JobRunner(QObject):
 
     # -- requests ---------------------------------------------------------------------------
 
+    def hush(self, ms: int) -> None:
+        """The window is about to draw (a step, a document): background jobs wait at their
+        next checkpoint for `ms` milliseconds (from the last call)."""
+        self._quiet.clear()
+        self._hush_timer.start(ms)
+
     def submit(self, key: str, fn: Callable[..., Any], *args, urgent: bool = False,
-               **kwargs) -> int:
+               background: bool = False, **kwargs) -> int:
         """Run `fn` for `key`; an older job of the same key is asked to stop. Returns the id.
         An `urgent` job starts even while the runner holds (opening a bundle: the first paint
-        waits on it)."""
+        waits on it). A `background` job (what the user is not looking at yet: the other
+        documents' scores, intervals, the next step) pauses while the window is hushed."""
         self._supersede(key)
         job_id = next(self._ids)
         stop = threading.Event()
         was_busy = self.busy
         self._newest[key] = job_id
         self._stops[job_id] = stop
+        quiet = self._quiet if background else None
         if self._held is not None and not urgent:
-            self._held.append((key, job_id, fn, args, kwargs))
+            self._held.append((key, job_id, fn, args, kwargs, quiet))
         else:
-            self.pool.start(_Job(key, job_id, fn, args, kwargs, self._signals, stop))
+            self.pool.start(_Job(key, job_id, fn, args, kwargs, self._signals, stop, quiet))
         if not was_busy:
             self.busy_changed.emit(True)
         return job_id
@@ -173,6 +215,7 @@ class JobRunner(QObject):
         """Ask every job to stop and wait at most `timeout_ms`; True if all ended in time."""
         for stop in self._stops.values():
             stop.set()
+        self._quiet.set()
         self._newest.clear()
         if self._held is not None:  # queued jobs never start
             self._held = []

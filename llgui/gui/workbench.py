@@ -9,6 +9,7 @@ aggregates and the exact re-check with the reference libraries run on workers to
 """
 from __future__ import annotations
 
+import gc
 import html
 
 from PySide6.QtCore import Qt, QTimer, Slot
@@ -30,7 +31,7 @@ from llgui.io.export import display_name
 SYNC_TURNS = 2000
 """Shows with at most this many turns (both sides) get their step views on the main thread."""
 
-HUSH_STEP_MS = 100
+HUSH_STEP_MS = 60
 HUSH_DOCUMENT_MS = 250
 """How long background jobs (other documents' scores, intervals, the next step's view) wait
 at their checkpoints when a step or a document is drawn: their Python would halve the event
@@ -241,8 +242,9 @@ class Workbench(QWidget):
             document.task, self.diar_view))
         if document.task == "diarization" and bundle is not None:
             self.diar_view.set_speakers(t.speaker for d in bundle.documents for t in d.reference)
-            self.diar_view.collar = float(bundle.settings.get("collar", 0.0) or 0.0)
-            self.diar_view.skip_overlap = bool(bundle.settings.get("skip_overlap", False))
+            zones = _zones_of(bundle.settings)
+            self.diar_view.collar = zones["collar"]
+            self.diar_view.skip_overlap = zones["skip_overlap"]
         self.show_step(self.state.step)
 
     def ready(self) -> bool:
@@ -277,7 +279,7 @@ class Workbench(QWidget):
             self._show_timeline(result, step)
             # the next step's view, built ahead of the user once this one is painted (a
             # worker's Python competes with the paint for the interpreter)
-            QTimer.singleShot(AHEAD_DELAY_MS, lambda: self._prepare_ahead(result, step))
+            QTimer.singleShot(AHEAD_DELAY_MS, self, lambda: self._prepare_ahead(result, step))
         else:
             # a long show's view takes several DER sweeps (~10 ms each per 1,000 turns): built
             # on a worker, the timeline follows when it is ready
@@ -448,6 +450,11 @@ class Workbench(QWidget):
     def _on_jobs_result_ready(self, key: str, result) -> None:
         if key == "walk" or key.startswith("walk:"):
             wanted, walkthrough = result
+            # a walkthrough is hundreds of thousands of objects that live while it is cached:
+            # out of the collector's way, or every full collection (on whichever thread,
+            # workers' included, holding the interpreter) re-scans them, 40-70 ms each.
+            # Nothing in it refers back to itself: refcounting frees it when evicted.
+            gc.freeze()
             if len(self._cache) >= WALK_CACHE:
                 self._cache.pop(next(iter(self._cache)))   # the oldest
             self._cache[wanted] = walkthrough
@@ -521,9 +528,20 @@ def _walk_job(key, document, steps, metric, settings, cost, documents, progress=
     the user's first steps for the interpreter."""
     warm_kernels()
     name, mode = metric_and_mode(metric)
-    return key, walk(document, steps, name, settings, cost, mode=mode, should_stop=should_stop,
-                     documents=documents, progress=progress,
-                     memorise=_memorise_affordable(document))
+    result = walk(document, steps, name, settings, cost, mode=mode, should_stop=should_stop,
+                  documents=documents, progress=progress, memorise=_memorise_affordable(document))
+    if document.task == "diarization" and _turns(document) > SYNC_TURNS:
+        # the first view of a long show (its base timeline) too: built here, it does not
+        # run beside the window's first paint of the document
+        _view_job(result, 0, True, should_stop=should_stop, **_zones_of(settings))
+    return key, result
+
+
+def _zones_of(settings) -> dict:
+    """The collar and overlap settings of a bundle, as the timeline's breakdown uses them."""
+    settings = settings or {}
+    return {"collar": float(settings.get("collar", 0.0) or 0.0),
+            "skip_overlap": bool(settings.get("skip_overlap", False))}
 
 
 def warm_kernels() -> None:
@@ -556,21 +574,37 @@ def _view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None
               should_stop=None, collar: float = 0.0, skip_overlap: bool = False):
     """Worker job: what step `step` looked like (its error regions, where its bars go, its
     per-speaker breakdown), then the next step's ahead of the user; returns (walkthrough,
-    step), or (walkthrough, -1) when it only prepared `step` ahead of time."""
+    step), or (walkthrough, -1) when it only prepared `step` ahead of time (then only that
+    step: the user may be there in a third of a second). Each part (a few
+    tens of ms on a 10-hour show) ends at a checkpoint: a background job pauses there while
+    the window draws, and a cancel is seen."""
+    from llgui.core.jobs import Cancelled
     from llgui.gui.diar_speakers import breakdown
     from llgui.gui.diar_view import error_geometry, lane_geometry
 
-    for n in (step, step + 1):
-        if n > len(result.steps) or (should_stop and should_stop()):
+    def checkpoint() -> None:
+        if should_stop is not None and should_stop():
+            raise Cancelled()
+
+    for n in (step,) if ahead else (step, step + 1):
+        if n > len(result.steps):
             break
+        checkpoint()
         if n == 0:   # the base: its mapping and errors, no step view
+            lane_geometry(result.document.reference)
+            checkpoint()
             lane_geometry(result.hypothesis_at(0))
+            checkpoint()
             error_geometry(result.errors_at(0))
+            checkpoint()
             breakdown(result.document, result.base, result.base_mapping, collar, skip_overlap)
             continue
         view = result.view(n)
         for turns in (view.seen, view.corrected, view.impaired or (), view.adapted):
+            checkpoint()
             lane_geometry(turns)   # where the bars go: numpy, off the main thread
+        checkpoint()
         error_geometry(view.adapted_errors)
+        checkpoint()
         breakdown(result.document, view.adapted, view.adapted_mapping, collar, skip_overlap)
     return result, -1 if ahead else step

@@ -30,6 +30,10 @@ BACKGROUND_BYTES = 32 * 1024
 """A bundle file bigger than this (a few hundred documents) is loaded on a worker."""
 
 
+LOAD_HUSH_MS = 80
+"""How long a background load waits for the window to draw its progress bar and Cancel."""
+
+
 def _file_size(path) -> int:
     try:
         return Path(path).stat().st_size
@@ -229,7 +233,11 @@ class MainWindow(QMainWindow):
             self._pending_open = options
             self._pending_then = then
             self.cancel_load_button.setVisible(True)
-            self.jobs.submit("load", open_bundles, [str(p) for p in paths], urgent=True)
+            # the load waits at its first checkpoints while the progress bar and the Cancel
+            # button are drawn (its parser would halve the event loop's speed)
+            self.jobs.hush(LOAD_HUSH_MS)
+            self.jobs.submit("load", open_bundles, [str(p) for p in paths], urgent=True,
+                             background=True)
             return True
         done = self._finish_open(open_bundles([str(p) for p in paths]), **options)
         if then is not None:

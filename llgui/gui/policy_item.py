@@ -170,7 +170,8 @@ class PolicyCurveItem(pg.GraphicsObject):
             return
         if self.point_at(ev.scenePos()) is not None:
             ev.acceptDrags(Qt.MouseButton.LeftButton)
-            ev.acceptClicks(Qt.MouseButton.RightButton)
+            ev.acceptClicks(Qt.MouseButton.LeftButton)    # select the handle
+            ev.acceptClicks(Qt.MouseButton.RightButton)   # remove it
             self.setCursor(Qt.CursorShape.SizeAllCursor)
         else:
             self.setCursor(Qt.CursorShape.CrossCursor)

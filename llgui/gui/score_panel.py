@@ -228,10 +228,14 @@ class ScorePanel(QWidget):
         self._marker = item.plot([costs[step]], [adapt[step]], pen=None, symbol="o",
                                  symbolSize=11, symbolBrush=ADAPT, symbolPen=pg.mkPen("k"))
         self._curve_of = walk
-        item.setLabel("bottom", "cumulative cost (" + _cost_unit(walk) + ")")
-        item.setLabel("left", display_name(r.metric), units="%")
-        item.getAxis("left").enableAutoSIPrefix(False)
-        item.getAxis("bottom").enableAutoSIPrefix(False)
+        labels = ("cumulative cost (" + _cost_unit(walk) + ")", display_name(r.metric))
+        if getattr(self, "_curve_labels", None) != labels:
+            # only when they change: a new label relayouts the plot (axes, title), ~10 ms
+            self._curve_labels = labels
+            item.setLabel("bottom", labels[0])
+            item.setLabel("left", labels[1], units="%")
+            item.getAxis("left").enableAutoSIPrefix(False)
+            item.getAxis("bottom").enableAutoSIPrefix(False)
         self._curve_title(r, step)
 
     def _curve_title(self, r, step: int) -> None:

@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 from llgui.core.jobs import Cancelled
 
 
-SWITCH_INTERVAL = 0.0002
+SWITCH_INTERVAL = 0.001
 """Seconds a thread may hold the GIL while another waits (Python's default is 0.005)."""
 
 

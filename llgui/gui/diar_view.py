@@ -357,9 +357,13 @@ class DiarView(QWidget):
         parts.append("<span style='background:#fff0a0'>&nbsp;listened window&nbsp;</span>")
         parts += [f"<span style='color:{c}'>■</span> {k.replace('_', ' ')}"
                   for k, c in ERROR_COLOURS.items()]
-        # a swatch never parts from its label at a line break
-        self.legend.setText(" &nbsp; ".join(p.replace("</span> ", "</span>&nbsp;", 1)
-                                            for p in parts))
+        # an entry never breaks across lines, nor parts from its swatch ("impaired / speech
+        # (never mapped)" read as two entries): line breaks only between entries
+        def whole(part: str) -> str:
+            head, cut, tail = part.partition("</span> ")
+            return head + "</span>&nbsp;" + tail.replace(" ", "&nbsp;") if cut else part
+
+        self.legend.setText(" &nbsp; ".join(whole(p) for p in parts))
 
 
 _GEOMETRY: "OrderedDict[int, tuple]" = OrderedDict()

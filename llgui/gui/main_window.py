@@ -30,6 +30,9 @@ BACKGROUND_BYTES = 32 * 1024
 """A bundle file bigger than this (a few hundred documents) is loaded on a worker."""
 
 
+OPEN_HOLD_MS = 40
+"""At most this long, the jobs of newly opened bundles wait for the paint that shows them."""
+
 LOAD_HUSH_MS = 80
 """How long a background load waits for the window to draw its progress bar and Cancel."""
 
@@ -265,6 +268,13 @@ class MainWindow(QMainWindow):
                             problems)
         if not loaded:
             return False
+        # the jobs the new bundles start (their scores, the first document's walkthrough)
+        # wait for the paint that shows them: their imports and Python would otherwise
+        # halve the speed of that paint (paintEvent releases them; a hidden window, which
+        # never paints, after OPEN_HOLD_MS)
+        if not self.jobs.holding:   # (at start-up the first paint of the window holds them)
+            self.jobs.hold()
+            QTimer.singleShot(OPEN_HOLD_MS, self.jobs.release)
         self.state.add_bundles(loaded)
         if metric:
             from llgui.core.types import KNOWN_METRICS

@@ -143,6 +143,11 @@ class JobRunner(QObject):
         if self._held is None:
             self._held = []
 
+    @property
+    def holding(self) -> bool:
+        """True while new jobs are queued rather than started (`hold`)."""
+        return self._held is not None
+
     def release(self) -> None:
         held, self._held = self._held, None
         for key, job_id, fn, args, kwargs, quiet in held or ():

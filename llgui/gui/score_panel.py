@@ -239,12 +239,17 @@ class ScorePanel(QWidget):
         self._curve_title(r, step)
 
     def _curve_title(self, r, step: int) -> None:
-        item = self.curve.getPlotItem()
+        """The legend and the curve's figures; the same for every step of a document (the
+        step is in the numbers above): set only when it changes, since a new title relayouts
+        the plot (~10 ms a step)."""
         msr = "–" if r.msr is None else f"{r.msr:.2f} %"
         area = "none (no cost)" if math.isnan(r.curve_area) else f"{r.curve_area:.2f}"
-        item.setTitle(f"<span style='color:{ADAPT.name()}'>━ S_adapt</span> "
-                      f"<span style='color:{PEN.name()}'>╍ S_pen</span> ● step {step}"
-                      f" · area {area} · MSR {msr}", size="8pt")
+        title = (f"<span style='color:{ADAPT.name()}'>━ S_adapt</span> "
+                 f"<span style='color:{PEN.name()}'>╍ S_pen</span> ● this step"
+                 f" · area {area} · MSR {msr}")
+        if getattr(self, "_title", None) != title:
+            self._title = title
+            self.curve.getPlotItem().setTitle(title, size="8pt")
 
 
 def _cost_unit(walk: Walkthrough) -> str:

@@ -137,7 +137,13 @@ class Walkthrough:
         self._lock = threading.Lock()
         self._views: OrderedDict[int, StepView] = OrderedDict()
         self._base_extra: tuple | None = None
-        self.steps = _Steps(self)
+
+    @property
+    def steps(self) -> _Steps:
+        """Every step's view, built on access (a view object per call: a walkthrough holds
+        no reference to itself, so refcounting frees it as soon as it is evicted, even
+        frozen out of the garbage collector)."""
+        return _Steps(self)
 
     # -- hypotheses -------------------------------------------------------------------------
 

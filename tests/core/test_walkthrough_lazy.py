@@ -139,3 +139,29 @@ def test_step_views_are_cached_with_a_bound():
         result.view(n)
     assert len(result._views) == VIEW_CACHE          # bounded
     assert result.view(1) is not first and result.view(1).seen == first.seen   # rebuilt equal
+
+
+@pytest.mark.parametrize("task", ["mt", "diarization"])
+def test_a_walkthrough_is_freed_by_refcounting_alone(task):
+    """The window freezes walkthroughs out of the garbage collector (its full passes over
+    them stalled the event loop), so one must hold no reference cycle to itself: evicted
+    from the cache, it is freed at once, steps viewed or not (a cycle here leaked every
+    document ever opened)."""
+    import gc
+    import weakref
+
+    from benchmarks.synthetic import diar_bundle, mt_bundle
+
+    bundle = mt_bundle(50, 8) if task == "mt" else diar_bundle(0.2, 6)
+    document = bundle.documents[0]
+    metric = "bleu" if task == "mt" else "der"
+    gc.disable()
+    try:
+        result = walk(document, bundle.steps, metric, bundle.settings, bundle.cost)
+        assert len(result.steps) == 8 if task == "mt" else len(result.steps) == 6
+        result.steps[0]   # a view built and cached
+        alive = weakref.ref(result)
+        del result
+        assert alive() is None, "the walkthrough is kept alive by a reference cycle"
+    finally:
+        gc.enable()

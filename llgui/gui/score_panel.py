@@ -79,6 +79,11 @@ class ScorePanel(QWidget):
             f"{values['cost']:.1f}, Σ {values['cum_cost']:.1f}")
         self.numbers.setToolTip(("higher" if r.higher_is_better else "lower")
                                 + f" is better · {r.signature}")
+        # a narrow window wraps the numbers to a third line: the label grows to show it
+        # (never shrinks: a height that follows the text would relayout at every step)
+        needed = self.numbers.heightForWidth(self.numbers.width())
+        if needed > self.numbers.height():
+            self.numbers.setFixedHeight(needed)
         self._draw_bars(r, values)
         self._draw_curve(walk, step)
 

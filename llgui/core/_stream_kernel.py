@@ -12,6 +12,7 @@ compiled formula (the numpy path is used then). Compiled once and cached on disk
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -190,17 +191,12 @@ def run_penalties(counts: np.ndarray, base: np.ndarray, final: np.ndarray,
                      as_f(cor), as_f(imp), int(kind), as_f(params))
 
 
-_WARM = []
-
-
+@functools.cache
 def warm() -> None:
     """Load the compiled kernel (its on-disk cache: ~0.6 s of Python that holds the
     interpreter) on one tiny input, once per process. The window's walkthrough job does
     this before its document is shown, so that the interval job that follows does not pay
     it while the user steps (gate 9)."""
-    if _WARM:
-        return
-    _WARM.append(True)
     one = np.ones((1, 1))
     run_penalties(np.ones((1, 1), dtype=np.int64), one, one, np.zeros(1, dtype=np.int64),
                   np.ones(1, dtype=np.int64), one, one, KIND["der"], np.zeros(1))

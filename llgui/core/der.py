@@ -44,8 +44,6 @@ reference speaker at all, pyannote's value).
 from __future__ import annotations
 
 import itertools
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from string import ascii_uppercase
@@ -54,6 +52,7 @@ from typing import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from llgui.core.identity_cache import IdentityCache
 from llgui.core.types import Turn
 
 SEGMENT_PRECISION = 1e-6
@@ -255,22 +254,19 @@ def _turns(turns: Sequence[Turn]) -> _Turns:
     the same immutable lists several times per step), read-only."""
     if not isinstance(turns, tuple):
         return _make_turns(turns)
-    with _TURNS_LOCK:
-        hit = _TURNS.get(id(turns))
-    if hit is not None and hit[0] is turns:
-        return hit[1]
-    made = _make_turns(turns)
-    for array in (made.starts, made.ends, made.labels):
-        array.flags.writeable = False
-    with _TURNS_LOCK:
-        _TURNS[id(turns)] = (turns, made)
-        while len(_TURNS) > 32:
-            _TURNS.popitem(last=False)
+    return _TURNS.get_or_make((turns,), (), lambda: _read_only(_make_turns(turns)))
+
+
+_TURNS = IdentityCache(32)
+_SWEEPS = IdentityCache(8)
+
+
+def _read_only(made):
+    """`made` (a dataclass of arrays) with its arrays made read-only: it is shared."""
+    for value in vars(made).values():
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
     return made
-
-
-_TURNS: "OrderedDict[int, tuple]" = OrderedDict()
-_TURNS_LOCK = threading.Lock()
 
 
 def _make_turns(turns: Sequence[Turn]) -> _Turns:
@@ -354,23 +350,9 @@ def _sweep(reference: Sequence[Turn], hypothesis: Sequence[Turn], uem, collar: f
     if not (isinstance(reference, tuple) and isinstance(hypothesis, tuple)
             and (uem is None or isinstance(uem, tuple))):
         return _make_sweep(reference, hypothesis, uem, collar, skip_overlap)
-    key = (id(reference), id(hypothesis), id(uem), float(collar), bool(skip_overlap))
-    with _TURNS_LOCK:
-        hit = _SWEEPS.get(key)
-    if hit is not None and hit[0] is reference and hit[1] is hypothesis and hit[2] is uem:
-        return hit[3]
-    made = _make_sweep(reference, hypothesis, uem, collar, skip_overlap)
-    for value in vars(made).values():
-        if isinstance(value, np.ndarray):
-            value.flags.writeable = False
-    with _TURNS_LOCK:
-        _SWEEPS[key] = (reference, hypothesis, uem, made)
-        while len(_SWEEPS) > 8:
-            _SWEEPS.popitem(last=False)
-    return made
-
-
-_SWEEPS: "OrderedDict[tuple, tuple]" = OrderedDict()
+    return _SWEEPS.get_or_make(
+        (reference, hypothesis, uem), (float(collar), bool(skip_overlap)),
+        lambda: _read_only(_make_sweep(reference, hypothesis, uem, collar, skip_overlap)))
 
 
 def _make_sweep(reference: Sequence[Turn], hypothesis: Sequence[Turn], uem, collar: float,

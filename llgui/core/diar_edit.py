@@ -25,14 +25,13 @@ overlap or touch, and returned sorted as (start, end) pairs.
 """
 from __future__ import annotations
 
-import threading
 from bisect import bisect_left, bisect_right
-from collections import OrderedDict
 from typing import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from llgui.core.cost import CostModel
+from llgui.core.identity_cache import IdentityCache
 from llgui.core.types import (DiarDocument, PointTarget, SameTarget, SpanTarget, Step, Turn)
 
 Span = tuple[float, float]
@@ -194,30 +193,25 @@ def split_turns(turns: Sequence[Turn], windows: Sequence[Span]
 
 
 _FAST_SPLIT = 64   # turns from which the windowed cut pays for its arrays
-_ARRAYS: "OrderedDict[int, tuple]" = OrderedDict()
-_ARRAYS_LOCK = threading.Lock()
+_ARRAYS = IdentityCache(16)
 
 
 def turn_arrays(turns: Sequence[Turn]) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end arrays of a turn list (read-only); a tuple's are cached by its identity
+    """Start and end arrays of a turn list; a tuple's are cached by its identity, read-only
     (the walkthrough shares turn tuples between steps, and cuts and draws each several
     times)."""
     if not isinstance(turns, tuple):
-        n = len(turns)
-        return (np.fromiter((t.start for t in turns), dtype=float, count=n),
-                np.fromiter((t.end for t in turns), dtype=float, count=n))
-    with _ARRAYS_LOCK:
-        hit = _ARRAYS.get(id(turns))
-    if hit is not None and hit[0] is turns:
-        return hit[1], hit[2]
+        return _starts_ends(turns)
+    return _ARRAYS.get_or_make((turns,), (), lambda: _starts_ends(turns, read_only=True))
+
+
+def _starts_ends(turns: Sequence[Turn], read_only: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray]:
     n = len(turns)
     starts = np.fromiter((t.start for t in turns), dtype=float, count=n)
     ends = np.fromiter((t.end for t in turns), dtype=float, count=n)
-    starts.flags.writeable = ends.flags.writeable = False
-    with _ARRAYS_LOCK:
-        _ARRAYS[id(turns)] = (turns, starts, ends)
-        while len(_ARRAYS) > 16:
-            _ARRAYS.popitem(last=False)
+    if read_only:
+        starts.flags.writeable = ends.flags.writeable = False
     return starts, ends
 
 

@@ -4,56 +4,42 @@ the step), and the miss, false alarm and confusion of h_n in seconds
 (`llgui.core.der_speakers.speaker_breakdown`, which shares out pyannote's components)."""
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from llgui.core.der_speakers import speaker_breakdown
+from llgui.core.identity_cache import IdentityCache
 
 COLUMNS = ("speaker", "hₙ₋₁", "hₙ", "speech s", "miss", "FA", "conf.", "err %")
 MAX_TURNS = 20_000   # beyond this the breakdown (a DER sweep) waits for a smaller show
 SYNC_TURNS = 2_000   # up to this the table computes its breakdown itself; beyond, a worker
                      # does (`breakdown` in the workbench's step-view job): ~40 ms at 20,000
 
-_CACHE: "OrderedDict[tuple, tuple]" = OrderedDict()
-_LOCK = threading.Lock()
+_CACHE = IdentityCache(64)
 
 
-def _key(document, adapted, mapping, collar, skip_overlap) -> tuple:
-    return (id(document.reference), id(adapted), id(document.uem),
-            tuple(sorted((mapping or {}).items())), float(collar), bool(skip_overlap))
+def _key(document, adapted, mapping, collar, skip_overlap) -> tuple[tuple, tuple]:
+    return ((document.reference, adapted, document.uem),
+            (tuple(sorted((mapping or {}).items())), float(collar), bool(skip_overlap)))
 
 
 def cached_breakdown(document, adapted, mapping, collar=0.0, skip_overlap=False):
     """The rows `breakdown` computed for these arguments, or None (not yet)."""
-    with _LOCK:
-        hit = _CACHE.get(_key(document, adapted, mapping, collar, skip_overlap))
-    if hit is not None and hit[0] is document.reference and hit[1] is adapted:
-        return hit[2]
-    return None
+    return _CACHE.get(*_key(document, adapted, mapping, collar, skip_overlap))
 
 
 def breakdown(document, adapted, mapping, collar=0.0, skip_overlap=False) -> tuple:
     """The per-speaker rows of `adapted` against the document's reference (no rows past
     MAX_TURNS), cached by the turn lists' identity (the walkthrough shares them between
     steps): computed on a worker for a long show, then read by the table at once."""
-    rows = cached_breakdown(document, adapted, mapping, collar, skip_overlap)
-    if rows is not None:
-        return rows
-    if len(document.reference) + len(adapted) > MAX_TURNS:
-        rows = ()
-    else:
-        rows = speaker_breakdown(document.reference, adapted, document.uem, collar,
+    def make() -> tuple:
+        if len(document.reference) + len(adapted) > MAX_TURNS:
+            return ()
+        return speaker_breakdown(document.reference, adapted, document.uem, collar,
                                  skip_overlap, mapping=mapping)
-    with _LOCK:
-        _CACHE[_key(document, adapted, mapping, collar, skip_overlap)] = (
-            document.reference, adapted, rows)
-        while len(_CACHE) > 64:
-            _CACHE.popitem(last=False)
-    return rows
+
+    return _CACHE.get_or_make(*_key(document, adapted, mapping, collar, skip_overlap), make)
 
 
 def breakdown_ready(document, adapted, mapping, collar=0.0, skip_overlap=False) -> bool:
@@ -69,7 +55,7 @@ class SpeakerTable(QTableWidget):
         self.verticalHeader().setVisible(False)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.setToolTip("per reference speaker, errors of h_n in seconds (collar and UEM as "
                         "the DER's); hₙ₋₁ / hₙ: the hypothesis label the optimal mapping gives "
                         "the speaker before and after the step")
@@ -92,8 +78,6 @@ class SpeakerTable(QTableWidget):
         after = _inverse(adapted_mapping)
         # one measure of the columns after the fill, not one per cell (ResizeToContents
         # re-measured the whole column at every setItem: ~35 ms a step)
-        header = self.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.setUpdatesEnabled(False)
         try:
             self.setRowCount(len(rows))

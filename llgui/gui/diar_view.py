@@ -10,8 +10,6 @@ human listened to are shaded. Mouse: drag to pan, wheel to zoom the time axis.
 from __future__ import annotations
 
 import html
-import threading
-from collections import OrderedDict
 
 import numpy as np
 import pyqtgraph as pg
@@ -19,6 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
+from llgui.core.identity_cache import IdentityCache
 from llgui.core.layout import LANE_TOLERANCE, pack_sorted, time_labels
 from llgui.core.palette import ERROR_COLOURS, IMPAIRED, UNMAPPED, speaker_colours, speaker_palette
 from llgui.core.types import Turn
@@ -366,8 +365,7 @@ class DiarView(QWidget):
         self.legend.setText(" &nbsp; ".join(whole(p) for p in parts))
 
 
-_GEOMETRY: "OrderedDict[int, tuple]" = OrderedDict()
-_GEOMETRY_LOCK = threading.Lock()
+_GEOMETRY = IdentityCache(32)
 
 
 def lane_geometry(turns) -> dict:
@@ -376,10 +374,10 @@ def lane_geometry(turns) -> dict:
     (overlapping turns stack) and the number of levels. Pure numpy, no Qt: the workbench
     computes it on a worker with the step's view; cached by the turn list's identity (the
     walkthrough shares turn lists between steps)."""
-    with _GEOMETRY_LOCK:
-        hit = _GEOMETRY.get(id(turns))
-        if hit is not None and hit[0] is turns:
-            return hit[1]
+    return _GEOMETRY.get_or_make((turns,), ("lanes",), lambda: _lane_geometry(turns))
+
+
+def _lane_geometry(turns) -> dict:
     from llgui.core.diar_edit import turn_arrays
 
     n = len(turns)
@@ -395,30 +393,20 @@ def lane_geometry(turns) -> dict:
         level = pack_sorted(starts, ends).astype(float)
     else:
         level = np.zeros(n)
-    geometry = {"starts": starts, "ends": ends, "labels": labels.tolist(), "inverse": inverse,
-                "level": level, "depth": int(level.max()) + 1 if n else 1}
-    with _GEOMETRY_LOCK:
-        _GEOMETRY[id(turns)] = (turns, geometry)
-        while len(_GEOMETRY) > 32:
-            _GEOMETRY.popitem(last=False)
-    return geometry
+    return {"starts": starts, "ends": ends, "labels": labels.tolist(), "inverse": inverse,
+            "level": level, "depth": int(level.max()) + 1 if n else 1}
 
 
 def error_geometry(regions) -> dict:
     """kind -> (x0, width) arrays of error regions (cached by the tuple's identity)."""
-    with _GEOMETRY_LOCK:
-        hit = _GEOMETRY.get(id(regions))
-        if hit is not None and hit[0] is regions:
-            return hit[1]
+    return _GEOMETRY.get_or_make((regions,), ("errors",), lambda: _error_geometry(regions))
+
+
+def _error_geometry(regions) -> dict:
     by_kind: dict[str, tuple[list, list]] = {}
     for start, end, kind in regions:
         xs, ws = by_kind.setdefault(kind, ([], []))
         xs.append(start)
         ws.append(end - start)
-    geometry = {k: (np.asarray(xs, dtype=float), np.asarray(ws, dtype=float))
-                for k, (xs, ws) in by_kind.items()}
-    with _GEOMETRY_LOCK:
-        _GEOMETRY[id(regions)] = (regions, geometry)
-        while len(_GEOMETRY) > 32:
-            _GEOMETRY.popitem(last=False)
-    return geometry
+    return {k: (np.asarray(xs, dtype=float), np.asarray(ws, dtype=float))
+            for k, (xs, ws) in by_kind.items()}

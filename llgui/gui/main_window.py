@@ -708,7 +708,6 @@ class MainWindow(QMainWindow):
         super().paintEvent(event)
         if self.state.bundles:
             QTimer.singleShot(0, self.jobs.release)
-
         hook = getattr(self, "_first_paint_hook", None)
         if hook is not None and self.state.bundles:
             self._first_paint_hook = None

@@ -1,7 +1,7 @@
 """Gate 10: exact TER at interactive speed on real WMT data, and the statistics cache.
 
 1. TER statistics of WMT23 generaltest2023 de-en (549 segments, some past 400 words) for three
-   systems: llgui's compiled engine (`llgui.core.ter_fast` through `TERMetric`) against
+   systems: llgui's compiled engine (`llgui.core.mt.ter_fast` through `TERMetric`) against
    sacrebleu's `TER.corpus_score` in the same run; the per-segment statistics must be equal
    and the corpus scores equal to 1e-9. PASS needs >= 50x.
 2. A synthetic corpus of segments of 5 to 400 words (repeated words, block shifts,
@@ -101,7 +101,7 @@ def _ours_vs_library(hyps: list[str], refs: list[str]) -> tuple[float, float, bo
     """(our seconds, sacrebleu seconds, equal, note) for one system's TER statistics."""
     import sacrebleu
 
-    from llgui.core.mt_stats import make_metric
+    from llgui.core.mt.stats import make_metric
 
     metric = make_metric("ter")
     began = time.perf_counter()
@@ -123,7 +123,7 @@ def _ours_vs_library(hyps: list[str], refs: list[str]) -> tuple[float, float, bo
 def _every_system() -> tuple[bool, list[str]]:
     import sacrebleu
 
-    from llgui.core.mt_stats import make_metric
+    from llgui.core.mt.stats import make_metric
 
     ok, lines = True, []
     for pair in ("de-en", "en-zh"):
@@ -266,7 +266,7 @@ def run() -> GateResult:
         try:
             return _run()
         finally:
-            from llgui.core import stats_cache
+            from llgui.core.mt import stats_cache
 
             stats_cache.forget()
             if previous is None:
@@ -278,7 +278,7 @@ def run() -> GateResult:
 def _run() -> GateResult:
     import sacrebleu
 
-    from llgui.core import ter_fast
+    from llgui.core.mt import ter_fast
 
     details: list[str] = []
     began = time.perf_counter()

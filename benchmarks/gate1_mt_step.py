@@ -98,8 +98,8 @@ def _real_impaired(name: str, track, index: int) -> str:
 def run() -> GateResult:
     import sacrebleu
 
-    from llgui.core.mt_stats import make_metric
-    from llgui.core.mt_track import MTTrack
+    from llgui.core.mt.stats import make_metric
+    from llgui.core.mt.track import MTTrack
     from llgui.core.types import Adapted, MTDocument, SentenceTarget, Stamp, Step
 
     hyp, ref, other, described = _corpus()

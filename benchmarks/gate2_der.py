@@ -3,7 +3,7 @@
 The document is random but deterministic (seeded): 1,000 reference turns by 8 speakers and
 1,000 hypothesis turns by 10 labels over 3,600 s, times on a millisecond grid as RTTMs write
 them, both sides with plenty of overlap. For each configuration (no collar; collar 0.5 s total
-width; skip_overlap) `llgui.core.der.der_components` is timed (median of several runs, Turn
+width; skip_overlap) `llgui.core.diarization.der.der_components` is timed (median of several runs, Turn
 lists in, components out) and `pyannote.metrics.diarization.DiarizationErrorRate` once (a new
 metric object each time, Annotation objects built beforehand, outside the timing), and the
 components compared to 1e-9. PASS iff every configuration is equal, the worst fast median is
@@ -49,8 +49,8 @@ def document(seed: int = 2, n_turns: int = 1000, duration: float = 3600.0):
 def run() -> GateResult:
     from pyannote.metrics.diarization import DiarizationErrorRate
 
-    from llgui.core.der import der_components
-    from llgui.core.der_reference import _annotation, pyannote_version
+    from llgui.core.diarization.der import der_components
+    from llgui.core.diarization.reference import _annotation, pyannote_version
 
     reference, hypothesis = document()
     ref_ann, hyp_ann = _annotation(reference), _annotation(hypothesis)

@@ -1,6 +1,6 @@
 """Gate 3: DET + EER (ROCCH) + minDCF + actDCF of 10^6 trials on a worker thread.
 
-`llgui.core.det.evaluate` runs on the GUI's worker pool (`llgui.gui.workers.JobRunner`, the
+`llgui.core.detection.det.evaluate` runs on the GUI's worker pool (`llgui.gui.workers.JobRunner`, the
 path the Detection tab uses, its result delivered by a queued signal) while a 10 ms precise
 QTimer on the main thread records its ticks; the largest gap between ticks is the worst
 event-loop stall. The worker time is measured inside the job, on the pool thread. In the same
@@ -38,7 +38,7 @@ def _trials():
 
 def _timed_evaluate(trials, dcf, progress=None, should_stop=None):
     """The worker's job: `evaluate` with its own wall time, measured on the pool thread."""
-    from llgui.core.det import evaluate
+    from llgui.core.detection.det import evaluate
 
     t0 = time.perf_counter()
     result = evaluate(trials, dcf=dcf, progress=progress, should_stop=should_stop)

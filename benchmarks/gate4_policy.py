@@ -115,8 +115,8 @@ def _tab_step_times(table, start, path) -> list[float]:
 
 
 def run() -> GateResult:
-    from llgui.core.lifelong import policy_scores
-    from llgui.core.policy import Policy
+    from llgui.core.across_time.scores import policy_scores
+    from llgui.core.across_time.policy import Policy
 
     table = _table()
     start = Policy("relative", ((0.0, 0.1), (0.4, 0.6), (1.0, 1.0)))

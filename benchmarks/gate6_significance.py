@@ -2,7 +2,7 @@
 
 Part 1: a paired bootstrap (1,000 resamples) and an approximate randomisation test (10,000
 trials, with 1,000 bootstrap resamples for the intervals) of 3 systems against a baseline on
-WMT17 newstest2017 en-de (3,004 sentences), BLEU + chrF + TER, by `llgui.core.compare`'s
+WMT17 newstest2017 en-de (3,004 sentences), BLEU + chrF + TER, by `llgui.core.reports.compare`'s
 engine from the per-segment statistics llgui caches; against sacrebleu's `PairedTest` on the
 same input (both tests, in the same run; sacrebleu extracts its statistics inside, as it always
 does). Every score, mean and interval equal to 1e-4, every p-value equal.
@@ -59,12 +59,12 @@ def _sacrebleu(test: str, n: int, refs, hyps) -> dict:
 
 
 def _ours(stats: dict, plan) -> dict:
-    from llgui.core.resample import Additive, paired_test
+    from llgui.core.significance.resample import Additive, paired_test
 
     out = {}
     for m in METRICS:
         metric, rows = stats[m]
-        from llgui.core.vector_scores import vector_score
+        from llgui.core.significance.vector_scores import vector_score
 
         samples = [Additive(r, vector_score(metric), np.float32) for r in rows]
         out[m] = paired_test(samples[0], samples[1:], plan)
@@ -83,13 +83,13 @@ def _equal(ours: dict, theirs: dict) -> list[str]:
 
 
 def _s_pen_part(ref, hyp, other) -> tuple[float, str]:
-    from llgui.core.mt_stats import make_metric
+    from llgui.core.mt.stats import make_metric
     from llgui.core.penalty import make_track, replay
     from llgui.core.cost import CostModel
-    from llgui.core.resample import Plan, paired_test
-    from llgui.core.stream_resample import Stream, StreamSample
+    from llgui.core.significance.resample import Plan, paired_test
+    from llgui.core.significance.penalised import Stream, StreamSample
     from llgui.core.types import Adapted, MTDocument, SentenceTarget, Stamp, Step
-    from llgui.core.vector_scores import vector_score
+    from llgui.core.significance.vector_scores import vector_score
 
     bounds = np.linspace(0, len(ref), N_DOCS + 1).astype(int)
     docs, steps = [], {}
@@ -131,8 +131,8 @@ def _s_pen_part(ref, hyp, other) -> tuple[float, str]:
 def run() -> GateResult:
     import sacrebleu
 
-    from llgui.core.mt_stats import make_metric
-    from llgui.core.resample import Plan
+    from llgui.core.mt.stats import make_metric
+    from llgui.core.significance.resample import Plan
 
     folder = _folder()
     if not (folder / "newstest2017-ende-ref.de").is_file():

@@ -7,7 +7,7 @@ scoring the same file once with sacrebleu's `corpus_score` (BLEU + chrF + TER), 
 cells equal `corpus_score` to 1e-9.
 
 The per-cell cost is compared interleaved, in one process: for one cell of each of 8 batches,
-sacrebleu's three `corpus_score` calls, then the cell job (`llgui.dist.cells.score_mt_cell`)
+sacrebleu's three `corpus_score` calls, then the cell job (`llgui.campaign.cells.score_mt_cell`)
 on the same file, alternately, so a shared machine's changing load hits both alike (the wall
 time per cell of the runs is printed too). The job is timed as it runs in a campaign: its
 worker has already seen the batch's references (once per batch and worker; 47 of the 48
@@ -94,8 +94,8 @@ def _library_cell(hyp_path: Path, refs: list[str]) -> tuple[float, dict]:
 def run() -> GateResult:
     import sacrebleu
 
-    from llgui.dist.cache import CellCache
-    from llgui.dist.run import run_campaign
+    from llgui.campaign.cache import CellCache
+    from llgui.campaign.run import run_campaign
     from llgui.io.campaign import load_campaign
     from llgui.io.campaign_export import to_json
 
@@ -116,8 +116,8 @@ def run() -> GateResult:
         cached = run_campaign(load_campaign(path), workers=2, cache=CellCache(root / "cache2"))
         rerun = time.perf_counter() - t0
         # the library and the cell job, interleaved, on one cell of each of 8 batches
-        from llgui.dist import cells as jobs
-        from llgui.dist.run import _batch_keys
+        from llgui.campaign import cells as jobs
+        from llgui.campaign.run import _batch_keys
 
         batch_keys = _batch_keys(campaign)
         library_times, our_times, equal = [], [], True

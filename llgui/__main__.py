@@ -10,7 +10,7 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    from llgui import cli
+    from llgui.cli import main as cli
 
     if argv and argv[0] in cli.SUBCOMMANDS:
         return cli.main(argv)

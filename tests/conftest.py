@@ -13,11 +13,11 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 # The campaign cell cache of every test, and of the subprocesses tests start, lives in a
-# temporary folder, never in the user's cache (llgui.dist.cache).
+# temporary folder, never in the user's cache (llgui.campaign.cache).
 os.environ["LLGUI_CACHE_DIR"] = tempfile.mkdtemp(prefix="llgui-test-cache-")
 atexit.register(shutil.rmtree, os.environ["LLGUI_CACHE_DIR"], True)
 
-# The statistics cache (llgui.core.stats_cache) of the whole run lives in a temporary folder,
+# The statistics cache (llgui.core.mt.stats_cache) of the whole run lives in a temporary folder,
 # never in the user's cache; subprocesses inherit it. Set here, before any test imports llgui.
 _CACHE = tempfile.mkdtemp(prefix="llgui-test-cache-")
 os.environ["LLGUI_CACHE_DIR"] = _CACHE
@@ -76,7 +76,7 @@ class PublishedScores:
         import io
         import json
 
-        from llgui.cli import main
+        from llgui.cli.main import main
 
         key = (str(reference), str(hypothesis), tuple(metrics), tuple(settings))
         if key not in self.cache:

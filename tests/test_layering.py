@@ -11,7 +11,7 @@ from tests.conftest import REPO
 PROBE = textwrap.dedent(
     """
     import importlib, json, pkgutil, sys
-    import llgui, llgui.core, llgui.io, llgui.cli
+    import llgui, llgui.core, llgui.io, llgui.cli.main
     imported = []
     for package in (llgui.core, llgui.io):
         for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):

@@ -307,7 +307,7 @@ class _LlmtState:
         self.words.append(self.track.reference_words(index))  # type: ignore[attr-defined]
 
     def stats(self) -> np.ndarray:
-        from llgui.core.mt_stats import llmt_document_stats, llmt_vector
+        from llgui.core.mt.stats import llmt_document_stats, llmt_vector
 
         metric = self.track.metric
         return llmt_document_stats(self.track.stats,  # type: ignore[attr-defined]
@@ -410,7 +410,7 @@ class BundleReplay:
 
     def weighted(self, attribute: str, weights: np.ndarray) -> float:
         """Weighted mean over documents (weights need not be normalised)."""
-        from llgui.core.policy import weighted_mean
+        from llgui.core.across_time.policy import weighted_mean
 
         return weighted_mean([getattr(r, attribute) for r in self.replays], weights)
 
@@ -418,7 +418,7 @@ class BundleReplay:
         """The aggregates of DESIGN.md 1.5 side by side, labelled: (label, (S_base, S_adapt,
         S_pen)) for pooled statistics, the unweighted mean of documents and, given a user
         `policy`, the policy-weighted mean over document times (seen from the last one)."""
-        from llgui.core.policy import document_weights
+        from llgui.core.across_time.policy import document_weights
 
         attributes = ("s_base", "s_adapt", "s_pen")
         rows = [("pooled", (self.pooled_base, self.pooled_adapt, self.pooled_pen)),
@@ -465,15 +465,15 @@ def make_track(document: Document, metric_name: str, settings, cost_model: CostM
     are the bundle's others (a diarization `same` step may listen to one of them). MT: the
     statistics extraction reports `progress` and stops when `should_stop()` says so."""
     if document.task == "mt":
-        from llgui.core.mt_stats import make_metric
-        from llgui.core.mt_track import MTTrack
+        from llgui.core.mt.stats import make_metric
+        from llgui.core.mt.track import MTTrack
 
         return MTTrack(document, make_metric(metric_name, settings), progress=progress,
                        should_stop=should_stop)
     if document.task == "diarization":
-        from llgui.core.diar_track import DiarTrack, make_diar_metric
+        from llgui.core.diarization.track import DiarTrack, make_diar_metric
 
-        from llgui.core.der import uem_mode
+        from llgui.core.diarization.der import uem_mode
 
         others = {d.id: d for d in documents if d.task == "diarization" and d.id != document.id}
         if "uem" not in settings:
@@ -482,11 +482,11 @@ def make_track(document: Document, metric_name: str, settings, cost_model: CostM
             settings = {**settings, "uem": uem_mode([d.uem for d in (documents or (document,))])}
         return DiarTrack(document, make_diar_metric(metric_name, settings), cost_model, others)
     if document.task == "detection":
-        from llgui.core.det_track import DetTrack, make_det_metric
+        from llgui.core.detection.track import DetTrack, make_det_metric
 
         return DetTrack(document, make_det_metric(metric_name, settings))
     if document.task == "classification":
-        from llgui.core.class_track import ClassMetric, ClassTrack
+        from llgui.core.classification.track import ClassMetric, ClassTrack
 
         return ClassTrack(document, ClassMetric(metric_name, len(document.classes)))
     raise ValueError(f"documents of task {document.task!r} have no track")

@@ -53,7 +53,7 @@ class MetricScores:
     def weighted(self, weights: np.ndarray) -> float:
         """Weighted mean of per-document scores (e.g. policy weights over document times);
         documents where nothing was scored take no weight."""
-        from llgui.core.policy import weighted_mean
+        from llgui.core.across_time.policy import weighted_mean
 
         values = np.array([self.score(i) for i in range(len(self.documents))], dtype=float)
         weights = np.where(np.isnan(values), 0.0, np.asarray(weights, dtype=float))

@@ -9,7 +9,7 @@ cached, and answers, for an interaction step n, the three scores of DESIGN.md se
 
 without rescoring the document: only the statistics of the corrected part are swapped. The
 engine (`llgui.core.penalty`) adds the penalty, costs and curves; tasks implement `Track`
-(`llgui.core.mt_track.MTTrack`, `llgui.core.diar_track.DiarTrack`).
+(`llgui.core.mt.track.MTTrack`, `llgui.core.diarization.track.DiarTrack`).
 
 Every score is a percentage (BLEU, chrF, TER, WER, DER, JER), as the reference tools print it.
 `stats` is the additive statistics vector behind a score; summing the vectors of several

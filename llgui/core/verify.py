@@ -89,7 +89,7 @@ def verify_walkthrough(walk: Walkthrough, settings,
 
 class _MTScorer:
     def __init__(self, walk: Walkthrough, settings):
-        from llgui.core.mt_stats import make_metric
+        from llgui.core.mt.stats import make_metric
 
         self.doc = walk.document
         self.metric = make_metric(walk.replay.metric, settings)
@@ -135,15 +135,15 @@ class _MTScorer:
 
 class _DiarScorer:
     def __init__(self, walk: Walkthrough, settings):
-        from llgui.core.der_reference import pyannote_version
-        from llgui.core.diar_track import make_diar_metric
+        from llgui.core.diarization.reference import pyannote_version
+        from llgui.core.diarization.track import make_diar_metric
 
         self.doc = walk.document
         self.metric = make_diar_metric(walk.replay.metric, settings)
         self.library = f"pyannote.metrics {pyannote_version()}"
 
     def score(self, turns, unmappable=()) -> float:
-        from llgui.core.der_reference import pyannote_der_components, pyannote_jer_components
+        from llgui.core.diarization.reference import pyannote_der_components, pyannote_jer_components
 
         function = pyannote_der_components if self.metric.name == "der" else pyannote_jer_components
         components = function(self.doc.reference, turns, uem=self.doc.uem,

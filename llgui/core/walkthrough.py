@@ -82,7 +82,7 @@ class StepView:
     """What step n looked like. MT `corrected_segments` are 0-based; diarization `windows`
     are (start, end) seconds of this document. MT `effects` gives, for each changed segment,
     +1 / -1 / 0 when the system's change brought it closer to / further from / as far from
-    the reference in word edits (`llgui.core.textdiff.change_effect`). Detection:
+    the reference in word edits (`llgui.core.mt.textdiff.change_effect`). Detection:
     `corrected_segments` are the labelled trials' positions, `changed_segments` the other
     trials whose scores the system changed (generalisation); classification likewise with
     decisions."""
@@ -218,7 +218,7 @@ class Walkthrough:
         return built
 
     def _build_mt(self, n: int) -> StepView:
-        from llgui.core.textdiff import change_effect
+        from llgui.core.mt.textdiff import change_effect
 
         mt = self._mt
         index, correct_text, changed = mt["per_step"][n - 1]

@@ -32,9 +32,9 @@ from PySide6.QtWidgets import (
 )
 
 from llgui.core.errors import LoadError
-from llgui.core.layout import date_labels
-from llgui.core.lifelong import continual_summary, diagonal, higher_is_better, policy_scores
-from llgui.core.policy import (
+from llgui.core.display.layout import date_labels
+from llgui.core.across_time.scores import continual_summary, diagonal, higher_is_better, policy_scores
+from llgui.core.across_time.policy import (
     PRESET_DESCRIPTIONS, PRESETS, Policy, window_positions, window_weights,
 )
 from llgui.io.policy_file import load_policy, save_policy

@@ -3,7 +3,7 @@ diarization): DESIGN 1.7, document unit.
 
 When a bundle's collection job ("collection:<i>", a `penalty.BundleReplay`) is delivered, a
 second job ("intervals:<i>") bootstraps its documents from the replays' cached statistics
-(`llgui.core.stream_resample.collection_intervals`); the workbench shows the point estimates
+(`llgui.core.significance.penalised.collection_intervals`); the workbench shows the point estimates
 at once and the intervals when they arrive. Newest wins per bundle.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ class AggregateIntervals(QObject):
 
     @property
     def signature(self) -> str:
-        from llgui.core.resample import Plan
+        from llgui.core.significance.resample import Plan
 
         return Plan("bs", SAMPLES, SEED, "document").signature
 
@@ -37,7 +37,7 @@ class AggregateIntervals(QObject):
             if (index >= len(bundles) or not result.replays
                     or bundles[index].task not in ("mt", "diarization")):
                 return   # detection systems get their intervals in the Detection tab
-            from llgui.core.resample import Plan
+            from llgui.core.significance.resample import Plan
 
             self.jobs.submit(f"intervals:{index}", _job, bundles[index], result,
                              Plan("bs", SAMPLES, SEED, "document"), background=True)
@@ -49,7 +49,7 @@ class AggregateIntervals(QObject):
 
 
 def _job(bundle, replay, plan, progress=None, should_stop=None):
-    from llgui.core.stream_resample import collection_intervals
+    from llgui.core.significance.penalised import collection_intervals
 
     return replay, collection_intervals(bundle, replay, plan, progress=progress,
                                         should_stop=should_stop)

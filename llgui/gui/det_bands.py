@@ -2,7 +2,7 @@
 
 `DetBands` owns a "DET bands" check box; when it is on, every system's band (pointwise 95 %
 bootstrap band of P_miss at fixed P_fa, unit trial) and the intervals of its EER and minDCF
-are computed by `llgui.core.det_resample.det_bands` on a worker (JobRunner key "det:bands";
+are computed by `llgui.core.significance.detection.det_bands` on a worker (JobRunner key "det:bands";
 the newest request wins). The tab draws its curves at once; the bands, and two table columns
 "EER ± (bs)" and "minDCF ±", appear when the job is done. Workers never touch widgets: the
 result arrives through the runner's signal.
@@ -40,7 +40,7 @@ class DetBands(QObject):
 
     @property
     def signature(self) -> str:
-        from llgui.core.resample import Plan
+        from llgui.core.significance.resample import Plan
 
         return Plan("bs", getattr(self, "samples", SAMPLES), SEED, "trial").signature
 
@@ -48,8 +48,8 @@ class DetBands(QObject):
 
     def request(self) -> int | None:
         """Compute the bands of the tab's systems on a worker (replacing a running job)."""
-        from llgui.core.det_resample import det_bands
-        from llgui.core.resample import Plan
+        from llgui.core.significance.detection import det_bands
+        from llgui.core.significance.resample import Plan
 
         systems = self.tab.systems()
         if not systems or not self.box.isChecked():
@@ -104,7 +104,7 @@ class DetBands(QObject):
         self._items = []
         if not self.box.isChecked():
             return
-        from llgui.core.det import probit
+        from llgui.core.detection.det import probit
 
         for k, r in enumerate(results):
             found = self.results.get(r.name)

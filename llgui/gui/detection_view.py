@@ -1,6 +1,6 @@
 """The "Detection" tab: DET curves on probit axes, EER, min/act DCF of every system (DESIGN 1.6).
 
-Every detection system of the open bundles is evaluated by `llgui.core.det.evaluate` on a
+Every detection system of the open bundles is evaluated by `llgui.core.detection.det.evaluate` on a
 worker (JobRunner key "det"): the newest request wins, so changing the DCF settings or the EER
 method while a job runs replaces it, and Cancel (or Esc) stops it and keeps what was shown.
 The optional bootstrap confidence interval of the EER runs as a second job ("det:bootstrap").
@@ -39,9 +39,9 @@ BOOTSTRAP_KEY = "det:bootstrap"
 
 
 def _det():
-    """llgui.core.det, imported on first use: it loads scipy.special (about a quarter of a
+    """llgui.core.detection.det, imported on first use: it loads scipy.special (about a quarter of a
     second), which the window's start-up must not pay (benchmark gate 5)."""
-    from llgui.core import det
+    from llgui.core.detection import det
 
     return det
 

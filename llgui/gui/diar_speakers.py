@@ -1,15 +1,15 @@
 """Per-speaker breakdown of a diarization step, beside the timeline: for each reference
 speaker the hypothesis label mapped to it in h_{n-1} (what the human saw) and in h_n (after
 the step), and the miss, false alarm and confusion of h_n in seconds
-(`llgui.core.der_speakers.speaker_breakdown`, which shares out pyannote's components)."""
+(`llgui.core.diarization.speakers.speaker_breakdown`, which shares out pyannote's components)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from llgui.core.der_speakers import speaker_breakdown
-from llgui.core.identity_cache import IdentityCache
+from llgui.core.diarization.speakers import speaker_breakdown
+from llgui.utils.identity_cache import IdentityCache
 
 COLUMNS = ("speaker", "hₙ₋₁", "hₙ", "speech s", "miss", "FA", "conf.", "err %")
 MAX_TURNS = 20_000   # beyond this the breakdown (a DER sweep) waits for a smaller show

@@ -11,7 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
-from llgui.core.layout import format_time, zoom_panels
+from llgui.core.display.layout import format_time, zoom_panels
 
 PAD = 2.0         # s of context on each side of a window
 MERGE_GAP = 10.0  # s: windows closer than this share a panel

@@ -17,9 +17,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
-from llgui.core.identity_cache import IdentityCache
-from llgui.core.layout import LANE_TOLERANCE, pack_sorted, time_labels
-from llgui.core.palette import ERROR_COLOURS, IMPAIRED, UNMAPPED, speaker_colours, speaker_palette
+from llgui.utils.identity_cache import IdentityCache
+from llgui.core.display.layout import LANE_TOLERANCE, pack_sorted, time_labels
+from llgui.core.display.palette import ERROR_COLOURS, IMPAIRED, UNMAPPED, speaker_colours, speaker_palette
 from llgui.core.types import Turn
 from llgui.core.walkthrough import Walkthrough
 
@@ -378,7 +378,7 @@ def lane_geometry(turns) -> dict:
 
 
 def _lane_geometry(turns) -> dict:
-    from llgui.core.diar_edit import turn_arrays
+    from llgui.core.diarization.edit import turn_arrays
 
     n = len(turns)
     starts, ends = turn_arrays(turns)

@@ -2,7 +2,7 @@
 
 `LifelongBands` owns an "S_P band (95 %)" check box. When it is on, a worker
 (JobRunner key "lifelong:bands", newest wins) resamples the test times of the score table with
-one set of indices for every cell (`llgui.core.lifelong_resample.lifelong_intervals`); the S_P
+one set of indices for every cell (`llgui.core.significance.across_time.lifelong_intervals`); the S_P
 curve is drawn at once by the tab, the band (2.5-97.5 percentiles of S_P per model) and the
 ACC / BWT / FWT intervals when the job is done. A policy drag does not ask for a band (only
 its release does), so dragging stays as cheap as before.
@@ -50,8 +50,8 @@ class LifelongBands(QObject):
             self.tab.jobs.cancel(KEY)
             self.label.setText("")
             return None
-        from llgui.core.lifelong_resample import lifelong_intervals
-        from llgui.core.resample import Plan
+        from llgui.core.significance.across_time import lifelong_intervals
+        from llgui.core.significance.resample import Plan
 
         self.requests += 1
         self.label.setText("<small>intervals: computing…</small>")
@@ -106,7 +106,7 @@ class LifelongBands(QObject):
 
 
 def _job(table, metric, policy, plan, progress=None, should_stop=None):
-    from llgui.core.lifelong_resample import lifelong_intervals
+    from llgui.core.significance.across_time import lifelong_intervals
 
     return lifelong_intervals(table, metric, policy, plan, progress=progress,
                               should_stop=should_stop)

@@ -651,7 +651,7 @@ class MainWindow(QMainWindow):
 
     def _apply_session_state(self, data: dict) -> None:
         from llgui.core.cost import CostModel
-        from llgui.core.policy import Policy
+        from llgui.core.across_time.policy import Policy
 
         for task, metric in (data.get("metrics") or {}).items():
             self.state.set_metric(task, metric)
@@ -766,9 +766,9 @@ def _collection_job(bundle, metric, cost_model, mode="paper", progress=None,
 
 
 def _campaign_job(path: str, progress=None, should_stop=None):
-    """Worker job: `llgui campaign` in a child process (llgui.dist.child), so scoring never
+    """Worker job: `llgui campaign` in a child process (llgui.campaign.child), so scoring never
     competes with the event loop for the interpreter."""
-    from llgui.dist.child import campaign_in_child
+    from llgui.campaign.child import campaign_in_child
 
     return campaign_in_child(path, progress=progress, should_stop=should_stop)
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QStyleOptionViewItem, QTableView, QVBoxLayout, QWidget,
 )
 
-from llgui.core.textdiff import mark_changes, mark_errors
+from llgui.core.mt.textdiff import mark_changes, mark_errors
 from llgui.core.walkthrough import Walkthrough
 
 CORRECTED_BG = "#fff3b0"

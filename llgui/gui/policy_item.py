@@ -1,6 +1,6 @@
 """PolicyCurveItem: the user-policy curve drawn in a plot, edited with the mouse.
 
-The item shows a `Policy` (llgui.core.policy) as its piecewise-linear curve, held constant
+The item shows a `Policy` (llgui.core.across_time.policy) as its piecewise-linear curve, held constant
 beyond the end points up to the edges of the editable range, and one handle per control point.
 
 Mouse and keys (the item lives in a pyqtgraph ViewBox; all coordinates are the plot's: x in
@@ -27,7 +27,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 
-from llgui.core.policy import Policy
+from llgui.core.across_time.policy import Policy
 
 CURVE = "#1f5fa8"
 HANDLE = "#1f5fa8"

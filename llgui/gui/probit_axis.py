@@ -1,6 +1,6 @@
 """A DET plot axis: values are normal deviates (probit of an error rate), labels are percent.
 
-The DET plot draws (probit(P_fa), probit(P_miss)) (llgui.core.det.probit), so a straight line
+The DET plot draws (probit(P_fa), probit(P_miss)) (llgui.core.detection.det.probit), so a straight line
 is a pair of Gaussian score distributions with equal variances. This axis puts its ticks at the
 NIST error rates (det.DET_TICKS: 0.1 0.2 0.5 1 2 5 10 20 40 %, the DETware look) and labels
 them in percent. When the user zooms out beyond that range, a few more rates outside it are
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from scipy.special import ndtr
 
-from llgui.core.det import DET_TICK_LABELS, DET_TICKS, probit
+from llgui.core.detection.det import DET_TICK_LABELS, DET_TICKS, probit
 
 # Rates outside the NIST list, ticked only when they are in view (zoomed out).
 _OUTER_LOW = (0.0001, 0.0002)

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
-from llgui.core.layout import bar_range, place_labels
+from llgui.core.display.layout import bar_range, place_labels
 from llgui.core.walkthrough import Walkthrough
 from llgui.io.export import display_name
 

@@ -217,7 +217,7 @@ class SimulateDialog(QDialog):
         self.run_finished.emit(simulation)
 
     def _show_panel(self, panel) -> None:
-        from llgui.core.oracle_panel import panel_rows
+        from llgui.core.reports.oracle_panel import panel_rows
         from llgui.io.export import fmt
 
         header, rows = panel_rows(panel)

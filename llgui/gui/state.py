@@ -47,7 +47,7 @@ class SessionState(QObject):
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        from llgui.core.policy import PRESETS
+        from llgui.core.across_time.policy import PRESETS
 
         self.bundles: list[Bundle] = []
         self.selection = Selection()
@@ -191,7 +191,7 @@ class SessionState(QObject):
 def read_session(path: Path | None = None) -> tuple[dict | None, str | None]:
     """(the saved session, None), or (None, why it was set aside), or (None, None) when there
     is none. A session that fails its checks is moved to `session.json.bad` (never raises)."""
-    from llgui.core.atomic import clean_stale
+    from llgui.utils.atomic import clean_stale
     from llgui.io.session_file import read_session_file, set_aside
 
     path = path or session_path()

@@ -1,6 +1,6 @@
 """The Systems view: a campaign's leaderboard, one row per system, sortable.
 
-The figures are the campaign report's (`llgui.core.campaign.build_report`, the same object
+The figures are the campaign report's (`llgui.core.reports.campaign.build_report`, the same object
 `llgui campaign --format json` prints): S_base, S_adapt, S_pen and MSR of each system's online
 run, S_P under the presets A, B and C; one more column gives S_P under the session's current
 policy (`core.campaign.system_policy_score` on the system's lifelong table), updated when the
@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from llgui.core.campaign import ONLINE_FIGURES, POLICY_NAMES, system_policy_score
-from llgui.core.lifelong import policy_scores
-from llgui.core.resample import Plan
+from llgui.core.reports.campaign import ONLINE_FIGURES, POLICY_NAMES, system_policy_score
+from llgui.core.across_time.scores import policy_scores
+from llgui.core.significance.resample import Plan
 from llgui.gui.models import SORT_ROLE
 from llgui.io.export import display_name
 
@@ -307,7 +307,7 @@ class SystemsView(QWidget):
         older one); the interval and p-value columns read "…" until it is done."""
         if self.jobs is None or self.path is None:
             return
-        from llgui.dist.compare_child import compare_in_child
+        from llgui.campaign.compare_child import compare_in_child
 
         self.requests += 1
         self.model.set_comparison(None, pending=True)

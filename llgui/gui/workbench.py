@@ -302,7 +302,7 @@ class Workbench(QWidget):
         self.buttons["last"].setEnabled(step < n)
 
     def _decision_threshold(self, walk: Walkthrough) -> float:
-        from llgui.core.det_track import make_det_metric
+        from llgui.core.detection.track import make_det_metric
 
         bundle = self.state.bundle()
         settings = bundle.settings if bundle is not None else {}
@@ -546,7 +546,7 @@ def _zones_of(settings) -> dict:
 
 def warm_kernels() -> None:
     try:
-        from llgui.core import _stream_kernel
+        from llgui.core.significance import _penalised_kernel as _stream_kernel
     except ImportError:   # no numba: the numpy path needs no loading
         return
     _stream_kernel.warm()

@@ -34,7 +34,7 @@ import re
 import string
 from pathlib import Path
 
-from llgui.core.campaign import Batch, Campaign, Cell, ModelVersion, SystemSpec
+from llgui.core.reports.campaign import Batch, Campaign, Cell, ModelVersion, SystemSpec
 from llgui.core.errors import LoadError
 from llgui.core.types import DEFAULT_METRICS, Stamp
 from llgui.io.bundle import SETTINGS, _Loader, _show

@@ -11,8 +11,8 @@ import re
 from pathlib import Path
 from typing import Mapping
 
-from llgui.core.atomic import write_atomic
-from llgui.core.campaign import ONLINE_FIGURES, POLICY_NAMES, leaderboard_rows
+from llgui.utils.atomic import write_atomic
+from llgui.core.reports.campaign import ONLINE_FIGURES, POLICY_NAMES, leaderboard_rows
 from llgui.io.export import clean, display_name, fmt, render_table, to_csv, to_json
 
 LIFELONG_HEADER = ("model", "model_time", "test", "test_time", "metric", "value")

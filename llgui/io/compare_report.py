@@ -1,4 +1,4 @@
-"""`llgui compare` output: the report of `llgui.core.compare.Comparison` as a table or CSV.
+"""`llgui compare` output: the report of `llgui.core.reports.compare.Comparison` as a table or CSV.
 
 The JSON is `Comparison.report()` through `export.to_json`. The table has one row per metric
 and system, the baseline first in each block, in sacrebleu's style: score, (mean +- half-width

@@ -1,7 +1,7 @@
 """Reports written as JSON, CSV and readable tables, shared by the CLI and the GUI.
 
 The reports themselves (plain data in the JSON shapes of DESIGN.md section 7) are assembled in
-`llgui.core.report`; this module only writes them. Scores are percentages, as the reference
+`llgui.core.reports.commands`; this module only writes them. Scores are percentages, as the reference
 tools print them; minDCF and actDCF are plain numbers; DER components are seconds. NaN becomes
 JSON null. Files are written atomically (temporary file, then rename).
 """
@@ -15,10 +15,10 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from llgui.core.atomic import write_atomic  # noqa: F401 - re-exported for callers
+from llgui.utils.atomic import write_atomic  # noqa: F401 - re-exported for callers
 # the reports are assembled in core (plain data); here they are only written. Re-exported
 # for the callers that import them from here.
-from llgui.core.report import (  # noqa: F401
+from llgui.core.reports.commands import (  # noqa: F401
     tidy, det_report, document_entry, lifelong_report, replay_report, score_report,
 )
 

@@ -1,7 +1,7 @@
 """The policy file (JSON): read with every problem at its line, written atomically.
 
 Format: DESIGN.md section 7, ``{"mode": "relative"|"absolute", "points": [[x, w], ...],
-"normalise": true}``; the content is checked by `llgui.core.policy.policy_from_node`.
+"normalise": true}``; the content is checked by `llgui.core.across_time.policy.policy_from_node`.
 """
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import json
 import re
 from pathlib import Path
 
-from llgui.core.atomic import write_atomic
+from llgui.utils.atomic import write_atomic
 from llgui.core.errors import LoadError, Problems
-from llgui.core.policy import Policy, _Node, policy_from_node
+from llgui.core.across_time.policy import Policy, _Node, policy_from_node
 from llgui.io._read import NotRegularFile, read_regular
 
 MAX_POLICY_BYTES = 16 << 20

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from llgui.core.diar_edit import merge_spans
+from llgui.core.diarization.edit import merge_spans
 from llgui.core.errors import Problems
 from llgui.core.types import Turn
 from llgui.core.numbers import parse_number

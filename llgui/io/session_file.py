@@ -116,7 +116,7 @@ def check_session(data: object) -> str | None:
         message = error.message if len(error.message) <= 120 else error.message[:117] + "..."
         return f"{_where(error.absolute_path)}: {message}"
     from llgui.core.cost import CostModel
-    from llgui.core.policy import Policy
+    from llgui.core.across_time.policy import Policy
 
     assert isinstance(data, dict)
     for bundle, saved in (data.get("cost_models") or {}).items():

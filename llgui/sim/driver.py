@@ -32,7 +32,7 @@ from typing import Callable, Sequence
 
 from llgui import __version__
 from llgui.core.cost import CostModel
-from llgui.core.diar_track import DiarTrack
+from llgui.core.diarization.track import DiarTrack
 from llgui.core.jobs import Cancelled, check
 from llgui.core.penalty import make_track, minimal_supervision_rate
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from llgui.core.atomic import write_atomic
+from llgui.utils.atomic import write_atomic
 from llgui.core.errors import SystemFailed
 from llgui.core.jobs import check
-from llgui.core.textdiff import word_edits
+from llgui.core.mt.textdiff import word_edits
 from llgui.core.types import MTDocument, SentenceTarget
 from llgui.sim import protocol as P
 from llgui.sim.driver import (

@@ -20,7 +20,7 @@ import tomllib
 from pathlib import Path
 from typing import Sequence
 
-from llgui.core.atomic import write_atomic
+from llgui.utils.atomic import write_atomic
 from llgui.core.types import Bundle, DiarDocument, Step, Turn
 from llgui.sim.protocol import target_to_json, turns_to_json
 

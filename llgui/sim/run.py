@@ -3,7 +3,7 @@
 `run_simulation(bundle_path, systems, oracles, out, ..., progress=None, should_stop=None)`
 is a plain job function (`llgui.core.jobs`): the CLI calls it with a terminal progress bar,
 the window on a worker. One run writes its folder in `out`; several systems or oracles write
-`out/SYSTEM/ORACLE/` each, and `out/panel.json` (`llgui.core.oracle_panel`).
+`out/SYSTEM/ORACLE/` each, and `out/panel.json` (`llgui.core.reports.oracle_panel`).
 
 A system that fails (exit 3) does not stop the other runs of a panel; the first failure is
 raised at the end, after panel.json is written. A cancelled job ends the running system's
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from llgui.core.atomic import write_atomic
+from llgui.utils.atomic import write_atomic
 from llgui.core.errors import SystemFailed
-from llgui.core.oracle_panel import Panel, PanelRun, make_panel
+from llgui.core.reports.oracle_panel import Panel, PanelRun, make_panel
 from llgui.sim.driver import ERROR_METRIC, RunResult, Session
 from llgui.sim.oracles import make_oracle, oracle_folder
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from llgui.cli import main
+from llgui.cli.main import main
 
 REFS = ["the cat sat on the mat", "a dog barked at night", "rain fell on the town"]
 HYPS = {"M0": ["the cat sat on a mat", "the dog barked at night", "rain fell in town"],

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from llgui.cli import main as cli_main
+from llgui.cli.main import main as cli_main
 from tests.conftest import DEMO, REPO
 
 MT = DEMO / "mt" / "bundle.toml"
@@ -224,7 +224,7 @@ def test_score_table_names_every_aggregate(capsys):
 
 
 def test_det_json_shape(capsys):
-    from llgui.core.det import evaluate
+    from llgui.core.detection.det import evaluate
     from llgui.io.detection import load_scores
 
     key = DEMO / "detection" / "scores" / "trials.key"

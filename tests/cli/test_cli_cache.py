@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from llgui import cli_progress
-from llgui.cli import main as cli_main
-from llgui.core import stats_cache
+from llgui.cli import progress as cli_progress
+from llgui.cli.main import main as cli_main
+from llgui.core.mt import stats_cache
 from tests.conftest import DEMO
 
 MT = DEMO / "mt" / "bundle.toml"
@@ -62,8 +62,8 @@ class _Terminal(io.StringIO):
 
 
 def test_progress_bar_on_a_terminal_only(cache, monkeypatch, capsys):
-    from llgui.core.mt_stats import make_metric
-    from llgui.core.mt_track import MTTrack
+    from llgui.core.mt.stats import make_metric
+    from llgui.core.mt.track import MTTrack
     from llgui.io.bundle import load_bundle
 
     monkeypatch.setattr(cli_progress, "DELAY_S", 0.0)  # no need to wait a second here

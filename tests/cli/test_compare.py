@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from llgui.cli import main
+from llgui.cli.main import main
 
 SYSTEMS = ("ONLINE-A", "ONLINE-B", "ONLINE-W", "GPT4-5shot")   # the baseline first
 TER_MAX_WORDS = 12
@@ -162,7 +162,7 @@ def test_detection_systems_are_paired_by_key_and_resampled_by_speaker(tmp_path, 
         report = json.loads(capsys.readouterr().out)
         assert report["signature"] == f"bs:30|seed:12345|unit:{unit}"
         better = report["systems"][1]["metrics"]["eer"]
-        from llgui.core import det
+        from llgui.core.detection import det
 
         labels = np.array([y for _, _, y in trials])
         values = np.array([s for _, _, s in scores["better"]])   # key order

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from llgui.cli import main
+from llgui.cli.main import main
 from tests.conftest import DEMO
 
 

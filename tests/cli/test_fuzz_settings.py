@@ -2,7 +2,7 @@
 
 Whatever the value (huge, tiny, negative, non-finite, integers beyond float range, wrong
 types), `llgui score` ends with exit 0 or 2 (never 1: an internal error), within a bounded
-time, and never prints a traceback. Run in-process through `llgui.cli.main` to stay cheap.
+time, and never prints a traceback. Run in-process through `llgui.cli.main.main` to stay cheap.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from llgui.cli import main
+from llgui.cli.main import main
 from llgui.io.bundle import SETTINGS
 
 SECONDS = 20.0   # bound per command; a valid extreme (char_order 20) takes well under 1 s here

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from llgui.cli import main as cli_main
+from llgui.cli.main import main as cli_main
 from tests.conftest import DEMO
 
 
@@ -77,7 +77,7 @@ def test_lrec_single_step_memorise_only_is_s_imp(capsys):
 
 
 def test_diarization_memorise_only_equals_a_replay_of_the_memorised_log(tmp_path, capsys):
-    from llgui.core.diar_track import DiarTrack, make_diar_metric
+    from llgui.core.diarization.track import DiarTrack, make_diar_metric
     from llgui.core.types import Adapted
     from llgui.io.bundle import load_bundle
 

@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from llgui.cli import main
+from llgui.cli.main import main
 
 REF = "SPEAKER f 1 0.0 4.0 <NA> <NA> A <NA> <NA>\nSPEAKER f 1 4.0 3.0 <NA> <NA> B <NA> <NA>\n"
 HYP = "SPEAKER f 1 0.0 5.0 <NA> <NA> s1 <NA> <NA>\nSPEAKER f 1 5.0 2.0 <NA> <NA> s2 <NA> <NA>\n"
@@ -110,8 +110,8 @@ def test_no_learning_curve_area_without_cost(mt_with_and_without_steps):
 def test_calibrated_gaussian_llrs_raise_no_warning_and_rescaled_ones_do():
     import numpy as np
 
-    from llgui.core.det import bayes_threshold
-    from llgui.core.llr import llr_warning
+    from llgui.core.detection.det import bayes_threshold
+    from llgui.core.detection.llr import llr_warning
 
     # target ~ N(d2/2, d2), non-target ~ N(-d2/2, d2) are exactly calibrated LLRs
     rng = np.random.default_rng(0)

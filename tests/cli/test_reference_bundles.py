@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from llgui.cli import main as cli_main
+from llgui.cli.main import main as cli_main
 
 
 def toml_string(value) -> str:

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from llgui.core.atomic import clean_stale, write_atomic
+from llgui.utils.atomic import clean_stale, write_atomic
 from tests.conftest import REPO
 
 posix = pytest.mark.skipif(os.name != "posix", reason="umask and kill -9 are POSIX")
@@ -37,7 +37,7 @@ def test_a_killed_writer_leaves_nothing_behind_after_the_next_write(tmp_path):
     writer = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(REPO)!r})
-        from llgui.core.atomic import write_atomic
+        from llgui.utils.atomic import write_atomic
         data = b"x" * (8 << 20)
         print("ready", flush=True)
         while True:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llgui.core.class_track import CLASS_METRICS, ClassMetric, ClassTrack
+from llgui.core.classification.track import CLASS_METRICS, ClassMetric, ClassTrack
 from llgui.core.penalty import replay
 from llgui.core.types import Adapted, ClassDocument, ItemsTarget, Stamp, Step
 

@@ -1,4 +1,4 @@
-"""The fast DER/JER (llgui.core.der) against pyannote.metrics, computed in each test.
+"""The fast DER/JER (llgui.core.diarization.der) against pyannote.metrics, computed in each test.
 
 Property tests draw documents WITH overlap on both sides (and often a speaker overlapping
 itself), several UEM pieces partly covering them, and check every component, the DER, the JER
@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llgui.core.der import (SEGMENT_PRECISION, DERComponents, DERMetric, JERMetric,
+from llgui.core.diarization.der import (SEGMENT_PRECISION, DERComponents, DERMetric, JERMetric,
                              der_components, error_regions, jer_components, optimal_mapping,
                              uem_mode)
-from llgui.core.der_reference import pyannote_der_components, pyannote_jer_components
+from llgui.core.diarization.reference import pyannote_der_components, pyannote_jer_components
 from llgui.core.types import Turn
 
 TOL = 1e-9
@@ -318,7 +318,7 @@ def test_pooled_der_and_jer_equal_pyannote_accumulation(collar, skip):
     """Summed statistics give the pooled score pyannote's accumulating metric object gives."""
     from pyannote.metrics.diarization import DiarizationErrorRate, JaccardErrorRate
 
-    from llgui.core.der_reference import _annotation
+    from llgui.core.diarization.reference import _annotation
 
     docs = _random_docs(7, 5)
     der, jer = DiarizationErrorRate(collar=collar, skip_overlap=skip), JaccardErrorRate(
@@ -420,7 +420,7 @@ def test_error_regions_add_up_to_the_components_without_overlap(doc):
 def test_error_regions_merge_runs_as_the_piece_by_piece_definition(doc):
     """The runs are merged with numpy (issue 11: a 10-hour show has ~40,000 pieces); equal to
     merging them piece by piece, overlap, collars and skipped overlap included."""
-    from llgui.core.der import ERROR_KINDS, _hungarian, _per_interval, _sweep
+    from llgui.core.diarization.der import ERROR_KINDS, _hungarian, _per_interval, _sweep
 
     reference, hypothesis, pieces = doc
     for collar, skip, with_uem in CONFIGS:

@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from llgui.core.cost import CostModel
-from llgui.core.der import der_components, jer_components
-from llgui.core.der_reference import pyannote_der_components, pyannote_jer_components
-from llgui.core.diar_edit import (corrected_turns, impaired_turns, listened_seconds,
+from llgui.core.diarization.der import der_components, jer_components
+from llgui.core.diarization.reference import pyannote_der_components, pyannote_jer_components
+from llgui.core.diarization.edit import (corrected_turns, impaired_turns, listened_seconds,
                                   merge_spans, other_window, split_turns, step_windows)
 from llgui.core.types import (DiarDocument, PointTarget, SameTarget, SpanTarget, Stamp, Step,
                               Turn)
@@ -136,7 +136,7 @@ def test_split_turns_cuts_at_window_edges():
 def test_the_windowed_cut_equals_the_turn_by_turn_definition(raw_turns, raw_windows):
     """Long turn lists are cut only where they reach into a window (issue 11); pieces and
     their order equal the turn-by-turn cut, empty turns and turns spanning windows included."""
-    from llgui.core import diar_edit
+    from llgui.core.diarization import edit as diar_edit
 
     turns = tuple(sorted((T(s / 4, (s + d) / 4, who) for s, d, who in raw_turns),
                          key=lambda t: (t.start, t.end, t.speaker)))

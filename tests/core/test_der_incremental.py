@@ -12,9 +12,9 @@ import random
 
 import pytest
 
-from llgui.core.der import der_components
-from llgui.core.der_reference import pyannote_der_components
-from llgui.core.der_incremental import IncrementalDER
+from llgui.core.diarization.der import der_components
+from llgui.core.diarization.reference import pyannote_der_components
+from llgui.core.diarization.incremental import IncrementalDER
 from llgui.core.types import Turn
 
 FIELDS = ("miss", "false_alarm", "confusion", "correct", "total")

@@ -1,4 +1,4 @@
-"""Per-speaker DER breakdown (llgui.core.der_speakers) against pyannote.metrics, on VBx's AMI
+"""Per-speaker DER breakdown (llgui.core.diarization.speakers) against pyannote.metrics, on VBx's AMI
 output: the rows add up to pyannote's components, and with one speaker at a time
 (skip_overlap) each speaker's miss and confusion are pyannote's identification errors on that
 speaker's own speech under the optimal mapping."""
@@ -8,8 +8,8 @@ import warnings
 
 import pytest
 
-from llgui.core.der_reference import pyannote_der_components
-from llgui.core.der_speakers import speaker_breakdown
+from llgui.core.diarization.reference import pyannote_der_components
+from llgui.core.diarization.speakers import speaker_breakdown
 from llgui.core.types import Turn
 
 VBX = "vbx-ami-mixheadset"

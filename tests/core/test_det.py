@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from llgui.core.det import (DCF_PRESETS, DET_TICK_LABELS, DET_TICKS, Cancelled, act_dcf,
+from llgui.core.detection.det import (DCF_PRESETS, DET_TICK_LABELS, DET_TICKS, Cancelled, act_dcf,
                             bayes_threshold, bootstrap_eer, det_curve, eer, evaluate, min_dcf,
                             probit, roc_hull)
 from llgui.core.jobs import Cancelled as JobsCancelled

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from llgui.core.det import det_curve, eer, evaluate, roc_hull
+from llgui.core.detection.det import det_curve, eer, evaluate, roc_hull
 from llgui.core.types import Trials
 
 

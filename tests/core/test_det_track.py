@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llgui.core.det_track import DET_TRACK_METRICS, DetMetric, DetTrack, brute_force
+from llgui.core.detection.track import DET_TRACK_METRICS, DetMetric, DetTrack, brute_force
 from llgui.core.penalty import replay
 from llgui.core.types import Adapted, DetDocument, ItemsTarget, Stamp, Step, Trials
 from tests.conftest import DEMO
@@ -88,7 +88,7 @@ def test_error_rate_equals_sklearn_at_the_threshold():
 
 
 def test_min_and_act_dcf_of_the_base_equal_det_module():
-    from llgui.core.det import act_dcf, min_dcf
+    from llgui.core.detection.det import act_dcf, min_dcf
 
     rng = np.random.default_rng(4)
     scores = rng.normal(size=800).round(2)

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llgui.core.det import det_curve
-from llgui.core.det_views import (
+from llgui.core.detection.det import det_curve
+from llgui.core.detection.analysis import (
     at_threshold, at_threshold_sorted, histograms, nearest_trials, normal_qq, qq, roc,
 )
 from tests.conftest import DEMO
@@ -94,7 +94,7 @@ def test_nearest_trials():
 def test_det_threshold_json_equals_scikit_learn(capsys):
     from sklearn.metrics import precision_recall_fscore_support
 
-    from llgui.cli import main as cli_main
+    from llgui.cli.main import main as cli_main
     from llgui.io.detection import load_scores
 
     scores = DEMO / "detection" / "scores"
@@ -116,7 +116,7 @@ def test_det_threshold_json_equals_scikit_learn(capsys):
 
 
 def test_reading_counts_off_the_curve_equals_counting_trials():
-    from llgui.core.det_views import at_threshold_curve, nearest_point, point_threshold
+    from llgui.core.detection.analysis import at_threshold_curve, nearest_point, point_threshold
 
     rng = np.random.default_rng(9)
     scores = rng.normal(size=400).round(1)
@@ -129,7 +129,7 @@ def test_reading_counts_off_the_curve_equals_counting_trials():
         assert np.isfinite(t)
         got = at_threshold(scores, labels, t)
         assert (got.fn, got.fp) == (curve.n_miss[k], curve.n_fa[k])
-    from llgui.core.det import probit
+    from llgui.core.detection.det import probit
 
     k = 17
     assert nearest_point(curve, float(probit(curve.p_fa[k])), float(probit(curve.p_miss[k]))) == k
@@ -138,7 +138,7 @@ def test_reading_counts_off_the_curve_equals_counting_trials():
 @settings(max_examples=30, deadline=None)
 @given(trials(), st.integers(1, 30))
 def test_views_read_off_the_curve_equal_numpy(data, bins):
-    from llgui.core.det_views import (
+    from llgui.core.detection.analysis import (
         histograms_from_curve, normal_qq_from_curve, order_statistics, qq_from_curve,
     )
 
@@ -152,7 +152,7 @@ def test_views_read_off_the_curve_equal_numpy(data, bins):
         want_m, want_r = normal_qq(values)
         np.testing.assert_allclose(theory, want_m, rtol=0, atol=1e-12)
         np.testing.assert_array_equal(ordered, want_r)
-    from llgui.core.det_views import quantiles_from_curve
+    from llgui.core.detection.analysis import quantiles_from_curve
 
     probabilities = np.linspace(0, 1, 23)
     np.testing.assert_allclose(quantiles_from_curve(curve, None, probabilities),

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from llgui.core.der import DERMetric, JERMetric, der_components, jer_components
-from llgui.core.der_reference import pyannote_der_components, pyannote_jer_components
+from llgui.core.diarization.der import DERMetric, JERMetric, der_components, jer_components
+from llgui.core.diarization.reference import pyannote_der_components, pyannote_jer_components
 from llgui.core.types import Turn
 
 

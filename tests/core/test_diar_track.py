@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from llgui.core.cost import CostModel
-from llgui.core.der import DERMetric, JERMetric
-from llgui.core.der_reference import pyannote_der_components, pyannote_jer_components
-from llgui.core.diar_track import DiarTrack, make_diar_metric
+from llgui.core.diarization.der import DERMetric, JERMetric
+from llgui.core.diarization.reference import pyannote_der_components, pyannote_jer_components
+from llgui.core.diarization.track import DiarTrack, make_diar_metric
 from llgui.core.penalty import make_track, replay, replay_bundle
 from llgui.core.types import (Adapted, Bundle, DiarDocument, PointTarget, SameTarget,
                               SpanTarget, Stamp, Step, Turn)
@@ -159,7 +159,7 @@ def test_pooled_scores_equal_pyannote_accumulated_over_documents(name, settings)
     document, for the base and the final hypotheses."""
     from pyannote.metrics.diarization import DiarizationErrorRate, JaccardErrorRate
 
-    from llgui.core.der_reference import _annotation, _timeline
+    from llgui.core.diarization.reference import _annotation, _timeline
 
     bundle = _bundle(name, settings)
     result = replay_bundle(bundle, name)

@@ -1,7 +1,7 @@
 """The identity cache the step views share: a hit needs the very objects, not equal ones."""
 from __future__ import annotations
 
-from llgui.core.identity_cache import IdentityCache
+from llgui.utils.identity_cache import IdentityCache
 
 
 def test_a_hit_needs_the_same_objects_and_the_oldest_goes_first():

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llgui.core.der import error_regions
-from llgui.core.der_incremental import IncrementalDER
-from llgui.core.der_reference import pyannote_der_components, pyannote_jer_components
+from llgui.core.diarization.der import error_regions
+from llgui.core.diarization.incremental import IncrementalDER
+from llgui.core.diarization.reference import pyannote_der_components, pyannote_jer_components
 from llgui.core.types import Turn
 
 DER_FIELDS = ("miss", "false_alarm", "confusion", "correct", "total")

@@ -1,4 +1,4 @@
-"""Geometry for the views (llgui.core.layout): lanes, time labels, label placement, bar range."""
+"""Geometry for the views (llgui.core.display.layout): lanes, time labels, label placement, bar range."""
 from __future__ import annotations
 
 import itertools
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llgui.core.layout import (
+from llgui.core.display.layout import (
     bar_range, date_labels, format_time, pack_lanes, place_labels, time_labels, zoom_panels,
 )
 from llgui.core.types import Turn

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from llgui.core.lifelong import (continual_summary, diagonal, diagonal_tests, higher_is_better,
+from llgui.core.across_time.scores import (continual_summary, diagonal, diagonal_tests, higher_is_better,
                                  learned_by, policy_scores)
-from llgui.core.policy import PRESETS, Policy
+from llgui.core.across_time.policy import PRESETS, Policy
 from llgui.core.types import LifelongScores, Stamp
 
 NAN = float("nan")

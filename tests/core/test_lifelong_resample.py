@@ -7,10 +7,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from llgui.core.lifelong import continual_summary, policy_scores
-from llgui.core.lifelong_resample import lifelong_intervals, resampled
-from llgui.core.policy import PRESETS
-from llgui.core.resample import Plan, bootstrap_indices, counts_of
+from llgui.core.across_time.scores import continual_summary, policy_scores
+from llgui.core.significance.across_time import lifelong_intervals, resampled
+from llgui.core.across_time.policy import PRESETS
+from llgui.core.significance.resample import Plan, bootstrap_indices, counts_of
 from llgui.io.bundle import load_bundle
 
 

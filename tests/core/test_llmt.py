@@ -16,7 +16,7 @@ import json
 import pytest
 import sacrebleu
 
-from llgui.cli import main
+from llgui.cli.main import main
 from llgui.core.penalty import replay_bundle
 from llgui.io.bundle import load_bundle
 

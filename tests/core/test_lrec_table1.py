@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from llgui.core.cost import CostModel
-from llgui.core.mt_stats import make_metric
+from llgui.core.mt.stats import make_metric
 from llgui.core.penalty import replay
 from llgui.core.track import Scored
 from llgui.core.types import SentenceTarget, Step

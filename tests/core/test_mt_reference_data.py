@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from llgui.core.mt_stats import MTMetric, make_metric
+from llgui.core.mt.stats import MTMetric, make_metric
 
 WMT17 = "wmt17_newstest2017_en-de"
 WMT23 = "wmt23_generaltest2023"
@@ -147,8 +147,8 @@ def test_wmt17_chrf_plus_plus_matches_chrf_pp_py(wmt17):
 
 
 def test_wmt17_ter_matches_tercom(wmt17):
-    # all 16 systems through the compiled engine (llgui.core.ter_fast), as TERMetric uses it
-    from llgui.core import ter_fast
+    # all 16 systems through the compiled engine (llgui.core.mt.ter_fast), as TERMetric uses it
+    from llgui.core.mt import ter_fast
 
     assert ter_fast.available(), "numba missing: TER would fall back to sacrebleu (minutes)"
     ter = make_metric("ter")

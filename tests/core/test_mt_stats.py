@@ -15,7 +15,7 @@ import sacrebleu
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llgui.core.mt_stats import (
+from llgui.core.mt.stats import (
     METRIC_NAMES,
     BLEUMetric,
     llmt_bleu,
@@ -354,7 +354,7 @@ def test_llmt_refuses_bad_input():
 
 
 def test_sacrebleu_version_is_in_the_tested_range():
-    from llgui.core.mt_stats import SACREBLEU_RANGE
+    from llgui.core.mt.stats import SACREBLEU_RANGE
 
     version = tuple(int(p) for p in sacrebleu.__version__.split(".")[:2])
     assert SACREBLEU_RANGE[0] <= version < SACREBLEU_RANGE[1]
@@ -366,7 +366,7 @@ def test_ter_of_a_hypothesis_equal_to_a_reference_is_the_librarys(options):
     """TERMetric skips the shift search when the hypothesis is one of the references."""
     import sacrebleu
 
-    from llgui.core.mt_stats import make_metric
+    from llgui.core.mt.stats import make_metric
 
     refs = [["The cat sat on the mat .", "A dog, barking!", "Wörter und Zeichen: «ja»."],
             ["the cat is on the mat", "A  dog , barking !", "Wörter und Zeichen"]]

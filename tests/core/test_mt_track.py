@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llgui.core.cost import CostModel
-from llgui.core.mt_stats import make_metric
-from llgui.core.mt_track import MTTrack, replay_scores
+from llgui.core.mt.stats import make_metric
+from llgui.core.mt.track import MTTrack, replay_scores
 from llgui.core.types import Adapted, MTDocument, SameTarget, SentenceTarget, Stamp, Step
 from tests.core.test_mt_stats import LIGHT, corpora, near, sentences
 

@@ -1,4 +1,4 @@
-"""BLEU and chrF segment statistics through `llgui.core.ngram_fast` against sacrebleu's own.
+"""BLEU and chrF segment statistics through `llgui.core.mt.ngram_fast` against sacrebleu's own.
 
 Every expected row is sacrebleu's `_extract_corpus_statistics` on the same segments; the rows
 must be equal exactly. Corpora: repeated words, long segments (up to 400 words), 1-3
@@ -16,8 +16,8 @@ import sacrebleu
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llgui.core import ngram_fast
-from llgui.core.mt_stats import make_metric
+from llgui.core.mt import ngram_fast
+from llgui.core.mt.stats import make_metric
 
 VOCAB = [
     "the", "The", "THE", "cat", "sat", "on", "a", "mat", "é", "É", "naïve", "Straße", "中文",

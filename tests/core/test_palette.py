@@ -1,11 +1,11 @@
-"""Speaker colours never borrow the error palette's meaning (llgui.core.palette)."""
+"""Speaker colours never borrow the error palette's meaning (llgui.core.display.palette)."""
 from __future__ import annotations
 
 import itertools
 
 import pytest
 
-from llgui.core.palette import (
+from llgui.core.display.palette import (
     ERROR_COLOURS, IMPAIRED, MIN_DISTANCE, RESERVED, UNMAPPED, ciede2000, colour_distance,
     speaker_colours, speaker_palette, to_lab,
 )

@@ -34,7 +34,7 @@ def test_curve_area_of_a_step_function_by_hand():
 
 
 def test_series_and_aggregates_of_the_demo_diarization():
-    from llgui.core.der_reference import pyannote_der_components
+    from llgui.core.diarization.reference import pyannote_der_components
 
     bundle = load_bundle(DEMO / "diarization" / "bundle.toml")
     result = replay_bundle(bundle, "der")

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from llgui.core.errors import LoadError
-from llgui.core.policy import PRESETS, Policy, policy_weights, window_weights
+from llgui.core.across_time.policy import PRESETS, Policy, policy_weights, window_weights
 from llgui.io.policy_file import load_policy, save_policy
 from llgui.core.types import Stamp
 
@@ -272,7 +272,7 @@ def test_missing_file(tmp_path):
 
 
 def test_a_policy_keeps_its_curve_across_modes():
-    from llgui.core.policy import Policy
+    from llgui.core.across_time.policy import Policy
 
     relative = Policy("relative", ((0.0, 0.1), (0.5, 0.4), (1.0, 1.0)))
     # the span [100, 300]: x = 0.5 is the calendar time 100 + 0.5 * 200 = 200

@@ -10,14 +10,14 @@ import dataclasses
 import numpy as np
 import pytest
 
-from llgui.core import det
-from llgui.core.det_resample import GUI_CHUNK_CELLS, TrialSample, det_band, miss_at
-from llgui.core.mt_stats import make_metric
+from llgui.core.detection import det
+from llgui.core.significance.detection import GUI_CHUNK_CELLS, TrialSample, det_band, miss_at
+from llgui.core.mt.stats import make_metric
 from llgui.core.penalty import pooled_scores, replay_bundle
-from llgui.core.resample import (Additive, Plan, bootstrap_counts, bootstrap_indices,
+from llgui.core.significance.resample import (Additive, Plan, bootstrap_counts, bootstrap_indices,
                                  counts_of, estimate_ci, interval, paired_test)
-from llgui.core.stream_resample import Stream, StreamSample
-from llgui.core.vector_scores import vector_score
+from llgui.core.significance.penalised import Stream, StreamSample
+from llgui.core.significance.vector_scores import vector_score
 from llgui.io.bundle import load_bundle
 
 
@@ -70,7 +70,7 @@ def test_vector_score_equals_library(mt_bundle, name, settings):
 
 
 def test_vector_score_der_jer_edges():
-    from llgui.core.der import DERMetric, JERMetric
+    from llgui.core.diarization.der import DERMetric, JERMetric
 
     der, jer = DERMetric(), JERMetric()
     rows = np.array([[1.0, 2.0, 3.0, 4.0, 10.0], [0, 0, 0, 0, 0], [1, 0, 0, 0, 0],
@@ -162,7 +162,7 @@ def test_document_bootstrap_of_der_equals_pyannote_loop(diar_bundle):
 
     from pyannote.metrics.diarization import DiarizationErrorRate
 
-    from llgui.core.der_reference import _annotation, _timeline
+    from llgui.core.diarization.reference import _annotation, _timeline
     from llgui.core.penalty import make_track
 
     docs = diar_bundle.documents

@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from llgui.core import stats_cache
-from llgui.core.mt_stats import make_metric
-from llgui.core.mt_track import MTTrack
+from llgui.core.mt import stats_cache
+from llgui.core.mt.stats import make_metric
+from llgui.core.mt.track import MTTrack
 from llgui.core.types import MTDocument, Stamp
 
 REPO = Path(__file__).resolve().parents[2]
@@ -142,9 +142,9 @@ def test_steps_reuse_the_cache(cache):
 
 _WORKER = textwrap.dedent("""
     import sys
-    from llgui.core import stats_cache
-    from llgui.core.mt_stats import make_metric
-    from llgui.core.mt_track import MTTrack
+    from llgui.core.mt import stats_cache
+    from llgui.core.mt.stats import make_metric
+    from llgui.core.mt.track import MTTrack
     from llgui.core.types import MTDocument, Stamp
     refs = [f"reference {i} with some words {i % 7}" for i in range(400)]
     hyps = [f"hypothesis {i} with words {i % 5} {sys.argv[1]}" if i % 2 else refs[i]

@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics.lib_ter import translation_edit_rate as library_ter
 
-from llgui.core import ter_fast
-from llgui.core.mt_stats import make_metric
+from llgui.core.mt import ter_fast
+from llgui.core.mt.stats import make_metric
 
 pytestmark = pytest.mark.skipif(not ter_fast.available(), reason="numba is not installed")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import jiwer
 from hypothesis import given, settings, strategies as st
 
-from llgui.core.textdiff import change_effect, mark_changes, mark_errors, word_edits
+from llgui.core.mt.textdiff import change_effect, mark_changes, mark_errors, word_edits
 
 sentence = st.lists(st.sampled_from(["a", "b", "c", "d", "der", "Haus"]), max_size=10)
 

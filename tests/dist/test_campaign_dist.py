@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from llgui.dist.cache import CellCache
-from llgui.dist.run import run_campaign
+from llgui.campaign.cache import CellCache
+from llgui.campaign.run import run_campaign
 from llgui.io.campaign import load_campaign
 from llgui.io.campaign_export import to_json
 from tests.conftest import REPO
@@ -136,7 +136,7 @@ def test_killed_runs_restart_with_only_the_missing_cells(reference_data, tmp_pat
 
 
 def test_only_llgui_dist_imports_dask():
-    """Dask stays in llgui/dist: no other module names it in an import."""
+    """Dask stays in llgui/campaign: no other module names it in an import."""
     pattern = re.compile(r"^\s*(from|import)\s+(dask|distributed)\b", re.MULTILINE)
     offenders = [str(p.relative_to(REPO)) for p in (REPO / "llgui").rglob("*.py")
                  if pattern.search(p.read_text(encoding="utf-8"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from llgui.dist.cache import CellCache
-from llgui.dist.run import run_campaign
+from llgui.campaign.cache import CellCache
+from llgui.campaign.run import run_campaign
 from llgui.io.campaign import load_campaign
 from tests.dist.helpers import (
     PROTOCOLS, WMT_SYSTEMS, build_vbx_campaign, build_wmt_campaign, wmt_segments,
@@ -98,7 +98,7 @@ def test_vbx_ami_cells_equal_pyannote_and_pool_to_the_published_der(
     from pyannote.core import Annotation, Segment
     from pyannote.metrics.diarization import DiarizationErrorRate
 
-    from llgui.core.der import DERMetric
+    from llgui.core.diarization.der import DERMetric
     from llgui.io.rttm import load_rttm
 
     campaign, run = _run(build_vbx_campaign(tmp_path, reference_data, protocol), tmp_path)
@@ -137,7 +137,7 @@ def test_the_report_rebuilds_each_systems_lifelong_table(wmt):
 
     import numpy as np
 
-    from llgui.core.campaign import lifelong_table, table_from_report
+    from llgui.core.reports.campaign import lifelong_table, table_from_report
     from llgui.io.campaign_export import to_json
 
     _, campaign, run = wmt

@@ -15,7 +15,7 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
 
-from llgui.core.policy import PRESETS, Policy
+from llgui.core.across_time.policy import PRESETS, Policy
 from llgui.io.policy_file import load_policy
 from tests.gui.test_policy_drag import assert_same, equation_2
 

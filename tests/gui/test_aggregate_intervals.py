@@ -19,8 +19,8 @@ def test_pooled_aggregates_get_their_intervals(demo_window, qtbot):
     index = window.state.selection.bundle
     bundle = window.state.bundles[index]
     from llgui.core.penalty import replay_bundle
-    from llgui.core.resample import Plan
-    from llgui.core.stream_resample import collection_intervals
+    from llgui.core.significance.resample import Plan
+    from llgui.core.significance.penalised import collection_intervals
 
     metric = window.state.metric(bundle.task)
     result = replay_bundle(bundle, metric, window.state.cost_model(index))

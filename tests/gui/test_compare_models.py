@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from llgui.cli import main
+from llgui.cli.main import main
 from llgui.gui.compare_models import DIFF, DocumentsComparisonModel
 from llgui.gui.models import SORT_ROLE
 

@@ -10,8 +10,8 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QTimer
 
-from llgui.core import det
-from llgui.core import det_resample  # noqa: F401 - imported before the clicks are timed
+from llgui.core.detection import det
+from llgui.core.significance import detection as det_resample  # noqa: F401 - imported before the clicks are timed
 from llgui.gui.det_bands import BANDS_KEY
 from tests.gui.stall import MainThreadClock
 

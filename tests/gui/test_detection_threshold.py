@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPointF, Qt
 
-from llgui.cli import main as cli_main
+from llgui.cli.main import main as cli_main
 
 REPO = Path(__file__).resolve().parents[2]
 SCORES = REPO / "resources" / "demo" / "detection" / "scores"
@@ -44,7 +44,7 @@ def cli_at_threshold(system: str, threshold: float) -> dict:
 
 
 def click_det(qtbot, tab, p_fa: float, p_miss: float) -> None:
-    from llgui.core.det import probit
+    from llgui.core.detection.det import probit
 
     vb = tab.plot.getPlotItem().getViewBox()
     pos = tab.plot.mapFromScene(vb.mapViewToScene(QPointF(float(probit(p_fa)),
@@ -110,7 +110,7 @@ def test_typing_a_threshold_updates_every_view(tab, qtbot):
 def test_roc_auc_and_qq_come_from_the_core(tab):
     from sklearn.metrics import roc_auc_score
 
-    from llgui.core.det_views import qq
+    from llgui.core.detection.analysis import qq
     from llgui.io.detection import load_scores
 
     views = tab.lecture_views
@@ -157,7 +157,7 @@ def test_the_workbench_steps_through_a_detection_system(window, qtbot):
 
 
 def test_dragging_the_marker_slides_the_threshold_along_the_curve(tab, qtbot):
-    from llgui.core.det import probit
+    from llgui.core.detection.det import probit
 
     panel, state = tab.threshold_panel, tab.threshold_state
     panel.system_box.setCurrentIndex(panel.system_box.findData("sysB"))
@@ -187,7 +187,7 @@ def test_dragging_the_marker_slides_the_threshold_along_the_curve(tab, qtbot):
 
 
 def test_qq_of_one_system_against_another(tab):
-    from llgui.core.det_views import qq
+    from llgui.core.detection.analysis import qq
     from llgui.io.detection import load_scores
 
     views, panel = tab.lecture_views, tab.threshold_panel

@@ -19,7 +19,7 @@ import pytest
 from PySide6.QtCore import Qt
 from scipy.stats import norm
 
-from llgui.core.det import DCF_PRESETS, DET_TICK_LABELS, DET_TICKS
+from llgui.core.detection.det import DCF_PRESETS, DET_TICK_LABELS, DET_TICKS
 from llgui.core.types import Trials
 
 
@@ -115,7 +115,7 @@ def test_a_big_job_can_be_cancelled_and_nothing_new_is_shown(window, tab, qtbot,
 
 
 def test_a_newer_request_replaces_the_running_one(window, tab, qtbot, big_trials):
-    from llgui.core.det import evaluate
+    from llgui.core.detection.det import evaluate
 
     settle(qtbot, window)
     shown_before = tab.shown_count

@@ -10,8 +10,8 @@ from llgui.gui.lifelong_bands import KEY, SAMPLES, SEED
 
 
 def test_sp_band_and_summary_intervals(demo_window, qtbot):
-    from llgui.core.lifelong_resample import lifelong_intervals
-    from llgui.core.resample import Plan
+    from llgui.core.significance.across_time import lifelong_intervals
+    from llgui.core.significance.resample import Plan
 
     window = demo_window
     window.show_tab("time")

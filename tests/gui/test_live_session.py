@@ -14,7 +14,7 @@ import time
 import pytest
 from PySide6.QtCore import QPoint, Qt, QTimer
 
-from llgui.cli import main
+from llgui.cli.main import main
 from llgui.sim.live import read_log
 from tests.sim.test_simulate_demo import first_document_bundle
 

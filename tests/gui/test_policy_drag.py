@@ -19,7 +19,7 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtWidgets import QApplication
 
-from llgui.core.policy import PRESETS, Policy
+from llgui.core.across_time.policy import PRESETS, Policy
 from llgui.io.policy_file import save_policy
 from llgui.gui.app import demo_bundles
 

@@ -12,7 +12,7 @@ import numpy as np
 from PySide6.QtCore import Qt
 import pytest
 
-from llgui.core.palette import ERROR_COLOURS, IMPAIRED, MIN_DISTANCE, colour_distance
+from llgui.core.display.palette import ERROR_COLOURS, IMPAIRED, MIN_DISTANCE, colour_distance
 from llgui.core.types import Turn
 from llgui.core.walkthrough import walk
 from llgui.io.bundle import load_bundle
@@ -381,7 +381,7 @@ def test_the_mt_source_toggle_and_the_row_expander(qtbot, tmp_path):
 def test_det_hints_hull_edge_arrows_and_a_separated_system(qtbot):
     import pyqtgraph as pg
 
-    from llgui.core.det import evaluate, probit
+    from llgui.core.detection.det import evaluate, probit
     from llgui.core.types import Trials
     from llgui.gui import det_hints
 

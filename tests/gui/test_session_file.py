@@ -168,7 +168,7 @@ def test_the_app_started_as_a_user_starts_it_does_not_hang_on_a_fifo(tmp_path):
 
 
 def test_what_the_window_writes_passes_the_schema(qtbot, tmp_path):
-    from llgui.core.policy import PRESETS
+    from llgui.core.across_time.policy import PRESETS
     from llgui.gui.state import SessionState
     from llgui.io.bundle import load_bundle
 

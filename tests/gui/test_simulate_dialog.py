@@ -11,7 +11,7 @@ import psutil
 import pytest
 from PySide6.QtCore import QTimer
 
-from llgui.cli import main
+from llgui.cli.main import main
 from tests.sim.test_simulate_demo import first_document_bundle
 
 SILENT = "import sys, time\nprint('{\"type\": \"hello\", \"name\": \"silent\"}', flush=True)\n" \

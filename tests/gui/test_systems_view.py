@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 
-from llgui.core.lifelong import policy_scores
+from llgui.core.across_time.scores import policy_scores
 from llgui.gui.app import demo_campaign
 from llgui.gui.systems_view import COLUMNS, LeaderboardModel
 from tests.conftest import REPO
@@ -174,7 +174,7 @@ def test_the_leaderboard_model_passes_the_model_tester(qtmodeltester, opened):
 def _cli_compare(path, baseline: str, capsys) -> dict:
     """`llgui compare CAMPAIGN --baseline NAME --format json`, in this process, with the
     Systems view's settings (paired bootstrap, documents, 1000 resamples, seed 12345)."""
-    from llgui.cli import main
+    from llgui.cli.main import main
 
     capsys.readouterr()
     code = main(["compare", str(path), "--baseline", baseline, "--test", "bs", "--samples",

@@ -271,7 +271,7 @@ def test_the_aggregates_show_the_policy_weighted_score(qtbot, demo_window):
     # the user policy
     import numpy as np
 
-    from llgui.core.policy import PRESETS, document_weights
+    from llgui.core.across_time.policy import PRESETS, document_weights
 
     state = demo_window.state
     index = state.selection.bundle
@@ -297,7 +297,7 @@ def test_the_llmt_scorer_is_offered_in_the_window(qtbot, demo_window):
     import contextlib
     import io
 
-    from llgui.cli import main
+    from llgui.cli.main import main
     from llgui.gui.workbench import LLMT
 
     window = demo_window

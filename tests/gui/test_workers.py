@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from llgui.core.det import evaluate
+from llgui.core.detection.det import evaluate
 from llgui.core.types import Trials
 from llgui.gui.workers import JobRunner
 
@@ -103,7 +103,7 @@ def test_shutdown_returns_quickly_while_a_job_runs(qtbot, runner):
 
 
 def test_closing_the_window_while_a_job_runs_returns_within_two_seconds(qtbot):
-    from llgui.core.det import bootstrap_eer
+    from llgui.core.detection.det import bootstrap_eer
     from llgui.gui.main_window import MainWindow
 
     window = MainWindow(use_session=False)

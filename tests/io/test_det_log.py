@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from llgui.cli import main as cli_main
+from llgui.cli.main import main as cli_main
 from llgui.io.bundle import load_bundle
 from tests.io.helpers import problems, write
 

@@ -179,7 +179,7 @@ def det_bundle(folder, body: str):
 
 def test_published_eers_from_target_and_nontarget_files(reference_data, expected, tmp_path):
     """bob.measure's ROCCH EER (published) and pyeer's example files, loaded as pairs."""
-    from llgui.core.det import evaluate_systems
+    from llgui.core.detection.det import evaluate_systems
 
     cases = [e for e in expected["detection"] if "target" in e]
     pyeer = next(e for e in expected["detection"] if "cases" in e)

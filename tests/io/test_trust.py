@@ -14,7 +14,7 @@ from importlib.util import find_spec
 
 import pytest
 
-from llgui.cli import main
+from llgui.cli.main import main
 from llgui.core.numbers import check_number, parse_number
 from llgui.core.types import Stamp
 from llgui.io.detection import load_scores

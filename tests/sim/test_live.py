@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from llgui import cli
+from llgui.cli import main as cli
 from llgui.core.errors import SystemFailed
 from llgui.io.bundle import load_bundle
 from llgui.sim.live import COMPARED, Effort, LiveSession, read_log, resume

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from llgui.core.oracle_panel import PanelRun, make_panel
+from llgui.core.reports.oracle_panel import PanelRun, make_panel
 from llgui.sim.run import run_simulation
 from tests.conftest import REPO
 from tests.sim.test_simulate_demo import first_document_bundle

@@ -10,7 +10,7 @@ import time
 import psutil
 import pytest
 
-from llgui.cli import main
+from llgui.cli.main import main
 from llgui.core.types import PointTarget, SentenceTarget
 from llgui.io.bundle import load_bundle
 from llgui.sim import protocol as P

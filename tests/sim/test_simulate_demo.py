@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from llgui.cli import main
+from llgui.cli.main import main
 from llgui.io.bundle import load_bundle
 from llgui.sim.oracles import oracle_folder
 from llgui.sim.output import TIMING_FIELDS

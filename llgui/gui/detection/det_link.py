@@ -30,7 +30,7 @@ class DetThresholdLink(QObject):
 
     def pick(self, x: float, y: float) -> float | None:
         """Set the threshold to the selected curve's point nearest (x, y) (probit axes)."""
-        from llgui.core.det_views import nearest_point, point_threshold
+        from llgui.core.detection.analysis import nearest_point, point_threshold
 
         result = self._selected()
         if result is None:
@@ -60,8 +60,8 @@ class DetThresholdLink(QObject):
 
     def redraw(self) -> None:
         """Put the marker at the threshold's point of the selected curve."""
-        from llgui.core.det import probit
-        from llgui.core.det_views import at_threshold_curve
+        from llgui.core.detection.det import probit
+        from llgui.core.detection.analysis import at_threshold_curve
 
         item = self.plot.getPlotItem()
         result = self._selected()

@@ -1,4 +1,4 @@
-"""The lecture's views beside DET, drawn from `llgui.core.det_views`: ROC with AUC, score
+"""The lecture's views beside DET, drawn from `llgui.core.detection.analysis`: ROC with AUC, score
 histograms per class, Q-Q plots. Each follows the shared `ThresholdState` (the selected
 system; a marker or line at the threshold). No arithmetic on scores here beyond choosing what
 to draw: the numbers come from core functions tested against scikit-learn, numpy and scipy.
@@ -77,7 +77,7 @@ class LectureViews(QTabWidget):
         state.changed.connect(self._on_state_changed)
 
     def set_systems(self, results, trials_by_name) -> None:
-        from llgui.core.det_views import roc
+        from llgui.core.detection.analysis import roc
 
         self.results = tuple(results)
         self.trials_by_name = dict(trials_by_name)
@@ -117,7 +117,7 @@ class LectureViews(QTabWidget):
     # -- ROC ------------------------------------------------------------------------------
 
     def draw_roc(self) -> None:
-        from llgui.core.det_views import at_threshold_curve, roc
+        from llgui.core.detection.analysis import at_threshold_curve, roc
 
         item = self.roc_plot.getPlotItem()
         item.clear()
@@ -143,7 +143,7 @@ class LectureViews(QTabWidget):
     # -- histograms -------------------------------------------------------------------------
 
     def draw_histograms(self) -> None:
-        from llgui.core.det_views import histograms_from_curve
+        from llgui.core.detection.analysis import histograms_from_curve
 
         item = self.hist_plot.getPlotItem()
         item.clear()
@@ -171,7 +171,7 @@ class LectureViews(QTabWidget):
     # -- Q-Q --------------------------------------------------------------------------------
 
     def draw_qq(self) -> None:
-        from llgui.core.det_views import normal_qq_from_curve, qq_from_curve
+        from llgui.core.detection.analysis import normal_qq_from_curve, qq_from_curve
 
         item = self.qq_plot.getPlotItem()
         item.clear()
@@ -215,7 +215,7 @@ class LectureViews(QTabWidget):
 
     def _draw_qq_systems(self, item, result, other) -> None:
         """All scores of the selected system against all scores of another."""
-        from llgui.core.det_views import quantiles_from_curve
+        from llgui.core.detection.analysis import quantiles_from_curve
 
         name = result.name
         item.setLabel("bottom", f"{html.escape(other.name)} score quantile")

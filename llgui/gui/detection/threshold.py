@@ -3,7 +3,7 @@
 `ThresholdState` holds the system the lecture views look at and the threshold (accept iff
 score >= threshold); clicking or dragging on the DET plot, or typing a value, sets it, and
 every view listens to `changed`. `ThresholdPanel` shows, for that system at that threshold,
-the confusion counts, precision, recall, F1 and error rate (`llgui.core.det_views`, the same
+the confusion counts, precision, recall, F1 and error rate (`llgui.core.detection.analysis`, the same
 numbers as `llgui det --threshold T --format json`) and the trials nearest the threshold.
 """
 from __future__ import annotations
@@ -158,7 +158,7 @@ class ThresholdPanel(QWidget):
             self.state.set_threshold(value)
 
     def _on_state_changed(self) -> None:
-        from llgui.core.det_views import at_threshold_curve, nearest_trials
+        from llgui.core.detection.analysis import at_threshold_curve, nearest_trials
 
         result = self.result()
         threshold = self.state.threshold

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from llgui.core.palette import speaker_colours
+from llgui.core.display.palette import speaker_colours
 from llgui.core.types import PointTarget, SentenceTarget
 
 WINDOW_BRUSHES = ((255, 170, 0, 90), (0, 160, 255, 90))

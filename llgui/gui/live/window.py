@@ -28,10 +28,10 @@ from llgui.gui.workers import JobRunner
 from llgui.sim.live import Effort
 
 KEY = "live-session"
-PRELOAD = ("llgui.io.bundle", "llgui.sim.run", "llgui.core.mt_track", "llgui.core.diar_track",
-           "llgui.core.stats_cache", "sacrebleu", "llgui.io.rttm", "llgui.core.ter_fast",
-           "llgui.core.der", "llgui.core.diar_edit", "scipy.optimize", "llgui.io.interactions",
-           "llgui.core.mt_stats", "llgui.core.textdiff", "rapidfuzz.distance",
+PRELOAD = ("llgui.io.bundle", "llgui.sim.run", "llgui.core.mt.track", "llgui.core.diarization.track",
+           "llgui.core.mt.stats_cache", "sacrebleu", "llgui.io.rttm", "llgui.core.mt.ter_fast",
+           "llgui.core.diarization.der", "llgui.core.diarization.edit", "scipy.optimize", "llgui.io.interactions",
+           "llgui.core.mt.stats", "llgui.core.mt.textdiff", "rapidfuzz.distance",
            "sacrebleu.tokenizers.tokenizer_13a", "zoneinfo", "sortedcontainers")
 """Imported with the window: a first import on the worker holds the GIL while it compiles
 and would stall the window for a third of a second."""
@@ -53,7 +53,7 @@ class LiveSessionWindow(QWidget):
             importlib.import_module(name)
         from importlib.metadata import version
 
-        from llgui.core import ter_fast
+        from llgui.core.mt import ter_fast
 
         version("sacrebleu")          # the statistics cache names its folder with it (~0.1 s)
 

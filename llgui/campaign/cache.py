@@ -1,0 +1,180 @@
+"""The campaign cell cache: finished cells on disk, addressed by the content of their inputs.
+
+A cell's key is the SHA-256 of its kind, the SHA-256 of every input file's bytes (hypothesis,
+references, UEM), its metrics, settings and the versions of the libraries that score it
+(llgui, sacrebleu or pyannote.metrics, numpy). So a killed run restarts with only the missing
+cells, a changed hypothesis file changes only its own cells' keys, and an upgrade of sacrebleu
+recomputes everything. (This is not `core/stats_cache.py`, the per-segment cache of the
+interactive MT views.)
+
+Where: `$LLGUI_CACHE_DIR/campaign/` when that variable is set, else the platform's cache folder
+(`$XDG_CACHE_HOME` or `~/.cache` on Linux, `~/Library/Caches` on macOS, `%LOCALAPPDATA%` on
+Windows) + `llgui/campaign/`. Deleting the folder clears it; nothing else is kept there.
+
+An entry is one `.npz` file (numpy arrays only, read with `allow_pickle=False`) holding the
+statistics and a small JSON header with the key and a SHA-256 of the arrays; an online run's
+summary is one `.json` file with the same header. Entries are written atomically
+(`llgui.utils.atomic`, without an fsync: the checksum catches what a power cut could tear); an
+entry that does not open, names another key or fails its checksum is deleted and recomputed,
+never trusted. An online run's key is the SHA-256 of its loaded bundle (every document's
+text or turns, the log's steps, settings, cost model), so it follows the content of every file
+the bundle names.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+from llgui.utils.atomic import write_atomic
+
+CACHE_FORMAT = 1
+
+
+def default_cache_dir() -> Path:
+    """The folder of the campaign cache (see the module docstring)."""
+    override = os.environ.get("LLGUI_CACHE_DIR")
+    if override:
+        return Path(override) / "campaign"
+    home = Path.home()
+    if sys.platform == "darwin":
+        base = home / "Library" / "Caches"
+    elif os.name == "nt":
+        base = Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local")
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache")
+    return base / "llgui" / "campaign"
+
+
+def file_digest(path: str | Path) -> str:
+    """SHA-256 (hex) of a file's bytes; '' when it cannot be read (the job will say why)."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError:
+        return ""
+    return digest.hexdigest()
+
+
+def library_versions(task: str) -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from llgui import __version__
+
+    names = ["numpy"] + (["sacrebleu", "jiwer", "rapidfuzz"] if task == "mt"
+                         else ["pyannote.metrics", "scipy"])
+    out = {"llgui": __version__}
+    for name in names:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "?"
+    return out
+
+
+def cell_key(kind: str, inputs: list[str], metrics, settings: Mapping, versions: Mapping,
+             extra: Mapping | None = None) -> str:
+    """The content address of a cell: SHA-256 of its canonical description."""
+    description = {"format": CACHE_FORMAT, "kind": kind, "inputs": list(inputs),
+                   "metrics": list(metrics), "settings": dict(settings),
+                   "versions": dict(versions), "extra": dict(extra or {})}
+    text = json.dumps(description, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _arrays_digest(stats: Mapping[str, np.ndarray]) -> str:
+    digest = hashlib.sha256()
+    for name in sorted(stats):
+        array = np.ascontiguousarray(stats[name], dtype=np.float64)
+        digest.update(name.encode("utf-8"))
+        digest.update(repr(array.shape).encode("ascii"))
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+class CellCache:
+    """Finished cells under `root` (created on first write). `corrupt` counts the entries
+    found damaged and removed during this object's life."""
+
+    def __init__(self, root: str | Path | None = None):
+        self.root = Path(root) if root is not None else default_cache_dir()
+        self.corrupt = 0
+
+    def path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.npz"
+
+    def get(self, key: str) -> dict[str, np.ndarray] | None:
+        """The statistics of cell `key`, or None (absent, or damaged: then removed)."""
+        path = self.path(key)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+                header = json.loads(bytes(archive["header"]).decode("utf-8"))
+                stats = {name: np.array(archive[f"stats_{i}"], dtype=np.float64)
+                         for i, name in enumerate(header["metrics"])}
+            if (header.get("format") != CACHE_FORMAT or header.get("key") != key
+                    or header.get("digest") != _arrays_digest(stats)):
+                raise ValueError("entry does not match its key or checksum")
+        except Exception:  # any damage at all: never trust it
+            self.corrupt += 1
+            try:
+                path.unlink()
+            except OSError:
+                pass
+            return None
+        return stats
+
+    def put(self, key: str, stats: Mapping[str, np.ndarray]) -> None:
+        metrics = list(stats)
+        header = {"format": CACHE_FORMAT, "key": key, "metrics": metrics,
+                  "digest": _arrays_digest(stats)}
+        arrays = {f"stats_{i}": np.asarray(stats[m], dtype=np.float64)
+                  for i, m in enumerate(metrics)}
+        arrays["header"] = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        write_atomic(self.path(key), buffer.getvalue(), fsync=False)  # checksummed
+
+    # -- JSON entries (online runs: a report, not arrays) ---------------------------------
+
+    def json_path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get_json(self, key: str):
+        """The JSON value stored under `key`, or None (absent, or damaged: then removed)."""
+        path = self.json_path(key)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        try:
+            entry = json.loads(data.decode("utf-8"))
+            payload = json.dumps(entry["payload"], sort_keys=True)
+            if (entry.get("format") != CACHE_FORMAT or entry.get("key") != key
+                    or entry.get("digest") != hashlib.sha256(payload.encode()).hexdigest()):
+                raise ValueError("entry does not match its key or checksum")
+        except Exception:
+            self.corrupt += 1
+            try:
+                path.unlink()
+            except OSError:
+                pass
+            return None
+        return entry["payload"]
+
+    def put_json(self, key: str, payload) -> None:
+        digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+        text = json.dumps({"format": CACHE_FORMAT, "key": key, "digest": digest,
+                           "payload": payload}, allow_nan=False)
+        write_atomic(self.json_path(key), text, fsync=False)

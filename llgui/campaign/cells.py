@@ -1,0 +1,188 @@
+"""Cell jobs: one (system, model, batch) scored into additive statistics.
+
+Each job is a module-level function of one plain dict (paths, metric names, settings) that
+returns a plain dict, so Dask can ship it to a worker process (started with `spawn`) or to
+another machine with llgui installed:
+
+    {"stats": {metric: float64 array (n_units, n_stats)}, "problems": [[file, line, reason]]}
+
+MT units are segments (the rows of `MTMetric.corpus_stats`: the driver sums them; a resampling
+test can reuse them); diarization has one unit, the batch's recording (`DERMetric.stats`). A
+malformed hypothesis file gives problems and no statistics, never an exception, so one bad
+file does not stop a campaign.
+
+A worker process keeps the reference side of the last batches it scored (sacrebleu's
+reference n-grams, keyed by the references' content hash and the metric's settings): the 48
+cells of a batch in a 4-system x 12-model campaign preprocess its references once per worker,
+not 48 times.
+"""
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+
+import numpy as np
+
+from llgui.core.errors import LoadError, Problem
+
+_REFERENCE_CACHE: "OrderedDict[tuple, object]" = OrderedDict()
+_REFERENCE_CACHE_SIZE = 256
+"""Entries (a batch takes one per metric plus its text): room for dozens of batches, so a
+worker cycling through a campaign's batches keeps them all (a few MB per batch of 500)."""
+
+
+def _problems(error: LoadError) -> list[list]:
+    return [[p.file, p.line, p.reason] for p in error.problems]
+
+
+def _remember(key: tuple, build):
+    if key in _REFERENCE_CACHE:
+        _REFERENCE_CACHE.move_to_end(key)
+        return _REFERENCE_CACHE[key]
+    value = build()
+    _REFERENCE_CACHE[key] = value
+    while len(_REFERENCE_CACHE) > _REFERENCE_CACHE_SIZE:
+        _REFERENCE_CACHE.popitem(last=False)
+    return value
+
+
+def score_mt_cell(task: dict) -> dict:
+    """Score an MT hypothesis file against its batch's references.
+
+    `task`: hypothesis (path), references (paths), ref_key (their content hash), batch (id, for
+    messages), metrics (names), settings (sacrebleu's argument names)."""
+    from llgui.core.mt.stats import make_metric
+    from llgui.io.text import load_segments
+
+    try:
+        hypothesis = load_segments(task["hypothesis"])
+    except LoadError as error:
+        return {"stats": {}, "problems": _problems(error)}
+    settings = task["settings"]
+    setting_key = json.dumps(settings, sort_keys=True)
+
+    def streams():
+        return tuple(load_segments(path) for path in task["references"])
+
+    try:
+        references = _remember(("text", task["ref_key"]), streams)
+    except LoadError as error:  # the loader read them already; changed on disk since?
+        return {"stats": {}, "problems": _problems(error)}
+    n = len(references[0])
+    if len(hypothesis) != n:
+        reason = (f"has {len(hypothesis)} lines but the references of batch "
+                  f"{task['batch']!r} have {n}")
+        return {"stats": {}, "problems": [[task["hypothesis"], 0, reason]]}
+    stats = {}
+    for name in task["metrics"]:
+        metric = _remember(("metric", name, setting_key), lambda: make_metric(name, settings))
+
+        def infos(metric=metric):
+            return [metric.reference_info([stream[i] for stream in references])
+                    for i in range(n)]
+
+        ref_infos = _remember(("refs", name, setting_key, task["ref_key"]), infos)
+        rows = np.zeros((n, metric.n_stats), dtype=np.float64)
+        for i, hyp in enumerate(hypothesis):
+            rows[i] = metric.segment_stats(hyp, ref_infos[i])
+        stats[name] = rows
+    return {"stats": stats, "problems": []}
+
+
+def score_diar_cell(task: dict) -> dict:
+    """Score a diarization hypothesis (RTTM/MDTM) on one recording.
+
+    `task`: hypothesis, reference, uem (or None), uri, metrics, settings (collar, skip_overlap,
+    uem mode). A hypothesis file without the uri is an empty hypothesis (no speech found), as
+    in a bundle; a file without any turn is a problem (more often a crashed run)."""
+    from llgui.core.diarization.track import make_diar_metric
+    from llgui.io.rttm import load_turns, load_uem
+
+    try:
+        hypothesis = load_turns(task["hypothesis"]).get(task["uri"], ())
+        reference = _remember(("turns", task["reference"], task["ref_key"]),
+                              lambda: load_turns(task["reference"]))[task["uri"]]
+        uem = None
+        if task.get("uem"):
+            uem = _remember(("uem", task["uem"], task["ref_key"]),
+                            lambda: load_uem(task["uem"]))[task["uri"]]
+    except LoadError as error:
+        return {"stats": {}, "problems": _problems(error)}
+    stats = {}
+    for name in task["metrics"]:
+        metric = make_diar_metric(name, task["settings"])
+        stats[name] = np.asarray(metric.stats(reference, hypothesis, uem),
+                                 dtype=np.float64).reshape(1, -1)
+    return {"stats": stats, "problems": []}
+
+
+def replay_online(task: dict) -> dict:
+    """An online run: its bundle scored and replayed through its interaction log.
+
+    Returns {"report": the `score` JSON of the bundle (penalised scores included, as `llgui
+    score` gives them), "figures": {metric: {s_base, s_adapt, s_pen, msr}} pooled over its
+    documents, "problems": [...]}. Each metric is replayed once (the replay is the costly
+    part: every step rescored)."""
+    import dataclasses
+
+    from llgui.core.penalty import make_track, minimal_supervision_rate, replay_bundle
+    from llgui.io.bundle import load_bundle
+    from llgui.io.export import clean, score_report
+
+    try:
+        bundle = load_bundle(task["bundle"])
+    except LoadError as error:
+        return {"report": None, "figures": {}, "problems": _problems(error)}
+    if bundle.task != task["task"]:
+        return {"report": None, "figures": {}, "problems": [[
+            task["bundle"], 0, f"a {bundle.task} bundle in a {task['task']} campaign"]]}
+    metrics = tuple(task["metrics"])
+    # the plain scores, then the penalised part from one replay per metric (the same
+    # entries as llgui.io.export._add_penalised, which would replay again)
+    report = score_report(dataclasses.replace(bundle, steps=()), metrics)
+    figures = {}
+    if bundle.steps:
+        report["penalised"] = {}
+    # a run without an interaction log has figures too (nothing corrected: S_adapt = S_pen =
+    # S_base), so the leaderboard shows it beside the others
+    for name in metrics:
+        result = replay_bundle(bundle, name)
+        if bundle.steps:
+            report["penalised"][name] = {
+                "pooled": {"s_base": result.pooled_base, "s_adapt": result.pooled_adapt,
+                           "s_pen": result.pooled_pen},
+                "mean": {a: result.mean(a) for a in ("s_base", "s_adapt", "s_pen")},
+            }
+            for entry, r in zip(report["documents"], result.replays):
+                entry.setdefault("penalised", {})[name] = {
+                    "s_base": r.s_base, "s_adapt": r.s_adapt, "s_pen": r.s_pen,
+                    "steps": len(r.steps), "cost": r.total_cost, "msr": r.msr}
+        metric = make_track(bundle.documents[0], name, bundle.settings, bundle.cost,
+                            bundle.documents).metric
+        final = np.sum([r.stats_final for r in result.replays], axis=0)
+        feedback = float(sum(r.total_cost for r in result.replays))
+        figures[name] = {"s_base": result.pooled_base, "s_adapt": result.pooled_adapt,
+                         "s_pen": result.pooled_pen,
+                         "msr": minimal_supervision_rate(metric, feedback, final)}
+    return {"report": clean(report), "figures": clean(figures), "problems": []}
+
+
+def bundle_digest(path: str) -> tuple[str | None, list[list]]:
+    """The content address of an online run: SHA-256 of its loaded bundle (documents, steps,
+    settings, cost model, path), or None and the bundle's problems."""
+    import hashlib
+
+    from llgui.io.bundle import load_bundle
+
+    try:
+        bundle = load_bundle(path)
+    except LoadError as error:
+        return None, _problems(error)
+    content = repr((bundle.path, bundle.task, bundle.name, bundle.metrics,
+                    sorted(bundle.settings.items()), bundle.cost, bundle.documents,
+                    bundle.steps))
+    return hashlib.sha256(content.encode("utf-8")).hexdigest(), []
+
+
+def as_problems(rows) -> list[Problem]:
+    return [Problem(str(f), int(line), str(reason)) for f, line, reason in rows]

@@ -1,0 +1,196 @@
+"""The campaign driver: cache look-ups, cell jobs on an executor, merging, the report.
+
+    run = run_campaign(load_campaign(path), workers=None, scheduler=None)
+    run.report      # the `campaign` JSON shape (llgui.core.reports.campaign.build_report)
+
+Cells found in the cache are not submitted; every finished cell is written to the cache as
+soon as it arrives (atomically), so a run killed at any moment loses at most the cells in
+flight. Results are merged by cell index, never in arrival order, and scored from the summed
+statistics by the driver, so the report is the same byte for byte whatever ran the jobs.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from llgui.core.reports.campaign import Campaign, CampaignScores, build_report, make_scorer, \
+    scoring_settings
+from llgui.core.errors import Problem
+from llgui.core.jobs import Cancelled
+from llgui.campaign import cells as jobs
+from llgui.campaign.cache import CellCache, cell_key, file_digest, library_versions
+from llgui.campaign.executor import Executor, Plan, choose
+
+
+@dataclass(frozen=True, eq=False)
+class CampaignRun:
+    """A scored campaign: the report, the statistics behind it, and how the run went
+    (cells computed, taken from the cache, damaged entries found; the executor's plan)."""
+
+    report: dict
+    scores: CampaignScores
+    computed: int
+    cached: int
+    corrupt: int
+    plan: Plan | None
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.report["partial"])
+
+
+def _batch_keys(campaign: Campaign) -> list[str]:
+    """A content hash of each batch's reference side (references, UEM, uri)."""
+    keys = []
+    for batch in campaign.batches:
+        parts = [file_digest(p) for p in batch.references]
+        parts += [file_digest(batch.uem) if batch.uem else "", batch.uri or ""]
+        keys.append(hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest())
+    return keys
+
+
+def signatures(campaign: Campaign) -> dict[str, str]:
+    """Each metric's signature string, as the library would print it for these batches."""
+    settings = scoring_settings(campaign)
+    out = {}
+    for name in campaign.metrics:
+        scorer = make_scorer(campaign.task, name, settings)
+        if campaign.task == "mt":
+            counts = {len(b.references) for b in campaign.batches}
+            out[name] = scorer.signature_for(counts.pop() if len(counts) == 1 else -1)
+        else:
+            out[name] = scorer.signature
+    return out
+
+
+def run_campaign(
+    campaign: Campaign,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    cache: CellCache | None = None,
+    use_cache: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    announce: Callable[[str], None] | None = None,
+) -> CampaignRun:
+    """Score every cell of `campaign` and replay every online run.
+
+    `progress(done, total)` is called after each cell or online run (cached cells count as
+    done at once); `announce(text)` receives the one line saying which executor was chosen;
+    `should_stop()` makes the run raise `llgui.core.jobs.Cancelled` (finished cells stay
+    cached). `cache` defaults to `CellCache()` (the platform cache folder, or
+    $LLGUI_CACHE_DIR); `use_cache=False` neither reads nor writes it."""
+    if cache is None and use_cache:
+        cache = CellCache()
+    settings = scoring_settings(campaign)
+    versions = library_versions(campaign.task)
+    batch_keys = _batch_keys(campaign)
+    merged: dict[tuple[int, int, int], dict[str, np.ndarray]] = {}
+    problems: list[Problem] = []
+    pending: list[tuple[list[int], str, dict]] = []  # (cell indices, key, task)
+    by_key: dict[str, int] = {}  # cells with the same content are one job
+    work_bytes = 0
+    for index, cell in enumerate(campaign.cells):
+        batch = campaign.batches[cell.batch]
+        key = cell_key(campaign.task, [file_digest(cell.hypothesis), batch_keys[cell.batch]],
+                       campaign.metrics, settings, versions)
+        stats = cache.get(key) if use_cache and cache is not None else None
+        if stats is not None and set(stats) == set(campaign.metrics):
+            merged[(cell.system, cell.model, cell.batch)] = stats
+            continue
+        if key in by_key:
+            pending[by_key[key]][0].append(index)
+            continue
+        by_key[key] = len(pending)
+        task = {"hypothesis": cell.hypothesis, "ref_key": batch_keys[cell.batch],
+                "batch": batch.id, "metrics": list(campaign.metrics), "settings": settings}
+        if campaign.task == "mt":
+            task["references"] = list(batch.references)
+        else:
+            task.update(reference=batch.references[0], uem=batch.uem, uri=batch.uri)
+        pending.append(([index], key, task))
+        try:
+            work_bytes += os.path.getsize(cell.hypothesis)
+        except OSError:
+            pass
+    online = []  # (system, key, task) of the online runs to replay
+    online_results: dict[int, dict] = {}
+    for s, spec in enumerate(campaign.systems):
+        if not spec.bundle:
+            continue
+        digest, bad = jobs.bundle_digest(spec.bundle)
+        if digest is None:
+            problems.extend(jobs.as_problems(bad))
+            continue
+        # "figures": online runs without a log got none before: such cached entries are stale
+        key = cell_key("online", [digest], campaign.metrics, {}, versions,
+                       extra={"figures": "without-log"})
+        found = cache.get_json(key) if use_cache and cache is not None else None
+        if found is not None:
+            online_results[s] = found
+            continue
+        online.append((s, key, {"bundle": spec.bundle, "task": campaign.task,
+                                "metrics": list(campaign.metrics)}))
+    # submitted batch by batch, so a worker's consecutive cells share their references (the
+    # results are merged by cell, so the order changes nothing in the report)
+    pending.sort(key=lambda p: (campaign.cells[p[0][0]].batch, p[0][0]))
+    cached = len(merged)
+    total = len(campaign.cells) + len(online)
+    done = cached
+    if progress is not None:
+        progress(done, total)
+    plan = None
+    if pending or online:
+        plan = choose(len(pending) + len(online), work_bytes, campaign.task, workers, scheduler)
+        if announce is not None:
+            announce(plan.reason)
+        function = jobs.score_mt_cell if campaign.task == "mt" else jobs.score_diar_cell
+        with Executor(plan) as executor:
+            for i, result in executor.run(function, [t for _, _, t in pending], should_stop):
+                indices, key, _ = pending[i]
+                if result["problems"]:
+                    problems.extend(jobs.as_problems(result["problems"]))
+                else:
+                    stats = {m: np.asarray(result["stats"][m], dtype=np.float64)
+                             for m in campaign.metrics}
+                    if use_cache and cache is not None:
+                        cache.put(key, stats)
+                    for index in indices:
+                        cell = campaign.cells[index]
+                        merged[(cell.system, cell.model, cell.batch)] = stats
+                done += len(indices)
+                if progress is not None:
+                    progress(done, total)
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            for i, result in executor.run(jobs.replay_online, [t for _, _, t in online],
+                                          should_stop):
+                system, key, _ = online[i]
+                if result["problems"]:
+                    problems.extend(jobs.as_problems(result["problems"]))
+                else:
+                    online_results[system] = result
+                    if use_cache and cache is not None:
+                        cache.put_json(key, result)
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+    # rows of segments -> one summed vector per metric, in cell order (deterministic)
+    sums = {}
+    for cell in campaign.cells:
+        key = (cell.system, cell.model, cell.batch)
+        if key in merged:
+            sums[key] = {m: merged[key][m].sum(axis=0) for m in campaign.metrics}
+    scores = CampaignScores(cells=sums, online=online_results, problems=tuple(problems),
+                            signatures=signatures(campaign) if campaign.metrics else {})
+    report = build_report(campaign, scores)
+    return CampaignRun(report, scores, computed=sum(len(p[0]) for p in pending), cached=cached,
+                       corrupt=cache.corrupt if cache is not None else 0, plan=plan)
+

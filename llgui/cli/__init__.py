@@ -1,0 +1,1 @@
+"""The headless command line (DESIGN.md section 7): never imports Qt."""

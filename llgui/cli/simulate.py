@@ -1,0 +1,94 @@
+"""`llgui simulate`: the command's arguments to `run_simulation`, its report to text.
+
+    llgui simulate BUNDLE --system [NAME=]"COMMAND" ... [--oracle NAME ...] [--budget X]
+                   [--mode active|interactive|none] [--interactive-ratio R] [--seed S]
+                   [--timeout SEC] --out DIR [--format table|json|csv] [--quiet]
+
+One run: one row per document and metric (S_base, S_adapt, S_pen, MSR, cost); JSON is
+run.json. Several systems or oracles: the panel of evaluated oracles; JSON is panel.json.
+A progress bar (documents and steps) goes to stderr when it is a terminal.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from llgui.core.reports.oracle_panel import panel_rows
+from llgui.sim.run import Simulation, run_simulation
+
+
+def _bar(quiet: bool):
+    """(progress callback, close) drawing a tqdm bar on a terminal; nothing otherwise."""
+    if quiet or not sys.stderr.isatty():
+        return None, lambda: None
+    from tqdm import tqdm
+
+    bar = tqdm(total=1000, file=sys.stderr, unit="‰", leave=False,
+               bar_format="{l_bar}{bar}| {elapsed}<{remaining}")
+    state = {"steps": 0}
+
+    def progress(fraction: float) -> None:
+        bar.n = int(1000 * fraction)
+        bar.refresh()
+
+    def on_step(record) -> None:
+        state["steps"] += 1
+        bar.set_description(f"{record.step.doc} step {record.step.step}", refresh=False)
+
+    progress.on_step = on_step  # type: ignore[attr-defined]
+    return progress, bar.close
+
+
+def simulate_command(args) -> str:
+    if args.timeout <= 0:
+        raise ValueError("--timeout must be > 0 seconds")
+    if args.budget is not None and not args.budget >= 0:
+        raise ValueError("--budget must be >= 0")
+    if args.interactive_ratio is not None and not 0 <= args.interactive_ratio <= 1:
+        raise ValueError("--interactive-ratio must be in [0, 1]")
+    progress, close = _bar(getattr(args, "quiet", False))
+    try:
+        sim = run_simulation(
+            args.bundle, args.system, args.oracle or ["allies"], args.out,
+            budget=args.budget, mode=args.mode, interactive_ratio=args.interactive_ratio,
+            seed=args.seed, timeout=args.timeout, progress=progress,
+            on_step=getattr(progress, "on_step", None))
+    finally:
+        close()
+    return report(sim, args.format)
+
+
+def run_rows(sim: Simulation) -> tuple[list[str], list[list[object]]]:
+    header = ["doc", "metric", "mode", "steps", "cost", "budget", "S_base", "S_adapt", "S_pen",
+              "MSR"]
+    rows = []
+    for doc in sim.outcomes[0].result.documents:
+        for metric, s in doc.scores.items():
+            rows.append([doc.doc, metric, doc.mode, doc.steps, doc.cost, doc.budget,
+                         s["s_base"], s["s_adapt"], s["s_pen"], s.get("msr")])
+    return header, rows
+
+
+def report(sim: Simulation, fmt: str) -> str:
+    from llgui.io import export
+
+    if sim.panel is None:
+        if fmt == "json":
+            return json.dumps(sim.outcomes[0].result.run, indent=2) + "\n"
+        header, rows = run_rows(sim)
+    else:
+        if fmt == "json":
+            return (sim.out / "panel.json").read_text(encoding="utf-8")
+        header, rows = panel_rows(sim.panel)
+    if fmt == "csv":
+        return export.to_csv(header, rows)
+    shown = [[export.fmt(v) if isinstance(v, float) or v is None else v for v in row]
+             for row in rows]
+    text = export.render_table(header, shown, align_left=3 if sim.panel is None else 2)
+    what = (f"S_* are means over documents of {sim.metric}; MSR (pooled, %) from "
+            f"{sim.panel.msr_metric}; weight = max(0, 1 - best MSR of the oracle)"
+            if sim.panel is not None else "scores in %; MSR from error-count metrics")
+    where = (f"written to {sim.out}/SYSTEM/ORACLE/ and {sim.out}/panel.json"
+             if sim.panel is not None
+             else f"written to {sim.out} (open: llgui {sim.out}/bundle.toml)")
+    return text + f"{what}\n{where}\n"

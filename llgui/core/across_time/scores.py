@@ -1,0 +1,171 @@
+"""Across time: user-policy scores (equations 2 and 3) and continual-learning summaries.
+
+Input is a `LifelongScores` table: s(M_i, t_j) for model versions M_i (time l_i, sorted) and
+time-stamped tests t_j (sorted), NaN where the table has no row. Everything here is a pure,
+vectorised function of that matrix, cheap enough to run on every mouse move of a policy drag
+(200 x 200 in well under a millisecond).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from llgui.core.across_time.policy import Policy, window_weights
+from llgui.core.types import LifelongScores
+
+HIGHER_IS_BETTER = frozenset({"bleu", "chrf", "chrf++", "accuracy", "acc", "f1", "precision",
+                              "recall", "auc"})
+LOWER_IS_BETTER = frozenset({"ter", "wer", "cer", "der", "jer", "eer", "min_dcf", "act_dcf",
+                             "error_rate", "error"})
+
+
+def higher_is_better(metric: str) -> bool | None:
+    """True for scores (BLEU, chrF...), False for error rates (TER, WER, DER, JER, EER,
+    DCF...), None for a metric this module does not know."""
+    name = metric.lower()
+    if name in HIGHER_IS_BETTER:
+        return True
+    if name in LOWER_IS_BETTER:
+        return False
+    return None
+
+
+def _matrix(scores: LifelongScores, metric: str, penalised: bool) -> np.ndarray:
+    table = scores.values_pen if penalised else scores.values
+    if metric not in table:
+        kind = "penalised scores (value_pen)" if penalised else "scores"
+        have = ", ".join(table) or "none"
+        raise KeyError(f"the score table has no {kind} for metric {metric!r} (has: {have})")
+    return table[metric]
+
+
+def policy_scores(scores: LifelongScores, metric: str, policy: Policy,
+                  penalised: bool = False) -> np.ndarray:
+    """S_P(M_i) for every model version, shape (n_models,), in the metric's units.
+
+    Equation 2 of Prokopalo et al. (LREC 2020), or equation 3 with `penalised` (the table's
+    value_pen in place of value):
+
+        S_P(M_i) = sum over t_j in [l_1, l_i] of s(M_i, t_j) * P(t_j)
+
+    with P from `policy` (relative or absolute; see llgui.core.across_time.policy). Cells the table does
+    not have (NaN) are skipped. With a normalising policy the weights are renormalised over the
+    cells present in the window, so S_P is the policy-weighted mean of the scores that exist;
+    NaN when no present cell in the window has a positive weight. With a raw (un-normalised)
+    policy S_P is the plain weighted sum over present cells (a missing cell then lowers it,
+    one reason normalising is the default); NaN when the window has no present cell.
+    """
+    values = _matrix(scores, metric, penalised)
+    raw, window = window_weights(policy, scores.model_time_values(),
+                                 scores.test_time_values())
+    present = ~np.isnan(values)
+    weights = np.where(present, raw, 0.0)
+    total = np.einsum("ij,ij->i", weights, np.where(present, values, 0.0))
+    if policy.normalise:
+        norm = weights.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = total / norm
+        out[norm == 0] = np.nan
+        return out
+    out = total.copy()
+    out[~(window & present).any(axis=1)] = np.nan
+    return out
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Continual-learning summaries of a model-by-test-time matrix (metric units).
+
+    `acc`, `bwt`, `fwt` as in `continual_summary`; NaN when no pair of cells defines them.
+    `n_bwt`, `n_fwt` count the tests each was averaged over. `higher_is_better` is the metric's
+    direction (None if unknown): for scores BWT < 0 means forgetting, for error rates BWT > 0
+    means forgetting (the error on old data grew); FWT likewise in the metric's direction.
+    """
+
+    acc: float
+    bwt: float
+    fwt: float
+    higher_is_better: bool | None = None
+    n_bwt: int = 0
+    n_fwt: int = 0
+
+
+def learned_by(model_times: np.ndarray, test_times: np.ndarray) -> np.ndarray:
+    """i(j) for every test: the index of the first model whose time is >= t_j, the model that
+    has just learned data of that time; n_models for a test after the last model time.
+    Model times ascending; shape (n_tests,) of int."""
+    return np.searchsorted(model_times, test_times, side="left")
+
+
+def continual_summary(scores: LifelongScores, metric: str, penalised: bool = False) -> Summary:
+    """ACC, BWT and FWT of Lopez-Paz & Ranzato (2017, "Gradient Episodic Memory"), adapted.
+
+    The original has T tasks learned in order and R[i, j], the score of the model after task i
+    on task j's test set: ACC = mean_j R[T, j]; BWT = mean_{j<T} R[T, j] - R[j, j];
+    FWT = mean_{j>1} R[j-1, j] - b_j (b_j: a randomly initialised model on task j). Here the
+    tasks are the test times t_j and the models the versions M_0..M_last ordered by time l_i,
+    with several tests per model possible, so each test is assigned to the model that has just
+    learned data of its time, i(j) = the first model with l_i >= t_j (`learned_by`):
+
+    - ACC = mean over all tests of s(M_last, t_j): how good the final model is on everything.
+    - BWT = mean over tests with i(j) < last of s(M_last, t_j) - s(M_i(j), t_j): how the score
+      on a test changed between the model that had just learned its time and the final model.
+    - FWT = mean over tests with i(j) - 1 > first of s(M_i(j)-1, t_j) - s(M_first, t_j): what
+      the model just before learning t_j's data gained on it over the initial model M_first,
+      which plays the random-initialisation baseline b. Tests learned by the second model
+      (i(j) = 1) are left out, because their term compares M_first with itself and is 0 by
+      construction; the original likewise starts its sum at the second task (and BWT leaves
+      out the tests of the last model for the same reason). A test after the last model time
+      (never learned; i(j) = n_models) uses M_last as "the model just before".
+
+    Differences are later minus earlier in the metric's own units and direction: for error
+    rates (lower is better) BWT > 0 means forgetting and FWT < 0 means positive transfer;
+    `Summary.higher_is_better` says which applies. Pairs with a missing cell (NaN) are skipped;
+    a summary with no pair left is NaN. `penalised` uses the table's value_pen.
+    """
+    values = _matrix(scores, metric, penalised)
+    n_models, n_tests = values.shape
+    if n_models == 0 or n_tests == 0:
+        return Summary(float("nan"), float("nan"), float("nan"), higher_is_better(metric))
+    last = n_models - 1
+    i_of = learned_by(scores.model_time_values(), scores.test_time_values())
+    cols = np.arange(n_tests)
+    final = values[last]
+    acc = _nanmean(final)[0]
+    back = i_of < last
+    bwt, n_bwt = _nanmean(final[back] - values[i_of[back], cols[back]])
+    fwd = i_of > 1
+    fwt, n_fwt = _nanmean(values[i_of[fwd] - 1, cols[fwd]] - values[0, cols[fwd]])
+    return Summary(acc, bwt, fwt, higher_is_better(metric), n_bwt, n_fwt)
+
+
+def _nanmean(x: np.ndarray) -> tuple[float, int]:
+    ok = ~np.isnan(x)
+    n = int(ok.sum())
+    return (float(x[ok].mean()) if n else float("nan")), n
+
+
+def diagonal_tests(scores: LifelongScores, metric: str, penalised: bool = False) -> np.ndarray:
+    """For each model M_i, the index of the latest test at or before l_i that has a score for
+    M_i (missing cells skipped), or -1 if there is none. Shape (n_models,) of int."""
+    values = _matrix(scores, metric, penalised)
+    usable = (~np.isnan(values)
+              & (scores.test_time_values()[None, :] <= scores.model_time_values()[:, None]))
+    n_tests = values.shape[1]
+    # Last True per row: argmax on the reversed rows finds the first from the end.
+    last_from_end = np.argmax(usable[:, ::-1], axis=1)
+    index = n_tests - 1 - last_from_end
+    index[~usable.any(axis=1)] = -1
+    return index
+
+
+def diagonal(scores: LifelongScores, metric: str, penalised: bool = False) -> np.ndarray:
+    """s(M_i, l_i) for the time-series plot: each model's score on the test nearest its own
+    time at or before it (see `diagonal_tests`); NaN where there is none. Shape (n_models,)."""
+    values = _matrix(scores, metric, penalised)
+    index = diagonal_tests(scores, metric, penalised)
+    out = np.full(values.shape[0], np.nan)
+    ok = index >= 0
+    out[ok] = values[np.flatnonzero(ok), index[ok]]
+    return out

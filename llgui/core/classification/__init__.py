@@ -1,0 +1,1 @@
+"""Multi-class classification as a lifelong task: the classification track."""

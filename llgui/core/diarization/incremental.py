@@ -1,0 +1,521 @@
+"""DER of a hypothesis that changes in places: only the changed region is swept again.
+
+With the speaker mapping fixed, every DER component is a sum over the scored pieces of the
+timeline (miss, false alarm, the seconds where both sides speak, reference speech), and so are
+the two matrices the mapping needs: the co-occurrence of each hypothesis label with each
+reference label (pyannote's mapping maximises it) and the per-pair matched seconds (pyannote's
+LabelMatcher counts min(#hyp turns, #ref turns) of a mapped pair). The scored pieces are a
+function of the reference and the UEM alone (collars and skipped overlap come from the
+reference), so a hypothesis that differs from the current one only inside [a, b] changes these
+sums only inside [a, b]: sweep the turns around [a, b] before and after, swap the region's
+sums, and solve the mapping again on the updated (labels x labels) matrix, with pyannote's
+label order for ties. The cost depends on the region and the number of speakers, not on the
+length of the show.
+
+Exactness: [a, b] is widened to points at least 2 microseconds from every boundary the sweep
+cuts at (turn edges, collar edges, UEM edges), so no piece is split into a sliver pyannote
+would drop; sums are cleaned of float residues below 1e-9 s (real overlaps are at least 1e-6 s).
+A change of the hypothesis' extent when no UEM is given (the scored extent is then the union
+of both sides' extents) falls back to a full sweep, as does a region covering most of the show.
+Tests hold every result equal to `der_components` (and so to pyannote.metrics) on random logs.
+"""
+from __future__ import annotations
+
+from operator import attrgetter, is_
+from typing import Collection, Sequence
+
+import numpy as np
+
+from llgui.core.diarization.der import (
+    DERComponents, JERComponents, _linear_sum_assignment, _pyannote_order_int, _pyannote_order_string, _sweep,
+    ERROR_KINDS, der_components, error_regions, jer_components,
+)
+from llgui.core.types import Turn
+
+_START, _END, _SPEAKER = attrgetter("start"), attrgetter("end"), attrgetter("speaker")
+EPS = 1e-9         # float residues of swapped sums below this are zeros
+CLEARANCE = 2e-6   # region edges keep this far from every cut of the sweep
+
+
+class _Sums:
+    """The additive sums of one sweep, keyed by label names."""
+
+    __slots__ = ("miss", "fa", "both", "total", "co", "matched", "hyp_time", "ref_time",
+                 "inter", "hyp_on", "ref_on")
+
+    def __init__(self):
+        self.miss = self.fa = self.both = self.total = 0.0
+        self.co: dict[tuple[str, str], float] = {}
+        self.matched: dict[tuple[str, str], float] = {}
+        self.hyp_time: dict[str, float] = {}
+        self.ref_time: dict[str, float] = {}
+        # JER: seconds (slivers kept, as pyannote's label timelines) where a label speaks,
+        # and where a hypothesis label and a reference label both speak
+        self.inter: dict[tuple[str, str], float] = {}
+        self.hyp_on: dict[str, float] = {}
+        self.ref_on: dict[str, float] = {}
+
+    @classmethod
+    def of(cls, reference, hypothesis, uem, collar, skip_overlap) -> "_Sums":
+        sums = cls()
+        sw = _sweep(reference, hypothesis, uem, collar, skip_overlap)
+        d, r, h = sw.w, sw.ref, sw.hyp
+        if d.size == 0:
+            return sums
+        nr, nh = r.sum(axis=0), h.sum(axis=0)
+        sums.miss = float(d @ np.maximum(nr - nh, 0))
+        sums.fa = float(d @ np.maximum(nh - nr, 0))
+        sums.both = float(d @ np.minimum(nr, nh))
+        sums.total = float(d @ nr)
+        hyp_names, ref_names = sw.hyp_turns.names, sw.ref_turns.names
+        co_array = h @ (r * d).T
+        co = co_array.tolist()
+        if h.shape[0] * r.shape[0] * d.size <= 1 << 16:
+            # all pairs at once: a step's region holds a few turns
+            matched = (np.minimum(h[:, None, :], r[None, :, :]) @ d).tolist()
+        else:     # a whole show: only the pairs that co-occur, one at a time
+            matched = np.zeros(co_array.shape)
+            for i, j in zip(*np.nonzero(co_array > 0)):
+                matched[i, j] = d @ np.minimum(h[i], r[j])
+            matched = matched.tolist()
+        wa = sw.w_all
+        h_on, r_on = (h > 0).astype(float), (r > 0).astype(float)
+        inter = (h_on @ (r_on * wa).T).tolist()
+        sums.hyp_time = dict(zip(hyp_names, (h @ d).tolist()))
+        sums.ref_time = dict(zip(ref_names, (r @ d).tolist()))
+        sums.hyp_on = dict(zip(hyp_names, (h_on @ wa).tolist()))
+        sums.ref_on = dict(zip(ref_names, (r_on @ wa).tolist()))
+        for i, hn in enumerate(hyp_names):
+            co_i, matched_i, inter_i = co[i], matched[i], inter[i]
+            for j, rn in enumerate(ref_names):
+                if co_i[j] > 0:
+                    sums.co[(hn, rn)] = co_i[j]
+                    sums.matched[(hn, rn)] = matched_i[j]
+                if inter_i[j] > 0:
+                    sums.inter[(hn, rn)] = inter_i[j]
+        return sums
+
+    def swapped(self, old: "_Sums", new: "_Sums") -> "_Sums":
+        """self - old + new, residues below EPS set to zero."""
+        out = _Sums()
+        clean = _clean
+        out.miss = clean(self.miss - old.miss + new.miss)
+        out.fa = clean(self.fa - old.fa + new.fa)
+        out.both = clean(self.both - old.both + new.both)
+        out.total = clean(self.total - old.total + new.total)
+        for name in ("co", "matched", "hyp_time", "ref_time", "inter", "hyp_on", "ref_on"):
+            merged = dict(getattr(self, name))
+            for key, value in getattr(old, name).items():
+                merged[key] = merged.get(key, 0.0) - value
+            for key, value in getattr(new, name).items():
+                merged[key] = merged.get(key, 0.0) + value
+            setattr(out, name, {k: v for k, v in merged.items() if abs(v) > EPS})
+        return out
+
+    def components(self, unmappable: Collection[str] = ()) -> DERComponents:
+        """DER components with pyannote's optimal mapping (ties broken in its label order)."""
+        blocked = set(unmappable)
+        hyp = sorted((h for h, t in self.hyp_time.items() if t > 0 and h not in blocked),
+                     key=str)
+        ref = sorted((r for r, t in self.ref_time.items() if t > 0), key=str)
+        pairs: list[tuple[str, str]] = []
+        if hyp and ref:
+            hyp = [hyp[i] for i in _pyannote_order_int(len(hyp))]
+            ref = [ref[i] for i in _pyannote_order_string(len(ref))]
+            co = np.array([[self.co.get((h, r), 0.0) for r in ref] for h in hyp])
+            rows, cols = _linear_sum_assignment(-co)
+            pairs = [(hyp[a], ref[b]) for a, b in zip(rows, cols) if co[a, b] > 0]
+        correct = _clean(sum(self.matched.get(p, 0.0) for p in pairs))
+        return DERComponents(miss=max(self.miss, 0.0), false_alarm=max(self.fa, 0.0),
+                             confusion=max(_clean(self.both - correct), 0.0),
+                             correct=max(correct, 0.0), total=max(self.total, 0.0),
+                             mapping=dict(pairs))
+
+
+    def jer(self, unmappable: Collection[str] = ()) -> JERComponents:
+        """JER components as `jer_components`: JaccardErrorRate's mapping (reference labels
+        in rows, ties broken in pyannote's label order), one Jaccard error per reference
+        speaker, summed in label order."""
+        blocked = set(unmappable)
+        hyp = sorted((h for h, t in self.hyp_time.items() if t > 0 and h not in blocked),
+                     key=str)
+        ref = sorted((r for r, t in self.ref_time.items() if t > 0), key=str)
+        pairs: dict[str, str] = {}
+        if hyp and ref:
+            hyp_o = [hyp[i] for i in _pyannote_order_int(len(hyp))]
+            ref_o = [ref[i] for i in _pyannote_order_string(len(ref))]
+            co = np.array([[self.co.get((h, r), 0.0) for h in hyp_o] for r in ref_o])
+            rows, cols = _linear_sum_assignment(-co)
+            pairs = {ref_o[a]: hyp_o[b] for a, b in zip(rows, cols) if co[a, b] > 0}
+        per_speaker: dict[str, float] = {}
+        error = 0.0
+        for r in ref:
+            h = pairs.get(r)
+            if h is None:
+                jer = 1.0
+            else:
+                r_dur, h_dur = self.ref_on.get(r, 0.0), self.hyp_on.get(h, 0.0)
+                inter = self.inter.get((h, r), 0.0)
+                union = r_dur + h_dur - inter
+                jer = ((h_dur - inter) + (r_dur - inter)) / union
+            per_speaker[r] = jer
+            error += jer
+        return JERComponents(speaker_error=error, speaker_count=float(len(ref)),
+                             mapping=pairs, per_speaker=per_speaker)
+
+
+def _clean(value: float) -> float:
+    return 0.0 if abs(value) <= EPS else value
+
+
+def _raw(turns: Sequence[Turn]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Starts, ends and labels of a turn list, in its own order (to diff two lists)."""
+    n = len(turns)
+    # attrgetter keeps the per-turn work in C: this is the one pass over a new turn list
+    speakers = np.empty(n, dtype=object)
+    speakers[:] = list(map(_SPEAKER, turns))
+    return (np.fromiter(map(_START, turns), dtype=float, count=n),
+            np.fromiter(map(_END, turns), dtype=float, count=n), speakers)
+
+
+def _arrays(turns: Sequence[Turn]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Starts, ends (by start) and the order, of a turn list."""
+    n = len(turns)
+    starts = np.fromiter((t.start for t in turns), dtype=float, count=n)
+    ends = np.fromiter((t.end for t in turns), dtype=float, count=n)
+    order = np.argsort(starts, kind="stable")
+    return starts[order], ends[order], order
+
+
+class IncrementalDER:
+    """DER of one document's hypotheses, each scored by its difference from the current one.
+
+    `current()` gives the current hypothesis' components; `score_replaced(a, b, turns)`
+    those of the current hypothesis with its turns that overlap (a, b) replaced by `turns`
+    (a step's corrected or impaired version: only the turns around its windows are built);
+    `score_changed(turns, region)` those of a whole turn list equal to the current one
+    outside `region`; `advance(turns)` makes a new hypothesis current (its difference is found
+    by comparing the turn lists). Settings as `der_components` (uem, collar total width,
+    skip_overlap).
+    """
+
+    def __init__(self, reference: Sequence[Turn], hypothesis: Sequence[Turn], uem=None,
+                 collar: float = 0.0, skip_overlap: bool = False):
+        self.reference = tuple(reference)
+        self.uem = None if uem is None else tuple((float(a), float(b)) for a, b in uem)
+        self.collar, self.skip_overlap = float(collar), bool(skip_overlap)
+        self._ref_s, self._ref_e, order = _arrays(self.reference)
+        self._ref_order = order
+        self._ref_reach = float((self._ref_e - self._ref_s).max()) if len(order) else 0.0
+        fixed = [self._ref_s, self._ref_e]
+        if self.collar > 0:
+            fixed += [self._ref_s - 0.5 * self.collar, self._ref_s + 0.5 * self.collar,
+                      self._ref_e - 0.5 * self.collar, self._ref_e + 0.5 * self.collar]
+        if self.uem:
+            fixed.append(np.array([x for span in self.uem for x in span], dtype=float))
+        self._fixed_cuts = np.unique(np.concatenate(fixed)) if fixed else np.empty(0)
+        self._set(tuple(hypothesis), None)
+
+    # -- the current hypothesis -------------------------------------------------------------
+
+    def _set(self, hypothesis: tuple[Turn, ...], sums: _Sums | None,
+             raw: tuple | None = None) -> None:
+        self.hypothesis = hypothesis
+        self._raw = raw if raw is not None else _raw(hypothesis)
+        starts, ends, speakers = self._raw
+        order = np.argsort(starts, kind="stable")
+        self._hyp_s, self._hyp_e = starts[order], ends[order]
+        self._hyp_e_sorted = np.sort(ends)
+        self._hyp_order = order     # turns by start: hypothesis[order[k]]
+        self._hyp_reach = float((self._hyp_e - self._hyp_s).max()) if len(order) else 0.0
+        self.labels = frozenset(speakers)
+        self._extent = self._extent_of(self._hyp_s, self._hyp_e)
+        self._sums = sums if sums is not None else _Sums.of(
+            self.reference, hypothesis, self.uem, self.collar, self.skip_overlap)
+        self._components: DERComponents | None = None
+        self._jer: JERComponents | None = None
+        self._regions: dict | None = None
+        self._last_swap = None
+        self._memo: dict = {}     # this hypothesis' scored replacements (sums, components)
+
+    def current(self) -> DERComponents:
+        if self._components is None:
+            self._components = self._sums.components()
+        return self._components
+
+    def current_jer(self) -> JERComponents:
+        """JER components of the current hypothesis."""
+        if self._jer is None:
+            self._jer = self._sums.jer()
+        return self._jer
+
+    def _result(self, sums: "_Sums | None", turns, unmappable, jer: bool):
+        """Components from updated sums, or from a full sweep of `turns` when None."""
+        if sums is None:
+            full = jer_components if jer else der_components
+            return full(self.reference, turns, self.uem, self.collar, self.skip_overlap,
+                        unmappable)
+        return sums.jer(unmappable) if jer else sums.components(unmappable)
+
+    def _extent_of(self, starts, ends) -> tuple[float, float] | None:
+        """The scored extent when no UEM is given (union of both sides' extents)."""
+        if self.uem is not None:
+            return None
+        lo = [a.min() for a in (self._ref_s, starts) if a.size]
+        hi = [a.max() for a in (self._ref_e, ends) if a.size]
+        return (float(min(lo)), float(max(hi))) if lo else (0.0, 0.0)
+
+    # -- a changed hypothesis ---------------------------------------------------------------
+
+    def score_changed(self, turns: Sequence[Turn], region: tuple[float, float],
+                      unmappable: Collection[str] = (), jer: bool = False):
+        """Components (DER, or JER with `jer`) of `turns`, equal to the current hypothesis
+        outside `region`."""
+        turns = tuple(turns)
+        return self._result(self._sums_changed(turns, region), turns, unmappable, jer)
+
+    def overlapping(self, a: float, b: float, reference: bool = False) -> list[Turn]:
+        """The current hypothesis' (or the reference's) turns that overlap (a, b)."""
+        if reference:
+            return self._around(self.reference, self._ref_order, self._ref_s, self._ref_e,
+                                self._ref_reach, a, b)
+        return self._around(self.hypothesis, self._hyp_order, self._hyp_s, self._hyp_e,
+                            self._hyp_reach, a, b)
+
+    def score_replaced(self, a: float, b: float, turns: Sequence[Turn],
+                       unmappable: Collection[str] = (), jer: bool = False):
+        """Components (DER, or JER with `jer`) of the current hypothesis with its turns
+        overlapping (a, b) replaced by `turns` (which must lie within the span of (a, b) and
+        of the turns they replace)."""
+        turns = list(turns)
+        key = (a, b, tuple(turns), tuple(unmappable), jer)
+        if key in self._memo:     # the DER and JER tracks of a document ask the same
+            return self._memo[key]
+        result = self._replaced(a, b, turns, unmappable, jer)
+        self._memo[key] = result
+        return result
+
+    def _replaced(self, a, b, turns, unmappable, jer):
+        removed = self.overlapping(a, b)
+        spans = [(t.start, t.end) for t in removed + turns]
+        lo = min([a] + [s for s, _ in spans])
+        hi = max([b] + [e for _, e in spans])
+        sums_key = (a, b, tuple(turns))
+        if sums_key in self._memo:
+            sums = self._memo[sums_key]
+        else:
+            sums = self._memo[sums_key] = self._sums_local(lo, hi, removed, turns)
+        whole = None
+        if sums is None:
+            gone = set(map(id, removed))
+            whole = [t for t in self.hypothesis if id(t) not in gone] + turns
+        return self._result(sums, whole, unmappable, jer)
+
+    def _sums_local(self, lo: float, hi: float, removed: list[Turn], added: list[Turn]
+                    ) -> _Sums | None:
+        """The sums after `removed` turns of the current hypothesis (all within (lo, hi))
+        give way to `added` ones (all within (lo, hi)); None where a full sweep is needed."""
+        if self.uem is None:
+            hyp_lo = self._hyp_s[0] if self._hyp_s.size else np.inf
+            hyp_hi = self._hyp_e.max() if self._hyp_e.size else -np.inf
+            if not (hyp_lo < lo and hi < hyp_hi):
+                return None               # may move the scored extent: sweep it all
+        new = np.sort(np.array([x for t in added for x in (t.start, t.end)], dtype=float))
+        cuts = (self._fixed_cuts, self._hyp_s, self._hyp_e_sorted, new)
+        a, b = _clear_point(cuts, lo, -1), _clear_point(cuts, hi, +1)
+        before = self.overlapping(a, b)
+        gone = set(map(id, removed))
+        after = [t for t in before if id(t) not in gone] + list(added)
+        return self._swap(a, b, before, after)
+
+    def _swap(self, a: float, b: float, before: list[Turn], after: list[Turn]
+              ) -> _Sums | None:
+        """The current sums with (a, b)'s share swept from `before` replaced by `after`'s
+        (both: every turn of its hypothesis that overlaps (a, b)); a, b already cleared."""
+        lo, hi = self._extent if self._extent is not None else (a, b)
+        if self._extent is not None and (b - a) > 0.5 * (hi - lo):
+            return None                       # most of the show: a full sweep is as cheap
+        if self.uem is None:
+            uem = [(max(a, lo), min(b, hi))] if min(b, hi) > max(a, lo) else []
+        else:
+            uem = [(max(s, a), min(e, b)) for s, e in self.uem if min(e, b) > max(s, a)]
+        if not uem:
+            self._last_swap = (a, b, [], after, [])
+            return self._sums
+        margin = self.collar + CLEARANCE
+        ref = self.overlapping(a - margin, b + margin, reference=True)
+        self._last_swap = (a, b, ref, after, uem)
+        old = self._memo.get(("old", a, b))   # `before` is the current hypothesis' turns
+        if old is None:
+            old = self._memo[("old", a, b)] = _Sums.of(ref, before, uem, self.collar,
+                                                      self.skip_overlap)
+        new = _Sums.of(ref, after, uem, self.collar, self.skip_overlap)
+        return self._sums.swapped(old, new)
+
+    def advance(self, turns: Sequence[Turn]) -> DERComponents:
+        """Make `turns` the current hypothesis; returns its components."""
+        turns = tuple(turns)
+        if turns is self.hypothesis:
+            return self.current()
+        if len(turns) == len(self.hypothesis) and all(map(is_, turns, self.hypothesis)):
+            self.hypothesis = turns       # the same turn objects (a system that kept them)
+            return self.current()
+        raw = _raw(turns)
+        region = self._difference(raw)
+        if region[0] > region[1]:   # the same turns
+            self.hypothesis, self._raw = turns, raw
+            return self.current()
+        regions = self._regions
+        mapping = dict(self.current().mapping) if regions is not None else None
+        self._last_swap = None
+        sums = self._sums_changed(turns, region, raw)
+        swap = self._last_swap
+        self._set(turns, sums, raw)
+        if regions is not None and sums is not None and swap is not None \
+                and dict(self.current().mapping) == mapping:
+            a, b, ref, after, uem = swap
+            local = error_regions(ref, after, uem, self.collar, self.skip_overlap, mapping) \
+                if uem else []
+            self._regions = _splice(regions, a, b, local)
+        return self.current()
+
+    # -- where the errors are ---------------------------------------------------------------
+
+    def error_region_arrays(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """`llgui.core.diarization.der.error_regions` of the current hypothesis under its optimal mapping,
+        as kind -> (starts, ends) (sorted, disjoint runs). After a step that keeps the mapping
+        only the changed region is swept again and spliced in."""
+        if self._regions is None:
+            full = error_regions(self.reference, self.hypothesis, self.uem, self.collar,
+                                 self.skip_overlap, dict(self.current().mapping))
+            self._regions = {kind: (np.array([r[0] for r in full if r[2] == kind], dtype=float),
+                                    np.array([r[1] for r in full if r[2] == kind], dtype=float))
+                             for kind in ERROR_KINDS}
+        return self._regions
+
+    def error_regions(self) -> list[tuple[float, float, str]]:
+        """The same as a list sorted as `llgui.core.diarization.der.error_regions` sorts it."""
+        out = [(s, e, kind) for kind, (starts, ends) in self.error_region_arrays().items()
+               for s, e in zip(starts.tolist(), ends.tolist())]
+        out.sort(key=lambda r: (r[0], ERROR_KINDS.index(r[2])))
+        return out
+
+    def _difference(self, raw) -> tuple[float, float]:
+        """(a, b) spanning every turn that differs between the current list and a new one
+        (`_raw` arrays), by their common prefix and suffix; (1, 0) if none differs."""
+        old = self._raw
+        n_old, n_new = old[0].size, raw[0].size
+        m = min(n_old, n_new)
+
+        def differs(x, y):
+            return (x[0] != y[0]) | (x[1] != y[1]) | (x[2] != y[2])
+
+        head = differs([a[:m] for a in old], [a[:m] for a in raw])
+        first = int(np.argmax(head)) if head.any() else m
+        tail = differs([a[n_old - m:][::-1] for a in old], [a[n_new - m:][::-1] for a in raw])
+        last = int(np.argmax(tail)) if tail.any() else m
+        if first == m and n_old == n_new:
+            return (1.0, 0.0)
+        last = min(last, m - first)       # the prefix and the suffix may not overlap
+        spans = [(a[0][first:a[0].size - last], a[1][first:a[1].size - last])
+                 for a in (old, raw)]
+        starts = np.concatenate([s for s, _ in spans])
+        ends = np.concatenate([e for _, e in spans])
+        if starts.size == 0:
+            return (1.0, 0.0)
+        return (float(starts.min()), float(ends.max()))
+
+    def _sums_changed(self, turns: tuple[Turn, ...], region, raw=None) -> _Sums | None:
+        a, b = region
+        if a > b:
+            return self._sums
+        starts, ends, _ = raw if raw is not None else _raw(turns)
+        if self.uem is None and self._extent_of(starts, ends) != self._extent:
+            return None                       # the scored extent moved: sweep it all
+        a, b = self._clear(a, b, starts, ends)
+        before = self.overlapping(a, b)
+        after = [turns[i] for i in np.flatnonzero((ends > a) & (starts < b)).tolist()]
+        return self._swap(a, b, before, after)
+
+    @staticmethod
+    def _around(turns, order, starts, ends, reach, a, b):
+        """Turns (by start: turns[order[k]] starts at starts[k]) that overlap (a, b)."""
+        lo = int(np.searchsorted(starts, a - reach, side="left"))
+        hi = int(np.searchsorted(starts, b, side="left"))
+        return [turns[order[k]] for k in (lo + np.flatnonzero(ends[lo:hi] > a)).tolist()]
+
+    def _clear(self, a: float, b: float, starts, ends) -> tuple[float, float]:
+        """Widen (a, b) to points CLEARANCE away from every cut of the sweep."""
+        cuts = (self._fixed_cuts, self._hyp_s, self._hyp_e_sorted, np.sort(starts),
+                np.sort(ends))
+        return _clear_point(cuts, a, -1), _clear_point(cuts, b, +1)
+
+
+def _splice(regions: dict, a: float, b: float, local: list[tuple[float, float, str]]) -> dict:
+    """Per-kind runs with (a, b) replaced by `local`'s runs; runs touching at a or b merged
+    (a and b are no cut of the sweep, so a full sweep has one piece across each)."""
+    out = {}
+    for kind, (starts, ends) in regions.items():
+        i = int(np.searchsorted(ends, a, side="right"))      # runs ending by a stay
+        j = int(np.searchsorted(starts, b, side="left"))     # runs starting from b stay
+        mid_s, mid_e = [], []
+        if i < j and starts[i] < a:
+            mid_s.append(float(starts[i]))
+            mid_e.append(a)
+        for s, e, k in local:
+            if k == kind:
+                mid_s.append(s)
+                mid_e.append(e)
+        if i < j and ends[j - 1] > b:
+            mid_s.append(b)
+            mid_e.append(float(ends[j - 1]))
+        # merge runs that touch (only at a and b can they)
+        ms, me = [], []
+        for s, e in zip(mid_s, mid_e):
+            if me and s == me[-1]:
+                me[-1] = e
+            else:
+                ms.append(s)
+                me.append(e)
+        out[kind] = (np.concatenate((starts[:i], np.array(ms, dtype=float), starts[j:])),
+                     np.concatenate((ends[:i], np.array(me, dtype=float), ends[j:])))
+    return out
+
+
+def _neighbours(cuts: Sequence[np.ndarray], x: float) -> tuple[float, float]:
+    """The largest cut < x and the smallest cut >= x over several sorted arrays."""
+    left, right = -np.inf, np.inf
+    for array in cuts:
+        at = int(np.searchsorted(array, x))
+        if at > 0:
+            left = max(left, float(array[at - 1]))
+        if at < array.size:
+            right = min(right, float(array[at]))
+    return left, right
+
+
+def _clear_point(cuts: Sequence[np.ndarray], x: float, direction: int) -> float:
+    """A point at or before x (direction -1) or at or after it (+1), at least CLEARANCE
+    from every cut (`cuts`: sorted arrays)."""
+    for _ in range(10_000):
+        left, right = _neighbours(cuts, x)
+        if direction < 0:
+            if x - left >= 2 * CLEARANCE and right - left > 4 * CLEARANCE:
+                point = (left + x) / 2 if x - left < 2.0 else x - 1.0
+                if right - point >= CLEARANCE:
+                    return float(point)
+            x = left if np.isfinite(left) else x - 1.0
+        else:
+            start = x if right > x else right   # x itself may be a cut
+            if start == right:
+                left, right = _neighbours(cuts, np.nextafter(right, np.inf))
+                left = start
+            if right - start >= 2 * CLEARANCE and right - left > 4 * CLEARANCE:
+                point = (start + right) / 2 if right - start < 2.0 else start + 1.0
+                if point - left >= CLEARANCE:
+                    return float(point)
+            x = right if np.isfinite(right) else x + 1.0
+    return float(x)
+
+
+__all__ = ["IncrementalDER"]

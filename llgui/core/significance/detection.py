@@ -1,0 +1,214 @@
+"""Detection under resampling: EER / minDCF / actDCF as `resample.Sample`s, and DET bands.
+
+Units are trials (`trial`) or, two-layer, the speakers that own them (`speaker`; a group id per
+trial, NISTIR 7722). A resample is a multiplicity per trial; the trials are sorted once, so a
+resample's DET curve is a weighted cumulative count over the distinct scores it contains,
+which is exactly `llgui.core.detection.det.det_curve` of the resampled trials (the tests hold every
+value equal to the core's EER / minDCF computed on `scores[idx]` for the same indices). A
+resample without a target or without a non-target trial has no DET curve: its value is NaN
+and it is left out of the interval.
+
+DET band (DESIGN 1.7): at a fixed grid of false-alarm rates (probit-spaced), the miss rate of
+each resampled curve (the best operating point with P_fa <= x), and per grid point the 2.5th
+and 97.5th percentiles: a pointwise 95 % band around the DET curve.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import ndtr
+
+from llgui.core.detection import det
+from llgui.core.jobs import check, report
+from llgui.core.significance.resample import Estimate, Plan, bootstrap_counts, estimate_ci
+from llgui.core.types import Trials
+
+MEASURES = ("eer", "min_dcf", "act_dcf")
+GUI_CHUNK_CELLS = 200_000
+"""Trials drawn per numpy call in `det_band`: short calls, so a worker leaves the GUI free."""
+
+PERCENT = {"eer": True, "min_dcf": False, "act_dcf": False}
+"""EER is reported in percent (as the CLI prints it); DCFs are plain numbers."""
+
+
+class _Sorted:
+    """The trials sorted by score once, with the group (distinct score) of every trial."""
+
+    def __init__(self, trials: Trials) -> None:
+        self.n = int(trials.scores.size)
+        order = np.argsort(trials.scores, kind="stable")
+        s = trials.scores[order]
+        starts = np.concatenate(([True], s[1:] != s[:-1]))
+        group_sorted = np.cumsum(starts) - 1
+        self.group = np.empty(self.n, dtype=np.int64)
+        self.group[order] = group_sorted             # distinct-score index of each trial
+        self.values = s[starts]
+        self.n_groups = int(self.values.size)
+        self.is_target = trials.is_target
+
+    def curve(self, counts: np.ndarray) -> det.DetCurve | None:
+        """The DET curve of the trials repeated `counts` (n,) times; None without both
+        classes."""
+        tar = np.bincount(self.group, weights=counts * self.is_target, minlength=self.n_groups)
+        non = np.bincount(self.group, weights=counts * ~self.is_target, minlength=self.n_groups)
+        keep = (tar + non) > 0
+        tar = tar[keep].astype(np.int64)
+        non = non[keep].astype(np.int64)
+        n_t, n_n = int(tar.sum()), int(non.sum())
+        if n_t == 0 or n_n == 0:
+            return None
+        n_miss = np.concatenate(([0], np.cumsum(tar)))
+        n_fa = n_n - np.concatenate(([0], np.cumsum(non)))
+        return det.DetCurve(p_miss=n_miss / n_t, p_fa=n_fa / n_n,
+                            thresholds=np.append(self.values[keep], np.inf), n_miss=n_miss,
+                            n_fa=n_fa, n_target=n_t, n_nontarget=n_n)
+
+
+def measure_of(curve: det.DetCurve | None, measure: str, dcf, method: str) -> float:
+    """One measure of a curve with the core's own functions (EER in percent)."""
+    if curve is None:
+        return float("nan")
+    if measure == "eer":
+        return 100.0 * det.eer(curve, method=method)[0]
+    if measure == "min_dcf":
+        return det.min_dcf(curve, None, *dcf)
+    if measure == "act_dcf":
+        return det.act_dcf(curve, None, *dcf)
+    raise ValueError(f"unknown detection measure {measure!r} (known: {', '.join(MEASURES)})")
+
+
+@dataclass(frozen=True, eq=False)
+class TrialSample:
+    """One detection measure of one system's trials as a `resample.Sample` (unit: trial)."""
+
+    trials: Trials
+    measure: str = "eer"
+    dcf: tuple[float, float, float] = (0.01, 1.0, 1.0)
+    method: str = "rocch"
+
+    def __post_init__(self) -> None:
+        if self.measure not in MEASURES:
+            raise ValueError(f"unknown detection measure {self.measure!r}")
+        object.__setattr__(self, "_sorted", _Sorted(self.trials))
+
+    @property
+    def n_units(self) -> int:
+        return int(self.trials.scores.size)
+
+    def point(self) -> float:
+        return measure_of(det.det_curve(self.trials.scores, self.trials.is_target),
+                          self.measure, self.dcf, self.method)
+
+    def resampled(self, counts: np.ndarray) -> np.ndarray:
+        sorted_ = self._sorted  # type: ignore[attr-defined]
+        return np.array([measure_of(sorted_.curve(row), self.measure, self.dcf, self.method)
+                         for row in np.asarray(counts, dtype=np.float64)])
+
+    def swapped(self, other, take: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        assert isinstance(other, TrialSample)
+        labels = self.trials.is_target
+        a, b = [], []
+        for row in np.asarray(take, dtype=bool):
+            for scores, out in ((np.where(row, other.trials.scores, self.trials.scores), a),
+                                (np.where(row, self.trials.scores, other.trials.scores), b)):
+                out.append(measure_of(det.det_curve(scores, labels), self.measure, self.dcf,
+                                      self.method))
+        return np.array(a), np.array(b)
+
+
+# --------------------------------------------------------------------------------------------
+# DET bands
+
+
+@dataclass(frozen=True, eq=False)
+class DetBand:
+    """A pointwise 95 % bootstrap band of a DET curve, on a grid of false-alarm rates.
+
+    Arrays (n_grid,), fractions: `p_fa` the grid (ascending), `p_miss` the curve's own miss
+    rate there, `low` / `high` the 2.5th and 97.5th percentiles of the resampled curves'.
+    `signature` says how (`bs:N|seed:S|unit:U`)."""
+
+    name: str
+    p_fa: np.ndarray
+    p_miss: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    signature: str
+
+
+def miss_at(curve: det.DetCurve, grid: np.ndarray) -> np.ndarray:
+    """P_miss of the best operating point with P_fa <= x, for each x of `grid`."""
+    # p_fa is non-increasing along the curve: count the points with p_fa > x
+    k = np.searchsorted(-curve.p_fa, -np.asarray(grid), side="left")
+    return curve.p_miss[np.minimum(k, len(curve) - 1)]
+
+
+def default_grid(n_nontarget: int, points: int = 80) -> np.ndarray:
+    """Probit-spaced false-alarm rates from about 1/n_nontarget (no finer than 0.05 %) to
+    60 %: where a resampled curve still has a non-target to move."""
+    low = max(1.0 / max(n_nontarget, 1), 5e-4)
+    lo, hi = det.probit([low, 0.6])
+    return ndtr(np.linspace(float(lo), float(hi), points))
+
+
+@dataclass(frozen=True, eq=False)
+class DetIntervals:
+    """A system's DET band with the bootstrap estimates of its EER (percent) and minDCF from
+    the same resamples."""
+
+    band: DetBand
+    eer: Estimate
+    min_dcf: Estimate
+
+
+def det_band(trials: Trials, plan: Plan, groups: np.ndarray | None = None,
+             grid: np.ndarray | None = None, progress=None, should_stop=None,
+             dcf=(0.01, 1.0, 1.0), method: str = "rocch", measures: bool = False):
+    """The DET band of one system (plan.test is taken as bs). A long job (llgui.core.jobs).
+    With `measures`, a `DetIntervals` (EER and minDCF estimates from the same resamples)."""
+    sorted_ = _Sorted(trials)
+    curve = det.det_curve(trials.scores, trials.is_target)
+    grid = default_grid(curve.n_nontarget) if grid is None else np.asarray(grid, dtype=float)
+    rows, eers, dcfs = [], [], []
+    done = 0
+    for counts in bootstrap_counts(plan.seed, sorted_.n, plan.samples, groups,
+                                   chunk_cells=GUI_CHUNK_CELLS):
+        for row in counts.astype(np.float64):
+            check(should_stop)
+            c = sorted_.curve(row)
+            rows.append(miss_at(c, grid) if c is not None else np.full(grid.size, np.nan))
+            if measures:
+                eers.append(measure_of(c, "eer", dcf, method))
+                dcfs.append(measure_of(c, "min_dcf", dcf, method))
+        done += counts.shape[0]
+        report(progress, done / plan.samples)
+    values = np.array(rows)
+    low, high = np.nanpercentile(values, [2.5, 97.5], axis=0)
+    signature = Plan("bs", plan.samples, plan.seed, plan.unit).signature
+    band = DetBand(trials.name, grid, miss_at(curve, grid), low, high, signature)
+    if not measures:
+        return band
+
+    def estimate(values, measure):
+        values = np.asarray(values)
+        values = values[np.isfinite(values)]
+        mean, ci = estimate_ci(values) if values.size else (None, None)
+        return Estimate(measure_of(curve, measure, dcf, method), mean, ci)
+
+    return DetIntervals(band, estimate(eers, "eer"), estimate(dcfs, "min_dcf"))
+
+
+def det_bands(systems, plan: Plan, dcf=(0.01, 1.0, 1.0), method: str = "rocch",
+              progress=None, should_stop=None) -> tuple[DetIntervals, ...]:
+    """Worker job: band, EER and minDCF intervals of every system in turn (progress over all
+    of them), on the same resample indices for every system (paired)."""
+    out = []
+    n = max(1, len(systems))
+    for k, trials in enumerate(systems):
+        def part(fraction: float, k: int = k) -> None:
+            report(progress, (k + fraction) / n)
+
+        out.append(det_band(trials, plan, progress=part, should_stop=should_stop, dcf=dcf,
+                            method=method, measures=True))
+    return tuple(out)

@@ -1,0 +1,1 @@
+"""Plumbing that knows no science: atomic writes, an identity-keyed cache. Imports nothing of llgui."""

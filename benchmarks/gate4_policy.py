@@ -83,7 +83,7 @@ def _tab_step_times(table, start, path) -> list[float]:
 
     from llgui.core.cost import CostModel
     from llgui.core.types import Bundle
-    from llgui.gui.across_time import AcrossTimeTab
+    from llgui.gui.across_time.tab import AcrossTimeTab
     from llgui.gui.state import SessionState
     from llgui.gui.workers import JobRunner
 

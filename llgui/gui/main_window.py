@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from llgui.core.errors import LoadError
-from llgui.gui.models import SORT_ROLE, DocumentsModel
+from llgui.gui.table_models import SORT_ROLE, DocumentsModel
 from llgui.gui.state import SessionState, read_session
 from llgui.gui.workers import JobRunner
 
@@ -75,7 +75,7 @@ class MainWindow(QMainWindow):
     # -- building ---------------------------------------------------------------------------
 
     def _build_documents_dock(self) -> None:
-        from llgui.gui.compare_models import DocumentsComparisonModel   # issue 15
+        from llgui.gui.systems.compare_models import DocumentsComparisonModel   # issue 15
 
         self.documents_model = DocumentsComparisonModel(self)
         proxy = QSortFilterProxyModel(self)
@@ -109,19 +109,19 @@ class MainWindow(QMainWindow):
         self._docks_sized = False
 
     def _build_tabs(self) -> None:
-        from llgui.gui.workbench import Workbench
+        from llgui.gui.workbench.tab import Workbench
 
         self.tabs = QTabWidget()
         self.workbench = Workbench(self.state, self.jobs, self)
         self.tabs.addTab(self.workbench, "Workbench")
-        from llgui.gui.across_time import AcrossTimeTab
-        from llgui.gui.detection_view import DetectionTab
+        from llgui.gui.across_time.tab import AcrossTimeTab
+        from llgui.gui.detection.tab import DetectionTab
 
         self.time_tab = AcrossTimeTab(self.state, self.jobs, self)
         self.tabs.addTab(self.time_tab, "Across time")
         self.detection_tab = DetectionTab(self.state, self.jobs, self)
         self.tabs.addTab(self.detection_tab, "Detection")
-        from llgui.gui.systems_view import SystemsView
+        from llgui.gui.systems.tab import SystemsView
 
         self.systems_view = SystemsView(self.state, self, jobs=self.jobs)
         self.tabs.addTab(self.systems_view, "Systems")
@@ -421,7 +421,7 @@ class MainWindow(QMainWindow):
         metric = self.state.metric(bundle.task)
         if metric is None:
             return
-        from llgui.gui.workbench import _track_metric, metric_and_mode
+        from llgui.gui.workbench.tab import _track_metric, metric_and_mode
 
         # a detection system is replayed under a metric it has a penalised form of (err,
         # min_dcf, act_dcf), even when the tab shows EER

@@ -39,7 +39,7 @@ def demo_window(qtbot):
 def window(qapp, tmp_path_factory):
     """One demo window shared by a module's tests (the across-time and detection tabs),
     with every job done; its own session file."""
-    from tests.gui.test_policy_drag import open_demo_window
+    from tests.gui.across_time.test_policy_item import open_demo_window
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("LLGUI_SESSION_FILE",

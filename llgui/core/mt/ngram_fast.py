@@ -10,7 +10,7 @@ and every n-gram containing it the key -1: it can match nothing, which is all sa
 and a `minimum` (tens of microseconds).
 
 The callers (`llgui.core.mt.stats`) use the library's own preprocessing and whitespace rules and
-compute only the clipped match counts here; `tests/core/test_ngram_fast.py` holds the rows equal
+compute only the clipped match counts here; `tests/core/mt/test_ngram_fast.py` holds the rows equal
 to sacrebleu's `_extract_corpus_statistics`. Where the keys would not fit in int64 (B^order >=
 2^62: tens of thousands of distinct tokens in one segment), `fits` says so and the caller keeps
 sacrebleu's own computation.

@@ -3,12 +3,12 @@
 sacrebleu computes BLEU, chrF and TER from per-segment statistics that add up over a corpus, but
 the methods that expose them are underscored (`_preprocess_segment`, `_extract_reference_info`,
 `_compute_segment_statistics`, `_compute_score_from_stats`, ...). This module is the only place
-in llgui that touches them; `tests/core/test_mt_stats.py` holds every wrapper equal to
+in llgui that touches them; `tests/core/mt/test_stats.py` holds every wrapper equal to
 `corpus_score` on randomised corpora, and the sacrebleu version range is checked here and pinned
 in pyproject.toml. WER follows jiwer (its default transforms) with the same interface.
 BLEU and chrF count n-grams with `llgui.core.mt.ngram_fast` around the library's own preprocessing,
 length and f-score rules (rows held equal to `_extract_corpus_statistics` in
-tests/core/test_ngram_fast.py); TER's shift search runs compiled in `llgui.core.mt.ter_fast`.
+tests/core/mt/test_ngram_fast.py); TER's shift search runs compiled in `llgui.core.mt.ter_fast`.
 
 Statistics vectors (float64; one row per segment, summed over segments for a corpus):
 
@@ -288,7 +288,7 @@ class BLEUMetric(_SacrebleuBacked):
 
     def segment_stats(self, hypothesis: str, ref_info: object) -> np.ndarray:
         """sacrebleu's `_compute_segment_statistics`, with the n-grams counted by
-        `llgui.core.mt.ngram_fast` (held equal to the library in tests/core/test_ngram_fast.py)."""
+        `llgui.core.mt.ngram_fast` (held equal to the library in tests/core/mt/test_ngram_fast.py)."""
         assert isinstance(ref_info, ngram_fast.BLEURefs)
         if ref_info.library is not None:
             return super().segment_stats(hypothesis, ref_info.library)
@@ -351,7 +351,7 @@ class CHRFMetric(_SacrebleuBacked):
     def segment_stats(self, hypothesis: str, ref_info: object) -> np.ndarray:
         """sacrebleu's `_compute_segment_statistics` (the best reference by the library's own
         f-score, the first on a tie), the n-grams counted by `llgui.core.mt.ngram_fast` (held
-        equal to the library in tests/core/test_ngram_fast.py)."""
+        equal to the library in tests/core/mt/test_ngram_fast.py)."""
         assert isinstance(ref_info, ngram_fast.CHRFRefs)
         lib = self._library
         if ref_info.library is not None:

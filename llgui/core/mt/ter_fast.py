@@ -24,7 +24,7 @@ have the same length, hence the same beam), so this changes the cost, never the 
 
 Tokenisation, normalisation and case stay sacrebleu's (`TercomTokenizer` through the metric's
 `_preprocess_segment`); only the per-pair edit computation is compiled, on tokens mapped to
-ids per sentence pair. `tests/core/test_ter_fast.py` holds the counts equal to sacrebleu's on
+ids per sentence pair. `tests/core/mt/test_ter_fast.py` holds the counts equal to sacrebleu's on
 random sequences with repeats and shifts for every option. Where numba is missing, or a
 segment is too large for the matrix (`MAX_CELLS`), sacrebleu's own function computes it.
 The compiled functions are cached on disk by numba (`cache=True`): the first call in a fresh

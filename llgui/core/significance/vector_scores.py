@@ -4,7 +4,7 @@
 (..., n_stats) to scores of shape (...), the metric's own formula written with numpy array
 operations in the same order as the library's scalar code (sacrebleu's `compute_bleu`,
 `CHRF._compute_f_score`, `TER._compute_score_from_stats`; jiwer's WER; pyannote's DER and JER).
-`tests/core/test_resample.py` holds each equal to `metric.score` row by row.
+`tests/core/significance/test_resample.py` holds each equal to `metric.score` row by row.
 
 Arithmetic follows the input's dtype as the library's scalar code does under numpy 2 (NEP 50):
 sacrebleu's significance tests cast statistics to float32, and its BLEU precisions, chrF and

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QProgressBar, QPushButton, QStackedWidget, QVBoxLayout, QWidget,
 )
 
-from llgui.gui.live import jobs as J
+from llgui.gui.jobs import live as J
 from llgui.gui.live.panels import DiarPanel, MTPanel
 from llgui.gui.workers import JobRunner
 from llgui.sim.live import Effort

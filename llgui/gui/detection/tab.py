@@ -1,0 +1,585 @@
+"""The "Detection" tab: DET curves on probit axes, EER, min/act DCF of every system (DESIGN 1.6).
+
+Every detection system of the open bundles is evaluated by `llgui.core.detection.det.evaluate` on a
+worker (JobRunner key "det"): the newest request wins, so changing the DCF settings or the EER
+method while a job runs replaces it, and Cancel (or Esc) stops it and keeps what was shown.
+The optional bootstrap confidence interval of the EER runs as a second job ("det:bootstrap").
+
+The plot follows the NIST look: x "False Alarm probability (in %)", y "Miss probability
+(in %)", ticks at 0.1 0.2 0.5 1 2 5 10 20 40 (ProbitAxisItem), the EER line (the diagonal),
+and on each curve the EER point (circle), the minDCF point (square) and the actDCF point
+(cross). The table beside it gives the numbers, as `llgui det --format table` prints them.
+"""
+from __future__ import annotations
+
+import html
+import math
+from pathlib import Path
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
+    QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem,
+    QVBoxLayout, QWidget,
+)
+
+from llgui.gui.detection import hints as det_hints
+from llgui.gui.widgets.plot_export import export_widget
+
+PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+           "#17becf", "#bcbd22", "#7f7f7f"]
+COLUMNS = ("system", "targets", "non-targets", "EER %", "method", "minDCF", "actDCF",
+           "EER 95% CI")
+BOOTSTRAP_REPLICATES = 200
+TEXT = "#222222"
+JOB_KEY = "det"
+BOOTSTRAP_KEY = "det:bootstrap"
+
+
+def _det():
+    """llgui.core.detection.det, imported on first use: it loads scipy.special (about a quarter of a
+    second), which the window's start-up must not pay (benchmark gate 5)."""
+    from llgui.core.detection import det
+
+    return det
+
+
+def _separated_note(results) -> str:
+    names = [html.escape(r.name) for r in results if det_hints.separated(r)]
+    if not names:
+        return ""
+    return (f" <b>{', '.join(names)}: perfectly separated</b> (every target scores above every "
+            f"non-target): EER and minDCF are 0 and the DET curve lies on the axes, so "
+            f"nothing of it can be drawn on probit axes.")
+
+
+def _dcf_text(dcf) -> str:
+    p, cm, cfa = dcf
+    return f"P_target={p:g}, C_miss={cm:g}, C_fa={cfa:g}"
+
+
+class DetectionTab(QWidget):
+    """The tab builds its widgets, and evaluates, the first time it is shown (or asked
+    through a public method): detection costs the window's start-up nothing."""
+
+    def __init__(self, state, jobs, window, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state, self.jobs, self.window_ = state, jobs, window
+        self.systems_override = None     # Trials given by set_systems (tests, scripts)
+        self.results: tuple = ()         # the DetResults on screen
+        self.shown_dcf = None            # the (p_target, c_miss, c_fa) they were computed with
+        self.shown_count = 0             # how many job results were drawn (tests)
+        self.intervals: dict[str, tuple[float, float]] = {}   # bootstrap EER CI by name
+        self._interval_method: str | None = None
+        self._systems_key: tuple = ()
+        self._request_timer = QTimer(self)
+        self._request_timer.setSingleShot(True)
+        self._request_timer.setInterval(200)   # typing 0.001 is one request, not four
+        self._request_timer.timeout.connect(self.request)
+        self._built = False
+        self._stale = True               # the bundles changed since the last request
+        QVBoxLayout(self).setContentsMargins(4, 4, 4, 4)
+
+        state.bundles_changed.connect(self._on_state_bundles_changed)
+        jobs.result_ready.connect(self._on_jobs_result_ready)
+        jobs.failed.connect(self._on_jobs_failed)
+        jobs.progressed.connect(self._on_jobs_progressed)
+        jobs.cancelled.connect(self._on_jobs_cancelled)
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self._ensure_built()
+        if self._stale and self.systems_override is None:
+            self.request()
+
+    def _ensure_built(self) -> None:
+        if self._built:
+            return
+        self._built = True
+        self._build_controls()
+        self._build_plot()
+        self._build_table()
+        self._build_threshold_views()
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.status)
+        rl.addWidget(self.table, 1)
+        rl.addWidget(self.notes)
+        right_split = QSplitter(Qt.Orientation.Vertical)
+        right_split.addWidget(right)
+        right_split.addWidget(self.threshold_panel)
+        right_split.setSizes([280, 470])
+        left_split = QSplitter(Qt.Orientation.Vertical)
+        left_split.addWidget(self.plot)
+        left_split.addWidget(self.lecture_views)
+        left_split.setSizes([500, 300])
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left_split)
+        split.addWidget(right_split)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setSizes([560, 600])
+        layout = self.layout()
+        layout.addLayout(self.controls)
+        layout.addWidget(split, 1)
+        self._draw()
+
+    # -- building ---------------------------------------------------------------------------
+
+    def _build_controls(self) -> None:
+        bar = QHBoxLayout()
+        det = _det()
+        self.preset_box = QComboBox()
+        for dcf in det.DCF_PRESETS:
+            self.preset_box.addItem(", ".join(f"{v:g}" for v in dcf), dcf)
+        self.preset_box.addItem("custom", None)
+        self.preset_box.setToolTip("DCF operating point (P_target, C_miss, C_fa)")
+        self.preset_box.activated.connect(self._on_preset_box_activated)
+        self.p_target = QDoubleSpinBox()
+        self.p_target.setDecimals(6)
+        self.p_target.setRange(0.000001, 0.999999)
+        self.p_target.setSingleStep(0.001)
+        self.c_miss = QDoubleSpinBox()
+        self.c_fa = QDoubleSpinBox()
+        for box in (self.c_miss, self.c_fa):
+            box.setDecimals(3)
+            box.setRange(0.001, 1e6)
+        for box in (self.p_target, self.c_miss, self.c_fa):
+            box.setKeyboardTracking(False)
+            box.valueChanged.connect(self._on_dcf_box_changed)
+        self.method_box = QComboBox()
+        for method in det.EER_METHODS:
+            self.method_box.addItem(method, method)
+        self.method_box.setToolTip("rocch: EER of the ROC convex hull (BOSARIS, bob.measure); "
+                                   "threshold: interpolated crossing of the curve itself")
+        self.method_box.activated.connect(lambda _k: self.request())
+        self.bootstrap_box = QCheckBox("EER 95 % CI")
+        self.bootstrap_box.setToolTip(f"{BOOTSTRAP_REPLICATES} bootstrap replicates per "
+                                      "system, targets and non-targets resampled separately")
+        self.bootstrap_box.toggled.connect(self._on_bootstrap_box_toggled)
+        from llgui.gui.detection.bands import DetBands   # issue 15: DET bands, EER/minDCF intervals
+
+        self.bands = DetBands(self)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("stop the computation; what is shown stays")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.setEnabled(False)
+        self.reset_button = QPushButton("Reset view")
+        self.reset_button.setToolTip("back to the NIST range, 0.05 % to 50 % on both axes")
+        self.reset_button.clicked.connect(self.reset_view)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setMaximumWidth(140)
+        self.progress.setVisible(False)
+        self.status = QLabel("")   # shown above the table
+        self.status.setWordWrap(True)
+        # Long status texts must not widen the window.
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # two rows, so the tab fits a 1280-pixel screen beside the documents dock
+        for widget in (QLabel("DCF (P_target, C_miss, C_fa)"), self.preset_box,
+                       QLabel("P_target"), self.p_target,
+                       QLabel("C_miss"), self.c_miss, QLabel("C_fa"), self.c_fa):
+            bar.addWidget(widget)
+        bar.addStretch(1)
+        second = QHBoxLayout()
+        for widget in (QLabel("EER"), self.method_box, self.bootstrap_box, self.bands.box):
+            second.addWidget(widget)
+        second.addSpacing(10)
+        second.addWidget(self.progress)
+        second.addWidget(self.cancel_button)
+        second.addStretch(1)
+        second.addWidget(self.reset_button)
+        rows = QVBoxLayout()
+        rows.addLayout(bar)
+        rows.addLayout(second)
+        self.controls = rows
+        self._set_dcf_boxes(det.DCF_PRESETS[0])
+
+    def _build_plot(self) -> None:
+        from llgui.gui.widgets.probit_axis import ProbitAxisItem   # imports det (scipy): lazily
+
+        self.x_axis = ProbitAxisItem("bottom")
+        self.y_axis = ProbitAxisItem("left")
+        self.plot = pg.PlotWidget(axisItems={"bottom": self.x_axis, "left": self.y_axis})
+        self.plot.setBackground("w")
+        item = self.plot.getPlotItem()
+        item.setMenuEnabled(False)
+        item.hideButtons()
+        item.showGrid(x=True, y=True, alpha=0.25)
+        for axis in (self.x_axis, self.y_axis):
+            axis.setTextPen(TEXT)
+        item.setLabel("bottom", "False Alarm probability (in %)")
+        item.setLabel("left", "Miss probability (in %)")
+        # bottom left: the corner no real DET curve reaches (top right hid the EER points)
+        self.legend = item.addLegend(offset=(8, -8), labelTextSize="9pt", labelTextColor=TEXT,
+                                     brush=pg.mkBrush(255, 255, 255, 215))
+        self.edge_hints = det_hints.EdgeHints(item)   # operating points outside the view
+        self.reset_view()
+
+    def _build_threshold_views(self) -> None:
+        """The shared threshold (llgui.gui.detection): P/R/F panel, ROC / histograms / Q-Q,
+        and the DET plot as the threshold's handle."""
+        from llgui.gui.detection.link import DetThresholdLink
+        from llgui.gui.detection.lecture_views import LectureViews
+        from llgui.gui.detection.threshold import ThresholdPanel, ThresholdState
+
+        self.threshold_state = ThresholdState(self)
+        self.threshold_panel = ThresholdPanel(self.threshold_state)
+        self.lecture_views = LectureViews(self.threshold_state, PALETTE)
+        self.det_link = DetThresholdLink(
+            self.plot, self.threshold_state, lambda: self.results,
+            lambda name: next((PALETTE[k % len(PALETTE)] for k, r in enumerate(self.results)
+                               if r.name == name), PALETTE[0]), self)
+
+    def _sync_threshold_views(self) -> None:
+        """Give the threshold views the systems on screen, their scores and trial ids."""
+        trials = {t.name: t for t in self.systems()}
+        ids = {}
+        for b in self.state.bundles:
+            for doc in b.documents if b.task == "detection" else ():
+                if doc.id in trials and trials[doc.id] is doc.trials:
+                    ids[doc.id] = doc.items
+        shown = [r for r in self.results if r.name in trials]
+        self.threshold_panel.set_systems(shown, trials, ids)
+        self.lecture_views.set_systems(shown, trials)
+        self.det_link.redraw()
+
+    def _build_table(self) -> None:
+        table = QTableWidget(0, len(COLUMNS))
+        table.setHorizontalHeaderLabels(COLUMNS)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.verticalHeader().setVisible(False)
+        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        table.setAlternatingRowColors(True)
+        self.table = table
+        self.notes = QLabel("")
+        self.notes.setWordWrap(True)
+        self.notes.setTextFormat(Qt.TextFormat.RichText)
+        self.notes.setAlignment(Qt.AlignmentFlag.AlignTop)
+
+    # -- requests ---------------------------------------------------------------------------
+
+    def systems(self) -> list:
+        """The Trials to evaluate: set_systems's, else every system of the open bundles
+        (named "<bundle> / <system>" when two bundles share a system name)."""
+        if self.systems_override is not None:
+            return list(self.systems_override)
+        trials = [(b, t) for b in self.state.bundles if b.task == "detection"
+                  for t in b.detection]
+        names = [t.name for _, t in trials]
+        if len(set(names)) == len(names):
+            return [t for _, t in trials]
+        from llgui.core.types import Trials
+
+        return [Trials(f"{b.name or Path(b.path or '').stem} / {t.name}", t.scores,
+                       t.is_target, t.path) for b, t in trials]
+
+    def set_systems(self, systems) -> int | None:
+        """Evaluate these Trials instead of the bundles' (None: back to the bundles')."""
+        self._ensure_built()
+        self.systems_override = None if systems is None else list(systems)
+        return self.request()
+
+    def dcf(self) -> tuple[float, float, float]:
+        """The DCF settings as the controls hold them: (p_target, c_miss, c_fa)."""
+        self._ensure_built()
+        return (self.p_target.value(), self.c_miss.value(), self.c_fa.value())
+
+    def eer_method(self) -> str:
+        self._ensure_built()
+        return self.method_box.currentData()
+
+    def set_dcf(self, dcf, method: str | None = None) -> int | None:
+        """Set the DCF settings (and EER method) and recompute now; returns the job id."""
+        self._ensure_built()
+        self._set_dcf_boxes(dcf)
+        if method is not None:
+            self.method_box.setCurrentIndex(self.method_box.findData(method))
+        return self.request()
+
+    def request(self) -> int | None:
+        """Evaluate every system on a worker with the current settings (replacing a running
+        job); returns the job id, None when there is nothing to evaluate."""
+        self._ensure_built()
+        self._request_timer.stop()
+        self._stale = False
+        systems = self.systems()
+        key = tuple(id(t) for t in systems)
+        if key != self._systems_key:   # other trials: their bootstrap intervals no longer hold
+            self._systems_key = key
+            self.intervals, self._interval_method = {}, None
+        if not systems:
+            self.jobs.cancel(JOB_KEY)
+            self._draw()
+            return None
+        self.progress.setValue(0)
+        self.progress.setVisible(True)
+        self.cancel_button.setEnabled(True)
+        self.status.setText(f"computing {len(systems)} system{'s' if len(systems) > 1 else ''}"
+                            f" ({_dcf_text(self.dcf())})…")
+        job = self.jobs.submit(JOB_KEY, _det().evaluate_systems, systems, self.dcf(),
+                               self.eer_method())
+        if self.bootstrap_box.isChecked() and self._interval_method != self.eer_method():
+            self._request_bootstrap()
+        self.bands.request()
+        return job
+
+    def _request_bootstrap(self) -> None:
+        systems = self.systems()
+        if systems:
+            self.cancel_button.setEnabled(True)
+            self.jobs.submit(BOOTSTRAP_KEY, _det().bootstrap_systems, systems, self.eer_method(),
+                             n=BOOTSTRAP_REPLICATES)
+
+    def cancel(self) -> None:
+        """Stop the running jobs; the results on screen stay as they are."""
+        if not self._built:
+            return
+        self._request_timer.stop()
+        self.jobs.cancel(JOB_KEY)
+        self.jobs.cancel(BOOTSTRAP_KEY)
+        self.jobs.cancel("det:bands")
+
+    def _set_dcf_boxes(self, dcf) -> None:
+        for box, value in zip((self.p_target, self.c_miss, self.c_fa), dcf):
+            box.blockSignals(True)
+            box.setValue(float(value))
+            box.blockSignals(False)
+        self._match_preset()
+
+    def _match_preset(self) -> None:
+        dcf = self.dcf()
+        presets = _det().DCF_PRESETS
+        k = next((i for i, p in enumerate(presets)
+                  if all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(p, dcf))),
+                 len(presets))
+        self.preset_box.setCurrentIndex(k)
+
+    # -- reactions --------------------------------------------------------------------------
+
+    @Slot()
+    def _on_state_bundles_changed(self) -> None:
+        if self.systems_override is not None:
+            return
+        if self._built and self.isVisible():
+            self.request()
+        else:
+            self._stale = True   # evaluated when the tab is shown
+
+    def _on_preset_box_activated(self, k: int) -> None:
+        dcf = self.preset_box.itemData(k)
+        if dcf is not None:
+            self.set_dcf(dcf)
+
+    def _on_dcf_box_changed(self, _value: float) -> None:
+        self._match_preset()
+        self._request_timer.start()
+
+    def _on_bootstrap_box_toggled(self, on: bool) -> None:
+        if on:
+            if self._interval_method != self.eer_method():
+                self._request_bootstrap()
+        else:
+            self.jobs.cancel(BOOTSTRAP_KEY)
+        self._draw()
+
+    def _busy(self) -> bool:
+        return self.jobs.is_running(JOB_KEY) or self.jobs.is_running(BOOTSTRAP_KEY)
+
+    def _idle_controls(self) -> None:
+        if not self._busy():
+            self.progress.setVisible(False)
+            self.cancel_button.setEnabled(False)
+
+    @Slot(str, object)
+    def _on_jobs_result_ready(self, key: str, result) -> None:
+        if not self._built:
+            return
+        if key == JOB_KEY:
+            self.results = tuple(result)
+            self.shown_dcf = self.results[0].dcf if self.results else None
+            self.shown_count += 1
+            method = self.results[0].eer_method if self.results else None
+            if self._interval_method is not None and self._interval_method != method:
+                self.intervals, self._interval_method = {}, None   # made for another method
+            self.status.setText(self._summary_text())
+            self._draw()
+        elif key == BOOTSTRAP_KEY:
+            self.intervals = dict(result)
+            self._interval_method = self.eer_method()
+            self._draw()
+        else:
+            return
+        self._idle_controls()
+
+    @Slot(str, str)
+    def _on_jobs_failed(self, key: str, message: str) -> None:
+        if self._built and key in (JOB_KEY, BOOTSTRAP_KEY):
+            self.status.setText(f"could not evaluate: {message}")
+            self._idle_controls()
+
+    @Slot(str, float)
+    def _on_jobs_progressed(self, key: str, fraction: float) -> None:
+        if self._built and key == JOB_KEY:
+            self.progress.setValue(int(1000 * fraction))
+
+    @Slot(str)
+    def _on_jobs_cancelled(self, key: str) -> None:
+        if self._built and key in (JOB_KEY, BOOTSTRAP_KEY):
+            shown = "the previous result stays" if self.results else "nothing computed"
+            self.status.setText(f"cancelled — {shown}")
+            self._idle_controls()
+
+    def _summary_text(self) -> str:
+        if not self.results:
+            return ""
+        sizes = {(r.n_target, r.n_nontarget) for r in self.results}
+        if len(sizes) == 1:
+            (t, n), = sizes
+            trials = f"{t + n:,} trials each ({t:,} targets)"
+        else:
+            trials = "trial lists of different sizes"
+        return f"{len(self.results)} systems, {trials}"
+
+    # -- drawing ----------------------------------------------------------------------------
+
+    def reset_view(self) -> None:
+        from llgui.gui.widgets.probit_axis import DEFAULT_RANGE
+
+        self._ensure_built()
+        item = self.plot.getPlotItem()
+        item.setXRange(*DEFAULT_RANGE, padding=0)
+        item.setYRange(*DEFAULT_RANGE, padding=0)
+
+    def _draw(self) -> None:
+        probit = _det().probit
+        item = self.plot.getPlotItem()
+        item.clear()
+        self.legend.clear()
+        lo, hi = float(probit(1e-5)), float(probit(1 - 1e-5))
+        item.plot([lo, hi], [lo, hi], pen=pg.mkPen("#999999", width=1,
+                                                   style=Qt.PenStyle.DashLine))
+        if not self.results:
+            item.setTitle("no detection scores open" if not self.systems()
+                          else "computing…", size="9pt", color=TEXT)
+            self._fill_table()
+            return
+        for k, r in enumerate(self.results):
+            colour = QColor(PALETTE[k % len(PALETTE)])
+            c = r.plot_curve
+            item.plot(probit(c.p_fa), probit(c.p_miss), pen=pg.mkPen(colour, width=2),
+                      name=(f"{html.escape(r.name)} — perfectly separated (EER 0 %)"
+                            if det_hints.separated(r) else
+                            f"{html.escape(r.name)} — EER {100 * r.eer:.2f} %, "
+                            f"minDCF {r.min_dcf:.4f}"))
+            if r.eer_method == "rocch":
+                det_hints.draw_hull(item, r, colour, probit)   # the ROCCH EER lies on it
+            interval = self.intervals.get(r.name) if self.bootstrap_box.isChecked() else None
+            if interval is not None:
+                band = QColor(colour)
+                band.setAlpha(80)
+                a, b = probit(list(interval))
+                item.plot([a, b], [a, b], pen=pg.mkPen(band, width=10))
+            e = float(probit(r.eer))
+            item.plot([e], [e], pen=None, symbol="o", symbolSize=11,
+                      symbolPen=pg.mkPen(colour, width=2), symbolBrush=pg.mkBrush("w"))
+            m = r.min_dcf_point
+            item.plot([float(probit(m.p_fa))], [float(probit(m.p_miss))], pen=None,
+                      symbol="s", symbolSize=9, symbolPen=pg.mkPen("k", width=1),
+                      symbolBrush=colour)
+            a = r.act_dcf_point
+            item.plot([float(probit(a.p_fa))], [float(probit(a.p_miss))], pen=None,
+                      symbol="x", symbolSize=11, symbolPen=pg.mkPen(colour, width=1),
+                      symbolBrush=colour)
+        self.bands.draw(item, self.results, PALETTE)
+        hints = []
+        for k, r in enumerate(self.results):
+            colour = QColor(PALETTE[k % len(PALETTE)])
+            if det_hints.separated(r):
+                continue   # its points are at the corners; the legend and the notes say so
+            for what, (fa, miss) in (("EER", (r.eer, r.eer)),
+                                     ("minDCF", (r.min_dcf_point.p_fa, r.min_dcf_point.p_miss)),
+                                     ("actDCF", (r.act_dcf_point.p_fa, r.act_dcf_point.p_miss))):
+                hints.append((float(probit(fa)), float(probit(miss)), colour,
+                              f"{r.name} {what}"))
+        self.edge_hints.set_points(hints)
+        dcf = self.results[0].dcf
+        item.setTitle(f"○ EER ({self.results[0].eer_method}) · ■ minDCF · ✕ actDCF at "
+                      f"{_dcf_text(dcf)} · ◆ threshold (click or drag)", size="9pt",
+                      color=TEXT)
+        self._fill_table()
+        self._sync_threshold_views()
+
+    def _fill_table(self) -> None:
+        table = self.table
+        table.setRowCount(len(self.results))
+        show_ci = self.bootstrap_box.isChecked()
+        table.setColumnHidden(len(COLUMNS) - 1, not show_ci)
+        for row, r in enumerate(self.results):
+            interval = self.intervals.get(r.name)
+            ci = (f"{100 * interval[0]:.2f} – {100 * interval[1]:.2f}" if interval
+                  else "…" if show_ci else "")
+            cells = [
+                (r.name, r.name), (f"{r.n_target:,}", r.n_target),
+                (f"{r.n_nontarget:,}", r.n_nontarget), (f"{100 * r.eer:.3f}", 100 * r.eer),
+                (r.eer_method, r.eer_method), (f"{r.min_dcf:.4f}", r.min_dcf),
+                (f"{r.act_dcf:.4f}", r.act_dcf), (ci, interval),
+            ]
+            if r.llr_warning:   # actDCF takes scores as LLRs; these cannot be (core.llr)
+                cells[6] = (cells[6][0] + " !", cells[6][1])
+            for col, (text, value) in enumerate(cells):
+                cell = QTableWidgetItem(text)
+                cell.setData(Qt.ItemDataRole.UserRole, value)   # the exact number
+                if col == 6 and r.llr_warning:
+                    cell.setToolTip("actDCF takes the scores as log-likelihood ratios, and "
+                                    f"these cannot be: {r.llr_warning}")
+                if col == 0:
+                    cell.setForeground(QColor(PALETTE[row % len(PALETTE)]))
+                elif col != 4:
+                    cell.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                          | Qt.AlignmentFlag.AlignVCenter)
+                table.setItem(row, col, cell)
+        self.bands.fill_table(table, self.results)
+        if self.results:
+            p, cm, cfa = self.results[0].dcf
+            threshold = _det().bayes_threshold(p, cm, cfa)
+            self.notes.setText(
+                f"<small>Dashed: the EER line P<sub>miss</sub> = P<sub>fa</sub>; points "
+                f"outside 0.05–50 % are off the plot (Reset view, or zoom with the wheel). "
+                f"EER in percent, by the {html.escape(self.results[0].eer_method)} "
+                f"method (rocch: ROC convex hull, as BOSARIS and bob.measure; threshold: "
+                f"interpolated crossing of the curve). minDCF and actDCF are normalised by "
+                f"min(C_miss·P_target, C_fa·(1 − P_target)) at {_dcf_text((p, cm, cfa))}; "
+                f"actDCF takes the scores as natural-log likelihood ratios and accepts at "
+                f"score ≥ {threshold:.3f} (the Bayes threshold). Same numbers as "
+                f"<code>llgui det … --format table</code>. Dotted: each system's ROC "
+                f"convex hull (on DET axes), on which the rocch EER point lies; arrows at the "
+                f"edge: points outside the view; the legend can be dragged off a curve."
+                f"{_separated_note(self.results)}</small>")
+        else:
+            self.notes.setText("")
+
+    def table_rows(self) -> list[dict]:
+        """The table's exact numbers, one dict per row (the CLI's JSON keys)."""
+        self._ensure_built()
+        out = []
+        for row in range(self.table.rowCount()):
+            values = [self.table.item(row, c).data(Qt.ItemDataRole.UserRole)
+                      for c in range(len(COLUMNS) - 1)]
+            out.append(dict(zip(("name", "n_target", "n_nontarget", "eer", "eer_method",
+                                 "min_dcf", "act_dcf"), values)))
+        return out
+
+    # -- export -----------------------------------------------------------------------------
+
+    def export_plot(self, path: str) -> None:
+        """Write the DET plot as PNG or SVG."""
+        self._ensure_built()
+        export_widget(self.plot, path, "llgui: DET plot")
+
+
+__all__ = ["DetectionTab"]

@@ -1,0 +1,1 @@
+"""The Systems tab: a campaign's leaderboard and the paired test against a baseline."""

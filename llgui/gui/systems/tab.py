@@ -1,0 +1,393 @@
+"""The Systems view: a campaign's leaderboard, one row per system, sortable.
+
+The figures are the campaign report's (`llgui.core.reports.campaign.build_report`, the same object
+`llgui campaign --format json` prints): S_base, S_adapt, S_pen and MSR of each system's online
+run, S_P under the presets A, B and C; one more column gives S_P under the session's current
+policy (`core.campaign.system_policy_score` on the system's lifelong table), updated when the
+policy is edited. The model only formats; `SORT_ROLE` gives raw numbers for sorting.
+
+Below the table, every system's S_P(M_i) under the current policy, over model time (the
+Across-time tab shows one system's matrix with the others overlaid).
+
+The columns are one list (`COLUMNS`) of (key, header, tooltip). Four of them are the paired
+test against the baseline chosen in the view (`llgui compare CAMPAIGN --baseline NAME
+--unit document --test bs --samples 1000 --seed 12345`, run in a child process by a worker
+job, newest request wins): the 95 % half-width and the p-value of S_base (the plain metric on
+the first hypotheses) and of S_pen. The point estimates are the campaign report's, shown at
+once; those columns read "…" until the test's report arrives.
+"""
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Slot
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QSplitter, QTableView,
+    QVBoxLayout, QWidget,
+)
+
+from llgui.core.reports.campaign import ONLINE_FIGURES, POLICY_NAMES, system_policy_score
+from llgui.core.across_time.scores import policy_scores
+from llgui.core.significance.resample import Plan
+from llgui.gui.table_models import SORT_ROLE
+from llgui.io.export import display_name
+
+PLAN = Plan("bs", 1000, 12345, "document")
+"""The Systems view's paired test: paired bootstrap over documents, 1000 resamples, fixed seed."""
+COMPARE_KEY = "systems:compare"
+TEST_TIP = ("paired bootstrap against the baseline chosen above, resampling the online run's "
+            "documents; signature " + PLAN.signature)
+
+COLUMNS: list[tuple[str, str, str]] = [
+    ("system", "system", "the system's name in the campaign file"),
+    ("s_base", "S_base", "online run: the first hypotheses, pooled over its documents"),
+    ("s_base_ci", "S_base ±95%", "half-width of the 95% interval of S_base (around the "
+                                 "resampled mean)\n" + TEST_TIP),
+    ("s_base_p", "p S_base", "p-value of S_base against the baseline (* p < 0.05)\n" + TEST_TIP),
+    ("s_adapt", "S_adapt", "online run: the final hypotheses, pooled"),
+    ("s_pen", "S_pen", "online run: penalised score (eq. 1 summed over steps), pooled"),
+    ("s_pen_ci", "S_pen ±95%", "half-width of the 95% interval of S_pen (around the "
+                               "resampled mean)\n" + TEST_TIP),
+    ("s_pen_p", "p S_pen", "p-value of S_pen against the baseline (* p < 0.05)\n" + TEST_TIP),
+    ("msr", "MSR", "online run: Minimal Supervision Rate, % (error-count metrics only)"),
+] + [(f"s_p_{p}", f"S_P {p}", f"mean over model versions of S_P(M_i) under preset {p}")
+     for p in POLICY_NAMES] + [
+    ("s_p_current", "S_P current", "mean over model versions of S_P(M_i) under the policy "
+                                   "being edited in the Across-time tab"),
+]
+
+
+class LeaderboardModel(QAbstractTableModel):
+    """One row per system of a campaign report, for one metric."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.report: dict | None = None
+        self.tables: dict[str, object] = {}
+        self.metric: str | None = None
+        self.policy = None
+        self.comparison: dict | None = None   # `llgui compare --format json`'s report
+        self.pending = False                  # a paired test is being computed
+        self._rows: list[dict] = []
+
+    def set_report(self, report: dict, tables, metric: str | None = None) -> None:
+        self.beginResetModel()
+        self.report = report
+        self.tables = dict(tables)
+        self.metric = metric or (report["metrics"][0] if report["metrics"] else None)
+        self._rebuild()
+        self.endResetModel()
+
+    def set_metric(self, metric: str) -> None:
+        self.beginResetModel()
+        self.metric = metric
+        self._rebuild()
+        self.endResetModel()
+
+    def set_comparison(self, report: dict | None, pending: bool = False) -> None:
+        """The paired test's report (None: no test), or `pending` while it is computed."""
+        self.beginResetModel()
+        self.comparison, self.pending = report, pending
+        self._rebuild()
+        self.endResetModel()
+
+    def set_policy(self, policy) -> None:
+        self.policy = policy
+        column = [c[0] for c in COLUMNS].index("s_p_current")
+        for row in self._rows:
+            row["s_p_current"] = self._current(row["system"])
+        if self._rows:
+            self.dataChanged.emit(self.index(0, column), self.index(len(self._rows) - 1, column))
+
+    def _current(self, system: str) -> float:
+        table = self.tables.get(system)
+        if table is None or self.policy is None or self.metric not in table.metrics:
+            return math.nan
+        return system_policy_score(table, self.metric, self.policy)
+
+    def _rebuild(self) -> None:
+        self._rows = []
+        if self.report is None or self.metric is None:
+            return
+        for system in self.report["systems"]:
+            board = system["leaderboard"].get(self.metric, {})
+            row = {"system": system["name"]}
+            row.update({k: board.get(k) for k in ONLINE_FIGURES})
+            row.update({f"s_p_{p}": (board.get("s_p") or {}).get(p) for p in POLICY_NAMES})
+            row["s_p_current"] = self._current(system["name"])
+            row.update(self._tested(system["name"]))
+            self._rows.append(row)
+
+    def _tested(self, system: str) -> dict:
+        """The interval and p-value cells of one system, from the paired test's report:
+        S_base is the plain metric (`bleu`), S_pen its penalised measure (`bleu.s_pen`)."""
+        cells = {}
+        entry = None
+        if self.comparison is not None:
+            entry = next((s["metrics"] for s in self.comparison["systems"]
+                          if s["name"] == system), None)
+        for figure, key in (("s_base", self.metric), ("s_pen", f"{self.metric}.s_pen")):
+            found = None if entry is None else entry.get(key)
+            cells[f"{figure}_test"] = found
+            cells[f"{figure}_ci"] = None if found is None else found["ci"]
+            cells[f"{figure}_p"] = None if found is None else found["p_value"]
+        cells["baseline"] = self.comparison is not None and \
+            self.comparison["baseline"] == system
+        return cells
+
+    def value(self, row: int, key: str):
+        """The raw figure of a cell (None or NaN where there is none)."""
+        return self._rows[row].get(key)
+
+    # -- Qt ---------------------------------------------------------------------------------
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt's name
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        key = COLUMNS[index.column()][0]
+        row = self._rows[index.row()]
+        value = row.get(key)
+        tested = key.endswith(("_ci", "_p"))
+        if role == Qt.ItemDataRole.DisplayRole:
+            if key == "system":
+                return value
+            if tested:
+                return self._tested_text(row, key)
+            return "–" if _missing(value) else f"{value:.2f}"
+        if role == SORT_ROLE:
+            if key == "system":
+                return value
+            return -math.inf if _missing(value) else float(value)
+        if role == Qt.ItemDataRole.TextAlignmentRole and key != "system":
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and self.report is not None:
+            signature = self.report.get("signatures", {}).get(self.metric, "")
+            test = row.get(f"{key.rsplit('_', 1)[0]}_test") if tested else None
+            if test and test.get("mean") is not None:
+                signature = (f"mean {test['mean']:.4f} ± {test['ci']:.4f} (95%), score "
+                             f"{test['score']:.4f}; p {_p_text(test['p_value'])}\n{signature}")
+            return f"{COLUMNS[index.column()][2]}\n{signature}"
+        if role == Qt.ItemDataRole.FontRole and key == "system" and row.get("baseline"):
+            font = QFont()
+            font.setBold(True)   # the baseline of the paired test
+            return font
+        if role == Qt.ItemDataRole.ForegroundRole and key.endswith("_p") and \
+                _significant(value):
+            return QBrush(QColor("#b00020"))
+        return None
+
+    def _tested_text(self, row: dict, key: str) -> str:
+        if self.pending:
+            return "…"
+        if row.get("baseline") and key.endswith("_p"):
+            return "baseline"
+        if _missing(row.get(key)):
+            return "–"
+        return f"±{row[key]:.2f}" if key.endswith("_ci") else _p_text(row[key])
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS):
+            if role == Qt.ItemDataRole.DisplayRole:
+                return COLUMNS[section][1]
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return COLUMNS[section][2]
+        return None
+
+
+def _p_text(p: float | None) -> str:
+    """p as `llgui compare`'s table prints it: 4 decimals, `*` below 0.05."""
+    return "–" if p is None else f"{p:.4f}" + ("*" if p < 0.05 else "")
+
+
+def _significant(p) -> bool:
+    return isinstance(p, float) and p < 0.05
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and not math.isfinite(value))
+
+
+class SystemsView(QWidget):
+    """The leaderboard of the open campaign, with a metric chooser and the campaign's state
+    (cells, gaps, problems) in one line above it."""
+
+    def __init__(self, state, parent: QWidget | None = None, jobs=None):
+        super().__init__(parent)
+        self.state = state
+        self.jobs = jobs
+        self.path: str | None = None    # the campaign file (the paired test reads it again)
+        self.requests = 0               # paired tests asked for (tests count them)
+        self._campaign_text = ""
+        self.model = LeaderboardModel(self)
+        self.model.set_policy(state.policy)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.metric_box = QComboBox()
+        self.metric_box.setToolTip("the metric of the leaderboard")
+        self.metric_box.activated.connect(self._on_metric_box_activated)
+        self.baseline_box = QComboBox()
+        self.baseline_box.setToolTip("the baseline of the paired test: the systems with an "
+                                     "online run (`bundle = ...`)\n" + TEST_TIP)
+        self.baseline_box.setMinimumContentsLength(10)
+        self.baseline_box.activated.connect(self._on_baseline_box_activated)
+        self.status = QLabel("no campaign open (File › Open campaign…)")
+        self.status.setWordWrap(True)
+        self.view = QTableView()
+        self.view.setModel(self.proxy)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.verticalHeader().setVisible(False)
+        self.view.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        self.view.setAlternatingRowColors(True)
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("metric"))
+        bar.addWidget(self.metric_box)
+        bar.addSpacing(12)
+        bar.addWidget(QLabel("baseline"))
+        bar.addWidget(self.baseline_box)
+        bar.addSpacing(12)
+        bar.addWidget(self.status, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.view)
+        splitter.addWidget(self._build_plot())
+        splitter.setSizes([260, 600])
+        layout.addWidget(splitter, 1)
+        self.curves: dict[str, object] = {}   # system -> its S_P curve (tests read them)
+        state.policy_changed.connect(self._on_state_policy_changed)
+        if jobs is not None:
+            jobs.result_ready.connect(self._on_jobs_result_ready)
+            jobs.failed.connect(self._on_jobs_failed)
+
+    def set_campaign(self, report: dict, tables, path: str | None = None) -> None:
+        """Show a campaign's report; with its `path` and two systems with an online run, the
+        paired test against the first of them starts at once (another baseline: the box)."""
+        self.metric_box.clear()
+        for metric in report["metrics"]:
+            self.metric_box.addItem(display_name(metric), metric)
+        self.path = path
+        if self.jobs is not None:   # a test of the previous campaign must not land here
+            self.jobs.cancel(COMPARE_KEY)
+        self.model.set_comparison(None)
+        self.model.set_report(report, tables)
+        self.baseline_box.clear()
+        for system in report["systems"]:
+            if system.get("online") is not None:
+                self.baseline_box.addItem(system["name"])
+        self.baseline_box.setEnabled(self.baseline_box.count() > 1 and path is not None)
+        self._show_curves()
+        n_cells = sum(len(s["cells"]) for s in report["systems"])
+        parts = [f"{report['campaign']}: {len(report['systems'])} systems, "
+                 f"{len(report['batches'])} batches, {n_cells} cells"]
+        if report["gaps"]:
+            parts.append(f"{len(report['gaps'])} missing")
+        if report["partial"]:
+            parts.append(f"PARTIAL: {len(report['problems'])} problems (see the message)")
+        self.status.setText("; ".join(parts) + ". S_P: mean over model versions; online "
+                            "figures pooled over the online run's documents.")
+        self._campaign_text = self.status.text()
+        if self.baseline_box.isEnabled():
+            self.compare_against(self.baseline_box.currentText())
+
+    def compare_against(self, baseline: str) -> None:
+        """Run the paired test against `baseline` on a worker (a newer request replaces an
+        older one); the interval and p-value columns read "…" until it is done."""
+        if self.jobs is None or self.path is None:
+            return
+        from llgui.campaign.compare_child import compare_in_child
+
+        self.requests += 1
+        self.model.set_comparison(None, pending=True)
+        self.status.setText(f"{self._campaign_text} Paired test against {baseline}: "
+                            "computing on a worker…")
+        self.jobs.submit(COMPARE_KEY, compare_in_child, self.path, baseline, PLAN)
+
+    @Slot(int)
+    def _on_baseline_box_activated(self, k: int) -> None:
+        self.compare_against(self.baseline_box.itemText(k))
+
+    @Slot(str, object)
+    def _on_jobs_result_ready(self, key: str, result: object) -> None:
+        if key != COMPARE_KEY:
+            return
+        self.model.set_comparison(result)
+        self.status.setText(f"{self._campaign_text} Paired bootstrap against "
+                            f"{result['baseline']} over the online runs' documents "
+                            f"({result['signature']}); * p < 0.05.")
+
+    @Slot(str, str)
+    def _on_jobs_failed(self, key: str, message: str) -> None:
+        if key == COMPARE_KEY:
+            self.model.set_comparison(None)
+            self.status.setText(f"{self._campaign_text} The paired test failed: {message}")
+
+    def _build_plot(self):
+        import pyqtgraph as pg
+
+        self.plot = pg.PlotWidget()
+        self.plot.setBackground("w")
+        item = self.plot.getPlotItem()
+        item.setMenuEnabled(False)
+        item.showGrid(x=True, y=True, alpha=0.15)
+        item.addLegend(offset=(10, 10))
+        item.setAxisItems({"bottom": pg.DateAxisItem(utcOffset=0)})
+        return self.plot
+
+    def _show_curves(self) -> None:
+        """S_P(M_i) of every system under the current policy (the metric chosen above)."""
+        import pyqtgraph as pg
+
+        from llgui.gui.across_time.tab import SYSTEM_COLOURS
+
+        item = self.plot.getPlotItem()
+        item.clear()
+        if item.legend is not None:
+            item.legend.clear()
+        self.curves = {}
+        metric = self.model.metric
+        if metric is None:
+            return
+        for k, (name, table) in enumerate(self.model.tables.items()):
+            if metric not in table.metrics:
+                continue
+            colour = SYSTEM_COLOURS[k % len(SYSTEM_COLOURS)]
+            x = table.model_time_values()
+            dates = bool(table.model_times and table.model_times[0].is_date)
+            self.curves[name] = item.plot(
+                x, policy_scores(table, metric, self.state.policy),
+                pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=6, symbolBrush=colour,
+                symbolPen=None, name=name)
+            item.getAxis("bottom").setStyle(showValues=True)
+            if not dates:
+                item.setAxisItems({"bottom": pg.AxisItem("bottom")})
+        item.setLabel("left", f"S_P ({display_name(metric)}, %)")
+        item.setLabel("bottom", "model time lᵢ")
+        item.setTitle(f"S_P(M<sub>i</sub>) of every system under the current policy "
+                      f"({self.state.policy_name})", size="9pt")
+
+    def set_progress_text(self, text: str) -> None:
+        self.status.setText(text)
+        self._campaign_text = text
+
+    @Slot(int)
+    def _on_metric_box_activated(self, k: int) -> None:
+        self.model.set_metric(self.metric_box.itemData(k))
+        self._show_curves()
+
+    @Slot()
+    def _on_state_policy_changed(self) -> None:
+        self.model.set_policy(self.state.policy)
+        self._show_curves()

@@ -1,0 +1,1 @@
+"""Widgets and plot items shared by several tabs: the probit axis, plot export."""

@@ -1,0 +1,412 @@
+"""Diarization view: a timeline with one lane per version of the hypothesis at a step.
+
+Lanes, top to bottom: reference; the hypothesis the human saw (h_{n-1}); its corrected and
+impaired versions; the system's hypothesis after the step (h_n); and the errors of h_n (miss,
+false alarm, confusion). Reference speakers have fixed colours (sorted labels, so a speaker
+who recurs across shows keeps its colour); a hypothesis label takes the colour of the
+reference speaker the optimal mapping gives it, or grey when it has none. The windows the
+human listened to are shaded. Mouse: drag to pan, wheel to zoom the time axis.
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+
+from llgui.utils.identity_cache import IdentityCache
+from llgui.core.display.layout import LANE_TOLERANCE, pack_sorted, time_labels
+from llgui.core.display.palette import ERROR_COLOURS, IMPAIRED, UNMAPPED, speaker_colours, speaker_palette
+from llgui.core.types import Turn
+from llgui.core.walkthrough import Walkthrough
+
+# Speaker colours keep away from the error, impaired and unmapped colours (core/palette.py):
+# a speaker drawn in the red of "miss" read as an error.
+PALETTE = speaker_palette(16)
+MAX_COLLAR_ZONES = 20_000   # reference boundaries up to which collar zones are drawn
+LANES = ("reference", "seen h\u2099\u208b\u2081", "corrected", "impaired", "adapted h\u2099",
+         "errors of h\u2099")
+
+
+class LaneAxis(pg.AxisItem):
+    """Left axis naming the lanes instead of numbers."""
+
+    def __init__(self, names, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.names = names
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
+        return [(1.0, [float(-i) for i in range(len(self.names))])]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        return [self.names[int(round(-v))] if 0 <= -v < len(self.names) else "" for v in values]
+
+
+class TimeAxis(pg.AxisItem):
+    """Bottom axis in m:ss (h:mm:ss past an hour), not raw seconds."""
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        return time_labels([v * scale for v in values], spacing * scale)
+
+
+class DiarView(QWidget):
+    LANE_HEIGHT = 0.8
+
+    def __init__(self, parent: QWidget | None = None, split: bool = True):
+        super().__init__(parent)
+        self._can_split = split   # panels of a split view never split themselves
+        self.split = None         # SplitPanels, built at the first far-apart step
+        self.plot = pg.PlotWidget(axisItems={"left": LaneAxis(LANES, orientation="left"),
+                                             "bottom": TimeAxis(orientation="bottom")})
+        self.plot.setBackground("w")
+        item = self.plot.getPlotItem()
+        item.setMouseEnabled(x=True, y=False)
+        item.showGrid(x=True, y=False, alpha=0.2)
+        bottom = item.getAxis("bottom")
+        bottom.setLabel("time (m:ss)")
+        bottom.enableAutoSIPrefix(False)
+        item.setYRange(-len(LANES) + 0.5, 0.6, padding=0)
+        item.getViewBox().setLimits(yMin=-len(LANES), yMax=1)
+        self.legend = QLabel("")
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        # the per-speaker breakdown beside the timeline (panels of a split view have none)
+        self.speakers = None
+        if split:
+            from llgui.gui.workbench.diar_speakers import SpeakerTable
+
+            self.speakers = SpeakerTable()
+            row = QSplitter(Qt.Orientation.Horizontal)
+            row.addWidget(self.plot)
+            row.addWidget(self.speakers)
+            row.setStretchFactor(0, 3)
+            row.setStretchFactor(1, 1)
+            row.setCollapsible(0, False)
+            layout.addWidget(row, 1)
+            self._speaker_row = row
+            self._speakers_sized = False
+        else:
+            layout.addWidget(self.plot, 1)
+        layout.addWidget(self.legend)
+        self._colours: dict[str, str] = {}
+        self._doc_id: str | None = None
+        self._arrays: dict = {}
+        self._drawn: list = []   # (bar item, x0, width, y0, height) per colour, for culling
+        self._pool: list = []    # bar items, reused from step to step
+        self._brushes: dict[str, QBrush] = {}
+        self._regions: list = []
+        item.getViewBox().sigXRangeChanged.connect(self._cull)
+        self.lanes: dict[str, tuple] = {}   # what is drawn, for tests: lane name -> turns
+        self.shown: tuple = ()              # (document id, step) on screen
+
+    def set_speakers(self, reference_labels) -> None:
+        """Fix reference colours for a whole bundle (recurring speakers keep theirs)."""
+        self._colours = speaker_colours(reference_labels)
+
+    def _colour(self, label: str, mapping: dict | None) -> str:
+        if mapping and label in mapping:
+            return self._colours.get(mapping[label], UNMAPPED)
+        return self._colours.get(label, UNMAPPED) if mapping is None else UNMAPPED
+
+    def show_step(self, walk: Walkthrough, step: int, error_regions=None) -> None:
+        doc = walk.document
+        # labels from the cached geometry: no pass over 10,000 turns on the main thread
+        for label in set(lane_geometry(doc.reference)["labels"]) - set(self._colours):
+            self._colours[label] = PALETTE[len(self._colours) % len(PALETTE)]
+        view = walk.steps[step - 1] if step > 0 else None
+        seen = view.seen if view else walk.base
+        seen_map = view.mapping if view else walk.base_mapping
+        lanes = [
+            ("reference", doc.reference, None),
+            ("seen", seen, seen_map),
+            ("corrected", view.corrected if view else (), seen_map),
+            ("impaired", view.impaired if view and view.impaired else (), seen_map),
+            ("adapted", view.adapted if view else walk.base,
+             view.adapted_mapping if view else walk.base_mapping),
+        ]
+        item = self.plot.getPlotItem()
+        for region in self._regions:
+            item.removeItem(region)
+        self._regions = []
+        self.lanes = {}
+        self._drawn = []
+        self._pending: dict[str, list] = {}
+        for row, (name, turns, mapping) in enumerate(lanes):
+            unmappable = view.unmappable if (view and name == "impaired") else None
+            self._draw_lane(item, -row, turns, mapping, unmappable)
+            self.lanes[name] = tuple(turns) if not isinstance(turns, tuple) else turns
+        if error_regions:
+            self._draw_errors(item, -(len(lanes)), error_regions)
+        self._draw_scoring_zones(item, doc)
+        self._flush(item)
+        if view is not None:
+            for start, end in view.windows:
+                region = pg.LinearRegionItem((start, end), movable=False,
+                                             brush=QBrush(QColor(255, 215, 0, 70)),
+                                             pen=pg.mkPen(QColor(200, 150, 0), width=1))
+                region.setZValue(-10)
+                item.addItem(region)
+                self._regions.append(region)
+        start, end = doc.extent
+        if doc.id != self._doc_id:
+            item.setXRange(start, end, padding=0.01)
+            self._doc_id = doc.id
+        split = self._show_split(walk, step, error_regions, view, (start, end))
+        if split:
+            item.setXRange(start, end, padding=0.01)   # the overview: the whole meeting
+        elif view is not None and view.windows:
+            lo = min(w[0] for w in view.windows)
+            hi = max(w[1] for w in view.windows)
+            span = max(60.0, (hi - lo) * 3)
+            centre = (lo + hi) / 2
+            item.setXRange(max(start, centre - span / 2), min(end, centre + span / 2), padding=0)
+        for bars in self._pool[len(self._drawn):]:
+            bars.setVisible(False)
+        self._cull()
+        item.setTitle(f"{html.escape(doc.id)} — step {step}" if step else f"{doc.id} — base")
+        self.shown = (doc.id, step)
+        self._update_legend(doc.reference, seen, seen_map, view)
+        if self.speakers is not None:
+            adapted = view.adapted if view else walk.base
+            self.speakers.show_step(doc, seen_map, adapted,
+                                    view.adapted_mapping if view else walk.base_mapping,
+                                    self._colours, self.collar, self.skip_overlap)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Open the per-speaker table beside the timeline when there is room for both (from
+        900 px); narrower, it starts collapsed at the right edge (drag the handle to open)."""
+        super().resizeEvent(event)
+        if self.speakers is None or self._speakers_sized or self.width() < 200:
+            return
+        self._speakers_sized = True
+        width = self.width()
+        table = (400 if width >= 1100 else 330) if width >= 900 else 0
+        self._speaker_row.setSizes([width - table, table])
+
+    collar = 0.0   # s, total width (pyannote's); the workbench sets it from the bundle
+    skip_overlap = False
+
+    def _draw_scoring_zones(self, item, doc) -> None:
+        """The collar's no-score zones (hatched, around every reference boundary) and the UEM
+        limits (dashed lines): what the DER does not count is seen as such."""
+        for zone in getattr(self, "_zones", ()):
+            item.removeItem(zone)
+        self._zones = []
+        for start, end in (doc.uem or ()):
+            for t in (start, end):
+                line = pg.InfiniteLine(t, angle=90, pen=pg.mkPen("#555555", width=1.5,
+                                                                  style=Qt.PenStyle.DashLine))
+                line.setToolTip("UEM limit: only the time inside is scored")
+                item.addItem(line)
+                self._zones.append(line)
+        if self.collar <= 0 or not doc.reference:
+            return
+        edges = np.unique(np.concatenate([[t.start, t.end] for t in doc.reference]))
+        half = self.collar / 2
+        # translucent grey: a hatch pattern is scaled with the time axis and vanished
+        brush = QBrush(QColor(110, 110, 110, 70))
+        if edges.size > MAX_COLLAR_ZONES:
+            return   # a 10-hour show: hatching would be grey paint, and slow
+        bars = pg.BarGraphItem(x0=edges - half, width=2 * half, y0=-len(LANES) + 0.6,
+                               height=len(LANES) - 0.2, brush=brush, pen=QPen(Qt.PenStyle.NoPen))
+        bars.setZValue(-5)
+        bars.setToolTip(f"collar {self.collar:g} s (total width) around each reference "
+                        f"boundary: not scored")
+        item.addItem(bars)
+        self._zones.append(bars)
+
+    def _show_split(self, walk, step, error_regions, view, extent) -> bool:
+        """Far-apart listened windows: one zoomed panel each below, this plot as the overview
+        strip of the whole meeting. Returns True when the split view is on."""
+        from llgui.gui.workbench.diar_split import SplitPanels, split_spans
+
+        spans = split_spans(view.windows, extent) if (
+            self._can_split and view is not None and view.windows) else []
+        if not spans:
+            if self.split is not None:
+                self.split.hide()
+                self.plot.setMaximumHeight(16777215)
+                self.plot.setMinimumHeight(0)
+                self.plot.getPlotItem().getAxis("left").setTickFont(self.plot.font())
+            return False
+        if self.split is None:
+            self.split = SplitPanels(lambda: DiarView(split=False))
+            self.layout().insertWidget(1, self.split, 3)
+        self.split.show()
+        self.split.show_spans(walk, step, error_regions, spans, owner=self)
+        # the overview strip: the whole meeting, small lane names so that six lanes fit
+        self.plot.setMaximumHeight(max(170, self.height() // 3))
+        self.plot.setMinimumHeight(150)
+        font = self.plot.font()
+        font.setPointSizeF(6.5)
+        self.plot.getPlotItem().getAxis("left").setTickFont(font)
+        return True
+
+    # -- lanes: arrays built once per turn list, drawn one item per colour, culled --------
+
+    def _lane_arrays(self, turns, mapping, unmappable) -> dict:
+        """x0, width, y offset (stacking overlaps) and colour of every turn, sorted by start;
+        cached by the turn list's identity (the walkthrough shares them between steps)."""
+        key = (id(turns), tuple(sorted((mapping or {}).items())), unmappable,
+               tuple(sorted(self._colours.items())))
+        cached = self._arrays.get(key)
+        if cached is not None and cached[0] is turns:
+            return cached[1]
+        geometry = lane_geometry(turns)
+        palette = [IMPAIRED if label == unmappable else self._colour(label, mapping)
+                   for label in geometry["labels"]]
+        groups: dict[str, list[int]] = {}
+        for k, colour in enumerate(palette):
+            groups.setdefault(colour, []).append(k)
+        inverse = geometry["inverse"]
+        arrays = {
+            "x0": geometry["starts"],
+            "width": geometry["ends"] - geometry["starts"],
+            "level": geometry["level"],
+            "depth": geometry["depth"],
+            "groups": {c: np.flatnonzero(np.isin(inverse, ks)) for c, ks in groups.items()},
+        }
+        if len(self._arrays) >= 24:
+            self._arrays.pop(next(iter(self._arrays)))
+        self._arrays[key] = (turns, arrays)
+        return arrays
+
+    def _draw_lane(self, item, y: float, turns, mapping, unmappable) -> None:
+        if not turns:
+            return
+        arrays = self._lane_arrays(turns, mapping, unmappable)
+        height = self.LANE_HEIGHT / arrays["depth"]
+        y0 = y - self.LANE_HEIGHT / 2 + arrays["level"] * height
+        for colour, members in arrays["groups"].items():
+            self._pending.setdefault(colour, []).append(
+                (arrays["x0"][members], arrays["width"][members], y0[members],
+                 np.full(members.size, height * 0.92)))
+
+    def _draw_errors(self, item, y: float, regions) -> None:
+        for kind, colour in ERROR_COLOURS.items():
+            x0, width = error_geometry(regions).get(kind, (None, None))
+            if x0 is None:
+                continue
+            self._pending.setdefault(colour, []).append(
+                (x0, width, np.full(len(x0), y - self.LANE_HEIGHT / 2),
+                 np.full(len(x0), self.LANE_HEIGHT)))
+        self.lanes["errors"] = tuple(regions)
+
+    def _flush(self, item) -> None:
+        """One bar item per colour for every lane (one brush, no outline: bars stay readable
+        when a 10-hour show makes them thinner than a pixel; ~20 items, not one per lane and
+        speaker)."""
+        for colour, parts in self._pending.items():
+            bars = self._bars(item, colour)
+            self._drawn.append((bars,) + tuple(np.concatenate([p[k] for p in parts])
+                                               for k in range(4)))
+        self._pending = {}
+
+    def _bars(self, item, colour: str):
+        """The next bar item of the pool (reused from step to step: creating ~80 items a
+        step cost more than drawing them), set to one colour."""
+        used = len(self._drawn)
+        if used < len(self._pool):
+            bars = self._pool[used]
+            bars.setOpts(brush=self._brush(colour))
+            bars.setVisible(True)
+        else:
+            bars = pg.BarGraphItem(x0=[], y0=[], width=[], height=[],
+                                   brush=self._brush(colour), pen=QPen(Qt.PenStyle.NoPen))
+            item.addItem(bars)
+            self._pool.append(bars)
+        return bars
+
+    def _brush(self, colour: str) -> QBrush:
+        brush = self._brushes.get(colour)
+        if brush is None:
+            brush = self._brushes[colour] = pg.mkBrush(colour)
+        return brush
+
+    def _cull(self, *_args) -> None:
+        """Give each bar item only the bars in the visible time range (and a margin)."""
+        (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
+        margin = 0.5 * (hi - lo)
+        lo, hi = lo - margin, hi + margin
+        for bars, x0, width, y0, height in self._drawn:
+            visible = (x0 <= hi) & (x0 + width >= lo)
+            bars.setOpts(x0=x0[visible], y0=y0[visible], width=width[visible],
+                         height=height[visible])
+
+    def _update_legend(self, reference: tuple[Turn, ...], seen, mapping, view) -> None:
+        parts = []
+        for label in sorted(lane_geometry(reference)["labels"]):
+            colour = self._colours.get(label, UNMAPPED)
+            hyp = sorted(h for h, r in (mapping or {}).items() if r == label)
+            mapped = f" ← {', '.join(html.escape(h) for h in hyp)}" if hyp else ""
+            parts.append(f"<span style='color:{colour}'>■</span> {html.escape(label)}{mapped}")
+        unmapped = sorted(set(lane_geometry(seen)["labels"]) - set(mapping or {}))
+        if unmapped:
+            parts.append(f"<span style='color:{UNMAPPED}'>■</span> unmapped: "
+                         + ", ".join(html.escape(u) for u in unmapped))
+        if view is not None and view.unmappable:
+            parts.append(f"<span style='color:{IMPAIRED}'>■</span> impaired speech (never mapped)")
+        if self.collar > 0:
+            parts.append("<span style='color:#c4c4c4'>■</span> collar: not scored")
+        parts.append("<span style='background:#fff0a0'>&nbsp;listened window&nbsp;</span>")
+        parts += [f"<span style='color:{c}'>■</span> {k.replace('_', ' ')}"
+                  for k, c in ERROR_COLOURS.items()]
+        # an entry never breaks across lines, nor parts from its swatch ("impaired / speech
+        # (never mapped)" read as two entries): line breaks only between entries
+        def whole(part: str) -> str:
+            head, cut, tail = part.partition("</span> ")
+            return head + "</span>&nbsp;" + tail.replace(" ", "&nbsp;") if cut else part
+
+        self.legend.setText(" &nbsp; ".join(whole(p) for p in parts))
+
+
+_GEOMETRY = IdentityCache(32)
+
+
+def lane_geometry(turns) -> dict:
+    """Where a lane's bars go, whatever their colours: starts and ends sorted by (start, end),
+    the sorted speaker labels and each bar's index into them, the stacking level of each bar
+    (overlapping turns stack) and the number of levels. Pure numpy, no Qt: the workbench
+    computes it on a worker with the step's view; cached by the turn list's identity (the
+    walkthrough shares turn lists between steps)."""
+    return _GEOMETRY.get_or_make((turns,), ("lanes",), lambda: _lane_geometry(turns))
+
+
+def _lane_geometry(turns) -> dict:
+    from llgui.core.diarization.edit import turn_arrays
+
+    n = len(turns)
+    starts, ends = turn_arrays(turns)
+    order = np.lexsort((ends, starts))
+    starts, ends = starts[order], ends[order]
+    speakers = np.array([t.speaker for t in turns], dtype=str)[order] if n else np.array([], str)
+    labels, inverse = np.unique(speakers, return_inverse=True)
+    reach = np.maximum.accumulate(ends) if n else ends
+    # abutting turns (onset + duration misses the next onset by float error) are not overlap:
+    # with no tolerance a single-speaker VBx output was drawn on two rows
+    if n > 1 and np.any(starts[1:] < reach[:-1] - LANE_TOLERANCE):   # overlaps: stack them
+        level = pack_sorted(starts, ends).astype(float)
+    else:
+        level = np.zeros(n)
+    return {"starts": starts, "ends": ends, "labels": labels.tolist(), "inverse": inverse,
+            "level": level, "depth": int(level.max()) + 1 if n else 1}
+
+
+def error_geometry(regions) -> dict:
+    """kind -> (x0, width) arrays of error regions (cached by the tuple's identity)."""
+    return _GEOMETRY.get_or_make((regions,), ("errors",), lambda: _error_geometry(regions))
+
+
+def _error_geometry(regions) -> dict:
+    by_kind: dict[str, tuple[list, list]] = {}
+    for start, end, kind in regions:
+        xs, ws = by_kind.setdefault(kind, ([], []))
+        xs.append(start)
+        ws.append(end - start)
+    return {k: (np.asarray(xs, dtype=float), np.asarray(ws, dtype=float))
+            for k, (xs, ws) in by_kind.items()}

@@ -1,0 +1,610 @@
+"""The step-through workbench: one document, its corrections, the scores moving with each step.
+
+A document's walkthrough (every step's scores, and what it takes to rebuild any step's
+hypotheses) is computed once on a worker when the document, metric or cost model changes, and
+a few are cached. Stepping redraws the numbers at once; a step's view of the document is
+built on demand (MT: the visible segments only) or, for diarization, where it needs full DER
+sweeps of the show, on a worker, the timeline following when it is ready. Whole-collection
+aggregates and the exact re-check with the reference libraries run on workers too.
+"""
+from __future__ import annotations
+
+import gc
+import html
+
+from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtWidgets import (
+    QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter,
+    QStackedWidget, QStyle, QTableView, QVBoxLayout, QWidget,
+)
+
+from llgui.core.types import KNOWN_METRICS
+from llgui.core.walkthrough import Walkthrough, walk
+from llgui.gui.workbench.cost_editor import CostModelEditor
+from llgui.gui.workbench.diar_view import DiarView
+from llgui.gui.table_models import CorrectionsModel, describe_step
+from llgui.gui.workbench.mt_view import MTView
+from llgui.gui.workbench.score_panel import ScorePanel
+from llgui.io.export import display_name
+
+
+SYNC_TURNS = 2000
+"""Shows with at most this many turns (both sides) get their step views on the main thread."""
+
+HUSH_STEP_MS = 60
+HUSH_DOCUMENT_MS = 250
+"""How long background jobs (other documents' scores, intervals, the next step's view) wait
+at their checkpoints when a step or a document is drawn: their Python would halve the event
+loop's speed (one interpreter lock) just when the user waits for the view."""
+
+AHEAD_DELAY_MS = 40
+"""After a step of a long show is drawn, the wait before its next step's view is built."""
+
+WALK_CACHE = 8
+"""Walkthroughs kept (documents x metrics x cost models); each is about the size of its log."""
+
+_QUICK = ("bleu", "chrf")
+"""Metrics computed at once (a second for thousands of segments), shown while a slower one of
+the same document (TER, WER) is still on its way."""
+
+
+class Workbench(QWidget):
+    def __init__(self, state, jobs, window, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state, self.jobs, self.window_ = state, jobs, window
+        self._cache: dict[tuple, Walkthrough] = {}
+        self._wanted: tuple | None = None
+        self._waiting_for: str | None = None
+        self.walkthrough: Walkthrough | None = None
+
+        # -- top bar: metric, navigation, what the step was
+        self.metric_box = QComboBox()
+        self.metric_box.setToolTip("metric of the workbench for this task")
+        self.metric_box.activated.connect(self._on_metric_box_activated)
+        self.buttons = {}
+        nav = QHBoxLayout()
+        nav.addWidget(QLabel("metric"))
+        nav.addWidget(self.metric_box)
+        icons = QStyle.StandardPixmap
+        for name, icon, tip, slot in (
+            ("first", icons.SP_MediaSkipBackward, "base hypothesis (Home)",
+             lambda: state.set_step(0)),
+            ("prev", icons.SP_MediaSeekBackward, "previous step (←)",
+             lambda: state.set_step(state.step - 1)),
+            ("next", icons.SP_MediaSeekForward, "next step (→)",
+             lambda: state.set_step(state.step + 1)),
+            ("last", icons.SP_MediaSkipForward, "last step (End)",
+             lambda: state.set_step(state.n_steps())),
+        ):
+            button = QPushButton(self.style().standardIcon(icon), "")
+            button.setToolTip(tip)
+            button.setFixedWidth(34)
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            button.clicked.connect(slot)
+            nav.addWidget(button)
+            self.buttons[name] = button
+        self.step_label = QLabel("no document")
+        self.step_label.setTextFormat(Qt.TextFormat.RichText)
+        self.step_label.setWordWrap(True)
+        # two lines, fixed: a new text never relayouts (and repaints) the whole window
+        self.step_label.setFixedHeight(2 * self.step_label.fontMetrics().lineSpacing() + 6)
+        nav.addWidget(self.step_label, 1)
+        self.verify_button = QPushButton("Verify with libraries")
+        self.verify_button.setToolTip("recompute every step of this document with sacrebleu / "
+                                      "jiwer / pyannote.metrics on a worker (Ctrl+R)")
+        self.verify_button.clicked.connect(self.verify)
+        nav.addWidget(self.verify_button)
+
+        # -- corrections table, score panel, cost model
+        self.model = CorrectionsModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        # columns sized once per document from a sample of rows (`_show_walkthrough`), never
+        # by measuring 1,000 steps on each change
+        self.table.horizontalHeader().setResizeContentsPrecision(16)
+        self.table.setAlternatingRowColors(True)
+        self.table.selectionModel().currentRowChanged.connect(self._on_table_current_changed)
+        # the table's height settles after the step is shown (layout, resizes): keep the
+        # selected step in view whenever the scroll range changes
+        self.table.verticalScrollBar().rangeChanged.connect(self._keep_step_in_view)
+        self.scores = ScorePanel()
+        self.cost_editor = CostModelEditor()
+        self.cost_editor.edited.connect(self._on_cost_editor_edited)
+        self.cost_editor.setEnabled(False)   # until a document is open
+        self.aggregates = QLabel("")
+        from llgui.gui.workbench.aggregate_intervals import AggregateIntervals   # issue 15
+
+        self.intervals = AggregateIntervals(self)
+        self.shown_intervals: dict[str, object] = {}   # measure -> Estimate on screen (tests)
+        self.aggregates.setTextFormat(Qt.TextFormat.RichText)
+        self.aggregates.setWordWrap(True)
+        self.aggregates.setAlignment(Qt.AlignmentFlag.AlignTop)
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.table)
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(self.cost_editor)
+        side_layout.addWidget(self.aggregates, 1)
+        from llgui.gui.workbench.side_by_side import SecondSystem   # issue 15
+
+        self.second = SecondSystem(self)
+        side_layout.addWidget(self.second.label)
+        left.addWidget(side)
+        left.setSizes([480, 300])
+        left.setMinimumWidth(520)
+
+        # -- the document at the step
+        self.mt_view = MTView()
+        self.diar_view = DiarView()
+        self.empty = QLabel("Open a bundle (File › Open bundle…, Ctrl+O) or the demo "
+                            "(File › Open the demo).")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        from llgui.gui.detection.doc_view import DetDocView
+
+        self.det_view = DetDocView()
+        self.stack = QStackedWidget()
+        for w in (self.empty, self.mt_view, self.diar_view, self.det_view):
+            self.stack.addWidget(w)
+
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(self.scores)
+        right.addWidget(self.stack)
+        right.setSizes([330, 520])
+
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(0, 0)   # the table keeps its width, the document takes the rest
+        split.setStretchFactor(1, 1)
+        self.splitter = split
+        layout = QVBoxLayout(self)
+        layout.addLayout(nav)
+        layout.addWidget(split, 1)
+
+        state.selection_changed.connect(self._on_state_selection_changed)
+        state.step_changed.connect(self._on_state_step_changed)
+        state.metric_changed.connect(self._on_state_metric_changed)
+        state.cost_model_changed.connect(self._on_state_cost_model_changed)
+        state.bundles_changed.connect(self._on_state_bundles_changed)
+        state.policy_changed.connect(self._on_state_policy_changed)
+        jobs.result_ready.connect(self._on_jobs_result_ready)
+        self._collection: tuple[int, object] | None = None   # the aggregates on screen
+
+    # -- recomputing ------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Recompute the current document's walkthrough (cached) and redraw everything."""
+        state = self.state
+        bundle, document = state.bundle(), state.document()
+        if bundle is None or document is None:
+            self.walkthrough = None
+            self._wanted = None
+            self.cost_editor.setEnabled(False)
+            self.model.set_walkthrough(None)
+            self.stack.setCurrentWidget(self.empty)
+            self.step_label.setText("no document")
+            return
+        self._fill_metric_box(bundle.task)
+        metric = _track_metric(bundle, state.metric(bundle.task))
+        cost = state.cost_model()
+        self.cost_editor.set_model(cost)
+        self.cost_editor.setEnabled(True)
+        key = (state.selection.bundle, document.id, metric, cost)
+        self._wanted = key
+        result = self._cache.get(key)
+        if result is None:
+            # The first walkthrough of a document runs on a worker: it may import sacrebleu or
+            # pyannote (seconds, the first time), and the window must not freeze meanwhile.
+            self.jobs.submit("walk", _walk_job, key, document, bundle.steps_of(document.id),
+                             metric, bundle.settings, cost, bundle.documents)
+            # Meanwhile show what is ready: the document under another of the bundle's
+            # metrics (BLEU and chrF come at once, TER may take longer), computing those
+            # too if needed; the wanted metric replaces it when it arrives.
+            interim = None
+            quick = [m for m in _QUICK if m in bundle.metrics] if metric not in _QUICK else []
+            for other in quick:
+                other_key = (key[0], key[1], other, key[3])
+                if other_key in self._cache:
+                    interim = interim or self._cache[other_key]
+                else:  # (supersedes a quick walk still running for another document)
+                    self.jobs.submit(f"walk:{other}", _walk_job, other_key, document,
+                                     bundle.steps_of(document.id), other, bundle.settings,
+                                     cost, bundle.documents)
+            if interim is not None:
+                self._show_walkthrough(interim, waiting_for=metric)
+            else:
+                self.step_label.setText(f"<b>{html.escape(document.id)}</b> · computing "
+                                        f"{display_name(metric)} for every step…")
+            return
+        self._show_walkthrough(result)
+
+    def _show_walkthrough(self, result: Walkthrough, waiting_for: str | None = None) -> None:
+        """Show `result`; `waiting_for` names the wanted metric when `result` is another
+        metric's walkthrough shown until it arrives."""
+        document = result.document
+        bundle = self.state.bundle()
+        self.jobs.hush(HUSH_DOCUMENT_MS)
+        self._waiting_for = waiting_for
+        self.walkthrough = result
+        # the reference libraries verify MT and diarization; detection scores are counts
+        self.verify_button.setEnabled(document.task in ("mt", "diarization"))
+        self.model.set_walkthrough(result)
+        self.table.resizeColumnsToContents()
+        self.window_.signature_label.setText(
+            f"{display_name(result.replay.metric)}: {result.replay.signature}")
+        self.stack.setCurrentWidget({"mt": self.mt_view, "detection": self.det_view,
+                                     "classification": self.det_view}.get(
+            document.task, self.diar_view))
+        if document.task == "diarization" and bundle is not None:
+            self.diar_view.set_speakers(t.speaker for d in bundle.documents for t in d.reference)
+            zones = _zones_of(bundle.settings)
+            self.diar_view.collar = zones["collar"]
+            self.diar_view.skip_overlap = zones["skip_overlap"]
+        self.show_step(self.state.step)
+
+    def ready(self) -> bool:
+        """True when the current document's walkthrough is on screen (tests wait on this)."""
+        return self.walkthrough is not None and self._cache.get(self._wanted) is self.walkthrough
+
+    def settled(self) -> bool:
+        """True unless a document is open whose wanted metric is not on screen yet
+        (`--screenshot` waits on this)."""
+        return self._wanted is None or self.ready()
+
+    def show_step(self, step: int) -> None:
+        result = self.walkthrough
+        if result is None:
+            return
+        step = max(0, min(step, len(result.steps)))
+        self.jobs.hush(HUSH_STEP_MS)   # background jobs wait while this step is drawn
+        if self.table.currentIndex().row() != step:
+            self.table.selectRow(step)
+        # selectRow does not scroll: step 30 of 30 stayed below the fold
+        self.table.scrollTo(self.table.model().index(step, 0),
+                            QAbstractItemView.ScrollHint.PositionAtCenter)
+        if result.document.task == "mt":
+            self.mt_view.show_step(result, step)
+        elif result.document.task == "detection":
+            self.det_view.show_step(result, step, self._decision_threshold(result))
+        elif result.document.task == "classification":
+            self.det_view.show_class_step(result, step)
+        elif _turns(result.document) <= SYNC_TURNS:
+            self._show_timeline(result, step)
+        elif self._view_ready(result, step):
+            self._show_timeline(result, step)
+            # the next step's view, built ahead of the user once this one is painted (a
+            # worker's Python competes with the paint for the interpreter)
+            QTimer.singleShot(AHEAD_DELAY_MS, self, lambda: self._prepare_ahead(result, step))
+        else:
+            # a long show's view takes several DER sweeps (~10 ms each per 1,000 turns): built
+            # on a worker, the timeline follows when it is ready
+            self.jobs.submit("step-view", _view_job, result, step, **self._zones())
+        self.scores.show_step(result, step)
+        n = len(result.steps)
+        what = describe_step(result.log[step - 1]) if step else "the system's first hypothesis"
+        waiting = self._waiting_for
+        note = (f" · <i>{display_name(waiting)} on its way, showing "
+                f"{display_name(result.replay.metric)}</i>" if waiting else "")
+        # a long post-edit (a WMT paragraph) is cut here and whole in the tooltip: it ran past
+        # the label's two lines
+        short = what if len(what) <= STEP_TEXT else what[:STEP_TEXT - 1].rstrip() + "…"
+        self.step_label.setToolTip(what if short != what else "")
+        self.step_label.setText(f"<b>{html.escape(result.document.id)}</b> · step {step} of {n} "
+                                f"· {html.escape(short)}{note}")
+        self.buttons["first"].setEnabled(step > 0)
+        self.buttons["prev"].setEnabled(step > 0)
+        self.buttons["next"].setEnabled(step < n)
+        self.buttons["last"].setEnabled(step < n)
+
+    def _decision_threshold(self, walk: Walkthrough) -> float:
+        from llgui.core.detection.track import make_det_metric
+
+        bundle = self.state.bundle()
+        settings = bundle.settings if bundle is not None else {}
+        return make_det_metric(walk.replay.metric, settings).decision_threshold
+
+    def _prepare_ahead(self, result: Walkthrough, step: int) -> None:
+        if (result is self.walkthrough and step == self.state.step
+                and step < len(result.steps) and not self._view_ready(result, step + 1)):
+            self.jobs.submit("step-view", _view_job, result, step + 1, True, background=True,
+                             **self._zones())
+
+    def _zones(self) -> dict:
+        """The DER's collar and overlap settings the per-speaker breakdown is computed with."""
+        return {"collar": self.diar_view.collar, "skip_overlap": self.diar_view.skip_overlap}
+
+    def _view_ready(self, result: Walkthrough, step: int) -> bool:
+        """True when step `step`'s timeline and per-speaker rows are built (a long show's
+        are built on a worker)."""
+        from llgui.gui.workbench.diar_speakers import breakdown_ready
+
+        if not result.is_cached(step):
+            return False
+        view = result.view(step) if step > 0 else None
+        adapted = view.adapted if view else result.base
+        mapping = view.adapted_mapping if view else result.base_mapping
+        return breakdown_ready(result.document, adapted, mapping, **self._zones())
+
+    def _show_timeline(self, result: Walkthrough, step: int) -> None:
+        self.diar_view.show_step(result, step, result.errors_at(step))
+
+    def _fill_metric_box(self, task: str) -> None:
+        metrics = list(_TRACK_METRICS.get(task) or KNOWN_METRICS.get(task, ()))
+        current = self.state.metric(task)
+        self.metric_box.blockSignals(True)
+        self.metric_box.clear()
+        for m in metrics:
+            self.metric_box.addItem(display_name(m), m)
+        if task == "mt":   # the WMT LLMT scorer's penalised BLEU, beside the paper's
+            metrics.append(LLMT)
+            self.metric_box.addItem("BLEU (llmt)", LLMT)
+            self.metric_box.setItemData(len(metrics) - 1, "S_pen by the WMT 2020/21 lifelong "
+                                        "MT scorer (DESIGN.md 1.1), pooled over the stream",
+                                        Qt.ItemDataRole.ToolTipRole)
+        if current in metrics:
+            self.metric_box.setCurrentIndex(metrics.index(current))
+        self.metric_box.blockSignals(False)
+
+    # -- reactions --------------------------------------------------------------------------
+
+    @Slot()
+    def _on_state_bundles_changed(self) -> None:
+        self._cache.clear()
+
+    @Slot()
+    def _on_state_selection_changed(self) -> None:
+        self.refresh()
+
+    @Slot(int)
+    def _on_state_step_changed(self, step: int) -> None:
+        self.show_step(step)
+
+    @Slot(str, str)
+    def _on_state_metric_changed(self, task: str, metric: str) -> None:
+        bundle = self.state.bundle()
+        if bundle is not None and bundle.task == task:
+            self.refresh()
+
+    @Slot(int)
+    def _on_state_cost_model_changed(self, index: int) -> None:
+        if index == self.state.selection.bundle:
+            self.refresh()
+
+    def _on_metric_box_activated(self, index: int) -> None:
+        bundle = self.state.bundle()
+        if bundle is not None:
+            self.state.set_metric(bundle.task, self.metric_box.itemData(index))
+
+    def _keep_step_in_view(self, *_range) -> None:
+        current = self.table.currentIndex()
+        if current.isValid():
+            self.table.scrollTo(current)
+
+    def _on_table_current_changed(self, current, _previous) -> None:
+        if current.isValid() and current.row() != self.state.step:
+            self.state.set_step(current.row())
+
+    def _on_cost_editor_edited(self, model) -> None:
+        self.state.edit_cost_model(self.state.selection.bundle, model)
+
+    def show_intervals(self, index: int, result, estimates: dict, signature: str) -> None:
+        """The bootstrap intervals of the pooled aggregates arrived (`AggregateIntervals`)."""
+        self._intervals = (result, estimates, signature)
+        self.show_collection(index, result)
+
+    def show_collection(self, index: int, result) -> None:
+        """Aggregates of a bundle (pooled, mean, policy) when its collection job is done."""
+        if index != self.state.selection.bundle:
+            return
+        self._collection = (index, result)
+        name = display_name(result.metric)
+        found = getattr(self, "_intervals", None)
+        interval_row = ("<tr><td>95 % CI (±)</td>"
+                        + "<td align='right'>…</td>" * 3 + "</tr>")
+        self.shown_intervals = {}
+        if found is not None and found[0] is result:
+            _result, estimates, signature = found
+            self.shown_intervals = dict(estimates)
+            interval_row = (f"<tr><td title='{signature}'>95 % CI (±)</td>" + "".join(
+                f"<td align='right'>{estimates[m].mean:.2f} ± {estimates[m].ci:.2f}</td>"
+                for m in ("s_base", "s_adapt", "s_pen")) + "</tr>")
+
+        def f(v: float) -> str:
+            return "–" if v != v else f"{v:.2f}"   # NaN: no weight in the window
+
+        rows = "".join(
+            f"<tr><td>{label}</td><td align='right'>{f(a)}</td><td align='right'>{f(b)}</td>"
+            f"<td align='right'>{f(c)}</td></tr>"
+            for label, (a, b, c) in result.aggregates(self.state.policy)) + interval_row
+        self.aggregates.setText(
+            f"<b>{name}, all {len(result.replays)} documents</b><table cellspacing='4'>"
+            "<tr><th></th><th>S_base</th><th>S_adapt</th><th>S_pen</th></tr>" + rows
+            + "</table><small>pooled: statistics summed over documents (corpus "
+              "score / duration-weighted); mean: unweighted mean of per-document scores; "
+              f"policy-weighted: policy {self.state.policy_name} over document times; "
+              "95 % CI: bootstrap mean ± half-width of the pooled scores, documents "
+              "resampled (bs:1000|seed:12345|unit:document).</small>")
+
+    def _on_state_policy_changed(self) -> None:
+        if self._collection is not None:
+            self.show_collection(*self._collection)
+
+    # -- verification with the reference libraries -----------------------------------------
+
+    def verify(self) -> None:
+        result = self.walkthrough
+        bundle = self.state.bundle()
+        if result is None or bundle is None:
+            return
+        from llgui.core.verify import verify_walkthrough
+
+        self.window_.statusBar().showMessage("verifying with the reference libraries…")
+        self.jobs.submit("verify", verify_walkthrough, result, bundle.settings)
+
+    @Slot(str, object)
+    def _on_jobs_result_ready(self, key: str, result) -> None:
+        if key == "walk" or key.startswith("walk:"):
+            wanted, walkthrough = result
+            # a walkthrough is hundreds of thousands of objects that live while it is cached:
+            # out of the collector's way, or every full collection (on whichever thread,
+            # workers' included, holding the interpreter) re-scans them, 40-70 ms each.
+            # Nothing in it refers back to itself: refcounting frees it when evicted.
+            gc.freeze()
+            if len(self._cache) >= WALK_CACHE:
+                self._cache.pop(next(iter(self._cache)))   # the oldest
+            self._cache[wanted] = walkthrough
+            if wanted == self._wanted:
+                self._show_walkthrough(walkthrough)
+            elif (self._wanted is not None and wanted[:2] == self._wanted[:2]
+                  and wanted[3] == self._wanted[3] and not self.ready()
+                  and self._waiting_for is None):
+                # another metric of the document arrived first: show it until ours comes
+                self._show_walkthrough(walkthrough, waiting_for=self._wanted[2])
+        elif key == "step-view":
+            walkthrough, step = result
+            if walkthrough is self.walkthrough and step == self.state.step:
+                self._show_timeline(walkthrough, step)
+        elif key == "verify":
+            self.last_verification = result
+            self.window_.statusBar().showMessage(result.summary(), 30000)
+
+    # -- export -----------------------------------------------------------------------------
+
+    def export_table(self, path: str, fmt: str) -> None:
+        from llgui.io.export import replay_csv, replay_report, to_json, write_atomic
+
+        if self.walkthrough is None:
+            return
+        report = replay_report(self.walkthrough.replay)
+        write_atomic(path, to_json(report) if fmt == "json" else replay_csv(report))
+
+    def export_plot(self, path: str) -> None:
+        from llgui.gui.widgets.plot_export import export_widget
+
+        on_timeline = self.stack.currentWidget() is self.diar_view
+        export_widget(self.diar_view.plot if on_timeline else self.scores, path,
+                      "llgui: diarization timeline" if on_timeline else "llgui: scores")
+
+
+_TRACK_METRICS = {"detection": ("err", "min_dcf", "act_dcf")}
+"""Metrics a task's documents can be replayed under, where not all known ones can (EER has no
+penalised form)."""
+
+
+STEP_TEXT = 110   # characters of the step's description shown beside the buttons
+
+
+def _track_metric(bundle, metric: str | None) -> str:
+    """The state's metric for the bundle's task when the workbench can replay it, else the
+    bundle's first that it can (a detection bundle may start from EER)."""
+    allowed = _TRACK_METRICS.get(bundle.task)
+    if allowed is None:
+        return metric or bundle.metrics[0]
+    if metric in allowed:
+        return metric
+    return next((m for m in bundle.metrics if m in allowed), allowed[0])
+
+
+LLMT = "bleu:llmt"
+"""The metric box's choice for BLEU with S_pen in mode "llmt" (`metric_and_mode`)."""
+
+
+def metric_and_mode(choice: str) -> tuple[str, str]:
+    """("bleu", "llmt") for the llmt choice, (metric, "paper") otherwise."""
+    metric, _, mode = choice.partition(":")
+    return metric, mode or "paper"
+
+
+def _walk_job(key, document, steps, metric, settings, cost, documents, progress=None,
+              should_stop=None):
+    """Worker job: the walkthrough of one document, returned with the key it answers. The
+    first also loads the compiled resampling kernel (numba), which the aggregates' interval
+    job needs next: loaded here, before the document is shown, it does not compete with
+    the user's first steps for the interpreter."""
+    warm_kernels()
+    name, mode = metric_and_mode(metric)
+    result = walk(document, steps, name, settings, cost, mode=mode, should_stop=should_stop,
+                  documents=documents, progress=progress, memorise=_memorise_affordable(document))
+    if document.task == "diarization" and _turns(document) > SYNC_TURNS:
+        # the first view of a long show (its base timeline) too: built here, it does not
+        # run beside the window's first paint of the document
+        _view_job(result, 0, True, should_stop=should_stop, **_zones_of(settings))
+    return key, result
+
+
+def _zones_of(settings) -> dict:
+    """The collar and overlap settings of a bundle, as the timeline's breakdown uses them."""
+    settings = settings or {}
+    return {"collar": float(settings.get("collar", 0.0) or 0.0),
+            "skip_overlap": bool(settings.get("skip_overlap", False))}
+
+
+def warm_kernels() -> None:
+    try:
+        from llgui.core.significance import _penalised_kernel as _stream_kernel
+    except ImportError:   # no numba: the numpy path needs no loading
+        return
+    _stream_kernel.warm()
+
+
+MEMORISE_LIMIT = 20_000
+"""Segments (MT) or turns (diarization) up to which the walkthrough also replays the
+memorise-only reference: it doubles the replay's time and memory, which a 100,000-sentence
+document cannot afford within the window's memory bound (DESIGN.md 5, gate 9)."""
+
+
+def _memorise_affordable(document) -> bool:
+    if document.task == "mt":
+        return document.n_segments <= MEMORISE_LIMIT
+    if document.task == "diarization":
+        return _turns(document) <= MEMORISE_LIMIT // 4
+    return False
+
+
+def _turns(document) -> int:
+    return len(document.reference) + len(document.hypothesis)
+
+
+def _view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
+              should_stop=None, collar: float = 0.0, skip_overlap: bool = False):
+    """Worker job: what step `step` looked like (its error regions, where its bars go, its
+    per-speaker breakdown), then the next step's ahead of the user; returns (walkthrough,
+    step), or (walkthrough, -1) when it only prepared `step` ahead of time (then only that
+    step: the user may be there in a third of a second). Each part (a few
+    tens of ms on a 10-hour show) ends at a checkpoint: a background job pauses there while
+    the window draws, and a cancel is seen."""
+    from llgui.core.jobs import Cancelled
+    from llgui.gui.workbench.diar_speakers import breakdown
+    from llgui.gui.workbench.diar_view import error_geometry, lane_geometry
+
+    def checkpoint() -> None:
+        if should_stop is not None and should_stop():
+            raise Cancelled()
+
+    for n in (step,) if ahead else (step, step + 1):
+        if n > len(result.steps):
+            break
+        checkpoint()
+        if n == 0:   # the base: its mapping and errors, no step view
+            lane_geometry(result.document.reference)
+            checkpoint()
+            lane_geometry(result.hypothesis_at(0))
+            checkpoint()
+            error_geometry(result.errors_at(0))
+            checkpoint()
+            breakdown(result.document, result.base, result.base_mapping, collar, skip_overlap)
+            continue
+        view = result.view(n)
+        for turns in (view.seen, view.corrected, view.impaired or (), view.adapted):
+            checkpoint()
+            lane_geometry(turns)   # where the bars go: numpy, off the main thread
+        checkpoint()
+        error_geometry(view.adapted_errors)
+        checkpoint()
+        breakdown(result.document, view.adapted, view.adapted_mapping, collar, skip_overlap)
+    return result, -1 if ahead else step

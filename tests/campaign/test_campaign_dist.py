@@ -1,0 +1,145 @@
+"""Campaign runs: the same bytes whatever runs the cells (in-process, a LocalCluster of two
+worker processes through --scheduler, --workers 1); the cell cache (a rerun computes nothing,
+a changed hypothesis recomputes its cell, a damaged entry is recomputed); a run killed with
+SIGKILL at several moments restarts with only the missing cells and ends byte-identical."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from llgui.campaign.cache import CellCache
+from llgui.campaign.run import run_campaign
+from llgui.io.campaign import load_campaign
+from llgui.io.campaign_export import to_json
+from tests.conftest import REPO
+from tests.campaign.helpers import build_wmt_campaign, wmt_segments
+
+
+@pytest.fixture(scope="module")
+def small(reference_data, tmp_path_factory):
+    """Six batches of three short segments, four model versions, BLEU, chrF and TER."""
+    root = tmp_path_factory.mktemp("small")
+    ref, _ = wmt_segments(reference_data)
+    short = sorted(range(len(ref)), key=lambda i: (len(ref[i].split()), i))
+    short = [i for i in short if ref[i].strip()][:18]
+    path = build_wmt_campaign(root, reference_data, [sorted(short[k::6]) for k in range(6)],
+                              metrics=("bleu", "chrf", "ter"))
+    campaign = load_campaign(path)
+    reference = to_json(run_campaign(campaign, workers=0, use_cache=False).report)
+    return path, campaign, reference
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """One LocalCluster of two single-threaded worker processes for the module."""
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as local:
+        yield local.scheduler_address
+
+
+def test_same_bytes_in_process_on_two_workers_and_on_one(small, cluster):
+    _, campaign, reference = small
+    announced = []
+    on_cluster = run_campaign(campaign, scheduler=cluster, use_cache=False,
+                              announce=announced.append)
+    assert on_cluster.plan.kind == "scheduler" and cluster in announced[0]
+    assert to_json(on_cluster.report) == reference
+    one = run_campaign(campaign, workers=1, use_cache=False)
+    assert one.plan.kind == "local" and one.plan.workers == 1
+    assert to_json(one.report) == reference
+    assert len(campaign.cells) == 24 and on_cluster.computed == 24
+
+
+def test_cache_reruns_nothing_and_recomputes_a_changed_hypothesis(small, tmp_path):
+    path, campaign, reference = small
+    cache = CellCache(tmp_path)
+    first = run_campaign(campaign, workers=0, cache=cache)
+    assert (first.computed, first.cached) == (24, 0)
+    again = run_campaign(load_campaign(path), workers=0, cache=CellCache(tmp_path))
+    assert (again.computed, again.cached, again.plan) == (0, 24, None)
+    assert to_json(again.report) == reference
+    hyp = path.parent / "beta" / "M1" / "b3.en"
+    original = hyp.read_bytes()
+    try:
+        hyp.write_bytes(original.replace(b" ", b"  ", 1).replace(b"e", b"a", 3))
+        changed = run_campaign(load_campaign(path), workers=0, cache=CellCache(tmp_path))
+        assert (changed.computed, changed.cached) == (1, 23)
+        assert to_json(changed.report) != reference
+    finally:
+        hyp.write_bytes(original)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "another entry"])
+def test_a_damaged_cache_entry_is_recomputed(small, tmp_path, damage):
+    _, campaign, reference = small
+    run_campaign(campaign, workers=0, cache=CellCache(tmp_path))
+    entries = sorted(tmp_path.rglob("*.npz"))
+    assert len(entries) == 22  # two systems give identical outputs on two short batches
+    victim = entries[5]
+    if damage == "garbage":
+        victim.write_bytes(b"not an npz file at all")
+    elif damage == "truncated":
+        victim.write_bytes(victim.read_bytes()[:-40])
+    else:  # a well-formed entry under the wrong name: its key does not match
+        victim.write_bytes(entries[6].read_bytes())
+    cache = CellCache(tmp_path)
+    rerun = run_campaign(campaign, workers=0, cache=cache)
+    assert rerun.corrupt == 1 and rerun.computed in (1, 2)  # 2: an entry two cells share
+    assert to_json(rerun.report) == reference
+    assert len(list(tmp_path.rglob("*.npz"))) == 22
+
+
+def _counts(stderr: str) -> tuple[int, int]:
+    found = re.search(r"(\d+) from the cache, (\d+) computed", stderr)
+    assert found, stderr
+    return int(found.group(1)), int(found.group(2))
+
+
+def test_killed_runs_restart_with_only_the_missing_cells(reference_data, tmp_path):
+    root = tmp_path / "campaign"
+    batches = [list(range(k, k + 12)) for k in range(0, 144, 12)]  # 12 batches, 48 cells
+    path = build_wmt_campaign(root, reference_data, batches)
+    uninterrupted = to_json(run_campaign(load_campaign(path), workers=0,
+                                         use_cache=False).report)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "LLGUI_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "llgui", "campaign", str(path), "--workers", "0",
+               "--format", "json"]
+
+    def entries() -> int:
+        return len(list(cache.rglob("*.npz")))
+
+    for kill_after in (0, 5, 20):  # before any cell, early, past the middle
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while entries() < kill_after and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+        assert process.returncode == -signal.SIGKILL
+    before = entries()
+    assert 20 <= before < 48
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert _counts(done.stderr) == (before, 48 - before)
+    assert done.stdout == uninterrupted
+    assert entries() == 48
+
+
+def test_only_llgui_campaign_imports_dask():
+    """Dask stays in llgui/campaign: no other module names it in an import."""
+    pattern = re.compile(r"^\s*(from|import)\s+(dask|distributed)\b", re.MULTILINE)
+    offenders = [str(p.relative_to(REPO)) for p in (REPO / "llgui").rglob("*.py")
+                 if pattern.search(p.read_text(encoding="utf-8"))
+                 and "campaign" not in p.relative_to(REPO / "llgui").parts[:1]]
+    assert offenders == []
+    assert pattern.search((REPO / "llgui" / "campaign" / "executor.py").read_text())

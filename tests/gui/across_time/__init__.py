@@ -1,0 +1,1 @@
+"""Tests of llgui.gui.across_time."""

@@ -1,0 +1,86 @@
+"""DET confidence bands in the Detection tab (issue 15): computed on a worker while the event
+loop keeps running, the newest request wins, the bands drawn and the intervals in the table.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+from PySide6.QtCore import QTimer
+
+from llgui.core.detection import det
+from llgui.core.significance import detection as det_resample  # noqa: F401 - imported before the clicks are timed
+from llgui.gui.detection.bands import BANDS_KEY
+from tests.gui.stall import MainThreadClock
+
+
+@pytest.fixture
+def tab(window, qtbot):
+    window.show_tab("detection")
+    tab = window.detection_tab
+    qtbot.waitExposed(tab.plot)
+    qtbot.waitUntil(lambda: not window.jobs.busy, timeout=60000)
+    return tab
+
+
+def test_bands_on_a_worker_newest_wins_and_drawn(window, tab, qtbot):
+    delivered = []
+    window.jobs.result_ready.connect(lambda key, result: delivered.append((key, result))
+                                     if key == BANDS_KEY else None)
+    gaps, clock = [], MainThreadClock(time.perf_counter())
+    seen = {"running": False, "delivered": 0, "shown": False}
+
+    def tick():
+        """Count a gap while the band job runs alone on the worker, from the tick after the new
+        curves are on screen (drawing them is the tab's own work) to the tick after its result
+        arrived and the bands were drawn (only they: the curves stay)."""
+        gap = clock.gap(time.perf_counter())
+        running = window.jobs.is_running(BANDS_KEY)
+        overlapped = running or seen["running"] or len(delivered) != seen["delivered"]
+        shown = tab.shown_dcf == new_dcf and not window.jobs.is_running("det")
+        if overlapped and shown and seen["shown"]:
+            gaps.append(gap)
+        seen["running"], seen["delivered"], seen["shown"] = running, len(delivered), shown
+
+    timer = QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(tick)
+    tab.bands.samples = 60   # fewer resamples than the window's 200: the test's time
+    before = tab.bands.requests
+    new_dcf = det.DCF_PRESETS[1]
+    timer.start()
+    qtbot.mouseClick(tab.bands.box, pg.QtCore.Qt.MouseButton.LeftButton)   # a real click
+    assert tab.bands.box.isChecked()
+    assert window.jobs.is_running(BANDS_KEY)
+    # a second request (another DCF point) replaces the first
+    tab.set_dcf(new_dcf)
+    assert tab.bands.requests == before + 2
+    qtbot.waitUntil(lambda: tab.shown_dcf == new_dcf, timeout=60000)
+    qtbot.waitUntil(lambda: not window.jobs.is_running(BANDS_KEY), timeout=120000)
+    qtbot.wait(50)
+    timer.stop()
+    assert len(delivered) == 1, "only the newest request's result is delivered"
+    # the job can end before the new curves are drawn (then nothing overlapped it alone);
+    # whatever did overlap it must be short
+    assert max(gaps, default=0.0) < 0.1, f"the event loop stalled {1000 * max(gaps):.0f} ms"
+    results = delivered[0][1]
+    systems = tab.systems()
+    assert [r.band.name for r in results] == [t.name for t in systems]
+    for r, trials in zip(results, systems):
+        # made with the newer DCF point
+        assert r.min_dcf.score == pytest.approx(
+            det.min_dcf(trials.scores, trials.is_target, *new_dcf), abs=1e-12)
+        assert np.all(r.band.low <= r.band.p_miss) and np.all(r.band.p_miss <= r.band.high)
+    fills = [i for i in tab.plot.getPlotItem().items if isinstance(i, pg.FillBetweenItem)]
+    assert len(fills) == len(systems)
+    header = [tab.table.horizontalHeaderItem(c).text() for c in range(tab.table.columnCount())]
+    assert header[-2:] == ["EER ±95%", "minDCF ±95%"]
+    assert "±" in tab.table.item(0, tab.table.columnCount() - 1).text()
+    # off: no bands, no extra columns
+    qtbot.mouseClick(tab.bands.box, pg.QtCore.Qt.MouseButton.LeftButton)
+    assert not any(isinstance(i, pg.FillBetweenItem) for i in tab.plot.getPlotItem().items)
+    assert tab.table.columnCount() == len(header) - 2
+    tab.set_dcf(det.DCF_PRESETS[0])
+    qtbot.waitUntil(lambda: not window.jobs.busy, timeout=60000)

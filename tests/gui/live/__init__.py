@@ -1,0 +1,1 @@
+"""Tests of llgui.gui.live and llgui.sim.live in the window."""

@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 from tests.conftest import REPO
 
@@ -59,3 +60,52 @@ def test_cli_run_imports_no_qt(tmp_path):
     result = _probe(code)
     assert result["code"] == 2
     assert result["qt"] == []
+
+
+# -- The contracts of DESIGN.md section 4, checked by import-linter (pyproject.toml) ----------
+
+CONTRACTS = {"layers", "core-layers", "qt-only-in-gui", "dask-only-in-campaign", "no-circles"}
+
+
+def _lint_imports(root, env_path) -> subprocess.CompletedProcess:
+    import os
+
+    lint = Path(sys.executable).with_name("lint-imports")
+    env = dict(os.environ, PYTHONPATH=str(env_path))
+    return subprocess.run([str(lint), "--no-cache", "--no-logo"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_import_contracts_hold():
+    """Every contract of pyproject.toml is listed and kept: Qt only in gui, Dask only in
+    campaign, the layers, the core's layers with independent task families, no circles."""
+    out = _lint_imports(REPO, REPO)
+    assert out.returncode == 0, out.stdout + out.stderr
+    kept = out.stdout.count("KEPT")
+    assert kept == len(CONTRACTS), out.stdout
+    assert "BROKEN" not in out.stdout
+
+
+def test_the_contracts_catch_a_violation(tmp_path):
+    """The same check on a copy of the package with three violations planted fails, naming each:
+    Qt in core, one task family importing another, and a circle."""
+    import shutil
+
+    shutil.copytree(REPO / "llgui", tmp_path / "llgui",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    core = tmp_path / "llgui" / "core"
+    with open(core / "numbers.py", "a", encoding="utf-8") as f:
+        f.write("\n\ndef _planted():\n    import PySide6  # noqa: F401\n")
+    with open(core / "mt" / "textdiff.py", "a", encoding="utf-8") as f:
+        f.write("\n\ndef _planted():\n    from llgui.core.diarization import der  # noqa: F401\n")
+    with open(core / "errors.py", "a", encoding="utf-8") as f:
+        f.write("\n\ndef _planted():\n    from llgui.core import jobs  # noqa: F401\n")
+    with open(core / "jobs.py", "a", encoding="utf-8") as f:
+        f.write("\n\ndef _planted():\n    from llgui.core import errors  # noqa: F401\n")
+    out = _lint_imports(tmp_path, tmp_path)
+    assert out.returncode != 0
+    report = out.stdout
+    assert "Qt (PySide6, shiboken6, pyqtgraph) only in llgui.gui BROKEN" in report
+    assert "llgui.core.mt.textdiff -> llgui.core.diarization.der" in report
+    assert "No cycles are allowed in llgui.core" in report

@@ -19,18 +19,29 @@ import contextlib
 import math
 import sys
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 from llgui import __version__
 from llgui.core.errors import LoadError, SystemFailed
 
-SUBCOMMANDS = ("score", "replay", "lifelong", "det", "campaign", "compare", "simulate")
 FORMATS = ("table", "json", "csv")
 
 
 class UsageError(Exception):
     """A bad argument value: reported on stderr with exit code 2."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One subcommand: its help line, a function adding its arguments to its parser, and the
+    function that runs it (returns the text for stdout; raises LoadError or UsageError for
+    exit 2, SystemFailed for exit 3)."""
+
+    help: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], str]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,12 +53,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"llgui {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, command in COMMANDS.items():
+        command.arguments(sub.add_parser(name, help=command.help))
+    return parser
 
-    def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--format", choices=FORMATS, default="table",
-                       help="output format (default: table)")
 
-    p = sub.add_parser("score", help="score the hypotheses of a bundle, per document and pooled")
+def _format_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=FORMATS, default="table",
+                   help="output format (default: table)")
+
+
+def _arguments_score(p: argparse.ArgumentParser) -> None:
     p.add_argument("bundle", type=Path, metavar="BUNDLE")
     p.add_argument("--metric", action="append", metavar="M",
                    help="metric to compute (repeatable; default: the bundle's metrics)")
@@ -57,9 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=("paper", "llmt"), default="paper",
                    help="penalised scores: paper (equation 1 summed over steps) or llmt (the "
                         "WMT 2020/21 lifelong MT scorer, BLEU only, pooled over the stream)")
-    common(p)
+    _format_flag(p)
 
-    p = sub.add_parser("replay", help="penalised scores of one document, step by step")
+
+def _arguments_replay(p: argparse.ArgumentParser) -> None:
     p.add_argument("bundle", type=Path, metavar="BUNDLE")
     p.add_argument("--doc", required=True, metavar="ID", help="document id")
     p.add_argument("--metric", metavar="M", help="metric (default: the bundle's first)")
@@ -67,9 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="paper: equation 1 summed over steps; llmt: the WMT 2020/21 lifelong "
                         "MT scorer (BLEU only)")
     _cache_flag(p)
-    common(p)
+    _format_flag(p)
 
-    p = sub.add_parser("lifelong", help="user-policy scores S_P of every model version")
+
+def _arguments_lifelong(p: argparse.ArgumentParser) -> None:
     p.add_argument("bundle", type=Path, metavar="BUNDLE")
     p.add_argument("--policy", default="B", metavar="A|B|C|POLICY.json",
                    help="preset A (contemporary), B (uniform), C (past) or a policy file "
@@ -77,9 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--penalised", action="store_true",
                    help="weigh the penalised scores (equation 3) as well as the raw ones")
     p.add_argument("--metric", metavar="M", help="metric of the score table (default: its first)")
-    common(p)
+    _format_flag(p)
 
-    p = sub.add_parser("det", help="DET summary (EER, minDCF, actDCF) of detection scores")
+
+def _arguments_det(p: argparse.ArgumentParser) -> None:
     p.add_argument("scores", type=Path, nargs="*", metavar="SCORES")
     p.add_argument("--pair", type=Path, nargs=2, action="append", default=[],
                    metavar=("TARGETS", "NONTARGETS"),
@@ -96,10 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--calibrated", action="append", default=[], metavar="SYSTEM",
                    help="the scores of SYSTEM are calibrated log-likelihood ratios: no warning "
                         "on its actDCF (repeatable; '*' for every system)")
-    common(p)
+    _format_flag(p)
 
-    # ---- campaign (issue 14): cells on Dask; the command lives in cmd_campaign below
-    p = sub.add_parser("campaign", help="score a campaign: systems x model versions x batches")
+
+def _arguments_campaign(p: argparse.ArgumentParser) -> None:
     p.add_argument("campaign", type=Path, metavar="CAMPAIGN")
     workers = p.add_mutually_exclusive_group()
     workers.add_argument("--workers", type=int, metavar="N",
@@ -108,10 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
     workers.add_argument("--scheduler", metavar="ADDRESS",
                          help="run the cells on an existing Dask cluster")
     p.add_argument("--out", type=Path, metavar="DIR", help="write the reports into DIR")
-    common(p)
+    _format_flag(p)
 
-    # ---- compare (issue 15): paired significance tests against a baseline
-    p = sub.add_parser("compare", help="compare systems against a baseline, with intervals")
+
+def _arguments_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("inputs", type=Path, nargs="+", metavar="BUNDLE|CAMPAIGN")
     p.add_argument("--baseline", required=True, metavar="NAME")
     p.add_argument("--test", choices=("bs", "ar"), default="bs",
@@ -122,10 +141,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--samples", type=int, default=None, metavar="N")
     p.add_argument("--seed", type=int, default=12345, metavar="S")
     p.add_argument("--metric", action="append", metavar="M")
-    common(p)
+    _format_flag(p)
 
-    # ---- simulate (issue 12): drive a real system with a simulated human
-    p = sub.add_parser("simulate", help="drive a system with a simulated human expert")
+
+def _arguments_simulate(p: argparse.ArgumentParser) -> None:
     p.add_argument("bundle", type=Path, metavar="BUNDLE")
     p.add_argument("--system", action="append", required=True, metavar='[NAME=]"COMMAND"')
     p.add_argument("--oracle", action="append", metavar="NAME")
@@ -136,8 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=30.0, metavar="SEC")
     p.add_argument("--out", type=Path, required=True, metavar="DIR")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    common(p)
-    return parser
+    _format_flag(p)
 
 
 def _cache_flag(p: argparse.ArgumentParser) -> None:
@@ -179,9 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 0
-    command: Callable = globals()[f"cmd_{args.command}"]
     try:
-        text = command(args)
+        text = COMMANDS[args.command].run(args)
     except SystemFailed as error:   # the system under evaluation failed: exit 3
         print(f"llgui {args.command}: {error}", file=sys.stderr)
         return 3
@@ -399,7 +416,7 @@ def _parse_dcf(text: str) -> tuple[float, float, float]:
 def cmd_campaign(args) -> str:
     """Score a campaign on Dask (llgui.campaign); exit 2 after writing partial results when any
     file was wrong (every problem listed on stderr)."""
-    from llgui.cli.campaign_progress import CellProgress
+    from llgui.cli.progress import CellProgress
     from llgui.campaign.run import run_campaign
     from llgui.io.campaign import load_campaign
     from llgui.io.campaign_export import campaign_csv, campaign_table, to_json, write_campaign
@@ -524,6 +541,28 @@ def cmd_simulate(args) -> str:
         return simulate_command(args)
     except ValueError as error:
         raise UsageError(str(error)) from None
+
+
+# --------------------------------------------------------------------------------------------
+# The command table: every subcommand, its one-line help, its arguments, what runs it.
+
+COMMANDS: dict[str, Command] = {
+    "score": Command("score the hypotheses of a bundle, per document and pooled",
+        _arguments_score, cmd_score),
+    "replay": Command("penalised scores of one document, step by step",
+        _arguments_replay, cmd_replay),
+    "lifelong": Command("user-policy scores S_P of every model version",
+        _arguments_lifelong, cmd_lifelong),
+    "det": Command("DET summary (EER, minDCF, actDCF) of detection scores",
+        _arguments_det, cmd_det),
+    "campaign": Command("score a campaign: systems x model versions x batches",
+        _arguments_campaign, cmd_campaign),
+    "compare": Command("compare systems against a baseline, with intervals",
+        _arguments_compare, cmd_compare),
+    "simulate": Command("drive a system with a simulated human expert",
+        _arguments_simulate, cmd_simulate),
+}
+SUBCOMMANDS = tuple(COMMANDS)
 
 
 if __name__ == "__main__":

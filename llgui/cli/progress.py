@@ -1,16 +1,24 @@
-"""Progress of the command line's scoring on stderr: a bar on a terminal, nothing when piped.
+"""The one progress of the command line, on stderr; stdout carries the report and is never touched
+(`llgui campaign --format json | jq` stays valid JSON).
 
-The bar counts segment statistics actually computed (`llgui.core.mt.stats_cache.observe`; rows
-read from the cache cost nothing and are not counted) and appears only once scoring has taken
-more than a second, so quick runs print nothing at all. stdout is never touched: it carries
-the report.
+- `scoring_progress`: a command's scoring, as a bar on a terminal, nothing when piped.
+- `simulation_progress`: `llgui simulate`'s run, a bar on a terminal, nothing when piped.
+- `CellProgress`: a campaign's cells, as a bar on a terminal, plain lines when piped (the window
+  reads them from its child process).
+
+Both bars are tqdm's.
+
+The scoring bar counts segment statistics actually computed (`llgui.core.mt.stats_cache.observe`;
+rows read from the cache cost nothing and are not counted) and appears only once scoring has
+taken more than a second, so quick runs print nothing at all.
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Iterator, TextIO
 
 DELAY_S = 1.0
 
@@ -45,3 +53,74 @@ def scoring_progress(label: str = "scoring", stream=None) -> Iterator[None]:
             yield
     finally:
         bar.close()
+
+class CellProgress:
+    """`progress(done, total)` for `run_campaign`: cells done / total, rate, time left."""
+
+    def __init__(self, stream: TextIO | None = None, every: float | None = None):
+        self.stream = stream if stream is not None else sys.stderr
+        # $LLGUI_PROGRESS_EVERY: seconds between plain lines (the window reads them, often)
+        if every is None:
+            try:
+                every = float(os.environ.get("LLGUI_PROGRESS_EVERY", "5"))
+            except ValueError:
+                every = 5.0
+        self.every = every
+        self.bar = None
+        self.started = time.monotonic()
+        self.first_done: int | None = None
+        self.last_line = self.started
+        self.terminal = bool(getattr(self.stream, "isatty", lambda: False)())
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.first_done is None:
+            self.first_done = done
+        if self.terminal:
+            if self.bar is None:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=total, initial=done, unit="cell", file=self.stream,
+                                desc="cells", dynamic_ncols=True)
+            else:
+                self.bar.update(done - self.bar.n)
+            return
+        now = time.monotonic()
+        if done < total and now - self.last_line < self.every:
+            return
+        self.last_line = now
+        elapsed = now - self.started
+        fresh = done - self.first_done
+        rate = fresh / elapsed if elapsed > 0 else 0.0
+        left = (total - done) / rate if rate > 0 else float("nan")
+        eta = f", {left:.0f} s left" if left == left and done < total else ""
+        speed = f", {rate:.2f} cells/s{eta}" if fresh > 0 else ""
+        print(f"llgui campaign: {done}/{total} cells ({100 * done / max(total, 1):.0f} %)"
+              f"{speed}", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def simulation_progress(quiet: bool = False):
+    """`llgui simulate`: (progress callback, close) drawing a tqdm bar of the run (with the
+    document and step in its description) on a terminal's stderr; nothing otherwise."""
+    if quiet or not sys.stderr.isatty():
+        return None, lambda: None
+    from tqdm import tqdm
+
+    bar = tqdm(total=1000, file=sys.stderr, unit="‰", leave=False,
+               bar_format="{l_bar}{bar}| {elapsed}<{remaining}")
+    state = {"steps": 0}
+
+    def progress(fraction: float) -> None:
+        bar.n = int(1000 * fraction)
+        bar.refresh()
+
+    def on_step(record) -> None:
+        state["steps"] += 1
+        bar.set_description(f"{record.step.doc} step {record.step.step}", refresh=False)
+
+    progress.on_step = on_step  # type: ignore[attr-defined]
+    return progress, bar.close

@@ -11,32 +11,10 @@ A progress bar (documents and steps) goes to stderr when it is a terminal.
 from __future__ import annotations
 
 import json
-import sys
 
+from llgui.cli.progress import simulation_progress
 from llgui.core.reports.oracle_panel import panel_rows
 from llgui.sim.run import Simulation, run_simulation
-
-
-def _bar(quiet: bool):
-    """(progress callback, close) drawing a tqdm bar on a terminal; nothing otherwise."""
-    if quiet or not sys.stderr.isatty():
-        return None, lambda: None
-    from tqdm import tqdm
-
-    bar = tqdm(total=1000, file=sys.stderr, unit="‰", leave=False,
-               bar_format="{l_bar}{bar}| {elapsed}<{remaining}")
-    state = {"steps": 0}
-
-    def progress(fraction: float) -> None:
-        bar.n = int(1000 * fraction)
-        bar.refresh()
-
-    def on_step(record) -> None:
-        state["steps"] += 1
-        bar.set_description(f"{record.step.doc} step {record.step.step}", refresh=False)
-
-    progress.on_step = on_step  # type: ignore[attr-defined]
-    return progress, bar.close
 
 
 def simulate_command(args) -> str:
@@ -46,7 +24,7 @@ def simulate_command(args) -> str:
         raise ValueError("--budget must be >= 0")
     if args.interactive_ratio is not None and not 0 <= args.interactive_ratio <= 1:
         raise ValueError("--interactive-ratio must be in [0, 1]")
-    progress, close = _bar(getattr(args, "quiet", False))
+    progress, close = simulation_progress(getattr(args, "quiet", False))
     try:
         sim = run_simulation(
             args.bundle, args.system, args.oracle or ["allies"], args.out,

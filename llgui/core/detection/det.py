@@ -241,15 +241,19 @@ def _hull_indices(n_fa: np.ndarray, n_miss: np.ndarray) -> np.ndarray:
     Walking the curve backwards (x = false alarms ascending, y = misses descending), the hull
     is the lower convex chain from (0, n_target) to (n_nontarget, 0): every vertex is a strict
     left turn. A point that is not a strict left turn between two other points of the set lies
-    on or above their chord, so it is not a vertex, and all such points can go at once; rounds
+    on or above their chord, so it is not a vertex, and all such points can go at once (once
+    repeated points are merged: a copy's chord is degenerate); rounds
     of this shrink a DET staircase fast, and a monotone chain finishes the remainder. As x
     rises and y falls, the two products of a cross product have the same sign, so with counts
     below 2**31 their difference stays within int64.
     """
     x = n_fa[::-1].astype(np.int64)
     y = n_miss[::-1].astype(np.int64)
-    keep = np.arange(x.size)
-    xs, ys = x, y
+    # Repeated points (a curve built on scores that a bootstrap replicate did not draw) are one
+    # point: two copies of a vertex are neither a strict left turn, and both would go at once.
+    # The curve is monotone, so copies are consecutive; the first of each run is kept.
+    keep = np.flatnonzero(np.concatenate(([True], (x[1:] != x[:-1]) | (y[1:] != y[:-1]))))
+    xs, ys = x[keep], y[keep]
     for _ in range(64):
         if keep.size <= 256:
             break
@@ -517,11 +521,14 @@ def bootstrap_eer(trials: Trials, n: int = 1000, seed: int = 0, level: float = 0
         check(should_stop)
         t = rng.multinomial(curve.n_target, tar_counts / curve.n_target)
         f = rng.multinomial(curve.n_nontarget, non_counts / curve.n_nontarget)
-        n_miss = np.concatenate(([0], np.cumsum(t)))
-        n_fa = curve.n_nontarget - np.concatenate(([0], np.cumsum(f)))
+        # The replicate's curve has a point per score it drew (then +inf), as `det_curve` of
+        # the resampled trials would: a score drawn zero times adds no point.
+        drawn = np.append((t > 0) | (f > 0), True)
+        n_miss = np.concatenate(([0], np.cumsum(t)))[drawn]
+        n_fa = (curve.n_nontarget - np.concatenate(([0], np.cumsum(f))))[drawn]
         replicate = DetCurve(p_miss=_owned(n_miss / curve.n_target),
                              p_fa=_owned(n_fa / curve.n_nontarget),
-                             thresholds=curve.thresholds, n_miss=_owned(n_miss),
+                             thresholds=_owned(curve.thresholds[drawn]), n_miss=_owned(n_miss),
                              n_fa=_owned(n_fa),
                              n_target=curve.n_target, n_nontarget=curve.n_nontarget)
         hull = roc_hull(replicate) if method == "rocch" else None

@@ -384,3 +384,103 @@ def test_evaluate_equals_brute_force_rates():
     t = np.log(0.99 / 0.01)
     assert r.act_dcf == pytest.approx((0.01 * np.mean(tar < t) + 0.99 * np.mean(non >= t))
                                       / 0.01, rel=1e-12)
+
+
+# -- The hull with repeated and collinear points (issue 27, item 1) ---------------------------
+
+def _plain_lower_hull(points):
+    """Andrew's monotone chain, written here from its textbook form: the lower hull of a set of
+    integer points (repeats merged) without collinear interiors, from (0, n_target) to
+    (n_nontarget, 0) as the ROCCH runs (so at equal x the higher point comes first)."""
+    pts = sorted(set(points), key=lambda p: (p[0], -p[1]))
+    chain = []
+    for p in pts:
+        while len(chain) >= 2:
+            (ox, oy), (ax, ay) = chain[-2], chain[-1]
+            if (ax - ox) * (p[1] - oy) - (ay - oy) * (p[0] - ox) > 0:
+                break
+            chain.pop()
+        chain.append(p)
+    return chain
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=200, max_size=700),
+       st.integers(2, 3), st.integers(0, 2**32 - 1))
+def test_hull_with_repeats_and_collinear_points_equals_a_plain_monotone_chain(steps, copies,
+                                                                              seed):
+    """A DET staircase of up to 700 steps (well past the 256 points where the vectorised rounds
+    start), points repeated up to 3 times and many collinear: the ROCCH's vertices are those of
+    a plain monotone chain over the distinct points. (One case of the bug: every point twice,
+    `test_a_curve_with_every_point_twice_has_the_same_rocch_eer`.)"""
+    from llgui.core.detection.det import _hull_indices
+
+    # Walk from (n_fa = N, n_miss = 0) to (0, T) by steps of (-df, +dm), as a curve does.
+    dfa = np.array([s[0] for s in steps], dtype=np.int64)
+    dmiss = np.array([s[1] for s in steps], dtype=np.int64)
+    n_fa = np.concatenate(([dfa.sum()], dfa.sum() - np.cumsum(dfa)))
+    n_miss = np.concatenate(([0], np.cumsum(dmiss)))
+    if n_fa[0] == 0 or n_miss[-1] == 0:
+        return
+    reps = np.random.default_rng(seed).integers(1, copies + 1, size=n_fa.size)
+    n_fa, n_miss = np.repeat(n_fa, reps), np.repeat(n_miss, reps)
+    idx = _hull_indices(n_fa, n_miss)
+    ours = sorted({(int(n_fa[i]), int(n_miss[i])) for i in idx})
+    assert len(ours) == idx.size  # no vertex twice
+    assert ours == sorted(_plain_lower_hull(list(zip(n_fa.tolist(), n_miss.tolist()))))
+
+
+def _pyeer(reference_data, expected, name):
+    case = next(c for c in expected["detection"] if c["id"].startswith("pyeer"))["cases"][name]
+    tar = np.loadtxt(reference_data / case["target"], dtype=float, ndmin=1)
+    non = np.loadtxt(reference_data / case["nontarget"], dtype=float, ndmin=1)
+    return case, tar, non
+
+
+def test_a_curve_with_every_point_twice_has_the_same_rocch_eer(reference_data, expected):
+    """pyeer exp2 with every DET point listed twice: the ROCCH EER stays 4.01 % (it read 50 %
+    when both copies of each vertex were dropped)."""
+    from llgui.core.detection.det import DetCurve, _eer
+
+    case, tar, non = _pyeer(reference_data, expected, "exp2")
+    curve = det_curve(np.concatenate([tar, non]),
+                      np.concatenate([np.ones(tar.size, bool), np.zeros(non.size, bool)]))
+    twice = np.repeat(np.arange(len(curve)), 2)
+    doubled = DetCurve(p_miss=curve.p_miss[twice], p_fa=curve.p_fa[twice],
+                       thresholds=curve.thresholds[twice], n_miss=curve.n_miss[twice],
+                       n_fa=curve.n_fa[twice], n_target=curve.n_target,
+                       n_nontarget=curve.n_nontarget)
+    value = _eer(doubled, roc_hull(doubled), "rocch")[0]
+    assert value == pytest.approx(case["ROCCH_EER"], abs=1e-12)
+    assert round(value, 4) == 0.0401
+
+
+@pytest.mark.parametrize("name, subsample", [("exp1", None), ("exp1", 1500)])
+def test_bootstrap_eer_equals_the_eer_of_each_resampled_trial_list(reference_data, expected,
+                                                                   name, subsample):
+    """The EER interval of pyeer exp1 (thousands of distinct scores) and of a subsample, against
+    a bootstrap written here: the same multinomial draws turned back into trial lists, each
+    scored by `det_curve` + ROCCH from scratch. Before the fix the box read [7.2348, 8.7577]
+    against [7.2341, 8.7356] on the whole set."""
+    _, tar, non = _pyeer(reference_data, expected, name)
+    if subsample:
+        pick = np.random.default_rng(5)
+        tar = pick.choice(tar, size=min(tar.size, subsample // 4), replace=False)
+        non = pick.choice(non, size=min(non.size, subsample), replace=False)
+    scores = np.concatenate([tar, non])
+    labels = np.concatenate([np.ones(tar.size, bool), np.zeros(non.size, bool)])
+    assert np.unique(scores).size > 256   # past the vectorised rounds of the hull
+    n, seed = 60, 3
+    lo, hi = bootstrap_eer(Trials("t", scores, labels), n=n, seed=seed)
+    curve = det_curve(scores, labels)
+    values = curve.thresholds[:-1]
+    rng = np.random.default_rng(seed)
+    brute = []
+    for _ in range(n):
+        t = rng.multinomial(curve.n_target, np.diff(curve.n_miss) / curve.n_target)
+        f = rng.multinomial(curve.n_nontarget, -np.diff(curve.n_fa) / curve.n_nontarget)
+        resampled = np.concatenate([np.repeat(values, t), np.repeat(values, f)])
+        resampled_labels = np.concatenate([np.ones(t.sum(), bool), np.zeros(f.sum(), bool)])
+        brute.append(eer(resampled, resampled_labels)[0])
+    expected_lo, expected_hi = np.quantile(brute, [0.025, 0.975])
+    assert (lo, hi) == pytest.approx((expected_lo, expected_hi), abs=1e-12)

@@ -168,3 +168,54 @@ def test_detection_systems_are_paired_by_key_and_resampled_by_speaker(tmp_path, 
         values = np.array([s for _, _, s in scores["better"]])   # key order
         assert better["score"] == pytest.approx(100 * det.eer(values, labels)[0], abs=1e-12)
         assert 0 < better["p_value"] <= 1
+
+
+def test_randomisation_under_unit_speaker_swaps_whole_speakers(tmp_path, capsys):
+    """`--test ar --unit speaker`: each draw swaps all of a speaker's trials between the two
+    systems at once. Checked against a randomisation written here (the same generator, one
+    coin per speaker, every pseudo-system scored by `det.eer` from scratch); the trial-level
+    test gives another p on the same scores, so the signature cannot lie (issue 27, item 2)."""
+    import numpy as np
+
+    from llgui.core.detection import det
+
+    rng = np.random.default_rng(1)
+    speakers, n = 10, 300
+    spk = np.arange(n) % speakers
+    labels = rng.random(n) < 0.4
+    trials = [(f"spk{spk[i]}", f"utt{i}", bool(labels[i])) for i in range(n)]
+    (tmp_path / "trials.key").write_text(
+        "".join(f"{e} {t} {'target' if y else 'nontarget'}\n" for e, t, y in trials))
+    # 'better' gains on targets by an amount that varies by speaker: a whole-speaker swap
+    # sees 10 units of evidence, a trial swap 300
+    base = rng.normal(size=n) + labels * 1.0
+    better = base + labels * (0.3 + 0.8 * rng.normal(size=speakers)[spk])
+    scores = {"base": base.tolist(), "better": better.tolist()}
+    for name, rows in scores.items():
+        (tmp_path / f"{name}.txt").write_text("".join(
+            f"{e} {t} {s!r}\n" for (e, t, _), s in zip(trials, rows)))
+    bundle = tmp_path / "det.toml"
+    bundle.write_text('[bundle]\ntask = "detection"\n[detection]\n'
+                      'scores = ["base.txt", "better.txt"]\nkey = "trials.key"\n')
+    samples, seed = 200, 7
+    p = {}
+    for unit in ("trial", "speaker"):
+        assert main(["compare", str(bundle), "--baseline", "base", "--unit", unit, "--test",
+                     "ar", "--samples", str(samples), "--seed", str(seed), "--metric", "eer",
+                     "--format", "json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert report["signature"].startswith(f"ar:{samples}|")
+        assert report["signature"].endswith(f"|seed:{seed}|unit:{unit}")
+        p[unit] = report["systems"][1]["metrics"]["eer"]["p_value"]
+
+    # The same test, by hand, in the key's order (the order the systems are paired in).
+    real = abs(100 * det.eer(base, labels)[0] - 100 * det.eer(better, labels)[0])
+    coins = np.random.default_rng(seed).integers(2, size=(samples, speakers), dtype=bool)
+    exceed = 0
+    for row in coins:
+        take = row[spk]
+        a = np.where(take, base, better)
+        b = np.where(take, better, base)
+        exceed += abs(100 * det.eer(a, labels)[0] - 100 * det.eer(b, labels)[0]) > real
+    assert p["speaker"] == pytest.approx((exceed + 1) / (samples + 1), abs=1e-15)
+    assert p["trial"] < 0.05 < p["speaker"], p   # the unit changes the verdict here

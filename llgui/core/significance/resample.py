@@ -294,7 +294,8 @@ def paired_test(baseline: Sample, systems: Sequence[Sample], plan: Plan,
     """The baseline's estimate, then each system's against it, under `plan` (bs or ar).
 
     All samples must have the same units in the same order (paired). `groups` (one id per
-    unit) makes the bootstrap two-layer (unit `speaker`); AR swaps whole units either way.
+    unit) makes the bootstrap two-layer (unit `speaker`) and makes AR swap whole groups (all of
+    a speaker's trials together); without it AR swaps single units.
     """
     n = baseline.n_units
     for s in systems:
@@ -333,7 +334,11 @@ def _paired_ar(baseline: Sample, systems: Sequence[Sample], plan: Plan, groups, 
         results = [Estimate(base_point)]
     # the same draws for every system (sacrebleu reseeds per system)
     rng = np.random.default_rng(plan.seed)
-    take = rng.integers(2, size=(plan.samples, n), dtype=bool)
+    if groups is None:
+        take = rng.integers(2, size=(plan.samples, n), dtype=bool)
+    else:   # the unit is the group (speaker): a draw swaps all of a speaker's trials at once
+        _, owner = np.unique(np.asarray(groups), return_inverse=True)
+        take = rng.integers(2, size=(plan.samples, int(owner.max()) + 1), dtype=bool)[:, owner]
     ci_counts = None
     if plan.confidence > 0:
         ci_counts = list(bootstrap_counts(rng, n, plan.confidence, groups))

@@ -141,6 +141,9 @@ def _arguments_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--samples", type=int, default=None, metavar="N")
     p.add_argument("--seed", type=int, default=12345, metavar="S")
     p.add_argument("--metric", action="append", metavar="M")
+    p.add_argument("--dcf", metavar="P_TARGET,C_MISS,C_FA",
+                   help="detection: the operating point of minDCF and actDCF, as in `det` "
+                        "(default: 0.01,1,1)")
     _format_flag(p)
 
 
@@ -485,9 +488,12 @@ def cmd_compare(args) -> str:
     samples = args.samples or DEFAULT_SAMPLES[args.test]
     if args.metric:
         _check_metrics(task, args.metric)
+    if args.dcf is not None and task != "detection":
+        raise UsageError(f"--dcf applies to detection bundles, not to {task}")
+    dcf = _parse_dcf(args.dcf) if args.dcf is not None else (0.01, 1.0, 1.0)
     try:
         plan = Plan(args.test, samples, args.seed, unit)
-        comparison = compare_bundles(bundles, args.baseline, plan, args.metric)
+        comparison = compare_bundles(bundles, args.baseline, plan, args.metric, dcf=dcf)
     except ValueError as error:
         raise UsageError(str(error)) from None
     report = comparison.report()

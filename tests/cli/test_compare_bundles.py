@@ -219,3 +219,34 @@ def test_randomisation_under_unit_speaker_swaps_whole_speakers(tmp_path, capsys)
         exceed += abs(100 * det.eer(a, labels)[0] - 100 * det.eer(b, labels)[0]) > real
     assert p["speaker"] == pytest.approx((exceed + 1) / (samples + 1), abs=1e-15)
     assert p["trial"] < 0.05 < p["speaker"], p   # the unit changes the verdict here
+
+
+def test_compare_takes_the_dcf_operating_point_as_det_does(tmp_path, capsys):
+    """`compare --dcf 0.001,1,1`: minDCF and actDCF at that point, equal to the core's DCF of
+    each system's scores, and named in the metric's signature; a bad --dcf or one given to a
+    non-detection bundle is exit 2 (issue 27, item 6)."""
+    import numpy as np
+
+    from llgui.core.detection import det
+
+    rng = np.random.default_rng(3)
+    labels = rng.random(400) < 0.3
+    rows = {name: rng.normal(size=400) + labels * shift for name, shift in (("a", 1), ("b", 2))}
+    for name, scores in rows.items():
+        (tmp_path / f"{name}.txt").write_text("".join(
+            f"{float(s)!r} {'target' if y else 'nontarget'}\n" for s, y in zip(scores, labels)))
+    bundle = tmp_path / "det.toml"
+    bundle.write_text('[bundle]\ntask = "detection"\n[detection]\nscores = ["a.txt", "b.txt"]\n')
+    assert main(["compare", str(bundle), "--baseline", "a", "--samples", "20", "--dcf",
+                 "0.001,1,1", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    for system in report["systems"]:
+        scores = rows[system["name"]]
+        got = system["metrics"]
+        assert got["min_dcf"]["score"] == pytest.approx(
+            det.min_dcf(scores, labels, 0.001, 1.0, 1.0), abs=1e-12)
+        assert got["act_dcf"]["score"] == pytest.approx(
+            det.act_dcf(scores, labels, 0.001, 1.0, 1.0), abs=1e-12)
+    assert "dcf:0.001,1,1" in json.dumps(report)
+    assert main(["compare", str(bundle), "--baseline", "a", "--dcf", "2,1,1"]) == 2
+    assert "P_TARGET" in capsys.readouterr().err

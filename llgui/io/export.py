@@ -239,8 +239,11 @@ def lifelong_table(report: Mapping) -> str:
     out = [f"{display_name(report['metric'])} weighted by policy {p['name']} ({p['mode']}, "
            f"points {p['points']}, {'normalised' if p.get('normalise', True) else 'raw sum'})",
            "", render_table(header, rows, align_left=2),
-           f"continual-learning summary: ACC {fmt(s['acc'])}, BWT {fmt(s['bwt'])}, "
-           f"FWT {fmt(s['fwt'])}"]
+           f"continual-learning summary{' of the penalised scores' if s.get('of') == 'value_pen' else ''}: "
+           f"ACC {fmt(s['acc'])}, BWT {fmt(s['bwt'])}, "
+           f"FWT {fmt(s['fwt'])} (against the {s.get('fwt_baseline', 'first model')}), "
+           f"forgetting {fmt(s.get('forgetting', float('nan')))}, "
+           f"learning accuracy {fmt(s.get('learning_accuracy', float('nan')))}"]
     return "\n".join(out) + "\n"
 
 

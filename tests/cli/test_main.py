@@ -256,7 +256,20 @@ def test_lifelong_json_shape_and_presets(capsys, tmp_path):
     assert code == 0, err
     report = json.loads(out)
     assert {"metric", "policy", "models", "summary"} <= set(report)
-    assert {"acc", "bwt", "fwt"} <= set(report["summary"])
+    assert {"acc", "bwt", "fwt", "forgetting", "learning_accuracy"} <= set(report["summary"])
+    assert report["summary"]["fwt_baseline"] == "first model"
+    # --penalised: the summary describes value_pen, as the S_P column beside it does
+    from llgui.core.across_time.scores import continual_summary
+    from llgui.io.bundle import load_bundle
+
+    table = load_bundle(MT).lifelong
+    assert table is not None and report["metric"] in table.values_pen
+    metric = report["metric"]
+    assert report["summary"]["of"] == "value_pen"
+    pen = continual_summary(table, metric, penalised=True)
+    assert report["summary"]["acc"] == pytest.approx(pen.acc, abs=1e-12)
+    assert report["summary"]["acc"] != pytest.approx(continual_summary(table, metric).acc,
+                                                     abs=1e-9)
     assert len(report["models"]) >= 12
     assert all({"model", "time", "s_p", "s_p_pen"} <= set(m) for m in report["models"])
     # a policy file with the preset's points gives the preset's numbers

@@ -73,6 +73,11 @@ def policy_scores(scores: LifelongScores, metric: str, policy: Policy,
     return out
 
 
+FWT_BASELINE = "first model"
+"""What FWT measures transfer against: the first model version M_first, in place of GEM's
+randomly initialised model b_j (a lifelong run has no such model)."""
+
+
 @dataclass(frozen=True)
 class Summary:
     """Continual-learning summaries of a model-by-test-time matrix (metric units).
@@ -81,6 +86,8 @@ class Summary:
     `n_bwt`, `n_fwt` count the tests each was averaged over. `higher_is_better` is the metric's
     direction (None if unknown): for scores BWT < 0 means forgetting, for error rates BWT > 0
     means forgetting (the error on old data grew); FWT likewise in the metric's direction.
+    `forgetting` and `learning_accuracy` (Chaudhry et al. 2018; Riemer et al. 2019) likewise,
+    with `n_forgetting`, `n_learning` their test counts; `fwt_baseline` names FWT's baseline.
     """
 
     acc: float
@@ -89,6 +96,19 @@ class Summary:
     higher_is_better: bool | None = None
     n_bwt: int = 0
     n_fwt: int = 0
+    forgetting: float = float("nan")
+    learning_accuracy: float = float("nan")
+    n_forgetting: int = 0
+    n_learning: int = 0
+    fwt_baseline: str = FWT_BASELINE
+
+    def as_dict(self) -> dict:
+        """The JSON `summary` of `lifelong` and `campaign`: every figure and how it was made."""
+        return {"acc": self.acc, "bwt": self.bwt, "fwt": self.fwt,
+                "forgetting": self.forgetting, "learning_accuracy": self.learning_accuracy,
+                "fwt_baseline": self.fwt_baseline,
+                "n_tests": {"bwt": self.n_bwt, "fwt": self.n_fwt,
+                            "forgetting": self.n_forgetting, "learning_accuracy": self.n_learning}}
 
 
 def learned_by(model_times: np.ndarray, test_times: np.ndarray) -> np.ndarray:
@@ -111,6 +131,10 @@ def continual_summary(scores: LifelongScores, metric: str, penalised: bool = Fal
     - ACC = mean over all tests of s(M_last, t_j): how good the final model is on everything.
     - BWT = mean over tests with i(j) < last of s(M_last, t_j) - s(M_i(j), t_j): how the score
       on a test changed between the model that had just learned its time and the final model.
+    - Forgetting (Chaudhry et al. 2018) = mean over tests with i(j) < last of s(M_last, t_j)
+      minus the best of s(M_i, t_j) for i(j) <= i < last (see `_forgetting`).
+    - Learning accuracy (Riemer et al. 2019) = mean over tests learned by some model of
+      s(M_i(j), t_j): how good each model is on the data it has just learned.
     - FWT = mean over tests with i(j) - 1 > first of s(M_i(j)-1, t_j) - s(M_first, t_j): what
       the model just before learning t_j's data gained on it over the initial model M_first,
       which plays the random-initialisation baseline b. Tests learned by the second model
@@ -137,7 +161,35 @@ def continual_summary(scores: LifelongScores, metric: str, penalised: bool = Fal
     bwt, n_bwt = _nanmean(final[back] - values[i_of[back], cols[back]])
     fwd = i_of > 1
     fwt, n_fwt = _nanmean(values[i_of[fwd] - 1, cols[fwd]] - values[0, cols[fwd]])
-    return Summary(acc, bwt, fwt, higher_is_better(metric), n_bwt, n_fwt)
+    direction = higher_is_better(metric)
+    forgetting, n_forgetting = _forgetting(values, i_of, direction)
+    learned = i_of <= last
+    learning, n_learning = _nanmean(values[i_of[learned], cols[learned]])
+    return Summary(acc, bwt, fwt, direction, n_bwt, n_fwt, forgetting, learning,
+                   n_forgetting, n_learning)
+
+
+def _forgetting(values: np.ndarray, i_of: np.ndarray, direction: bool | None
+                ) -> tuple[float, int]:
+    """Forgetting (Chaudhry et al. 2018, "Riemannian Walk"), adapted as BWT is: for each test
+    learned before the last model, the final model's score minus the best score any model
+    from the one that learned it (i(j)) to the one before the last had on it; the mean over
+    tests. In the metric's units and direction, as BWT: for scores a negative value is
+    forgetting (the final model fell below the best it had been), for error rates a positive
+    one. Best is the maximum for scores, the minimum for error rates; NaN for a metric whose
+    direction is unknown."""
+    last = values.shape[0] - 1
+    if direction is None:
+        return float("nan"), 0
+    terms = []
+    for j in np.flatnonzero(i_of < last):
+        earlier = values[i_of[j]:last, j]
+        earlier = earlier[~np.isnan(earlier)]
+        if earlier.size == 0 or np.isnan(values[last, j]):
+            continue
+        best = earlier.max() if direction else earlier.min()
+        terms.append(values[last, j] - best)
+    return (float(np.mean(terms)) if terms else float("nan")), len(terms)
 
 
 def _nanmean(x: np.ndarray) -> tuple[float, int]:

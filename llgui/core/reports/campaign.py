@@ -246,8 +246,7 @@ def build_report(campaign: Campaign, scores: CampaignScores) -> dict:
             leaderboard[metric]["s_p"] = s_p
             summary = continual_summary(table, metric)
             lifelong[metric] = {"models": per_model,
-                                "summary": {"acc": summary.acc, "bwt": summary.bwt,
-                                            "fwt": summary.fwt}}
+                                "summary": summary.as_dict()}
         report["systems"].append({
             "name": spec.name,
             "models": [{"model": m.id, "time": m.time.text} for m in spec.models],

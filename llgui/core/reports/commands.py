@@ -132,7 +132,9 @@ def lifelong_report(table, metric: str, policy_name: str, policy, penalised: boo
     s_p = policy_scores(table, metric, policy)
     s_p_pen = (policy_scores(table, metric, policy, penalised=True)
                if metric in table.values_pen else None)
-    summary = continual_summary(table, metric)
+    # With --penalised the summary describes the penalised scores (value_pen), as S_P does.
+    use_pen = bool(penalised) and metric in table.values_pen
+    summary = continual_summary(table, metric, penalised=use_pen)
     report = {
         "metric": metric,
         "policy": {"name": policy_name, **policy.to_dict()},
@@ -142,7 +144,7 @@ def lifelong_report(table, metric: str, policy_name: str, policy, penalised: boo
              "s_p_pen": float(s_p_pen[i]) if s_p_pen is not None else None}
             for i, (m, t) in enumerate(zip(table.models, table.model_times))
         ],
-        "summary": {"acc": summary.acc, "bwt": summary.bwt, "fwt": summary.fwt},
+        "summary": {**summary.as_dict(), "of": "value_pen" if use_pen else "value"},
     }
     return report
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from llgui.core.across_time.scores import (continual_summary, diagonal, diagonal_tests, higher_is_better,
-                                 learned_by, policy_scores)
+from llgui.core.across_time.scores import (continual_summary, diagonal, diagonal_tests,
+                                           learned_by, policy_scores)
 from llgui.core.across_time.policy import PRESETS, Policy
 from llgui.core.types import LifelongScores, Stamp
 
@@ -141,7 +141,7 @@ def test_learned_by():
 
 
 def test_continual_summary_by_hand():
-    s = continual_summary(CL, "bleu")
+    s = continual_summary(CL, "bleu", higher_is_better=True)
     # ACC: mean of the last row: (35 + 36 + 41 + 50 + 30) / 5 = 38.4
     assert s.acc == pytest.approx(38.4, abs=1e-12)
     # BWT over tests with i(j) < 2 (t = 5, 10, 15): 35-40, 36-42, 41-45 -> (-5 - 6 - 4) / 3
@@ -152,20 +152,22 @@ def test_continual_summary_by_hand():
     # t=35 (never learned): M2 - M0 = 30 - 5 = 25 -> 20
     assert s.fwt == pytest.approx(20.0, abs=1e-12)
     assert s.n_fwt == 2
-    assert s.higher_is_better is True
+    assert s.higher_is_better is True                # the direction given is kept
 
 
 def test_continual_summary_skips_missing_pairs():
     v = np.array(CL.values["bleu"])
     v[1, 3] = NAN   # the t=25 FWT pair
     v[0, 0] = NAN   # the t=5 BWT pair
-    s = continual_summary(table([10, 20, 30], [5, 10, 15, 25, 35], v, metric="der"), "der")
+    s = continual_summary(table([10, 20, 30], [5, 10, 15, 25, 35], v, metric="der"), "der",
+                          higher_is_better=False)
     assert s.acc == pytest.approx(38.4, abs=1e-12)   # last row untouched
     assert s.bwt == pytest.approx(-5.0, abs=1e-12)   # (-6 - 4) / 2
     assert s.n_bwt == 2
     assert s.fwt == pytest.approx(25.0, abs=1e-12)   # t=35 only
     assert s.n_fwt == 1
     assert s.higher_is_better is False               # DER: lower is better
+    assert continual_summary(CL, "bleu").higher_is_better is None   # none given: unknown
 
 
 def test_continual_summary_without_pairs_is_nan():
@@ -174,13 +176,6 @@ def test_continual_summary_without_pairs_is_nan():
     # compare M0 with itself
     assert s.acc == 1.5
     assert np.isnan(s.bwt) and np.isnan(s.fwt)
-
-
-def test_metric_direction():
-    assert higher_is_better("BLEU") is True
-    assert higher_is_better("ter") is False
-    assert higher_is_better("eer") is False
-    assert higher_is_better("mystery") is None
 
 
 def test_diagonal():

@@ -109,14 +109,10 @@ class CampaignScores:
 
 
 def make_scorer(task: str, metric: str, settings: Mapping[str, object]):
-    """The metric object that scores summed statistics of `task` (llgui.core metrics)."""
-    if task == "mt":
-        from llgui.core.mt.stats import make_metric
+    """The metric object that scores summed statistics of `task` (the metric registry's)."""
+    from llgui.core.metrics import make_metric
 
-        return make_metric(metric, settings)
-    from llgui.core.diarization.track import make_diar_metric
-
-    return make_diar_metric(metric, settings)
+    return make_metric(task, metric, settings)
 
 
 def diar_settings(settings: Mapping[str, object], uems: Sequence[object]) -> dict:

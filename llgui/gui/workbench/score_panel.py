@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from llgui.core.display.layout import bar_range, place_labels
 from llgui.core.walkthrough import Walkthrough
-from llgui.io.export import display_name
+from llgui.core.metrics import display_name
 
 BASE = QColor("#7f8c8d")
 COR = QColor("#2e86c1")

@@ -272,15 +272,16 @@ def cmd_score(args) -> str:
 
 
 def _check_metrics(task: str, metrics: Sequence[str]) -> None:
-    from llgui.core.types import KNOWN_METRICS
+    from llgui.core.metrics import metrics_for
 
     for m in metrics:
-        if m not in KNOWN_METRICS[task]:
+        if m not in metrics_for(task):
             raise UsageError(f"metric {m!r} does not apply to {task} bundles "
-                             f"(known: {', '.join(KNOWN_METRICS[task])})")
+                             f"(known: {', '.join(metrics_for(task))})")
 
 
 def cmd_replay(args) -> str:
+    from llgui.core.metrics import default_replay, info, replay_metrics
     from llgui.core.penalty import make_track, replay
     from llgui.core.reports import commands as reports
     from llgui.io import export
@@ -290,11 +291,12 @@ def cmd_replay(args) -> str:
         raise UsageError(f"{args.bundle} has no interaction log to replay")
     metric = args.metric or bundle.metrics[0]
     _check_metrics(bundle.task, [metric])
-    if bundle.task == "detection" and metric == "eer":
-        metric = "err" if args.metric is None else metric
+    if not info(metric).replayable:   # a detection bundle's EER
         if args.metric is not None:
-            raise UsageError("eer has no penalised form here: replay err (the error rate at "
-                             "the threshold), min_dcf or act_dcf")
+            options = [info(m).name_with_note for m in replay_metrics(bundle.task)]
+            listed = " or ".join(filter(None, (", ".join(options[:-1]), options[-1])))
+            raise UsageError(f"{metric} has no penalised form here: replay {listed}")
+        metric = default_replay(bundle.task)
     try:
         document = bundle.document(args.doc)
     except KeyError:

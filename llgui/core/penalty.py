@@ -26,6 +26,7 @@ import numpy as np
 
 from llgui.core.cost import CostModel
 from llgui.core.jobs import check
+from llgui.core.metrics import for_replay
 from llgui.core.track import Metric, Track
 from llgui.core.types import MT_KINDS, Adapted, Bundle, Document, Step
 
@@ -463,33 +464,11 @@ def make_track(document: Document, metric_name: str, settings, cost_model: CostM
                should_stop=None) -> Track:
     """The Track of `document` under `metric_name` with the bundle's `settings`; `documents`
     are the bundle's others (a diarization `same` step may listen to one of them). MT: the
-    statistics extraction reports `progress` and stops when `should_stop()` says so."""
-    if document.task == "mt":
-        from llgui.core.mt.stats import make_metric
-        from llgui.core.mt.track import MTTrack
-
-        return MTTrack(document, make_metric(metric_name, settings), progress=progress,
-                       should_stop=should_stop)
-    if document.task == "diarization":
-        from llgui.core.diarization.track import DiarTrack, make_diar_metric
-
-        from llgui.core.diarization.der import uem_mode
-
-        others = {d.id: d for d in documents if d.task == "diarization" and d.id != document.id}
-        if "uem" not in settings:
-            # the signature says how the bundle's documents were scored: given UEMs, pyannote's
-            # default union of extents, or a mix of both
-            settings = {**settings, "uem": uem_mode([d.uem for d in (documents or (document,))])}
-        return DiarTrack(document, make_diar_metric(metric_name, settings), cost_model, others)
-    if document.task == "detection":
-        from llgui.core.detection.track import DetTrack, make_det_metric
-
-        return DetTrack(document, make_det_metric(metric_name, settings))
-    if document.task == "classification":
-        from llgui.core.classification.track import ClassMetric, ClassTrack
-
-        return ClassTrack(document, ClassMetric(metric_name, len(document.classes)))
-    raise ValueError(f"documents of task {document.task!r} have no track")
+    statistics extraction reports `progress` and stops when `should_stop()` says so. The
+    metric registry (`llgui.core.metrics`) makes it; ValueError for a metric the document's
+    task cannot replay."""
+    return for_replay(document.task, metric_name).make_track(
+        document, settings, cost_model, documents, progress=progress, should_stop=should_stop)
 
 
 def replay_bundle(

@@ -474,19 +474,3 @@ def _readonly(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
 
-
-DEFAULT_METRICS = {
-    "mt": ("bleu", "chrf", "ter"),
-    "diarization": ("der", "jer"),
-    "detection": ("eer", "min_dcf", "act_dcf"),
-    "classification": ("error_rate", "macro_f1"),
-}
-"""Metrics scored when a bundle names none."""
-
-KNOWN_METRICS = {
-    "mt": ("bleu", "chrf", "ter", "wer"),
-    "diarization": ("der", "jer"),
-    "detection": ("eer", "min_dcf", "act_dcf", "err"),
-    "classification": ("error_rate", "macro_f1"),
-}
-"""`err` is the detection error rate at the bundle's threshold (DESIGN.md 1.8)."""

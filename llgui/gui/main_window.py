@@ -277,9 +277,9 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(OPEN_HOLD_MS, self.jobs.release)
         self.state.add_bundles(loaded)
         if metric:
-            from llgui.core.types import KNOWN_METRICS
+            from llgui.core.metrics import metrics_for
 
-            tasks = {b.task for b in loaded if metric in KNOWN_METRICS.get(b.task, ())}
+            tasks = {b.task for b in loaded if metric in metrics_for(b.task)}
             if not tasks:
                 self.show_error("Unknown metric", [f"--metric {metric}: no open bundle scores "
                                                    "it"])

@@ -15,7 +15,7 @@ from PySide6.QtGui import QBrush, QColor
 from llgui.core.penalty import BundleReplay
 from llgui.core.types import Bundle
 from llgui.core.walkthrough import Walkthrough
-from llgui.io.export import display_name
+from llgui.core.metrics import display_name
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 BETTER = QColor(0, 120, 60)

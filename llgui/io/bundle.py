@@ -19,7 +19,8 @@ is none, so a caller never holds a half-built one.
 
 Decisions the schema leaves open:
 
-- `[bundle] name` defaults to the bundle file's stem; `metrics` to DEFAULT_METRICS[task];
+- `[bundle] name` defaults to the bundle file's stem; `metrics` to the task's default metrics
+  (`llgui.core.metrics.default_metrics`);
 - `[settings]` keeps only the keys given (the libraries' defaults apply to the others); the
   names are sacrebleu's and pyannote's argument names, listed in SETTINGS;
 - document `time` is required, and all documents use numbers or all use ISO dates;
@@ -49,9 +50,8 @@ from llgui.core.cost import CostModel
 from llgui.core.errors import LoadError, Problem, Problems
 from llgui.core.numbers import check_number
 from llgui.core.jobs import check, report
-from llgui.core.types import (
-    DEFAULT_METRICS, KNOWN_METRICS, MT_KINDS, TASKS, Bundle, DiarDocument, MTDocument, Stamp,
-)
+from llgui.core.metrics import default_metrics, metrics_for
+from llgui.core.types import MT_KINDS, TASKS, Bundle, DiarDocument, MTDocument, Stamp
 from llgui.io._read import (
     NotRegularFile, check_regular, decode_lines, read_bytes, value_error_reason,
 )
@@ -447,7 +447,7 @@ class _Loader:
             else:
                 self.add(self.key_line("bundle", "name"),
                          f"name must be a string, not {_show(table['name'])}")
-        metrics: tuple[str, ...] = DEFAULT_METRICS.get(task, ())
+        metrics: tuple[str, ...] = default_metrics(task)
         if "metrics" in table:
             metrics = self.metrics(table["metrics"], task)
         return task, name, metrics
@@ -461,7 +461,7 @@ class _Loader:
             return ()
         if not value:
             self.add(line, "metrics is empty (leave it out for the default: "
-                           f"{', '.join(DEFAULT_METRICS.get(task, ()))})")
+                           f"{', '.join(default_metrics(task))})")
             return ()
         return tuple(self.check_metric_list(value, "bundle", task))
 
@@ -473,9 +473,9 @@ class _Loader:
             where = self.pos.element_line((table,), "metrics", i)
             if not isinstance(metric, str):
                 self.add(where, f"metrics[{i}] must be a metric name, not {_show(metric)}")
-            elif task and metric not in KNOWN_METRICS[task]:
+            elif task and metric not in metrics_for(task):
                 self.add(where, f"unknown metric {metric!r} for task {task} "
-                                f"(known: {', '.join(KNOWN_METRICS[task])})")
+                                f"(known: {', '.join(metrics_for(task))})")
             elif metric in names:
                 self.add(where, f"metric {metric!r} is listed twice")
             else:

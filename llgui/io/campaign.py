@@ -36,7 +36,8 @@ from pathlib import Path
 
 from llgui.core.reports.campaign import Batch, Campaign, Cell, ModelVersion, SystemSpec
 from llgui.core.errors import LoadError
-from llgui.core.types import DEFAULT_METRICS, Stamp
+from llgui.core.metrics import default_metrics
+from llgui.core.types import Stamp
 from llgui.io.bundle import SETTINGS, _Loader, _show
 
 TABLES = ("campaign", "settings", "batches", "systems")
@@ -91,7 +92,7 @@ class _CampaignLoader(_Loader):
                      f"name must be a non-empty string, not {_show(name)}")
             name = Path(self.file).stem
         metrics = self.metric_names(head.get("metrics"), task) if "metrics" in head \
-            else DEFAULT_METRICS.get(task, ())
+            else default_metrics(task)
         settings = self.settings(self.table(data, "settings"))
         if not task:
             return self.empty(name)
@@ -132,9 +133,9 @@ class _CampaignLoader(_Loader):
         if not isinstance(value, list) or not value:
             self.add(line, f"metrics must be a non-empty array of metric names, not "
                            f"{'an empty array' if value == [] else _show(value)}")
-            return DEFAULT_METRICS.get(task, ())
+            return default_metrics(task)
         return (tuple(self.check_metric_list(value, "campaign", task))
-                or DEFAULT_METRICS.get(task, ()))
+                or default_metrics(task))
 
     # --- shared checks ---------------------------------------------------------------------
     def ident(self, value: object, what: str, line: int) -> str | None:

@@ -13,7 +13,8 @@ from typing import Mapping
 
 from llgui.utils.atomic import write_atomic
 from llgui.core.reports.campaign import ONLINE_FIGURES, POLICY_NAMES, leaderboard_rows
-from llgui.io.export import clean, display_name, fmt, render_table, to_csv, to_json
+from llgui.core.metrics import display_name
+from llgui.io.export import clean, fmt, render_table, to_csv, to_json
 
 LIFELONG_HEADER = ("model", "model_time", "test", "test_time", "metric", "value")
 

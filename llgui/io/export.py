@@ -15,21 +15,13 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from llgui.core.metrics import display_name
 from llgui.utils.atomic import write_atomic  # noqa: F401 - re-exported for callers
 # the reports are assembled in core (plain data); here they are only written. Re-exported
 # for the callers that import them from here.
 from llgui.core.reports.commands import (  # noqa: F401
     tidy, det_report, document_entry, lifelong_report, replay_report, score_report,
 )
-
-DISPLAY = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER", "wer": "WER", "der": "DER",
-           "jer": "JER", "eer": "EER", "min_dcf": "minDCF", "act_dcf": "actDCF",
-           "err": "error rate", "error_rate": "error rate", "macro_f1": "macro-F1"}
-
-
-def display_name(metric: str) -> str:
-    return DISPLAY.get(metric, metric)
-
 
 # --------------------------------------------------------------------------------------------
 # Plain values

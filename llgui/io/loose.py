@@ -12,7 +12,8 @@ from typing import Sequence
 
 from llgui.core.cost import CostModel
 from llgui.core.errors import LoadError, Problem
-from llgui.core.types import DEFAULT_METRICS, Bundle, DiarDocument, MTDocument, Stamp
+from llgui.core.metrics import default_metrics
+from llgui.core.types import Bundle, DiarDocument, MTDocument, Stamp
 
 DIARIZATION_SUFFIXES = (".rttm", ".mdtm")
 
@@ -51,7 +52,7 @@ def bundle_from_files(references: Sequence[str | Path], hypothesis: str | Path,
     if problems:
         raise LoadError(problems)
     bundle = Bundle(path=None, task=task, name=hypothesis.name,
-                    metrics=DEFAULT_METRICS[task], settings={}, cost=CostModel(),
+                    metrics=default_metrics(task), settings={}, cost=CostModel(),
                     documents=tuple(documents), steps=tuple(steps))
     if steps:
         from llgui.io.bundle import check_steps

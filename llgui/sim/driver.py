@@ -34,6 +34,7 @@ from llgui import __version__
 from llgui.core.cost import CostModel
 from llgui.core.diarization.track import DiarTrack
 from llgui.core.jobs import Cancelled, check
+from llgui.core.metrics import error_metrics
 from llgui.core.penalty import make_track, minimal_supervision_rate
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
 from llgui.sim import protocol as P
@@ -46,7 +47,8 @@ DEFAULT_BUDGET_SECONDS = 60.0  # diarization: 60 s listened per document
 STEP_LIMIT_PER_SEGMENT = 4     # MT: at most 4 steps per sentence, whatever the costs
 STEP_LIMIT_DIAR = 10_000
 VIEW_METRIC = {"mt": "ter", "diarization": "der"}
-ERROR_METRIC = {"mt": ("ter", "wer"), "diarization": ("der",)}
+"""The track the oracle looks through (`oracles.View`): TER's per-sentence edits, DER's error
+regions."""
 
 
 @dataclass(frozen=True)
@@ -422,7 +424,7 @@ class Session:
         state = self._doc_state
         self._send(P.EndDocument(state.document.id))
         scores, errors = {}, {}
-        for m in self.metrics + [e for e in ERROR_METRIC[self.bundle.task]
+        for m in self.metrics + [e for e in error_metrics(self.bundle.task)
                                  if e in self._score_metrics and e not in self.metrics]:
             track = state.scores.tracks[m]
             entry = {"s_base": state.scores.base[m].score,

@@ -21,8 +21,9 @@ from typing import Callable, Sequence
 
 from llgui.utils.atomic import write_atomic
 from llgui.core.errors import SystemFailed
+from llgui.core.metrics import error_metrics
 from llgui.core.reports.oracle_panel import Panel, PanelRun, make_panel
-from llgui.sim.driver import ERROR_METRIC, RunResult, Session
+from llgui.sim.driver import RunResult, Session
 from llgui.sim.oracles import make_oracle, oracle_folder
 
 REFERENCE_SYSTEMS = ("static", "mt_memory", "diar_clusters")
@@ -130,8 +131,8 @@ def run_simulation(
     out = Path(out)
     several = len(specs) * len(made) > 1
     metric = bundle.metrics[0]
-    msr_metric = next((m for m in ERROR_METRIC[bundle.task] if m in bundle.metrics),
-                      ERROR_METRIC[bundle.task][0])
+    errors = error_metrics(bundle.task)   # the metrics whose replay has an MSR
+    msr_metric = next((m for m in errors if m in bundle.metrics), errors[0])
     outcomes: list[RunOutcome] = []
     first_failure: SystemFailed | None = None
     total = len(specs) * len(made)

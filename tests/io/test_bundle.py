@@ -9,8 +9,9 @@ import pytest
 
 from llgui.core.cost import CostModel
 from llgui.core.errors import LoadError
+from llgui.core.metrics import default_metrics
 from llgui.core.types import (
-    DEFAULT_METRICS, Bundle, DiarDocument, MTDocument, SentenceTarget, Stamp, Turn,
+    Bundle, DiarDocument, MTDocument, SentenceTarget, Stamp, Turn,
 )
 from llgui.io.bundle import SACREBLEU_TOKENIZERS, SETTINGS, check_steps, load_bundle
 from tests.io.helpers import problems, write
@@ -111,7 +112,7 @@ def test_defaults(tmp_path):
                                            'time = 3\nreferences = ["r"]\nhypothesis = "h"\n')
     bundle = load_bundle(path)
     assert bundle.name == "my-eval"
-    assert bundle.metrics == DEFAULT_METRICS["mt"]
+    assert bundle.metrics == default_metrics("mt")
     assert dict(bundle.settings) == {}
     assert bundle.cost == CostModel()
     assert bundle.steps == () and bundle.lifelong is None
@@ -205,7 +206,7 @@ def test_detection_bundle(tmp_path):
                                            'scores = ["det/sysA.txt", "det/sysB.txt"]\n'
                                            'key = "det/trials.key"\n')
     bundle = load_bundle(path)
-    assert bundle.documents == () and bundle.metrics == DEFAULT_METRICS["detection"]
+    assert bundle.documents == () and bundle.metrics == default_metrics("detection")
     a, b = bundle.detection
     assert (a.name, b.name) == ("sysA", "sysB")
     np.testing.assert_array_equal(b.scores, [2, 1, 3])

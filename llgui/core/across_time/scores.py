@@ -14,22 +14,6 @@ import numpy as np
 from llgui.core.across_time.policy import Policy, window_weights
 from llgui.core.types import LifelongScores
 
-HIGHER_IS_BETTER = frozenset({"bleu", "chrf", "chrf++", "accuracy", "acc", "f1", "precision",
-                              "recall", "auc"})
-LOWER_IS_BETTER = frozenset({"ter", "wer", "cer", "der", "jer", "eer", "min_dcf", "act_dcf",
-                             "error_rate", "error"})
-
-
-def higher_is_better(metric: str) -> bool | None:
-    """True for scores (BLEU, chrF...), False for error rates (TER, WER, DER, JER, EER,
-    DCF...), None for a metric this module does not know."""
-    name = metric.lower()
-    if name in HIGHER_IS_BETTER:
-        return True
-    if name in LOWER_IS_BETTER:
-        return False
-    return None
-
 
 def _matrix(scores: LifelongScores, metric: str, penalised: bool) -> np.ndarray:
     table = scores.values_pen if penalised else scores.values
@@ -84,7 +68,7 @@ class Summary:
 
     `acc`, `bwt`, `fwt` as in `continual_summary`; NaN when no pair of cells defines them.
     `n_bwt`, `n_fwt` count the tests each was averaged over. `higher_is_better` is the metric's
-    direction (None if unknown): for scores BWT < 0 means forgetting, for error rates BWT > 0
+    direction as the caller gave it (None if unknown): for scores BWT < 0 means forgetting, for error rates BWT > 0
     means forgetting (the error on old data grew); FWT likewise in the metric's direction.
     `forgetting` and `learning_accuracy` (Chaudhry et al. 2018; Riemer et al. 2019) likewise,
     with `n_forgetting`, `n_learning` their test counts; `fwt_baseline` names FWT's baseline.
@@ -118,7 +102,8 @@ def learned_by(model_times: np.ndarray, test_times: np.ndarray) -> np.ndarray:
     return np.searchsorted(model_times, test_times, side="left")
 
 
-def continual_summary(scores: LifelongScores, metric: str, penalised: bool = False) -> Summary:
+def continual_summary(scores: LifelongScores, metric: str, penalised: bool = False, *,
+                      higher_is_better: bool | None = None) -> Summary:
     """ACC, BWT and FWT of Lopez-Paz & Ranzato (2017, "Gradient Episodic Memory"), adapted.
 
     The original has T tasks learned in order and R[i, j], the score of the model after task i
@@ -145,13 +130,14 @@ def continual_summary(scores: LifelongScores, metric: str, penalised: bool = Fal
 
     Differences are later minus earlier in the metric's own units and direction: for error
     rates (lower is better) BWT > 0 means forgetting and FWT < 0 means positive transfer;
-    `Summary.higher_is_better` says which applies. Pairs with a missing cell (NaN) are skipped;
-    a summary with no pair left is NaN. `penalised` uses the table's value_pen.
+    `higher_is_better`, the metric's direction (`llgui.core.metrics.higher_is_better`), is
+    kept in `Summary.higher_is_better` to say which applies. Pairs with a missing cell (NaN)
+    are skipped; a summary with no pair left is NaN. `penalised` uses the table's value_pen.
     """
     values = _matrix(scores, metric, penalised)
     n_models, n_tests = values.shape
     if n_models == 0 or n_tests == 0:
-        return Summary(float("nan"), float("nan"), float("nan"), higher_is_better(metric))
+        return Summary(float("nan"), float("nan"), float("nan"), higher_is_better)
     last = n_models - 1
     i_of = learned_by(scores.model_time_values(), scores.test_time_values())
     cols = np.arange(n_tests)
@@ -161,7 +147,7 @@ def continual_summary(scores: LifelongScores, metric: str, penalised: bool = Fal
     bwt, n_bwt = _nanmean(final[back] - values[i_of[back], cols[back]])
     fwd = i_of > 1
     fwt, n_fwt = _nanmean(values[i_of[fwd] - 1, cols[fwd]] - values[0, cols[fwd]])
-    direction = higher_is_better(metric)
+    direction = higher_is_better
     forgetting, n_forgetting = _forgetting(values, i_of, direction)
     learned = i_of <= last
     learning, n_learning = _nanmean(values[i_of[learned], cols[learned]])

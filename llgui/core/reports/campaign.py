@@ -109,14 +109,10 @@ class CampaignScores:
 
 
 def make_scorer(task: str, metric: str, settings: Mapping[str, object]):
-    """The metric object that scores summed statistics of `task` (llgui.core metrics)."""
-    if task == "mt":
-        from llgui.core.mt.stats import make_metric
+    """The metric object that scores summed statistics of `task` (the metric registry's)."""
+    from llgui.core.metrics import make_metric
 
-        return make_metric(metric, settings)
-    from llgui.core.diarization.track import make_diar_metric
-
-    return make_diar_metric(metric, settings)
+    return make_metric(task, metric, settings)
 
 
 def diar_settings(settings: Mapping[str, object], uems: Sequence[object]) -> dict:
@@ -208,6 +204,7 @@ def build_report(campaign: Campaign, scores: CampaignScores) -> dict:
     (the JSON writer makes it null). Deterministic: the same inputs give the same report,
     whatever order the cells were computed in."""
     from llgui.core.across_time.scores import continual_summary
+    from llgui.core.metrics import higher_is_better
 
     problems = sorted(set(campaign.problems) | set(scores.problems),
                       key=lambda p: (p.file, p.line == 0, p.line, p.reason))
@@ -244,7 +241,8 @@ def build_report(campaign: Campaign, scores: CampaignScores) -> dict:
             figures = (online or {}).get("figures", {}).get(metric, {})
             leaderboard[metric] = {key: figures.get(key, math.nan) for key in ONLINE_FIGURES}
             leaderboard[metric]["s_p"] = s_p
-            summary = continual_summary(table, metric)
+            summary = continual_summary(table, metric,
+                                        higher_is_better=higher_is_better(metric))
             lifelong[metric] = {"models": per_model,
                                 "summary": summary.as_dict()}
         report["systems"].append({

@@ -134,7 +134,10 @@ def lifelong_report(table, metric: str, policy_name: str, policy, penalised: boo
                if metric in table.values_pen else None)
     # With --penalised the summary describes the penalised scores (value_pen), as S_P does.
     use_pen = bool(penalised) and metric in table.values_pen
-    summary = continual_summary(table, metric, penalised=use_pen)
+    from llgui.core.metrics import higher_is_better
+
+    summary = continual_summary(table, metric, penalised=use_pen,
+                                higher_is_better=higher_is_better(metric))
     report = {
         "metric": metric,
         "policy": {"name": policy_name, **policy.to_dict()},

@@ -21,14 +21,13 @@ import numpy as np
 
 from llgui.core.errors import LoadError, Problem
 from llgui.core.jobs import check, report
+from llgui.core.metrics import default_metrics, display_name, info
 from llgui.core.significance.resample import Estimate, Plan, Sample, paired_test
 
 DEFAULT_UNIT = {"mt": "segment", "diarization": "document", "detection": "trial"}
 UNITS_OF_TASK = {"mt": ("segment", "document"), "diarization": ("document",),
                  "detection": ("trial", "speaker")}
 PENALISED = ("s_adapt", "s_pen")
-LABELS = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER", "wer": "WER", "der": "DER",
-          "jer": "JER", "eer": "EER", "min_dcf": "minDCF", "act_dcf": "actDCF"}
 
 
 @dataclass(frozen=True)
@@ -198,14 +197,14 @@ def compare_bundles(bundles: Sequence, baseline: str, plan: Plan,
     for name in metrics:
         check(should_stop)
         samples, metric = _plain_samples(aligned, name, plan.unit, should_stop)
-        entries.append((name, LABELS.get(name, name), metric.higher_is_better,
+        entries.append((name, display_name(name), metric.higher_is_better,
                         metric.signature, plan.unit, samples))
         done += 1
         report(progress, 0.5 * done / stages)
         if penalised:
             streams = _streams(aligned, name, should_stop)
             for measure in PENALISED:
-                entries.append((f"{name}.{measure}", f"{LABELS.get(name, name)} {measure}",
+                entries.append((f"{name}.{measure}", f"{display_name(name)} {measure}",
                                 metric.higher_is_better, metric.signature, "document",
                                 [_stream_sample(s, measure) for s in streams]))
             done += 1
@@ -326,11 +325,12 @@ def _compare_detection(bundles, baseline, plan, metrics, dcf, progress, should_s
         if groups is None:
             raise ValueError("unit 'speaker' needs trials with enrolment ids (a key file); "
                              "these have none")
-    metrics = tuple(metrics) if metrics else ("eer", "min_dcf", "act_dcf")
+    metrics = tuple(metrics) if metrics else default_metrics("detection")
     entries = []
     for m in metrics:
         samples = [TrialSample(t, m, dcf) for t in systems]
         signature = f"{m}|dcf:{dcf[0]:g},{dcf[1]:g},{dcf[2]:g}|eer:rocch"
-        entries.append((m, LABELS.get(m, m), False, signature, plan.unit, samples))
+        entries.append((m, display_name(m), info(m).higher_is_better, signature, plan.unit,
+                        samples))
     return compare_samples(names, baseline, entries, plan, "detection", groups=groups,
                            progress=progress, should_stop=should_stop)

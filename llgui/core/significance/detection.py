@@ -28,9 +28,6 @@ MEASURES = ("eer", "min_dcf", "act_dcf")
 GUI_CHUNK_CELLS = 200_000
 """Trials drawn per numpy call in `det_band`: short calls, so a worker leaves the GUI free."""
 
-PERCENT = {"eer": True, "min_dcf": False, "act_dcf": False}
-"""EER is reported in percent (as the CLI prints it); DCFs are plain numbers."""
-
 
 class _Sorted:
     """The trials sorted by score once, with the group (distinct score) of every trial."""

@@ -189,16 +189,9 @@ class StreamSample:
 
 def metric_of(bundle, name: str):
     """The metric object `name` with the bundle's settings, as `penalty.make_track` builds it."""
-    if bundle.task == "mt":
-        from llgui.core.mt.stats import make_metric
+    from llgui.core.metrics import make_metric
 
-        return make_metric(name, bundle.settings)
-    from llgui.core.diarization.der import uem_mode
-    from llgui.core.diarization.track import make_diar_metric
-
-    settings = dict(bundle.settings)
-    settings.setdefault("uem", uem_mode([d.uem for d in bundle.documents]))
-    return make_diar_metric(name, settings)
+    return make_metric(bundle.task, name, bundle.settings, bundle.documents)
 
 
 def collection_intervals(bundle, result, plan, progress=None, should_stop=None) -> dict:

@@ -33,15 +33,15 @@ from PySide6.QtWidgets import (
 
 from llgui.core.errors import LoadError
 from llgui.core.display.layout import date_labels
-from llgui.core.across_time.scores import continual_summary, diagonal, higher_is_better, policy_scores
+from llgui.core.across_time.scores import continual_summary, diagonal, policy_scores
 from llgui.core.across_time.policy import (
     PRESET_DESCRIPTIONS, PRESETS, Policy, window_positions, window_weights,
 )
+from llgui.core.metrics import display_name, higher_is_better
 from llgui.io.policy_file import load_policy, save_policy
 from llgui.gui.widgets.plot_export import export_widget
 from llgui.gui.across_time.heatmap import ScoreHeatmap
 from llgui.gui.across_time.policy_item import CURVE, PolicyCurveItem
-from llgui.io.export import display_name
 
 PRESET_COLOURS = {"A": "#16a085", "B": "#7f8c8d", "C": "#a0522d"}
 PRESET_SHORT = {"A": "contemporary", "B": "uniform", "C": "past"}   # legend; tooltips say more
@@ -810,9 +810,11 @@ class AcrossTimeTab(QWidget):
         if table is None or self.table_metric is None:
             self.summary.setText("")
             return
-        rows = [("scores", continual_summary(table, self.table_metric))]
+        better = higher_is_better(self.table_metric)
+        rows = [("scores", continual_summary(table, self.table_metric, higher_is_better=better))]
         if self.table_metric in table.values_pen:
-            rows.append(("penalised", continual_summary(table, self.table_metric, penalised=True)))
+            rows.append(("penalised", continual_summary(table, self.table_metric, penalised=True,
+                                                        higher_is_better=better)))
 
         def f(v: float) -> str:
             return "–" if v is None or math.isnan(v) else f"{v:+.2f}" if v < 0 else f"{v:.2f}"

@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
 from llgui.core.reports.campaign import ONLINE_FIGURES, POLICY_NAMES, system_policy_score
 from llgui.core.across_time.scores import policy_scores
 from llgui.core.significance.resample import Plan
+from llgui.core.metrics import display_name
 from llgui.gui.table_models import SORT_ROLE
-from llgui.io.export import display_name
 
 PLAN = Plan("bs", 1000, 12345, "document")
 """The Systems view's paired test: paired bootstrap over documents, 1000 resamples, fixed seed."""

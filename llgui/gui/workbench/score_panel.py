@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from llgui.core.display.layout import bar_range, place_labels
 from llgui.core.walkthrough import Walkthrough
-from llgui.io.export import display_name
+from llgui.core.metrics import display_name, is_percent
 
 BASE = QColor("#7f8c8d")
 COR = QColor("#2e86c1")
@@ -97,7 +97,8 @@ class ScorePanel(QWidget):
             # short names: at 1366x768 "S_base S_cor ..." ran together under five bars
             names = ["base", "cor", "imp", "pen", "pen mem."]
             item.getAxis("bottom").setTicks([[(i, n) for i, n in enumerate(names)]])
-            item.setLabel("left", display_name(r.metric), units="%")
+            item.setLabel("left", display_name(r.metric),
+                          units="%" if is_percent(r.metric) else None)   # DCFs: plain
             item.getAxis("left").enableAutoSIPrefix(False)
             parts = {"metric": r.metric, "solid": [], "labels": []}
             for x, colour in enumerate((BASE, COR, IMP, ADAPT)):
@@ -238,7 +239,7 @@ class ScorePanel(QWidget):
             # only when they change: a new label relayouts the plot (axes, title), ~10 ms
             self._curve_labels = labels
             item.setLabel("bottom", labels[0])
-            item.setLabel("left", labels[1], units="%")
+            item.setLabel("left", labels[1], units="%" if is_percent(r.metric) else None)
             item.getAxis("left").enableAutoSIPrefix(False)
             item.getAxis("bottom").enableAutoSIPrefix(False)
         self._curve_title(r, step)

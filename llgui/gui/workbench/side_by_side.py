@@ -13,7 +13,7 @@ import html
 from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QLabel
 
-from llgui.io.export import display_name
+from llgui.core.metrics import display_name
 
 
 class SecondSystem(QObject):

@@ -18,14 +18,13 @@ from PySide6.QtWidgets import (
     QStackedWidget, QStyle, QTableView, QVBoxLayout, QWidget,
 )
 
-from llgui.core.types import KNOWN_METRICS
 from llgui.core.walkthrough import Walkthrough, walk
+from llgui.core.metrics import default_replay, display_name, replay_metrics
 from llgui.gui.workbench.cost_editor import CostModelEditor
 from llgui.gui.workbench.diar_view import DiarView
 from llgui.gui.table_models import CorrectionsModel, describe_step
 from llgui.gui.workbench.mt_view import MTView
 from llgui.gui.workbench.score_panel import ScorePanel
-from llgui.io.export import display_name
 
 
 SYNC_TURNS = 2000
@@ -334,7 +333,7 @@ class Workbench(QWidget):
         self.diar_view.show_step(result, step, result.errors_at(step))
 
     def _fill_metric_box(self, task: str) -> None:
-        metrics = list(_TRACK_METRICS.get(task) or KNOWN_METRICS.get(task, ()))
+        metrics = list(replay_metrics(task))
         current = self.state.metric(task)
         self.metric_box.blockSignals(True)
         self.metric_box.clear()
@@ -491,23 +490,17 @@ class Workbench(QWidget):
                       "llgui: diarization timeline" if on_timeline else "llgui: scores")
 
 
-_TRACK_METRICS = {"detection": ("err", "min_dcf", "act_dcf")}
-"""Metrics a task's documents can be replayed under, where not all known ones can (EER has no
-penalised form)."""
-
-
 STEP_TEXT = 110   # characters of the step's description shown beside the buttons
 
 
 def _track_metric(bundle, metric: str | None) -> str:
     """The state's metric for the bundle's task when the workbench can replay it, else the
-    bundle's first that it can (a detection bundle may start from EER)."""
-    allowed = _TRACK_METRICS.get(bundle.task)
-    if allowed is None:
-        return metric or bundle.metrics[0]
-    if metric in allowed:
+    bundle's first that it can (a detection bundle may start from EER), else the task's
+    default replay metric."""
+    allowed = replay_metrics(bundle.task)
+    if metric is not None and metric_and_mode(metric)[0] in allowed:
         return metric
-    return next((m for m in bundle.metrics if m in allowed), allowed[0])
+    return next((m for m in bundle.metrics if m in allowed), default_replay(bundle.task))
 
 
 LLMT = "bleu:llmt"

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from llgui.core.across_time.scores import (continual_summary, diagonal, diagonal_tests, higher_is_better,
-                                 learned_by, policy_scores)
+from llgui.core.across_time.scores import (continual_summary, diagonal, diagonal_tests,
+                                           learned_by, policy_scores)
 from llgui.core.across_time.policy import PRESETS, Policy
 from llgui.core.types import LifelongScores, Stamp
 
@@ -141,7 +141,7 @@ def test_learned_by():
 
 
 def test_continual_summary_by_hand():
-    s = continual_summary(CL, "bleu")
+    s = continual_summary(CL, "bleu", higher_is_better=True)
     # ACC: mean of the last row: (35 + 36 + 41 + 50 + 30) / 5 = 38.4
     assert s.acc == pytest.approx(38.4, abs=1e-12)
     # BWT over tests with i(j) < 2 (t = 5, 10, 15): 35-40, 36-42, 41-45 -> (-5 - 6 - 4) / 3
@@ -152,13 +152,13 @@ def test_continual_summary_by_hand():
     # t=35 (never learned): M2 - M0 = 30 - 5 = 25 -> 20
     assert s.fwt == pytest.approx(20.0, abs=1e-12)
     assert s.n_fwt == 2
-    assert s.higher_is_better is True
+    assert s.higher_is_better is True                # the direction given is kept
 
 
 def test_forgetting_and_learning_accuracy_by_hand():
     """Chaudhry et al. (2018) forgetting and Riemer et al. (2019) learning accuracy on the
     table above, by hand (issue 27, item 5)."""
-    s = continual_summary(CL, "bleu")
+    s = continual_summary(CL, "bleu", higher_is_better=True)
     # Forgetting over tests learned before the last model (t = 5, 10 by M0; t = 15 by M1):
     # final minus the best of M_i(j)..M_1: t=5: 35 - max(40, 38) = -5; t=10: 36 - max(42, 40)
     # = -6; t=15: 41 - 45 = -4 -> -5 (negative: the final model fell below its best)
@@ -172,7 +172,8 @@ def test_forgetting_and_learning_accuracy_by_hand():
     # An error rate takes the best as the minimum: WER on the same numbers, t=5: 35 - min(40,
     # 38) = -3; t=10: 36 - 40 = -4; t=15: 41 - 45 = -4 -> -11/3 (negative: fewer errors)
     w = continual_summary(table([10, 20, 30], [5, 10, 15, 25, 35], CL.values["bleu"],
-                                metric="wer"), "wer")
+                                metric="wer"), "wer",
+                          higher_is_better=False)
     assert w.forgetting == pytest.approx(-11 / 3, abs=1e-12)
     assert w.as_dict()["forgetting"] == w.forgetting
     assert set(w.as_dict()) >= {"acc", "bwt", "fwt", "forgetting", "learning_accuracy",
@@ -183,13 +184,15 @@ def test_continual_summary_skips_missing_pairs():
     v = np.array(CL.values["bleu"])
     v[1, 3] = NAN   # the t=25 FWT pair
     v[0, 0] = NAN   # the t=5 BWT pair
-    s = continual_summary(table([10, 20, 30], [5, 10, 15, 25, 35], v, metric="der"), "der")
+    s = continual_summary(table([10, 20, 30], [5, 10, 15, 25, 35], v, metric="der"), "der",
+                          higher_is_better=False)
     assert s.acc == pytest.approx(38.4, abs=1e-12)   # last row untouched
     assert s.bwt == pytest.approx(-5.0, abs=1e-12)   # (-6 - 4) / 2
     assert s.n_bwt == 2
     assert s.fwt == pytest.approx(25.0, abs=1e-12)   # t=35 only
     assert s.n_fwt == 1
     assert s.higher_is_better is False               # DER: lower is better
+    assert continual_summary(CL, "bleu").higher_is_better is None   # none given: unknown
 
 
 def test_continual_summary_without_pairs_is_nan():
@@ -198,13 +201,6 @@ def test_continual_summary_without_pairs_is_nan():
     # compare M0 with itself
     assert s.acc == 1.5
     assert np.isnan(s.bwt) and np.isnan(s.fwt)
-
-
-def test_metric_direction():
-    assert higher_is_better("BLEU") is True
-    assert higher_is_better("ter") is False
-    assert higher_is_better("eer") is False
-    assert higher_is_better("mystery") is None
 
 
 def test_diagonal():

@@ -24,22 +24,38 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from llgui.utils.atomic import write_atomic
 
 
+_NOT_ASCII = re.compile("[^\x00-\x7e]")
+
+
+def _escape(match: re.Match) -> str:
+    code = ord(match.group())
+    if 0xD800 <= code <= 0xDFFF:
+        raise ValueError(f"cannot write a lone surrogate (U+{code:04X}) to TOML")
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
 def toml_value(value) -> str:
     """A TOML literal of a str, int, float, bool or list of them."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        if isinstance(value, float) and not math.isfinite(value):
+    if isinstance(value, int):
+        return repr(int(value))
+    if isinstance(value, float):
+        if not math.isfinite(value):
             raise ValueError(f"cannot write {value!r} to TOML")
-        return repr(value)
+        return repr(float(value))      # a numpy float's repr is not TOML
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=True)
+        # JSON's escapes, all of them TOML's too, and every character beyond ASCII as
+        # \\uXXXX (as json.dumps(ensure_ascii=True) writes it) or, past U+FFFF, as \\UXXXXXXXX:
+        # JSON's surrogate pairs are not TOML
+        return _NOT_ASCII.sub(_escape, json.dumps(value, ensure_ascii=False))
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
     raise TypeError(f"cannot write {type(value).__name__} to TOML")

@@ -125,7 +125,7 @@ def replay_online(task: dict) -> dict:
     part: every step rescored)."""
     import dataclasses
 
-    from llgui.core.penalty import make_track, minimal_supervision_rate, replay_bundle
+    from llgui.core.penalty import replay_bundle
     from llgui.io.bundle import load_bundle
     from llgui.io.export import clean, score_report
 
@@ -157,13 +157,8 @@ def replay_online(task: dict) -> dict:
                 entry.setdefault("penalised", {})[name] = {
                     "s_base": r.s_base, "s_adapt": r.s_adapt, "s_pen": r.s_pen,
                     "steps": len(r.steps), "cost": r.total_cost, "msr": r.msr}
-        metric = make_track(bundle.documents[0], name, bundle.settings, bundle.cost,
-                            bundle.documents).metric
-        final = np.sum([r.stats_final for r in result.replays], axis=0)
-        feedback = float(sum(r.total_cost for r in result.replays))
         figures[name] = {"s_base": result.pooled_base, "s_adapt": result.pooled_adapt,
-                         "s_pen": result.pooled_pen,
-                         "msr": minimal_supervision_rate(metric, feedback, final)}
+                         "s_pen": result.pooled_pen, "msr": result.msr}
     return {"report": clean(report), "figures": clean(figures), "problems": []}
 
 

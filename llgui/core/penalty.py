@@ -182,6 +182,40 @@ class StepView:
                 "cum_cost": self.cum_cost, "s_pen_memorise": self.s_pen_memorise}
 
 
+class PenaltyAccumulator:
+    """The running sums of one document, step by step: fed each step's cost and its S_cor,
+    S_imp and S_adapt, it gives S_pen,n = S_adapt,n + sum_{k<=n} (S_imp,k - S_cor,k), the
+    cumulative cost and, at the end, the Minimal Supervision Rate (the cost is its feedback).
+
+    The one place this arithmetic is written: `replay` (and its memorise-only chain) and the
+    simulation's live scores (`llgui.sim.driver`) both use it, so a simulated run and the
+    replay of its log agree to the last bit."""
+
+    __slots__ = ("penalty", "cost", "s_pen")
+
+    def __init__(self, s_base: float = 0.0):
+        self.penalty = 0.0      # sum_{k<=n} (S_imp,k - S_cor,k)
+        self.cost = 0.0         # cumulative cost, the MSR's feedback
+        self.s_pen = s_base     # S_pen after the last step (S_base before any)
+
+    def add(self, cost: float, s_cor: float, s_imp: float, s_adapt: float) -> float:
+        """One step: its cost and scores; returns S_pen,n."""
+        self.cost += cost
+        self.penalty += s_imp - s_cor
+        self.s_pen = s_adapt + self.penalty
+        return self.s_pen
+
+    def add_cost(self, cost: float) -> float:
+        """One step whose S_pen comes from elsewhere (llmt mode); returns the cumulative cost."""
+        self.cost += cost
+        return self.cost
+
+    def msr(self, metric: Metric, final_stats: np.ndarray) -> float | None:
+        """The document's Minimal Supervision Rate with the final hypothesis' statistics
+        (`minimal_supervision_rate`, the cumulative cost as feedback)."""
+        return minimal_supervision_rate(metric, self.cost, final_stats)
+
+
 def replay(
     track: Track,
     steps: Sequence[Step],
@@ -216,12 +250,10 @@ def replay(
     llmt = _LlmtState(track) if mode == "llmt" else None
     results: list[StepScores] = []
     step_stats: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = []
-    penalty = 0.0
-    cum_cost = 0.0
-    feedback = 0.0
+    sums = PenaltyAccumulator(base.score)
     adapted = base
     mem_llmt = _LlmtState(memorise) if memorise is not None and mode == "llmt" else None
-    mem_penalty = 0.0
+    mem_sums = PenaltyAccumulator()
     mem_stats: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for step in steps:
         check(should_stop)
@@ -232,30 +264,27 @@ def replay(
             mem_step = memorised_step(memorise, step)
             if mem_llmt is None:
                 m_cor, m_imp = memorise.corrected(step), memorise.impaired(step)
-                mem_penalty += m_imp.score - m_cor.score
                 m_adapt = memorise.advance(mem_step)
-                s_mem = m_adapt.score + mem_penalty
+                s_mem = mem_sums.add(0.0, m_cor.score, m_imp.score, m_adapt.score)
                 mem_stats.append((m_cor.stats, m_imp.stats, m_adapt.stats))
             else:
                 mem_llmt.request(step)
                 memorise.advance(mem_step)
                 s_mem = mem_llmt.score()
         cost = float(track.cost(step, cost_model))
-        cum_cost += cost
-        feedback += cost
         if llmt is None:
             cor = track.corrected(step)
             imp = track.impaired(step)
             adapted = track.advance(step)
-            penalty += imp.score - cor.score
-            s_pen = adapted.score + penalty
-            results.append(StepScores(step.step, step.initiative, step.kind, cost, cum_cost,
+            s_pen = sums.add(cost, cor.score, imp.score, adapted.score)
+            results.append(StepScores(step.step, step.initiative, step.kind, cost, sums.cost,
                                       cor.score, imp.score, adapted.score, s_pen, s_mem))
             step_stats.append((cor.stats, imp.stats, adapted.stats))
         else:
+            sums.add_cost(cost)
             llmt.request(step)
             adapted = track.advance(step)
-            results.append(StepScores(step.step, step.initiative, step.kind, cost, cum_cost,
+            results.append(StepScores(step.step, step.initiative, step.kind, cost, sums.cost,
                                       None, None, adapted.score, llmt.score(), s_mem))
             step_stats.append(None)
     final = adapted if results else base
@@ -267,7 +296,7 @@ def replay(
         higher_is_better=metric.higher_is_better,
         s_base=base.score,
         steps=tuple(results),
-        msr=minimal_supervision_rate(metric, feedback, final.stats),
+        msr=sums.msr(metric, final.stats),
         curve_area=curve_area(base.score, results, max_cost),
         max_cost=_max_cost(results, max_cost),
         stats_base=base.stats,
@@ -332,6 +361,24 @@ def minimal_supervision_rate(metric: Metric, feedback: float, final_stats: np.nd
     return 100.0 * (feedback + errors) / size
 
 
+def pooled_msr(feedback: float,
+               counts: Iterable[tuple[float, float] | None]) -> float | None:
+    """The Minimal Supervision Rate pooled over documents: (the feedback of them all + every
+    error left) / their summed reference size, in percent. `counts` are (errors, reference
+    size) as `Metric.errors` gives them: one pair per document, or one pair of the documents'
+    summed statistics (the same sums in another order, so not always the same last bit).
+    None when there is no pair, when any is None (not an error-count metric) or when the
+    reference size is 0. The one formula of `BundleReplay.msr` and of a simulated run's
+    summary (`llgui.sim.run`)."""
+    counts = list(counts)
+    if not counts or any(c is None for c in counts):
+        return None
+    size = sum(c[1] for c in counts)
+    if size <= 0:
+        return None
+    return 100.0 * (feedback + sum(c[0] for c in counts)) / size
+
+
 def curve_area(s_base: float, steps: Sequence[StepScores], max_cost: float | None = None) -> float:
     """Area under the learning curve (S_adapt against cumulative cost, a step function starting
     at S_base at cost 0) from 0 to `max_cost` (default: the total cost), divided by `max_cost`:
@@ -380,6 +427,17 @@ class BundleReplay:
     """Pooled memorise-only S_pen (`replay_bundle(memorise=True)`, paper mode), else None."""
     metric_impl: Metric | None = field(default=None, repr=False, compare=False)
     """The metric object the documents were scored with (scores S_base pooled, components)."""
+
+    @property
+    def msr(self) -> float | None:
+        """The pooled Minimal Supervision Rate (`pooled_msr`): every document's cost as
+        feedback, the errors left counted on the documents' summed final statistics; None for
+        metrics that count no errors."""
+        if self.metric_impl is None or not self.replays:
+            return None
+        final = np.sum([r.stats_final for r in self.replays], axis=0)
+        feedback = float(sum(r.total_cost for r in self.replays))
+        return pooled_msr(feedback, [self.metric_impl.errors(final)])
 
     def summaries(self) -> dict[str, "DocumentSummary"]:
         """Per document id: S_base, S_pen and the signed gain (computed once, then cached;

@@ -25,11 +25,17 @@ overlapping or touching segments merged.
 and each file's turns sorted (by start, end, speaker). A file with no turn line at all is an
 error ("no SPEAKER turns"): an empty system output is far more often a crashed run than a
 system that found no speech anywhere.
+
+`write_rttm` writes turns back (10 fields, onset and duration as Python's shortest float
+text). RTTM stores a duration, so `load_rttm` gives back start + (end - start), which may
+differ from the end in the last bit: whoever must score what a loader sees reads the file
+back (as `llgui simulate` does).
 """
 from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Sequence
 
 from llgui.core.diarization.edit import merge_spans
 from llgui.core.errors import Problems
@@ -199,3 +205,17 @@ def load_turns(path: str | Path) -> dict[str, tuple[Turn, ...]]:
     if Path(path).suffix.lower() == ".mdtm":
         return load_mdtm(path)
     return load_rttm(path)
+
+
+def format_rttm(uri: str, turns: Sequence[Turn]) -> str:
+    """The RTTM text of `turns` of file `uri`: one SPEAKER line per turn, in the order given."""
+    lines = [f"SPEAKER {uri} 1 {t.start!r} {t.end - t.start!r} <NA> <NA> {t.speaker} <NA> <NA>"
+             for t in turns]
+    return "\n".join(lines) + "\n"
+
+
+def write_rttm(path: str | Path, uri: str, turns: Sequence[Turn]) -> None:
+    """Write `format_rttm(uri, turns)` to `path` (atomically)."""
+    from llgui.utils.atomic import write_atomic   # not on the reading path's imports
+
+    write_atomic(Path(path), format_rttm(uri, turns))

@@ -72,6 +72,14 @@ def load_segments(path: str | Path) -> tuple[str, ...]:
     return tuple(lines)  # type: ignore[arg-type]  # no None left once no problem was found
 
 
+def write_segments(path: str | Path, segments) -> None:
+    """Write `segments`, one a line, each ended by "\\n" (atomically): what `load_segments`
+    reads back, for segments without line breaks (and a file of at least one segment)."""
+    from llgui.utils.atomic import write_atomic   # not on the reading path's imports
+
+    write_atomic(Path(path), "".join(segment + "\n" for segment in segments))
+
+
 def parse_line_range(value: object) -> tuple[int, int]:
     """(first, last) of a `lines = "FIRST-LAST"` selection: 1-based, inclusive, first <= last.
 

@@ -35,7 +35,7 @@ from llgui.core.cost import CostModel
 from llgui.core.diarization.track import DiarTrack
 from llgui.core.jobs import Cancelled, check
 from llgui.core.metrics import error_metrics
-from llgui.core.penalty import make_track, minimal_supervision_rate
+from llgui.core.penalty import PenaltyAccumulator, make_track
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
 from llgui.sim import protocol as P
 from llgui.sim.oracles import Move, Oracle, RefIndex, View, step_for
@@ -89,8 +89,9 @@ class RunResult:
 
 
 class _DocScores:
-    """Live penalised scores of one document for every metric; the same arithmetic, in the
-    same order, as `llgui.core.penalty.replay`, so `llgui replay` of the log agrees."""
+    """Live penalised scores of one document for every metric: one
+    `llgui.core.penalty.PenaltyAccumulator` per metric, the one `replay` uses, so `llgui
+    replay` of the log agrees to the last bit."""
 
     def __init__(self, document, metrics: Sequence[str], bundle: Bundle):
         self.tracks = {m: make_track(document, m, bundle.settings, bundle.cost,
@@ -99,11 +100,24 @@ class _DocScores:
         for track in diar[1:]:
             track.share_scoring(diar[0])
         self.base = {m: t.current() for m, t in self.tracks.items()}
-        self.penalty = {m: 0.0 for m in metrics}
+        self.sums = {m: PenaltyAccumulator(s.score) for m, s in self.base.items()}
         self.last = dict(self.base)
-        self.s_pen = {m: s.score for m, s in self.base.items()}
 
-    def add(self, step: Step) -> dict:
+    @property
+    def s_pen(self) -> dict:
+        """metric -> S_pen after the last step (S_base before any)."""
+        return {m: sums.s_pen for m, sums in self.sums.items()}
+
+    @property
+    def cost(self) -> float:
+        """The cost of the steps so far (every metric's accumulator sums the same costs)."""
+        return next(iter(self.sums.values())).cost
+
+    def msr(self, metric: str) -> float | None:
+        """The document's Minimal Supervision Rate under `metric` (None if not an error count)."""
+        return self.sums[metric].msr(self.tracks[metric].metric, self.last[metric].stats)
+
+    def add(self, step: Step, cost: float) -> dict:
         out = {}
         # every track's corrected and impaired before any advances: the diarization tracks
         # share one scorer, which stands at h_{n-1} until the first advance
@@ -112,10 +126,9 @@ class _DocScores:
         for m, track in self.tracks.items():
             cor, imp = judged[m]
             adapted = track.advance(step)
-            self.penalty[m] += imp.score - cor.score
             self.last[m] = adapted
-            self.s_pen[m] = adapted.score + self.penalty[m]
-            out[m] = (cor.score, imp.score, adapted.score, self.s_pen[m])
+            s_pen = self.sums[m].add(cost, cor.score, imp.score, adapted.score)
+            out[m] = (cor.score, imp.score, adapted.score, s_pen)
         return out
 
 
@@ -349,9 +362,8 @@ class Session:
             raise self._fault(f"out of turn: expected adapted, got {reply.type}")
         adapted = self._adapted(document, reply)
         step = step_for(move, document.id, self.step, initiative, cost, adapted)
-        scores = state.scores.add(step)
+        scores = state.scores.add(step, cost)
         state.steps += 1
-        state.cost += cost
         if isinstance(move.target, SentenceTarget):
             view.corrected_sentences.add(move.target.sentence - 1)
         else:
@@ -430,7 +442,7 @@ class Session:
             entry = {"s_base": state.scores.base[m].score,
                      "s_adapt": state.scores.last[m].score,
                      "s_pen": state.scores.s_pen[m]}
-            msr = minimal_supervision_rate(track.metric, state.cost, state.scores.last[m].stats)
+            msr = state.scores.msr(m)
             if msr is not None:
                 entry["msr"] = msr
                 errors[m] = track.metric.errors(state.scores.last[m].stats)
@@ -533,8 +545,13 @@ class _DocState:
     def __init__(self, document, mode, budget, scores, view):
         self.document, self.mode, self.budget = document, mode, budget
         self.scores, self.view = scores, view
-        self.steps, self.cost, self.done = 0, 0.0, False
+        self.steps, self.done = 0, False
         self.turns: dict[tuple, Turn] = {}     # (start, end, speaker) -> the Turn made once
+
+    @property
+    def cost(self) -> float:
+        """The budget spent: the cost of the document's steps so far."""
+        return self.scores.cost
 
 
 class _LazyRefs(dict):

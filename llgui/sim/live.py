@@ -276,9 +276,8 @@ class LiveSession(Session):
         if expect is not None:
             _check_same(step, expect, self.writer)
             extra = {"effort": expect.get("effort", extra["effort"])}
-        scores = state.scores.add(step)
+        scores = state.scores.add(step, cost)
         state.steps += 1
-        state.cost += cost
         if isinstance(move.target, SentenceTarget):
             state.view.corrected_sentences.add(move.target.sentence - 1)
         else:

@@ -11,18 +11,23 @@
 
 `bundle.toml` is rewritten (atomically) whenever a document's h0 arrives and when the first
 step is logged, so a run that fails at any moment leaves a folder that opens.
+
+`RunWriter` decides what goes where; each file is written by its format's writer in
+`llgui.io`, beside the reader that loads it back: `io.text.write_segments`,
+`io.rttm.write_rttm`, `io.interactions.step_line`, `io.bundle_writer.write_bundle`.
 """
 from __future__ import annotations
 
 import json
-import math
 import tomllib
 from pathlib import Path
-from typing import Sequence
 
+from llgui.core.types import Bundle, DiarDocument, Step
+from llgui.io.bundle_writer import write_bundle
+from llgui.io.interactions import TurnTexts, step_line
+from llgui.io.rttm import write_rttm
+from llgui.io.text import write_segments
 from llgui.utils.atomic import write_atomic
-from llgui.core.types import Bundle, DiarDocument, Step, Turn
-from llgui.sim.protocol import target_to_json, turns_to_json
 
 TIMING_FIELDS = ("elapsed_s", "started", "ended")
 """The fields that may differ between two runs with the same seed."""
@@ -52,29 +57,9 @@ def source_tables(bundle: Bundle) -> dict[str, dict]:
     return out
 
 
-def _toml_value(value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"cannot write {value!r} to TOML")
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=True)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    raise TypeError(f"cannot write {type(value).__name__} to TOML")
-
-
 def safe_name(doc_id: str) -> str:
     keep = "".join(c if c.isalnum() or c in "-_." else "_" for c in doc_id).lstrip(".")
     return keep or "doc"
-
-
-def write_turns_rttm(path: Path, uri: str, turns: Sequence[Turn]) -> None:
-    lines = [f"SPEAKER {uri} 1 {t.start!r} {t.end - t.start!r} <NA> <NA> {t.speaker} <NA> <NA>"
-             for t in turns]
-    write_atomic(path, "\n".join(lines) + "\n")
 
 
 class RunWriter:
@@ -90,8 +75,7 @@ class RunWriter:
         (self.out / "logs").mkdir(parents=True, exist_ok=True)
         self.log_path = self.out / "logs" / "system.jsonl"
         self._log = open(self.log_path, "w", encoding="utf-8", newline="\n")
-        self._turn_texts: dict[int, str] = {}     # id(turn) -> its JSON text
-        self._turns_alive: list = []              # ... and the turns, so ids stay theirs
+        self._turns_text = TurnTexts()
         self.write_bundle()
 
     # -- h0 -------------------------------------------------------------------------------------
@@ -102,10 +86,10 @@ class RunWriter:
         name = safe_name(document.id)
         if isinstance(document, DiarDocument):
             relative = f"hyp/{name}.rttm"
-            write_turns_rttm(self.out / relative, document.uri, hypothesis)
+            write_rttm(self.out / relative, document.uri, hypothesis)
         else:
             relative = f"hyp/{name}.txt"
-            write_atomic(self.out / relative, "".join(line + "\n" for line in hypothesis))
+            write_segments(self.out / relative, hypothesis)
         self.documents.append((document.id, relative))
         self.write_bundle()
         return self.out / relative
@@ -114,76 +98,34 @@ class RunWriter:
     def append_step(self, step: Step, elapsed: float, extra: dict | None = None) -> None:
         """One line of schema 1 plus `elapsed_s` (and `extra`, e.g. a live session's
         `effort`), written and flushed now."""
-        record: dict = {"doc": step.doc, "step": step.step, "initiative": step.initiative,
-                        "kind": step.kind, "target": target_to_json(step.target)}
-        answer = step.answer
-        if step.kind == "boundary" and answer is not None:
-            answer = [answer[0], answer[1]]
-        record["answer"] = answer
-        if step.cost is not None:
-            record["cost"] = step.cost
-        adapted = step.adapted
-        turns = None
-        if adapted is not None:
-            if adapted.lines is not None:
-                record["adapted"] = {"lines": {str(k): v for k, v in sorted(adapted.lines.items())}}
-            elif adapted.turns is not None:
-                turns = adapted.turns
         rest = dict(extra or {})
         rest["elapsed_s"] = round(float(elapsed), 6)
-        if turns is None:
-            record.update(rest)
-            line = json.dumps(record, ensure_ascii=False, allow_nan=False)
-        else:
-            # json.dumps of the whole record, with each turn's text made once per run (a
-            # show's thousands of turns are mostly the ones of the step before)
-            line = (json.dumps(record, ensure_ascii=False, allow_nan=False)[:-1]
-                    + ', "adapted": {"turns": [' + self._turns_json(turns)
-                    + "]}, " + json.dumps(rest, ensure_ascii=False, allow_nan=False)[1:])
+        line = step_line(step, rest, turns_text=self._turns_text)
         self._log.write(line + "\n")
         self._log.flush()
         self.steps += 1
         if self.steps == 1:
             self.write_bundle()
 
-    def _turns_json(self, turns) -> str:
-        """The items of json.dumps(turns_to_json(turns)), each turn's text made once and kept
-        by the turn's identity (the turn is kept alive with it, so an id is never reused)."""
-        texts, alive = self._turn_texts, self._turns_alive
-        for turn in [t for t in turns if id(t) not in texts]:
-            texts[id(turn)] = json.dumps(turns_to_json((turn,))[0], ensure_ascii=False,
-                                         allow_nan=False)
-            alive.append(turn)
-        return ", ".join([texts[i] for i in map(id, turns)])
-
     # -- bundle.toml and run.json -----------------------------------------------------------
     def write_bundle(self) -> None:
         b = self.bundle
-        lines = ["# Written by llgui simulate: h0 of every document as the hypothesis, the "
-                 "interaction log of the run.",
-                 "[bundle]", f"task = {_toml_value(b.task)}",
-                 f"name = {_toml_value((b.name or 'bundle') + ' (simulated)')}",
-                 f"metrics = {_toml_value(list(b.metrics))}", ""]
-        if b.settings:
-            lines.append("[settings]")
-            lines += [f"{k} = {_toml_value(v)}" for k, v in b.settings.items()]
-            lines.append("")
-        lines.append("[cost]")
-        lines += [f"{k} = {_toml_value(v)}" for k, v in b.cost.to_dict().items()]
-        lines.append("")
         by_id = {d.id: d for d in b.documents}
+        documents = []
         for doc_id, relative in self.documents:
             doc = by_id[doc_id]
             table = self.tables.get(doc_id, {})
-            lines += ["[[documents]]", f"id = {_toml_value(doc_id)}",
-                      f"time = {_toml_value(doc.time.text if doc.time.is_date else doc.time.value)}"]
-            for key in ("uri", "references", "source", "uem"):
-                if key in table:
-                    lines.append(f"{key} = {_toml_value(table[key])}")
-            lines += [f"hypothesis = {_toml_value(relative)}", ""]
-        if self.steps:
-            lines += ["[interactions]", 'log = "logs/system.jsonl"', ""]
-        write_atomic(self.out / "bundle.toml", "\n".join(lines))
+            documents.append({"id": doc_id,
+                              "time": doc.time.text if doc.time.is_date else doc.time.value,
+                              **{k: table[k] for k in ("uri", "references", "source", "uem")
+                                 if k in table},
+                              "hypothesis": relative})
+        write_bundle(self.out / "bundle.toml",
+                     comment="Written by llgui simulate: h0 of every document as the "
+                             "hypothesis, the interaction log of the run.",
+                     task=b.task, name=(b.name or "bundle") + " (simulated)",
+                     metrics=b.metrics, settings=b.settings, cost=b.cost.to_dict(),
+                     documents=documents, log="logs/system.jsonl" if self.steps else None)
 
     def write_run(self, run: dict) -> None:
         write_atomic(self.out / "run.json", json.dumps(run, indent=2, ensure_ascii=False,

@@ -21,6 +21,7 @@ from typing import Mapping, Union
 import numpy as np
 
 from llgui.core.errors import SystemFailed
+from llgui.io.interactions import target_to_json, turns_to_json
 from llgui.core.types import (
     DIAR_KINDS, MT_KINDS, PointTarget, SameTarget, SentenceTarget, SpanTarget, Target, Turn,
 )
@@ -181,26 +182,6 @@ class _Bad(ValueError):
 
 # --------------------------------------------------------------------------------------------
 # Writer
-
-
-def target_to_json(target: Target) -> dict:
-    if isinstance(target, SentenceTarget):
-        return {"sentence": target.sentence}
-    if isinstance(target, SameTarget):
-        out: dict = {"t1": target.t1, "t2": target.t2}
-        if target.doc2 is not None:
-            out["doc2"] = target.doc2
-        return out
-    if isinstance(target, PointTarget):
-        return {"t": target.t}
-    if isinstance(target, SpanTarget):
-        return {"start": target.start, "end": target.end}
-    raise TypeError(f"not a target: {target!r}")
-
-
-def turns_to_json(turns) -> list:
-    return [[float(t[0]), float(t[1]), str(t[2])] if not isinstance(t, Turn)
-            else [t.start, t.end, t.speaker] for t in turns]
 
 
 def to_json(message) -> dict:

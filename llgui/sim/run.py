@@ -22,6 +22,7 @@ from typing import Callable, Sequence
 from llgui.utils.atomic import write_atomic
 from llgui.core.errors import SystemFailed
 from llgui.core.metrics import error_metrics
+from llgui.core.penalty import pooled_msr
 from llgui.core.reports.oracle_panel import Panel, PanelRun, make_panel
 from llgui.sim.driver import RunResult, Session
 from llgui.sim.oracles import make_oracle, oracle_folder
@@ -90,11 +91,7 @@ def run_summary(result: RunResult, metric: str, msr_metric: str | None) -> Panel
         return float(sum(values) / len(values)) if values else None
     msr = None
     if msr_metric is not None:
-        errors = [d.errors.get(msr_metric) for d in docs]
-        if docs and all(e is not None for e in errors):
-            size = sum(e[1] for e in errors)
-            if size > 0:
-                msr = 100.0 * (sum(d.cost for d in docs) + sum(e[0] for e in errors)) / size
+        msr = pooled_msr(sum(d.cost for d in docs), [d.errors.get(msr_metric) for d in docs])
     return PanelRun(system="", oracle="", s_base=mean("s_base"), s_adapt=mean("s_adapt"),
                     s_pen=mean("s_pen"), msr=msr, cost=float(sum(d.cost for d in docs)),
                     exit=result.exit)

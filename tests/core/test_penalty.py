@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from llgui.core.penalty import StepScores, curve_area, replay_bundle
+from llgui.core.penalty import (PenaltyAccumulator, StepScores, curve_area, pooled_msr,
+                                replay_bundle)
 from llgui.io.bundle import load_bundle
 from tests.conftest import DEMO
 
@@ -106,3 +107,83 @@ def test_pooled_penalised_bleu_equals_sacrebleu_on_the_stream():
     pooled_final = bleu([s for h in current for s in h])
     assert result.pooled_adapt == pytest.approx(pooled_final, abs=1e-9)
     assert result.pooled_pen == pytest.approx(pooled_final + penalty, abs=1e-9)
+
+
+class _ErrorCount:
+    """A metric whose statistics are (errors, reference size), as TER's."""
+
+    def errors(self, stats):
+        return float(stats[0]), float(stats[1])
+
+
+class _NoErrors:
+    def errors(self, stats):
+        return None
+
+
+def test_accumulator_by_hand():
+    sums = PenaltyAccumulator(40.0)
+    assert (sums.s_pen, sums.cost, sums.penalty) == (40.0, 0.0, 0.0)
+    # an error rate: the penalty adds (S_imp > S_cor); floats that do not add exactly, so
+    # another order of the same sums ((penalty + S_imp) - S_cor: 4.880000000000003) fails
+    assert sums.add(0.1, 21.44, 26.17, 25.0) == 25.0 + (26.17 - 21.44)
+    assert sums.add(0.2, 55.07, 55.22, 22.0) == 22.0 + ((26.17 - 21.44) + (55.22 - 55.07))
+    assert sums.penalty == 4.879999999999999
+    assert sums.cost == 0.1 + 0.2 == 0.30000000000000004
+    assert sums.add_cost(1.0) == 0.1 + 0.2 + 1.0
+    assert sums.s_pen == 22.0 + 4.879999999999999   # add_cost leaves S_pen
+    # MSR: (feedback = the cost + errors left) / reference size
+    assert sums.msr(_ErrorCount(), np.array([3.0, 8.0])) == 100.0 * ((0.1 + 0.2 + 1.0) + 3.0) / 8.0
+    assert sums.msr(_NoErrors(), np.array([3.0, 8.0])) is None
+    assert math.isnan(sums.msr(_ErrorCount(), np.array([3.0, 0.0])))
+
+
+@pytest.mark.parametrize("task, metric", [("mt", "ter"), ("mt", "bleu"), ("diarization", "der")])
+def test_replay_is_the_accumulator_to_the_last_bit(task, metric):
+    """Every S_pen, cumulative cost and the MSR of a replay are what one accumulator fed the
+    steps' scores gives, compared with == (the simulation driver uses the same accumulator)."""
+    bundle = load_bundle(DEMO / task / "bundle.toml")
+    result = replay_bundle(bundle, metric, memorise=True)
+    checked = 0
+    for r in result.replays:
+        sums, memorised = PenaltyAccumulator(r.s_base), PenaltyAccumulator()
+        for s in r.steps:
+            assert sums.add(s.cost, s.s_cor, s.s_imp, s.s_adapt) == s.s_pen
+            assert sums.cost == s.cum_cost
+            checked += 1
+        assert (r.msr is None) == (metric == "bleu")
+        if r.msr is not None:
+            assert sums.msr(result.metric_impl, r.stats_final) == r.msr
+        # the memorise-only chain: S_pen from its own accumulator (cost plays no part)
+        for s, (cor, imp, adapt) in zip(r.steps, r.memorise_stats):
+            metric_of = result.metric_impl.score
+            assert memorised.add(0.0, metric_of(cor), metric_of(imp),
+                                 metric_of(adapt)) == s.s_pen_memorise
+    assert checked > 10
+
+
+def test_pooled_msr_by_hand():
+    assert pooled_msr(4.0, [(1.0, 10.0), (2.0, 30.0)]) == 100.0 * (4.0 + 3.0) / 40.0
+    # the sums in the order given: 0.1 + 0.2 is not 0.3
+    assert pooled_msr(0.0, [(0.1, 1.0), (0.2, 1.0)]) == 100.0 * (0.1 + 0.2) / 2.0
+    assert pooled_msr(1.0, [(0.30000000000000004, 2.0)]) == 100.0 * 1.3 / 2.0
+    assert pooled_msr(1.0, []) is None                           # no document
+    assert pooled_msr(1.0, [(1.0, 10.0), None]) is None          # one not an error count
+    assert pooled_msr(1.0, [(0.0, 0.0), (0.0, 0.0)]) is None     # nothing to measure against
+
+
+def test_pooled_msr_of_a_bundle_replay():
+    """BundleReplay.msr: all documents' cost + the errors of their summed final statistics,
+    over the summed reference size (DER seconds here); None for BLEU."""
+    bundle = load_bundle(DEMO / "diarization" / "bundle.toml")
+    result = replay_bundle(bundle, "der")
+    final = np.sum([r.stats_final for r in result.replays], axis=0)
+    errors, size = result.metric_impl.errors(final)
+    cost = sum(r.total_cost for r in result.replays)
+    assert cost > 0 and errors > 0
+    assert result.msr == 100.0 * (cost + errors) / size
+    # within rounding of the per-document pooling (the same sums in another order)
+    per_document = pooled_msr(cost, [result.metric_impl.errors(r.stats_final)
+                                     for r in result.replays])
+    assert result.msr == pytest.approx(per_document, rel=1e-12)
+    assert replay_bundle(load_bundle(DEMO / "mt" / "bundle.toml"), "bleu").msr is None

@@ -331,3 +331,71 @@ def test_missing_log(tmp_path):
 def test_bad_task_argument_is_a_programming_error(tmp_path):
     with pytest.raises(ValueError):
         load_log(tmp_path / "log.jsonl", task="asr")
+
+
+# --------------------------------------------------------------------------------------------
+# The writer: what step_line writes, load_log reads back
+
+from llgui.io.interactions import TurnTexts, step_line  # noqa: E402
+
+_TURNS = (Turn(0.1, 0.1 + 0.2, "spk 1 é"), Turn(0.2, 7.5, 'q"\\x'),
+          Turn(1e-7, 1e5 + 0.1, "Ünï☃😀"), Turn(3.0, 4.0, "<NA>"))
+
+
+def _mt_steps(doc: str) -> list[Step]:
+    return [
+        Step(doc, 1, "active", "reference", SentenceTarget(2), None, 0.1 + 0.2,
+             Adapted(lines={2: "Ref ☃ «x»", 10: "tab\there", 1: 'q"\\ 😀'})),
+        Step(doc, 2, "interactive", "post_edit", SentenceTarget(10), "post\u00a0édité 😀",
+             None, None),
+        Step(doc, 3, "active", "reference", SentenceTarget(1), None, 4, Adapted(lines={})),
+    ]
+
+
+def _diar_steps(doc: str) -> list[Step]:
+    return [
+        Step(doc, 1, "active", "same", SameTarget(0.1, 0.1 + 0.2, "autre doc ☃"), True, 6.0,
+             Adapted(turns=tuple(sorted(_TURNS)))),
+        Step(doc, 2, "active", "same", SameTarget(5e-324, 1e5, None), False, 0.0, None),
+        Step(doc, 3, "interactive", "boundary", PointTarget(2.5), (0.1, 0.30000000000000004),
+             None, Adapted(turns=())),
+        Step(doc, 4, "interactive", "name", PointTarget(0.0), "spk 1 é", 1e-9,
+             Adapted(turns=tuple(sorted(_TURNS[:2])))),
+        Step(doc, 5, "interactive", "segment", SpanTarget(0.1, 0.2), None, 3.0, None),
+    ]
+
+
+@pytest.mark.parametrize("task, doc", [("mt", "nëws ☃/1 \"q\" 😀"), ("diarization", "shöw 😀")])
+def test_log_lines_written_then_read(tmp_path, task, doc):
+    steps = _mt_steps(doc) if task == "mt" else _diar_steps(doc)
+    extras = [None, {"elapsed_s": 0.1 + 0.2}, {"effort": {"seconds": 1.5, "keystrokes": 3},
+                                               "elapsed_s": 0.25}]
+    cached = TurnTexts()
+    lines = []
+    for i, step in enumerate(steps):
+        extra = extras[i % len(extras)]
+        line = step_line(step, extra)
+        # the writer's own text is json.dumps of the record, with or without the turn cache
+        assert step_line(step, extra, turns_text=cached) == line
+        assert step_line(step, extra, turns_text=cached) == line     # from the cache
+        record = json.loads(line)
+        assert list(record)[:5] == ["doc", "step", "initiative", "kind", "target"]
+        assert json.dumps(record, ensure_ascii=False) == line
+        for key, value in (extra or {}).items():
+            assert record[key] == value
+        lines.append(line)
+    path = write(tmp_path / "log.jsonl", "".join(line + "\n" for line in lines))
+    back = load_log(path, task=task)
+    assert back == tuple(steps)     # floats compared with ==: the same bits
+    if task == "diarization":
+        assert back[0].adapted.turns[1] == Turn(0.1, 0.30000000000000004, "spk 1 é")
+        assert back[0].target.t2 == 0.30000000000000004
+    else:
+        assert back[0].cost == 0.30000000000000004
+
+
+def test_step_line_of_an_empty_extra_is_still_json():
+    step = _diar_steps("d")[0]
+    for extra in (None, {}):
+        assert json.loads(step_line(step, extra))["adapted"]["turns"][0] == [
+            1e-7, 1e5 + 0.1, "Ünï☃😀"]

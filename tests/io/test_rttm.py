@@ -264,3 +264,50 @@ def test_reference_uems(reference_data):
         theirs = pyannote_load_uem(str(path))
         assert {uri: tuple((s.start, s.end) for s in timeline) for uri, timeline in
                 theirs.items()} == ours
+
+
+# --------------------------------------------------------------------------------------------
+# The writer: what write_rttm writes, load_rttm reads back
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from llgui.io.rttm import format_rttm, write_rttm  # noqa: E402
+
+# Labels and file names as they come: anything without whitespace (RTTM's field separator)
+_LABEL = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12).filter(
+    lambda s: s.split() == [s])
+_SECONDS = st.one_of(st.floats(0, 1e5, allow_nan=False), st.integers(0, 10**5).map(float),
+                     st.sampled_from([0.1, 0.2, 0.1 + 0.2, 1e-7, 5e-324, 1234.5678901234567]))
+
+
+def _read_back(turns) -> tuple[Turn, ...]:
+    """What load_rttm gives for `turns`: RTTM stores the duration, so an end comes back as
+    start + (end - start) (not always the end's last bit); turns left empty are skipped."""
+    back = [Turn(t.start, t.start + (t.end - t.start), t.speaker) for t in turns]
+    return tuple(sorted(t for t in back if t.end > t.start))
+
+
+def test_rttm_written_then_read_awkward_labels_and_floats(tmp_path):
+    turns = [Turn(0.1, 0.1 + 0.2, "spk-1"), Turn(0.2, 0.30000000000000004, "Ünï☃😀"),
+             Turn(1e-7, 2.5, "<NA>"), Turn(3.0, 1e5 + 0.1, "0.5"), Turn(7.0, 9.0, ";x"),
+             Turn(2.5, 2.75, "SPEAKER"), Turn(1234.5678901234567, 1300.1, 'q"\\')]
+    path = tmp_path / "h.rttm"
+    write_rttm(path, "NEWS_2023-é", turns)
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("SPEAKER NEWS_2023-é 1 0.1 0.20000000000000004 <NA> <NA> spk-1 "
+                           "<NA> <NA>\n")
+    assert text == format_rttm("NEWS_2023-é", turns)
+    assert load_rttm(path) == {"NEWS_2023-é": _read_back(turns)}
+    # the end's last bit, which RTTM cannot keep: 2.28 + (6.54 - 2.28) is not 6.54
+    write_rttm(path, "f", [Turn(2.28, 6.54, "A")])
+    assert load_rttm(path) == {"f": (Turn(2.28, 6.539999999999999, "A"),)}
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(uri=_LABEL, raw=st.lists(st.tuples(_SECONDS, _SECONDS, _LABEL), min_size=1,
+                                max_size=8))
+def test_rttm_round_trip_fuzzed(tmp_path_factory, uri, raw):
+    turns = [Turn(min(a, b), max(a, b), spk) for a, b, spk in raw]
+    path = tmp_path_factory.mktemp("rttm") / "h.rttm"
+    write_rttm(path, uri, turns)
+    assert load_rttm(path) == {uri: _read_back(turns)}

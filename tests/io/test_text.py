@@ -116,3 +116,20 @@ def test_wmt17_bom_is_kept_so_bleu_matches(reference_data, expected):
     bleu = sacrebleu.corpus_bleu(list(hyp), [list(ref)]).score
     assert bleu == pytest.approx(system["computed_here_sacrebleu_2.6.0"]["BLEU_13a"], abs=1e-9)
     assert round(bleu, 2) == system["published"]["BLEU_mteval-v13a"]
+
+
+# --------------------------------------------------------------------------------------------
+# The writer: what write_segments writes, load_segments reads back
+
+from llgui.io.text import write_segments  # noqa: E402
+
+
+@pytest.mark.parametrize("segments", [
+    ("one",),
+    ("",),                                             # one empty segment
+    ("\ufeffBOM kept", "", "  spaces kept  ", "tab\tin", "é ☃ 😀", "", ""),
+])
+def test_segments_written_then_read(tmp_path, segments):
+    path = tmp_path / "h.txt"
+    write_segments(path, segments)
+    assert load_segments(path) == segments

@@ -89,6 +89,10 @@ class Replay:
         default=None, repr=False
     )
     memorise_final: np.ndarray | None = field(default=None, repr=False)
+    msr_cost: float | None = None
+    """The MSR with the cost model's cost as feedback (the older rule, `PenaltyAccumulator`)."""
+    feedback: float = 0.0
+    """The document's feedback in error units (`feedback_of`), the MSR's."""
 
     @property
     def s_adapt(self) -> float:
@@ -185,22 +189,29 @@ class StepView:
 class PenaltyAccumulator:
     """The running sums of one document, step by step: fed each step's cost and its S_cor,
     S_imp and S_adapt, it gives S_pen,n = S_adapt,n + sum_{k<=n} (S_imp,k - S_cor,k), the
-    cumulative cost and, at the end, the Minimal Supervision Rate (the cost is its feedback).
+    cumulative cost and, at the end, the Minimal Supervision Rate.
+
+    The MSR's feedback is counted as the errors each correction removes (Geoffrois 2016,
+    section 3.1; `feedback_of`), so a system that only memorises what it is told sits at its
+    initial error rate; `msr_cost` is the older rule with the cost model's cost as feedback.
 
     The one place this arithmetic is written: `replay` (and its memorise-only chain) and the
     simulation's live scores (`llgui.sim.driver`) both use it, so a simulated run and the
     replay of its log agree to the last bit."""
 
-    __slots__ = ("penalty", "cost", "s_pen")
+    __slots__ = ("penalty", "cost", "feedback", "s_pen")
 
     def __init__(self, s_base: float = 0.0):
         self.penalty = 0.0      # sum_{k<=n} (S_imp,k - S_cor,k)
-        self.cost = 0.0         # cumulative cost, the MSR's feedback
+        self.cost = 0.0         # cumulative cost (the learning curve's axis)
+        self.feedback = 0.0     # cumulative feedback in error units, the MSR's
         self.s_pen = s_base     # S_pen after the last step (S_base before any)
 
-    def add(self, cost: float, s_cor: float, s_imp: float, s_adapt: float) -> float:
-        """One step: its cost and scores; returns S_pen,n."""
+    def add(self, cost: float, s_cor: float, s_imp: float, s_adapt: float,
+            feedback: float = 0.0) -> float:
+        """One step: its cost, scores and feedback (`feedback_of`); returns S_pen,n."""
         self.cost += cost
+        self.feedback += feedback
         self.penalty += s_imp - s_cor
         self.s_pen = s_adapt + self.penalty
         return self.s_pen
@@ -211,9 +222,24 @@ class PenaltyAccumulator:
         return self.cost
 
     def msr(self, metric: Metric, final_stats: np.ndarray) -> float | None:
-        """The document's Minimal Supervision Rate with the final hypothesis' statistics
-        (`minimal_supervision_rate`, the cumulative cost as feedback)."""
+        """The document's Minimal Supervision Rate, feedback in error units (Geoffrois)."""
+        return minimal_supervision_rate(metric, self.feedback, final_stats)
+
+    def msr_cost(self, metric: Metric, final_stats: np.ndarray) -> float | None:
+        """The same ratio with the cumulative cost as feedback (the rule before issue 27:
+        reference words or word edits for MT, seconds listened for diarization)."""
         return minimal_supervision_rate(metric, self.cost, final_stats)
+
+
+def feedback_of(metric: Metric, seen_stats: np.ndarray, corrected_stats: np.ndarray) -> float:
+    """A step's feedback in the metric's error unit (Geoffrois 2016, section 3.1: feedback
+    counts as the errors it corrects): the errors of the hypothesis the human saw minus those
+    of its corrected version (TER/WER edits, DER seconds). 0 for a metric that counts no
+    errors."""
+    seen = metric.errors(seen_stats)
+    if seen is None:
+        return 0.0
+    return float(seen[0] - metric.errors(corrected_stats)[0])
 
 
 def replay(
@@ -273,10 +299,12 @@ def replay(
                 s_mem = mem_llmt.score()
         cost = float(track.cost(step, cost_model))
         if llmt is None:
+            seen = adapted   # h_{n-1}: the hypothesis the human saw
             cor = track.corrected(step)
             imp = track.impaired(step)
             adapted = track.advance(step)
-            s_pen = sums.add(cost, cor.score, imp.score, adapted.score)
+            s_pen = sums.add(cost, cor.score, imp.score, adapted.score,
+                             feedback_of(metric, seen.stats, cor.stats))
             results.append(StepScores(step.step, step.initiative, step.kind, cost, sums.cost,
                                       cor.score, imp.score, adapted.score, s_pen, s_mem))
             step_stats.append((cor.stats, imp.stats, adapted.stats))
@@ -297,6 +325,8 @@ def replay(
         s_base=base.score,
         steps=tuple(results),
         msr=sums.msr(metric, final.stats),
+        msr_cost=sums.msr_cost(metric, final.stats),
+        feedback=sums.feedback,
         curve_area=curve_area(base.score, results, max_cost),
         max_cost=_max_cost(results, max_cost),
         stats_base=base.stats,
@@ -350,8 +380,8 @@ class _LlmtState:
 def minimal_supervision_rate(metric: Metric, feedback: float, final_stats: np.ndarray) -> float | None:
     """MSR = (sum of feedback + errors left at the end) / reference size, in percent (Geoffrois
     2016). Defined for error-count metrics only (TER/WER words, DER seconds); None otherwise.
-    Feedback is the steps' cost, so it is in error units only with the cost model's default
-    weights of 1."""
+    `feedback` in the same unit as the errors (`feedback_of`) for Geoffrois's MSR, or the
+    steps' cost for the older rule (`PenaltyAccumulator.msr_cost`)."""
     counts = metric.errors(final_stats)
     if counts is None:
         return None
@@ -430,9 +460,18 @@ class BundleReplay:
 
     @property
     def msr(self) -> float | None:
-        """The pooled Minimal Supervision Rate (`pooled_msr`): every document's cost as
-        feedback, the errors left counted on the documents' summed final statistics; None for
-        metrics that count no errors."""
+        """The pooled Minimal Supervision Rate (`pooled_msr`): every document's feedback in
+        error units (`feedback_of`), the errors left counted on the documents' summed final
+        statistics; None for metrics that count no errors."""
+        if self.metric_impl is None or not self.replays:
+            return None
+        final = np.sum([r.stats_final for r in self.replays], axis=0)
+        feedback = float(sum(r.feedback for r in self.replays))
+        return pooled_msr(feedback, [self.metric_impl.errors(final)])
+
+    @property
+    def msr_cost(self) -> float | None:
+        """The pooled MSR with the cost model's cost as feedback (the older rule)."""
         if self.metric_impl is None or not self.replays:
             return None
         final = np.sum([r.stats_final for r in self.replays], axis=0)

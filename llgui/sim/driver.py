@@ -35,7 +35,7 @@ from llgui.core.cost import CostModel
 from llgui.core.diarization.track import DiarTrack
 from llgui.core.jobs import Cancelled, check
 from llgui.core.metrics import error_metrics
-from llgui.core.penalty import PenaltyAccumulator, make_track
+from llgui.core.penalty import PenaltyAccumulator, feedback_of, make_track
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
 from llgui.sim import protocol as P
 from llgui.sim.oracles import Move, Oracle, RefIndex, View, step_for
@@ -72,6 +72,7 @@ class DocumentResult:
     cost: float
     scores: dict           # metric -> {"s_base", "s_adapt", "s_pen", "msr"?}
     errors: dict = field(default_factory=dict)  # metric -> (final errors, reference size)
+    feedback: dict = field(default_factory=dict)  # metric -> feedback in its error unit (MSR)
 
 
 @dataclass(frozen=True)
@@ -125,9 +126,11 @@ class _DocScores:
                   for m, track in self.tracks.items()}
         for m, track in self.tracks.items():
             cor, imp = judged[m]
+            seen = self.last[m]   # h_{n-1}
             adapted = track.advance(step)
             self.last[m] = adapted
-            s_pen = self.sums[m].add(cost, cor.score, imp.score, adapted.score)
+            s_pen = self.sums[m].add(cost, cor.score, imp.score, adapted.score,
+                                     feedback_of(track.metric, seen.stats, cor.stats))
             out[m] = (cor.score, imp.score, adapted.score, s_pen)
         return out
 
@@ -435,7 +438,7 @@ class Session:
         """Close the current document: end_document to the system, its summary."""
         state = self._doc_state
         self._send(P.EndDocument(state.document.id))
-        scores, errors = {}, {}
+        scores, errors, feedback = {}, {}, {}
         for m in self.metrics + [e for e in error_metrics(self.bundle.task)
                                  if e in self._score_metrics and e not in self.metrics]:
             track = state.scores.tracks[m]
@@ -445,10 +448,13 @@ class Session:
             msr = state.scores.msr(m)
             if msr is not None:
                 entry["msr"] = msr
+                entry["msr_cost"] = state.scores.sums[m].msr_cost(track.metric,
+                                                                  state.scores.last[m].stats)
                 errors[m] = track.metric.errors(state.scores.last[m].stats)
+                feedback[m] = state.scores.sums[m].feedback
             scores[m] = entry
         result = DocumentResult(state.document.id, state.mode, state.budget, state.steps,
-                                state.cost, scores, errors)
+                                state.cost, scores, errors, feedback)
         self.results.append(result)
         self._doc_state = None
         self.doc, self.step = None, 0

@@ -91,7 +91,8 @@ def run_summary(result: RunResult, metric: str, msr_metric: str | None) -> Panel
         return float(sum(values) / len(values)) if values else None
     msr = None
     if msr_metric is not None:
-        msr = pooled_msr(sum(d.cost for d in docs), [d.errors.get(msr_metric) for d in docs])
+        msr = pooled_msr(sum(d.feedback.get(msr_metric, 0.0) for d in docs),
+                         [d.errors.get(msr_metric) for d in docs])
     return PanelRun(system="", oracle="", s_base=mean("s_base"), s_adapt=mean("s_adapt"),
                     s_pen=mean("s_pen"), msr=msr, cost=float(sum(d.cost for d in docs)),
                     exit=result.exit)

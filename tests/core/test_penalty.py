@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from llgui.core.penalty import (PenaltyAccumulator, StepScores, curve_area, pooled_msr,
-                                replay_bundle)
+from llgui.core.penalty import (PenaltyAccumulator, StepScores, curve_area, feedback_of,
+                                make_track, pooled_msr, replay_bundle)
 from llgui.io.bundle import load_bundle
 from tests.conftest import DEMO
 
@@ -59,8 +59,20 @@ def test_series_and_aggregates_of_the_demo_diarization():
     final = next(s.adapted.turns for s in reversed(steps) if s.adapted is not None)
     left = pyannote_der_components(first.reference, final, uem=first.uem)
     r = result.replays[0]
-    assert r.msr == pytest.approx(
+    assert r.msr_cost == pytest.approx(
         100 * (r.total_cost + left.miss + left.false_alarm + left.confusion) / left.total,
+        abs=1e-9)
+    # Geoffrois's MSR: the feedback is the error seconds the corrections removed, each counted
+    # by pyannote on the hypothesis the human saw and on its corrected version
+    track = make_track(first, "der", bundle.settings, bundle.cost, bundle.documents)
+    feedback = 0.0
+    for step in steps:
+        seen = track.current().stats
+        feedback += (result.metric_impl.errors(seen)[0]
+                     - result.metric_impl.errors(track.corrected(step).stats)[0])
+        track.advance(step)
+    assert r.msr == pytest.approx(
+        100 * (feedback + left.miss + left.false_alarm + left.confusion) / left.total,
         abs=1e-9)
 
 
@@ -132,8 +144,13 @@ def test_accumulator_by_hand():
     assert sums.cost == 0.1 + 0.2 == 0.30000000000000004
     assert sums.add_cost(1.0) == 0.1 + 0.2 + 1.0
     assert sums.s_pen == 22.0 + 4.879999999999999   # add_cost leaves S_pen
-    # MSR: (feedback = the cost + errors left) / reference size
-    assert sums.msr(_ErrorCount(), np.array([3.0, 8.0])) == 100.0 * ((0.1 + 0.2 + 1.0) + 3.0) / 8.0
+    # msr_cost: (the cost + errors left) / reference size; msr: (the feedback + errors left)
+    assert sums.msr_cost(_ErrorCount(), np.array([3.0, 8.0])) == \
+        100.0 * ((0.1 + 0.2 + 1.0) + 3.0) / 8.0
+    assert sums.msr(_ErrorCount(), np.array([3.0, 8.0])) == 100.0 * 3.0 / 8.0   # no feedback
+    sums.add(0.0, 1.0, 2.0, 1.0, feedback=2.5)
+    assert sums.feedback == 2.5
+    assert sums.msr(_ErrorCount(), np.array([3.0, 8.0])) == 100.0 * (2.5 + 3.0) / 8.0
     assert sums.msr(_NoErrors(), np.array([3.0, 8.0])) is None
     assert math.isnan(sums.msr(_ErrorCount(), np.array([3.0, 0.0])))
 
@@ -147,13 +164,18 @@ def test_replay_is_the_accumulator_to_the_last_bit(task, metric):
     checked = 0
     for r in result.replays:
         sums, memorised = PenaltyAccumulator(r.s_base), PenaltyAccumulator()
-        for s in r.steps:
-            assert sums.add(s.cost, s.s_cor, s.s_imp, s.s_adapt) == s.s_pen
+        seen = r.stats_base
+        for s, stats in zip(r.steps, r.step_stats):
+            feedback = (feedback_of(result.metric_impl, seen, stats[0]) if stats is not None
+                        else 0.0)
+            assert sums.add(s.cost, s.s_cor, s.s_imp, s.s_adapt, feedback) == s.s_pen
             assert sums.cost == s.cum_cost
+            seen = stats[2] if stats is not None else seen
             checked += 1
         assert (r.msr is None) == (metric == "bleu")
         if r.msr is not None:
             assert sums.msr(result.metric_impl, r.stats_final) == r.msr
+            assert sums.msr_cost(result.metric_impl, r.stats_final) == r.msr_cost
         # the memorise-only chain: S_pen from its own accumulator (cost plays no part)
         for s, (cor, imp, adapt) in zip(r.steps, r.memorise_stats):
             metric_of = result.metric_impl.score
@@ -173,17 +195,63 @@ def test_pooled_msr_by_hand():
 
 
 def test_pooled_msr_of_a_bundle_replay():
-    """BundleReplay.msr: all documents' cost + the errors of their summed final statistics,
+    """BundleReplay.msr: all documents' feedback + the errors of their summed final statistics,
     over the summed reference size (DER seconds here); None for BLEU."""
     bundle = load_bundle(DEMO / "diarization" / "bundle.toml")
     result = replay_bundle(bundle, "der")
     final = np.sum([r.stats_final for r in result.replays], axis=0)
     errors, size = result.metric_impl.errors(final)
     cost = sum(r.total_cost for r in result.replays)
-    assert cost > 0 and errors > 0
-    assert result.msr == 100.0 * (cost + errors) / size
+    feedback = sum(r.feedback for r in result.replays)
+    assert cost > 0 and errors > 0 and feedback > 0
+    assert result.msr == 100.0 * (feedback + errors) / size
+    assert result.msr_cost == 100.0 * (cost + errors) / size
     # within rounding of the per-document pooling (the same sums in another order)
-    per_document = pooled_msr(cost, [result.metric_impl.errors(r.stats_final)
-                                     for r in result.replays])
+    per_document = pooled_msr(feedback, [result.metric_impl.errors(r.stats_final)
+                                         for r in result.replays])
     assert result.msr == pytest.approx(per_document, rel=1e-12)
     assert replay_bundle(load_bundle(DEMO / "mt" / "bundle.toml"), "bleu").msr is None
+
+
+def test_a_memoriser_sits_exactly_at_its_initial_error_rate(reference_data, tmp_path):
+    """Geoffrois (LREC 2016, section 3.1): feedback counts as the errors it corrects, so a
+    system that only memorises the references it receives has an MSR equal to its initial
+    error rate, the neutral point. WMT23 de-en ONLINE-B, lines 1-120 as one document, 40
+    `reference` requests answered by the reference and memorised; TER from sacrebleu itself
+    (issue 27, item 4: the cost rule put this memoriser above its initial TER)."""
+    import json
+
+    from sacrebleu.metrics import TER
+
+    from llgui.cli.main import main
+
+    root = reference_data / "wmt23-general" / "txt"
+    ref = (root / "references" / "generaltest2023.de-en.ref.refA.en").read_text(
+        encoding="utf-8").splitlines()[:120]
+    hyp = (root / "system-outputs" / "generaltest2023.de-en.hyp.ONLINE-B.en").read_text(
+        encoding="utf-8").splitlines()[:120]
+    (tmp_path / "ref.en").write_text("\n".join(ref) + "\n", encoding="utf-8")
+    (tmp_path / "hyp.en").write_text("\n".join(hyp) + "\n", encoding="utf-8")
+    asked = list(range(1, 121, 3))   # every third sentence
+    with open(tmp_path / "log.jsonl", "w", encoding="utf-8") as log:
+        for n, sentence in enumerate(asked, 1):
+            log.write(json.dumps({"doc": "deen", "step": n, "initiative": "active",
+                                  "kind": "reference", "target": {"sentence": sentence},
+                                  "adapted": {"lines": {str(sentence): ref[sentence - 1]}}})
+                      + "\n")
+    (tmp_path / "bundle.toml").write_text(
+        '[bundle]\ntask = "mt"\nmetrics = ["ter"]\n[[documents]]\nid = "deen"\ntime = 1\n'
+        'references = ["ref.en"]\nhypothesis = "hyp.en"\n[interactions]\nlog = "log.jsonl"\n',
+        encoding="utf-8")
+    import contextlib
+    import io
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert main(["replay", str(tmp_path / "bundle.toml"), "--doc", "deen", "--metric",
+                     "ter", "--format", "json"]) == 0
+    report = json.loads(buffer.getvalue())
+    initial = TER().corpus_score(hyp, [ref]).score
+    assert report["s_base"] == pytest.approx(initial, abs=1e-9)
+    assert report["msr"] == pytest.approx(initial, abs=1e-9)
+    # the cost rule (reference words as feedback) overstates a memoriser's supervision
+    assert report["msr_cost"] > initial + 1.0

@@ -49,6 +49,7 @@ def replay_report(replay: Replay) -> dict:
         "s_pen": replay.s_pen,
         "s_pen_memorise": replay.s_pen_memorise,
         "msr": replay.msr,
+        "msr_cost": replay.msr_cost,
         "curve_area": replay.curve_area,
         "max_cost": tidy(replay.max_cost),
     }

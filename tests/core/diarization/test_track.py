@@ -201,7 +201,16 @@ def test_replay_penalised_score_and_msr():
         assert s.s_imp >= s.s_cor
     final = pyannote_der_components(REFERENCE, HYPOTHESIS)
     cost = sum(s.cost for s in result.steps)
-    assert result.msr == pytest.approx(100 * (cost + final.error) / final.total)
+    # Geoffrois's MSR: each step's feedback is the error seconds its correction removes, from
+    # the hypothesis the human saw (h_{n-1}) to its corrected version
+    errors = [track.metric.errors(st)[0] for st in
+              [result.stats_base] + [adapt for _, _, adapt in result.step_stats]]
+    feedback = sum(errors[n] - track.metric.errors(cor)[0]
+                   for n, (cor, _, _) in enumerate(result.step_stats))
+    assert feedback > 0
+    assert result.msr == pytest.approx(100 * (feedback + final.error) / final.total)
+    # the older rule, the seconds listened as feedback, stays as msr_cost
+    assert result.msr_cost == pytest.approx(100 * (cost + final.error) / final.total)
 
 
 def test_walkthrough_keeps_what_the_human_saw():

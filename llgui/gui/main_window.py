@@ -332,7 +332,7 @@ class MainWindow(QMainWindow):
         return True
 
     def open_demo(self) -> None:
-        from llgui.gui.app import demo_bundles, demo_campaign
+        from llgui.gui.demo import demo_bundles, demo_campaign
 
         self.open_bundles(demo_bundles())
         if demo_campaign() is not None:

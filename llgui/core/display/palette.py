@@ -21,6 +21,13 @@ UNMAPPED = "#b0b0b0"
 RESERVED = (*ERROR_COLOURS.values(), IMPAIRED, UNMAPPED)
 """Colours whose meaning no speaker may borrow."""
 
+DET_CURVE_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+                     "#e377c2", "#17becf", "#bcbd22", "#7f7f7f")
+"""The systems of the Detection tab, in order: each one's DET curve, band and table name."""
+CAMPAIGN_SYSTEM_COLOURS = ("#c0392b", "#d4ac0d", "#e84393", "#00b894", "#6c5ce7", "#2d3436")
+"""The systems of a campaign drawn over one another (S_P curves of the Across-time and
+Systems tabs)."""
+
 MIN_DISTANCE = 20.0
 """Least CIEDE2000 distance of a speaker colour from a reserved one."""
 

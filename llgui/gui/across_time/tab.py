@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from llgui.core.errors import LoadError
 from llgui.core.display.layout import date_labels
+from llgui.core.display.palette import CAMPAIGN_SYSTEM_COLOURS
 from llgui.core.across_time.scores import continual_summary, diagonal, higher_is_better, policy_scores
 from llgui.core.across_time.policy import (
     PRESET_DESCRIPTIONS, PRESETS, Policy, window_positions, window_weights,
@@ -49,7 +50,7 @@ PEN_COLOUR = "#8e44ad"
 SERIES_COLOURS = {"s_base": "#7f8c8d", "s_adapt": "#27ae60", "s_pen": "#8e44ad"}
 DIAGONAL_COLOUR = "#e67e22"
 COST_COLOUR = "#34495e"
-SYSTEM_COLOURS = ("#c0392b", "#d4ac0d", "#e84393", "#00b894", "#6c5ce7", "#2d3436")
+SYSTEM_COLOURS = CAMPAIGN_SYSTEM_COLOURS
 """The other systems of a campaign, overlaid on the S_P plot."""
 MAX_SYMBOLS = 60   # curves with more points are drawn without symbols (faster, and clearer)
 MODES = (("relative", "relative"), ("absolute", "absolute"))

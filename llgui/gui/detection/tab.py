@@ -25,11 +25,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
+from llgui.core.display.palette import DET_CURVE_COLOURS
 from llgui.gui.detection import hints as det_hints
 from llgui.gui.widgets.plot_export import export_widget
 
-PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
-           "#17becf", "#bcbd22", "#7f7f7f"]
+PALETTE = DET_CURVE_COLOURS
 COLUMNS = ("system", "targets", "non-targets", "EER %", "method", "minDCF", "actDCF",
            "EER 95% CI")
 BOOTSTRAP_REPLICATES = 200

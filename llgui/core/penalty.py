@@ -441,6 +441,16 @@ class DocumentSummary:
     steps: int
 
 
+def pen_difference(mine, theirs, higher_is_better: bool | None = None) -> float:
+    """S_pen of `mine` minus that of `theirs` (two systems on the same document: `Replay`s or
+    `DocumentSummary`s). With `higher_is_better` given, signed so that positive means `mine`
+    is better (an error rate's difference is negated); None: the plain difference."""
+    delta = mine.s_pen - theirs.s_pen
+    if higher_is_better is None or higher_is_better:
+        return delta
+    return -delta
+
+
 @dataclass(frozen=True, eq=False)
 class DocumentSeries:
     """Per-document scores in processing order (arrays of one entry per document): the

@@ -41,7 +41,7 @@ def vbx_like_turns() -> tuple[Turn, ...]:
 
 
 def test_abutting_turns_are_drawn_on_one_row():
-    from llgui.gui.workbench.diar_view import lane_geometry
+    from llgui.core.display.lanes import lane_geometry
 
     turns = vbx_like_turns()
     # the float error is there (else the test proves nothing) and is not overlap
@@ -56,7 +56,7 @@ def test_abutting_turns_are_drawn_on_one_row():
 @pytest.mark.skipif(not VBX_SYS.exists(), reason=f"reference data absent: {VBX_SYS}")
 def test_the_vbx_output_of_an_ami_meeting_is_one_row():
     """VBx assigns one speaker per frame: its output has no overlap and is drawn on one row."""
-    from llgui.gui.workbench.diar_view import lane_geometry
+    from llgui.core.display.lanes import lane_geometry
 
     turns = []
     for line in VBX_SYS.read_text().splitlines():

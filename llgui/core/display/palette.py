@@ -153,3 +153,15 @@ def speaker_colours(labels: Iterable[str]) -> dict[str, str]:
 def palette_array(colours: Sequence[str]) -> np.ndarray:
     """(n, 3) uint8 RGB of '#rrggbb' colours, for brushes built in bulk."""
     return np.array([[round(c * 255) for c in hex_to_rgb(x)] for x in colours], dtype=np.uint8)
+
+
+def colour_levels(values) -> tuple[float, float]:
+    """The value range a colour map spans for a matrix of scores (NaN for missing cells):
+    its finite minimum and maximum, one unit wide when they are equal, (0, 1) when no value
+    is finite."""
+    values = np.asarray(values, dtype=float)
+    finite = values[np.isfinite(values)]
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    if hi <= lo:
+        hi = lo + 1.0
+    return lo, hi

@@ -106,3 +106,20 @@ def test_pooled_penalised_bleu_equals_sacrebleu_on_the_stream():
     pooled_final = bleu([s for h in current for s in h])
     assert result.pooled_adapt == pytest.approx(pooled_final, abs=1e-9)
     assert result.pooled_pen == pytest.approx(pooled_final + penalty, abs=1e-9)
+
+
+def test_pen_difference_of_two_systems_on_a_document():
+    from types import SimpleNamespace
+
+    from llgui.core.penalty import pen_difference
+
+    mine, theirs = SimpleNamespace(s_pen=31.5), SimpleNamespace(s_pen=29.0)
+    assert pen_difference(mine, theirs) == 2.5                  # plain: this - other
+    assert pen_difference(mine, theirs, True) == 2.5            # BLEU: higher is better
+    assert pen_difference(mine, theirs, False) == -2.5          # DER: lower is better
+    bundle = load_bundle(DEMO / "mt" / "bundle.toml")
+    result = replay_bundle(bundle, "bleu")
+    a, b = result.replays[:2]
+    assert pen_difference(a, b, result.higher_is_better) == a.s_pen - b.s_pen
+    summaries = result.summaries()
+    assert pen_difference(summaries[a.doc], summaries[b.doc]) == a.s_pen - b.s_pen

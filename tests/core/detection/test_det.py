@@ -384,3 +384,16 @@ def test_evaluate_equals_brute_force_rates():
     t = np.log(0.99 / 0.01)
     assert r.act_dcf == pytest.approx((0.01 * np.mean(tar < t) + 0.99 * np.mean(non >= t))
                                       / 0.01, rel=1e-12)
+
+
+def test_the_eer_in_percent_is_the_reports():
+    from llgui.core.reports.commands import det_report
+    from llgui.core.types import Trials
+
+    rng = np.random.default_rng(2)
+    trials = Trials("sys", np.r_[rng.normal(1, 1, 50), rng.normal(0, 1, 150)],
+                    np.arange(200) < 50)
+    result = evaluate(trials)
+    assert result.eer_percent == 100.0 * result.eer
+    report = det_report([trials], (0.01, 1.0, 1.0))
+    assert report["systems"][0]["eer"] == result.eer_percent

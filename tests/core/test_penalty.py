@@ -123,3 +123,14 @@ def test_pen_difference_of_two_systems_on_a_document():
     assert pen_difference(a, b, result.higher_is_better) == a.s_pen - b.s_pen
     summaries = result.summaries()
     assert pen_difference(summaries[a.doc], summaries[b.doc]) == a.s_pen - b.s_pen
+
+
+def test_a_score_versus_the_base_follows_the_metrics_direction():
+    bundle = load_bundle(DEMO / "mt" / "bundle.toml")
+    bleu = replay_bundle(bundle, "bleu").replays[0]
+    ter = replay_bundle(bundle, "ter").replays[0]
+    assert bleu.higher_is_better and not ter.higher_is_better
+    for r in (bleu, ter):
+        assert r.versus_base(r.s_base) == 0
+    assert bleu.versus_base(bleu.s_base + 1) == 1 and bleu.versus_base(bleu.s_base - 1) == -1
+    assert ter.versus_base(ter.s_base + 1) == -1 and ter.versus_base(ter.s_base - 1) == 1

@@ -109,3 +109,103 @@ def test_the_contracts_catch_a_violation(tmp_path):
     assert "Qt (PySide6, shiboken6, pyqtgraph) only in llgui.gui BROKEN" in report
     assert "llgui.core.mt.textdiff -> llgui.core.diarization.der" in report
     assert "No cycles are allowed in llgui.core" in report
+JOBS_PROBE = textwrap.dedent(
+    """
+    import importlib, json, pkgutil, sys
+    import llgui.gui.jobs as jobs
+    imported = []
+    for info in pkgutil.walk_packages(jobs.__path__, jobs.__name__ + "."):
+        importlib.import_module(info.name)
+        imported.append(info.name)
+    # and run a few, whose imports happen inside them
+    from llgui.gui.jobs.across_time import bands_job
+    from llgui.gui.jobs.collection import collection_job
+    from llgui.gui.jobs.workbench import view_job, walk_job
+    from llgui.core.across_time.policy import PRESETS
+    from llgui.core.significance.resample import Plan
+    from llgui.io.bundle import load_bundle
+    from tests.conftest import DEMO
+    for task, metric in (("mt", "bleu"), ("diarization", "der")):
+        bundle = load_bundle(DEMO / task / "bundle.toml")
+        doc = bundle.documents[0]
+        _, walk = walk_job(None, doc, bundle.steps_of(doc.id), metric, bundle.settings,
+                           bundle.cost, bundle.documents)
+        if task == "diarization":
+            view_job(walk, 1)
+        collection_job(bundle, metric, bundle.cost)
+        bands_job(bundle.lifelong, metric, PRESETS["B"], Plan("bs", 20, 1, "document"))
+    qt = sorted(m for m in sys.modules
+                if m.split(".")[0] in {"PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6"})
+    print(json.dumps({"imported": imported, "qt": qt}))
+    """
+)
+
+
+def test_the_guis_jobs_import_and_run_without_qt():
+    """llgui.gui.jobs is what the window's workers run: plain functions, no Qt, so that the
+    tests (tests/gui/jobs/) and the CLI call them as they are."""
+    result = _probe(JOBS_PROBE)
+    for name in ("workbench", "collection", "campaign", "across_time", "simulate", "live"):
+        assert f"llgui.gui.jobs.{name}" in result["imported"]
+    assert result["qt"] == []
+
+
+def test_the_jobs_probe_would_see_qt():
+    result = _probe(JOBS_PROBE.replace("import llgui.gui.jobs as jobs",
+                                       "import pyqtgraph\nimport llgui.gui.jobs as jobs"))
+    assert "pyqtgraph" in result["qt"]
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """llgui module -> the llgui modules it imports (every `import` and `from ... import`,
+    at module level or inside functions), from the source."""
+    import ast
+
+    modules = {}
+    for path in (REPO / "llgui").rglob("*.py"):
+        parts = list(path.relative_to(REPO).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        modules[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+
+    def resolve(name: str) -> str | None:
+        parts = name.split(".")
+        while parts and ".".join(parts) not in modules:
+            parts.pop()
+        return ".".join(parts) or None
+
+    graph: dict[str, set[str]] = {}
+    for name, (path, is_package) in modules.items():
+        package = name if is_package else name.rpartition(".")[0]
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package.split(".")[:len(package.split(".")) - node.level + 1] \
+                    if node.level else []
+                stem = ".".join(base + ([node.module] if node.module else []))
+                targets = [stem] + [f"{stem}.{a.name}" for a in node.names]
+            else:
+                continue
+            edges.update(r for r in map(resolve, targets) if r and r != name)
+        graph[name] = edges
+    return graph
+
+
+def test_no_module_imports_one_that_imports_it_back():
+    """No import circle, direct or through a chain (function-level imports count: a circle
+    through a lazy import still ties the two modules together)."""
+    graph = _import_graph()
+    assert "llgui.gui.main_window" in graph["llgui.gui.app"]   # the walk sees lazy imports
+    circles = []
+    for start in sorted(graph):
+        seen, stack = set(), [(start, (start,))]
+        while stack:
+            node, path = stack.pop()
+            for nxt in graph[node]:
+                if nxt == start:
+                    circles.append(" -> ".join(path + (start,)))
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, path + (nxt,)))
+    assert circles == []

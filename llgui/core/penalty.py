@@ -104,6 +104,13 @@ class Replay:
         """Penalised score after the last step (S_base when there are no steps)."""
         return self.steps[-1].s_pen if self.steps else self.s_base
 
+    def versus_base(self, value: float) -> int:
+        """+1 where `value` (a step's S_pen, say) is better than S_base in the metric's
+        direction, -1 where it is worse, 0 where equal (the corrections table's colours)."""
+        if value == self.s_base:
+            return 0
+        return 1 if (value > self.s_base) == self.higher_is_better else -1
+
     def impaired_better(self, step: StepScores) -> bool:
         """True where S_imp is better than S_cor, so the step's penalty has the unexpected
         sign. The paper's constructions make this rare but possible: BLEU's brevity penalty
@@ -537,6 +544,16 @@ class DocumentSummary:
     s_pen: float
     gain: float
     steps: int
+
+
+def pen_difference(mine, theirs, higher_is_better: bool | None = None) -> float:
+    """S_pen of `mine` minus that of `theirs` (two systems on the same document: `Replay`s or
+    `DocumentSummary`s). With `higher_is_better` given, signed so that positive means `mine`
+    is better (an error rate's difference is negated); None: the plain difference."""
+    delta = mine.s_pen - theirs.s_pen
+    if higher_is_better is None or higher_is_better:
+        return delta
+    return -delta
 
 
 @dataclass(frozen=True, eq=False)

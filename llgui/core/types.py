@@ -409,6 +409,11 @@ class ClassDocument:
             object.__setattr__(self, "_index", found)
         return found
 
+    @property
+    def n_wrong(self) -> int:
+        """Items whose first decision is not their true class."""
+        return sum(1 for t, d in zip(self.truth, self.decisions) if t != d)
+
 
 # --------------------------------------------------------------------------------------------
 # The bundle

@@ -10,22 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def demo_bundles() -> list[Path]:
-    """The bundled demo: one bundle per task, in resources/demo/ ($LLGUI_DEMO_DIR overrides)."""
-    root = Path(os.environ.get("LLGUI_DEMO_DIR", REPO / "resources" / "demo"))
-    return [p for p in (root / "mt" / "bundle.toml", root / "diarization" / "bundle.toml",
-                        root / "detection" / "bundle.toml",
-                        root / "detection-lifelong" / "bundle.toml") if p.exists()]
-
-
-def demo_campaign() -> Path | None:
-    """The demo campaign (three synthetic systems), or None when it is absent."""
-    root = Path(os.environ.get("LLGUI_DEMO_DIR", REPO / "resources" / "demo"))
-    path = root / "campaign" / "campaign.toml"
-    return path if path.exists() else None
+from llgui.gui.demo import demo_bundles, demo_campaign
 
 
 def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:

@@ -332,7 +332,7 @@ class MainWindow(QMainWindow):
         return True
 
     def open_demo(self) -> None:
-        from llgui.gui.app import demo_bundles, demo_campaign
+        from llgui.gui.demo import demo_bundles, demo_campaign
 
         self.open_bundles(demo_bundles())
         if demo_campaign() is not None:
@@ -362,7 +362,9 @@ class MainWindow(QMainWindow):
         self.systems_view.set_progress_text(f"{Path(path).name}: loading and scoring the "
                                             "cells on a worker…")
         self._campaign_path = str(path)   # the Systems view's paired test reads it again
-        self.jobs.submit("campaign", _campaign_job, str(path))
+        from llgui.gui.jobs.campaign import campaign_job
+
+        self.jobs.submit("campaign", campaign_job, str(path))
         return True
 
     def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt's name
@@ -421,13 +423,14 @@ class MainWindow(QMainWindow):
         metric = self.state.metric(bundle.task)
         if metric is None:
             return
-        from llgui.gui.workbench.tab import _track_metric, metric_and_mode
+        from llgui.gui.jobs.collection import collection_job
+        from llgui.gui.jobs.workbench import metric_and_mode, track_metric
 
         # a detection system is replayed under a metric it has a penalised form of (err,
         # min_dcf, act_dcf), even when the tab shows EER
-        name, mode = metric_and_mode(_track_metric(bundle, metric))
+        name, mode = metric_and_mode(track_metric(bundle, metric))
         self.documents_model.set_result(index, None)
-        self.jobs.submit(f"collection:{index}", _collection_job, bundle, name,
+        self.jobs.submit(f"collection:{index}", collection_job, bundle, name,
                          self.state.cost_model(index), mode, background=True)
 
     @Slot()
@@ -603,10 +606,12 @@ class MainWindow(QMainWindow):
         if path:
             import dataclasses
 
+            from llgui.gui.jobs.collection import export_scores_job
+
             # scored with the cost model on screen, on a worker (TER on a real corpus takes
             # seconds)
             edited = dataclasses.replace(bundle, cost=self.state.cost_model())
-            self.jobs.submit("export", _export_scores_job, edited, path)
+            self.jobs.submit("export", export_scores_job, edited, path)
 
     def export_plot(self, fmt: str) -> None:
         current = self.tabs.currentWidget()
@@ -752,30 +757,3 @@ FIT_ROWS = 200
 """Documents up to which the panel refits its columns when scores arrive (on the GUI thread:
 a fit measures every column's cells)."""
 
-
-def _collection_job(bundle, metric, cost_model, mode="paper", progress=None,
-                    should_stop=None):
-    """Worker job: every document of `bundle` replayed, with the documents table's summaries
-    built here rather than on the main thread."""
-    from llgui.core.penalty import replay_bundle
-
-    result = replay_bundle(bundle, metric, cost_model, mode=mode, progress=progress,
-                           should_stop=should_stop)
-    result.summaries()
-    return result
-
-
-def _campaign_job(path: str, progress=None, should_stop=None):
-    """Worker job: `llgui campaign` in a child process (llgui.campaign.child), so scoring never
-    competes with the event loop for the interpreter."""
-    from llgui.campaign.child import campaign_in_child
-
-    return campaign_in_child(path, progress=progress, should_stop=should_stop)
-
-
-def _export_scores_job(bundle, path, progress=None, should_stop=None) -> str:
-    """Worker job: the `llgui score` JSON of `bundle`, written atomically to `path`."""
-    from llgui.io.export import score_report, to_json, write_atomic
-
-    write_atomic(path, to_json(score_report(bundle, bundle.metrics)))
-    return str(path)

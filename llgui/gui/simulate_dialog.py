@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
+from llgui.gui.jobs.simulate import simulate_and_load
 from llgui.gui.workers import JobRunner
 
 KEY = "simulate"
@@ -238,15 +239,3 @@ class SimulateDialog(QDialog):
             self.jobs.cancel(KEY)
         super().closeEvent(event)
 
-
-def simulate_and_load(bundle, systems, oracles, out, progress=None, should_stop=None, **options):
-    """The dialog's job: `run_simulation`, then every run's bundle loaded (on the worker, so
-    the window only adds them). Returns (Simulation, [Bundle, ...])."""
-    from llgui.io.bundle import load_bundle
-    from llgui.sim.run import run_simulation
-
-    simulation = run_simulation(bundle, systems, oracles, out, progress=progress,
-                                should_stop=should_stop, **options)
-    loaded = [load_bundle(o.out / "bundle.toml") for o in simulation.outcomes
-              if o.result is not None]
-    return simulation, loaded

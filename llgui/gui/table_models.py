@@ -230,9 +230,9 @@ class CorrectionsModel(QAbstractTableModel):
                 "S_pen": _num(s.s_pen),
             }[column]
         if role == Qt.ItemDataRole.ForegroundRole and column == "S_pen":
-            better = (s.s_pen > walk.replay.s_base) == walk.replay.higher_is_better
-            if s.s_pen != walk.replay.s_base:
-                return QBrush(BETTER if better else WORSE)
+            verdict = walk.replay.versus_base(s.s_pen)
+            if verdict:
+                return QBrush(BETTER if verdict > 0 else WORSE)
         if role == Qt.ItemDataRole.ForegroundRole and column == "S_imp" \
                 and walk.replay.impaired_better(s):
             return QBrush(WORSE)

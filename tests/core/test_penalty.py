@@ -255,3 +255,29 @@ def test_a_memoriser_sits_exactly_at_its_initial_error_rate(reference_data, tmp_
     assert report["msr"] == pytest.approx(initial, abs=1e-9)
     # the cost rule (reference words as feedback) overstates a memoriser's supervision
     assert report["msr_cost"] > initial + 1.0
+def test_pen_difference_of_two_systems_on_a_document():
+    from types import SimpleNamespace
+
+    from llgui.core.penalty import pen_difference
+
+    mine, theirs = SimpleNamespace(s_pen=31.5), SimpleNamespace(s_pen=29.0)
+    assert pen_difference(mine, theirs) == 2.5                  # plain: this - other
+    assert pen_difference(mine, theirs, True) == 2.5            # BLEU: higher is better
+    assert pen_difference(mine, theirs, False) == -2.5          # DER: lower is better
+    bundle = load_bundle(DEMO / "mt" / "bundle.toml")
+    result = replay_bundle(bundle, "bleu")
+    a, b = result.replays[:2]
+    assert pen_difference(a, b, result.higher_is_better) == a.s_pen - b.s_pen
+    summaries = result.summaries()
+    assert pen_difference(summaries[a.doc], summaries[b.doc]) == a.s_pen - b.s_pen
+
+
+def test_a_score_versus_the_base_follows_the_metrics_direction():
+    bundle = load_bundle(DEMO / "mt" / "bundle.toml")
+    bleu = replay_bundle(bundle, "bleu").replays[0]
+    ter = replay_bundle(bundle, "ter").replays[0]
+    assert bleu.higher_is_better and not ter.higher_is_better
+    for r in (bleu, ter):
+        assert r.versus_base(r.s_base) == 0
+    assert bleu.versus_base(bleu.s_base + 1) == 1 and bleu.versus_base(bleu.s_base - 1) == -1
+    assert ter.versus_base(ter.s_base + 1) == -1 and ter.versus_base(ter.s_base - 1) == 1

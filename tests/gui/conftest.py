@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from llgui.gui.app import demo_bundles
+from llgui.gui.demo import demo_bundles
 
 
 @pytest.fixture(autouse=True)

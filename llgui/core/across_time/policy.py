@@ -230,6 +230,22 @@ def window_weights(policy: Policy, model_times, test_times) -> tuple[np.ndarray,
     return np.where(window, policy.weight(x), 0.0), window
 
 
+def window_tests(policy: Policy, model_times, test_times, model: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(x, P(x)) of the tests in model `model`'s window [l_1, l_i] (equation 2): where each
+    sits on the policy's axis and the un-normalised weight it gets."""
+    x, window = window_positions(policy.mode, model_times, test_times)
+    xs = x[model][window[model]]
+    return xs, policy.weight(xs)
+
+
+def window_columns(mode: str, model_times, test_times, model: int) -> tuple[int, int] | None:
+    """The first and last test (column) in model `model`'s window, None when it is empty."""
+    _x, window = window_positions(mode, model_times, test_times)
+    cols = np.flatnonzero(window[model])
+    return (int(cols[0]), int(cols[-1])) if cols.size else None
+
+
 def policy_weights(policy: Policy, model_times, test_times) -> np.ndarray:
     """Weights P(t_j) seen from each model version, shape (n_models, n_tests).
 

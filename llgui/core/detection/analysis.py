@@ -43,6 +43,21 @@ class AtThreshold:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @property
+    def p_fa(self) -> float:
+        """False-alarm rate (fraction of the non-targets accepted): the DET point's x."""
+        return self.fp / (self.fp + self.tn)
+
+    @property
+    def p_miss(self) -> float:
+        """Miss rate (fraction of the targets rejected): the DET point's y."""
+        return self.fn / (self.tp + self.fn)
+
+    @property
+    def tpr(self) -> float:
+        """True-positive rate (fraction of the targets accepted): the ROC point's y."""
+        return self.tp / (self.tp + self.fn)
+
 
 def at_threshold(scores, is_target, threshold: float) -> AtThreshold:
     """Counts and rates of accepting ``score >= threshold`` (shapes (n,), n > 0)."""
@@ -122,8 +137,13 @@ def qq(a, b, n: int = 200) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(probabilities, quantiles of `a`, quantiles of `b`) at n probabilities (k - 0.5) / n,
     k = 1..n: a Q-Q plot of two samples of any sizes. A straight line of slope 1 means the
     same distribution up to a shift."""
-    p = (np.arange(1, n + 1) - 0.5) / n
+    p = qq_probabilities(n)
     return p, np.quantile(np.asarray(a, dtype=float), p), np.quantile(np.asarray(b, dtype=float), p)
+
+
+def qq_probabilities(n: int) -> np.ndarray:
+    """The n probabilities (k - 0.5) / n, k = 1..n, of a Q-Q plot."""
+    return (np.arange(1, n + 1) - 0.5) / n
 
 
 def normal_qq(values) -> tuple[np.ndarray, np.ndarray]:
@@ -219,7 +239,7 @@ def quantiles_from_curve(curve: DetCurve, target: bool | None, p) -> np.ndarray:
 
 def qq_from_curve(curve: DetCurve, n: int = 200) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`qq(non-target scores, target scores, n)` read off the curve."""
-    p = (np.arange(1, n + 1) - 0.5) / n
+    p = qq_probabilities(n)
     return p, quantiles_from_curve(curve, False, p), quantiles_from_curve(curve, True, p)
 
 
@@ -250,3 +270,42 @@ def normal_qq_from_curve(curve: DetCurve, target: bool, max_points: int = 2000
     m[ranks == n - 1] = last
     m[ranks == 0] = 1.0 - last
     return ndtri(m), order_statistics(curve, target, ranks)
+
+
+def qq_curves(first: DetCurve, second: DetCurve, n: int = 200
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`qq(all scores of first, all scores of second, n)` read off two systems' curves."""
+    p = qq_probabilities(n)
+    return p, quantiles_from_curve(first, None, p), quantiles_from_curve(second, None, p)
+
+
+@dataclass(frozen=True)
+class TrialDecision:
+    """One trial decided at a threshold: its position, true label, score and whether it was
+    accepted (``score >= threshold``)."""
+
+    index: int
+    target: bool
+    score: float
+    accepted: bool
+
+    @property
+    def right(self) -> bool:
+        """The decision agrees with the true label."""
+        return self.accepted == self.target
+
+
+def decisions_at(scores, is_target, positions, threshold: float) -> tuple[TrialDecision, ...]:
+    """The decisions at `threshold` on the trials at `positions` (in that order)."""
+    return tuple(TrialDecision(int(i), bool(is_target[i]), float(scores[i]),
+                               bool(scores[i] >= threshold))
+                 for i in (positions.tolist() if hasattr(positions, "tolist") else positions))
+
+
+def scores_changed(before, after, positions) -> bool:
+    """True when any trial at `positions` has another score `after` than `before` (a system
+    that changed none of the trials a human labelled ignored the labels)."""
+    positions = list(positions)
+    if not positions:
+        return False
+    return bool(np.any(np.asarray(after)[positions] != np.asarray(before)[positions]))

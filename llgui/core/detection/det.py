@@ -171,6 +171,11 @@ class DetResult:
     """Why the scores cannot be log-likelihood ratios (then actDCF measures nothing), or None
     (`llgui.core.detection.llr`)."""
 
+    @property
+    def eer_percent(self) -> float:
+        """The EER in percent, as reports and tables give it (`llgui det`)."""
+        return 100.0 * self.eer
+
 
 # --------------------------------------------------------------------------------------------
 # The curve

@@ -23,6 +23,7 @@ import numpy as np
 
 from llgui.core.diarization.der import Span, _hungarian, _mapping_pairs, _sweep
 from llgui.core.types import Turn
+from llgui.utils.identity_cache import IdentityCache
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,12 @@ class SpeakerErrors:
     @property
     def error(self) -> float:
         return self.miss + self.false_alarm + self.confusion
+
+    @property
+    def error_rate(self) -> float:
+        """The speaker's error in percent of its scored speech (NaN without speech: the row
+        of unmapped hypothesis labels)."""
+        return 100 * self.error / self.total if self.total > 0 else float("nan")
 
 
 def speaker_breakdown(
@@ -107,3 +114,44 @@ def speaker_breakdown(
     if unmapped:
         rows.append(SpeakerErrors(None, tuple(unmapped), 0.0, 0.0, 0.0, float(unmapped_fa), 0.0))
     return tuple(rows)
+
+
+# -- the breakdown a diarization timeline shows beside it, cached ---------------------------
+
+MAX_TURNS = 20_000
+"""Turns (both sides) beyond which no breakdown is made (a DER sweep of a longer show)."""
+
+_CACHE = IdentityCache(64)
+
+
+def _key(document, adapted, mapping, collar, skip_overlap) -> tuple[tuple, tuple]:
+    return ((document.reference, adapted, document.uem),
+            (tuple(sorted((mapping or {}).items())), float(collar), bool(skip_overlap)))
+
+
+def cached_breakdown(document, adapted, mapping, collar=0.0, skip_overlap=False):
+    """The rows `breakdown` computed for these arguments, or None (not yet)."""
+    return _CACHE.get(*_key(document, adapted, mapping, collar, skip_overlap))
+
+
+def breakdown(document, adapted, mapping, collar=0.0, skip_overlap=False) -> tuple:
+    """The per-speaker rows of `adapted` against the document's reference under `mapping`
+    (no rows past MAX_TURNS), cached by the turn lists' identity (the walkthrough shares
+    them between steps): computed on a worker for a long show, then read by the view at
+    once."""
+    def make() -> tuple:
+        if len(document.reference) + len(adapted) > MAX_TURNS:
+            return ()
+        return speaker_breakdown(document.reference, adapted, document.uem, collar,
+                                 skip_overlap, mapping=mapping)
+
+    return _CACHE.get_or_make(*_key(document, adapted, mapping, collar, skip_overlap), make)
+
+
+def mapped_labels(mapping: Mapping[str, str] | None) -> dict[str, str]:
+    """reference label -> the hypothesis labels a mapping (hypothesis -> reference) gives it,
+    sorted and joined by commas."""
+    out: dict = {}
+    for hyp, ref in (mapping or {}).items():
+        out.setdefault(ref, []).append(hyp)
+    return {ref: ", ".join(sorted(hyps)) for ref, hyps in out.items()}

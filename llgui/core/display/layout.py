@@ -256,3 +256,49 @@ def date_labels(values: Sequence[float], spacing: float | None = None,
         labels.append(text)
         previous = d
     return labels
+
+
+def finite_extent(arrays: Iterable) -> tuple[float, float] | None:
+    """(min, max) of the finite values of some arrays (any shapes), or None when none is
+    finite: the data range a plot's axis is fitted to."""
+    parts = [np.ravel(np.asarray(a, dtype=float)) for a in arrays]
+    values = np.concatenate(parts) if parts else np.empty(0)
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return None
+    return float(values.min()), float(values.max())
+
+
+def pad_range(lo: float, hi: float, below: float, above: float,
+              least: float = 0.0) -> tuple[float, float]:
+    """[lo, hi] widened by `below` and `above` times its span (at least `least`): room under
+    the data and above it (for a legend or labels)."""
+    span = max(hi - lo, least)
+    return lo - below * span, hi + above * span
+
+
+def diagonal_span(*arrays) -> tuple[float, float]:
+    """(lo, hi) of the equality line drawn under a scatter or Q-Q plot of these arrays: the
+    smallest and largest value of any of them."""
+    return (float(min(np.min(a) for a in arrays)), float(max(np.max(a) for a in arrays)))
+
+
+def even_sample(n: int, most: int) -> np.ndarray:
+    """Indices of at most `most` of `n` items, evenly spaced (all of them when n <= most):
+    the points a plot of a million can afford to draw."""
+    if n <= most:
+        return np.arange(n)
+    return np.linspace(0, n - 1, most).astype(np.int64)
+
+
+def stems(xs, heights) -> tuple[np.ndarray, np.ndarray]:
+    """Vertical stems from 0 to each height at each x, as line pairs (pyqtgraph's
+    connect="pairs"): x twice, then (0, height) per stem."""
+    xs = np.asarray(xs, dtype=float)
+    heights = np.asarray(heights, dtype=float)
+    return np.repeat(xs, 2), np.column_stack((np.zeros_like(heights), heights)).ravel()
+
+
+def nearest_index(values, x: float) -> int:
+    """Position of the value nearest `x` (the first of ties): the point a click picks."""
+    return int(np.argmin(np.abs(np.asarray(values, dtype=float) - x)))

@@ -21,6 +21,13 @@ UNMAPPED = "#b0b0b0"
 RESERVED = (*ERROR_COLOURS.values(), IMPAIRED, UNMAPPED)
 """Colours whose meaning no speaker may borrow."""
 
+DET_CURVE_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+                     "#e377c2", "#17becf", "#bcbd22", "#7f7f7f")
+"""The systems of the Detection tab, in order: each one's DET curve, band and table name."""
+CAMPAIGN_SYSTEM_COLOURS = ("#c0392b", "#d4ac0d", "#e84393", "#00b894", "#6c5ce7", "#2d3436")
+"""The systems of a campaign drawn over one another (S_P curves of the Across-time and
+Systems tabs)."""
+
 MIN_DISTANCE = 20.0
 """Least CIEDE2000 distance of a speaker colour from a reserved one."""
 
@@ -146,3 +153,15 @@ def speaker_colours(labels: Iterable[str]) -> dict[str, str]:
 def palette_array(colours: Sequence[str]) -> np.ndarray:
     """(n, 3) uint8 RGB of '#rrggbb' colours, for brushes built in bulk."""
     return np.array([[round(c * 255) for c in hex_to_rgb(x)] for x in colours], dtype=np.uint8)
+
+
+def colour_levels(values) -> tuple[float, float]:
+    """The value range a colour map spans for a matrix of scores (NaN for missing cells):
+    its finite minimum and maximum, one unit wide when they are equal, (0, 1) when no value
+    is finite."""
+    values = np.asarray(values, dtype=float)
+    finite = values[np.isfinite(values)]
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    if hi <= lo:
+        hi = lo + 1.0
+    return lo, hi

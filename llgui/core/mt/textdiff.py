@@ -9,6 +9,7 @@ cost uses. Words are whitespace-separated: this is for display and cost, not for
 from __future__ import annotations
 
 from difflib import SequenceMatcher
+from typing import Iterable
 
 
 def words(text: str) -> list[str]:
@@ -46,3 +47,18 @@ def change_effect(seen: str, adapted: str, reference: str) -> int:
     0 if as close: how the GUI marks a segment the system changed by itself."""
     before, after = word_edits(seen, reference), word_edits(adapted, reference)
     return (after < before) - (after > before)
+
+
+def correction_fate(correct: str, adapted: str, seen: str) -> str:
+    """What the system did with a corrected segment: "applied" (its new hypothesis is the
+    correction), "ignored" (unchanged from what the human saw) or "changed otherwise" (a
+    correction is not a fix until the system takes it)."""
+    if adapted == correct:
+        return "applied"
+    return "ignored" if adapted == seen else "changed otherwise"
+
+
+def effect_counts(effects: Iterable[int]) -> tuple[int, int]:
+    """(better, worse): how many of a step's `change_effect`s are +1 and -1."""
+    effects = list(effects)
+    return sum(e > 0 for e in effects), sum(e < 0 for e in effects)

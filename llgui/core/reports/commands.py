@@ -166,7 +166,7 @@ def det_report(trials: Sequence, dcf: Sequence[float], eer_method: str = "rocch"
         warning = None if t.name in calibrated or "*" in calibrated else result.llr_warning
         system = {
             "name": t.name, "n_target": t.n_target, "n_nontarget": t.n_nontarget,
-            "eer": 100.0 * result.eer, "eer_method": result.eer_method,
+            "eer": result.eer_percent, "eer_method": result.eer_method,
             "min_dcf": result.min_dcf, "act_dcf": result.act_dcf, "dcf": list(dcf),
             "act_dcf_warning": warning,
         }

@@ -50,12 +50,12 @@ class LifelongBands(QObject):
             self.tab.jobs.cancel(KEY)
             self.label.setText("")
             return None
-        from llgui.core.significance.across_time import lifelong_intervals
         from llgui.core.significance.resample import Plan
+        from llgui.gui.jobs.across_time import bands_job
 
         self.requests += 1
         self.label.setText("<small>intervals: computing…</small>")
-        return self.tab.jobs.submit(KEY, _job, table, metric, self.tab.state.policy,
+        return self.tab.jobs.submit(KEY, bands_job, table, metric, self.tab.state.policy,
                                     Plan("bs", SAMPLES, SEED, "document"))
 
     @Slot(bool)
@@ -104,9 +104,3 @@ class LifelongBands(QObject):
             f"BWT {f(r.bwt)}<br>FWT {f(r.fwt)}<br>band: S_P of the current policy, "
             f"2.5–97.5 % of the resamples</small>")
 
-
-def _job(table, metric, policy, plan, progress=None, should_stop=None):
-    from llgui.core.significance.across_time import lifelong_intervals
-
-    return lifelong_intervals(table, metric, policy, plan, progress=progress,
-                              should_stop=should_stop)

@@ -14,6 +14,8 @@ from PySide6.QtCore import QRectF, Signal
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QVBoxLayout, QWidget
 
+from llgui.core.display.palette import colour_levels
+
 
 TEXT = "#222222"
 
@@ -90,10 +92,7 @@ class ScoreHeatmap(QWidget):
             item.setTitle("no lifelong score table", size="9pt", color=TEXT)
             return
         self.left.names, self.bottom.names = list(models), list(tests)
-        finite = self.values[np.isfinite(self.values)]
-        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-        if hi <= lo:
-            hi = lo + 1.0
+        lo, hi = colour_levels(self.values)
         # NaN cells are drawn transparent by ImageItem, so missing rows stay blank.
         self.image.setImage(self.values, autoLevels=False)
         self.image.setRect(QRectF(-0.5, -0.5, self.values.shape[1], self.values.shape[0]))

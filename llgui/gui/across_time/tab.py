@@ -22,7 +22,6 @@ import html
 import math
 from pathlib import Path
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, Slot
 from PySide6.QtWidgets import (
@@ -32,10 +31,13 @@ from PySide6.QtWidgets import (
 )
 
 from llgui.core.errors import LoadError
-from llgui.core.display.layout import date_labels
+from llgui.core.display.layout import (
+    date_labels, finite_extent, nearest_index, pad_range, stems,
+)
+from llgui.core.display.palette import CAMPAIGN_SYSTEM_COLOURS
 from llgui.core.across_time.scores import continual_summary, diagonal, policy_scores
 from llgui.core.across_time.policy import (
-    PRESET_DESCRIPTIONS, PRESETS, Policy, window_positions, window_weights,
+    PRESET_DESCRIPTIONS, PRESETS, Policy, window_columns, window_tests,
 )
 from llgui.core.metrics import display_name, higher_is_better
 from llgui.io.policy_file import load_policy, save_policy
@@ -49,7 +51,7 @@ PEN_COLOUR = "#8e44ad"
 SERIES_COLOURS = {"s_base": "#7f8c8d", "s_adapt": "#27ae60", "s_pen": "#8e44ad"}
 DIAGONAL_COLOUR = "#e67e22"
 COST_COLOUR = "#34495e"
-SYSTEM_COLOURS = ("#c0392b", "#d4ac0d", "#e84393", "#00b894", "#6c5ce7", "#2d3436")
+SYSTEM_COLOURS = CAMPAIGN_SYSTEM_COLOURS
 """The other systems of a campaign, overlaid on the S_P plot."""
 MAX_SYMBOLS = 60   # curves with more points are drawn without symbols (faster, and clearer)
 MODES = (("relative", "relative"), ("absolute", "absolute"))
@@ -339,8 +341,7 @@ class AcrossTimeTab(QWidget):
         table = self.table()
         if table is None or not table.models:
             return (0.0, 1.0)
-        values = np.concatenate((table.model_time_values(), table.test_time_values()))
-        lo, hi = float(values.min()), float(values.max())
+        lo, hi = finite_extent((table.model_time_values(), table.test_time_values())) or (0.0, 1.0)
         return (lo, hi if hi > lo else lo + 1.0)
 
     def _bounds(self, policy: Policy) -> tuple[float, float]:
@@ -627,11 +628,9 @@ class AcrossTimeTab(QWidget):
             self.stems.setData([], [])
             self.test_marks.setData([], [])
             return
-        x, window = window_positions(policy.mode, table.model_time_values(),
-                                     table.test_time_values())
-        xs = x[i][window[i]]             # M_i's window [l_1, l_i], as in equation 2
-        ws = policy.weight(xs)
-        self.stems.setData(np.repeat(xs, 2), np.column_stack((np.zeros_like(ws), ws)).ravel())
+        # M_i's window [l_1, l_i], as in equation 2
+        xs, ws = window_tests(policy, table.model_time_values(), table.test_time_values(), i)
+        self.stems.setData(*stems(xs, ws))
         # Dots on the stems' tips while they stay distinct (pyqtgraph symbols cost time).
         if xs.size <= MAX_SYMBOLS:
             self.test_marks.setData(xs, ws)
@@ -660,11 +659,10 @@ class AcrossTimeTab(QWidget):
         if table is None or i < 0:
             self.heatmap.set_window(-1, 0, -1)
             return
-        _raw, window = window_weights(self.state.policy, table.model_time_values(),
-                                      table.test_time_values())
-        cols = np.flatnonzero(window[i])
-        if cols.size:
-            self.heatmap.set_window(i, int(cols[0]), int(cols[-1]))
+        cols = window_columns(self.state.policy.mode, table.model_time_values(),
+                              table.test_time_values(), i)
+        if cols is not None:
+            self.heatmap.set_window(i, *cols)
         else:
             self.heatmap.set_window(-1, 0, -1)
         self.selected_line.setValue(float(table.model_time_values()[i]))
@@ -719,15 +717,13 @@ class AcrossTimeTab(QWidget):
     def _fit_sp_range(self, curves: dict, s_p, s_p_pen, dragging: bool) -> None:
         """Y range over every S_P curve with headroom at the top for the legend. While
         dragging it only grows (a plot that rescales under the mouse is hard to read)."""
-        values = [curves["presets"], s_p] + ([s_p_pen] if s_p_pen is not None else [])
+        values = [*curves["presets"], s_p] + ([s_p_pen] if s_p_pen is not None else [])
         values += list(curves.get("others", ()))
-        finite = np.concatenate([np.ravel(v) for v in values])
-        finite = finite[np.isfinite(finite)]
-        if finite.size == 0:
+        extent = finite_extent(values)
+        if extent is None:
             return
-        lo, hi = float(finite.min()), float(finite.max())
-        span = max(hi - lo, 1e-6)
-        want = (lo - 0.06 * span, hi + 0.45 * span)
+        lo, hi = extent
+        want = pad_range(lo, hi, 0.06, 0.45, least=1e-6)
         vb = self.sp_plot.getPlotItem().getViewBox()
         if dragging:
             (cur_lo, cur_hi) = vb.viewRange()[1]
@@ -786,7 +782,7 @@ class AcrossTimeTab(QWidget):
         item.addItem(self.selected_line)
         self._sp_curves = {"table": table, "metric": self.table_metric, "current": current,
                            "pen": pen_curve, "name": self._current_name(),
-                           "presets": np.array(preset_values), "systems": systems,
+                           "presets": tuple(preset_values), "systems": systems,
                            "campaign": self.campaign_tables}
         return self._sp_curves
 
@@ -801,8 +797,7 @@ class AcrossTimeTab(QWidget):
         table = self.table()
         if table is None or not len(points):
             return
-        times = table.model_time_values()
-        row = int(np.argmin(np.abs(times - points[0].pos().x())))
+        row = nearest_index(table.model_time_values(), points[0].pos().x())
         self.select_model(row)
 
     def _show_summary(self) -> None:
@@ -911,14 +906,10 @@ class AcrossTimeTab(QWidget):
             pad = max(0.08 * (hi - lo), 3 * 86400.0 if dates else 0.5)
             item.setXRange(lo - pad, hi + pad, padding=0)
             # headroom over the data for the legend (top right): it covered the last points
-            ys = np.concatenate([np.asarray(getattr(series, a), dtype=float)
-                                 for a in ("s_base", "s_adapt", "s_pen")])
-            ys = ys[np.isfinite(ys)]
-            if ys.size:
-                y_lo, y_hi = float(ys.min()), float(ys.max())
-                span = max(y_hi - y_lo, 1.0)
+            extent = finite_extent(getattr(series, a) for a in ("s_base", "s_adapt", "s_pen"))
+            if extent is not None:
                 rows = len(item.legend.items) if item.legend is not None else 0
-                item.setYRange(y_lo - 0.05 * span, y_hi + (0.12 + 0.09 * rows) * span,
+                item.setYRange(*pad_range(*extent, 0.05, 0.12 + 0.09 * rows, least=1.0),
                                padding=0)
         unique = sorted(set(names))
         item.setLabel("left", f"{' / '.join(unique)} (%)" if unique else "score (%)")

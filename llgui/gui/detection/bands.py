@@ -14,6 +14,8 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QTableWidgetItem
 
+from llgui.core.display.palette import DET_CURVE_COLOURS
+
 BANDS_KEY = "det:bands"
 SAMPLES = 200
 SEED = 12345
@@ -75,13 +77,11 @@ class DetBands(QObject):
     def _redraw(self) -> None:
         """Replace only the band items and the two columns: the curves, the threshold views
         and the rest of the table stay (a full redraw of the tab takes ~0.15 s)."""
-        from llgui.gui.detection.tab import PALETTE
-
         item = self.tab.plot.getPlotItem()
         for old in self._items:
             item.removeItem(old)
         self._items = []
-        self.draw(item, self.tab.results, PALETTE)
+        self.draw(item, self.tab.results, DET_CURVE_COLOURS)
         self.fill_table(self.tab.table, self.tab.results)
 
     @Slot(str, object)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import html
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -61,9 +60,8 @@ class DetDocView(QWidget):
         self.table.setHorizontalHeaderLabels(("labelled item", "true class", "answer",
                                               "decided before", "decided after", ""))
         if n <= 0:
-            wrong = sum(1 for t, d in zip(doc.truth, doc.decisions) if t != d)
             self.caption.setText(f"<b>{html.escape(doc.id)}</b>: the system's first "
-                                 f"decisions, {len(doc.items):,} items, {wrong:,} wrong, "
+                                 f"decisions, {len(doc.items):,} items, {doc.n_wrong:,} wrong, "
                                  f"classes {html.escape(', '.join(doc.classes))}")
             self.table.setRowCount(0)
             return
@@ -83,6 +81,9 @@ class DetDocView(QWidget):
 
     def show_step(self, walk, n: int, threshold: float) -> None:
         """Step n of the walkthrough (0: the first scores), decisions at `threshold`."""
+        from llgui.core.detection.analysis import decisions_at, scores_changed
+        from llgui.core.display.layout import diagonal_span, even_sample
+
         self.plot.setVisible(True)
         self.table.setHorizontalHeaderLabels(("labelled trial", "true label", "answer",
                                               "score before", "score after", "decided after"))
@@ -97,21 +98,17 @@ class DetDocView(QWidget):
             items, changed, step = view.corrected_segments, view.changed_segments, view.step
         item = self.plot.getPlotItem()
         item.clear()
-        background = np.arange(before.size)
-        if background.size > MAX_BACKGROUND:
-            background = np.linspace(0, before.size - 1, MAX_BACKGROUND).astype(np.int64)
+        background = even_sample(before.size, MAX_BACKGROUND)
         item.addItem(pg.ScatterPlotItem(before[background], after[background], size=4,
                                         pen=None, brush=pg.mkBrush(150, 150, 150, 90)))
-        for group, size, symbol in ((np.asarray(changed, dtype=np.int64), 6, "o"),
-                                    (np.asarray(items, dtype=np.int64), 13, "star")):
-            if group.size == 0:
+        for group, size, symbol in ((list(changed), 6, "o"), (list(items), 13, "star")):
+            if not group:
                 continue
-            brushes = [pg.mkBrush(TARGET if labels[i] else NONTARGET) for i in group.tolist()]
+            brushes = [pg.mkBrush(TARGET if labels[i] else NONTARGET) for i in group]
             item.addItem(pg.ScatterPlotItem(before[group], after[group], size=size,
                                             symbol=symbol, brush=brushes,
                                             pen=pg.mkPen("k", width=0.8 if size > 8 else 0)))
-        lo = float(min(before.min(), after.min()))
-        hi = float(max(before.max(), after.max()))
+        lo, hi = diagonal_span(before, after)
         item.plot([lo, hi], [lo, hi], pen=pg.mkPen("#999999", style=Qt.PenStyle.DashLine))
         for angle in (0, 90):
             item.addItem(pg.InfiniteLine(threshold, angle=angle,
@@ -123,7 +120,7 @@ class DetDocView(QWidget):
                       f"{threshold:.3g}", size="9pt", color=TEXT)
         if step is None:
             self.caption.setText(f"<b>{html.escape(doc.id)}</b>: the system's first scores, "
-                                 f"{labels.size:,} trials ({int(labels.sum()):,} targets)")
+                                 f"{labels.size:,} trials ({doc.trials.n_target:,} targets)")
         else:
             moved = len(changed)
             self.caption.setText(
@@ -132,20 +129,18 @@ class DetDocView(QWidget):
                 f"the scores of {moved:,} other trial{'s' if moved != 1 else ''}"
                 + (" (it generalised)" if moved else "")
                 + (" and of none of the labelled ones (it ignored the labels)"
-                   if not np.any(after[list(items)] != before[list(items)]) and items
-                   else ""))
+                   if items and not scores_changed(before, after, items) else ""))
         self.table.setRowCount(len(items))
         answers = step.answer if step is not None else ()
-        for row, (i, answer) in enumerate(zip(items, answers)):
-            target = bool(labels[i])
-            accepted = after[i] >= threshold
-            right = accepted == target
-            cells = (doc.items[i], "target" if target else "non-target",
+        decided = decisions_at(after, labels, list(items), threshold)
+        for row, (d, answer) in enumerate(zip(decided, answers)):
+            i = d.index
+            cells = (doc.items[i], "target" if d.target else "non-target",
                      "target" if answer == "target" else "non-target",
-                     f"{before[i]:.3f}", f"{after[i]:.3f}",
-                     ("accepted" if accepted else "rejected") + (" ✓" if right else " ✗"))
+                     f"{before[i]:.3f}", f"{d.score:.3f}",
+                     ("accepted" if d.accepted else "rejected") + (" ✓" if d.right else " ✗"))
             for col, text in enumerate(cells):
                 cell = QTableWidgetItem(text)
-                if col == 5 and not right:
+                if col == 5 and not d.right:
                     cell.setForeground(Qt.GlobalColor.darkRed)
                 self.table.setItem(row, col, cell)

@@ -2,43 +2,25 @@
 at the edge for operating points outside the view, and the words for a perfectly separated
 system (whose DET curve lies on the axes, outside any probit plot).
 
-Kept apart from detection_view.py so that the plot's own drawing stays as it is.
+Kept apart from the tab so that the plot's own drawing stays as it is; the maths (hull on
+probit axes, separated systems) is `llgui.core.display.det_plot`'s.
 """
 from __future__ import annotations
 
 import math
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-
-SEGMENT_POINTS = 24   # points per hull segment: straight in ROC space, curved on probit axes
-
-
-def separated(result) -> bool:
-    """True when no target scores below any non-target: EER 0 and no curve to draw."""
-    return float(result.eer) == 0.0 and float(result.min_dcf) == 0.0
-
-
-def hull_xy(result, probit) -> tuple[np.ndarray, np.ndarray]:
-    """The ROC convex hull of `result` on probit axes (x: P_fa, y: P_miss), each segment
-    interpolated linearly in probability space; the points at 0 or 1 are dropped (off the
-    probit axes)."""
-    fa = np.asarray(result.hull.p_fa, dtype=float)
-    miss = np.asarray(result.hull.p_miss, dtype=float)
-    if fa.size < 2:
-        return np.empty(0), np.empty(0)
-    t = np.linspace(0.0, 1.0, SEGMENT_POINTS)
-    xs = (fa[:-1, None] + (fa[1:] - fa[:-1])[:, None] * t).ravel()
-    ys = (miss[:-1, None] + (miss[1:] - miss[:-1])[:, None] * t).ravel()
-    keep = (xs > 0) & (xs < 1) & (ys > 0) & (ys < 1)
-    return probit(xs[keep]), probit(ys[keep])
 
 
 def draw_hull(item, result, colour: QColor, probit) -> None:
     """The hull as a thin dotted line in the system's colour: the ROCCH EER point lies on it,
     not on the step curve."""
+    # (imported here: llgui.core.detection.det loads scipy.special, which the window's
+    # start-up must not pay)
+    from llgui.core.display.det_plot import hull_xy
+
     x, y = hull_xy(result, probit)
     if x.size:
         item.plot(x, y, pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DotLine))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import html
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -131,9 +130,7 @@ class LectureViews(QTabWidget):
                       name=f"{html.escape(r.name)} — AUC {self.auc[r.name]:.4f}")
         if selected is not None and self.state.threshold is not None:
             at = at_threshold_curve(selected.curve, self.state.threshold)
-            fpr = at.fp / selected.n_nontarget
-            tpr = at.tp / selected.n_target
-            item.plot([fpr], [tpr], pen=None, symbol="d", symbolSize=13,
+            item.plot([at.p_fa], [at.tpr], pen=None, symbol="d", symbolSize=13,
                       symbolPen=pg.mkPen("k", width=1.5),
                       symbolBrush=pg.mkBrush(self._colour(selected.name)))
         item.setXRange(0, 1, padding=0.02)
@@ -172,6 +169,7 @@ class LectureViews(QTabWidget):
 
     def draw_qq(self) -> None:
         from llgui.core.detection.analysis import normal_qq_from_curve, qq_from_curve
+        from llgui.core.display.layout import diagonal_span
 
         item = self.qq_plot.getPlotItem()
         item.clear()
@@ -197,8 +195,7 @@ class LectureViews(QTabWidget):
         item.setLabel("bottom", "non-target score quantile")
         item.setLabel("left", "target score quantile")
         p, q_non, q_tar = qq_from_curve(result.curve, QQ_POINTS)
-        lo = float(min(q_non.min(), q_tar.min()))
-        hi = float(max(q_non.max(), q_tar.max()))
+        lo, hi = diagonal_span(q_non, q_tar)
         item.plot([lo, hi], [lo, hi], pen=pg.mkPen("#999999", width=1,
                                                    style=Qt.PenStyle.DashLine))
         item.plot(q_non, q_tar, pen=pg.mkPen(self._colour(result.name), width=1.5),
@@ -215,16 +212,14 @@ class LectureViews(QTabWidget):
 
     def _draw_qq_systems(self, item, result, other) -> None:
         """All scores of the selected system against all scores of another."""
-        from llgui.core.detection.analysis import quantiles_from_curve
+        from llgui.core.detection.analysis import qq_curves
+        from llgui.core.display.layout import diagonal_span
 
         name = result.name
         item.setLabel("bottom", f"{html.escape(other.name)} score quantile")
         item.setLabel("left", f"{html.escape(name)} score quantile")
-        p = (np.arange(1, QQ_POINTS + 1) - 0.5) / QQ_POINTS
-        q_other = quantiles_from_curve(other.curve, None, p)
-        q_this = quantiles_from_curve(result.curve, None, p)
-        lo = float(min(q_other.min(), q_this.min()))
-        hi = float(max(q_other.max(), q_this.max()))
+        _p, q_other, q_this = qq_curves(other.curve, result.curve, QQ_POINTS)
+        lo, hi = diagonal_span(q_other, q_this)
         item.plot([lo, hi], [lo, hi], pen=pg.mkPen("#999999", width=1,
                                                    style=Qt.PenStyle.DashLine))
         colour = self._colour(name)

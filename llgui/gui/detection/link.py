@@ -60,8 +60,8 @@ class DetThresholdLink(QObject):
 
     def redraw(self) -> None:
         """Put the marker at the threshold's point of the selected curve."""
-        from llgui.core.detection.det import probit
         from llgui.core.detection.analysis import at_threshold_curve
+        from llgui.core.display.det_plot import det_point
 
         item = self.plot.getPlotItem()
         result = self._selected()
@@ -70,8 +70,7 @@ class DetThresholdLink(QObject):
                 item.removeItem(self.marker)
             return
         at = at_threshold_curve(result.curve, self.state.threshold)
-        x = float(probit(at.fp / result.n_nontarget))
-        y = float(probit(at.fn / result.n_target))
+        x, y = det_point(at)
         if self.marker is None:
             self.marker = pg.TargetItem(pos=(x, y), size=16, symbol="d", movable=True,
                                         pen=pg.mkPen("k", width=1.5))

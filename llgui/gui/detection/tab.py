@@ -25,11 +25,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
+from llgui.core.display.palette import DET_CURVE_COLOURS
 from llgui.gui.detection import hints as det_hints
 from llgui.gui.widgets.plot_export import export_widget
 
-PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
-           "#17becf", "#bcbd22", "#7f7f7f"]
+PALETTE = DET_CURVE_COLOURS
 COLUMNS = ("system", "targets", "non-targets", "EER %", "method", "minDCF", "actDCF",
            "EER 95% CI")
 BOOTSTRAP_REPLICATES = 200
@@ -46,8 +46,15 @@ def _det():
     return det
 
 
+def _separated(result) -> bool:
+    """`llgui.core.display.det_plot.separated`, imported on first use (it loads det)."""
+    from llgui.core.display.det_plot import separated
+
+    return separated(result)
+
+
 def _separated_note(results) -> str:
-    names = [html.escape(r.name) for r in results if det_hints.separated(r)]
+    names = [html.escape(r.name) for r in results if _separated(r)]
     if not names:
         return ""
     return (f" <b>{', '.join(names)}: perfectly separated</b> (every target scores above every "
@@ -473,8 +480,8 @@ class DetectionTab(QWidget):
             c = r.plot_curve
             item.plot(probit(c.p_fa), probit(c.p_miss), pen=pg.mkPen(colour, width=2),
                       name=(f"{html.escape(r.name)} — perfectly separated (EER 0 %)"
-                            if det_hints.separated(r) else
-                            f"{html.escape(r.name)} — EER {100 * r.eer:.2f} %, "
+                            if _separated(r) else
+                            f"{html.escape(r.name)} — EER {r.eer_percent:.2f} %, "
                             f"minDCF {r.min_dcf:.4f}"))
             if r.eer_method == "rocch":
                 det_hints.draw_hull(item, r, colour, probit)   # the ROCCH EER lies on it
@@ -499,7 +506,7 @@ class DetectionTab(QWidget):
         hints = []
         for k, r in enumerate(self.results):
             colour = QColor(PALETTE[k % len(PALETTE)])
-            if det_hints.separated(r):
+            if _separated(r):
                 continue   # its points are at the corners; the legend and the notes say so
             for what, (fa, miss) in (("EER", (r.eer, r.eer)),
                                      ("minDCF", (r.min_dcf_point.p_fa, r.min_dcf_point.p_miss)),
@@ -525,7 +532,7 @@ class DetectionTab(QWidget):
                   else "…" if show_ci else "")
             cells = [
                 (r.name, r.name), (f"{r.n_target:,}", r.n_target),
-                (f"{r.n_nontarget:,}", r.n_nontarget), (f"{100 * r.eer:.3f}", 100 * r.eer),
+                (f"{r.n_nontarget:,}", r.n_nontarget), (f"{r.eer_percent:.3f}", r.eer_percent),
                 (r.eer_method, r.eer_method), (f"{r.min_dcf:.4f}", r.min_dcf),
                 (f"{r.act_dcf:.4f}", r.act_dcf), (ci, interval),
             ]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (
@@ -158,7 +157,7 @@ class ThresholdPanel(QWidget):
             self.state.set_threshold(value)
 
     def _on_state_changed(self) -> None:
-        from llgui.core.detection.analysis import at_threshold_curve, nearest_trials
+        from llgui.core.detection.analysis import at_threshold_curve, decisions_at, nearest_trials
 
         result = self.result()
         threshold = self.state.threshold
@@ -184,21 +183,18 @@ class ThresholdPanel(QWidget):
         ids = self._ids_by_name.get(result.name)
         near = nearest_trials(trials.scores, threshold, NEAREST)
         self.nearest.setRowCount(near.size)
-        for row, i in enumerate(near.tolist()):
-            target = bool(trials.is_target[i])
-            score = float(trials.scores[i])
-            accepted = score >= threshold
-            right = accepted == target
+        for row, d in enumerate(decisions_at(trials.scores, trials.is_target, near, threshold)):
+            i = d.index
             cells = (ids[i] if ids is not None else f"#{i + 1}",
-                     "target" if target else "non-target", f"{score:.4g}",
-                     ("accepted" if accepted else "rejected") + (" ✓" if right else " ✗"))
+                     "target" if d.target else "non-target", f"{d.score:.4g}",
+                     ("accepted" if d.accepted else "rejected") + (" ✓" if d.right else " ✗"))
             for col, text in enumerate(cells):
                 cell = QTableWidgetItem(text)
-                if col == 3 and not right:
+                if col == 3 and not d.right:
                     cell.setForeground(Qt.GlobalColor.darkRed)
                 if col == 2:
                     cell.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                           | Qt.AlignmentFlag.AlignVCenter)
                 self.nearest.setItem(row, col, cell)
         self.nearest_label.setText(f"The {near.size} trials nearest the threshold "
-                                   f"({np.count_nonzero(trials.is_target):,} targets in all)")
+                                   f"({trials.n_target:,} targets in all)")

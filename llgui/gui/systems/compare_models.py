@@ -14,6 +14,7 @@ import math
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 
+from llgui.core.penalty import pen_difference
 from llgui.gui.table_models import BETTER, SORT_ROLE, WORSE, DocumentsModel
 
 DIFF = "Δ S_pen"
@@ -68,8 +69,7 @@ class DocumentsComparisonModel(DocumentsModel):
         theirs = self._summaries.get(k, {}).get(doc.id)
         if mine is None or theirs is None:
             return None
-        delta = mine.s_pen - theirs.s_pen
-        return delta if result.higher_is_better else -delta
+        return pen_difference(mine, theirs, bool(result.higher_is_better))
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or self.COLUMNS[index.column()] != DIFF:

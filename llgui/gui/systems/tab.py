@@ -350,7 +350,7 @@ class SystemsView(QWidget):
         """S_P(M_i) of every system under the current policy (the metric chosen above)."""
         import pyqtgraph as pg
 
-        from llgui.gui.across_time.tab import SYSTEM_COLOURS
+        from llgui.core.display.palette import CAMPAIGN_SYSTEM_COLOURS as SYSTEM_COLOURS
 
         item = self.plot.getPlotItem()
         item.clear()

@@ -9,24 +9,11 @@ ticked (0.01 % ... 99 %), so the axis never goes blank.
 from __future__ import annotations
 
 import pyqtgraph as pg
-from scipy.special import ndtr
 
-from llgui.core.detection.det import DET_TICK_LABELS, DET_TICKS, probit
+from llgui.core.detection.det import DET_TICKS
+from llgui.core.display.det_plot import DEFAULT_RANGE, rate_label, tick_label, tick_values
 
-# Rates outside the NIST list, ticked only when they are in view (zoomed out).
-_OUTER_LOW = (0.0001, 0.0002)
-_OUTER_HIGH = (0.6, 0.8, 0.9, 0.95, 0.98, 0.99)
-_LABELS = dict(zip(DET_TICKS, DET_TICK_LABELS))
-
-DEFAULT_RANGE = (float(probit(0.0005)), float(probit(0.5)))
-"""The view range of a NIST DET plot on either axis, in probit units: 0.05 % to 50 %."""
-
-
-def rate_label(rate: float) -> str:
-    """Percent text of an error rate (fraction): the NIST label where there is one."""
-    if rate in _LABELS:
-        return _LABELS[rate]
-    return f"{100.0 * rate:g}"
+__all__ = ["DEFAULT_RANGE", "ProbitAxisItem", "rate_label"]
 
 
 class ProbitAxisItem(pg.AxisItem):
@@ -42,26 +29,12 @@ class ProbitAxisItem(pg.AxisItem):
         self.enableAutoSIPrefix(False)
         self.rates = tuple(DET_TICKS)
 
-    def _visible(self, lo: float, hi: float) -> list[float]:
-        candidates = _OUTER_LOW + self.rates + _OUTER_HIGH
-        return [r for r in candidates if lo <= float(probit(r)) <= hi]
-
     def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
-        lo, hi = min(minVal, maxVal), max(minVal, maxVal)
-        values = [float(probit(r)) for r in self._visible(lo, hi)]
         # One level: major ticks only (minor ticks on a probit scale would mislead).
-        return [(1.0, values)]
+        return [(1.0, tick_values(minVal, maxVal, self.rates))]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
-        out = []
-        for v in values:
-            rate = float(ndtr(v))
-            # The tick came from one of our rates: find it exactly, so labels never drift.
-            known = min(_OUTER_LOW + self.rates + _OUTER_HIGH,
-                        key=lambda r: abs(float(probit(r)) - v))
-            out.append(rate_label(known) if abs(known - rate) <= 1e-9 + 1e-6 * rate
-                       else f"{100.0 * rate:.3g}")
-        return out
+        return [tick_label(v, self.rates) for v in values]
 
     def tick_labels(self) -> list[str]:
         """The labels this axis shows at its current range (for tests and exports)."""

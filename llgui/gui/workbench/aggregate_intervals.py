@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Slot
 
+from llgui.gui.jobs.workbench import intervals_job
+
 SAMPLES = 1000
 SEED = 12345
 
@@ -39,7 +41,7 @@ class AggregateIntervals(QObject):
                 return   # detection systems get their intervals in the Detection tab
             from llgui.core.significance.resample import Plan
 
-            self.jobs.submit(f"intervals:{index}", _job, bundles[index], result,
+            self.jobs.submit(f"intervals:{index}", intervals_job, bundles[index], result,
                              Plan("bs", SAMPLES, SEED, "document"), background=True)
         elif key.startswith("intervals:"):
             index = int(key.split(":", 1)[1])
@@ -47,9 +49,3 @@ class AggregateIntervals(QObject):
             self.estimates[index] = (replay, estimates)
             self.workbench.show_intervals(index, replay, estimates, self.signature)
 
-
-def _job(bundle, replay, plan, progress=None, should_stop=None):
-    from llgui.core.significance.penalised import collection_intervals
-
-    return replay, collection_intervals(bundle, replay, plan, progress=progress,
-                                        should_stop=should_stop)

@@ -8,38 +8,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from llgui.core.diarization.speakers import speaker_breakdown
-from llgui.utils.identity_cache import IdentityCache
+from llgui.core.diarization.speakers import breakdown, cached_breakdown, mapped_labels
 
 COLUMNS = ("speaker", "hₙ₋₁", "hₙ", "speech s", "miss", "FA", "conf.", "err %")
-MAX_TURNS = 20_000   # beyond this the breakdown (a DER sweep) waits for a smaller show
 SYNC_TURNS = 2_000   # up to this the table computes its breakdown itself; beyond, a worker
                      # does (`breakdown` in the workbench's step-view job): ~40 ms at 20,000
-
-_CACHE = IdentityCache(64)
-
-
-def _key(document, adapted, mapping, collar, skip_overlap) -> tuple[tuple, tuple]:
-    return ((document.reference, adapted, document.uem),
-            (tuple(sorted((mapping or {}).items())), float(collar), bool(skip_overlap)))
-
-
-def cached_breakdown(document, adapted, mapping, collar=0.0, skip_overlap=False):
-    """The rows `breakdown` computed for these arguments, or None (not yet)."""
-    return _CACHE.get(*_key(document, adapted, mapping, collar, skip_overlap))
-
-
-def breakdown(document, adapted, mapping, collar=0.0, skip_overlap=False) -> tuple:
-    """The per-speaker rows of `adapted` against the document's reference (no rows past
-    MAX_TURNS), cached by the turn lists' identity (the walkthrough shares them between
-    steps): computed on a worker for a long show, then read by the table at once."""
-    def make() -> tuple:
-        if len(document.reference) + len(adapted) > MAX_TURNS:
-            return ()
-        return speaker_breakdown(document.reference, adapted, document.uem, collar,
-                                 skip_overlap, mapping=mapping)
-
-    return _CACHE.get_or_make(*_key(document, adapted, mapping, collar, skip_overlap), make)
 
 
 def breakdown_ready(document, adapted, mapping, collar=0.0, skip_overlap=False) -> bool:
@@ -74,8 +47,8 @@ class SpeakerTable(QTableWidget):
             return
         self.setEnabled(True)
         self.rows = rows
-        before = _inverse(seen_mapping)
-        after = _inverse(adapted_mapping)
+        before = mapped_labels(seen_mapping)
+        after = mapped_labels(adapted_mapping)
         # one measure of the columns after the fill, not one per cell (ResizeToContents
         # re-measured the whole column at every setItem: ~35 ms a step)
         self.setUpdatesEnabled(False)
@@ -83,7 +56,7 @@ class SpeakerTable(QTableWidget):
             self.setRowCount(len(rows))
             for k, row in enumerate(rows):
                 label = row.speaker if row.speaker is not None else "(unmapped)"
-                rate = 100 * row.error / row.total if row.total > 0 else float("nan")
+                rate = row.error_rate
                 cells = [label, before.get(row.speaker, "–"),
                          after.get(row.speaker, ", ".join(row.hypothesis) or "–"),
                          f"{row.total:.1f}", f"{row.miss:.1f}", f"{row.false_alarm:.1f}",
@@ -100,10 +73,3 @@ class SpeakerTable(QTableWidget):
         finally:
             self.setUpdatesEnabled(True)
 
-
-def _inverse(mapping) -> dict:
-    """reference label -> the hypothesis labels mapped to it, joined."""
-    out: dict = {}
-    for hyp, ref in (mapping or {}).items():
-        out.setdefault(ref, []).append(hyp)
-    return {ref: ", ".join(sorted(hyps)) for ref, hyps in out.items()}

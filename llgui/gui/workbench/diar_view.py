@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import html
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
-from llgui.utils.identity_cache import IdentityCache
-from llgui.core.display.layout import LANE_TOLERANCE, pack_sorted, time_labels
+from llgui.core.display.lanes import (
+    collar_zones, error_parts, extend_colours, focus_range, label_colour, lane_bars,
+    lane_geometry, lane_parts, merge_parts, visible_bars,
+)
+from llgui.core.display.layout import time_labels
 from llgui.core.display.palette import ERROR_COLOURS, IMPAIRED, UNMAPPED, speaker_colours, speaker_palette
 from llgui.core.types import Turn
 from llgui.core.walkthrough import Walkthrough
@@ -108,16 +110,10 @@ class DiarView(QWidget):
         """Fix reference colours for a whole bundle (recurring speakers keep theirs)."""
         self._colours = speaker_colours(reference_labels)
 
-    def _colour(self, label: str, mapping: dict | None) -> str:
-        if mapping and label in mapping:
-            return self._colours.get(mapping[label], UNMAPPED)
-        return self._colours.get(label, UNMAPPED) if mapping is None else UNMAPPED
-
     def show_step(self, walk: Walkthrough, step: int, error_regions=None) -> None:
         doc = walk.document
         # labels from the cached geometry: no pass over 10,000 turns on the main thread
-        for label in set(lane_geometry(doc.reference)["labels"]) - set(self._colours):
-            self._colours[label] = PALETTE[len(self._colours) % len(PALETTE)]
+        extend_colours(self._colours, lane_geometry(doc.reference)["labels"], PALETTE)
         view = walk.steps[step - 1] if step > 0 else None
         seen = view.seen if view else walk.base
         seen_map = view.mapping if view else walk.base_mapping
@@ -160,11 +156,7 @@ class DiarView(QWidget):
         if split:
             item.setXRange(start, end, padding=0.01)   # the overview: the whole meeting
         elif view is not None and view.windows:
-            lo = min(w[0] for w in view.windows)
-            hi = max(w[1] for w in view.windows)
-            span = max(60.0, (hi - lo) * 3)
-            centre = (lo + hi) / 2
-            item.setXRange(max(start, centre - span / 2), min(end, centre + span / 2), padding=0)
+            item.setXRange(*focus_range(view.windows, (start, end)), padding=0)
         for bars in self._pool[len(self._drawn):]:
             bars.setVisible(False)
         self._cull()
@@ -204,15 +196,15 @@ class DiarView(QWidget):
                 line.setToolTip("UEM limit: only the time inside is scored")
                 item.addItem(line)
                 self._zones.append(line)
-        if self.collar <= 0 or not doc.reference:
+        # (none past MAX_COLLAR_ZONES boundaries: on a 10-hour show hatching would be grey
+        # paint, and slow)
+        zones = collar_zones(doc.reference, self.collar, MAX_COLLAR_ZONES)
+        if zones is None:
             return
-        edges = np.unique(np.concatenate([[t.start, t.end] for t in doc.reference]))
-        half = self.collar / 2
+        x0, width = zones
         # translucent grey: a hatch pattern is scaled with the time axis and vanished
         brush = QBrush(QColor(110, 110, 110, 70))
-        if edges.size > MAX_COLLAR_ZONES:
-            return   # a 10-hour show: hatching would be grey paint, and slow
-        bars = pg.BarGraphItem(x0=edges - half, width=2 * half, y0=-len(LANES) + 0.6,
+        bars = pg.BarGraphItem(x0=x0, width=width, y0=-len(LANES) + 0.6,
                                height=len(LANES) - 0.2, brush=brush, pen=QPen(Qt.PenStyle.NoPen))
         bars.setZValue(-5)
         bars.setToolTip(f"collar {self.collar:g} s (total width) around each reference "
@@ -257,20 +249,8 @@ class DiarView(QWidget):
         cached = self._arrays.get(key)
         if cached is not None and cached[0] is turns:
             return cached[1]
-        geometry = lane_geometry(turns)
-        palette = [IMPAIRED if label == unmappable else self._colour(label, mapping)
-                   for label in geometry["labels"]]
-        groups: dict[str, list[int]] = {}
-        for k, colour in enumerate(palette):
-            groups.setdefault(colour, []).append(k)
-        inverse = geometry["inverse"]
-        arrays = {
-            "x0": geometry["starts"],
-            "width": geometry["ends"] - geometry["starts"],
-            "level": geometry["level"],
-            "depth": geometry["depth"],
-            "groups": {c: np.flatnonzero(np.isin(inverse, ks)) for c, ks in groups.items()},
-        }
+        colours = self._colours
+        arrays = lane_bars(turns, lambda label: label_colour(label, mapping, colours, unmappable))
         if len(self._arrays) >= 24:
             self._arrays.pop(next(iter(self._arrays)))
         self._arrays[key] = (turns, arrays)
@@ -280,21 +260,12 @@ class DiarView(QWidget):
         if not turns:
             return
         arrays = self._lane_arrays(turns, mapping, unmappable)
-        height = self.LANE_HEIGHT / arrays["depth"]
-        y0 = y - self.LANE_HEIGHT / 2 + arrays["level"] * height
-        for colour, members in arrays["groups"].items():
-            self._pending.setdefault(colour, []).append(
-                (arrays["x0"][members], arrays["width"][members], y0[members],
-                 np.full(members.size, height * 0.92)))
+        for colour, part in lane_parts(arrays, y, self.LANE_HEIGHT):
+            self._pending.setdefault(colour, []).append(part)
 
     def _draw_errors(self, item, y: float, regions) -> None:
-        for kind, colour in ERROR_COLOURS.items():
-            x0, width = error_geometry(regions).get(kind, (None, None))
-            if x0 is None:
-                continue
-            self._pending.setdefault(colour, []).append(
-                (x0, width, np.full(len(x0), y - self.LANE_HEIGHT / 2),
-                 np.full(len(x0), self.LANE_HEIGHT)))
+        for colour, part in error_parts(regions, y, self.LANE_HEIGHT):
+            self._pending.setdefault(colour, []).append(part)
         self.lanes["errors"] = tuple(regions)
 
     def _flush(self, item) -> None:
@@ -303,8 +274,7 @@ class DiarView(QWidget):
         speaker)."""
         for colour, parts in self._pending.items():
             bars = self._bars(item, colour)
-            self._drawn.append((bars,) + tuple(np.concatenate([p[k] for p in parts])
-                                               for k in range(4)))
+            self._drawn.append((bars,) + merge_parts(parts))
         self._pending = {}
 
     def _bars(self, item, colour: str):
@@ -331,10 +301,8 @@ class DiarView(QWidget):
     def _cull(self, *_args) -> None:
         """Give each bar item only the bars in the visible time range (and a margin)."""
         (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
-        margin = 0.5 * (hi - lo)
-        lo, hi = lo - margin, hi + margin
         for bars, x0, width, y0, height in self._drawn:
-            visible = (x0 <= hi) & (x0 + width >= lo)
+            visible = visible_bars(x0, width, lo, hi)
             bars.setOpts(x0=x0[visible], y0=y0[visible], width=width[visible],
                          height=height[visible])
 
@@ -364,49 +332,3 @@ class DiarView(QWidget):
 
         self.legend.setText(" &nbsp; ".join(whole(p) for p in parts))
 
-
-_GEOMETRY = IdentityCache(32)
-
-
-def lane_geometry(turns) -> dict:
-    """Where a lane's bars go, whatever their colours: starts and ends sorted by (start, end),
-    the sorted speaker labels and each bar's index into them, the stacking level of each bar
-    (overlapping turns stack) and the number of levels. Pure numpy, no Qt: the workbench
-    computes it on a worker with the step's view; cached by the turn list's identity (the
-    walkthrough shares turn lists between steps)."""
-    return _GEOMETRY.get_or_make((turns,), ("lanes",), lambda: _lane_geometry(turns))
-
-
-def _lane_geometry(turns) -> dict:
-    from llgui.core.diarization.edit import turn_arrays
-
-    n = len(turns)
-    starts, ends = turn_arrays(turns)
-    order = np.lexsort((ends, starts))
-    starts, ends = starts[order], ends[order]
-    speakers = np.array([t.speaker for t in turns], dtype=str)[order] if n else np.array([], str)
-    labels, inverse = np.unique(speakers, return_inverse=True)
-    reach = np.maximum.accumulate(ends) if n else ends
-    # abutting turns (onset + duration misses the next onset by float error) are not overlap:
-    # with no tolerance a single-speaker VBx output was drawn on two rows
-    if n > 1 and np.any(starts[1:] < reach[:-1] - LANE_TOLERANCE):   # overlaps: stack them
-        level = pack_sorted(starts, ends).astype(float)
-    else:
-        level = np.zeros(n)
-    return {"starts": starts, "ends": ends, "labels": labels.tolist(), "inverse": inverse,
-            "level": level, "depth": int(level.max()) + 1 if n else 1}
-
-
-def error_geometry(regions) -> dict:
-    """kind -> (x0, width) arrays of error regions (cached by the tuple's identity)."""
-    return _GEOMETRY.get_or_make((regions,), ("errors",), lambda: _error_geometry(regions))
-
-
-def _error_geometry(regions) -> dict:
-    by_kind: dict[str, tuple[list, list]] = {}
-    for start, end, kind in regions:
-        xs, ws = by_kind.setdefault(kind, ([], []))
-        xs.append(start)
-        ws.append(end - start)
-    return {k: (np.asarray(xs, dtype=float), np.asarray(ws, dtype=float))
-            for k, (xs, ws) in by_kind.items()}

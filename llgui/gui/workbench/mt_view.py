@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (
     QStyleOptionViewItem, QTableView, QVBoxLayout, QWidget,
 )
 
-from llgui.core.mt.textdiff import mark_changes, mark_errors
+from llgui.core.mt.sentence import chrf_change
+from llgui.core.mt.textdiff import correction_fate, effect_counts, mark_changes, mark_errors
 from llgui.core.walkthrough import Walkthrough
 
 CORRECTED_BG = "#fff3b0"
@@ -188,21 +189,12 @@ class SegmentsModel(QAbstractTableModel):
             view = self._walk.view(self._step)   # cached by the walkthrough
             if view.corrected is None:
                 return ""
-            correct, adapted, seen = view.corrected[i], self._adapted[i], self._seen[i]
-            fate = ("applied" if adapted == correct else "ignored" if adapted == seen
-                    else "changed otherwise")
+            fate = correction_fate(view.corrected[i], self._adapted[i], self._seen[i])
             colour = "#1e7b34" if fate == "applied" else ERROR_FG
             return f"<br><small style='color:{colour}'>{fate}</small>"
         refs = [r[i] for r in self._walk.document.references]
-        before, after = sentence_chrf(self._seen[i], refs), sentence_chrf(self._adapted[i], refs)
+        before, after = chrf_change(self._seen[i], self._adapted[i], refs)
         return f"<br><small>chrF {before:.1f} → {after:.1f}</small>"
-
-
-def sentence_chrf(hypothesis: str, references: list[str]) -> float:
-    """sacrebleu's sentence chrF (defaults), the score change shown for a generalised line."""
-    from sacrebleu.metrics import CHRF
-
-    return float(CHRF().sentence_score(hypothesis, references).score)
 
 
 class RichTextDelegate(QStyledItemDelegate):
@@ -353,13 +345,13 @@ class MTView(QWidget):
                                  "the system's first hypothesis (step 0)")
             return
         view = walk.view(step)
-        effects = list(view.effects.values())
+        better, worse = effect_counts(view.effects.values())
         self.summary.setText(
             f"<b>{html.escape(doc.id)}</b> step {step}: segment "
             f"{', '.join(str(c + 1) for c in sorted(view.corrected_segments))} corrected; the "
             f"system changed {len(view.changed_segments)} other segment(s) by itself: "
-            f"<span style='color:#006b3c'>{sum(e > 0 for e in effects)} better</span>, "
-            f"<span style='color:{ERROR_FG}'>{sum(e < 0 for e in effects)} worse</span>")
+            f"<span style='color:#006b3c'>{better} better</span>, "
+            f"<span style='color:{ERROR_FG}'>{worse} worse</span>")
         if view.corrected_segments:
             row = self.model.row_of_segment(min(view.corrected_segments))
             self._focus_row = row

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
-from llgui.core.display.layout import bar_range, place_labels
+from llgui.core.display.layout import place_labels
+from llgui.core.display.score_bars import penalty_bars, step_curve_x
 from llgui.core.walkthrough import Walkthrough
 from llgui.core.metrics import display_name, is_percent
 
@@ -125,39 +125,28 @@ class ScorePanel(QWidget):
             self._bar_items = parts
         # Figure 4: the penalised score is S_adapt (solid) with the accumulated penalty
         # hatched: stacked on top for error rates, cut from the top for BLEU/chrF.
-        lo, hi = sorted((float(v["s_adapt"]), float(v["s_pen"])))  # numpy scalars -> float
-        for bar, value in zip(parts["solid"], (v["s_base"], v["s_cor"], v["s_imp"], lo)):
+        geometry = penalty_bars(v)
+        for bar, value in zip(parts["solid"], geometry.solid):
             bar.setVisible(value is not None)
             if value is not None:
                 bar.setOpts(height=[value])
-        parts["hatch"].setVisible(hi > lo)
-        if hi > lo:
-            parts["hatch"].setOpts(y0=[lo], height=[hi - lo])
-        mem = v.get("s_pen_memorise")
-        parts["memorise"].setVisible(mem is not None)
-        if mem is not None:
-            parts["memorise"].setOpts(height=[float(mem)])
-        # one number per label; the inside one names what it is (adapt or pen)
-        inside = ""
-        if hi > lo:
-            inside = (f"pen {v['s_pen']:.2f}" if lo == v["s_pen"]
-                      else f"adapt {v['s_adapt']:.2f}")
-        texts = [(0, v["s_base"], None), (1, v["s_cor"], None), (2, v["s_imp"], None),
-                 (3, hi, None), (3, lo, inside), (4, mem, None)]
+        parts["hatch"].setVisible(geometry.hatch is not None)
+        if geometry.hatch is not None:
+            y0, height = geometry.hatch
+            parts["hatch"].setOpts(y0=[y0], height=[height])
+        parts["memorise"].setVisible(geometry.memorise is not None)
+        if geometry.memorise is not None:
+            parts["memorise"].setOpts(height=[geometry.memorise])
         # wanted: above the bar's top; the inside label just under the hatching, off it
         self._bar_texts = []
-        for label, (x, value, text) in zip(parts["labels"], texts):
+        for label, (x, value, text) in zip(parts["labels"], geometry.labels):
             shown = value is not None and text != ""
             label.setVisible(shown)
             if shown:
                 label.setText(text if text is not None else f"{value:.2f}")
                 self._bar_texts.append((label, x, float(value), text is not None))
-        values = [x for x in (v["s_base"], v["s_cor"], v["s_imp"], v["s_adapt"], v["s_pen"],
-                              mem) if x is not None]
-        # 1-3 point differences between scores of 30 must read as differences
-        low, high = bar_range(values)
-        self.y_range = (low, high)
-        item.setYRange(low, high + 0.12 * (high - low), padding=0)   # room for the top labels
+        self.y_range = geometry.y_range
+        item.setYRange(*geometry.view, padding=0)   # room for the top labels
         item.setXRange(-0.6, 4.6, padding=0)
         self._place_bar_labels()
         self.bars.setToolTip("S_base, S_cor and S_imp of the step; S_pen drawn as S_adapt (solid) "
@@ -223,9 +212,8 @@ class ScorePanel(QWidget):
             return
         item.clear()
         _, pen_scores = r.pen_curve()
-        x_end = max(costs[-1] * 1.05, 1.0)
         # step functions: each score holds from its cost until the next step
-        xs = np.append(costs, x_end)
+        xs = step_curve_x(costs)
         item.plot(xs, adapt, stepMode="center", pen=pg.mkPen(ADAPT, width=2))
         item.plot(xs, pen_scores, stepMode="center",
                   pen=pg.mkPen(PEN, width=2, style=Qt.PenStyle.DashLine))

@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QLabel
 
 from llgui.core.metrics import display_name
+from llgui.core.penalty import pen_difference
 
 
 class SecondSystem(QObject):
@@ -63,11 +64,13 @@ class SecondSystem(QObject):
             return
         bundles = self.state.bundles
         rows = []
+        replays = {}
         for b in (index, k):
             result = self.collections.get(b)
             replay = None if result is None else next(
                 (r for r in result.replays if r.doc == doc), None)
             name = bundles[b].name
+            replays[b] = replay
             if replay is None:
                 rows.append(f"<tr><td>{html.escape(name)}</td><td colspan='5'>…</td></tr>")
                 continue
@@ -83,8 +86,8 @@ class SecondSystem(QObject):
         metric = next((v["metric"] for v in self.shown.values()), "")
         diff = ""
         if len(self.shown) == 2:
-            a, b = (self.shown[bundles[i].name] for i in (index, k))
-            diff = f"<small>Δ S_pen (this − other): {a['s_pen'] - b['s_pen']:+.2f}</small>"
+            delta = pen_difference(*(replays[i] for i in (index, k)))
+            diff = f"<small>Δ S_pen (this − other): {delta:+.2f}</small>"
         self.label.setText(
             f"<b>Side by side on {html.escape(doc or '')}</b> ({display_name(metric)})"
             "<table cellspacing='4'><tr><th></th><th>S_base</th><th>S_adapt</th><th>S_pen</th>"

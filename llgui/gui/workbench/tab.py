@@ -18,17 +18,16 @@ from PySide6.QtWidgets import (
     QStackedWidget, QStyle, QTableView, QVBoxLayout, QWidget,
 )
 
-from llgui.core.walkthrough import Walkthrough, walk
-from llgui.core.metrics import default_replay, display_name, replay_metrics
+from llgui.core.metrics import display_name, replay_metrics
+from llgui.core.walkthrough import Walkthrough
+from llgui.gui.jobs import workbench as work
+from llgui.gui.jobs.workbench import LLMT, SYNC_TURNS
 from llgui.gui.workbench.cost_editor import CostModelEditor
 from llgui.gui.workbench.diar_view import DiarView
 from llgui.gui.table_models import CorrectionsModel, describe_step
 from llgui.gui.workbench.mt_view import MTView
 from llgui.gui.workbench.score_panel import ScorePanel
 
-
-SYNC_TURNS = 2000
-"""Shows with at most this many turns (both sides) get their step views on the main thread."""
 
 HUSH_STEP_MS = 60
 HUSH_DOCUMENT_MS = 250
@@ -189,7 +188,7 @@ class Workbench(QWidget):
             self.step_label.setText("no document")
             return
         self._fill_metric_box(bundle.task)
-        metric = _track_metric(bundle, state.metric(bundle.task))
+        metric = work.track_metric(bundle, state.metric(bundle.task))
         cost = state.cost_model()
         self.cost_editor.set_model(cost)
         self.cost_editor.setEnabled(True)
@@ -199,7 +198,7 @@ class Workbench(QWidget):
         if result is None:
             # The first walkthrough of a document runs on a worker: it may import sacrebleu or
             # pyannote (seconds, the first time), and the window must not freeze meanwhile.
-            self.jobs.submit("walk", _walk_job, key, document, bundle.steps_of(document.id),
+            self.jobs.submit("walk", work.walk_job, key, document, bundle.steps_of(document.id),
                              metric, bundle.settings, cost, bundle.documents)
             # Meanwhile show what is ready: the document under another of the bundle's
             # metrics (BLEU and chrF come at once, TER may take longer), computing those
@@ -211,7 +210,7 @@ class Workbench(QWidget):
                 if other_key in self._cache:
                     interim = interim or self._cache[other_key]
                 else:  # (supersedes a quick walk still running for another document)
-                    self.jobs.submit(f"walk:{other}", _walk_job, other_key, document,
+                    self.jobs.submit(f"walk:{other}", work.walk_job, other_key, document,
                                      bundle.steps_of(document.id), other, bundle.settings,
                                      cost, bundle.documents)
             if interim is not None:
@@ -241,7 +240,7 @@ class Workbench(QWidget):
             document.task, self.diar_view))
         if document.task == "diarization" and bundle is not None:
             self.diar_view.set_speakers(t.speaker for d in bundle.documents for t in d.reference)
-            zones = _zones_of(bundle.settings)
+            zones = work.zones_of(bundle.settings)
             self.diar_view.collar = zones["collar"]
             self.diar_view.skip_overlap = zones["skip_overlap"]
         self.show_step(self.state.step)
@@ -272,7 +271,7 @@ class Workbench(QWidget):
             self.det_view.show_step(result, step, self._decision_threshold(result))
         elif result.document.task == "classification":
             self.det_view.show_class_step(result, step)
-        elif _turns(result.document) <= SYNC_TURNS:
+        elif work.turns(result.document) <= SYNC_TURNS:
             self._show_timeline(result, step)
         elif self._view_ready(result, step):
             self._show_timeline(result, step)
@@ -282,7 +281,7 @@ class Workbench(QWidget):
         else:
             # a long show's view takes several DER sweeps (~10 ms each per 1,000 turns): built
             # on a worker, the timeline follows when it is ready
-            self.jobs.submit("step-view", _view_job, result, step, **self._zones())
+            self.jobs.submit("step-view", work.view_job, result, step, **self._zones())
         self.scores.show_step(result, step)
         n = len(result.steps)
         what = describe_step(result.log[step - 1]) if step else "the system's first hypothesis"
@@ -310,7 +309,7 @@ class Workbench(QWidget):
     def _prepare_ahead(self, result: Walkthrough, step: int) -> None:
         if (result is self.walkthrough and step == self.state.step
                 and step < len(result.steps) and not self._view_ready(result, step + 1)):
-            self.jobs.submit("step-view", _view_job, result, step + 1, True, background=True,
+            self.jobs.submit("step-view", work.view_job, result, step + 1, True, background=True,
                              **self._zones())
 
     def _zones(self) -> dict:
@@ -491,113 +490,3 @@ class Workbench(QWidget):
 
 
 STEP_TEXT = 110   # characters of the step's description shown beside the buttons
-
-
-def _track_metric(bundle, metric: str | None) -> str:
-    """The state's metric for the bundle's task when the workbench can replay it, else the
-    bundle's first that it can (a detection bundle may start from EER), else the task's
-    default replay metric."""
-    allowed = replay_metrics(bundle.task)
-    if metric is not None and metric_and_mode(metric)[0] in allowed:
-        return metric
-    return next((m for m in bundle.metrics if m in allowed), default_replay(bundle.task))
-
-
-LLMT = "bleu:llmt"
-"""The metric box's choice for BLEU with S_pen in mode "llmt" (`metric_and_mode`)."""
-
-
-def metric_and_mode(choice: str) -> tuple[str, str]:
-    """("bleu", "llmt") for the llmt choice, (metric, "paper") otherwise."""
-    metric, _, mode = choice.partition(":")
-    return metric, mode or "paper"
-
-
-def _walk_job(key, document, steps, metric, settings, cost, documents, progress=None,
-              should_stop=None):
-    """Worker job: the walkthrough of one document, returned with the key it answers. The
-    first also loads the compiled resampling kernel (numba), which the aggregates' interval
-    job needs next: loaded here, before the document is shown, it does not compete with
-    the user's first steps for the interpreter."""
-    warm_kernels()
-    name, mode = metric_and_mode(metric)
-    result = walk(document, steps, name, settings, cost, mode=mode, should_stop=should_stop,
-                  documents=documents, progress=progress, memorise=_memorise_affordable(document))
-    if document.task == "diarization" and _turns(document) > SYNC_TURNS:
-        # the first view of a long show (its base timeline) too: built here, it does not
-        # run beside the window's first paint of the document
-        _view_job(result, 0, True, should_stop=should_stop, **_zones_of(settings))
-    return key, result
-
-
-def _zones_of(settings) -> dict:
-    """The collar and overlap settings of a bundle, as the timeline's breakdown uses them."""
-    settings = settings or {}
-    return {"collar": float(settings.get("collar", 0.0) or 0.0),
-            "skip_overlap": bool(settings.get("skip_overlap", False))}
-
-
-def warm_kernels() -> None:
-    try:
-        from llgui.core.significance import _penalised_kernel as _stream_kernel
-    except ImportError:   # no numba: the numpy path needs no loading
-        return
-    _stream_kernel.warm()
-
-
-MEMORISE_LIMIT = 20_000
-"""Segments (MT) or turns (diarization) up to which the walkthrough also replays the
-memorise-only reference: it doubles the replay's time and memory, which a 100,000-sentence
-document cannot afford within the window's memory bound (DESIGN.md 5, gate 9)."""
-
-
-def _memorise_affordable(document) -> bool:
-    if document.task == "mt":
-        return document.n_segments <= MEMORISE_LIMIT
-    if document.task == "diarization":
-        return _turns(document) <= MEMORISE_LIMIT // 4
-    return False
-
-
-def _turns(document) -> int:
-    return len(document.reference) + len(document.hypothesis)
-
-
-def _view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
-              should_stop=None, collar: float = 0.0, skip_overlap: bool = False):
-    """Worker job: what step `step` looked like (its error regions, where its bars go, its
-    per-speaker breakdown), then the next step's ahead of the user; returns (walkthrough,
-    step), or (walkthrough, -1) when it only prepared `step` ahead of time (then only that
-    step: the user may be there in a third of a second). Each part (a few
-    tens of ms on a 10-hour show) ends at a checkpoint: a background job pauses there while
-    the window draws, and a cancel is seen."""
-    from llgui.core.jobs import Cancelled
-    from llgui.gui.workbench.diar_speakers import breakdown
-    from llgui.gui.workbench.diar_view import error_geometry, lane_geometry
-
-    def checkpoint() -> None:
-        if should_stop is not None and should_stop():
-            raise Cancelled()
-
-    for n in (step,) if ahead else (step, step + 1):
-        if n > len(result.steps):
-            break
-        checkpoint()
-        if n == 0:   # the base: its mapping and errors, no step view
-            lane_geometry(result.document.reference)
-            checkpoint()
-            lane_geometry(result.hypothesis_at(0))
-            checkpoint()
-            error_geometry(result.errors_at(0))
-            checkpoint()
-            breakdown(result.document, result.base, result.base_mapping, collar, skip_overlap)
-            continue
-        view = result.view(n)
-        for turns in (view.seen, view.corrected, view.impaired or (), view.adapted):
-            checkpoint()
-            lane_geometry(turns)   # where the bars go: numpy, off the main thread
-        checkpoint()
-        error_geometry(view.adapted_errors)
-        checkpoint()
-        breakdown(result.document, view.adapted, view.adapted_mapping, collar, skip_overlap)
-    return result, -1 if ahead else step

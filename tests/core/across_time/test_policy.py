@@ -281,3 +281,17 @@ def test_a_policy_keeps_its_curve_across_modes():
     assert absolute.points == ((100.0, 0.1), (200.0, 0.4), (300.0, 1.0))
     assert absolute.in_mode("relative", 100.0, 300.0).points == relative.points
     assert relative.in_mode("relative", 100.0, 300.0) is relative
+
+
+def test_one_models_window_its_tests_and_columns():
+    from llgui.core.across_time.policy import window_columns, window_tests
+
+    p = Policy("relative", ((0.0, 0.1), (1.0, 1.0)))   # preset A, as by hand above
+    xs, ws = window_tests(p, MODELS, TESTS, 2)
+    np.testing.assert_allclose(xs, [0.0, 0.25, 0.5, 0.75, 1.0], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(ws, [0.1, 0.325, 0.55, 0.775, 1.0], rtol=0, atol=1e-15)
+    raw, window = window_weights(p, MODELS, TESTS)
+    np.testing.assert_allclose(ws, raw[2][window[2]], rtol=0, atol=0)
+    assert window_columns("relative", MODELS, TESTS, 1) == (0, 2)
+    assert window_columns("absolute", MODELS, TESTS, 0) == (0, 0)
+    assert window_columns("relative", MODELS, np.array([1.0, 3.0]), 0) is None   # empty

@@ -87,3 +87,11 @@ def test_the_walkthrough_keeps_labelled_and_re_decided_items():
     assert view.corrected_segments == (1,) and view.changed_segments == (3,)
     assert list(result.base) == [0, 0, 2, 1] and list(view.adapted) == [0, 1, 2, 0]
     assert (view.scores.s_cor, view.scores.s_imp, view.scores.s_adapt) == (25.0, 50.0, 0.0)
+
+
+def test_wrong_first_decisions_are_scikit_learns_zero_one_loss():
+    from sklearn.metrics import zero_one_loss
+
+    truth, decided = ("cat", "dog", "emu", "cat", "fox"), ("cat", "cat", "emu", "dog", "fox")
+    doc = ClassDocument("sys", Stamp(0.0, "0"), tuple("abcde"), truth, decided, CLASSES)
+    assert doc.n_wrong == zero_one_loss(truth, decided, normalize=False) == 2

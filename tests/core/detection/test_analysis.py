@@ -167,3 +167,36 @@ def test_views_read_off_the_curve_equal_numpy(data, bins):
         np.testing.assert_array_equal(got.edges, want.edges)
         np.testing.assert_allclose(got.target, want.target, rtol=1e-12, atol=0)
         np.testing.assert_allclose(got.nontarget, want.nontarget, rtol=1e-12, atol=0)
+
+
+def test_decisions_rates_and_qq_of_two_systems_against_numpy_and_scikit_learn():
+    from sklearn.metrics import confusion_matrix
+
+    from llgui.core.detection.analysis import (
+        decisions_at, qq_curves, qq_probabilities, scores_changed,
+    )
+
+    rng = np.random.default_rng(5)
+    scores = np.round(rng.normal(0, 1, 400), 2)
+    labels = rng.random(400) < 0.3
+    for threshold in (-0.5, 0.0, 0.73):
+        at = at_threshold(scores, labels, threshold)
+        tn, fp, fn, tp = confusion_matrix(labels, scores >= threshold).ravel()
+        assert (at.p_fa, at.p_miss, at.tpr) == (fp / (fp + tn), fn / (fn + tp), tp / (tp + fn))
+        picked = nearest_trials(scores, threshold, 12)
+        decided = decisions_at(scores, labels, picked, threshold)
+        assert [d.index for d in decided] == picked.tolist()
+        for d in decided:
+            assert d.target == labels[d.index] and d.score == scores[d.index]
+            assert d.accepted == (scores[d.index] >= threshold)
+            assert d.right == (d.accepted == d.target)
+    other = scores + rng.normal(0, 0.3, 400)
+    p, q_a, q_b = qq_curves(det_curve(scores, labels), det_curve(other, labels), 50)
+    assert np.array_equal(p, (np.arange(1, 51) - 0.5) / 50)
+    assert np.array_equal(qq_probabilities(50), p)
+    np.testing.assert_allclose(q_a, np.quantile(scores, p), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(q_b, np.quantile(other, p), rtol=0, atol=1e-12)
+    after = scores.copy()
+    after[7] += 1
+    assert scores_changed(scores, after, [3, 7]) and not scores_changed(scores, after, [3])
+    assert not scores_changed(scores, after, [])

@@ -484,3 +484,14 @@ def test_bootstrap_eer_equals_the_eer_of_each_resampled_trial_list(reference_dat
         brute.append(eer(resampled, resampled_labels)[0])
     expected_lo, expected_hi = np.quantile(brute, [0.025, 0.975])
     assert (lo, hi) == pytest.approx((expected_lo, expected_hi), abs=1e-12)
+def test_the_eer_in_percent_is_the_reports():
+    from llgui.core.reports.commands import det_report
+    from llgui.core.types import Trials
+
+    rng = np.random.default_rng(2)
+    trials = Trials("sys", np.r_[rng.normal(1, 1, 50), rng.normal(0, 1, 150)],
+                    np.arange(200) < 50)
+    result = evaluate(trials)
+    assert result.eer_percent == 100.0 * result.eer
+    report = det_report([trials], (0.01, 1.0, 1.0))
+    assert report["systems"][0]["eer"] == result.eer_percent

@@ -88,3 +88,29 @@ def test_miss_and_confusion_shared_in_overlap():
     by = {r.speaker: r for r in rows}
     assert by["A"].correct == 4 and by["A"].error == 0
     assert by["B"].miss == 4 and by["B"].confusion == 0
+
+
+def test_the_cached_breakdown_is_the_breakdown_and_the_rate_its_share_of_speech():
+    from types import SimpleNamespace
+
+    from llgui.core.diarization.speakers import (
+        MAX_TURNS, breakdown, cached_breakdown, mapped_labels,
+    )
+
+    ref = (Turn(0, 10, "A"), Turn(10, 14, "B"), Turn(14, 20, "A"))
+    hyp = (Turn(0, 9, "x"), Turn(9, 14, "y"), Turn(14, 20, "y"))
+    doc = SimpleNamespace(reference=ref, uem=None)
+    mapping = {"x": "A", "y": "B"}
+    assert cached_breakdown(doc, hyp, mapping, 0.0, False) is None   # not made yet
+    rows = breakdown(doc, hyp, mapping)
+    assert rows == speaker_breakdown(ref, hyp, None, 0.0, False, mapping=mapping)
+    assert cached_breakdown(doc, hyp, mapping) is rows                 # made once, kept
+    assert cached_breakdown(doc, hyp, {"x": "B"}) is None              # another mapping
+    a = next(r for r in rows if r.speaker == "A")
+    assert a.error_rate == pytest.approx(100 * a.error / a.total)
+    # A speaks 16 s; y (mapped to B) has 9-10 and 14-20 of them: 7 s of confusion
+    assert (a.confusion, a.miss, a.error_rate) == pytest.approx((7.0, 0.0, 100 * 7 / 16))
+    long = tuple(Turn(k, k + 0.5, "A") for k in range(MAX_TURNS))
+    assert breakdown(SimpleNamespace(reference=long, uem=None), hyp, None) == ()
+    assert mapped_labels({"x": "A", "z": "A", "y": "B"}) == {"A": "x, z", "B": "y"}
+    assert mapped_labels(None) == {}

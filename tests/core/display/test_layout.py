@@ -160,3 +160,22 @@ def test_date_labels_say_month_and_year():
     hours = [t(2023, 1, 9, 22), t(2023, 1, 10, 2)]
     assert date_labels(hours) == ["09 Jan 2023 22:00", "10 Jan 2023 02:00"]
     assert date_labels([t(2023, 1, 9, 8), t(2023, 1, 9, 12)]) == ["09 Jan 2023 08:00", "12:00"]
+
+
+def test_extents_and_ranges_for_fitting_axes():
+    from llgui.core.display.layout import (
+        diagonal_span, even_sample, finite_extent, nearest_index, pad_range, stems,
+    )
+
+    assert finite_extent([np.array([[1.0, np.nan], [4.0, -2.0]]), [7.5, np.inf]]) == (-2.0, 7.5)
+    assert finite_extent([np.array([np.nan])]) is None and finite_extent([]) is None
+    assert pad_range(10.0, 20.0, 0.1, 0.5) == (9.0, 25.0)
+    assert pad_range(10.0, 10.0, 0.1, 0.5, least=2.0) == (9.8, 11.0)
+    assert diagonal_span(np.array([3.0, -1.0]), np.array([2.0, 9.0])) == (-1.0, 9.0)
+    assert even_sample(5, 10).tolist() == [0, 1, 2, 3, 4]
+    sample = even_sample(1_000_001, 1000)
+    assert sample.size == 1000 and sample[0] == 0 and sample[-1] == 1_000_000
+    assert np.all(np.diff(sample) > 0)
+    x, y = stems([1.0, 2.0], [0.5, 3.0])
+    assert x.tolist() == [1.0, 1.0, 2.0, 2.0] and y.tolist() == [0.0, 0.5, 0.0, 3.0]
+    assert nearest_index([0.0, 10.0, 20.0], 14.9) == 1

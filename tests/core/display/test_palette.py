@@ -57,3 +57,13 @@ def test_the_old_palette_failed():
 def test_speaker_colours_follow_sorted_labels():
     colours = speaker_colours(["S2", "S1", "S2"])
     assert list(colours) == ["S1", "S2"] and colours["S1"] == speaker_palette(1)[0]
+
+
+def test_colour_levels_span_the_finite_scores():
+    import numpy as np
+
+    from llgui.core.display.palette import colour_levels
+
+    assert colour_levels(np.array([[30.0, np.nan], [12.5, 41.0]])) == (12.5, 41.0)
+    assert colour_levels(np.array([[7.0, 7.0]])) == (7.0, 8.0)
+    assert colour_levels(np.full((2, 2), np.nan)) == (0.0, 1.0)

@@ -38,3 +38,16 @@ def test_change_effect_signs():
     assert change_effect("the dog sat", "the cat sat on the mat", ref) == 1
     assert change_effect("the cat sat on the mat", "the dog sat", ref) == -1
     assert change_effect("the dog sat", "the cow sat", ref) == 0
+
+
+def test_the_fate_of_a_correction_and_the_effect_counts():
+    from llgui.core.mt.textdiff import correction_fate, effect_counts
+
+    assert correction_fate("the cat sat", "the cat sat", "a cat sat") == "applied"
+    assert correction_fate("the cat sat", "a cat sat", "a cat sat") == "ignored"
+    assert correction_fate("the cat sat", "the cat sits", "a cat sat") == "changed otherwise"
+    effects = [change_effect("a b c", "a b d", "a b d"), change_effect("a b d", "a b c", "a b d"),
+               change_effect("a b c", "a b e", "a b d"), 1]
+    assert effects == [1, -1, 0, 1]
+    assert effect_counts(effects) == (2, 1)
+    assert effect_counts({3: 1, 7: -1}.values()) == (1, 1)

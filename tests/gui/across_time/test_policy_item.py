@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication
 
 from llgui.core.across_time.policy import PRESETS, Policy
 from llgui.io.policy_file import save_policy
-from llgui.gui.app import demo_bundles
+from llgui.gui.demo import demo_bundles
 
 from tests.conftest import REPO  # noqa: E402
 

@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 
 from llgui.core.across_time.scores import policy_scores
-from llgui.gui.app import demo_campaign
+from llgui.gui.demo import demo_campaign
 from llgui.gui.systems.tab import COLUMNS, LeaderboardModel
 from tests.conftest import REPO
 from tests.gui.across_time.test_policy_item import wait_for

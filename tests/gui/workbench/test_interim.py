@@ -5,20 +5,20 @@ from __future__ import annotations
 
 import threading
 
-from llgui.gui.workbench import tab as workbench_module
+from llgui.gui.jobs import workbench as workbench_jobs
 
 
 def test_bleu_is_shown_until_ter_arrives(qtbot, demo_window, monkeypatch):
     window = demo_window
     release = threading.Event()
-    real = workbench_module._walk_job
+    real = workbench_jobs.walk_job
 
     def slow_ter(key, document, steps, metric, *args, **kwargs):
         if metric == "ter":  # TER held back until the test lets it go (never for ever)
             release.wait(timeout=60)
         return real(key, document, steps, metric, *args, **kwargs)
 
-    monkeypatch.setattr(workbench_module, "_walk_job", slow_ter)
+    monkeypatch.setattr(workbench_jobs, "walk_job", slow_ter)
     bench = window.workbench
     mt = window.state.bundle_index_of_task("mt")
     window.state.select(mt, "news-2023-02-06")

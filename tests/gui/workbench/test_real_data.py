@@ -1,6 +1,7 @@
-"""Issue 13, what a domain expert saw on real data: abutting turns on one row, speaker colours
-off the error colours, a split view for far-apart windows, bar labels that never overlap, and
-the corrections table scrolled to the selected step. Small synthetic bundles, real widgets."""
+"""Issue 13, what a domain expert saw on real data: speaker colours off the error colours, a
+split view for far-apart windows, bar labels that never overlap, and the corrections table
+scrolled to the selected step. Small synthetic bundles, real widgets. (Abutting turns on one
+row, the DET hull: the Qt-free geometry's tests, tests/core/display/.)"""
 from __future__ import annotations
 
 import itertools
@@ -13,57 +14,13 @@ from PySide6.QtCore import Qt
 import pytest
 
 from llgui.core.display.palette import ERROR_COLOURS, IMPAIRED, MIN_DISTANCE, colour_distance
-from llgui.core.types import Turn
 from llgui.core.walkthrough import walk
 from llgui.io.bundle import load_bundle
-from tests.conftest import reference_data_dir
 from tests.gui.conftest import settle
-
-REFERENCE_DATA = reference_data_dir()
-VBX_SYS = REFERENCE_DATA / "vbx-ami-mixheadset" / "sys" / "test" / "ES2004a.rttm"
 
 
 def rttm_line(uri: str, start: float, duration: float, speaker: str) -> str:
     return f"SPEAKER {uri} 1 {start} {duration} <NA> <NA> {speaker} <NA> <NA>"
-
-
-def vbx_like_turns() -> tuple[Turn, ...]:
-    """Abutting turns as RTTM onset + duration leaves them (54.95 + 2.04 ends a hair after
-    56.99, where the next turn starts), one speaker or two in turn, as VBx writes them."""
-    turns, cents = [], 5495
-    durations = itertools.cycle([204, 137, 311, 83, 229, 158])
-    for k in range(40):
-        d = next(durations)
-        onset, duration = float(f"{cents / 100:.2f}"), float(f"{d / 100:.2f}")
-        turns.append(Turn(onset, onset + duration, "S1" if k % 5 else "S2"))
-        cents += d
-    return tuple(turns)
-
-
-def test_abutting_turns_are_drawn_on_one_row():
-    from llgui.gui.workbench.diar_view import lane_geometry
-
-    turns = vbx_like_turns()
-    # the float error is there (else the test proves nothing) and is not overlap
-    assert any(a.end > b.start for a, b in zip(turns, turns[1:]))
-    geometry = lane_geometry(turns)
-    assert geometry["depth"] == 1 and not geometry["level"].any()
-    # a real overlap still opens a second row
-    overlapped = turns + (Turn(turns[3].start + 0.2, turns[3].end - 0.1, "S3"),)
-    assert lane_geometry(overlapped)["depth"] == 2
-
-
-@pytest.mark.skipif(not VBX_SYS.exists(), reason=f"reference data absent: {VBX_SYS}")
-def test_the_vbx_output_of_an_ami_meeting_is_one_row():
-    """VBx assigns one speaker per frame: its output has no overlap and is drawn on one row."""
-    from llgui.gui.workbench.diar_view import lane_geometry
-
-    turns = []
-    for line in VBX_SYS.read_text().splitlines():
-        f = line.split()
-        turns.append(Turn(float(f[3]), float(f[3]) + float(f[4]), f[7]))
-    assert len(turns) > 100
-    assert lane_geometry(tuple(turns))["depth"] == 1
 
 
 def diar_bundle(tmp: Path, far: bool = True) -> Path:
@@ -377,24 +334,12 @@ def test_the_mt_source_toggle_and_the_row_expander(qtbot, tmp_path):
     assert view.table.rowHeight(1) == closed
 
 
-def test_det_hints_hull_edge_arrows_and_a_separated_system(qtbot):
+def test_det_edge_arrows_for_points_outside_the_view(qtbot):
+    """(The hull and separated systems: tests/core/display/test_det_plot.py.)"""
     import pyqtgraph as pg
 
-    from llgui.core.detection.det import evaluate, probit
-    from llgui.core.types import Trials
     from llgui.gui.detection import hints as det_hints
 
-    rng = np.random.default_rng(13)
-    scores = np.concatenate((rng.normal(1.5, 1, 300), rng.normal(0, 1, 700)))
-    labels = np.arange(1000) < 300
-    mixed = evaluate(Trials("mixed", scores, labels))
-    apart = evaluate(Trials("apart", np.r_[np.full(5, 3.0), np.full(5, -3.0)],
-                            np.arange(10) < 5))
-    assert det_hints.separated(apart) and not det_hints.separated(mixed)
-    # the rocch EER point lies on the drawn hull (BOSARIS: where the hull meets P_miss = P_fa)
-    x, y = det_hints.hull_xy(mixed, probit)
-    e = float(probit(mixed.eer))
-    assert np.min(np.hypot(x - e, y - e)) < 0.02
     # a point outside the view gets an arrow at the edge, one inside none
     plot = pg.PlotWidget()
     qtbot.addWidget(plot)

@@ -203,7 +203,7 @@ def test_a_corrupt_bundle_from_the_menu_names_file_and_line_and_keeps_the_docume
 
 
 def test_session_is_saved_and_restored(qtbot, isolated_session):
-    from llgui.gui.app import demo_bundles
+    from llgui.gui.demo import demo_bundles
     from llgui.gui.main_window import MainWindow
 
     first = MainWindow(use_session=True)

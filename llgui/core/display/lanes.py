@@ -1,0 +1,170 @@
+"""The diarization timeline's geometry, Qt-free: where each lane's bars go and in which
+colour, the error regions' bars, the collar's no-score zones, and the time range that puts
+the listened windows in view. The view (`llgui.gui.workbench.diar_view`) only hands the
+arrays to its bar items.
+
+`lane_geometry` and `error_geometry` are cached by the identity of the turn tuple (the
+walkthrough shares turn lists between steps): the workbench's step-view job computes them on
+a worker, and the view reads them at once.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from llgui.core.display.layout import LANE_TOLERANCE, pack_sorted
+from llgui.core.display.palette import ERROR_COLOURS, IMPAIRED, UNMAPPED
+from llgui.utils.identity_cache import IdentityCache
+
+BAR_FILL = 0.92
+"""Share of a stacked row's height its bars fill (a hairline between stacked rows)."""
+
+_GEOMETRY = IdentityCache(32)
+
+
+def lane_geometry(turns) -> dict:
+    """Where a lane's bars go, whatever their colours: starts and ends sorted by (start, end),
+    the sorted speaker labels and each bar's index into them, the stacking level of each bar
+    (overlapping turns stack) and the number of levels. Pure numpy; cached by the turn
+    list's identity (the walkthrough shares turn lists between steps)."""
+    return _GEOMETRY.get_or_make((turns,), ("lanes",), lambda: _lane_geometry(turns))
+
+
+def _lane_geometry(turns) -> dict:
+    from llgui.core.diarization.edit import turn_arrays
+
+    n = len(turns)
+    starts, ends = turn_arrays(turns)
+    order = np.lexsort((ends, starts))
+    starts, ends = starts[order], ends[order]
+    speakers = np.array([t.speaker for t in turns], dtype=str)[order] if n else np.array([], str)
+    labels, inverse = np.unique(speakers, return_inverse=True)
+    reach = np.maximum.accumulate(ends) if n else ends
+    # abutting turns (onset + duration misses the next onset by float error) are not overlap:
+    # with no tolerance a single-speaker VBx output was drawn on two rows
+    if n > 1 and np.any(starts[1:] < reach[:-1] - LANE_TOLERANCE):   # overlaps: stack them
+        level = pack_sorted(starts, ends).astype(float)
+    else:
+        level = np.zeros(n)
+    return {"starts": starts, "ends": ends, "labels": labels.tolist(), "inverse": inverse,
+            "level": level, "depth": int(level.max()) + 1 if n else 1}
+
+
+def error_geometry(regions) -> dict:
+    """kind -> (x0, width) arrays of error regions (start, end, kind); cached by the tuple's
+    identity."""
+    return _GEOMETRY.get_or_make((regions,), ("errors",), lambda: _error_geometry(regions))
+
+
+def _error_geometry(regions) -> dict:
+    by_kind: dict[str, tuple[list, list]] = {}
+    for start, end, kind in regions:
+        xs, ws = by_kind.setdefault(kind, ([], []))
+        xs.append(start)
+        ws.append(end - start)
+    return {k: (np.asarray(xs, dtype=float), np.asarray(ws, dtype=float))
+            for k, (xs, ws) in by_kind.items()}
+
+
+def lane_bars(turns, colour_of: Callable[[str], str]) -> dict:
+    """A lane's bars grouped by colour: x0, width, stacking level and depth of every turn
+    (`lane_geometry`'s order), and colour -> indices of its bars; `colour_of(label)` gives a
+    speaker label's colour."""
+    geometry = lane_geometry(turns)
+    palette = [colour_of(label) for label in geometry["labels"]]
+    groups: dict[str, list[int]] = {}
+    for k, colour in enumerate(palette):
+        groups.setdefault(colour, []).append(k)
+    inverse = geometry["inverse"]
+    return {
+        "x0": geometry["starts"],
+        "width": geometry["ends"] - geometry["starts"],
+        "level": geometry["level"],
+        "depth": geometry["depth"],
+        "groups": {c: np.flatnonzero(np.isin(inverse, ks)) for c, ks in groups.items()},
+    }
+
+
+def lane_parts(bars: dict, y: float, lane_height: float) -> list[tuple[str, tuple]]:
+    """(colour, (x0, width, y0, height)) per colour of a lane centred at `y` whose bars
+    (`lane_bars`) stack in rows sharing `lane_height`."""
+    height = lane_height / bars["depth"]
+    y0 = y - lane_height / 2 + bars["level"] * height
+    return [(colour, (bars["x0"][members], bars["width"][members], y0[members],
+                      np.full(members.size, height * BAR_FILL)))
+            for colour, members in bars["groups"].items()]
+
+
+def error_parts(regions, y: float, lane_height: float) -> list[tuple[str, tuple]]:
+    """(colour, (x0, width, y0, height)) per error kind (miss, false alarm, confusion) of the
+    error lane centred at `y`."""
+    geometry = error_geometry(regions)
+    parts = []
+    for kind, colour in ERROR_COLOURS.items():
+        x0, width = geometry.get(kind, (None, None))
+        if x0 is None:
+            continue
+        parts.append((colour, (x0, width, np.full(len(x0), y - lane_height / 2),
+                               np.full(len(x0), lane_height))))
+    return parts
+
+
+def merge_parts(parts: Sequence[tuple]) -> tuple[np.ndarray, ...]:
+    """The (x0, width, y0, height) tuples of one colour, concatenated into one of each."""
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
+
+
+def visible_bars(x0: np.ndarray, width: np.ndarray, lo: float, hi: float,
+                 margin: float = 0.5) -> np.ndarray:
+    """Mask of the bars that reach into [lo, hi] widened by `margin` of its span each side."""
+    pad = margin * (hi - lo)
+    return (x0 <= hi + pad) & (x0 + width >= lo - pad)
+
+
+def collar_zones(reference, collar: float, max_zones: int | None = None):
+    """(x0, width) of the collar's no-score zones: `collar` seconds (total width, as
+    pyannote's) around every reference boundary; None when there is no collar or no
+    reference, or more than `max_zones` boundaries (drawn, they would be grey paint)."""
+    if collar <= 0 or not reference:
+        return None
+    edges = np.unique(np.concatenate([[t.start, t.end] for t in reference]))
+    if max_zones is not None and edges.size > max_zones:
+        return None
+    half = collar / 2
+    return edges - half, 2 * half
+
+
+def focus_range(windows: Iterable[Sequence[float]], extent: Sequence[float],
+                least: float = 60.0, widen: float = 3.0) -> tuple[float, float]:
+    """The time range showing the listened `windows` in context: `widen` times their span
+    (at least `least` seconds) around their middle, within `extent`."""
+    windows = list(windows)
+    lo = min(w[0] for w in windows)
+    hi = max(w[1] for w in windows)
+    span = max(least, (hi - lo) * widen)
+    centre = (lo + hi) / 2
+    return max(extent[0], centre - span / 2), min(extent[1], centre + span / 2)
+
+
+def label_colour(label: str, mapping: Mapping[str, str] | None, colours: Mapping[str, str],
+                 unmappable: str | None = None) -> str:
+    """The colour a hypothesis (or reference) speaker label is drawn in: the impaired
+    hypothesis' never-mapped speaker dark grey; with a `mapping` (hypothesis -> reference
+    label), the colour of the reference speaker it maps to, grey when it maps to none; with
+    no mapping (the reference itself), its own colour."""
+    if unmappable is not None and label == unmappable:
+        return IMPAIRED
+    if mapping and label in mapping:
+        return colours.get(mapping[label], UNMAPPED)
+    return colours.get(label, UNMAPPED) if mapping is None else UNMAPPED
+
+
+def extend_colours(colours: dict[str, str], labels: Iterable[str],
+                   palette: Sequence[str]) -> dict[str, str]:
+    """`colours` with a colour for each label it lacks, the palette's next ones in turn
+    (updated in place, and returned)."""
+    for label in labels:
+        if label not in colours:
+            colours[label] = palette[len(colours) % len(palette)]
+    return colours

@@ -1,0 +1,130 @@
+"""The workbench's worker jobs (no Qt): a document's walkthrough, a diarization step's view
+(built ahead of the user for a long show), and the bootstrap intervals of a bundle's
+aggregates. Every job has the signature `fn(..., progress=None, should_stop=None)`; the
+workbench (`llgui.gui.workbench.tab`) submits them to the window's `JobRunner`.
+"""
+from __future__ import annotations
+
+from llgui.core.metrics import default_replay, replay_metrics
+from llgui.core.walkthrough import Walkthrough, walk
+
+SYNC_TURNS = 2000
+"""Shows with at most this many turns (both sides) get their step views on the main thread."""
+
+MEMORISE_LIMIT = 20_000
+"""Segments (MT) or turns (diarization) up to which the walkthrough also replays the
+memorise-only reference: it doubles the replay's time and memory, which a 100,000-sentence
+document cannot afford within the window's memory bound (DESIGN.md 5, gate 9)."""
+
+LLMT = "bleu:llmt"
+"""The metric box's choice for BLEU with S_pen in mode "llmt" (`metric_and_mode`)."""
+
+def metric_and_mode(choice: str) -> tuple[str, str]:
+    """("bleu", "llmt") for the llmt choice, (metric, "paper") otherwise."""
+    metric, _, mode = choice.partition(":")
+    return metric, mode or "paper"
+
+
+def track_metric(bundle, metric: str | None) -> str:
+    """The state's metric for the bundle's task when the workbench can replay it, else the
+    bundle's first that it can (a detection bundle may start from EER), else the task's
+    default replay metric (`llgui.core.metrics`)."""
+    allowed = replay_metrics(bundle.task)
+    if metric is not None and metric_and_mode(metric)[0] in allowed:
+        return metric
+    return next((m for m in bundle.metrics if m in allowed), default_replay(bundle.task))
+
+
+def zones_of(settings) -> dict:
+    """The collar and overlap settings of a bundle, as the timeline's breakdown uses them."""
+    settings = settings or {}
+    return {"collar": float(settings.get("collar", 0.0) or 0.0),
+            "skip_overlap": bool(settings.get("skip_overlap", False))}
+
+
+def turns(document) -> int:
+    """Turns of a diarization document, reference and hypothesis together."""
+    return len(document.reference) + len(document.hypothesis)
+
+
+def memorise_affordable(document) -> bool:
+    if document.task == "mt":
+        return document.n_segments <= MEMORISE_LIMIT
+    if document.task == "diarization":
+        return turns(document) <= MEMORISE_LIMIT // 4
+    return False
+
+
+def warm_kernels() -> None:
+    """Load the compiled resampling kernel (numba), if there is one."""
+    try:
+        from llgui.core.significance import _penalised_kernel as _stream_kernel
+    except ImportError:   # no numba: the numpy path needs no loading
+        return
+    _stream_kernel.warm()
+
+
+def walk_job(key, document, steps, metric, settings, cost, documents, progress=None,
+             should_stop=None):
+    """Worker job: the walkthrough of one document, returned with the key it answers. The
+    first also loads the compiled resampling kernel (numba), which the aggregates' interval
+    job needs next: loaded here, before the document is shown, it does not compete with
+    the user's first steps for the interpreter."""
+    warm_kernels()
+    name, mode = metric_and_mode(metric)
+    result = walk(document, steps, name, settings, cost, mode=mode, should_stop=should_stop,
+                  documents=documents, progress=progress, memorise=memorise_affordable(document))
+    if document.task == "diarization" and turns(document) > SYNC_TURNS:
+        # the first view of a long show (its base timeline) too: built here, it does not
+        # run beside the window's first paint of the document
+        view_job(result, 0, True, should_stop=should_stop, **zones_of(settings))
+    return key, result
+
+
+def view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
+             should_stop=None, collar: float = 0.0, skip_overlap: bool = False):
+    """Worker job: what step `step` looked like (its error regions, where its bars go, its
+    per-speaker breakdown), then the next step's ahead of the user; returns (walkthrough,
+    step), or (walkthrough, -1) when it only prepared `step` ahead of time (then only that
+    step: the user may be there in a third of a second). Each part (a few
+    tens of ms on a 10-hour show) ends at a checkpoint: a background job pauses there while
+    the window draws, and a cancel is seen. What it makes is cached by the identity of the
+    walkthrough's turn lists, where the view reads it."""
+    from llgui.core.diarization.speakers import breakdown
+    from llgui.core.display.lanes import error_geometry, lane_geometry
+    from llgui.core.jobs import check
+
+    def checkpoint() -> None:
+        check(should_stop)
+
+    for n in (step,) if ahead else (step, step + 1):
+        if n > len(result.steps):
+            break
+        checkpoint()
+        if n == 0:   # the base: its mapping and errors, no step view
+            lane_geometry(result.document.reference)
+            checkpoint()
+            lane_geometry(result.hypothesis_at(0))
+            checkpoint()
+            error_geometry(result.errors_at(0))
+            checkpoint()
+            breakdown(result.document, result.base, result.base_mapping, collar, skip_overlap)
+            continue
+        view = result.view(n)
+        for lane in (view.seen, view.corrected, view.impaired or (), view.adapted):
+            checkpoint()
+            lane_geometry(lane)   # where the bars go: numpy, off the main thread
+        checkpoint()
+        error_geometry(view.adapted_errors)
+        checkpoint()
+        breakdown(result.document, view.adapted, view.adapted_mapping, collar, skip_overlap)
+    return result, -1 if ahead else step
+
+
+def intervals_job(bundle, replay, plan, progress=None, should_stop=None):
+    """Worker job: the bootstrap intervals of a bundle's pooled aggregates (documents
+    resampled from the replays' cached statistics), returned with the replay they are of."""
+    from llgui.core.significance.penalised import collection_intervals
+
+    return replay, collection_intervals(bundle, replay, plan, progress=progress,
+                                        should_stop=should_stop)

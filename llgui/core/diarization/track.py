@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from llgui.core.diarization import edit as diar_edit
+from llgui.core.diarization import edit
 from llgui.core.cost import CostModel
 from llgui.core.diarization.der import DERMetric, JERMetric, der_components, error_regions
 from llgui.core.track import Scored
@@ -119,21 +119,21 @@ class DiarTrack:
 
     def windows(self, step: Step) -> tuple[Span, ...]:
         """The windows of this document that `step` corrects (sorted, merged, seconds)."""
-        return diar_edit.step_windows(step, self.doc, self.cost_model)
+        return edit.step_windows(step, self.doc, self.cost_model)
 
     def other_window(self, step: Step) -> tuple[str, Span] | None:
         """A `same` step's window in another document: (doc id, (start, end)), else None."""
         target_doc = getattr(step.target, "doc2", None)
-        return diar_edit.other_window(step, self.cost_model, self._others.get(target_doc),
+        return edit.other_window(step, self.cost_model, self._others.get(target_doc),
                                       self.doc.id)
 
     def corrected_hypothesis(self, step: Step) -> tuple[Turn, ...]:
-        return diar_edit.corrected_turns(self.doc.reference, self._hypothesis,
+        return edit.corrected_turns(self.doc.reference, self._hypothesis,
                                          self.windows(step), self.mapping())
 
     def impaired_hypothesis(self, step: Step) -> tuple[tuple[Turn, ...], str]:
         """(turns, the unmappable label their windowed speech went to)."""
-        return diar_edit.impaired_turns(self._hypothesis, self.windows(step),
+        return edit.impaired_turns(self._hypothesis, self.windows(step),
                                         reserved=self._reference_labels)
 
     def error_regions(self, mapping: Mapping[str, str] | None = None
@@ -185,7 +185,7 @@ class DiarTrack:
             return self._score(self.corrected_hypothesis(step))
         a, b = windows[0][0], windows[-1][1]
         inc = self._incremental
-        local = self._shared_local("corrected", step, lambda: diar_edit.corrected_turns(
+        local = self._shared_local("corrected", step, lambda: edit.corrected_turns(
             inc.overlapping(a, b, reference=True), inc.overlapping(a, b), windows,
             self.mapping(), taken=inc.labels | self._reference_labels))
         return self._scored(inc.score_replaced(a, b, local, jer=self._jer))
@@ -209,7 +209,7 @@ class DiarTrack:
         windows = self.windows(step)
         a, b = windows[0][0], windows[-1][1]
         inc = self._incremental
-        local, label = self._shared_local("impaired", step, lambda: diar_edit.impaired_turns(
+        local, label = self._shared_local("impaired", step, lambda: edit.impaired_turns(
             inc.overlapping(a, b), windows, reserved=self._reference_labels, labels=inc.labels))
         return self._scored(inc.score_replaced(a, b, local, (label,), jer=self._jer))
 
@@ -235,6 +235,6 @@ class DiarTrack:
         if step.cost is not None and model.use_log_cost:
             return float(step.cost)
         target_doc = getattr(step.target, "doc2", None)
-        seconds = diar_edit.listened_seconds(step, self.doc, model,
+        seconds = edit.listened_seconds(step, self.doc, model,
                                              self._others.get(target_doc))
         return seconds * model.listen_weight

@@ -5,9 +5,9 @@ Systems come as bundles on the same documents (one bundle, one system, named by 
 `[bundle] name`, which defaults to the file stem), or as detection score files on the same
 trials. Every statistic comes from the cache the rest of llgui builds (tracks and replays):
 per-unit additive statistics for the plain metrics (`resample.Additive`), the replayed
-document stream for the penalised ones (`stream_resample.StreamSample`, document unit always:
+document stream for the penalised ones (`significance.penalised.StreamSample`, document unit always:
 a correction's effect spreads inside its document), and sorted trials for detection
-(`det_resample.TrialSample`). A campaign feeds `compare_samples` the same objects.
+(`significance.detection.TrialSample`). A campaign feeds `compare_samples` the same objects.
 
 On MT segments the statistics are scored in float32, as sacrebleu's `PairedTest` does, so
 the numbers equal it (DESIGN 1.7); every other unit is float64.

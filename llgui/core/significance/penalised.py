@@ -44,7 +44,7 @@ class Stream:
     imp: np.ndarray
     score: VectorScore
     kernel: tuple | None = None
-    """(kind, params) of the compiled penalty loop (`_stream_kernel`), None for numpy."""
+    """(kind, params) of the compiled penalty loop (`_penalised_kernel`), None for numpy."""
     compiled: bool | None = None
     """Use the compiled loop (True), numpy (False), or decide by size (None: compiled from
     KERNEL_FROM_STEPS steps on; below, numpy is as quick and nothing needs compiling)."""
@@ -121,9 +121,9 @@ class Stream:
             return np.zeros(b)
         if self.kernel is not None and (self.compiled if self.compiled is not None
                                         else self.step_doc.size >= KERNEL_FROM_STEPS):
-            from llgui.core.significance import _penalised_kernel as _stream_kernel
+            from llgui.core.significance import _penalised_kernel
 
-            return _stream_kernel.run_penalties(c, self.base, self.final, first_step,
+            return _penalised_kernel.run_penalties(c, self.base, self.final, first_step,
                                             steps_per_doc, self.cor, self.imp, *self.kernel)
         cf = c.astype(np.float64)[:, :, None]
         weighted_final = cf * self.final[None]            # (b, n, k)

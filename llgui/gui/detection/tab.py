@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from llgui.core.display.palette import DET_CURVE_COLOURS
-from llgui.gui.detection import hints as det_hints
+from llgui.gui.detection import hints as plot_hints
 from llgui.gui.widgets.plot_export import export_widget
 
 PALETTE = DET_CURVE_COLOURS
@@ -223,7 +223,7 @@ class DetectionTab(QWidget):
         # bottom left: the corner no real DET curve reaches (top right hid the EER points)
         self.legend = item.addLegend(offset=(8, -8), labelTextSize="9pt", labelTextColor=TEXT,
                                      brush=pg.mkBrush(255, 255, 255, 215))
-        self.edge_hints = det_hints.EdgeHints(item)   # operating points outside the view
+        self.edge_hints = plot_hints.EdgeHints(item)   # operating points outside the view
         self.reset_view()
 
     def _build_threshold_views(self) -> None:
@@ -484,7 +484,7 @@ class DetectionTab(QWidget):
                             f"{html.escape(r.name)} — EER {r.eer_percent:.2f} %, "
                             f"minDCF {r.min_dcf:.4f}"))
             if r.eer_method == "rocch":
-                det_hints.draw_hull(item, r, colour, probit)   # the ROCCH EER lies on it
+                plot_hints.draw_hull(item, r, colour, probit)   # the ROCCH EER lies on it
             interval = self.intervals.get(r.name) if self.bootstrap_box.isChecked() else None
             if interval is not None:
                 band = QColor(colour)

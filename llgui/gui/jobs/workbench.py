@@ -58,10 +58,10 @@ def memorise_affordable(document) -> bool:
 def warm_kernels() -> None:
     """Load the compiled resampling kernel (numba), if there is one."""
     try:
-        from llgui.core.significance import _penalised_kernel as _stream_kernel
+        from llgui.core.significance import _penalised_kernel
     except ImportError:   # no numba: the numpy path needs no loading
         return
-    _stream_kernel.warm()
+    _penalised_kernel.warm()
 
 
 def walk_job(key, document, steps, metric, settings, cost, documents, progress=None,

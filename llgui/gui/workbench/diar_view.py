@@ -25,7 +25,7 @@ from llgui.core.display.palette import ERROR_COLOURS, IMPAIRED, UNMAPPED, speake
 from llgui.core.types import Turn
 from llgui.core.walkthrough import Walkthrough
 
-# Speaker colours keep away from the error, impaired and unmapped colours (core/palette.py):
+# Speaker colours keep away from the error, impaired and unmapped colours (core/display/palette.py):
 # a speaker drawn in the red of "miss" read as an error.
 PALETTE = speaker_palette(16)
 MAX_COLLAR_ZONES = 20_000   # reference boundaries up to which collar zones are drawn

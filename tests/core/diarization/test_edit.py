@@ -136,16 +136,16 @@ def test_split_turns_cuts_at_window_edges():
 def test_the_windowed_cut_equals_the_turn_by_turn_definition(raw_turns, raw_windows):
     """Long turn lists are cut only where they reach into a window (issue 11); pieces and
     their order equal the turn-by-turn cut, empty turns and turns spanning windows included."""
-    from llgui.core.diarization import edit as diar_edit
+    from llgui.core.diarization import edit
 
     turns = tuple(sorted((T(s / 4, (s + d) / 4, who) for s, d, who in raw_turns),
                          key=lambda t: (t.start, t.end, t.speaker)))
     windows = merge_spans([(s / 4, (s + d) / 4) for s, d in raw_windows])
-    threshold, diar_edit._FAST_SPLIT = diar_edit._FAST_SPLIT, 0   # the windowed path always
+    threshold, edit._FAST_SPLIT = edit._FAST_SPLIT, 0   # the windowed path always
     try:
-        assert split_turns(turns, windows) == diar_edit._split_turns_loop(turns, windows)
+        assert split_turns(turns, windows) == edit._split_turns_loop(turns, windows)
     finally:
-        diar_edit._FAST_SPLIT = threshold
+        edit._FAST_SPLIT = threshold
 
 
 def test_corrected_hypothesis_drawn():

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QTimer
 
 from llgui.core.detection import det
-from llgui.core.significance import detection as det_resample  # noqa: F401 - imported before the clicks are timed
+from llgui.core.significance import detection as _significance  # noqa: F401 - imported before the clicks are timed
 from llgui.gui.detection.bands import BANDS_KEY
 from tests.gui.stall import MainThreadClock
 

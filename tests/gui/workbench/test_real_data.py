@@ -338,7 +338,7 @@ def test_det_edge_arrows_for_points_outside_the_view(qtbot):
     """(The hull and separated systems: tests/core/display/test_det_plot.py.)"""
     import pyqtgraph as pg
 
-    from llgui.gui.detection import hints as det_hints
+    from llgui.gui.detection.hints import EdgeHints
 
     # a point outside the view gets an arrow at the edge, one inside none
     plot = pg.PlotWidget()
@@ -346,7 +346,7 @@ def test_det_edge_arrows_for_points_outside_the_view(qtbot):
     item = plot.getPlotItem()
     item.setXRange(-3, 0, padding=0)
     item.setYRange(-3, 0, padding=0)
-    hints = det_hints.EdgeHints(item)
+    hints = EdgeHints(item)
     hints.set_points([(-1.0, -1.0, pg.mkColor("b"), "in view"),
                       (1.5, -1.0, pg.mkColor("b"), "actDCF")])
     assert hints.outside() == ["actDCF"]

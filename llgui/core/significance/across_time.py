@@ -5,7 +5,7 @@ One set of resample indices serves every cell of the matrix, so the intervals of
 versions (or of S_P and ACC) are paired, as the methodology asks. A resample weighs test t_j
 by how often it was drawn, c_j: S_P(M_i) = sum_j c_j w_ij s_ij / sum_j c_j w_ij under a
 normalising policy (the plain weighted sum otherwise), and ACC / BWT / FWT are the c-weighted
-means of the terms `lifelong.continual_summary` averages. `tests/core/significance/test_across_time.py`
+means of the terms `across_time.scores.continual_summary` averages. `tests/core/significance/test_across_time.py`
 holds each resample equal to those functions run on the table with its columns repeated.
 """
 from __future__ import annotations

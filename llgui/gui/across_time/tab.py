@@ -11,8 +11,8 @@ handle is dragged the provisional policy goes out on `state.policy_dragging` and
 model version is recomputed on each (throttled) signal on the main thread, which the core does
 in well under a millisecond for the demo and in about a millisecond for 200 x 200 (gate 4).
 
-Numbers come from the core: `lifelong.policy_scores` (equations 2 and 3),
-`lifelong.continual_summary` (ACC, BWT, FWT), `lifelong.diagonal`, `policy.window_weights`;
+Numbers come from the core: `across_time.scores.policy_scores` (equations 2 and 3),
+`across_time.scores.continual_summary` (ACC, BWT, FWT), `across_time.scores.diagonal`, `across_time.policy.window_weights`;
 per-document S_base / S_adapt / S_pen and costs from the main window's collection jobs
 (`penalty.BundleReplay`, keys "collection:<bundle index>").
 """

@@ -818,14 +818,16 @@ class AcrossTimeTab(QWidget):
         body = "".join(
             f"<tr><td>{label}</td>" + "".join(f"<td align='right'>{f(getattr(s, attr))}</td>"
                                               for _, s in rows) + "</tr>"
-            for label, attr in (("ACC", "acc"), ("BWT", "bwt"), ("FWT", "fwt")))
+            for label, attr in (("ACC", "acc"), ("BWT", "bwt"), ("FWT", "fwt"),
+                                ("forgetting", "forgetting"),
+                                ("learning acc.", "learning_accuracy")))
         s = rows[0][1]
         if s.higher_is_better is False:
-            sign = ("lower is better: <b>BWT &gt; 0</b> means forgetting (the error on old "
-                    "tests grew), <b>FWT &lt; 0</b> positive transfer.")
+            sign = ("lower is better: <b>BWT, forgetting &gt; 0</b> mean forgetting (the error "
+                    "on old tests grew), <b>FWT &lt; 0</b> positive transfer.")
         elif s.higher_is_better:
-            sign = ("higher is better: <b>BWT &lt; 0</b> means forgetting, <b>FWT &gt; 0</b> "
-                    "positive transfer.")
+            sign = ("higher is better: <b>BWT, forgetting &lt; 0</b> mean forgetting, "
+                    "<b>FWT &gt; 0</b> positive transfer.")
         else:
             sign = "metric direction unknown."
         self.summary.setText(
@@ -835,7 +837,11 @@ class AcrossTimeTab(QWidget):
             f"</sub>, t<sub>j</sub>); BWT = mean of s(M<sub>last</sub>, t<sub>j</sub>) − "
             f"s(M<sub>i(j)</sub>, t<sub>j</sub>) ({s.n_bwt} tests); FWT = mean of "
             f"s(M<sub>i(j)−1</sub>, t<sub>j</sub>) − s(M<sub>0</sub>, t<sub>j</sub>) "
-            f"({s.n_fwt} tests); M<sub>i(j)</sub> is the first model at or after t<sub>j</sub>. "
+            f"({s.n_fwt} tests; against the {html.escape(s.fwt_baseline)}, where GEM has a random "
+            f"model); forgetting (Chaudhry et al. 2018) = mean of s(M<sub>last</sub>, t<sub>j</sub>)"
+            f" − the best earlier s(M<sub>i</sub>, t<sub>j</sub>), i ≥ i(j) ({s.n_forgetting} tests);"
+            f" learning acc. (Riemer et al. 2019) = mean of s(M<sub>i(j)</sub>, t<sub>j</sub>) "
+            f"({s.n_learning} tests); M<sub>i(j)</sub> is the first model at or after t<sub>j</sub>. "
             f"Differences are later − earlier in the metric's units; {sign}</small>")
 
     def _show_series(self) -> None:

@@ -176,3 +176,27 @@ def test_export_plot_writes_the_four_plots(window, tab, tmp_path, suffix):
         root = ET.parse(path).getroot()
         assert root.tag.endswith("svg")
         assert [e for e in root.iter() if e.tag.endswith("path")]
+
+
+def test_the_summary_shows_forgetting_and_learning_accuracy(window, tab):
+    """Beside ACC/BWT/FWT, the tab shows forgetting and learning accuracy, both computed here
+    from the table by their definitions (Chaudhry et al. 2018; Riemer et al. 2019), and names
+    FWT's baseline (issue 27, item 5)."""
+    table = table_of(window, "mt")
+    values = table.values["bleu"]
+    models, tests = table.model_time_values(), table.test_time_values()
+    learned = np.searchsorted(models, tests, side="left")
+    last = values.shape[0] - 1
+    forgetting = [values[last, j] - np.nanmax(values[learned[j]:last, j])
+                  for j in range(values.shape[1]) if learned[j] < last
+                  and np.isfinite(values[last, j]) and np.isfinite(values[learned[j]:last, j]).any()]
+    learning = [values[learned[j], j] for j in range(values.shape[1])
+                if learned[j] <= last and np.isfinite(values[learned[j], j])]
+    text = tab.summary.text()
+    assert "forgetting" in text and "learning acc." in text and "first model" in text
+
+    def shown(v):
+        return f"{v:+.2f}" if v < 0 else f"{v:.2f}"
+
+    assert f"<td>forgetting</td><td align='right'>{shown(np.mean(forgetting))}</td>" in text
+    assert f"<td>learning acc.</td><td align='right'>{shown(np.mean(learning))}</td>" in text

@@ -181,17 +181,16 @@ class AcrossTimeTab(QWidget):
         self.save_button.clicked.connect(self._on_save_button_clicked)
         bar.addWidget(self.load_button)
         bar.addWidget(self.save_button)
-        bar.addSpacing(12)
+        # The S_P options sit above the summary, beside the S_P plot they change (in the bar
+        # they made the tab wider than a 1366-px laptop leaves it).
         self.penalised_box = QCheckBox("penalised S_P (eq. 3)")
         self.penalised_box.setToolTip("also weigh the table's value_pen column (S_pen of each "
                                       "model on each test)")
         self.penalised_box.setChecked(True)
         self.penalised_box.toggled.connect(lambda _on: self._show_policy_scores())
-        bar.addWidget(self.penalised_box)
         from llgui.gui.across_time.bands import LifelongBands   # issue 15: S_P band, intervals
 
         self.bands = LifelongBands(self)
-        bar.addWidget(self.bands.box)
         bar.addStretch(1)
         self.controls = bar
 
@@ -215,6 +214,7 @@ class AcrossTimeTab(QWidget):
         self.policy_hint = QLabel("drag a point · double-click to add · right-click or Delete "
                                   "to remove · Ctrl+Z undoes")
         self.policy_hint.setStyleSheet("color: #555;")
+        self.policy_hint.setWordWrap(True)   # never what keeps the policy plot wide
 
         # S_P against model time.
         self.sp_plot = _plot()
@@ -260,6 +260,8 @@ class AcrossTimeTab(QWidget):
         rt.setContentsMargins(0, 0, 0, 0)
         rt.addWidget(self.sp_plot, 1)
         summary_column = QVBoxLayout()
+        summary_column.addWidget(self.penalised_box)
+        summary_column.addWidget(self.bands.box)
         summary_column.addWidget(self.summary)
         summary_column.addWidget(self.bands.label)
         rt.addLayout(summary_column)
@@ -273,7 +275,7 @@ class AcrossTimeTab(QWidget):
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(left_top)
         top.addWidget(right_top)
-        top.setSizes([500, 700])
+        top.setSizes([450, 750])   # the S_P plot and its summary need the width more
         self.top_split = top
         # Without a lifelong table: what is missing and how to get it, in the heatmap's place
         # (an empty heatmap with a "(x0.001)" axis and an empty S_P plot said nothing).
@@ -833,6 +835,9 @@ class AcrossTimeTab(QWidget):
         self.summary.setText(
             f"<b>Continual-learning summary</b> ({html.escape(display_name(self.table_metric))})"
             f"<table cellspacing='4'><tr><th></th>{header}</tr>{body}</table>"
+            f"<small>Later − earlier, in the metric's units; {sign} Hover for the "
+            f"definitions.</small>")
+        self.summary.setToolTip(
             f"<small>Lopez-Paz &amp; Ranzato (2017), over tests: ACC = mean of s(M<sub>last"
             f"</sub>, t<sub>j</sub>); BWT = mean of s(M<sub>last</sub>, t<sub>j</sub>) − "
             f"s(M<sub>i(j)</sub>, t<sub>j</sub>) ({s.n_bwt} tests); FWT = mean of "

@@ -193,7 +193,8 @@ def test_the_summary_shows_forgetting_and_learning_accuracy(window, tab):
     learning = [values[learned[j], j] for j in range(values.shape[1])
                 if learned[j] <= last and np.isfinite(values[learned[j], j])]
     text = tab.summary.text()
-    assert "forgetting" in text and "learning acc." in text and "first model" in text
+    assert "forgetting" in text and "learning acc." in text
+    assert "first model" in tab.summary.toolTip() and "Chaudhry" in tab.summary.toolTip()
 
     def shown(v):
         return f"{v:+.2f}" if v < 0 else f"{v:.2f}"

@@ -70,8 +70,9 @@ class Summary:
     `n_bwt`, `n_fwt` count the tests each was averaged over. `higher_is_better` is the metric's
     direction as the caller gave it (None if unknown): for scores BWT < 0 means forgetting, for error rates BWT > 0
     means forgetting (the error on old data grew); FWT likewise in the metric's direction.
-    `forgetting` and `learning_accuracy` (Chaudhry et al. 2018; Riemer et al. 2019) likewise,
-    with `n_forgetting`, `n_learning` their test counts; `fwt_baseline` names FWT's baseline.
+    `forgetting` (Chaudhry et al. 2018: positive means forgotten, in either direction) and
+    `learning_accuracy` (Riemer et al. 2019), with `n_forgetting`, `n_learning` their test
+    counts; `fwt_baseline` names FWT's baseline.
     """
 
     acc: float
@@ -116,8 +117,9 @@ def continual_summary(scores: LifelongScores, metric: str, penalised: bool = Fal
     - ACC = mean over all tests of s(M_last, t_j): how good the final model is on everything.
     - BWT = mean over tests with i(j) < last of s(M_last, t_j) - s(M_i(j), t_j): how the score
       on a test changed between the model that had just learned its time and the final model.
-    - Forgetting (Chaudhry et al. 2018) = mean over tests with i(j) < last of s(M_last, t_j)
-      minus the best of s(M_i, t_j) for i(j) <= i < last (see `_forgetting`).
+    - Forgetting (Chaudhry et al. 2018) = mean over tests with i(j) < last of how much worse
+      s(M_last, t_j) is than the best of s(M_i, t_j) for i(j) <= i < last; positive means
+      forgotten, for scores and error rates alike (see `_forgetting`).
     - Learning accuracy (Riemer et al. 2019) = mean over tests learned by some model of
       s(M_i(j), t_j): how good each model is on the data it has just learned.
     - FWT = mean over tests with i(j) - 1 > first of s(M_i(j)-1, t_j) - s(M_first, t_j): what
@@ -157,13 +159,13 @@ def continual_summary(scores: LifelongScores, metric: str, penalised: bool = Fal
 
 def _forgetting(values: np.ndarray, i_of: np.ndarray, direction: bool | None
                 ) -> tuple[float, int]:
-    """Forgetting (Chaudhry et al. 2018, "Riemannian Walk"), adapted as BWT is: for each test
-    learned before the last model, the final model's score minus the best score any model
-    from the one that learned it (i(j)) to the one before the last had on it; the mean over
-    tests. In the metric's units and direction, as BWT: for scores a negative value is
-    forgetting (the final model fell below the best it had been), for error rates a positive
-    one. Best is the maximum for scores, the minimum for error rates; NaN for a metric whose
-    direction is unknown."""
+    """Forgetting (Chaudhry et al. 2018, "Riemannian Walk"), with its source's sign: for each
+    test learned before the last model, how much worse the final model is on it than the best
+    of the models from the one that learned it (i(j)) to the one before the last; the mean
+    over tests, in the metric's units. Positive means forgotten, whatever the metric's
+    direction: for scores best - final (best = the maximum), for error rates final - best
+    (best = the minimum); negative means the final model is better than all of them. NaN for
+    a metric whose direction is unknown."""
     last = values.shape[0] - 1
     if direction is None:
         return float("nan"), 0
@@ -173,8 +175,10 @@ def _forgetting(values: np.ndarray, i_of: np.ndarray, direction: bool | None
         earlier = earlier[~np.isnan(earlier)]
         if earlier.size == 0 or np.isnan(values[last, j]):
             continue
-        best = earlier.max() if direction else earlier.min()
-        terms.append(values[last, j] - best)
+        if direction:
+            terms.append(earlier.max() - values[last, j])
+        else:
+            terms.append(values[last, j] - earlier.min())
     return (float(np.mean(terms)) if terms else float("nan")), len(terms)
 
 

@@ -825,26 +825,28 @@ class AcrossTimeTab(QWidget):
                                 ("learning acc.", "learning_accuracy")))
         s = rows[0][1]
         if s.higher_is_better is False:
-            sign = ("lower is better: <b>BWT, forgetting &gt; 0</b> mean forgetting (the error "
+            sign = ("lower is better: <b>BWT &gt; 0</b> means forgetting (the error "
                     "on old tests grew), <b>FWT &lt; 0</b> positive transfer.")
         elif s.higher_is_better:
-            sign = ("higher is better: <b>BWT, forgetting &lt; 0</b> mean forgetting, "
+            sign = ("higher is better: <b>BWT &lt; 0</b> means forgetting, "
                     "<b>FWT &gt; 0</b> positive transfer.")
         else:
             sign = "metric direction unknown."
         self.summary.setText(
             f"<b>Continual-learning summary</b> ({html.escape(display_name(self.table_metric))})"
             f"<table cellspacing='4'><tr><th></th>{header}</tr>{body}</table>"
-            f"<small>Later − earlier, in the metric's units; {sign} Hover for the "
-            f"definitions.</small>")
+            f"<small>BWT, FWT: later − earlier, in the metric's units; {sign} "
+            f"<b>Forgetting &gt; 0</b>: the last model is worse than the best before it. Hover "
+            f"for the definitions.</small>")
         self.summary.setToolTip(
             f"<small>Lopez-Paz &amp; Ranzato (2017), over tests: ACC = mean of s(M<sub>last"
             f"</sub>, t<sub>j</sub>); BWT = mean of s(M<sub>last</sub>, t<sub>j</sub>) − "
             f"s(M<sub>i(j)</sub>, t<sub>j</sub>) ({s.n_bwt} tests); FWT = mean of "
             f"s(M<sub>i(j)−1</sub>, t<sub>j</sub>) − s(M<sub>0</sub>, t<sub>j</sub>) "
             f"({s.n_fwt} tests; against the {html.escape(s.fwt_baseline)}, where GEM has a random "
-            f"model); forgetting (Chaudhry et al. 2018) = mean of s(M<sub>last</sub>, t<sub>j</sub>)"
-            f" − the best earlier s(M<sub>i</sub>, t<sub>j</sub>), i ≥ i(j) ({s.n_forgetting} tests);"
+            f"model); forgetting (Chaudhry et al. 2018) = mean shortfall of s(M<sub>last</sub>, t<sub>j</sub>)"
+            f" against the best earlier s(M<sub>i</sub>, t<sub>j</sub>), i ≥ i(j), positive when "
+            f"worse ({s.n_forgetting} tests);"
             f" learning acc. (Riemer et al. 2019) = mean of s(M<sub>i(j)</sub>, t<sub>j</sub>) "
             f"({s.n_learning} tests); M<sub>i(j)</sub> is the first model at or after t<sub>j</sub>. "
             f"Differences are later − earlier in the metric's units; {sign}</small>")

@@ -160,17 +160,18 @@ def test_forgetting_and_learning_accuracy_by_hand():
     table above, by hand (issue 27, item 5)."""
     s = continual_summary(CL, "bleu", higher_is_better=True)
     # Forgetting over tests learned before the last model (t = 5, 10 by M0; t = 15 by M1):
-    # final minus the best of M_i(j)..M_1: t=5: 35 - max(40, 38) = -5; t=10: 36 - max(42, 40)
-    # = -6; t=15: 41 - 45 = -4 -> -5 (negative: the final model fell below its best)
-    assert s.forgetting == pytest.approx(-5.0, abs=1e-12)
+    # the best of M_i(j)..M_1 minus the final: t=5: max(40, 38) - 35 = 5; t=10: max(42, 40) -
+    # 36 = 6; t=15: 45 - 41 = 4 -> 5 (positive: forgotten, Chaudhry et al.'s sign)
+    assert s.forgetting == pytest.approx(5.0, abs=1e-12)
     assert s.n_forgetting == 3
     # Learning accuracy: s(M_i(j), t_j) for tests learned by a model (t = 35 never is):
     # 40, 42, 45, 50 -> 44.25
     assert s.learning_accuracy == pytest.approx(44.25, abs=1e-12)
     assert s.n_learning == 4
     assert s.fwt_baseline == "first model"
-    # An error rate takes the best as the minimum: WER on the same numbers, t=5: 35 - min(40,
-    # 38) = -3; t=10: 36 - 40 = -4; t=15: 41 - 45 = -4 -> -11/3 (negative: fewer errors)
+    # An error rate takes the best as the minimum and the final minus it: WER on the same
+    # numbers, t=5: 35 - min(40, 38) = -3; t=10: 36 - 40 = -4; t=15: 41 - 45 = -4 -> -11/3
+    # (negative: the final model makes fewer errors than any before it, nothing forgotten)
     w = continual_summary(table([10, 20, 30], [5, 10, 15, 25, 35], CL.values["bleu"],
                                 metric="wer"), "wer",
                           higher_is_better=False)

@@ -187,7 +187,7 @@ def test_the_summary_shows_forgetting_and_learning_accuracy(window, tab):
     models, tests = table.model_time_values(), table.test_time_values()
     learned = np.searchsorted(models, tests, side="left")
     last = values.shape[0] - 1
-    forgetting = [values[last, j] - np.nanmax(values[learned[j]:last, j])
+    forgetting = [np.nanmax(values[learned[j]:last, j]) - values[last, j]
                   for j in range(values.shape[1]) if learned[j] < last
                   and np.isfinite(values[last, j]) and np.isfinite(values[learned[j]:last, j]).any()]
     learning = [values[learned[j], j] for j in range(values.shape[1])

@@ -70,8 +70,11 @@ def main(argv: list[str]) -> int:
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
         # loadgroup: tests of one xdist_group share a worker, so a session fixture that scores
         # a published set (WMT17 TER) runs once, not once per worker
+        # --max-worker-restart=0: a crashed worker (a segfault, or pytest-timeout ending a
+        # stuck test) ends the run with a failure; pytest-xdist 3.8 can deadlock when it
+        # replaces a crashed worker under loadgroup (its issues 1323, 1327, 1378).
         parallel = ([] if any(a == "-n" or a.startswith("-n") for a in rest)
-                    else ["-n", "auto", "--dist", "loadgroup"])
+                    else ["-n", "auto", "--dist", "loadgroup", "--max-worker-restart=0"])
         args = [str(PYTHON), "-m", "pytest", *parallel, *rest]
     return subprocess.run(args, cwd=ROOT, env=env).returncode
 

@@ -24,10 +24,41 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"llgui {__version__}")
         return 0
+    problem = _unopenable(argv, cli.SUBCOMMANDS)
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
     # The GUI is imported only here, so the CLI path never loads Qt.
     from llgui.gui.app import main as gui_main
 
     return gui_main(argv)
+
+
+def _unopenable(argv: list[str], commands) -> str | None:
+    """What is wrong with the window's command line before any window opens (exit 2): a
+    first word that is neither a command nor a file (`llgui scor x.toml`: did you mean
+    `score`?), or a bundle that does not exist or is not a regular file."""
+    import difflib
+    from pathlib import Path
+
+    if argv and not argv[0].startswith("-") and not Path(argv[0]).exists() \
+            and Path(argv[0]).suffix == "":
+        close = difflib.get_close_matches(argv[0], commands, n=1, cutoff=0.6)
+        hint = (f"; did you mean 'llgui {close[0]}'?" if close
+                else f" (commands: {', '.join(commands)}; a bundle is a .toml file)")
+        return f"llgui: {argv[0]!r} is neither a command nor a file{hint}"
+    from llgui.gui.app import build_parser   # argparse only: Qt is not imported here
+
+    try:
+        args, _ = build_parser().parse_known_args(argv)
+    except SystemExit:
+        return None   # argparse's own message and exit code follow in the GUI's parse
+    for path in args.bundles:
+        if not path.exists():
+            return f"llgui: {path}: no such file"
+        if not path.is_file():
+            return f"llgui: {path}: not a regular file (a bundle is a .toml file)"
+    return None
 
 
 if __name__ == "__main__":

@@ -283,3 +283,24 @@ def test_lifelong_json_shape_and_presets(capsys, tmp_path):
     bad.write_text('{"mode": "relative",\n "points": [[0, -1]]}\n')
     code, _, err = call(capsys, "lifelong", MT, "--policy", bad)
     assert code == 2 and err.startswith(f"{bad}:2: ")
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["scor", "x.toml"], "did you mean 'llgui score'?"),
+    (["simulat", "b.toml"], "did you mean 'llgui simulate'?"),
+    (["frobnicate"], "neither a command nor a file (commands: score, replay"),
+    (["missing.toml", "--screenshot", "x.png"], "missing.toml: no such file"),
+])
+def test_a_mistyped_command_or_a_missing_bundle_is_exit_2_before_any_window(argv, says, capsys,
+                                                                            tmp_path,
+                                                                            monkeypatch):
+    """`llgui scor x.toml` opened the window on a bundle named "scor" (exit 0), and `llgui
+    missing.toml --screenshot x.png` wrote an empty window (exit 0): both are exit 2 with one
+    line saying why, before Qt is loaded (issue 24)."""
+    from llgui.__main__ import main as entry
+
+    monkeypatch.chdir(tmp_path)
+    assert entry(argv) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "x.png").exists()

@@ -127,7 +127,8 @@ def replay_online(task: dict) -> dict:
 
     from llgui.core.penalty import replay_bundle
     from llgui.io.bundle import load_bundle
-    from llgui.io.export import clean, score_report
+    from llgui.core.reports.commands import score_report
+    from llgui.io.export import clean
 
     try:
         bundle = load_bundle(task["bundle"])

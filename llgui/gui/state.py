@@ -183,7 +183,7 @@ class SessionState(QObject):
         }
 
     def save(self, path: Path | None = None) -> None:
-        from llgui.io.export import write_atomic
+        from llgui.utils.atomic import write_atomic
 
         write_atomic(path or session_path(), json.dumps(self.to_dict(), indent=2) + "\n")
 

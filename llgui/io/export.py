@@ -16,12 +16,8 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from llgui.core.metrics import display_name
-from llgui.utils.atomic import write_atomic  # noqa: F401 - re-exported for callers
-# the reports are assembled in core (plain data); here they are only written. Re-exported
-# for the callers that import them from here.
-from llgui.core.reports.commands import (  # noqa: F401
-    tidy, det_report, document_entry, lifelong_report, replay_report, score_report,
-)
+# The reports are assembled in core (llgui.core.reports, plain data); here they are only
+# written.
 
 # --------------------------------------------------------------------------------------------
 # Plain values

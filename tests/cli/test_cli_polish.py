@@ -10,7 +10,7 @@ import pytest
 from llgui import __version__
 from llgui.__main__ import main as entry
 from llgui.cli.main import main as cli_main
-from llgui.io.export import tidy
+from llgui.core.reports.commands import tidy
 from tests.conftest import DEMO
 
 

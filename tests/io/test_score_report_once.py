@@ -10,7 +10,7 @@ import pytest
 import llgui.core.penalty as penalty
 import llgui.core.scoring as scoring
 from llgui.io.bundle import load_bundle
-from llgui.io.export import score_report
+from llgui.core.reports.commands import score_report
 from tests.conftest import DEMO
 
 
@@ -35,7 +35,7 @@ def test_each_document_is_scored_once_and_the_scores_are_the_same(monkeypatch):
         for i, entry in enumerate(report["documents"]):
             assert entry["scores"][result.name] == pytest.approx(result.documents[i].score,
                                                                  abs=1e-12)
-            # components are derived sums, rounded to 1e-9 in reports (export.tidy)
+            # components are derived sums, rounded to 1e-9 in reports (core.reports.commands.tidy)
             assert entry["components"].get(result.name, {}) == pytest.approx(
                 dict(result.components(i)), abs=1e-9)
     assert set(report["penalised"]) == set(metrics)

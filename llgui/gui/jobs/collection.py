@@ -18,7 +18,9 @@ def collection_job(bundle, metric, cost_model, mode="paper", progress=None,
 
 def export_scores_job(bundle, path, progress=None, should_stop=None) -> str:
     """Worker job: the `llgui score` JSON of `bundle`, written atomically to `path`."""
-    from llgui.io.export import score_report, to_json, write_atomic
+    from llgui.core.reports.commands import score_report
+    from llgui.io.export import to_json
+    from llgui.utils.atomic import write_atomic
 
     write_atomic(path, to_json(score_report(bundle, bundle.metrics)))
     return str(path)

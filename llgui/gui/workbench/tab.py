@@ -474,7 +474,9 @@ class Workbench(QWidget):
     # -- export -----------------------------------------------------------------------------
 
     def export_table(self, path: str, fmt: str) -> None:
-        from llgui.io.export import replay_csv, replay_report, to_json, write_atomic
+        from llgui.core.reports.commands import replay_report
+        from llgui.io.export import replay_csv, to_json
+        from llgui.utils.atomic import write_atomic
 
         if self.walkthrough is None:
             return

@@ -7,11 +7,11 @@ lifelong`) reads. Every file is written atomically.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Mapping
 
 from llgui.utils.atomic import write_atomic
+from llgui.utils.names import safe_name as _safe_name
 from llgui.core.reports.campaign import ONLINE_FIGURES, POLICY_NAMES, leaderboard_rows
 from llgui.core.metrics import display_name
 from llgui.io.export import clean, fmt, render_table, to_csv, to_json
@@ -32,9 +32,9 @@ def lifelong_csv(system: Mapping) -> str:
 
 
 def safe_name(name: str) -> str:
-    """A system name as a file name (anything but letters, digits, '.', '_', '-' becomes '_')."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")
-    return cleaned or "system"
+    """A system name as a file name: injective, bounded, never leaving lifelong/
+    (`llgui.utils.names.safe_name`)."""
+    return _safe_name(name, "system")
 
 
 def write_campaign(report: Mapping, out: str | Path) -> list[Path]:

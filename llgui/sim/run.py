@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from llgui.utils.atomic import write_atomic
+from llgui.utils.names import safe_name
 from llgui.core.errors import SystemFailed
 from llgui.core.metrics import error_metrics
 from llgui.core.penalty import pooled_msr
@@ -136,7 +137,8 @@ def run_simulation(
     for i, spec in enumerate(specs):
         for j, oracle in enumerate(made):
             k = i * len(made) + j
-            folder = out / spec.name / oracle_folder(oracle.name) if several else out
+            folder = (out / safe_name(spec.name, "system") / safe_name(oracle_folder(oracle.name), "oracle")
+                      if several else out)
             sub = None
             if progress is not None:
                 def sub(f, k=k):

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 
 from llgui.core.numbers import parse_number
+from llgui.utils.regular import output_folder  # noqa: F401 - the CLI's path guard
 
 MAX_WORKERS_PER_CORE = 4
 MAX_SAMPLES = 1_000_000
@@ -97,37 +97,4 @@ def check_environment() -> None:
     cache_root()
 
 
-# -- output folders ------------------------------------------------------------------------
-
-
-def output_folder(path: Path, option: str = "--out", inputs=(), writes=()) -> Path:
-    """`path` as a folder llgui may write into: created when missing; refused (ValueError
-    with the reason) when it is a file or a device, cannot be created or written, or when
-    one of the `inputs` is (inside) one of the files or folders `writes` the command writes
-    there (the output would overwrite what it reads)."""
-    import tempfile
-
-    text = str(path)
-    if not text.strip() or "\x00" in text:
-        raise ValueError(f"{option} {text!r}: not a folder name")
-    try:
-        if path.exists() and not path.is_dir():
-            raise ValueError(f"{option} {text}: exists and is not a folder")
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path):
-            pass
-    except ValueError:
-        raise
-    except OSError as exc:
-        raise ValueError(f"{option} {text}: cannot write there "
-                         f"({exc.strerror or type(exc).__name__})") from None
-    targets = [(path / w).resolve() for w in writes]
-    for item in inputs:
-        try:
-            resolved = Path(item).resolve()
-        except (OSError, RuntimeError, ValueError):
-            continue
-        if any(resolved == t or t in resolved.parents for t in targets):
-            raise ValueError(f"{option} {text}: holds the input {item}; the output would "
-                             f"overwrite it (choose a new or empty folder)")
-    return path
+# -- output folders: llgui.utils.regular.output_folder

@@ -38,7 +38,7 @@ from llgui.core.reports.campaign import Batch, Campaign, Cell, ModelVersion, Sys
 from llgui.core.errors import LoadError
 from llgui.core.metrics import default_metrics
 from llgui.core.types import Stamp
-from llgui.io.bundle import SETTINGS, _Loader, _show
+from llgui.io.bundle import SETTINGS, _Loader, _show, missing_tokenizer_packages
 
 TABLES = ("campaign", "settings", "batches", "systems")
 CAMPAIGN_KEYS = ("name", "task", "metrics")
@@ -100,11 +100,13 @@ class _CampaignLoader(_Loader):
             name = Path(self.file).stem
         metrics = self.metric_names(head.get("metrics"), task) if "metrics" in head \
             else default_metrics(task)
-        before = len(self.problems.items)
         settings = self.settings(self.table(data, "settings"), metrics)
-        if not task or len(self.problems.items) > before:
-            # a wrong setting (or a tokenizer that is not installed) changes every score:
-            # nothing is scored with it
+        if "bleu" in metrics and missing_tokenizer_packages(settings):
+            # reported by settings(); like any wrong setting it is left out (the report is
+            # marked partial), so the scoring does not fail on the missing package
+            settings.pop("tokenize", None)
+            settings.pop("trg_lang", None)
+        if not task:
             return self.empty(name)
         self.kind: tuple[bool, str, int] | None = None  # first time's kind, for mixing checks
         batches = self.batches(data.get("batches"), task)

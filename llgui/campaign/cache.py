@@ -26,30 +26,25 @@ import hashlib
 import io
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Mapping
 
 import numpy as np
 
 from llgui.utils.atomic import write_atomic
+from llgui.utils.cachedir import cache_root
+from llgui.utils.regular import read_regular
+
+MAX_ENTRY_BYTES = 1 << 30
+"""The largest cache entry read (a cell of 10**6 segments is ~100 MB)."""
 
 CACHE_FORMAT = 1
 
 
 def default_cache_dir() -> Path:
-    """The folder of the campaign cache (see the module docstring)."""
-    override = os.environ.get("LLGUI_CACHE_DIR")
-    if override:
-        return Path(override) / "campaign"
-    home = Path.home()
-    if sys.platform == "darwin":
-        base = home / "Library" / "Caches"
-    elif os.name == "nt":
-        base = Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local")
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache")
-    return base / "llgui" / "campaign"
+    """The folder of the campaign cache (see the module docstring; ValueError when the
+    cache setting cannot be used, `llgui.utils.cachedir`)."""
+    return cache_root() / "campaign"
 
 
 def file_digest(path: str | Path) -> str:
@@ -107,18 +102,30 @@ class CellCache:
     def __init__(self, root: str | Path | None = None):
         self.root = Path(root) if root is not None else default_cache_dir()
         self.corrupt = 0
+        self.unwritable: str | None = None   # why entries could not be written, if so
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.npz"
 
-    def get(self, key: str) -> dict[str, np.ndarray] | None:
-        """The statistics of cell `key`, or None (absent, or damaged: then removed)."""
+    def get(self, key: str, widths: Mapping[str, int] | None = None
+            ) -> dict[str, np.ndarray] | None:
+        """The statistics of cell `key`, or None (absent, or damaged: then removed).
+
+        Only a regular file of bounded size is read (a FIFO, a directory, a symlink to
+        /dev/zero are damage); its arrays must be 2-D, finite, of one row count, and of
+        `widths[metric]` columns when given."""
         path = self.path(key)
-        try:
-            data = path.read_bytes()
-        except OSError:
+        if not os.path.lexists(path):
             return None
         try:
+            data = read_regular(path, MAX_ENTRY_BYTES)
+        except FileNotFoundError:
+            return None
+        except OSError:
+            data = None
+        try:
+            if data is None:
+                raise ValueError("not a regular file of bounded size")
             with np.load(io.BytesIO(data), allow_pickle=False) as archive:
                 header = json.loads(bytes(archive["header"]).decode("utf-8"))
                 stats = {name: np.array(archive[f"stats_{i}"], dtype=np.float64)
@@ -126,14 +133,29 @@ class CellCache:
             if (header.get("format") != CACHE_FORMAT or header.get("key") != key
                     or header.get("digest") != _arrays_digest(stats)):
                 raise ValueError("entry does not match its key or checksum")
+            rows = {a.shape[0] for a in stats.values() if a.ndim == 2}
+            if (any(a.ndim != 2 or not np.isfinite(a).all() for a in stats.values())
+                    or len(rows) > 1
+                    or any(widths and m in widths and a.shape[1] != widths[m]
+                           for m, a in stats.items())):
+                raise ValueError("entry has arrays of the wrong shape")
         except Exception:  # any damage at all: never trust it
-            self.corrupt += 1
-            try:
-                path.unlink()
-            except OSError:
-                pass
+            self._discard(path)
             return None
         return stats
+
+    def _discard(self, path: Path) -> None:
+        """A damaged entry: counted and removed (a directory too), never trusted."""
+        self.corrupt += 1
+        try:
+            if path.is_dir() and not path.is_symlink():
+                import shutil
+
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink()
+        except OSError:
+            pass
 
     def put(self, key: str, stats: Mapping[str, np.ndarray]) -> None:
         metrics = list(stats)
@@ -144,7 +166,17 @@ class CellCache:
         arrays["header"] = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
-        write_atomic(self.path(key), buffer.getvalue(), fsync=False)  # checksummed
+        self._write(self.path(key), buffer.getvalue())
+
+    def _write(self, path: Path, data: bytes | str) -> None:
+        """Write an entry; a cache that cannot be written (read-only, full, a file where a
+        folder should be) is skipped: the run goes on, `unwritable` says so."""
+        try:
+            if path.is_dir() and not path.is_symlink():
+                self._discard(path)
+            write_atomic(path, data, fsync=False)  # checksummed
+        except OSError as exc:
+            self.unwritable = self.unwritable or f"{self.root}: {exc.strerror or exc}"
 
     # -- JSON entries (online runs: a report, not arrays) ---------------------------------
 
@@ -154,22 +186,24 @@ class CellCache:
     def get_json(self, key: str):
         """The JSON value stored under `key`, or None (absent, or damaged: then removed)."""
         path = self.json_path(key)
-        try:
-            data = path.read_bytes()
-        except OSError:
+        if not os.path.lexists(path):
             return None
         try:
+            data = read_regular(path, MAX_ENTRY_BYTES)
+        except FileNotFoundError:
+            return None
+        except OSError:
+            data = None
+        try:
+            if data is None:
+                raise ValueError("not a regular file of bounded size")
             entry = json.loads(data.decode("utf-8"))
             payload = json.dumps(entry["payload"], sort_keys=True)
             if (entry.get("format") != CACHE_FORMAT or entry.get("key") != key
                     or entry.get("digest") != hashlib.sha256(payload.encode()).hexdigest()):
                 raise ValueError("entry does not match its key or checksum")
         except Exception:
-            self.corrupt += 1
-            try:
-                path.unlink()
-            except OSError:
-                pass
+            self._discard(path)
             return None
         return entry["payload"]
 
@@ -177,4 +211,4 @@ class CellCache:
         digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
         text = json.dumps({"format": CACHE_FORMAT, "key": key, "digest": digest,
                            "payload": payload}, allow_nan=False)
-        write_atomic(self.json_path(key), text, fsync=False)
+        self._write(self.json_path(key), text)

@@ -84,7 +84,8 @@ class Executor:
         else:
             try:
                 self._client = Client(self.plan.address, timeout="20s")
-            except (OSError, TimeoutError, ValueError) as error:
+            except Exception as error:   # refused, timed out, or not a Dask scheduler at all
+                # (a TCP service speaking another protocol fails in many ways)
                 raise SchedulerUnreachable(
                     f"cannot reach the Dask scheduler at {self.plan.address} "
                     f"({type(error).__name__}: {error})") from None

@@ -37,6 +37,7 @@ class CampaignRun:
     cached: int
     corrupt: int
     plan: Plan | None
+    unwritable: str | None = None   # why the cache could not be written, if it could not
 
     @property
     def partial(self) -> bool:
@@ -90,6 +91,11 @@ def run_campaign(
     settings = scoring_settings(campaign)
     versions = library_versions(campaign.task)
     batch_keys = _batch_keys(campaign)
+    widths = {}   # the columns of each metric's statistics: a cached entry must have them
+    for name in campaign.metrics:
+        width = getattr(make_scorer(campaign.task, name, settings), "n_stats", None)
+        if isinstance(width, int):
+            widths[name] = width
     merged: dict[tuple[int, int, int], dict[str, np.ndarray]] = {}
     problems: list[Problem] = []
     pending: list[tuple[list[int], str, dict]] = []  # (cell indices, key, task)
@@ -99,7 +105,7 @@ def run_campaign(
         batch = campaign.batches[cell.batch]
         key = cell_key(campaign.task, [file_digest(cell.hypothesis), batch_keys[cell.batch]],
                        campaign.metrics, settings, versions)
-        stats = cache.get(key) if use_cache and cache is not None else None
+        stats = cache.get(key, widths) if use_cache and cache is not None else None
         if stats is not None and set(stats) == set(campaign.metrics):
             merged[(cell.system, cell.model, cell.batch)] = stats
             continue
@@ -192,5 +198,6 @@ def run_campaign(
                             signatures=signatures(campaign) if campaign.metrics else {})
     report = build_report(campaign, scores)
     return CampaignRun(report, scores, computed=sum(len(p[0]) for p in pending), cached=cached,
-                       corrupt=cache.corrupt if cache is not None else 0, plan=plan)
+                       corrupt=cache.corrupt if cache is not None else 0, plan=plan,
+                       unwritable=cache.unwritable if cache is not None else None)
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from llgui import __version__
+from llgui.cli import options
 from llgui.core.errors import LoadError, SystemFailed
 
 FORMATS = ("table", "json", "csv")
@@ -107,7 +108,7 @@ def _arguments_det(p: argparse.ArgumentParser) -> None:
     p.add_argument("--key", type=Path, metavar="KEY", help="NIST/Kaldi trial key")
     p.add_argument("--dcf", default="0.01,1,1", metavar="P_TARGET,C_MISS,C_FA",
                    help="DCF parameters (default: 0.01,1,1)")
-    p.add_argument("--threshold", type=float, metavar="T",
+    p.add_argument("--threshold", type=options.number(), metavar="T",
                    help="also give counts, precision, recall, F1 and error rate when accepting "
                         "score >= T")
     p.add_argument("--eer-method", choices=("rocch", "threshold"), default="rocch",
@@ -121,10 +122,11 @@ def _arguments_det(p: argparse.ArgumentParser) -> None:
 def _arguments_campaign(p: argparse.ArgumentParser) -> None:
     p.add_argument("campaign", type=Path, metavar="CAMPAIGN")
     workers = p.add_mutually_exclusive_group()
-    workers.add_argument("--workers", type=int, metavar="N",
+    workers.add_argument("--workers", type=options.integer(0, options.max_workers()),
+                         metavar="N",
                          help="local worker processes (default: every core, or this process "
                               "when the campaign is small; 0: this process)")
-    workers.add_argument("--scheduler", metavar="ADDRESS",
+    workers.add_argument("--scheduler", metavar="ADDRESS", type=options.non_empty("--scheduler"),
                          help="run the cells on an existing Dask cluster")
     p.add_argument("--out", type=Path, metavar="DIR", help="write the reports into DIR")
     _format_flag(p)
@@ -138,8 +140,10 @@ def _arguments_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--unit", choices=("segment", "document", "trial", "speaker"),
                    default=None, help="resampling unit (default: segment for MT, document "
                                       "otherwise)")
-    p.add_argument("--samples", type=int, default=None, metavar="N")
-    p.add_argument("--seed", type=int, default=12345, metavar="S")
+    p.add_argument("--samples", type=options.integer(1, options.MAX_SAMPLES), default=None,
+                   metavar="N", help=f"resamples (at most {options.MAX_SAMPLES:,})")
+    p.add_argument("--seed", type=options.integer(0, options.MAX_SEED), default=12345,
+                   metavar="S")
     p.add_argument("--metric", action="append", metavar="M")
     p.add_argument("--dcf", metavar="P_TARGET,C_MISS,C_FA",
                    help="detection: the operating point of minDCF and actDCF, as in `det` "
@@ -151,11 +155,12 @@ def _arguments_simulate(p: argparse.ArgumentParser) -> None:
     p.add_argument("bundle", type=Path, metavar="BUNDLE")
     p.add_argument("--system", action="append", required=True, metavar='[NAME=]"COMMAND"')
     p.add_argument("--oracle", action="append", metavar="NAME")
-    p.add_argument("--budget", type=float, metavar="X")
+    p.add_argument("--budget", type=options.number(0, 1e15), metavar="X")
     p.add_argument("--mode", choices=("active", "interactive", "none"))
-    p.add_argument("--interactive-ratio", type=float, metavar="R")
-    p.add_argument("--seed", type=int, default=0, metavar="S")
-    p.add_argument("--timeout", type=float, default=30.0, metavar="SEC")
+    p.add_argument("--interactive-ratio", type=options.number(0, 1), metavar="R")
+    p.add_argument("--seed", type=options.integer(0, options.MAX_SEED), default=0, metavar="S")
+    p.add_argument("--timeout", type=options.number(above=0, maximum=options.MAX_SECONDS),
+                   default=30.0, metavar="SEC")
     p.add_argument("--out", type=Path, required=True, metavar="DIR")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _format_flag(p)
@@ -194,6 +199,34 @@ def commands_help() -> str:
             + "\n".join(lines))
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so every `finally` runs (a system's process
+    group is ended, files are closed) as for Ctrl-C."""
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise _Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):   # pragma: no cover - not settable here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -201,7 +234,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        text = COMMANDS[args.command].run(args)
+        with _terminate_as_interrupt():
+            if not getattr(args, "no_cache", False):
+                try:
+                    options.check_environment()
+                except ValueError as error:
+                    raise UsageError(str(error)) from None
+            text = COMMANDS[args.command].run(args)
+    except KeyboardInterrupt:   # Ctrl-C or SIGTERM: the job was stopped, its children ended
+        print(f"llgui {args.command}: interrupted; nothing more was done", file=sys.stderr)
+        return 2
     except SystemFailed as error:   # the system under evaluation failed: exit 3
         print(f"llgui {args.command}: {error}", file=sys.stderr)
         return 3
@@ -426,9 +468,16 @@ def cmd_campaign(args) -> str:
     from llgui.io.campaign import load_campaign
     from llgui.io.campaign_export import campaign_csv, campaign_table, to_json, write_campaign
 
-    if args.workers is not None and args.workers < 0:
-        raise UsageError(f"--workers {args.workers}: expected 0 (in this process) or more")
     campaign = load_campaign(args.campaign)
+    if args.out is not None:   # before any work: a run must not end in a write that fails
+        inputs = [campaign.path] + [r for b in campaign.batches for r in b.references] + [
+            c.hypothesis for c in campaign.cells] + [s.bundle for s in campaign.systems
+                                                     if s.bundle]
+        try:
+            options.output_folder(args.out, "--out", inputs, writes=("campaign.json",
+                                                                      "lifelong"))
+        except ValueError as error:
+            raise UsageError(str(error)) from None
     from llgui.campaign.executor import SchedulerUnreachable
 
     progress = CellProgress()
@@ -446,8 +495,15 @@ def cmd_campaign(args) -> str:
           + (f", {run.corrupt} damaged cache entries recomputed" if run.corrupt else "")
           + (f"; {len(campaign.gaps)} missing (no hypothesis file)" if campaign.gaps else ""),
           file=sys.stderr, flush=True)
+    if run.unwritable:
+        print(f"llgui campaign: the cell cache was not written ({run.unwritable})",
+              file=sys.stderr, flush=True)
     if args.out is not None:
-        write_campaign(run.report, args.out)
+        try:
+            write_campaign(run.report, args.out)
+        except OSError as error:
+            raise UsageError(f"--out {args.out}: cannot write the reports "
+                             f"({error.strerror or type(error).__name__})") from None
     if args.format == "json":
         text = to_json(run.report)
     elif args.format == "csv":

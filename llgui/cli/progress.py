@@ -14,7 +14,6 @@ taken more than a second, so quick runs print nothing at all.
 """
 from __future__ import annotations
 
-import os
 import sys
 import time
 from contextlib import contextmanager
@@ -61,10 +60,9 @@ class CellProgress:
         self.stream = stream if stream is not None else sys.stderr
         # $LLGUI_PROGRESS_EVERY: seconds between plain lines (the window reads them, often)
         if every is None:
-            try:
-                every = float(os.environ.get("LLGUI_PROGRESS_EVERY", "5"))
-            except ValueError:
-                every = 5.0
+            from llgui.core.numbers import env_number
+
+            every = env_number("LLGUI_PROGRESS_EVERY")
         self.every = every
         self.bar = None
         self.started = time.monotonic()

@@ -111,3 +111,35 @@ def check_number(value: object, name: str, *, minimum: float | None = None,
     if above is not None and as_float <= above:
         raise bad
     return int(value) if integer else as_float
+
+
+ENV_NUMBERS = {
+    # name: (default, minimum, maximum)
+    "LLGUI_CACHE_MAX_MB": (512.0, 0.0, 1e9),
+    "LLGUI_PROGRESS_EVERY": (5.0, 0.0, 86400.0),
+}
+"""The numeric environment variables the README names, with their defaults and ranges."""
+
+
+def env_problem(name: str, value: str) -> str | None:
+    """Why `value` of the numeric environment variable `name` is unusable, or None."""
+    _, low, high = ENV_NUMBERS[name]
+    try:
+        number = parse_number(value.strip())
+    except ValueError as exc:
+        return f"{name}={show_value(value)} {exc}"
+    if not low <= number <= high:
+        return f"{name}={show_value(value)} must be a number between {low:g} and {high:g}"
+    return None
+
+
+def env_number(name: str, environ=None) -> float:
+    """The numeric environment variable `name`: its default when unset or unusable (the
+    CLI refuses an unusable one before running, `llgui.cli.options.check_environment`)."""
+    import os
+
+    default = ENV_NUMBERS[name][0]
+    value = (os.environ if environ is None else environ).get(name)
+    if not value or env_problem(name, value) is not None:
+        return default
+    return parse_number(value.strip())

@@ -45,6 +45,42 @@ def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def available_platforms() -> list[str]:
+    """The Qt platform plugins installed (offscreen, xcb, wayland, ...), from the plugin
+    folders Qt searches, without starting Qt."""
+    from PySide6.QtCore import QLibraryInfo
+
+    folders = [Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.PluginsPath)) / "platforms"]
+    for variable, sub in (("QT_QPA_PLATFORM_PLUGIN_PATH", ""), ("QT_PLUGIN_PATH", "platforms")):
+        for entry in filter(None, os.environ.get(variable, "").split(os.pathsep)):
+            folders.append(Path(entry) / sub)
+    names = set()
+    for folder in folders:
+        try:
+            files = list(folder.iterdir())
+        except OSError:
+            continue
+        for file in files:
+            if file.suffix in (".so", ".dylib", ".dll"):
+                stem = file.name.split(".")[0]
+                stem = stem[3:] if stem.startswith("lib") else stem
+                names.add(stem[1:] if stem.startswith("q") else stem)
+    return sorted(names)
+
+
+def platform_problem() -> str | None:
+    """Why $QT_QPA_PLATFORM names no installed platform plugin (Qt would abort), or None."""
+    wanted = os.environ.get("QT_QPA_PLATFORM", "").strip()
+    if not wanted:
+        return None
+    names = [w.split(":", 1)[0].strip() for w in wanted.split(";") if w.strip()]
+    installed = available_platforms()
+    if not installed or any(n in installed for n in names):
+        return None   # nothing to check against, or one of the fallbacks exists
+    return (f"QT_QPA_PLATFORM={wanted[:60]!r} names no installed Qt platform plugin "
+            f"(installed: {', '.join(installed)})")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
@@ -60,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    problem = platform_problem() if QApplication.instance() is None else None
+    if problem:   # Qt would abort (SIGABRT) in the QApplication constructor
+        print(f"llgui: {problem}", file=sys.stderr)
+        return 2
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("llgui")
     app.setOrganizationName("llgui")

@@ -19,24 +19,18 @@ final "\\n" does not start an extra line.
 """
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 from typing import Callable
 
 from llgui.core.errors import Problems
+from llgui.utils.regular import NotRegularFile, check_regular, read_regular, size_text as _size
+
+__all__ = ["NotRegularFile", "check_regular", "read_regular", "read_bytes", "decode_lines"]
 
 BOM = "\ufeff"
 
 MAX_INPUT_BYTES = 1 << 30
 """1 GiB: the largest input file read (a 10**6-document bundle or 10**7 trials fit well under)."""
-
-
-def _size(n: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} bytes"
 
 
 def read_bytes(path: str | Path, problems: Problems, limit: int = MAX_INPUT_BYTES) -> bytes | None:
@@ -58,55 +52,6 @@ def read_bytes(path: str | Path, problems: Problems, limit: int = MAX_INPUT_BYTE
     else:
         return data
     return None
-
-
-class NotRegularFile(OSError):
-    """A path that is not a regular file, or one too large; the message is the reason."""
-
-
-def check_regular(path: str | Path, limit: int = MAX_INPUT_BYTES) -> int:
-    """The size of `path` in bytes; NotRegularFile (an OSError) when it is not a regular file
-    or is larger than `limit`. Looks at the file only, never opens it."""
-    info = os.stat(path)
-    if stat.S_ISDIR(info.st_mode):
-        raise IsADirectoryError(21, "is a directory, not a file", str(path))
-    if not stat.S_ISREG(info.st_mode):
-        kind = ("a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device"
-                if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
-                else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a file")
-        raise NotRegularFile(f"is not a regular file ({kind}); only regular files are read")
-    if info.st_size > limit:
-        raise NotRegularFile(f"is too large ({_size(info.st_size)}; files larger than "
-                             f"{_size(limit)} are not read)")
-    return info.st_size
-
-
-def read_regular(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of the regular file `path`, at most `limit` of them (see `check_regular`).
-
-    The file is opened non-blocking and checked again after opening, so a path swapped for a
-    FIFO or a device between the check and the open is still refused without blocking.
-    """
-    check_regular(path, limit)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFile("is not a regular file; only regular files are read")
-        chunks, total = [], 0
-        while True:
-            chunk = os.read(fd, min(1 << 24, limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > limit:   # the file grew after the check
-                raise NotRegularFile(f"is too large (files larger than {_size(limit)} "
-                                     f"are not read)")
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def decode_lines(data: bytes, problems: Problems, *, strip_bom: bool) -> list[str | None]:

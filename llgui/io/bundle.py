@@ -149,6 +149,9 @@ SETTINGS: dict[str, Setting] = {
 """Known `[settings]` keys, under the reference libraries' argument names."""
 
 _TOML_POSITION = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)\s*$")
+_DOCID_SHAPE = re.compile(r"[^\s:/\\\x00-\x1f\x7f-\x9f]{1,200}")
+"""What a WMT / sacrebleu document id looks like (no ':' '/' '\\', no control characters):
+ids of another shape are not echoed in a message (a docids file may be any file)."""
 _SHOWN_URIS = 5
 
 
@@ -1044,10 +1047,15 @@ class _Doc:
         rows = tuple(i for i, d in enumerate(ids) if d == docid)
         if not rows:
             known = list(dict.fromkeys(ids))
-            shown = ", ".join(known[:_SHOWN_URIS]) + (", ..." if len(known) > _SHOWN_URIS else "")
+            if all(_DOCID_SHAPE.fullmatch(d) for d in known):
+                shown = ", ".join(known[:_SHOWN_URIS]) + (", ..." if len(known) > _SHOWN_URIS
+                                                          else "")
+                listing = f"its {len(known)} ids: {shown}"
+            else:   # a file of another kind (/etc/passwd): its lines are not echoed
+                listing = (f"{len(known)} distinct first fields; not shown, as they do not "
+                           "look like document ids")
             self.add("docid" if "docid" in table else "docids",
-                     f"document id {docid!r} is not in docids file {written!r} (its "
-                     f"{len(known)} ids: {shown})")
+                     f"document id {docid!r} is not in docids file {written!r} ({listing})")
             return failed
         return rows, len(ids), 0, f"docids file {written!r}"
 

@@ -38,7 +38,7 @@ from llgui.core.reports.campaign import Batch, Campaign, Cell, ModelVersion, Sys
 from llgui.core.errors import LoadError
 from llgui.core.metrics import default_metrics
 from llgui.core.types import Stamp
-from llgui.io.bundle import SETTINGS, _Loader, _show
+from llgui.io.bundle import SETTINGS, _Loader, _show, missing_tokenizer_packages
 
 TABLES = ("campaign", "settings", "batches", "systems")
 CAMPAIGN_KEYS = ("name", "task", "metrics")
@@ -47,7 +47,14 @@ BATCH_KEYS = {"mt": ("id", "time", "references"),
               "diarization": ("id", "time", "references", "uem", "uri")}
 SYSTEM_KEYS = ("name", "models", "hypotheses", "bundle")
 MODEL_KEYS = ("id", "time")
-_ID = re.compile(r"^[A-Za-z0-9_\-][A-Za-z0-9_.\-]*$")
+_ID = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]*", re.ASCII)
+MAX_ID = 100
+"""The longest batch or model id (ids name files; a file name has at most 255 bytes)."""
+MAX_SYSTEMS = 1000
+MAX_BATCHES = 10_000
+MAX_MODELS = 1000
+"""Counts of a campaign file: beyond these a campaign is a typo or an attack (10,000
+systems took 7.5 minutes before any output), and its cells would not fit a report."""
 
 
 def load_campaign(path: str | Path) -> Campaign:
@@ -93,7 +100,12 @@ class _CampaignLoader(_Loader):
             name = Path(self.file).stem
         metrics = self.metric_names(head.get("metrics"), task) if "metrics" in head \
             else default_metrics(task)
-        settings = self.settings(self.table(data, "settings"))
+        settings = self.settings(self.table(data, "settings"), metrics)
+        if "bleu" in metrics and missing_tokenizer_packages(settings):
+            # reported by settings(); like any wrong setting it is left out (the report is
+            # marked partial), so the scoring does not fail on the missing package
+            settings.pop("tokenize", None)
+            settings.pop("trg_lang", None)
         if not task:
             return self.empty(name)
         self.kind: tuple[bool, str, int] | None = None  # first time's kind, for mixing checks
@@ -106,7 +118,14 @@ class _CampaignLoader(_Loader):
                     written = system.hypotheses.format(model=model.id, batch=batch.id)
                     target = self.base / written
                     cell = Cell(s, m, b, str(target))
-                    if target.is_file():
+                    try:
+                        present = target.is_file()
+                    except (OSError, ValueError) as exc:   # a name too long, a NUL
+                        self.add(self.pos.key_line(("systems",), "hypotheses", s),
+                                 f"hypotheses {written[:60]!r}...: not a usable path "
+                                 f"({getattr(exc, 'strerror', None) or exc})")
+                        continue
+                    if present:
                         cells.append(cell)
                     else:
                         gaps.append(cell)
@@ -139,9 +158,9 @@ class _CampaignLoader(_Loader):
 
     # --- shared checks ---------------------------------------------------------------------
     def ident(self, value: object, what: str, line: int) -> str | None:
-        if not isinstance(value, str) or not _ID.match(value):
-            self.add(line, f"{what} must be letters, digits, '.', '_' or '-' (it names "
-                           f"files), not {_show(value)}")
+        if not isinstance(value, str) or not _ID.fullmatch(value) or len(value) > MAX_ID:
+            self.add(line, f"{what} must be at most {MAX_ID} letters, digits, '.', '_' or "
+                           f"'-' (it names files), not {_show(value)}")
             return None
         return value
 
@@ -168,6 +187,11 @@ class _CampaignLoader(_Loader):
         if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
             self.add(self.pos.key_line((), name) or self.pos.table_line((name,)),
                      f"{name} must be [[{name}]] tables")
+            return []
+        limit = MAX_SYSTEMS if name == "systems" else MAX_BATCHES
+        if len(value) > limit:
+            self.add(self.pos.table_line((name,), limit),
+                     f"a campaign has at most {limit} [[{name}]] tables, not {len(value)}")
             return []
         return value
 
@@ -309,6 +333,10 @@ class _CampaignLoader(_Loader):
             self.add(line("models"), f"models must be a non-empty array of {{id, time}} tables, "
                                      f"not {'an empty array' if value == [] else _show(value)}")
             return []
+        if len(value) > MAX_MODELS:
+            self.add(line("models"), f"a system has at most {MAX_MODELS} models, not "
+                                     f"{len(value)}")
+            return []
         out, seen = [], {}
         for i, item in enumerate(value):
             where = line("models", i)
@@ -339,10 +367,17 @@ class _CampaignLoader(_Loader):
                            f"not {_show(value)}")
             return
         try:
-            fields = [f for _, f, _, _ in string.Formatter().parse(value) if f is not None]
+            parsed = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(value)
+                      if f is not None]
         except ValueError as exc:
             self.add(line, f"hypotheses {_show(value)} is not a valid template ({exc})")
             return
+        fields = [f for f, _, _ in parsed]
+        for field, spec, conv in parsed:
+            if spec or conv:   # {model:>1000000000} would build a 1 GB file name
+                self.add(line, f"hypotheses: {{{field}}} takes no format spec or conversion "
+                               f"(write {{model}} and {{batch}} only)")
+                return
         unknown = [f for f in fields if f not in ("model", "batch")]
         if unknown:
             self.add(line, f"hypotheses has an unknown field {{{unknown[0]}}} (known: "

@@ -7,11 +7,11 @@ lifelong`) reads. Every file is written atomically.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Mapping
 
 from llgui.utils.atomic import write_atomic
+from llgui.utils.names import safe_name as _safe_name, shown
 from llgui.core.reports.campaign import ONLINE_FIGURES, POLICY_NAMES, leaderboard_rows
 from llgui.core.metrics import display_name
 from llgui.io.export import clean, fmt, render_table, to_csv, to_json
@@ -32,9 +32,9 @@ def lifelong_csv(system: Mapping) -> str:
 
 
 def safe_name(name: str) -> str:
-    """A system name as a file name (anything but letters, digits, '.', '_', '-' becomes '_')."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")
-    return cleaned or "system"
+    """A system name as a file name: injective, bounded, never leaving lifelong/
+    (`llgui.utils.names.safe_name`)."""
+    return _safe_name(name, "system")
 
 
 def write_campaign(report: Mapping, out: str | Path) -> list[Path]:
@@ -70,7 +70,7 @@ def campaign_csv(report: Mapping) -> str:
 def campaign_table(report: Mapping) -> str:
     """The leaderboard of each metric, and what was wrong or missing."""
     n_cells = sum(len(s["cells"]) for s in report["systems"])
-    out = [f"{report['campaign']} ({report['task']}, {len(report['systems'])} systems, "
+    out = [f"{shown(report['campaign'])} ({report['task']}, {len(report['systems'])} systems, "
            f"{len(report['batches'])} batches, {n_cells} cells"
            + (f", {len(report['gaps'])} missing" if report["gaps"] else "") + ")"
            + ("  PARTIAL" if report["partial"] else ""), ""]
@@ -85,8 +85,8 @@ def campaign_table(report: Mapping) -> str:
     out.append("S_base, S_adapt, S_pen, MSR: the online run, pooled over its documents; "
                "S_P: mean over model versions of the policy-weighted score (presets A, B, C).")
     for gap in report["gaps"][:20]:
-        out.append(f"missing: {gap['system']}/{gap['model']}/{gap['batch']} "
-                   f"({gap['hypothesis']})")
+        out.append(shown(f"missing: {gap['system']}/{gap['model']}/{gap['batch']} "
+                         f"({gap['hypothesis']})"))
     if len(report["gaps"]) > 20:
         out.append(f"... and {len(report['gaps']) - 20} more missing cells")
     return "\n".join(out) + "\n"

@@ -159,14 +159,35 @@ _ASCII_SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
+def _is_number(field: bytes) -> bool:
+    try:
+        parse_number(field.decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        return False
+    return True
+
+
+def _shaped(line: bytes) -> bool:
+    """A line of a score file or a key: 2 or 3 fields, the last a score or a key label."""
+    fields = line.split()
+    return len(fields) in (2, 3) and (_is_number(fields[-1]) or fields[-1].lower() in (
+        b"target", b"nontarget", b"non-target", b"tgt", b"imp", b"1", b"0", b"true", b"false",
+        b"y", b"n"))
+
+
+def _shaped_single(line: bytes) -> bool:
+    """A line of a one-score-per-line file (bob.measure, pyeer): one number."""
+    fields = line.split()
+    return len(fields) == 1 and _is_number(fields[0])
+
+
 def _table(path: str | Path, problems: Problems, n_fields: int, layout: str) -> _Rows | None:
     """The non-blank, non-comment lines split into `n_fields` columns, or None on a problem."""
     data = read_bytes(path, problems)
     if data is None:
         return None
     problems.expect_format(f"a file of '{layout}' lines",
-                           # score files and keys have 2 or 3 fields: either is ours
-                           foreign(data, lambda line: len(line.split()) in (2, 3), b"#"))
+                           foreign(data, _shaped_single if n_fields == 1 else _shaped, b"#"))
     rows = _table_fast(data, n_fields)
     if rows is not None:
         return rows
@@ -389,7 +410,10 @@ def load_score_pair(targets: str | Path, nontargets: str | Path,
         problems = Problems(path)
         rows = _table(path, problems, 1, "one score per line")
         scores = _scores(rows, problems, column=0) if rows is not None else None
-        problems_all.extend(problems.items)
+        try:   # raise_if_any hides the lines of a file that is not a score file at all
+            problems.raise_if_any()
+        except LoadError as error:
+            problems_all.extend(error.problems)
         parts.append(scores)
     if problems_all:
         raise LoadError(problems_all)

@@ -15,6 +15,8 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from llgui.utils.names import csv_cell, shown
+
 from llgui.core.metrics import display_name
 # The reports are assembled in core (llgui.core.reports, plain data); here they are only
 # written.
@@ -51,12 +53,16 @@ def to_csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     writer.writerow(header)
     for row in rows:
         writer.writerow(["" if v is None else _csv_value(v) for v in clean(list(row))])
+    # names come from users and systems: no control characters, no formula a spreadsheet
+    # would run (OWASP CSV injection: a leading = + - @ tab CR is quoted with ')
     return buffer.getvalue()
 
 
 def _csv_value(value) -> str:
     if isinstance(value, float):
         return repr(value)
+    if isinstance(value, str):
+        return csv_cell(value)
     return str(value)
 
 
@@ -74,7 +80,8 @@ def fmt(value, digits: int = 2) -> str:
 def render_table(header: Sequence[str], rows: Sequence[Sequence[object]],
                  align_left: int = 1) -> str:
     """A plain aligned text table; the first `align_left` columns are left-aligned."""
-    cells = [[str(h) for h in header]] + [[str(c) for c in row] for row in rows]
+    # shown(): a name holding an ANSI escape or a line break cannot rewrite the terminal
+    cells = [[shown(h) for h in header]] + [[shown(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     lines = []
     for n, row in enumerate(cells):

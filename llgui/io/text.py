@@ -88,7 +88,8 @@ def parse_line_range(value: object) -> tuple[int, int]:
     usage = 'lines must be a range "FIRST-LAST" of 1-based line numbers, e.g. "131-260"'
     if not isinstance(value, str):
         raise ValueError(f"{usage}; not {'a number' if isinstance(value, (int, float)) else type(value).__name__}")
-    match = re.fullmatch(r"\s*(\d{1,12})\s*-\s*(\d{1,12})\s*", value)
+    # ASCII digits only: \d alone also matches '١' and '٣', which int() reads as 1 and 3
+    match = re.fullmatch(r"\s*([0-9]{1,12})\s*-\s*([0-9]{1,12})\s*", value, re.ASCII)
     if match is None:
         raise ValueError(f"{usage}; not {value[:40]!r}")
     first, last = int(match.group(1)), int(match.group(2))

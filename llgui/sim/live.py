@@ -25,11 +25,13 @@ with another system (e.g. `static`) from the hypothesis the expert sees.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 from llgui.utils.atomic import write_atomic
+from llgui.utils.regular import read_regular
 from llgui.core.errors import SystemFailed
 from llgui.core.jobs import check
 from llgui.core.mt.textdiff import word_edits
@@ -374,12 +376,106 @@ def _check_same(step, expect: dict, writer) -> None:
                                  f"{json.dumps(expect.get(key))[:80]}")
 
 
+MAX_STATE_BYTES = 10 << 20
+"""live.json is a few hundred bytes; anything past 10 MB is not one."""
+
+
+def _read_json_file(path: Path, limit: int) -> str:
+    """The text of a session file: a regular file of bounded size only (a FIFO would block,
+    a symlink to /dev/zero fill the memory); ValueError with the reason."""
+    try:
+        data = read_regular(path, limit)
+    except FileNotFoundError:
+        raise ValueError(f"{path}: file not found") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8") from None
+
+
 def read_log(folder: str | Path) -> list[dict]:
     path = Path(folder) / "logs" / "system.jsonl"
-    if not path.is_file():
+    if not os.path.lexists(path):
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    records = []
+    for number, line in enumerate(_read_json_file(path, 1 << 30).split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise ValueError(f"{path}:{number}: not a log line ({exc})") from None
+        if not isinstance(record, dict) or not isinstance(record.get("doc"), str):
+            raise ValueError(f"{path}:{number}: not a log line (no document id)")
+        records.append(record)
+    return records
+
+
+def read_state(folder: Path) -> dict:
+    """live.json of a paused session, checked: ValueError naming the file and what is wrong."""
+    from llgui.core.numbers import check_number
+
+    path = folder / LIVE_FILE
+    try:
+        state = json.loads(_read_json_file(path, MAX_STATE_BYTES),
+                           parse_constant=lambda name: float("nan"))
+    except ValueError as exc:
+        raise ValueError(f"{path}: not a live-session file ({exc})"[:300]) from None
+    if not isinstance(state, dict):
+        raise ValueError(f"{path}: not a live-session file (a JSON object is expected)")
+    for key in ("bundle", "command", "mode", "seed", "timeout", "index"):
+        if key not in state:
+            raise ValueError(f"{path}: not a live-session file (no {key!r})")
+    for key in ("bundle", "command"):
+        if not isinstance(state[key], str) or not state[key].strip():
+            raise ValueError(f"{path}: {key} must be a non-empty string")
+    if state["mode"] not in ("active", "interactive"):
+        raise ValueError(f"{path}: mode must be active or interactive")
+    if state.get("system_name") is not None and not isinstance(state["system_name"], str):
+        raise ValueError(f"{path}: system_name must be a string")
+    try:
+        if state.get("budget") is not None:
+            state["budget"] = check_number(state["budget"], "budget", minimum=0, maximum=1e15)
+        state["seed"] = check_number(state["seed"], "seed", minimum=0, maximum=2 ** 32 - 1,
+                                     integer=True)
+        state["timeout"] = check_number(state["timeout"], "timeout", above=0,
+                                        maximum=7 * 24 * 3600.0)
+        state["index"] = check_number(state["index"], "index", minimum=-1, maximum=10 ** 9,
+                                      integer=True)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    return state
+
+
+def _snapshot(folder: Path) -> dict[Path, bytes]:
+    """Every regular file of a session folder (bundle.toml, live.json, the log, stderr, hyp/)
+    with its bytes, to put back if a resume fails."""
+    saved = {}
+    for path in folder.rglob("*"):
+        try:
+            if path.is_file() and not path.is_symlink():
+                saved[path] = read_regular(path)
+        except OSError:
+            continue
+    return saved
+
+
+def _restore(folder: Path, saved: dict[Path, bytes]) -> None:
+    """The folder as `_snapshot` saw it: files rewritten, files created since removed."""
+    for path in folder.rglob("*"):
+        try:
+            if path not in saved and path.is_file() and not path.is_symlink():
+                path.unlink()
+        except OSError:
+            pass
+    for path, data in saved.items():
+        try:
+            if not path.exists() or path.read_bytes() != data:
+                write_atomic(path, data)
+        except OSError:
+            pass
 
 
 def resume(folder: str | Path, command: str | Sequence[str] | None = None,
@@ -391,24 +487,27 @@ def resume(folder: str | Path, command: str | Sequence[str] | None = None,
     from llgui.io.bundle import load_bundle
 
     folder = Path(folder)
-    state = json.loads((folder / LIVE_FILE).read_text(encoding="utf-8"))
+    state = read_state(folder)
     if state.get("finished"):
         raise ValueError(f"{folder}: the session is finished")
     if state.get("switches"):
         raise ValueError(f"{folder}: the session went on with another system after a failure;"
                          " it cannot be replayed to one system")
-    log = folder / "logs" / "system.jsonl"
-    saved = {p: p.read_bytes() for p in (log, folder / LIVE_FILE) if p.is_file()}
     records = read_log(folder)
     bundle = load_bundle(state["bundle"])
-    live = LiveSession(bundle, command or state["command"], folder, mode=state["mode"],
-                       budget=state["budget"], seed=state["seed"], timeout=state["timeout"],
-                       system_name=state.get("system_name"), should_stop=should_stop)
-    by_doc: dict[str, list[dict]] = {}
-    for record in records:
-        by_doc.setdefault(record["doc"], []).append(record)
-    target_index = min(int(state["index"]), len(bundle.documents))
+    # everything from here may write into the folder (the run writer rewrites bundle.toml and
+    # the log, the system's stderr is opened anew): a failure puts every file back
+    saved = _snapshot(folder)
+    live = None
     try:
+        live = LiveSession(bundle, command or state["command"], folder, mode=state["mode"],
+                           budget=state.get("budget"), seed=state["seed"],
+                           timeout=state["timeout"], system_name=state.get("system_name"),
+                           should_stop=should_stop)
+        by_doc: dict[str, list[dict]] = {}
+        for record in records:
+            by_doc.setdefault(record["doc"], []).append(record)
+        target_index = min(int(state["index"]), len(bundle.documents))
         live.start()
         done = 0
         while live.index < len(bundle.documents):
@@ -421,9 +520,9 @@ def resume(folder: str | Path, command: str | Sequence[str] | None = None,
                 break
             live.next_document()
     except BaseException:
-        live.close()
-        for path, data in saved.items():
-            write_atomic(path, data)
+        if live is not None:
+            live.close()
+        _restore(folder, saved)
         raise
     live.unsent = state.get("unsent")
     live._save()

@@ -28,6 +28,7 @@ from llgui.io.interactions import TurnTexts, step_line
 from llgui.io.rttm import write_rttm
 from llgui.io.text import write_segments
 from llgui.utils.atomic import write_atomic
+from llgui.utils.names import safe_name as _safe_name
 
 TIMING_FIELDS = ("elapsed_s", "started", "ended")
 """The fields that may differ between two runs with the same seed."""
@@ -58,8 +59,8 @@ def source_tables(bundle: Bundle) -> dict[str, dict]:
 
 
 def safe_name(doc_id: str) -> str:
-    keep = "".join(c if c.isalnum() or c in "-_." else "_" for c in doc_id).lstrip(".")
-    return keep or "doc"
+    """A document id as a file name: injective and inside hyp/ (`llgui.utils.names`)."""
+    return _safe_name(doc_id, "doc")
 
 
 class RunWriter:

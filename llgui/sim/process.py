@@ -55,6 +55,8 @@ class SystemProcess:
             self._stderr.close()
             raise ProtocolFault(f"cannot start {self.command!r}: {exc.strerror or exc}") from None
         self.pid = self.proc.pid
+        self._known: dict[int, float] = {}   # descendants seen: pid -> creation time
+        self._tracked_at = -1.0
         self._queue: queue.Queue = queue.Queue(maxsize=16)
         self._ended = threading.Event()
         self._reader = threading.Thread(target=self._read, name=f"system-{self.pid}",
@@ -108,6 +110,7 @@ class SystemProcess:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise ProtocolFault(f"no reply within --timeout {timeout:g} s")
+            self._track()
             try:
                 item = self._queue.get(timeout=min(_POLL, left))
             except queue.Empty:
@@ -160,8 +163,43 @@ class SystemProcess:
         self.kill()
         return code
 
+    def _track(self, force: bool = False) -> None:
+        """Remember the system's descendants (with psutil, when installed), at most every
+        0.25 s: a child started in a new session (`setsid`) leaves the process group, and
+        once the system exits it is nobody's child; `kill` ends the ones seen."""
+        now = time.monotonic()
+        if not force and now - self._tracked_at < 0.25:
+            return
+        self._tracked_at = now
+        try:
+            import psutil
+
+            for child in psutil.Process(self.pid).children(recursive=True):
+                self._known.setdefault(child.pid, child.create_time())
+        except Exception:   # no psutil, the system is gone, or a race with an exit
+            return
+
+    def _kill_known(self) -> None:
+        """SIGKILL every descendant seen that still runs (the same process: its creation
+        time is checked, so a reused pid is never hit)."""
+        if not self._known:
+            return
+        try:
+            import psutil
+        except ImportError:
+            return
+        for pid, created in self._known.items():
+            try:
+                process = psutil.Process(pid)
+                if process.create_time() == created:
+                    process.kill()
+            except Exception:
+                continue
+
     def kill(self) -> None:
-        """End the whole process group (the system and anything it started), now."""
+        """End the whole process group (the system and anything it started, also in a new
+        session when it was seen running), now."""
+        self._track(force=True)
         self._ended.set()
         for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
@@ -182,6 +220,7 @@ class SystemProcess:
             self.proc.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
             pass
+        self._kill_known()
         try:
             self.proc.stdin.close()
         except (OSError, ValueError):

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import operator
 from dataclasses import dataclass, field
 from typing import Mapping, Union
 
 import numpy as np
+
+from llgui.core.numbers import show_value
 
 from llgui.core.errors import SystemFailed
 from llgui.io.interactions import target_to_json, turns_to_json
@@ -270,6 +273,8 @@ def _decode(raw: bytes | str) -> dict:
 
 
 def _show(value: object) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return show_value(value)   # repr of a 5000-digit int raises ValueError
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -277,10 +282,28 @@ def _show(value: object) -> str:
 def _number(value: object, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _Bad(f"{what} must be a number, not {_show(value)}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:   # a 400-digit integer
+        raise _Bad(f"{what} must be a finite number, not {_show(value)}") from None
     if not math.isfinite(value):
         raise _Bad(f"{what} must be finite")
     return value
+
+
+_LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+"""What `str.splitlines` breaks at: a hypothesis line holding one would become two lines in
+a file some reader splits that way."""
+_LABEL = re.compile(r"[^\s\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+"""A speaker label as RTTM holds it: one field, no white space, no control character."""
+
+
+def _one_line(text: str, what: str) -> str:
+    found = _LINE_BREAKS.search(text)
+    if found is not None:
+        raise _Bad(f"{what} contains a line break (U+{ord(found.group()):04X}); a segment "
+                   "must be one line")
+    return text
 
 
 def _time(value: object, what: str) -> float:
@@ -335,14 +358,19 @@ def _turns_fast(value: list) -> TurnList | None:
     types = set(map(type, starts)) | set(map(type, ends))
     if not types <= {int, float} or set(map(type, speakers)) != {str} or "" in speakers:
         return None
+    if not all(_LABEL.fullmatch(label) for label in set(speakers)):
+        return None   # the item-by-item check names the label
     if types == {float}:     # floats as parsed (float(x) is x): checked by C-level passes
         # a sum is finite only if every term is (an overflow just takes the slow path)
         if math.isfinite(sum(starts) + sum(ends)) and min(starts) >= 0 \
                 and all(map(operator.ge, ends, starts)):
             return tuple(zip(starts, ends, speakers))
         return None
-    s = np.array(starts, dtype=float)
-    e = np.array(ends, dtype=float)
+    try:
+        s = np.array(starts, dtype=float)
+        e = np.array(ends, dtype=float)
+    except OverflowError:   # an integer beyond float range: the slow path names it
+        return None
     if not (np.isfinite(s).all() and np.isfinite(e).all() and (s >= 0).all()
             and (e >= s).all()):
         return None
@@ -364,13 +392,19 @@ def parse_turns(value: object, what: str = "turns") -> TurnList:
         end = _time(item[1], f"{what} item {i} end")
         if end < start:
             raise _Bad(f"{what} item {i} ends before it starts")
-        out.append((start, end, _string(item[2], f"{what} item {i} speaker", empty=False)))
+        speaker = _string(item[2], f"{what} item {i} speaker", empty=False)
+        if not _LABEL.fullmatch(speaker):
+            raise _Bad(f"{what} item {i} speaker {_show(speaker)} holds white space or a "
+                       "control character (an RTTM label is one field)")
+        out.append((start, end, speaker))
     return tuple(out)
 
 
 def _parse_lines(value: object, what: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise _Bad(f"{what} must be a list of strings")
+    for i, text in enumerate(value, 1):
+        _one_line(text, f"{what} item {i}")
     return tuple(value)
 
 
@@ -379,11 +413,11 @@ def _parse_changed(value: object) -> dict[int, str]:
         raise _Bad(f"lines must be an object {{\"12\": \"text\"}}, not {_show(value)}")
     out = {}
     for key, text in value.items():
-        if not key.isdigit() or key.startswith("0"):
+        # ASCII digits only ('١' is a digit to str.isdigit and int()), bounded
+        if (not key.isascii() or not key.isdigit() or key.startswith("0")
+                or len(key) > 12):
             raise _Bad(f"lines key {_show(key)} is not a line number >= 1")
-        out[int(key)] = _string(text, f"line {key}")
-        if "\n" in text or "\r" in text:
-            raise _Bad(f"line {key} contains a line break")
+        out[int(key)] = _one_line(_string(text, f"line {key}"), f"line {key}")
     return out
 
 

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from llgui.utils.atomic import write_atomic
+from llgui.utils.names import safe_name
+from llgui.utils.regular import output_folder
 from llgui.core.errors import SystemFailed
 from llgui.core.metrics import error_metrics
 from llgui.core.penalty import pooled_msr
@@ -98,6 +100,29 @@ def run_summary(result: RunResult, metric: str, msr_metric: str | None) -> Panel
                     exit=result.exit)
 
 
+def _inputs(bundle) -> list[str]:
+    """The files a simulation reads: the bundle file and every file its documents name."""
+    import tomllib
+
+    if bundle.path is None:
+        return []
+    path = Path(bundle.path)
+    out = [str(path)]
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return out
+    for table in data.get("documents", []) if isinstance(data.get("documents"), list) else []:
+        if not isinstance(table, dict):
+            continue
+        for key in ("references", "hypothesis", "source", "uem", "docids"):
+            value = table.get(key)
+            for v in value if isinstance(value, list) else [value]:
+                if isinstance(v, str):
+                    out.append(str(path.parent / v))
+    return out
+
+
 def run_simulation(
     bundle_path: str | Path,
     systems: Sequence[str | SystemSpec],
@@ -128,6 +153,9 @@ def run_simulation(
         raise ValueError("an oracle is given twice")
     out = Path(out)
     several = len(specs) * len(made) > 1
+    writes = ["panel.json"] + [safe_name(s.name, "system") for s in specs] if several else [
+        "bundle.toml", "run.json", "system.stderr", "hyp", "logs"]
+    output_folder(out, "--out", _inputs(bundle), writes)   # ValueError: exit 2
     metric = bundle.metrics[0]
     errors = error_metrics(bundle.task)   # the metrics whose replay has an MSR
     msr_metric = next((m for m in errors if m in bundle.metrics), errors[0])
@@ -137,7 +165,8 @@ def run_simulation(
     for i, spec in enumerate(specs):
         for j, oracle in enumerate(made):
             k = i * len(made) + j
-            folder = out / spec.name / oracle_folder(oracle.name) if several else out
+            folder = (out / safe_name(spec.name, "system") / safe_name(oracle_folder(oracle.name), "oracle")
+                      if several else out)
             sub = None
             if progress is not None:
                 def sub(f, k=k):

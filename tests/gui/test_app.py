@@ -42,3 +42,19 @@ def test_demo_exits_cleanly_when_closed_while_jobs_run(tmp_path):
     assert "Fatal" not in out.stderr
     # the session of the demo was saved on closing
     assert (tmp_path / "session.json").exists()
+
+
+def test_an_unknown_qt_platform_is_exit_2_naming_the_installed_ones(tmp_path):
+    """Issue 28: QT_QPA_PLATFORM=bogus made Qt abort (SIGABRT) in the QApplication
+    constructor; it is checked against the installed plugins first."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, QT_QPA_PLATFORM="bogus")
+    out = subprocess.run([sys.executable, "-m", "llgui", "--no-session", "--close-after", "10"],
+                         env=env, capture_output=True, text=True, timeout=120,
+                         cwd=REPO)
+    assert out.returncode == 2, out.stderr
+    assert "bogus" in out.stderr and "offscreen" in out.stderr
+    assert "Traceback" not in out.stderr

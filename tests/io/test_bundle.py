@@ -571,3 +571,31 @@ def test_bundle_over_reference_data(tmp_path, reference_data):
                     if line.startswith("SPEAKER") and float(line.split()[4]) > 0)
         assert len(doc.reference) == n_ref
         assert doc.uem and doc.uem[0][0] == 0.0
+
+
+# -- issue 28: docids of another kind are not echoed; ranges take ASCII digits only -----------
+
+
+def test_a_docids_file_of_another_kind_is_not_echoed(tmp_path):
+    (tmp_path / "ref.txt").write_text("a\nb\nc\n")
+    (tmp_path / "hyp.txt").write_text("a\nb\nc\n")
+    (tmp_path / "ids").write_text("root:x:0:0:root:/root:/bin/bash\n"
+                                  "daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"
+                                  "secretuser:x:1000:1000::/home/secretuser:/bin/sh\n")
+    (tmp_path / "bundle.toml").write_text(
+        '[bundle]\ntask = "mt"\n[[documents]]\nid = "d1"\ntime = 1\n'
+        'references = ["ref.txt"]\nhypothesis = "hyp.txt"\ndocids = "ids"\n')
+    with pytest.raises(LoadError) as caught:
+        load_bundle(tmp_path / "bundle.toml")
+    text = "\n".join(map(str, caught.value.problems)).replace(str(tmp_path), "")
+    assert "d1" in text
+    for word in ("root", "daemon", "secretuser", "/bin/sh"):
+        assert word not in text, text
+
+
+@pytest.mark.parametrize("value", ["\u0661-\u0662", "1-\u0663", "\uff11-2"])
+def test_a_lines_range_with_non_ascii_digits_is_refused(value):
+    from llgui.io.text import parse_line_range
+
+    with pytest.raises(ValueError):
+        parse_line_range(value)

@@ -192,3 +192,39 @@ def test_key_join_at_scale(tmp_path):
     trials = load_scores(tmp_path / "s", key)
     np.testing.assert_array_equal(trials.scores, order.astype(float))
     np.testing.assert_array_equal(trials.is_target, labels[order])
+
+
+# -- issue 28: a file of another kind given as a score file is not echoed ----------------------
+
+PASSWD = ("root:x:0:0:root:/root:/bin/bash\n"
+          "daemon:x:1:1:daemon user,,,:/usr/sbin:/usr/sbin/nologin\n"
+          "secretuser:x:1000:1000:Secret User Name:/home/secretuser:/bin/sh\n")
+
+
+def test_a_pair_file_of_another_kind_is_not_echoed(tmp_path):
+    from llgui.core.errors import LoadError
+    from llgui.io.detection import load_score_pair
+
+    foreign = tmp_path / "passwd"
+    foreign.write_text(PASSWD)
+    scores = tmp_path / "n.txt"
+    scores.write_text("0.1\n0.2\n")
+    with pytest.raises(LoadError) as caught:
+        load_score_pair(foreign, scores)
+    text = "\n".join(map(str, caught.value.problems))
+    for word in ("root", "daemon", "secret", "nologin", "Secret User"):
+        assert word not in text.replace(str(tmp_path), ""), text
+    assert "not shown" in text
+
+
+def test_a_pair_file_of_scores_with_a_typo_still_says_where(tmp_path):
+    from llgui.core.errors import LoadError
+    from llgui.io.detection import load_score_pair
+
+    targets = tmp_path / "t.txt"
+    targets.write_text("0.5\n0.7\nO.9\n")
+    scores = tmp_path / "n.txt"
+    scores.write_text("0.1\n0.2\n")
+    with pytest.raises(LoadError) as caught:
+        load_score_pair(targets, scores)
+    assert any(p.line == 3 for p in caught.value.problems)

@@ -20,7 +20,8 @@ from llgui.sim import protocol as P
 from llgui.sim.oracles import ERROR_KINDS, View
 
 times = st.one_of(st.floats(0, 1e4, allow_nan=False), st.integers(0, 10_000))
-items = st.tuples(times, times, st.sampled_from(["A", "spk 2", "é", "B"]))
+items = st.tuples(times, times, st.sampled_from(["A", "spk_2", "é", "B"]))
+# (a label with white space is refused by both paths since issue 28: tests/sim/test_protocol)
 
 
 def _slow(value):

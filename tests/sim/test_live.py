@@ -194,3 +194,89 @@ def test_the_log_loader_checks_the_effort(tmp_path):
     with pytest.raises(LoadError) as caught:
         load_log(path)
     assert f"{path}:1: effort seconds must be a number >= 0, not -1" in str(caught.value)
+
+
+# -- issue 28: a failed resume changes nothing on disk; hostile live.json files are refused ----
+
+
+def _files(folder: Path) -> dict:
+    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and not p.is_symlink()}
+
+
+@pytest.fixture(scope="module")
+def paused(mt_bundle, tmp_path_factory):
+    """A session paused after its first answer (the folder is copied by each test)."""
+    folder = tmp_path_factory.mktemp("paused") / "session"
+    live = LiveSession(load_bundle(mt_bundle), parse_system("mt_memory").command, folder,
+                       mode="active", budget=25.0)
+    live.start()
+    q = live.question()
+    live.answer(mt_answer(live, q), Effort(1.0, 1))
+    live.pause()
+    return folder
+
+
+def _copy(paused, tmp_path) -> Path:
+    import shutil
+
+    folder = tmp_path / "session"
+    shutil.copytree(paused, folder)
+    return folder
+
+
+def _edit_state(folder: Path, change) -> None:
+    path = folder / "live.json"
+    state = json.loads(path.read_text())
+    state = change(state)
+    path.write_text(json.dumps(state))
+
+
+OTHER_BUNDLE = ROOT / "resources" / "demo" / "diarization" / "bundle.toml"
+HOSTILE_STATES = {
+    "a JSON list": lambda s: [s],
+    "no mode": lambda s: {k: v for k, v in s.items() if k != "mode"},
+    "a budget that is a string": lambda s: dict(s, budget="25"),
+    "a 400-digit seed": lambda s: dict(s, seed=10 ** 400),
+    "another bundle": lambda s: dict(s, bundle=str(OTHER_BUNDLE)),
+    "a missing command": lambda s: dict(s, command="/no/such/system --x"),
+}
+
+
+@pytest.mark.parametrize("what", list(HOSTILE_STATES))
+def test_a_failed_resume_changes_nothing_on_disk(what, paused, tmp_path):
+    folder = _copy(paused, tmp_path)
+    _edit_state(folder, HOSTILE_STATES[what])
+    before = _files(folder)
+    with pytest.raises((ValueError, SystemFailed, OSError)):
+        resume(folder)
+    assert _files(folder) == before
+
+
+def test_a_changed_step_target_fails_and_changes_nothing(paused, tmp_path):
+    folder = _copy(paused, tmp_path)
+    log = folder / "logs" / "system.jsonl"
+    record = json.loads(log.read_text())
+    record["target"] = {"sentence": record["target"]["sentence"] + 1}
+    log.write_text(json.dumps(record) + "\n")
+    before = _files(folder)
+    with pytest.raises(SystemFailed):
+        resume(folder)
+    assert _files(folder) == before
+    assert b"[[documents]]" in before[Path("bundle.toml")]   # the documents were there
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_a_live_file_that_is_not_a_regular_file_is_refused_at_once(kind, paused, tmp_path):
+    import time
+
+    folder = _copy(paused, tmp_path)
+    (folder / "live.json").unlink()
+    if kind == "fifo":
+        os.mkfifo(folder / "live.json")
+    else:
+        (folder / "live.json").symlink_to("/dev/zero")
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="not a regular file"):
+        resume(folder)
+    assert time.monotonic() - start < 5

@@ -159,3 +159,108 @@ def test_writer_and_parsers_round_trip():
     for m in [P.Answer("reference", SentenceTarget(2), "ref", 3.0), P.Refused("budget"),
               P.EndDocument("d"), P.Bye(), P.Hello("mt", 7)]:
         assert P.parse_llgui(P.encode(m)) == m
+
+
+# -- issue 28: signals to `llgui simulate`, children in a new session, hostile numbers ------
+
+SLEEPER = textwrap.dedent('''
+    import json, os, subprocess, sys, time
+    pids, crash = sys.argv[1], sys.argv[2] == "crash"
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"],
+                             start_new_session=True)   # `setsid sleep 300`
+    with open(pids, "w") as f:
+        f.write(f"{os.getpid()} {child.pid}")
+    time.sleep(0.6)          # long enough to be seen running
+    for line in sys.stdin:
+        msg = json.loads(line)
+        if msg["type"] == "hello":
+            sys.stdout.write(json.dumps({"type": "hello", "name": "s", "version": "0"}) + "\\n")
+            sys.stdout.flush()
+        elif crash:
+            sys.exit(1)
+        else:
+            time.sleep(300)  # silent
+''')
+
+
+def _wait_gone(pid: int, seconds: float = 3.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not _gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return _gone(pid)
+
+
+def test_a_child_in_a_new_session_does_not_outlive_the_run(tmp_path, capsys, demo_dir):
+    script = tmp_path / "sleeper.py"
+    script.write_text(SLEEPER, encoding="utf-8")
+    pids = tmp_path / "pids"
+    code = main(["simulate", str(demo_dir / "mt" / "bundle.toml"), "--system",
+                 f"{sys.executable} {script} {pids} crash", "--timeout", "5",
+                 "--out", str(tmp_path / "out"), "--quiet"])
+    assert code == 3, capsys.readouterr().err
+    system, child = map(int, pids.read_text().split())
+    try:
+        assert _wait_gone(system)
+        assert _wait_gone(child), "the setsid child outlived the run"
+    finally:
+        if not _gone(child):
+            psutil.Process(child).kill()
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_a_signal_to_simulate_ends_the_system_and_exits_cleanly(signame, tmp_path, demo_dir):
+    import os
+    import signal
+    import subprocess
+
+    script = tmp_path / "sleeper.py"
+    script.write_text(SLEEPER, encoding="utf-8")
+    pids = tmp_path / "pids"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llgui", "simulate", str(demo_dir / "mt" / "bundle.toml"),
+         "--system", f"{sys.executable} {script} {pids} hang", "--timeout", "120",
+         "--out", str(tmp_path / "out"), "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not (pids.exists() and pids.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.5)   # the system is past hello, llgui waits for its reply
+        proc.send_signal(getattr(signal, signame))
+        out, err = proc.communicate(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=5)
+    assert proc.returncode in (2, 3), err
+    assert "Traceback" not in err, err
+    system, child = map(int, pids.read_text().split())
+    try:
+        assert _wait_gone(system), "the system outlived llgui"
+        assert _wait_gone(child), "the system's setsid child outlived llgui"
+    finally:
+        for pid in (system, child):
+            if not _gone(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("message,fault", [
+    ({"type": "hypothesis", "doc": "d", "turns": [[10 ** 400, 1.0, "A"]]}, "finite"),
+    ({"type": "hypothesis", "doc": "d", "turns": [[0.0, 1.0, "spk A"]]}, "white space"),
+    ({"type": "hypothesis", "doc": "d", "turns": [[0.0, 1.0, "A\nB"]]}, "white space"),
+    ({"type": "request", "kind": "same", "target": {"t1": 10 ** 400, "t2": 1.0}}, "finite"),
+])
+def test_hostile_diarization_messages_are_the_systems_fault(message, fault):
+    with pytest.raises(P.ProtocolFault, match=fault):
+        P.parse_system(json.dumps(message), 2, "diarization", doc="d", step=1)
+
+
+@pytest.mark.parametrize("message,fault", [
+    ({"type": "hypothesis", "doc": "d", "lines": ["a\u2028b"]}, "line break"),
+    ({"type": "hypothesis", "doc": "d", "lines": ["a\x85b"]}, "line break"),
+    ({"type": "adapted", "lines": {"\u0661": "x"}}, "not a line number"),
+    ({"type": "adapted", "lines": {"1": "a\u2029b"}}, "line break"),
+])
+def test_hostile_mt_messages_are_the_systems_fault(message, fault):
+    with pytest.raises(P.ProtocolFault, match=fault):
+        P.parse_system(json.dumps(message), 2, "mt", doc="d", step=1)

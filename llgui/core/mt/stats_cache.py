@@ -45,6 +45,10 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
+from llgui.core.numbers import env_number
+from llgui.utils.cachedir import cache_root
+from llgui.utils.regular import read_regular
+
 from llgui.utils.atomic import write_atomic
 
 FORMAT = 1
@@ -53,8 +57,9 @@ _HEADER = struct.Struct("<8sIQ")  # magic, n_stats, count
 _KEY = 16
 _CHECK = 16
 COMPACT_AT = 32
+MAX_PACK_BYTES = 1 << 30
 REFRESH_S = 0.5
-DEFAULT_MAX_MB = 512.0
+DEFAULT_MAX_MB = 512.0   # as llgui.core.numbers.ENV_NUMBERS
 
 counts: Counter = Counter()
 """Rows served from the cache ("hit") and computed ("computed") in this process (for tests
@@ -78,25 +83,15 @@ def enabled() -> bool:
 
 
 def cache_dir() -> Path:
-    """$LLGUI_CACHE_DIR, else the platform's cache folder for llgui."""
-    configured = os.environ.get("LLGUI_CACHE_DIR")
-    if configured:
-        return Path(configured).expanduser()
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-        return base / "llgui" / "Cache"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "llgui"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "llgui"
+    """$LLGUI_CACHE_DIR, else the platform's cache folder for llgui (`llgui.utils.cachedir`;
+    ValueError when the setting cannot be used)."""
+    return cache_root()
 
 
 def max_bytes() -> int:
-    """The size limit of the cache folder: $LLGUI_CACHE_MAX_MB megabytes (default 512)."""
-    try:
-        mb = float(os.environ.get("LLGUI_CACHE_MAX_MB", DEFAULT_MAX_MB))
-    except ValueError:
-        mb = DEFAULT_MAX_MB
-    return int(max(mb, 0.0) * 1e6)
+    """The size limit of the cache folder: $LLGUI_CACHE_MAX_MB megabytes (default 512; a
+    value that is not a finite number in range is the default here, refused by the CLI)."""
+    return int(env_number("LLGUI_CACHE_MAX_MB") * 1e6)
 
 
 def namespace(metric) -> str:
@@ -290,7 +285,9 @@ class _Store:
                 continue
             path = self.folder / name
             try:
-                data = path.read_bytes()
+                # a regular file of bounded size only: a FIFO would block, a symlink to
+                # /dev/zero fill the memory
+                data = read_regular(path, MAX_PACK_BYTES)
                 keys, rows = decode_pack(data, self.n_stats)
             except FileNotFoundError:  # compacted away by another process meanwhile
                 continue

@@ -180,6 +180,9 @@ def compare_bundles(bundles: Sequence, baseline: str, plan: Plan,
     for a bad baseline, unit or metric."""
     check_same_documents(bundles)
     task = bundles[0].task
+    if task not in UNITS_OF_TASK:   # e.g. classification: no paired test is defined yet
+        raise ValueError(f"compare does not handle {task} bundles (it compares "
+                         f"{', '.join(UNITS_OF_TASK)} bundles); score them with llgui score")
     if plan.unit not in UNITS_OF_TASK[task]:
         raise ValueError(f"unit {plan.unit!r} does not apply to {task} "
                          f"(use {' or '.join(UNITS_OF_TASK[task])})")

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from llgui.core.mt.sentence import chrf_change
-from llgui.core.mt.textdiff import correction_fate, effect_counts, mark_changes, mark_errors
+from llgui.core.mt.textdiff import Piece, correction_fate, effect_counts, marked
 from llgui.core.walkthrough import Walkthrough
 
 CORRECTED_BG = "#fff3b0"
@@ -166,11 +166,9 @@ class SegmentsModel(QAbstractTableModel):
                 text = (f"<span style='color:#666'><i>{html.escape(source[i])}</i></span>"
                         f"<br>{text}")
         elif column == 2:
-            text = _words(mark_errors(self._seen[i], reference))
+            text = _pieces(marked(self._seen[i], reference, unit=self._unit()))
         elif self._step:
-            adapted = self._adapted[i]
-            changed = {w for w, (_, c) in enumerate(mark_changes(adapted, self._seen[i])) if c}
-            text = _words(mark_errors(adapted, reference), bold=changed)
+            text = _pieces(marked(self._adapted[i], reference, self._seen[i], self._unit()))
         else:
             text = ""
         self._html[key] = text
@@ -178,6 +176,11 @@ class SegmentsModel(QAbstractTableModel):
             self._html.popitem(last=False)
         return text
 
+
+    def _unit(self) -> str:
+        """The bundle's diff unit: words, or characters for scripts written without spaces
+        (decided in core with the costs: `Replay.cost_unit`)."""
+        return (self._walk.replay.cost_unit if self._walk is not None else "") or "words"
 
     def _what_the_system_did(self, i: int, mark: str) -> str:
         """Under the mark: for the corrected segment, whether the system applied the
@@ -360,13 +363,15 @@ class MTView(QWidget):
                                     QAbstractItemView.ScrollHint.PositionAtCenter)
 
 
-def _words(marked: list[tuple[str, bool]], bold: set[int] = frozenset()) -> str:
+def _pieces(pieces: list[Piece]) -> str:
+    """Rich text of marked tokens (red: not in the reference, bold: changed by the step),
+    with the text's own spaces (none between two Chinese characters)."""
     out = []
-    for n, (word, ok) in enumerate(marked):
-        text = html.escape(word)
-        if not ok:
+    for piece in pieces:
+        text = html.escape(piece.text)
+        if piece.wrong:
             text = f"<span style='color:{ERROR_FG}'>{text}</span>"
-        if n in bold:
+        if piece.changed:
             text = f"<b>{text}</b>"
-        out.append(text)
-    return " ".join(out)
+        out.append(text + piece.space)
+    return "".join(out)

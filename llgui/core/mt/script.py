@@ -178,29 +178,68 @@ def ter_script_note(settings: Mapping[str, object] | None) -> str | None:
             "characters")
 
 
+_INVISIBLE = ("C", "Z")   # control, format, private use, unassigned; separators: never drawn
+
+
 def distinct_characters(texts: Iterable[str], limit: int = 20_000_000) -> set[str]:
-    """The distinct non-ASCII, non-space characters of `texts` (the first `limit`
-    characters): what the window must be able to draw beyond Latin."""
+    """The distinct visible non-ASCII characters of `texts` (the first `limit` characters
+    of text that is not plain ASCII): what the window must draw beyond Latin."""
     seen: set[str] = set()
     total = 0
     for text in texts:
-        if not text or text.isascii():
+        if not isinstance(text, str) or not text or text.isascii():
             continue
         seen.update(text)
         total += len(text)
         if total >= limit:
             break
-    return {c for c in seen if not c.isascii() and not c.isspace()}
+    return {c for c in seen
+            if not c.isascii() and unicodedata.category(c)[0] not in _INVISIBLE}
+
+
+def bundle_texts(bundle) -> Iterable[str]:
+    """Every text an MT bundle shows: references, hypotheses, sources, document ids, and
+    the log's post-edits and adapted lines (lazy)."""
+    for document in getattr(bundle, "documents", ()):
+        yield document.id
+        for stream in getattr(document, "references", ()) or ():
+            yield from stream
+        yield from getattr(document, "hypothesis", ()) or ()
+        yield from getattr(document, "source", None) or ()
+    for step in getattr(bundle, "steps", ()) or ():
+        if isinstance(step.answer, str):
+            yield step.answer
+        lines = getattr(step.adapted, "lines", None)
+        if lines:
+            yield from lines.values()
+
+
+_SCRIPT_BLOCKS = (
+    ((0x0E00, 0x0E7F), "Thai"), ((0x0E80, 0x0EFF), "Lao"), ((0x1000, 0x109F), "Burmese"),
+    ((0x1780, 0x17FF), "Khmer"), ((0x1100, 0x11FF), "Korean"), ((0x3130, 0x318F), "Korean"),
+    ((0xAC00, 0xD7AF), "Korean"), ((0x3040, 0x30FF), "Japanese"), ((0x31F0, 0x31FF), "Japanese"),
+    ((0x2E80, 0x2FDF), "Chinese/Japanese"), ((0x2FF0, 0x303F), "Chinese/Japanese"),
+    ((0x3100, 0x312F), "Chinese/Japanese"), ((0x3200, 0x4DBF), "Chinese/Japanese"),
+    ((0x4E00, 0x9FFF), "Chinese/Japanese"), ((0xF900, 0xFAFF), "Chinese/Japanese"),
+    ((0xFE30, 0xFE4F), "Chinese/Japanese"), ((0xFF00, 0xFFEF), "Chinese/Japanese"),
+    ((0x20000, 0x3FFFF), "Chinese/Japanese"),
+)
+
+
+def script_of(char: str) -> str:
+    """The script of `char` for a message: "Chinese/Japanese" (Han, CJK punctuation,
+    full-width forms), "Japanese" (kana), "Korean", "Thai", ...; "other" elsewhere."""
+    code = ord(char)
+    for (first, last), name in _SCRIPT_BLOCKS:
+        if first <= code <= last:
+            return name
+    return "other"
 
 
 def script_names(chars: Iterable[str]) -> list[str]:
-    """The scripts of `chars` by name (Unicode's), most frequent first: "CJK", "HIRAGANA",
-    "THAI", ...; for a message."""
+    """The scripts of `chars` (`script_of`), most frequent first."""
     counts: dict[str, int] = {}
     for char in chars:
-        try:
-            name = unicodedata.name(char).split()[0]
-        except ValueError:
-            continue
+        name = script_of(char)
         counts[name] = counts.get(name, 0) + 1
     return sorted(counts, key=lambda n: -counts[n])

@@ -226,9 +226,9 @@ class RichTextDelegate(QStyledItemDelegate):
         painter.save()
         painter.translate(opt.rect.topLeft())
         # whole lines only: a capped row shows its first lines, never half a line of glyphs
-        line = max(1, opt.fontMetrics.lineSpacing())
-        shown = max(line, ((opt.rect.height() - 4) // line) * line + 2)
-        clip = QRectF(0, 0, opt.rect.width(), min(opt.rect.height(), shown))
+        # (measured on the laid-out text: a fallback font, CJK say, has taller lines)
+        clip = QRectF(0, 0, opt.rect.width(),
+                      min(opt.rect.height(), _whole_lines(self._doc, opt.rect.height())))
         painter.setClipRect(clip)
         context = QAbstractTextDocumentLayout.PaintContext()
         context.clip = clip
@@ -237,6 +237,7 @@ class RichTextDelegate(QStyledItemDelegate):
         painter.restore()
 
     def sizeHint(self, option, index) -> QSize:  # noqa: N802 - Qt's name
+        # the view sets one row height for all rows (`MTView._fit_rows`); this is a default
         return QSize(120, 2 * option.fontMetrics.height() + 6)
 
 
@@ -288,6 +289,14 @@ class MTView(QWidget):
             "<b>bold</b> = changed by the step")
         legend.setTextFormat(Qt.TextFormat.RichText)
         legend.setWordWrap(True)
+        # what the reader must know about this bundle's text: fonts that cannot draw it,
+        # TER cutting CJK text on spaces only (hidden when there is nothing to say)
+        self.notes = QLabel("")
+        self.notes.setWordWrap(True)
+        self.notes.setTextFormat(Qt.TextFormat.PlainText)
+        self.notes.setStyleSheet("QLabel { background: #fff4e0; color: #5c3b00; "
+                                 "border: 1px solid #e0b060; padding: 2px 4px; }")
+        self.notes.setVisible(False)
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
         top.addWidget(self.source_box)
@@ -295,6 +304,7 @@ class MTView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
+        layout.addWidget(self.notes)
         layout.addWidget(self.table, 1)
         layout.addWidget(legend)
         self._walk: Walkthrough | None = None
@@ -309,7 +319,32 @@ class MTView(QWidget):
         return [{"segment": i + 1, "mark": marks.get(i, "")}
                 for i in range(self._walk.document.n_segments)]
 
+    def set_notes(self, notes: list[str]) -> None:
+        """Sentences about the bundle's text shown above the segments (none: hidden)."""
+        text = "\n".join(f"⚠ {n}" for n in notes)
+        if text != self.notes.text():
+            self.notes.setText(text)
+            self.notes.setToolTip(text)
+        self.notes.setVisible(bool(notes))
+
+    def _fit_rows(self, walk: Walkthrough | None) -> None:
+        """Two lines of the document's own text per row: a script drawn with a fallback
+        font (CJK) has taller lines than the window's font; measured once per document."""
+        rows = self.table.verticalHeader()
+        height = 2 * self.fontMetrics().height() + 6
+        if walk is not None and walk.document.n_segments:
+            doc = QTextDocument()
+            doc.setDocumentMargin(2)
+            doc.setDefaultFont(self.table.font())
+            sample = walk.document.references[0][0][:40]
+            doc.setPlainText(sample + "\n" + sample)
+            height = max(height, int(doc.size().height()) + 2)
+        if rows.defaultSectionSize() != height:
+            rows.setDefaultSectionSize(height)
+
     def show_step(self, walk: Walkthrough, step: int) -> None:
+        if walk is not self._walk:
+            self._fit_rows(walk)
         self._walk, self._step = walk, step
         self.source_box.setVisible(walk is not None and walk.document.source is not None)
         self._render()
@@ -375,3 +410,21 @@ def _pieces(pieces: list[Piece]) -> str:
             text = f"<b>{text}</b>"
         out.append(text + piece.space)
     return "".join(out)
+
+
+def _whole_lines(doc: QTextDocument, height: float) -> float:
+    """The height of the laid-out lines of `doc` that fit whole in `height` (at least the
+    first line)."""
+    shown = 0.0
+    block = doc.begin()
+    while block.isValid():
+        layout = block.layout()
+        top = layout.position().y()
+        for n in range(layout.lineCount()):
+            line = layout.lineAt(n)
+            bottom = top + line.y() + line.height()
+            if bottom > height and shown:
+                return shown + 1
+            shown = bottom
+        block = block.next()
+    return shown + 1

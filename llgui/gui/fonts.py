@@ -60,12 +60,11 @@ class FontCheck:
             return None
         scripts = " and ".join(s for s in self.scripts[:2]) or "non-Latin"
         packages = sorted({PACKAGES[s] for s in self.scripts if s in PACKAGES})
-        fix = ("install a complete font: apt install " + " ".join(packages)
-               if packages else "install a font that covers them")
+        fix = ("apt install " + " ".join(packages) if packages
+               else "install a font that covers them")
         if not self.undrawable:
-            return (f"No installed font draws this bundle's {scripts} text: it is shown "
-                    f"with llgui's bundled fallback font (common characters only). To see "
-                    f"every character, {fix}.")
+            return (f"No installed font draws this bundle's {scripts} text: shown with "
+                    f"llgui's bundled fallback font (common characters only). For all, {fix}.")
         shown = "".join(self.undrawable[:_SHOWN]) + ("…" if len(self.undrawable) > _SHOWN else "")
         done = " (llgui's bundled fallback font has the others)" if self.loaded else ""
         return (f"{len(self.undrawable)} character(s) of this bundle ({shown}) show as empty "

@@ -170,12 +170,10 @@ def ter_script_note(settings: Mapping[str, object] | None) -> str | None:
         return None
     if settings.get("asian_support") and settings.get("normalized"):
         return None
-    missing = [k for k in ("asian_support", "normalized") if not settings.get(k)]
-    return (f"TER on trg_lang = {trg!r} runs without sacrebleu's Asian support "
-            f"({' and '.join(f'{k} = false' for k in missing)}): CJK text is cut on spaces "
-            "only, so a segment without spaces is one word and TER can pass 100 %; kept as "
-            "sacrebleu's default; set asian_support = true and normalized = true to count "
-            "characters")
+    missing = " and ".join(k for k in ("asian_support", "normalized") if not settings.get(k))
+    return (f"TER cuts this trg_lang = {trg!r} text at spaces only ({missing} off, "
+            "sacrebleu's default, kept): a sentence is one or a few 'words' and TER can pass "
+            "100 %. Set asian_support = true and normalized = true to count characters")
 
 
 _INVISIBLE = ("C", "Z")   # control, format, private use, unassigned; separators: never drawn

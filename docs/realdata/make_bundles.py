@@ -7,6 +7,8 @@ Writes three bundles that the window is looked at on (issue 13):
   log of its own from `llgui simulate` (diar_clusters system, worst-first oracle);
 - OUT/wmt/run/bundle.toml: WMT23 de-en ONLINE-B cut into four documents by line range, with a
   log from `llgui simulate` (mt_memory system, worst-first oracle);
+- OUT/wmt-zh/run/bundle.toml: WMT23 en-zh ONLINE-B cut into four documents by line range
+  (trg_lang = "zh": costs and diffs per character, issue 23), with a log from `llgui simulate`;
 - OUT/det/bundle.toml: real detection scores as target / non-target files (bob.measure nonsep
   and linsep, pyeer exp1 and exp2).
 Nothing is copied into the repository: the bundles point at the reference data where it lies.
@@ -23,6 +25,7 @@ AMI = ["ES2004a", "IS1009a", "TS3003a", "ES2004b", "EN2002a"]
 AMI_DATES = ["2005-11-07", "2005-12-12", "2006-01-16", "2006-02-20", "2006-03-27"]
 WMT_RANGES = ["1-130", "131-260", "261-400", "401-549"]
 WMT_DATES = ["2023-06-05", "2023-07-03", "2023-08-07", "2023-09-04"]
+ZH_RANGES = ["1-37", "38-90", "91-160", "161-240"]
 
 
 def write(path: Path, text: str) -> Path:
@@ -73,6 +76,29 @@ metrics = ["bleu", "chrf", "ter"]
 ''' + "\n".join(docs))
 
 
+def wmt_zh_bundle(out: Path) -> Path:
+    d = REF / "wmt23-general" / "txt"
+    docs = []
+    for i, (lines, date) in enumerate(zip(ZH_RANGES, WMT_DATES), 1):
+        docs.append(f'''[[documents]]
+id = "wmt23-en-zh-{i}"
+time = "{date}"
+references = ["{d}/references/generaltest2023.en-zh.ref.refA.zh"]
+hypothesis = "{d}/system-outputs/generaltest2023.en-zh.hyp.ONLINE-B.zh"
+source = "{d}/sources/generaltest2023.en-zh.src.en"
+lines = "{lines}"
+''')
+    return write(out / "wmt-zh" / "base.toml", '''[bundle]
+task = "mt"
+name = "WMT23 en-zh (ONLINE-B)"
+metrics = ["bleu", "chrf", "ter"]
+
+[settings]
+trg_lang = "zh"
+
+''' + "\n".join(docs))
+
+
 def det_bundle(out: Path) -> Path:
     b, p = REF / "bob-measure", REF / "pyeer" / "non_hist"
     tar = [b / "derived_nonsep-positives.txt", b / "derived_linsep-positives.txt",
@@ -100,19 +126,20 @@ def simulate(base: Path, system: str, budget: str, out: Path, *extra: str) -> No
     subprocess.run(cmd, check=True)
 
 
-def cut_wmt_run(out: Path) -> None:
+def cut_wmt_run(out: Path, folder: str = "wmt", pair: str = "de-en",
+                ranges: list[str] = WMT_RANGES) -> None:
     """`llgui simulate` writes h0 of each document (its lines only) but keeps the whole test
     files as references and source, without `lines`: cut those per document so they agree."""
-    run = out / "wmt" / "run" / "bundle.toml"
+    run = out / folder / "run" / "bundle.toml"
     text = run.read_text(encoding="utf-8")
-    for i, lines in enumerate(WMT_RANGES, 1):
+    for i, lines in enumerate(ranges, 1):
         a, b = (int(x) for x in lines.split("-"))
         for key in ("references", "source"):
-            start = text.index(f'id = "wmt23-de-en-{i}"')
+            start = text.index(f'id = "wmt23-{pair}-{i}"')
             at = text.index(f"{key} = ", start)
             end = text.index("\n", at)
             whole = Path(text[at:end].split('"')[1])
-            cut = out / "wmt" / "cut" / f"wmt23-de-en-{i}{whole.suffix}"
+            cut = out / folder / "cut" / f"wmt23-{pair}-{i}{whole.suffix}"
             cut.parent.mkdir(parents=True, exist_ok=True)
             rows = whole.read_text(encoding="utf-8").split("\n")[a - 1:b]
             cut.write_text("\n".join(rows) + "\n", encoding="utf-8")
@@ -127,6 +154,9 @@ def main() -> None:
              "--interactive-ratio", "0.6")  # some meetings active: the system asks `same`
     simulate(wmt_bundle(out), "mt_memory", os.environ.get("WMT_BUDGET", "650"), out / "wmt" / "run")
     cut_wmt_run(out)
+    simulate(wmt_zh_bundle(out), "mt_memory", os.environ.get("ZH_BUDGET", "1500"),
+             out / "wmt-zh" / "run")
+    cut_wmt_run(out, "wmt-zh", "en-zh", ZH_RANGES)
     det_bundle(out)
     print(out)
 

@@ -2,7 +2,8 @@
 
 One editable object, saved with results and in the session, loaded from a bundle's `[cost]`
 table. Costs are in the unit of the step kind: reference words (MT `reference`), word edits
-(MT `post_edit`), seconds listened (diarization). The `*_weight` factors let an organiser
+(MT `post_edit`) - characters and character edits for scripts written without spaces
+(`llgui.core.mt.script`: Chinese, Japanese, Thai) -, seconds listened (diarization). The `*_weight` factors let an organiser
 price kinds against each other; at 1.0 the cost is the plain count.
 
 Windows (seconds) follow the ALLIES evaluation plan: `same(t1, t2)` listens to two windows
@@ -27,10 +28,11 @@ class CostModel:
     """Seconds: width of a `same` / `name` window, margin on each side of a `boundary` turn."""
 
     reference_weight: float = 1.0
-    """Cost per reference word when the human gives the reference (MT `reference`)."""
+    """Cost per reference word (character, for scripts without spaces) when the human gives
+    the reference (MT `reference`)."""
 
     post_edit_weight: float = 1.0
-    """Cost per word edit of a post-edit (MT `post_edit`)."""
+    """Cost per word (character) edit of a post-edit (MT `post_edit`)."""
 
     listen_weight: float = 1.0
     """Cost per second listened (diarization steps)."""

@@ -93,6 +93,10 @@ class Replay:
     """The MSR with the cost model's cost as feedback (the older rule, `PenaltyAccumulator`)."""
     feedback: float = 0.0
     """The document's feedback in error units (`feedback_of`), the MSR's."""
+    cost_unit: str = ""
+    """What the costs count: "words" or "characters" (MT; characters for scripts written
+    without spaces), "seconds listened" (diarization), "labels" (detection, classification);
+    the track's `cost_unit`."""
 
     @property
     def s_adapt(self) -> float:
@@ -334,6 +338,7 @@ def replay(
         msr=sums.msr(metric, final.stats),
         msr_cost=sums.msr_cost(metric, final.stats),
         feedback=sums.feedback,
+        cost_unit=str(getattr(track, "cost_unit", "")),
         curve_area=curve_area(base.score, results, max_cost),
         max_cost=_max_cost(results, max_cost),
         stats_base=base.stats,
@@ -464,6 +469,11 @@ class BundleReplay:
     """Pooled memorise-only S_pen (`replay_bundle(memorise=True)`, paper mode), else None."""
     metric_impl: Metric | None = field(default=None, repr=False, compare=False)
     """The metric object the documents were scored with (scores S_base pooled, components)."""
+
+    @property
+    def cost_unit(self) -> str:
+        """What the documents' costs count (one unit per bundle: `Replay.cost_unit`)."""
+        return self.replays[0].cost_unit if self.replays else ""
 
     @property
     def msr(self) -> float | None:

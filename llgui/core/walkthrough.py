@@ -82,7 +82,8 @@ class StepView:
     """What step n looked like. MT `corrected_segments` are 0-based; diarization `windows`
     are (start, end) seconds of this document. MT `effects` gives, for each changed segment,
     +1 / -1 / 0 when the system's change brought it closer to / further from / as far from
-    the reference in word edits (`llgui.core.mt.textdiff.change_effect`). Detection:
+    the reference in edits of the bundle's unit, words or characters
+    (`llgui.core.mt.textdiff.change_effect`). Detection:
     `corrected_segments` are the labelled trials' positions, `changed_segments` the other
     trials whose scores the system changed (generalisation); classification likewise with
     decisions."""
@@ -225,7 +226,8 @@ class Walkthrough:
         seen = Segments(mt["base"], mt["history"], n - 1)
         adapted = Segments(mt["base"], mt["history"], n)
         reference = self.document.references[0]
-        effects = {i: change_effect(seen[i], adapted[i], reference[i]) for i in changed}
+        unit = self.replay.cost_unit or "words"   # characters for scripts without spaces
+        effects = {i: change_effect(seen[i], adapted[i], reference[i], unit) for i in changed}
         return StepView(step=self.log[n - 1], scores=self.replay.steps[n - 1], seen=seen,
                         corrected=Segments(mt["base"], mt["history"], n - 1,
                                            {index: correct_text}),

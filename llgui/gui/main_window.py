@@ -259,10 +259,13 @@ class MainWindow(QMainWindow):
         # this, every full collection re-scans them (about 0.1 s for 1,000 documents), on
         # whichever thread allocates, the event loop's included. freeze() is O(1).
         gc.freeze()
-        warnings = [str(w) for b in loaded for w in b.warnings]
+        warnings = _font_messages(loaded) + [str(w) for b in loaded for w in b.warnings]
         if warnings:   # the load goes on; say what the numbers will not mean
-            self.statusBar().showMessage("; ".join(warnings[:3]) + (
-                f" (and {len(warnings) - 3} more)" if len(warnings) > 3 else ""), 30000)
+            message = "; ".join(warnings[:3]) + (
+                f" (and {len(warnings) - 3} more)" if len(warnings) > 3 else "")
+            # once the window is shown: a message shown before hides the signature label
+            # only until the window's first show() shows it again, under the message
+            QTimer.singleShot(0, lambda: self.statusBar().showMessage(message, 30000))
         if problems:
             self.show_error("Could not open " + ", ".join(str(Path(p).name) for p in paths),
                             problems)
@@ -757,3 +760,15 @@ FIT_ROWS = 200
 """Documents up to which the panel refits its columns when scores arrive (on the GUI thread:
 a fit measures every column's cells)."""
 
+
+def _font_messages(bundles) -> list[str]:
+    """Once per bundle, before anything of it is drawn: the characters no installed font
+    draws, the bundled fallback font loaded for them, the fix (`llgui.gui.fonts`)."""
+    from llgui.gui.fonts import check_bundle
+
+    out = []
+    for bundle in bundles:
+        check, first = check_bundle(bundle)
+        if first and check.message:
+            out.append(f"{bundle.name}: {check.message.rstrip('.')}")
+    return out

@@ -179,6 +179,10 @@ class CorrectionsModel(QAbstractTableModel):
     def walkthrough(self) -> Walkthrough | None:
         return self._walk
 
+    def _cost_unit(self) -> str:
+        unit = self._walk.replay.cost_unit if self._walk is not None else ""
+        return unit or "words, characters or seconds listened"
+
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         if parent.isValid() or self._walk is None:
             return 0
@@ -198,7 +202,7 @@ class CorrectionsModel(QAbstractTableModel):
                 "S_imp": "same, with the corrected part replaced by a strictly wrong version",
                 "S_adapt": "score of the system's hypothesis after the step",
                 "S_pen": "S_adapt + Σ_{k≤n} (S_imp,k − S_cor,k)",
-                "cost": "cost of the step (words or seconds listened, per the cost model)",
+                "cost": f"cost of the step ({self._cost_unit()}, per the cost model)",
             }.get(self.COLUMNS[section])
         return None
 

@@ -500,6 +500,13 @@ class _Loader:
         if settings.get("char_order", 1) == 0 and settings.get("word_order", 0) == 0:
             self.add(self.key_line("settings", "char_order"),
                      "char_order = 0 needs word_order >= 1 (chrF would have no n-grams)")
+        if "ter" in metrics:
+            from llgui.core.mt.script import ter_script_note
+
+            note = ter_script_note(settings)
+            if note:   # sacrebleu's default is kept: said at the line, never changed
+                self.warnings.append(Problem(self.file, self.key_line("settings", "trg_lang"),
+                                             f"warning: {note}"))
         if "bleu" in metrics:
             missing = missing_tokenizer_packages(settings)
             if missing:

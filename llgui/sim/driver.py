@@ -139,12 +139,18 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def default_budget(document, budget: float | None, cost: CostModel) -> float:
+def default_budget(document, budget: float | None, cost: CostModel, settings=None,
+                   documents=()) -> float:
+    """MT: 60 % of the document's reference in the cost unit (words, or characters for
+    scripts without spaces: `llgui.core.mt.script`); diarization: 60 s."""
     if budget is not None:
         return float(budget)
     if isinstance(document, MTDocument):
-        words = sum(len(r.split()) for r in document.references[0])
-        return DEFAULT_BUDGET_SHARE * words * cost.reference_weight
+        from llgui.core.mt.script import count_units, sample_texts, unit_of
+
+        unit = unit_of(settings, sample_texts(documents or (document,)))
+        size = sum(count_units(r, unit) for r in document.references[0])
+        return DEFAULT_BUDGET_SHARE * size * cost.reference_weight
     return DEFAULT_BUDGET_SECONDS * cost.listen_weight
 
 
@@ -250,7 +256,8 @@ class Session:
         document = self.bundle.documents[index]
         self.doc, self.step = document.id, 0
         mode = self.document_mode(index)
-        budget = default_budget(document, self.budget, self.bundle.cost)
+        budget = default_budget(document, self.budget, self.bundle.cost, self.bundle.settings,
+                                self.bundle.documents)
         is_mt = isinstance(document, MTDocument)
         self._send(P.DocumentStart(
             doc=document.id, time=document.time.text if document.time.is_date

@@ -79,6 +79,9 @@ def _stats(truth: np.ndarray, decided: np.ndarray, n: int) -> np.ndarray:
 class ClassTrack:
     """One classification system through its interaction log (implements `Track`)."""
 
+    cost_unit = "labels"
+    """What `cost` counts (named on axes and in the JSON)."""
+
     def __init__(self, doc: ClassDocument, metric: ClassMetric):
         self.doc = doc
         self.metric = metric

@@ -110,6 +110,9 @@ def _dcf(p_miss: float, p_fa: float, dcf: tuple[float, float, float]) -> float:
 class DetTrack:
     """One detection system through its interaction log (implements `Track`)."""
 
+    cost_unit = "labels"
+    """What `cost` counts (named on axes and in the JSON)."""
+
     def __init__(self, doc: DetDocument, metric: DetMetric):
         self.doc = doc
         self.metric = metric

@@ -48,6 +48,9 @@ class DiarTrack:
     points at another document (its length counts in the cost; only this document is scored).
     """
 
+    cost_unit = "seconds listened"
+    """What `cost` counts (named on axes and in the JSON)."""
+
     def __init__(self, doc: DiarDocument, metric: DERMetric | JERMetric,
                  cost_model: CostModel = CostModel(),
                  others: Mapping[str, DiarDocument] | None = None):

@@ -24,6 +24,7 @@ import numpy as np
 from llgui.core.mt import stats_cache
 from llgui.core.cost import CostModel
 from llgui.core.jobs import check, report
+from llgui.core.mt.script import UNITS, count_units, detect_unit, units
 from llgui.core.mt.stats import BLEUMetric, MTMetric, word_edits
 from llgui.core.track import Scored
 from llgui.core.types import MT_KINDS, MTDocument, SentenceTarget, Step
@@ -38,11 +39,12 @@ _MEMO_LIMIT = 100_000
 class MTTrack:
     """Implements `llgui.core.track.Track` for machine translation."""
 
-    def __init__(self, doc: MTDocument, metric: MTMetric, *, progress=None,
-                 should_stop=None) -> None:
+    def __init__(self, doc: MTDocument, metric: MTMetric, *, unit: str | None = None,
+                 progress=None, should_stop=None) -> None:
         """Extracts every segment's statistics (seconds for 100,000 segments): `progress`
         gets fractions, `should_stop` is checked every `_CHUNK` segments (a cancel stops it
-        within a few milliseconds)."""
+        within a few milliseconds). `unit` is the cost unit, "words" or "characters" (the
+        bundle's, `llgui.core.mt.script.unit_of`); None: decided by the document's text."""
         if not doc.references:
             raise ValueError(f"document {doc.id!r}: no reference")
         n = doc.n_segments
@@ -54,6 +56,13 @@ class MTTrack:
                 )
         self.doc = doc
         self.metric = metric
+        if unit is None:
+            unit = detect_unit(doc.references[0])
+        if unit not in UNITS:
+            raise ValueError(f"cost unit {unit!r} is not one of {', '.join(UNITS)}")
+        self.cost_unit = unit
+        """What a cost counts: "words" (whitespace-separated) or "characters" (non-space
+        characters, for scripts written without spaces); a post-edit's edits likewise."""
         self._refs = [doc.segment_references(i) for i in range(n)]
         # reference information is made on first use: segments whose statistics come from the
         # disk cache (llgui.core.mt.stats_cache) need none until a step changes them
@@ -129,18 +138,18 @@ class MTTrack:
         return self.current()
 
     def cost(self, step: Step, cost_model: CostModel) -> float:
-        """Human cost: the log's cost if given and the model lets it win; otherwise reference
-        words (whitespace split) x reference_weight for `reference`, word edits from the
-        segment the human saw to the post-edit (whitespace split, S+D+I) x post_edit_weight
-        for `post_edit`."""
+        """Human cost in `cost_unit`: the log's cost if given and the model lets it win;
+        otherwise the reference's words or characters x reference_weight for `reference`,
+        the edits (S+D+I over words or characters) from the segment the human saw to the
+        post-edit x post_edit_weight for `post_edit`."""
         if step.cost is not None and cost_model.use_log_cost:
             return float(step.cost)
         index = self._segment(step)
+        unit = self.cost_unit
         if step.kind == "reference":
-            words = len(self.doc.references[0][index].split())
-            return words * cost_model.reference_weight
+            return count_units(self.doc.references[0][index], unit) * cost_model.reference_weight
         edited = self._post_edit_text(step)
-        edits = word_edits(self._hyp[index].split(), edited.split())
+        edits = word_edits(units(self._hyp[index], unit), units(edited, unit))
         return edits * cost_model.post_edit_weight
 
     # -- for the GUI ----------------------------------------------------------------------------

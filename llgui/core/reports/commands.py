@@ -34,6 +34,7 @@ def replay_report(replay: Replay) -> dict:
         "metric": replay.metric,
         "mode": replay.mode,
         "n_steps": len(replay.steps),
+        "cost_unit": replay.cost_unit,
         "signature": replay.signature,
         "higher_is_better": replay.higher_is_better,
         "s_base": replay.s_base,
@@ -123,7 +124,8 @@ def _add_penalised(report: dict, replays: Mapping, weights) -> None:
         for entry, r in zip(report["documents"], result.replays):
             entry.setdefault("penalised", {})[name] = {
                 "s_base": r.s_base, "s_adapt": r.s_adapt, "s_pen": r.s_pen,
-                "steps": len(r.steps), "cost": tidy(r.total_cost), "msr": r.msr}
+                "steps": len(r.steps), "cost": tidy(r.total_cost),
+                "cost_unit": r.cost_unit, "msr": r.msr}
 
 
 def lifelong_report(table, metric: str, policy_name: str, policy, penalised: bool = False) -> dict:

@@ -896,7 +896,7 @@ class AcrossTimeTab(QWidget):
                                                                        style=Qt.PenStyle.DotLine),
                                   name="(no steps): no penalised result")
             cost = series.cum_cost
-            unit = "words" if bundle.task == "mt" else "seconds listened"
+            unit = result.cost_unit or ("words" if bundle.task == "mt" else "seconds listened")
             cost_line = cost_item.plot(x, cost, pen=pg.mkPen(COST_COLOUR, width=1.5),
                                        symbol="s", symbolSize=7, symbolBrush=COST_COLOUR,
                                        data=list(series.docs))

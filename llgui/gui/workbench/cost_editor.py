@@ -55,6 +55,20 @@ class CostModelEditor(QGroupBox):
         self._loading = False
         self.set_model(CostModel())
 
+    def set_unit(self, unit: str) -> None:
+        """Name the MT rows in the bundle's cost unit: "words" or "characters" (scripts
+        written without spaces)."""
+        one = "character" if unit == "characters" else "word"
+        form = self.layout().itemAt(0).layout()
+        for name, text in (("reference_weight", f"per reference {one}"),
+                           ("post_edit_weight", f"per {one} edit")):
+            label = form.labelForField(self.spins[name])
+            if label is not None and label.text() != text:
+                label.setText(text)
+        self.spins["reference_weight"].setToolTip(
+            f"cost of a {one} when the human gives the reference (MT)")
+        self.spins["post_edit_weight"].setToolTip(f"cost of one {one} edit of a post-edit (MT)")
+
     def set_model(self, model: CostModel) -> None:
         """Show `model` without emitting an edit."""
         self._loading = True

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from llgui.core.mt.sentence import chrf_change
-from llgui.core.mt.textdiff import correction_fate, effect_counts, mark_changes, mark_errors
+from llgui.core.mt.textdiff import Piece, correction_fate, effect_counts, marked
 from llgui.core.walkthrough import Walkthrough
 
 CORRECTED_BG = "#fff3b0"
@@ -166,11 +166,9 @@ class SegmentsModel(QAbstractTableModel):
                 text = (f"<span style='color:#666'><i>{html.escape(source[i])}</i></span>"
                         f"<br>{text}")
         elif column == 2:
-            text = _words(mark_errors(self._seen[i], reference))
+            text = _pieces(marked(self._seen[i], reference, unit=self._unit()))
         elif self._step:
-            adapted = self._adapted[i]
-            changed = {w for w, (_, c) in enumerate(mark_changes(adapted, self._seen[i])) if c}
-            text = _words(mark_errors(adapted, reference), bold=changed)
+            text = _pieces(marked(self._adapted[i], reference, self._seen[i], self._unit()))
         else:
             text = ""
         self._html[key] = text
@@ -178,6 +176,11 @@ class SegmentsModel(QAbstractTableModel):
             self._html.popitem(last=False)
         return text
 
+
+    def _unit(self) -> str:
+        """The bundle's diff unit: words, or characters for scripts written without spaces
+        (decided in core with the costs: `Replay.cost_unit`)."""
+        return (self._walk.replay.cost_unit if self._walk is not None else "") or "words"
 
     def _what_the_system_did(self, i: int, mark: str) -> str:
         """Under the mark: for the corrected segment, whether the system applied the
@@ -223,9 +226,9 @@ class RichTextDelegate(QStyledItemDelegate):
         painter.save()
         painter.translate(opt.rect.topLeft())
         # whole lines only: a capped row shows its first lines, never half a line of glyphs
-        line = max(1, opt.fontMetrics.lineSpacing())
-        shown = max(line, ((opt.rect.height() - 4) // line) * line + 2)
-        clip = QRectF(0, 0, opt.rect.width(), min(opt.rect.height(), shown))
+        # (measured on the laid-out text: a fallback font, CJK say, has taller lines)
+        clip = QRectF(0, 0, opt.rect.width(),
+                      min(opt.rect.height(), _whole_lines(self._doc, opt.rect.height())))
         painter.setClipRect(clip)
         context = QAbstractTextDocumentLayout.PaintContext()
         context.clip = clip
@@ -234,6 +237,7 @@ class RichTextDelegate(QStyledItemDelegate):
         painter.restore()
 
     def sizeHint(self, option, index) -> QSize:  # noqa: N802 - Qt's name
+        # the view sets one row height for all rows (`MTView._fit_rows`); this is a default
         return QSize(120, 2 * option.fontMetrics.height() + 6)
 
 
@@ -285,6 +289,14 @@ class MTView(QWidget):
             "<b>bold</b> = changed by the step")
         legend.setTextFormat(Qt.TextFormat.RichText)
         legend.setWordWrap(True)
+        # what the reader must know about this bundle's text: fonts that cannot draw it,
+        # TER cutting CJK text on spaces only (hidden when there is nothing to say)
+        self.notes = QLabel("")
+        self.notes.setWordWrap(True)
+        self.notes.setTextFormat(Qt.TextFormat.PlainText)
+        self.notes.setStyleSheet("QLabel { background: #fff4e0; color: #5c3b00; "
+                                 "border: 1px solid #e0b060; padding: 2px 4px; }")
+        self.notes.setVisible(False)
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
         top.addWidget(self.source_box)
@@ -292,6 +304,7 @@ class MTView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
+        layout.addWidget(self.notes)
         layout.addWidget(self.table, 1)
         layout.addWidget(legend)
         self._walk: Walkthrough | None = None
@@ -306,7 +319,32 @@ class MTView(QWidget):
         return [{"segment": i + 1, "mark": marks.get(i, "")}
                 for i in range(self._walk.document.n_segments)]
 
+    def set_notes(self, notes: list[str]) -> None:
+        """Sentences about the bundle's text shown above the segments (none: hidden)."""
+        text = "\n".join(f"⚠ {n}" for n in notes)
+        if text != self.notes.text():
+            self.notes.setText(text)
+            self.notes.setToolTip(text)
+        self.notes.setVisible(bool(notes))
+
+    def _fit_rows(self, walk: Walkthrough | None) -> None:
+        """Two lines of the document's own text per row: a script drawn with a fallback
+        font (CJK) has taller lines than the window's font; measured once per document."""
+        rows = self.table.verticalHeader()
+        height = 2 * self.fontMetrics().height() + 6
+        if walk is not None and walk.document.n_segments:
+            doc = QTextDocument()
+            doc.setDocumentMargin(2)
+            doc.setDefaultFont(self.table.font())
+            sample = walk.document.references[0][0][:40]
+            doc.setPlainText(sample + "\n" + sample)
+            height = max(height, int(doc.size().height()) + 2)
+        if rows.defaultSectionSize() != height:
+            rows.setDefaultSectionSize(height)
+
     def show_step(self, walk: Walkthrough, step: int) -> None:
+        if walk is not self._walk:
+            self._fit_rows(walk)
         self._walk, self._step = walk, step
         self.source_box.setVisible(walk is not None and walk.document.source is not None)
         self._render()
@@ -360,13 +398,33 @@ class MTView(QWidget):
                                     QAbstractItemView.ScrollHint.PositionAtCenter)
 
 
-def _words(marked: list[tuple[str, bool]], bold: set[int] = frozenset()) -> str:
+def _pieces(pieces: list[Piece]) -> str:
+    """Rich text of marked tokens (red: not in the reference, bold: changed by the step),
+    with the text's own spaces (none between two Chinese characters)."""
     out = []
-    for n, (word, ok) in enumerate(marked):
-        text = html.escape(word)
-        if not ok:
+    for piece in pieces:
+        text = html.escape(piece.text)
+        if piece.wrong:
             text = f"<span style='color:{ERROR_FG}'>{text}</span>"
-        if n in bold:
+        if piece.changed:
             text = f"<b>{text}</b>"
-        out.append(text)
-    return " ".join(out)
+        out.append(text + piece.space)
+    return "".join(out)
+
+
+def _whole_lines(doc: QTextDocument, height: float) -> float:
+    """The height of the laid-out lines of `doc` that fit whole in `height` (at least the
+    first line)."""
+    shown = 0.0
+    block = doc.begin()
+    while block.isValid():
+        layout = block.layout()
+        top = layout.position().y()
+        for n in range(layout.lineCount()):
+            line = layout.lineAt(n)
+            bottom = top + line.y() + line.height()
+            if bottom > height and shown:
+                return shown + 1
+            shown = bottom
+        block = block.next()
+    return shown + 1

@@ -247,5 +247,7 @@ class ScorePanel(QWidget):
 
 
 def _cost_unit(walk: Walkthrough) -> str:
-    return {"mt": "words", "detection": "labels", "classification": "labels"}.get(
-        walk.document.task, "seconds listened")
+    """The replay's cost unit (MT: words, or characters for scripts without spaces)."""
+    return walk.replay.cost_unit or {"mt": "words", "detection": "labels",
+                                     "classification": "labels"}.get(walk.document.task,
+                                                                     "seconds listened")

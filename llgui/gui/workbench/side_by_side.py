@@ -84,6 +84,8 @@ class SecondSystem(QObject):
                 f"<b>{replay.s_pen:.2f}</b></td><td align='right'>{len(replay.steps)}</td>"
                 f"<td align='right'>{replay.total_cost:.1f}</td></tr>")
         metric = next((v["metric"] for v in self.shown.values()), "")
+        unit = next((r.cost_unit for r in replays.values() if r is not None), "")
+        cost_header = f"cost ({unit})" if unit else "cost"
         diff = ""
         if len(self.shown) == 2:
             delta = pen_difference(*(replays[i] for i in (index, k)))
@@ -91,4 +93,4 @@ class SecondSystem(QObject):
         self.label.setText(
             f"<b>Side by side on {html.escape(doc or '')}</b> ({display_name(metric)})"
             "<table cellspacing='4'><tr><th></th><th>S_base</th><th>S_adapt</th><th>S_pen</th>"
-            "<th>steps</th><th>cost</th></tr>" + "".join(rows) + "</table>" + diff)
+            f"<th>steps</th><th>{html.escape(cost_header)}</th></tr>" + "".join(rows) + "</table>" + diff)

@@ -238,6 +238,9 @@ class Workbench(QWidget):
         self.stack.setCurrentWidget({"mt": self.mt_view, "detection": self.det_view,
                                      "classification": self.det_view}.get(
             document.task, self.diar_view))
+        if document.task == "mt" and bundle is not None:
+            self.mt_view.set_notes(_script_notes(bundle, result.replay.metric))
+            self.cost_editor.set_unit(result.replay.cost_unit)
         if document.task == "diarization" and bundle is not None:
             self.diar_view.set_speakers(t.speaker for d in bundle.documents for t in d.reference)
             zones = work.zones_of(bundle.settings)
@@ -492,3 +495,15 @@ class Workbench(QWidget):
 
 
 STEP_TEXT = 110   # characters of the step's description shown beside the buttons
+
+
+def _script_notes(bundle, metric: str) -> list[str]:
+    """What the MT view says about a bundle's text: the fonts (`llgui.gui.fonts`, checked
+    once per bundle) and, under TER, sacrebleu's Asian support left off for CJK."""
+    from llgui.core.mt.script import ter_script_note
+    from llgui.gui.fonts import check_bundle
+
+    notes = [check_bundle(bundle)[0].message]
+    if metric == "ter":
+        notes.append(ter_script_note(bundle.settings))
+    return [n for n in notes if n]

@@ -235,7 +235,7 @@ class LeaderboardModel(QAbstractTableModel):
         if row.get("baseline") and key.endswith(("_p", "_agree")):
             return "baseline"
         if key.endswith("_agree"):
-            if self.comparison is None:
+            if self.comparison is None or row.get("s_base_test") is None:
                 return "–"
             if not row.get("s_base_agree_known"):
                 return "none known"

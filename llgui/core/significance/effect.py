@@ -1,7 +1,7 @@
 """Effect size beside every p-value: how likely humans agree with a metric's ranking.
 
 For BLEU and chrF, Kocmi et al. (ACL 2024, "Navigating the Metrics Maze: Reconciling Score
-Magnitudes and Accuracies") fitted, on 121k pairwise human judgments of system pairs, the
+Magnitudes and Accuracies") fitted, on pairwise human judgments of system pairs, the
 accuracy with which a metric difference Δ predicts the human ranking: a logistic curve
 a / (1 + e^(-b Δ)) per metric, published as the `mt-thresholds` package
 (https://github.com/kocmitom/MT-Thresholds). `human_agreement(metric, delta)` is that

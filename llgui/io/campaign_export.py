@@ -78,18 +78,31 @@ def campaign_table(report: Mapping) -> str:
                                                                  POLICY_NAMES]
     for metric in report["metrics"]:
         rows = [[r["system"]] + [fmt(clean(r.get(k))) for k in ONLINE_FIGURES]
-                + [fmt(clean(r.get(f"s_p_{p}"))) for p in POLICY_NAMES]
+                + [_s_p_cell(r, p) for p in POLICY_NAMES]
                 for r in leaderboard_rows(report, metric)]
         out.append(f"{display_name(metric)}: {report['signatures'].get(metric, '')}")
         out.append(render_table(header, rows))
     out.append("S_base, S_adapt, S_pen, MSR: the online run, pooled over its documents; "
-               "S_P: mean over model versions of the policy-weighted score (presets A, B, C).")
+               "S_P: mean over model versions of the policy-weighted score (presets A, B, C), "
+               "(k/n): over k of the system's n versions, the others' windows hold no batch.")
     for gap in report["gaps"][:20]:
         out.append(shown(f"missing: {gap['system']}/{gap['model']}/{gap['batch']} "
                          f"({gap['hypothesis']})"))
     if len(report["gaps"]) > 20:
         out.append(f"... and {len(report['gaps']) - 20} more missing cells")
     return "\n".join(out) + "\n"
+
+
+def _s_p_cell(row: Mapping, policy: str) -> str:
+    """S_P with the versions it averages when some are missing: `54.19 (2/3)`, or
+    `no window (0/3)` when no version's window holds a batch (issue 21)."""
+    versions, of = row.get(f"s_p_{policy}_versions"), row.get("n_versions")
+    value = fmt(clean(row.get(f"s_p_{policy}")))
+    if versions is None or of is None or versions == of:
+        return value
+    if versions == 0:
+        return f"no window (0/{of})"
+    return f"{value} ({versions}/{of})"
 
 
 __all__ = ["campaign_csv", "campaign_table", "lifelong_csv", "write_campaign", "to_json"]

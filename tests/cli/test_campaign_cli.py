@@ -70,7 +70,8 @@ def test_json_table_and_csv(tiny, capsys):
     assert cells[0]["scores"]["bleu"] == pytest.approx(expected, abs=1e-9)
     assert cells[-1]["scores"]["bleu"] == pytest.approx(100.0)
     board = report["systems"][0]["leaderboard"]["bleu"]
-    assert set(board) == {"s_base", "s_adapt", "s_pen", "msr", "s_p"}
+    assert set(board) == {"s_base", "s_adapt", "s_pen", "msr", "s_p", "s_p_versions",
+                          "n_versions"}
     assert set(board["s_p"]) == {"A", "B", "C"}
     assert "in this process" in err and "4 computed" in err
     code, out, err = _run(capsys, tiny, "--workers", "0")

@@ -187,8 +187,26 @@ def system_policy_score(table: LifelongScores, metric: str, policy) -> float:
     return _nanmean(policy_scores(table, metric, policy))
 
 
+def policy_coverage(table: LifelongScores, metric: str, policy) -> tuple[int, int]:
+    """(how many model versions have an S_P(M_i) under `policy`, how many versions there
+    are): a system's S_P averages over the first count only; a version whose window holds no
+    test batch has none."""
+    from llgui.core.across_time.scores import policy_scores
+
+    values = np.asarray(policy_scores(table, metric, policy), dtype=np.float64)
+    return int(np.isfinite(values).sum()), int(values.size)
+
+
+def coverage_text(versions: int, of: int) -> str:
+    """"2 of 3 versions", or "no version has a batch in its window" (the empty state)."""
+    if versions == 0:
+        return f"no version of {of} has a batch in its window"
+    return f"{versions} of {of} version" + ("s" if of != 1 else "")
+
+
 def policy_summary(table: LifelongScores, metric: str) -> tuple[dict, list[dict]]:
-    """({policy: mean over models of S_P(M_i)}, [{model, time, s_p: {policy: S_P(M_i)}}])."""
+    """({policy: mean over models of S_P(M_i)}, [{model, time, s_p: {policy: S_P(M_i)}}]).
+    `build_report` adds how many versions each mean is over (`s_p_versions`)."""
     from llgui.core.across_time.scores import policy_scores
     from llgui.core.across_time.policy import PRESETS
 
@@ -241,6 +259,11 @@ def build_report(campaign: Campaign, scores: CampaignScores) -> dict:
             figures = (online or {}).get("figures", {}).get(metric, {})
             leaderboard[metric] = {key: figures.get(key, math.nan) for key in ONLINE_FIGURES}
             leaderboard[metric]["s_p"] = s_p
+            # over how many of the system's model versions each S_P averages (issue 21)
+            leaderboard[metric]["s_p_versions"] = {
+                name: sum(1 for m in per_model if math.isfinite(m["s_p"][name]))
+                for name in POLICY_NAMES}
+            leaderboard[metric]["n_versions"] = len(per_model)
             summary = continual_summary(table, metric,
                                         higher_is_better=higher_is_better(metric))
             lifelong[metric] = {"models": per_model,
@@ -258,7 +281,8 @@ def build_report(campaign: Campaign, scores: CampaignScores) -> dict:
 
 def leaderboard_rows(report: Mapping, metric: str) -> list[dict]:
     """One row per system for `metric`: name and the leaderboard figures, S_P flattened to
-    `s_p_A`, `s_p_B`, `s_p_C` (the Systems view and the table writer share this)."""
+    `s_p_A`, `s_p_B`, `s_p_C`, with `s_p_A_versions`... (versions averaged) and `n_versions`
+    (the Systems view and the table writer share this)."""
     rows = []
     for system in report["systems"]:
         entry = system["leaderboard"].get(metric, {})
@@ -267,5 +291,8 @@ def leaderboard_rows(report: Mapping, metric: str) -> list[dict]:
             row[key] = entry.get(key)
         for name, value in (entry.get("s_p") or {}).items():
             row[f"s_p_{name}"] = value
+            versions = (entry.get("s_p_versions") or {}).get(name)
+            row[f"s_p_{name}_versions"] = versions
+        row["n_versions"] = entry.get("n_versions")
         rows.append(row)
     return rows

@@ -56,19 +56,40 @@ class Comparison:
     metrics: tuple[MetricComparison, ...]
 
     def report(self) -> dict:
-        """The JSON shape of DESIGN section 7 (`compare`), with a few added keys."""
+        """The JSON shape of DESIGN section 7 (`compare`), with a few added keys.
+
+        Per system and metric: `score`; the percentile interval `low`/`high` (95 %) over
+        `n_units` units of `unit`; sacrebleu's `mean` and `ci` (half-width about the mean);
+        `p_value` with the `test` that produced it (`bs`, `ar`, `ar-exact`) and its smallest
+        possible value `p_min`; `too_few` (fewer than MIN_UNITS units: the bootstrap interval
+        is not trusted, the p is the exact randomisation one); `significant` (p < 0.05 from a
+        trusted test: the table's star); `ties` (units equal to the baseline's within the tie
+        tolerance); `effect`: the difference to the baseline and the probability that humans
+        agree with its ranking (BLEU, chrF; Kocmi et al. 2024), null for other metrics."""
+        from llgui.core.significance.effect import effect_entry
+        from llgui.core.significance.resample import MIN_UNITS, TIE_TOLERANCE
+
         systems = []
         for k, name in enumerate(self.systems):
             entry = {}
             for m in self.metrics:
                 e = m.estimates[k]
-                entry[m.key] = {"score": e.score, "mean": e.mean, "ci": e.ci,
-                                "p_value": e.p_value, "unit": m.resampling.rsplit(":", 1)[1]}
+                base = m.estimates[0]
+                item = {"score": e.score, "low": e.low, "high": e.high, "mean": e.mean,
+                        "ci": e.ci, "p_value": e.p_value, "test": e.test, "p_min": e.p_min,
+                        "significant": e.significant, "n_units": e.n_units,
+                        "too_few": e.too_few, "ties": e.ties,
+                        "unit": m.resampling.rsplit(":", 1)[1]}
+                if k > 0:
+                    # the plain metric only: the published curves are of corpus scores
+                    item["effect"] = effect_entry(m.key, e.score - base.score)
+                entry[m.key] = item
             systems.append({"name": name, "metrics": entry})
         return {
             "baseline": self.baseline, "test": self.plan.test, "unit": self.plan.unit,
             "samples": self.plan.samples, "seed": self.plan.seed,
             "signature": self.plan.signature, "task": self.task,
+            "min_units": MIN_UNITS, "tie_tolerance": TIE_TOLERANCE,
             "metric_signatures": {m.key: {"signature": m.signature, "resampling": m.resampling,
                                           "higher_is_better": m.higher_is_better,
                                           "label": m.label}

@@ -16,7 +16,9 @@ import numpy as np
 
 from llgui.core.across_time.scores import _matrix, learned_by
 from llgui.core.across_time.policy import Policy, window_weights
-from llgui.core.significance.resample import Estimate, Plan, bootstrap_counts, estimate_ci
+from llgui.core.significance.resample import (
+    TIE_TOLERANCE, Estimate, Plan, bootstrap_counts, estimate_from,
+)
 from llgui.core.types import LifelongScores
 
 
@@ -73,6 +75,10 @@ def resampled(scores: LifelongScores, metric: str, policy: Policy, counts: np.nd
     fwd_terms = np.full(n_tests, np.nan)
     fwd = i_of > 1
     fwd_terms[fwd] = values[i_of[fwd] - 1, cols[fwd]] - values[0, cols[fwd]]
+    # ties: a difference of two cells within the tolerance (float noise) is no change
+    scale = TIE_TOLERANCE * np.maximum(1.0, np.abs(final))
+    back = np.where(np.abs(back) <= scale, 0.0, back)
+    fwd_terms = np.where(np.abs(fwd_terms) <= scale, 0.0, fwd_terms)
     return s_p, _weighted(counts, final), _weighted(counts, back), _weighted(counts, fwd_terms)
 
 
@@ -96,10 +102,7 @@ def lifelong_intervals(scores: LifelongScores, metric: str, policy: Policy, plan
     summary = continual_summary(scores, metric, penalised)
 
     def estimate(value: float, values: np.ndarray) -> Estimate:
-        ok = values[np.isfinite(values)]
-        if not ok.size:
-            return Estimate(value)
-        return Estimate(value, *estimate_ci(ok))
+        return estimate_from(value, values, n_tests)
 
     estimates = tuple(estimate(float(point[i]), s_p[:, i]) for i in range(s_p.shape[1]))
     with np.errstate(all="ignore"):

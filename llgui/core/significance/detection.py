@@ -21,8 +21,32 @@ from scipy.special import ndtr
 
 from llgui.core.detection import det
 from llgui.core.jobs import check, report
-from llgui.core.significance.resample import Estimate, Plan, bootstrap_counts, estimate_ci
+from llgui.core.significance.resample import (
+    TIE_TOLERANCE, Estimate, Plan, bootstrap_counts, estimate_from, tied,
+)
 from llgui.core.types import Trials
+
+
+def snap_scores(trials: Trials) -> Trials:
+    """The trials with scores that tie their next lower distinct score (within
+    `resample.TIE_TOLERANCE`, relative) set to it: float noise makes no DET point. The same
+    trials when no two distinct scores tie (the usual case)."""
+    scores = np.asarray(trials.scores, dtype=np.float64)
+    if scores.size < 2:
+        return trials
+    order = np.argsort(scores, kind="stable")
+    s = scores[order]
+    gap = np.diff(s)
+    noise = (gap > 0) & (gap <= TIE_TOLERANCE * np.maximum(1.0, np.maximum(np.abs(s[1:]),
+                                                                           np.abs(s[:-1]))))
+    if not noise.any():
+        return trials
+    starts = np.concatenate(([True], ~((gap == 0) | noise)))
+    snapped = np.empty_like(scores)
+    snapped[order] = s[starts][np.cumsum(starts) - 1]
+    import dataclasses
+
+    return dataclasses.replace(trials, scores=snapped)
 
 MEASURES = ("eer", "min_dcf", "act_dcf")
 GUI_CHUNK_CELLS = 200_000
@@ -87,7 +111,21 @@ class TrialSample:
     def __post_init__(self) -> None:
         if self.measure not in MEASURES:
             raise ValueError(f"unknown detection measure {self.measure!r}")
+        object.__setattr__(self, "trials", snap_scores(self.trials))
         object.__setattr__(self, "_sorted", _Sorted(self.trials))
+
+    def tied_to(self, other) -> tuple["TrialSample", int]:
+        """Trials whose score ties `other`'s take `other`'s score (`resample.snap_ties`)."""
+        assert isinstance(other, TrialSample)
+        close = tied(self.trials.scores, other.trials.scores)
+        count = int(close.sum())
+        if not count or np.array_equal(self.trials.scores[close], other.trials.scores[close]):
+            return self, count
+        import dataclasses
+
+        scores = np.where(close, other.trials.scores, self.trials.scores)
+        return TrialSample(dataclasses.replace(self.trials, scores=scores), self.measure,
+                           self.dcf, self.method), count
 
     @property
     def n_units(self) -> int:
@@ -164,6 +202,7 @@ def det_band(trials: Trials, plan: Plan, groups: np.ndarray | None = None,
              dcf=(0.01, 1.0, 1.0), method: str = "rocch", measures: bool = False):
     """The DET band of one system (plan.test is taken as bs). A long job (llgui.core.jobs).
     With `measures`, a `DetIntervals` (EER and minDCF estimates from the same resamples)."""
+    trials = snap_scores(trials)
     sorted_ = _Sorted(trials)
     curve = det.det_curve(trials.scores, trials.is_target)
     grid = default_grid(curve.n_nontarget) if grid is None else np.asarray(grid, dtype=float)
@@ -187,11 +226,10 @@ def det_band(trials: Trials, plan: Plan, groups: np.ndarray | None = None,
     if not measures:
         return band
 
+    n_units = sorted_.n if groups is None else int(np.unique(groups).size)
+
     def estimate(values, measure):
-        values = np.asarray(values)
-        values = values[np.isfinite(values)]
-        mean, ci = estimate_ci(values) if values.size else (None, None)
-        return Estimate(measure_of(curve, measure, dcf, method), mean, ci)
+        return estimate_from(measure_of(curve, measure, dcf, method), values, n_units)
 
     return DetIntervals(band, estimate(eers, "eer"), estimate(dcfs, "min_dcf"))
 

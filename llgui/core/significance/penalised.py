@@ -91,6 +91,35 @@ class Stream:
                       np.concatenate([self.imp, other.imp])[order], self.score, self.kernel,
                       self.compiled)
 
+    def tied_to(self, other: "Stream") -> tuple["Stream", int]:
+        """This stream with every document whose statistics (first and final hypotheses and
+        every step's) tie `other`'s (`resample.TIE_TOLERANCE`) taken from `other`, and how
+        many documents tied."""
+        from llgui.core.significance.resample import tied
+
+        n = self.n_docs
+        if other.n_docs != n or other.base.shape[1] != self.base.shape[1]:
+            return self, 0
+        mine_steps = np.bincount(self.step_doc, minlength=n)
+        their_steps = np.bincount(other.step_doc, minlength=n)
+        close = (np.all(tied(self.base, other.base), axis=1)
+                 & np.all(tied(self.final, other.final), axis=1) & (mine_steps == their_steps))
+        for d in np.nonzero(close)[0]:
+            mine, theirs = self.step_doc == d, other.step_doc == d
+            close[d] = bool(np.all(tied(self.cor[mine], other.cor[theirs]))
+                            and np.all(tied(self.imp[mine], other.imp[theirs])))
+        count = int(close.sum())
+        if not count:
+            return self, 0
+        take = close[:, None]
+        cor, imp = self.cor.copy(), self.imp.copy()
+        for d in np.nonzero(close)[0]:
+            cor[self.step_doc == d] = other.cor[other.step_doc == d]
+            imp[self.step_doc == d] = other.imp[other.step_doc == d]
+        return Stream(np.where(take, other.base, self.base), np.where(take, other.final,
+                                                                     self.final),
+                      self.step_doc, cor, imp, self.score, self.kernel, self.compiled), count
+
     def pooled(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Pooled (S_base, S_adapt, S_pen), each (B,), of the resamples with document
         multiplicities `counts` (B, n_docs)."""
@@ -177,6 +206,12 @@ class StreamSample:
     def resampled(self, counts: np.ndarray) -> np.ndarray:
         return self._pick(self.stream.pooled(counts))
 
+    def tied_to(self, other) -> tuple["StreamSample", int]:
+        """Documents tied with `other`'s taken from it (`resample.snap_ties`)."""
+        assert isinstance(other, StreamSample)
+        stream, count = self.stream.tied_to(other.stream)
+        return (self if stream is self.stream else StreamSample(stream, self.measure)), count
+
     def swapped(self, other, take: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         assert isinstance(other, StreamSample)
         both = self.stream.interleaved(other.stream)
@@ -198,10 +233,10 @@ def collection_intervals(bundle, result, plan, progress=None, should_stop=None) 
     """Worker job: document-unit bootstrap estimates of the pooled S_base, S_adapt and S_pen
     of a replayed bundle (`penalty.BundleReplay`), {measure: resample.Estimate}, all three on
     the same resamples."""
-    from llgui.core.significance.resample import bootstrap_scores, estimate_ci, Estimate
+    from llgui.core.significance.resample import bootstrap_scores, estimate_from
 
     stream = Stream.from_replays(result.replays, metric_of(bundle, result.metric))
     samples = [StreamSample(stream, m) for m in MEASURES]
     scores = bootstrap_scores(samples, plan, progress=progress, should_stop=should_stop)
     points = (result.pooled_base, result.pooled_adapt, result.pooled_pen)
-    return {m: Estimate(p, *estimate_ci(s)) for m, p, s in zip(MEASURES, points, scores)}
+    return {m: estimate_from(p, s, stream.n_docs) for m, p, s in zip(MEASURES, points, scores)}

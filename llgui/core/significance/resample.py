@@ -24,6 +24,21 @@ statistics the results equal `sacrebleu.significance.PairedTest` (same seed, sam
   bootstrap resamples drawn from the same generator after `sel`; the baseline's from a fresh
   generator (sacrebleu's `_bootstrap_resample`).
 
+Judgments that cannot mislead (issue 21):
+
+- ties: a unit whose statistics agree with the baseline's within `TIE_TOLERANCE` (relative,
+  1e-9: float noise such as re-rounded turn times, never a difference of integer counts) is
+  the baseline's unit in every test (`snap_ties`), so the real difference and the resampled
+  ones come from the same snapped samples; a real difference within the tolerance is 0.
+  Systems equal within it get p = 1.
+- few units: when the 2^n sign assignments of the randomisation test are not more than the
+  requested trials, they are enumerated (`ar-exact`: p = share of the 2^n assignments whose
+  |difference| reaches the real one within the tolerance, smallest possible p 2/2^n). Below
+  `MIN_UNITS` units a bootstrap p-value and interval are not trusted (`Estimate.too_few`):
+  the exact randomisation p is given instead.
+- every estimate carries its percentile interval [low, high] (the order statistics of
+  sacrebleu's `estimate_ci`), the test behind its p-value and its unit count.
+
 Everything is deterministic given the seed; work is chunked over resamples (fixed chunk sizes,
 so the numbers do not depend on the machine) and `should_stop` is checked between chunks.
 """
@@ -43,6 +58,19 @@ TESTS = ("bs", "ar")
 DEFAULT_SAMPLES = {"bs": 1000, "ar": 10000}
 DEFAULT_CONFIDENCE = 1000
 """Bootstrap resamples for the intervals of an AR test (sacrebleu's `n_ar_confidence=0`)."""
+
+TIE_TOLERANCE = 1e-9
+"""Two values a, b are tied when |a - b| <= TIE_TOLERANCE * max(1, |a|, |b|): statistics of
+a unit (seconds, counts, detection scores) and scores (percentages) alike. Integer counts
+below 1e9 never tie unless equal, so sacrebleu's statistics are untouched."""
+
+MIN_UNITS = 10
+"""Below this many resampling units (documents, speakers, test times) a bootstrap p-value or
+interval is flagged `too_few` and not starred; the paired test's p is the exact
+randomisation p instead (2^n <= 512 assignments). Why 10: the bootstrap distribution of n
+units is too narrow by sqrt((n-1)/n) and percentile intervals under-cover on small samples
+(Hesterberg 2015, "What Teachers Should Know About the Bootstrap", The American Statistician
+69(4), section 4); and with fewer than 6 units even the exact test cannot reach p < 0.05."""
 
 _CHUNK_CELLS = 4_000_000
 """Resample x unit cells handled at once (memory bound: a few tens of MB)."""
@@ -89,21 +117,68 @@ class Plan:
 @dataclass(frozen=True)
 class Estimate:
     """A score with its resampled mean, the +- half-width of its 95 % interval (sacrebleu's
-    `ci`), and the paired test's p-value against the baseline (None for the baseline, or when
-    no test was run). `mean`/`ci` are None without resamples."""
+    `ci`, about the mean), its 95 % percentile interval [low, high] (the same order
+    statistics, to show beside the score), and the paired test's p-value against the
+    baseline (None for the baseline, or when no test was run). `mean`/`ci`/`low`/`high` are
+    None without resamples.
+
+    `test`: what produced the p-value (`bs`, `ar`, `ar-exact`); `p_min`: the smallest p that
+    test can give; `n_units`: the resampling units; `too_few`: fewer than `MIN_UNITS` of them,
+    so the bootstrap interval is not to be trusted; `ties`: units tied with the baseline's."""
 
     score: float
     mean: float | None = None
     ci: float | None = None
     p_value: float | None = None
+    low: float | None = None
+    high: float | None = None
+    test: str | None = None
+    n_units: int | None = None
+    too_few: bool = False
+    p_min: float | None = None
+    ties: int | None = None
 
     @property
-    def low(self) -> float | None:
-        return None if self.mean is None or self.ci is None else self.mean - self.ci
+    def significant(self) -> bool:
+        """p < 0.05 from a test llgui trusts (never on too few units by a bootstrap)."""
+        return self.p_value is not None and self.p_value < 0.05 and \
+            not (self.too_few and self.test == "bs")
 
-    @property
-    def high(self) -> float | None:
-        return None if self.mean is None or self.ci is None else self.mean + self.ci
+
+def tied(a, b) -> np.ndarray:
+    """Elementwise: a and b equal within `TIE_TOLERANCE` (relative, at least absolute)."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    scale = np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
+    return np.abs(a - b) <= TIE_TOLERANCE * scale
+
+
+def snap_ties(system: "Sample", baseline: "Sample") -> tuple["Sample", int]:
+    """`system` with every unit tied to the baseline's replaced by the baseline's, and how
+    many units tied. Samples without `tied_to` are returned as they are (0 ties)."""
+    method = getattr(system, "tied_to", None)
+    if method is None:
+        return system, 0
+    return method(baseline)
+
+
+def snap_difference(a: float, b: float) -> float:
+    """|a - b|, 0 when a and b tie (`TIE_TOLERANCE`)."""
+    return 0.0 if bool(tied(a, b)) else abs(a - b)
+
+
+def estimate_from(point: float, scores: np.ndarray, n_units: int | None = None,
+                  **kwargs) -> Estimate:
+    """An Estimate from a point and its resampled scores (NaNs dropped): sacrebleu's mean and
+    half-width, the percentile interval, the unit count and `too_few`."""
+    scores = np.asarray(scores, dtype=np.float64)
+    scores = scores[np.isfinite(scores)]
+    few = n_units is not None and n_units < MIN_UNITS
+    if not scores.size:
+        return Estimate(point, n_units=n_units, too_few=few, **kwargs)
+    mean, ci = estimate_ci(scores)
+    low, high = percentile_interval(scores)
+    return Estimate(point, mean, ci, low=low, high=high, n_units=n_units, too_few=few,
+                    **kwargs)
 
 
 class Sample(Protocol):
@@ -156,6 +231,15 @@ class Additive:
     def resampled(self, counts: np.ndarray) -> np.ndarray:
         sums = np.asarray(counts, dtype=np.float64) @ self.stats
         return self.score(sums.astype(self.dtype))
+
+    def tied_to(self, other: "Sample") -> tuple["Additive", int]:
+        """This system with the units whose statistics tie `other`'s taken from `other`."""
+        assert isinstance(other, Additive)
+        close = np.all(tied(self.stats, other.stats), axis=1)
+        if not close.any() or np.array_equal(self.stats[close], other.stats[close]):
+            return self, int(close.sum())
+        return Additive(np.where(close[:, None], other.stats, self.stats), self.score,
+                        self.dtype), int(close.sum())
 
     def swapped(self, other: "Sample", take: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         assert isinstance(other, Additive)
@@ -242,6 +326,27 @@ def estimate_ci(scores: np.ndarray) -> tuple[float, float]:
     return float(scores.mean()), float(0.5 * (scores[upper] - scores[lower]))
 
 
+def percentile_interval(scores: np.ndarray) -> tuple[float, float]:
+    """The 95 % percentile interval [low, high]: the sorted resampled scores at n//40 and
+    n - n//40 - 1, the order statistics of sacrebleu's `estimate_ci`."""
+    scores = np.sort(scores)
+    n = len(scores)
+    lower = n // 40
+    return float(scores[lower]), float(scores[n - lower - 1])
+
+
+def all_assignments(n: int) -> np.ndarray:
+    """Every one of the 2^n swap assignments of n units, (2^n, n) bool (row 0: no swap)."""
+    return ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1).astype(bool)
+
+
+def exact_p_value(diffs: np.ndarray, real: float, scale: float) -> float:
+    """The exact randomisation p: the share of all assignments whose |difference| reaches
+    the real one, within the tie tolerance (relative to `scale`)."""
+    tol = TIE_TOLERANCE * max(1.0, abs(scale))
+    return float(np.mean(diffs >= real - tol))
+
+
 def p_value(statistics: np.ndarray, real: float, identical: bool = False) -> float:
     """(c + 1)/(N + 1), c = how many statistics exceed the real one (sacrebleu, multeval).
 
@@ -284,8 +389,14 @@ def interval(sample: Sample, plan: Plan, groups: np.ndarray | None = None, progr
     """Point score, bootstrap mean and +- half-width of one system (no test)."""
     (scores,) = bootstrap_scores([sample], plan, groups=groups, progress=progress,
                                  should_stop=should_stop)
-    mean, ci = estimate_ci(scores)
-    return Estimate(sample.point(), mean, ci)
+    return estimate_from(sample.point(), scores, _n_units(sample, groups), test=None)
+
+
+def _n_units(sample: Sample, groups: np.ndarray | None) -> int:
+    """The resampling units: the groups (speakers) when there are groups, else the units."""
+    if groups is None:
+        return int(sample.n_units)
+    return int(np.unique(np.asarray(groups)).size)
 
 
 def paired_test(baseline: Sample, systems: Sequence[Sample], plan: Plan,
@@ -296,56 +407,62 @@ def paired_test(baseline: Sample, systems: Sequence[Sample], plan: Plan,
     All samples must have the same units in the same order (paired). `groups` (one id per
     unit) makes the bootstrap two-layer (unit `speaker`) and makes AR swap whole groups (all of
     a speaker's trials together); without it AR swaps single units.
+
+    Units tied with the baseline's are snapped to it first (`snap_ties`), in every test. With
+    fewer than `MIN_UNITS` units a bootstrap's interval is flagged `too_few` and its p-value
+    is replaced by the exact randomisation p (`ar-exact`); an AR test whose 2^n assignments
+    fit in `plan.samples` is enumerated exactly.
     """
     n = baseline.n_units
     for s in systems:
         if s.n_units != n:
             raise ValueError(f"paired test: {s.n_units} units against the baseline's {n}")
+    snapped = [snap_ties(s, baseline) for s in systems]
+    systems = [s for s, _ in snapped]
+    ties = [t for _, t in snapped]
+    n_units = _n_units(baseline, groups)
     if plan.test == "bs":
         scores = bootstrap_scores([baseline, *systems], plan, groups=groups,
                                   progress=progress, should_stop=should_stop)
         base_scores = scores[0]
         base_point = baseline.point()
-        mean, ci = estimate_ci(base_scores)
-        results = [Estimate(base_point, mean, ci)]
-        for s, sys_scores in zip(systems, scores[1:]):
+        results = [estimate_from(base_point, base_scores, n_units)]
+        exact = None
+        if n_units < MIN_UNITS and systems:
+            exact = _exact_ar(baseline, systems, groups, should_stop)
+        for k, (s, sys_scores) in enumerate(zip(systems, scores[1:])):
             point = s.point()
-            mean, ci = estimate_ci(sys_scores)
             diffs = np.abs(sys_scores - base_scores)
-            real = abs(base_point - point)
+            real = snap_difference(base_point, point)
             same = real == 0 and not np.any(diffs)
-            results.append(Estimate(point, mean, ci,
-                                    p_value(diffs - diffs.mean(), real, same)))
+            if exact is not None:
+                p, test, p_min = exact[k], "ar-exact", 2.0 / 2 ** n_units
+            else:
+                p, test = p_value(diffs - diffs.mean(), real, same), "bs"
+                p_min = 1.0 / (plan.samples + 1)
+            results.append(estimate_from(point, sys_scores, n_units, p_value=p, test=test,
+                                         p_min=p_min, ties=ties[k]))
         return tuple(results)
-    return _paired_ar(baseline, systems, plan, groups, progress, should_stop)
+    return _paired_ar(baseline, systems, plan, groups, progress, should_stop, ties)
 
 
-def _paired_ar(baseline: Sample, systems: Sequence[Sample], plan: Plan, groups, progress,
-               should_stop) -> tuple[Estimate, ...]:
-    n = baseline.n_units
-    base_point = baseline.point()
-    if plan.confidence > 0:
-        ci_plan = Plan("bs", plan.confidence, plan.seed, plan.unit)
-        (base_scores,) = bootstrap_scores([baseline], ci_plan, groups=groups,
-                                          should_stop=should_stop)
-        mean, ci = estimate_ci(base_scores)
-        results = [Estimate(base_point, mean, ci)]
-    else:
-        results = [Estimate(base_point)]
-    # the same draws for every system (sacrebleu reseeds per system)
-    rng = np.random.default_rng(plan.seed)
+def _swap_owner(groups, n: int) -> tuple[np.ndarray | None, int]:
+    """(the group index of every unit or None, the number of swappable units)."""
     if groups is None:
-        take = rng.integers(2, size=(plan.samples, n), dtype=bool)
-    else:   # the unit is the group (speaker): a draw swaps all of a speaker's trials at once
-        _, owner = np.unique(np.asarray(groups), return_inverse=True)
-        take = rng.integers(2, size=(plan.samples, int(owner.max()) + 1), dtype=bool)[:, owner]
-    ci_counts = None
-    if plan.confidence > 0:
-        ci_counts = list(bootstrap_counts(rng, n, plan.confidence, groups))
+        return None, n
+    _, owner = np.unique(np.asarray(groups), return_inverse=True)
+    return owner, int(owner.max()) + 1
+
+
+def _ar_diffs(baseline: Sample, systems: Sequence[Sample], take: np.ndarray, progress,
+              should_stop) -> list[np.ndarray]:
+    """|A - B| of every system's pseudo-systems for the assignments `take` (B, n_units)."""
+    n = baseline.n_units
     step = _chunk_rows(n)
     diffs_of: list[list[np.ndarray]] = [[] for _ in systems]
     additive = all(isinstance(s, Additive) for s in [baseline, *systems])
-    for start in range(0, plan.samples, step):
+    total = take.shape[0]
+    for start in range(0, total, step):
         check(should_stop)
         chunk = take[start:start + step]
         if additive:  # converted once for every system
@@ -355,17 +472,69 @@ def _paired_ar(baseline: Sample, systems: Sequence[Sample], plan: Plan, groups, 
             # the draw is True, i.e. the system with the baseline's units swapped in
             a, b = s.swapped(baseline, chunk)
             diffs_of[k].append(np.abs(a - b))
-        report(progress, min(1.0, (start + step) / plan.samples))
+        report(progress, min(1.0, (start + step) / total))
+    return [np.concatenate(d) if d else np.zeros(0) for d in diffs_of]
+
+
+def _exact_ar(baseline: Sample, systems: Sequence[Sample], groups, should_stop,
+              progress=None) -> list[float]:
+    """The exact randomisation p of every system: all 2^n swap assignments enumerated."""
+    owner, n_swap = _swap_owner(groups, baseline.n_units)
+    take = all_assignments(n_swap)
+    if owner is not None:
+        take = take[:, owner]
+    base_point = baseline.point()
+    out = []
+    for s, diffs in zip(systems, _ar_diffs(baseline, systems, take, progress, should_stop)):
+        point = s.point()
+        out.append(exact_p_value(diffs, snap_difference(base_point, point),
+                                 max(abs(base_point), abs(point))))
+    return out
+
+
+def _paired_ar(baseline: Sample, systems: Sequence[Sample], plan: Plan, groups, progress,
+               should_stop, ties=None) -> tuple[Estimate, ...]:
+    n = baseline.n_units
+    n_units = _n_units(baseline, groups)
+    ties = ties or [0] * len(systems)
+    base_point = baseline.point()
+    if plan.confidence > 0:
+        ci_plan = Plan("bs", plan.confidence, plan.seed, plan.unit)
+        (base_scores,) = bootstrap_scores([baseline], ci_plan, groups=groups,
+                                          should_stop=should_stop)
+        results = [estimate_from(base_point, base_scores, n_units)]
+    else:
+        results = [Estimate(base_point, n_units=n_units, too_few=n_units < MIN_UNITS)]
+    owner, n_swap = _swap_owner(groups, n)
+    exact = 2 ** n_swap <= plan.samples if n_swap < 63 else False
+    # the same draws for every system (sacrebleu reseeds per system)
+    rng = np.random.default_rng(plan.seed)
+    if exact:   # few units: every assignment once, nothing drawn
+        take = all_assignments(n_swap)
+    else:
+        take = rng.integers(2, size=(plan.samples, n_swap), dtype=bool)
+    if owner is not None:   # the unit is the group (speaker): swap all its trials at once
+        take = take[:, owner]
+    ci_counts = None
+    if plan.confidence > 0:
+        ci_counts = list(bootstrap_counts(rng, n, plan.confidence, groups))
+    diffs_of = _ar_diffs(baseline, systems, take, progress, should_stop)
     for k, s in enumerate(systems):
         point = s.point()
-        diffs = np.concatenate(diffs_of[k])
-        real = abs(base_point - point)
-        p = p_value(diffs, real, real == 0 and not np.any(diffs))
-        if ci_counts is not None:
-            mean, ci = estimate_ci(_resampled(s, ci_counts))
-            results.append(Estimate(point, mean, ci, p))
+        diffs = diffs_of[k]
+        real = snap_difference(base_point, point)
+        if exact:
+            p = exact_p_value(diffs, real, max(abs(base_point), abs(point)))
+            test, p_min = "ar-exact", 2.0 / 2 ** n_swap
         else:
-            results.append(Estimate(point, None, None, p))
+            p = p_value(diffs, real, real == 0 and not np.any(diffs))
+            test, p_min = "ar", 1.0 / (plan.samples + 1)
+        extra = dict(p_value=p, test=test, p_min=p_min, ties=ties[k])
+        if ci_counts is not None:
+            results.append(estimate_from(point, _resampled(s, ci_counts), n_units, **extra))
+        else:
+            results.append(Estimate(point, n_units=n_units, too_few=n_units < MIN_UNITS,
+                                    **extra))
     return tuple(results)
 
 

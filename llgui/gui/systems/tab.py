@@ -9,12 +9,17 @@ policy is edited. The model only formats; `SORT_ROLE` gives raw numbers for sort
 Below the table, every system's S_P(M_i) under the current policy, over model time (the
 Across-time tab shows one system's matrix with the others overlaid).
 
-The columns are one list (`COLUMNS`) of (key, header, tooltip). Four of them are the paired
+The columns are one list (`COLUMNS`) of (key, header, tooltip). Five of them are the paired
 test against the baseline chosen in the view (`llgui compare CAMPAIGN --baseline NAME
 --unit document --test bs --samples 1000 --seed 12345`, run in a child process by a worker
-job, newest request wins): the 95 % half-width and the p-value of S_base (the plain metric on
-the first hypotheses) and of S_pen. The point estimates are the campaign report's, shown at
-once; those columns read "…" until the test's report arrives.
+job, newest request wins): the 95 % percentile interval [low, high] and the p-value of
+S_base (the plain metric on the first hypotheses) and of S_pen, and the probability that
+humans agree with S_base's difference (BLEU, chrF: Kocmi et al. 2024). With fewer than
+`MIN_UNITS` documents the intervals read "too few units" (grey) and the p-value is the exact
+randomisation one, never starred below its smallest possible value; the line above the
+table says why. The point estimates are the campaign report's, shown at once; those columns
+read "…" until the test's report arrives. Every S_P says over how many of the system's
+model versions it averages, "(2/3)", or "no window (0/3)".
 """
 from __future__ import annotations
 
@@ -27,7 +32,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from llgui.core.reports.campaign import ONLINE_FIGURES, POLICY_NAMES, system_policy_score
+from llgui.core.reports.campaign import (
+    ONLINE_FIGURES, POLICY_NAMES, coverage_text, policy_coverage, system_policy_score,
+)
 from llgui.core.across_time.scores import policy_scores
 from llgui.core.significance.resample import Plan
 from llgui.core.metrics import display_name
@@ -42,20 +49,29 @@ TEST_TIP = ("paired bootstrap against the baseline chosen above, resampling the 
 COLUMNS: list[tuple[str, str, str]] = [
     ("system", "system", "the system's name in the campaign file"),
     ("s_base", "S_base", "online run: the first hypotheses, pooled over its documents"),
-    ("s_base_ci", "S_base ±95%", "half-width of the 95% interval of S_base (around the "
-                                 "resampled mean)\n" + TEST_TIP),
-    ("s_base_p", "p S_base", "p-value of S_base against the baseline (* p < 0.05)\n" + TEST_TIP),
+    ("s_base_ci", "S_base 95%", "95% percentile interval [low, high] of S_base, documents "
+                                "resampled; 'too few units' below the minimum\n" + TEST_TIP),
+    ("s_base_p", "p S_base", "p-value of S_base against the baseline (* p < 0.05; 'exact': "
+                             "the randomisation test enumerated on few documents)\n"
+                             + TEST_TIP),
+    ("s_base_agree", "humans agree", "probability that humans rank this system and the "
+                                     "baseline as S_base's difference does (BLEU, chrF: "
+                                     "Kocmi et al. 2024, mt-thresholds); none known for "
+                                     "other metrics"),
     ("s_adapt", "S_adapt", "online run: the final hypotheses, pooled"),
     ("s_pen", "S_pen", "online run: penalised score (eq. 1 summed over steps), pooled"),
-    ("s_pen_ci", "S_pen ±95%", "half-width of the 95% interval of S_pen (around the "
-                               "resampled mean)\n" + TEST_TIP),
+    ("s_pen_ci", "S_pen 95%", "95% percentile interval [low, high] of S_pen, documents "
+                              "resampled; 'too few units' below the minimum\n" + TEST_TIP),
     ("s_pen_p", "p S_pen", "p-value of S_pen against the baseline (* p < 0.05)\n" + TEST_TIP),
     ("msr", "MSR", "online run: Minimal Supervision Rate, % (error-count metrics only)"),
-] + [(f"s_p_{p}", f"S_P {p}", f"mean over model versions of S_P(M_i) under preset {p}")
-     for p in POLICY_NAMES] + [
+] + [(f"s_p_{p}", f"S_P {p}", f"mean over model versions of S_P(M_i) under preset {p}; "
+                               "(k/n): over k of the n versions, the others' windows hold "
+                               "no batch") for p in POLICY_NAMES] + [
     ("s_p_current", "S_P current", "mean over model versions of S_P(M_i) under the policy "
-                                   "being edited in the Across-time tab"),
+                                   "being edited in the Across-time tab; (k/n) as above"),
 ]
+GREY = QColor("#8a8a8a")
+"""Figures llgui does not trust: bootstrap intervals on too few units."""
 
 
 class LeaderboardModel(QAbstractTableModel):
@@ -97,6 +113,7 @@ class LeaderboardModel(QAbstractTableModel):
         column = [c[0] for c in COLUMNS].index("s_p_current")
         for row in self._rows:
             row["s_p_current"] = self._current(row["system"])
+            row["s_p_current_versions"] = self._current_coverage(row["system"])
         if self._rows:
             self.dataChanged.emit(self.index(0, column), self.index(len(self._rows) - 1, column))
 
@@ -105,6 +122,12 @@ class LeaderboardModel(QAbstractTableModel):
         if table is None or self.policy is None or self.metric not in table.metrics:
             return math.nan
         return system_policy_score(table, self.metric, self.policy)
+
+    def _current_coverage(self, system: str) -> tuple[int, int] | None:
+        table = self.tables.get(system)
+        if table is None or self.policy is None or self.metric not in table.metrics:
+            return None
+        return policy_coverage(table, self.metric, self.policy)
 
     def _rebuild(self) -> None:
         self._rows = []
@@ -115,7 +138,13 @@ class LeaderboardModel(QAbstractTableModel):
             row = {"system": system["name"]}
             row.update({k: board.get(k) for k in ONLINE_FIGURES})
             row.update({f"s_p_{p}": (board.get("s_p") or {}).get(p) for p in POLICY_NAMES})
+            for p in POLICY_NAMES:
+                versions = (board.get("s_p_versions") or {}).get(p)
+                of = board.get("n_versions")
+                row[f"s_p_{p}_versions"] = None if versions is None or of is None \
+                    else (versions, of)
             row["s_p_current"] = self._current(system["name"])
+            row["s_p_current_versions"] = self._current_coverage(system["name"])
             row.update(self._tested(system["name"]))
             self._rows.append(row)
 
@@ -130,8 +159,14 @@ class LeaderboardModel(QAbstractTableModel):
         for figure, key in (("s_base", self.metric), ("s_pen", f"{self.metric}.s_pen")):
             found = None if entry is None else entry.get(key)
             cells[f"{figure}_test"] = found
-            cells[f"{figure}_ci"] = None if found is None else found["ci"]
+            cells[f"{figure}_ci"] = None if found is None else found.get("low")
             cells[f"{figure}_p"] = None if found is None else found["p_value"]
+            if figure == "s_base":
+                effect = None if found is None else found.get("effect")
+                cells["s_base_agree"] = None if effect is None else \
+                    effect.get("human_agreement", None)
+                cells["s_base_agree_known"] = effect is not None and \
+                    effect.get("human_agreement") is not None
         cells["baseline"] = self.comparison is not None and \
             self.comparison["baseline"] == system
         return cells
@@ -154,12 +189,14 @@ class LeaderboardModel(QAbstractTableModel):
         key = COLUMNS[index.column()][0]
         row = self._rows[index.row()]
         value = row.get(key)
-        tested = key.endswith(("_ci", "_p"))
+        tested = key.endswith(("_ci", "_p", "_agree"))
         if role == Qt.ItemDataRole.DisplayRole:
             if key == "system":
                 return value
             if tested:
                 return self._tested_text(row, key)
+            if key.startswith("s_p_"):
+                return _s_p_text(value, row.get(f"{key}_versions"))
             return "–" if _missing(value) else f"{value:.2f}"
         if role == SORT_ROLE:
             if key == "system":
@@ -170,27 +207,47 @@ class LeaderboardModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and self.report is not None:
             signature = self.report.get("signatures", {}).get(self.metric, "")
             test = row.get(f"{key.rsplit('_', 1)[0]}_test") if tested else None
-            if test and test.get("mean") is not None:
-                signature = (f"mean {test['mean']:.4f} ± {test['ci']:.4f} (95%), score "
-                             f"{test['score']:.4f}; p {_p_text(test['p_value'])}\n{signature}")
+            if test and test.get("low") is not None:
+                signature = f"{_test_tip(test)}\n{signature}"
+            if key.startswith("s_p_") and row.get(f"{key}_versions") is not None:
+                signature = (f"averaged over {coverage_text(*row[f'{key}_versions'])}"
+                             f"\n{signature}")
             return f"{COLUMNS[index.column()][2]}\n{signature}"
         if role == Qt.ItemDataRole.FontRole and key == "system" and row.get("baseline"):
             font = QFont()
             font.setBold(True)   # the baseline of the paired test
             return font
-        if role == Qt.ItemDataRole.ForegroundRole and key.endswith("_p") and \
-                _significant(value):
-            return QBrush(QColor("#b00020"))
+        if role == Qt.ItemDataRole.ForegroundRole:
+            test = row.get(f"{key.rsplit('_', 1)[0]}_test") if tested else None
+            if key.endswith("_ci") and test is not None and test.get("too_few"):
+                return QBrush(GREY)
+            if key.startswith("s_p_") and (row.get(f"{key}_versions") or (1, 1))[0] == 0:
+                return QBrush(GREY)
+            if key.endswith("_p") and test is not None and test.get("significant"):
+                return QBrush(QColor("#b00020"))
+            if key.endswith("_agree") and not row.get("s_base_agree_known"):
+                return QBrush(GREY)
         return None
 
     def _tested_text(self, row: dict, key: str) -> str:
         if self.pending:
             return "…"
-        if row.get("baseline") and key.endswith("_p"):
+        if row.get("baseline") and key.endswith(("_p", "_agree")):
             return "baseline"
-        if _missing(row.get(key)):
+        if key.endswith("_agree"):
+            if self.comparison is None or row.get("s_base_test") is None:
+                return "–"
+            if not row.get("s_base_agree_known"):
+                return "none known"
+            return f"{100 * row[key]:.1f}%"
+        test = row.get(f"{key.rsplit('_', 1)[0]}_test")
+        if test is None or _missing(row.get(key)):
             return "–"
-        return f"±{row[key]:.2f}" if key.endswith("_ci") else _p_text(row[key])
+        if key.endswith("_ci"):
+            if test.get("too_few"):
+                return f"too few units ({test.get('n_units')})"
+            return f"[{test['low']:.2f}, {test['high']:.2f}]"
+        return _p_text(test)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
         if orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS):
@@ -201,17 +258,62 @@ class LeaderboardModel(QAbstractTableModel):
         return None
 
 
-def _p_text(p: float | None) -> str:
-    """p as `llgui compare`'s table prints it: 4 decimals, `*` below 0.05."""
-    return "–" if p is None else f"{p:.4f}" + ("*" if p < 0.05 else "")
+def _p_text(test: dict) -> str:
+    """p as `llgui compare`'s table prints it: 4 decimals, `*` where the report calls it
+    significant (p < 0.05 from a trusted test), "exact" for the enumerated randomisation."""
+    p = test.get("p_value")
+    if p is None:
+        return "–"
+    text = f"{p:.4f}" + ("*" if test.get("significant") else "")
+    return text + (" exact" if test.get("test") == "ar-exact" else "")
 
 
-def _significant(p) -> bool:
-    return isinstance(p, float) and p < 0.05
+def _test_tip(test: dict) -> str:
+    """What a tested cell's tooltip says: the interval, the units, the test behind p."""
+    n, unit = test.get("n_units"), test.get("unit", "unit")
+    lines = [f"score {test['score']:.4f}, 95% percentile interval [{test['low']:.4f}, "
+             f"{test['high']:.4f}] over {n} {unit}s"
+             + ("" if test.get("mean") is None else f" (bootstrap mean {test['mean']:.4f})")]
+    if test.get("too_few"):
+        lines.append(f"too few units: {n} {unit}s, the bootstrap is not trusted below the "
+                     "minimum; the p-value is the exact randomisation test")
+    if test.get("p_value") is not None:
+        p_min = test.get("p_min")
+        lines.append(f"p {test['p_value']:.4f} from {test.get('test')}"
+                     + ("" if p_min is None else f" (smallest possible p {p_min:.4f})"))
+    if test.get("ties"):
+        lines.append(f"{test['ties']} of {n} units tied with the baseline's")
+    return "\n".join(lines)
+
+
+def _s_p_text(value, coverage) -> str:
+    """S_P with the versions it averages when not all: `49.81 (12/13)`; the empty window."""
+    if coverage is not None and coverage[0] == 0:
+        return f"no window (0/{coverage[1]})"
+    text = "–" if _missing(value) else f"{value:.2f}"
+    if coverage is not None and coverage[0] < coverage[1]:
+        text += f" ({coverage[0]}/{coverage[1]})"
+    return text
 
 
 def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and not math.isfinite(value))
+
+
+def comparison_note(report: dict) -> str:
+    """The status line's account of a paired test: which test, over how many units, and
+    why nothing is starred when the units are too few."""
+    entries = [e for s in report["systems"] for e in s["metrics"].values()
+               if e.get("p_value") is not None]
+    text = (f"Paired test against {report['baseline']} over the online runs' documents "
+            f"({report['signature']}); * p < 0.05.")
+    few = [e for e in entries if e.get("too_few")]
+    if few:
+        n, p_min = few[0].get("n_units"), few[0].get("p_min")
+        text += (f" No star: only {n} documents, fewer than {report.get('min_units')}; the "
+                 "bootstrap is not trusted, the p-values are the exact randomisation test "
+                 f"over all {2 ** n} swaps, whose smallest possible p is {p_min:.4f}.")
+    return text
 
 
 class SystemsView(QWidget):
@@ -324,9 +426,7 @@ class SystemsView(QWidget):
         if key != COMPARE_KEY:
             return
         self.model.set_comparison(result)
-        self.status.setText(f"{self._campaign_text} Paired bootstrap against "
-                            f"{result['baseline']} over the online runs' documents "
-                            f"({result['signature']}); * p < 0.05.")
+        self.status.setText(f"{self._campaign_text} {comparison_note(result)}")
 
     @Slot(str, str)
     def _on_jobs_failed(self, key: str, message: str) -> None:

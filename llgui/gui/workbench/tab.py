@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from llgui.core.metrics import display_name, replay_metrics
+from llgui.core.significance.resample import MIN_UNITS
 from llgui.core.walkthrough import Walkthrough
 from llgui.gui.jobs import workbench as work
 from llgui.gui.jobs.workbench import LLMT, SYNC_TURNS
@@ -405,14 +406,14 @@ class Workbench(QWidget):
         self._collection = (index, result)
         name = display_name(result.metric)
         found = getattr(self, "_intervals", None)
-        interval_row = ("<tr><td>95 % CI (±)</td>"
+        interval_row = ("<tr><td>95 % CI [lo, hi]</td>"
                         + "<td align='right'>…</td>" * 3 + "</tr>")
         self.shown_intervals = {}
         if found is not None and found[0] is result:
             _result, estimates, signature = found
             self.shown_intervals = dict(estimates)
-            interval_row = (f"<tr><td title='{signature}'>95 % CI (±)</td>" + "".join(
-                f"<td align='right'>{estimates[m].mean:.2f} ± {estimates[m].ci:.2f}</td>"
+            interval_row = (f"<tr><td title='{signature}'>95 % CI [lo, hi]</td>" + "".join(
+                f"<td align='right'>{_interval_cell(estimates[m])}</td>"
                 for m in ("s_base", "s_adapt", "s_pen")) + "</tr>")
 
         def f(v: float) -> str:
@@ -428,8 +429,10 @@ class Workbench(QWidget):
             + "</table><small>pooled: statistics summed over documents (corpus "
               "score / duration-weighted); mean: unweighted mean of per-document scores; "
               f"policy-weighted: policy {self.state.policy_name} over document times; "
-              "95 % CI: bootstrap mean ± half-width of the pooled scores, documents "
-              "resampled (bs:1000|seed:12345|unit:document).</small>")
+              "95 % CI: percentile interval of the pooled scores around the pooled "
+              f"score above, {len(result.replays)} documents resampled "
+              "(bs:1000|seed:12345|unit:document); 'too few units' below "
+              f"{MIN_UNITS} documents.</small>")
 
     def _on_state_policy_changed(self) -> None:
         if self._collection is not None:
@@ -507,3 +510,16 @@ def _script_notes(bundle, metric: str) -> list[str]:
     if metric == "ter":
         notes.append(ter_script_note(bundle.settings))
     return [n for n in notes if n]
+
+
+def _interval_cell(estimate) -> str:
+    """The workbench's interval cell: [lo, hi] beside the pooled score (the percentile
+    interval, issue 21), grey "too few units (n)" when the bootstrap has too few documents."""
+    if estimate.low is None:
+        return "–"
+    text = f"[{estimate.low:.2f}, {estimate.high:.2f}]"
+    if estimate.too_few:
+        return (f"<span style='color:#8a8a8a' title='only {estimate.n_units} documents: the "
+                f"bootstrap is not trusted below {MIN_UNITS}'>too few units "
+                f"({estimate.n_units}) {text}</span>")
+    return text

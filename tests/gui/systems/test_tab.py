@@ -242,15 +242,19 @@ def test_choosing_a_baseline_shows_the_cli_paired_test(opened, qtbot, capsys):
                     assert ci_cell == p_cell == "–"
                     continue
                 entry = by_name[name][key]
-                assert model.value(row, f"{figure}_ci") == entry["ci"]
+                assert model.value(row, f"{figure}_ci") == entry["low"]
                 assert model.value(row, f"{figure}_p") == entry["p_value"]
-                assert ci_cell == f"±{entry['ci']:.2f}"
+                # the demo's online runs have 4 documents: too few for a bootstrap (issue 21)
+                assert entry["n_units"] == 4 and entry["too_few"]
+                assert ci_cell == "too few units (4)"
                 if name == "static":
                     assert entry["p_value"] is None and p_cell == "baseline"
                 else:
                     p = entry["p_value"]
-                    assert p_cell == f"{p:.4f}" + ("*" if p < 0.05 else "")
+                    assert entry["test"] == "ar-exact" and p >= 2 / 2 ** 4
+                    assert p_cell == f"{p:.4f} exact" and "*" not in p_cell
                 # the point estimate shown is the one the test is about
                 assert model.value(row, figure) == pytest.approx(entry["score"], abs=1e-9)
+    assert "No star: only 4 documents, fewer than 10" in view.status.text()
     view.metric_box.setCurrentIndex(0)
     view._on_metric_box_activated(0)

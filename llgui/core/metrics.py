@@ -107,11 +107,11 @@ def _mt_metric(name, settings, documents=()):
 
 
 def _mt_track(name, document, settings, cost_model, documents, progress, should_stop):
-    from llgui.core.mt.script import sample_texts, unit_of
+    from llgui.core.mt.script import bundle_unit
     from llgui.core.mt.track import MTTrack
 
     # one unit for the whole bundle: its trg_lang, else its text (documents are the bundle's)
-    unit = unit_of(settings, sample_texts(documents or (document,)))
+    unit = bundle_unit(settings, documents, document)
     return MTTrack(document, _mt_metric(name, settings), unit=unit, progress=progress,
                    should_stop=should_stop)
 

@@ -146,9 +146,9 @@ def default_budget(document, budget: float | None, cost: CostModel, settings=Non
     if budget is not None:
         return float(budget)
     if isinstance(document, MTDocument):
-        from llgui.core.mt.script import count_units, sample_texts, unit_of
+        from llgui.core.mt.script import bundle_unit, count_units
 
-        unit = unit_of(settings, sample_texts(documents or (document,)))
+        unit = bundle_unit(settings, documents, document)
         size = sum(count_units(r, unit) for r in document.references[0])
         return DEFAULT_BUDGET_SHARE * size * cost.reference_weight
     return DEFAULT_BUDGET_SECONDS * cost.listen_weight

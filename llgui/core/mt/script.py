@@ -29,6 +29,8 @@ import re
 import unicodedata
 from typing import Iterable, Mapping
 
+from llgui.utils.identity_cache import IdentityCache
+
 WORDS = "words"
 CHARACTERS = "characters"
 UNITS = (WORDS, CHARACTERS)
@@ -99,6 +101,21 @@ def detect_unit(texts: Iterable[str], limit: int = _SAMPLE_CHARS) -> str:
 def unit_of(settings: Mapping[str, object] | None, texts: Iterable[str] = ()) -> str:
     """The cost and diff unit of a bundle: its `trg_lang` decides when set, else its text."""
     return language_unit((settings or {}).get("trg_lang")) or detect_unit(texts)
+
+
+_BUNDLE_UNITS = IdentityCache(8)
+
+
+def bundle_unit(settings: Mapping[str, object] | None, documents, document=None) -> str:
+    """`unit_of` a bundle's documents (or of `document` alone when there are none), decided
+    once per documents object: every track of a bundle asks it, and sampling 50,000 characters
+    for each of 1,000 documents took 18 s of a bundle's first scoring."""
+    trg_lang = (settings or {}).get("trg_lang")
+    given = language_unit(trg_lang)
+    if given is not None:
+        return given
+    source = documents if documents else (document,)
+    return _BUNDLE_UNITS.get_or_make((source,), (), lambda: detect_unit(sample_texts(source)))
 
 
 def sample_texts(documents) -> Iterable[str]:

@@ -445,7 +445,9 @@ def test_property_simulate_options(option, value, tmp_path_factory, capsys):
     extra = [] if option == "--budget" else ["--budget", "3"]
     code = _bounded(capsys, "simulate", MT, "--system", "static", "--out", out, "--quiet",
                     *extra, option, value)
-    assert code in (0, 2)
+    # a valid but tiny --timeout (0.125 s) can time the system out on a loaded machine: exit
+    # 3, the system's fault, is then the contract's answer too (never 1, never a hang)
+    assert code in ((0, 2, 3) if option == "--timeout" else (0, 2))
 
 
 @FAST

@@ -549,11 +549,17 @@ def cmd_compare(args) -> str:
     if args.dcf is not None and task != "detection":
         raise UsageError(f"--dcf applies to detection bundles, not to {task}")
     dcf = _parse_dcf(args.dcf) if args.dcf is not None else (0.01, 1.0, 1.0)
+    from llgui.cli.progress import fraction_progress
+
+    progress, close = fraction_progress("llgui compare")
     try:
         plan = Plan(args.test, samples, args.seed, unit)
-        comparison = compare_bundles(bundles, args.baseline, plan, args.metric, dcf=dcf)
+        comparison = compare_bundles(bundles, args.baseline, plan, args.metric, dcf=dcf,
+                                     progress=progress)
     except ValueError as error:
         raise UsageError(str(error)) from None
+    finally:
+        close()
     report = comparison.report()
     if args.format == "json":
         return export.to_json(report)

@@ -2,7 +2,8 @@
 (`llgui campaign --format json | jq` stays valid JSON).
 
 - `scoring_progress`: a command's scoring, as a bar on a terminal, nothing when piped.
-- `simulation_progress`: `llgui simulate`'s run, a bar on a terminal, nothing when piped.
+- `fraction_progress`: any long job that reports its fraction done (`compare`), and
+  `simulation_progress`, `llgui simulate`'s run: a bar on a terminal, nothing when piped.
 - `CellProgress`: a campaign's cells, as a bar on a terminal, plain lines when piped (the window
   reads them from its child process).
 
@@ -101,20 +102,36 @@ class CellProgress:
             self.bar = None
 
 
-def simulation_progress(quiet: bool = False):
-    """`llgui simulate`: (progress callback, close) drawing a tqdm bar of the run (with the
-    document and step in its description) on a terminal's stderr; nothing otherwise."""
-    if quiet or not sys.stderr.isatty():
+def fraction_progress(label: str = "", quiet: bool = False, stream=None):
+    """(progress callback, close) drawing a tqdm bar of a long job that reports the fraction
+    done (`llgui.core.jobs`: `compare`, `simulate`) on a terminal's stderr, with the time
+    left; (None, no-op) when piped or `quiet`."""
+    stream = sys.stderr if stream is None else stream
+    if quiet or not getattr(stream, "isatty", lambda: False)():
         return None, lambda: None
     from tqdm import tqdm
 
-    bar = tqdm(total=1000, file=sys.stderr, unit="‰", leave=False,
+    bar = tqdm(total=1000, file=stream, unit="‰", leave=False, desc=label or None,
                bar_format="{l_bar}{bar}| {elapsed}<{remaining}")
-    state = {"steps": 0}
 
     def progress(fraction: float) -> None:
-        bar.n = int(1000 * fraction)
-        bar.refresh()
+        value = int(1000 * min(max(fraction, 0.0), 1.0))
+        if value != bar.n:
+            bar.n = value
+            bar.refresh()
+
+    progress.bar = bar  # type: ignore[attr-defined]
+    return progress, bar.close
+
+
+def simulation_progress(quiet: bool = False):
+    """`llgui simulate`: (progress callback, close) drawing a tqdm bar of the run (with the
+    document and step in its description) on a terminal's stderr; nothing otherwise."""
+    progress, close = fraction_progress(quiet=quiet)
+    if progress is None:
+        return None, close
+    bar = progress.bar  # type: ignore[attr-defined]
+    state = {"steps": 0}
 
     def on_step(record) -> None:
         state["steps"] += 1

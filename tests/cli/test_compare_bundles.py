@@ -250,3 +250,35 @@ def test_compare_takes_the_dcf_operating_point_as_det_does(tmp_path, capsys):
     assert "dcf:0.001,1,1" in json.dumps(report)
     assert main(["compare", str(bundle), "--baseline", "a", "--dcf", "2,1,1"]) == 2
     assert "P_TARGET" in capsys.readouterr().err
+
+
+def test_compare_draws_a_progress_bar_on_a_terminal_only(capsys, monkeypatch):
+    """A long compare (50,000 segments took minutes) shows a bar with the time left on a
+    terminal's stderr, fed by the comparison's own progress; nothing when piped (issue 28)."""
+    import io
+
+    from llgui.cli import progress as cli_progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    bar, close = cli_progress.fraction_progress("llgui compare", stream=terminal)
+    for f in (0.0, 0.25, 0.5, 1.0):
+        bar(f)
+    close()
+    assert "llgui compare" in terminal.getvalue() and "100%" in terminal.getvalue()
+    assert cli_progress.fraction_progress("x", stream=io.StringIO()) [0] is None
+    # the command feeds it: the comparison's progress reaches the callback, ending at 1
+    seen = []
+    monkeypatch.setattr(cli_progress, "fraction_progress",
+                        lambda label="", quiet=False, stream=None: (seen.append, lambda: None))
+    import json as _json
+    from tests.conftest import DEMO
+
+    bundle = DEMO / "detection" / "bundle.toml"
+    assert main(["compare", str(bundle), "--baseline", "sysA", "--samples", "20",
+                 "--format", "json"]) == 0
+    _json.loads(capsys.readouterr().out)
+    assert seen and seen[-1] == pytest.approx(1.0) and seen == sorted(seen)

@@ -94,3 +94,12 @@ def test_bad_decisions_files(tmp_path):
     path = bundle(tmp_path, decisions="i1 cat\n")
     assert problems(load_bundle, path) == [
         (sys_file, 0, "4 items of the key have no decision: i2, i3, i4, i5")]
+
+
+def test_compare_of_classification_bundles_is_exit_2_saying_why(tmp_path, capsys):
+    """compare has no test for classification yet: exit 2 with one line, never a traceback
+    (it was an internal error, issue 28)."""
+    path = bundle(tmp_path)
+    assert cli_main(["compare", str(path), str(path), "--baseline", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "classification" in err and "Traceback" not in err

@@ -58,3 +58,18 @@ def test_an_unknown_qt_platform_is_exit_2_naming_the_installed_ones(tmp_path):
     assert out.returncode == 2, out.stderr
     assert "bogus" in out.stderr and "offscreen" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("tab", ["workbench", "time", "detection", "systems"])
+def test_every_tab_fits_a_1366_laptop(tab, tmp_path):
+    """`--size 1366x768` writes exactly that size on every tab, the demo campaign open: the
+    Across-time tab's tool row made the window 1587 px wide (issue 23, item 5)."""
+    png = tmp_path / f"{tab}.png"
+    out, _ = run_llgui(["--demo", "--tab", tab, "--size", "1366x768", "--screenshot", str(png)],
+                       tmp_path)
+    assert out.returncode == 0, out.stderr
+    image = QImage(str(png))
+    assert (image.width(), image.height()) == (1366, 768)

@@ -4,7 +4,8 @@
 bootstrap band of P_miss at fixed P_fa, unit trial) and the intervals of its EER and minDCF
 are computed by `llgui.core.significance.detection.det_bands` on a worker (JobRunner key "det:bands";
 the newest request wins). The tab draws its curves at once; the bands, and two table columns
-"EER ± (bs)" and "minDCF ±", appear when the job is done. Workers never touch widgets: the
+"EER 95% CI" and "minDCF 95% CI" ([low, high]: BCa intervals of 1,000 stratified resamples,
+the window's only EER interval, issue 27), appear when the job is done. Workers never touch widgets: the
 result arrives through the runner's signal.
 """
 from __future__ import annotations
@@ -17,9 +18,9 @@ from PySide6.QtWidgets import QCheckBox, QTableWidgetItem
 from llgui.core.display.palette import DET_CURVE_COLOURS
 
 BANDS_KEY = "det:bands"
-SAMPLES = 200
+SAMPLES = 1000
 SEED = 12345
-EXTRA_COLUMNS = ("EER ±95%", "minDCF ±95%")
+EXTRA_COLUMNS = ("EER 95% CI", "minDCF 95% CI")
 
 
 class DetBands(QObject):
@@ -34,8 +35,8 @@ class DetBands(QObject):
         self._key: tuple = ()
         self._items: list = []                 # the band items on the plot
         self.box = QCheckBox("DET bands")
-        self.box.setToolTip(f"pointwise 95 % bootstrap bands of the DET curves and intervals "
-                            f"of EER and minDCF: {self.signature}")
+        self.box.setToolTip(f"pointwise 95 % percentile bootstrap bands of the DET curves, and "
+                            f"{self.description}: {self.signature}")
         self.box.toggled.connect(self._on_box_toggled)
         tab.jobs.result_ready.connect(self._on_jobs_result_ready)
         tab.jobs.failed.connect(self._on_jobs_failed)
@@ -44,7 +45,13 @@ class DetBands(QObject):
     def signature(self) -> str:
         from llgui.core.significance.resample import Plan
 
-        return Plan("bs", getattr(self, "samples", SAMPLES), SEED, "trial").signature
+        return (Plan("bs", getattr(self, "samples", SAMPLES), SEED, "trial").signature
+                + "|strata:class|ci:bca95")
+
+    @property
+    def description(self) -> str:
+        return (f"95 % BCa intervals of EER and minDCF from {self.samples:,} bootstrap "
+                f"resamples, targets and non-targets resampled separately")
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -126,7 +133,7 @@ class DetBands(QObject):
                 self._items.append(part)
 
     def fill_table(self, table, results) -> None:
-        """Two extra columns with the EER and minDCF estimates (mean ± half-width)."""
+        """Two extra columns with the EER and minDCF intervals [low, high] (BCa)."""
         base = table.columnCount() - (len(EXTRA_COLUMNS) if self._has_columns(table) else 0)
         if not self.box.isChecked():
             table.setColumnCount(base)
@@ -138,14 +145,16 @@ class DetBands(QObject):
             found = self.results.get(r.name)
             for j, attr in enumerate(("eer", "min_dcf")):
                 e = getattr(found, attr) if found is not None else None
-                if e is None or e.mean is None:
-                    text = "…"
+                if e is None or e.low is None:
+                    text, value = "…", None
                 else:
-                    digits = 3 if attr == "eer" else 4
-                    text = f"{e.mean:.{digits}f} ± {e.ci:.{digits}f}"
+                    digits = 2 if attr == "eer" else 4
+                    text, value = f"[{e.low:.{digits}f}, {e.high:.{digits}f}]", (e.low, e.high)
                 cell = QTableWidgetItem(text)
-                cell.setData(Qt.ItemDataRole.UserRole, None if e is None else (e.mean, e.ci))
-                cell.setToolTip(self.signature)
+                cell.setData(Qt.ItemDataRole.UserRole, value)
+                cell.setToolTip(f"{'EER %' if attr == 'eer' else 'minDCF'}: "
+                                f"{self.description}, around the point value "
+                                f"({self.signature})")
                 cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 table.setItem(row, base + j, cell)
 

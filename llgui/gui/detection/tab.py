@@ -3,7 +3,8 @@
 Every detection system of the open bundles is evaluated by `llgui.core.detection.det.evaluate` on a
 worker (JobRunner key "det"): the newest request wins, so changing the DCF settings or the EER
 method while a job runs replaces it, and Cancel (or Esc) stops it and keeps what was shown.
-The optional bootstrap confidence interval of the EER runs as a second job ("det:bootstrap").
+The EER and minDCF intervals, and the DET bands, come from one job (`bands.DetBands`, "det:bands",
+issue 27: one EER interval method in the window).
 
 The plot follows the NIST look: x "False Alarm probability (in %)", y "Miss probability
 (in %)", ticks at 0.1 0.2 0.5 1 2 5 10 20 40 (ProbitAxisItem), the EER line (the diagonal),
@@ -20,7 +21,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
+    QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
     QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem,
     QVBoxLayout, QWidget,
 )
@@ -30,12 +31,9 @@ from llgui.gui.detection import hints as plot_hints
 from llgui.gui.widgets.plot_export import export_widget
 
 PALETTE = DET_CURVE_COLOURS
-COLUMNS = ("system", "targets", "non-targets", "EER %", "method", "minDCF", "actDCF",
-           "EER 95% CI")
-BOOTSTRAP_REPLICATES = 200
+COLUMNS = ("system", "targets", "non-targets", "EER %", "method", "minDCF", "actDCF")
 TEXT = "#222222"
 JOB_KEY = "det"
-BOOTSTRAP_KEY = "det:bootstrap"
 
 
 def _det():
@@ -78,9 +76,6 @@ class DetectionTab(QWidget):
         self.results: tuple = ()         # the DetResults on screen
         self.shown_dcf = None            # the (p_target, c_miss, c_fa) they were computed with
         self.shown_count = 0             # how many job results were drawn (tests)
-        self.intervals: dict[str, tuple[float, float]] = {}   # bootstrap EER CI by name
-        self._interval_method: str | None = None
-        self._systems_key: tuple = ()
         self._request_timer = QTimer(self)
         self._request_timer.setSingleShot(True)
         self._request_timer.setInterval(200)   # typing 0.001 is one request, not four
@@ -163,10 +158,6 @@ class DetectionTab(QWidget):
         self.method_box.setToolTip("rocch: EER of the ROC convex hull (BOSARIS, bob.measure); "
                                    "threshold: interpolated crossing of the curve itself")
         self.method_box.activated.connect(lambda _k: self.request())
-        self.bootstrap_box = QCheckBox("EER 95 % CI")
-        self.bootstrap_box.setToolTip(f"{BOOTSTRAP_REPLICATES} bootstrap replicates per "
-                                      "system, targets and non-targets resampled separately")
-        self.bootstrap_box.toggled.connect(self._on_bootstrap_box_toggled)
         from llgui.gui.detection.bands import DetBands   # issue 15: DET bands, EER/minDCF intervals
 
         self.bands = DetBands(self)
@@ -192,7 +183,7 @@ class DetectionTab(QWidget):
             bar.addWidget(widget)
         bar.addStretch(1)
         second = QHBoxLayout()
-        for widget in (QLabel("EER"), self.method_box, self.bootstrap_box, self.bands.box):
+        for widget in (QLabel("EER"), self.method_box, self.bands.box):
             second.addWidget(widget)
         second.addSpacing(10)
         second.addWidget(self.progress)
@@ -315,10 +306,6 @@ class DetectionTab(QWidget):
         self._request_timer.stop()
         self._stale = False
         systems = self.systems()
-        key = tuple(id(t) for t in systems)
-        if key != self._systems_key:   # other trials: their bootstrap intervals no longer hold
-            self._systems_key = key
-            self.intervals, self._interval_method = {}, None
         if not systems:
             self.jobs.cancel(JOB_KEY)
             self._draw()
@@ -330,17 +317,8 @@ class DetectionTab(QWidget):
                             f" ({_dcf_text(self.dcf())})…")
         job = self.jobs.submit(JOB_KEY, _det().evaluate_systems, systems, self.dcf(),
                                self.eer_method())
-        if self.bootstrap_box.isChecked() and self._interval_method != self.eer_method():
-            self._request_bootstrap()
         self.bands.request()
         return job
-
-    def _request_bootstrap(self) -> None:
-        systems = self.systems()
-        if systems:
-            self.cancel_button.setEnabled(True)
-            self.jobs.submit(BOOTSTRAP_KEY, _det().bootstrap_systems, systems, self.eer_method(),
-                             n=BOOTSTRAP_REPLICATES)
 
     def cancel(self) -> None:
         """Stop the running jobs; the results on screen stay as they are."""
@@ -348,7 +326,6 @@ class DetectionTab(QWidget):
             return
         self._request_timer.stop()
         self.jobs.cancel(JOB_KEY)
-        self.jobs.cancel(BOOTSTRAP_KEY)
         self.jobs.cancel("det:bands")
 
     def _set_dcf_boxes(self, dcf) -> None:
@@ -386,16 +363,8 @@ class DetectionTab(QWidget):
         self._match_preset()
         self._request_timer.start()
 
-    def _on_bootstrap_box_toggled(self, on: bool) -> None:
-        if on:
-            if self._interval_method != self.eer_method():
-                self._request_bootstrap()
-        else:
-            self.jobs.cancel(BOOTSTRAP_KEY)
-        self._draw()
-
     def _busy(self) -> bool:
-        return self.jobs.is_running(JOB_KEY) or self.jobs.is_running(BOOTSTRAP_KEY)
+        return self.jobs.is_running(JOB_KEY)
 
     def _idle_controls(self) -> None:
         if not self._busy():
@@ -410,14 +379,7 @@ class DetectionTab(QWidget):
             self.results = tuple(result)
             self.shown_dcf = self.results[0].dcf if self.results else None
             self.shown_count += 1
-            method = self.results[0].eer_method if self.results else None
-            if self._interval_method is not None and self._interval_method != method:
-                self.intervals, self._interval_method = {}, None   # made for another method
             self.status.setText(self._summary_text())
-            self._draw()
-        elif key == BOOTSTRAP_KEY:
-            self.intervals = dict(result)
-            self._interval_method = self.eer_method()
             self._draw()
         else:
             return
@@ -425,7 +387,7 @@ class DetectionTab(QWidget):
 
     @Slot(str, str)
     def _on_jobs_failed(self, key: str, message: str) -> None:
-        if self._built and key in (JOB_KEY, BOOTSTRAP_KEY):
+        if self._built and key == JOB_KEY:
             self.status.setText(f"could not evaluate: {message}")
             self._idle_controls()
 
@@ -436,7 +398,7 @@ class DetectionTab(QWidget):
 
     @Slot(str)
     def _on_jobs_cancelled(self, key: str) -> None:
-        if self._built and key in (JOB_KEY, BOOTSTRAP_KEY):
+        if self._built and key == JOB_KEY:
             shown = "the previous result stays" if self.results else "nothing computed"
             self.status.setText(f"cancelled — {shown}")
             self._idle_controls()
@@ -485,12 +447,6 @@ class DetectionTab(QWidget):
                             f"minDCF {r.min_dcf:.4f}"))
             if r.eer_method == "rocch":
                 plot_hints.draw_hull(item, r, colour, probit)   # the ROCCH EER lies on it
-            interval = self.intervals.get(r.name) if self.bootstrap_box.isChecked() else None
-            if interval is not None:
-                band = QColor(colour)
-                band.setAlpha(80)
-                a, b = probit(list(interval))
-                item.plot([a, b], [a, b], pen=pg.mkPen(band, width=10))
             e = float(probit(r.eer))
             item.plot([e], [e], pen=None, symbol="o", symbolSize=11,
                       symbolPen=pg.mkPen(colour, width=2), symbolBrush=pg.mkBrush("w"))
@@ -524,17 +480,12 @@ class DetectionTab(QWidget):
     def _fill_table(self) -> None:
         table = self.table
         table.setRowCount(len(self.results))
-        show_ci = self.bootstrap_box.isChecked()
-        table.setColumnHidden(len(COLUMNS) - 1, not show_ci)
         for row, r in enumerate(self.results):
-            interval = self.intervals.get(r.name)
-            ci = (f"{100 * interval[0]:.2f} – {100 * interval[1]:.2f}" if interval
-                  else "…" if show_ci else "")
             cells = [
                 (r.name, r.name), (f"{r.n_target:,}", r.n_target),
                 (f"{r.n_nontarget:,}", r.n_nontarget), (f"{r.eer_percent:.3f}", r.eer_percent),
                 (r.eer_method, r.eer_method), (f"{r.min_dcf:.4f}", r.min_dcf),
-                (f"{r.act_dcf:.4f}", r.act_dcf), (ci, interval),
+                (f"{r.act_dcf:.4f}", r.act_dcf),
             ]
             if r.llr_warning:   # actDCF takes scores as LLRs; these cannot be (core.llr)
                 cells[6] = (cells[6][0] + " !", cells[6][1])
@@ -576,7 +527,7 @@ class DetectionTab(QWidget):
         out = []
         for row in range(self.table.rowCount()):
             values = [self.table.item(row, c).data(Qt.ItemDataRole.UserRole)
-                      for c in range(len(COLUMNS) - 1)]
+                      for c in range(len(COLUMNS))]
             out.append(dict(zip(("name", "n_target", "n_nontarget", "eer", "eer_method",
                                  "min_dcf", "act_dcf"), values)))
         return out

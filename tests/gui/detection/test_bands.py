@@ -47,7 +47,7 @@ def test_bands_on_a_worker_newest_wins_and_drawn(window, tab, qtbot):
     timer = QTimer()
     timer.setInterval(10)
     timer.timeout.connect(tick)
-    tab.bands.samples = 60   # fewer resamples than the window's 200: the test's time
+    tab.bands.samples = 60   # fewer resamples than the window's 1,000: the test's time
     before = tab.bands.requests
     new_dcf = det.DCF_PRESETS[1]
     timer.start()
@@ -76,8 +76,15 @@ def test_bands_on_a_worker_newest_wins_and_drawn(window, tab, qtbot):
     fills = [i for i in tab.plot.getPlotItem().items if isinstance(i, pg.FillBetweenItem)]
     assert len(fills) == len(systems)
     header = [tab.table.horizontalHeaderItem(c).text() for c in range(tab.table.columnCount())]
-    assert header[-2:] == ["EER ±95%", "minDCF ±95%"]
-    assert "±" in tab.table.item(0, tab.table.columnCount() - 1).text()
+    assert header[-2:] == ["EER 95% CI", "minDCF 95% CI"]
+    assert header.count("EER 95% CI") == 1   # one EER interval in the window (issue 27)
+    for row, r in enumerate(results):
+        # a percentile-type [low, high] around the point EER (BCa), not mean ± half-width
+        cell = tab.table.item(row, tab.table.columnCount() - 2)
+        assert cell.text() == f"[{r.eer.low:.2f}, {r.eer.high:.2f}]"
+        assert r.eer.low <= r.eer.score <= r.eer.high
+        assert "strata:class|ci:bca95" in cell.toolTip() and "BCa" in cell.toolTip()
+    assert tab.table.item(0, tab.table.columnCount() - 1).text().startswith("[")
     # off: no bands, no extra columns
     qtbot.mouseClick(tab.bands.box, pg.QtCore.Qt.MouseButton.LeftButton)
     assert not any(isinstance(i, pg.FillBetweenItem) for i in tab.plot.getPlotItem().items)

@@ -153,20 +153,19 @@ def test_probit_axes_have_the_nist_ticks(window, tab):
     assert DET_TICK_LABELS == ("0.1", "0.2", "0.5", "1", "2", "5", "10", "20", "40")
 
 
-def test_bootstrap_interval_holds_the_eer(window, tab, qtbot):
+def test_one_eer_interval_in_the_window(window, tab, qtbot):
+    """Issue 27: the separate "EER 95 % CI" box (stratified percentile, seed 0) is gone; the
+    one EER interval is the DET bands job's, [low, high] around the point EER, BCa of 1,000
+    stratified resamples, named in its tooltip."""
+    from llgui.gui.detection.bands import SAMPLES
+
     settle(qtbot, window)
-    tab.bootstrap_box.setChecked(True)
-    try:
-        qtbot.waitUntil(lambda: len(tab.intervals) == len(tab.results), timeout=120000)
-        settle(qtbot, window)
-        assert not tab.table.isColumnHidden(7)
-        for row, r in enumerate(tab.results):
-            lo, hi = tab.intervals[r.name]
-            assert lo < r.eer < hi
-            assert tab.table.item(row, 7).text() == f"{100 * lo:.2f} – {100 * hi:.2f}"
-    finally:
-        tab.bootstrap_box.setChecked(False)
-    assert tab.table.isColumnHidden(7)
+    assert not hasattr(tab, "bootstrap_box")
+    assert SAMPLES == 1000
+    assert tab.bands.signature == "bs:1000|seed:12345|unit:trial|strata:class|ci:bca95"
+    assert "EER 95% CI" not in [tab.table.horizontalHeaderItem(c).text()
+                                for c in range(tab.table.columnCount())]
+    assert "BCa" in tab.bands.box.toolTip() and "separately" in tab.bands.box.toolTip()
 
 
 @pytest.mark.parametrize("suffix", [".png", ".svg"])

@@ -28,6 +28,11 @@ from llgui.cli import options
 from llgui.core.errors import LoadError, SystemFailed
 
 FORMATS = ("table", "json", "csv")
+# Named in `simulate --help` without importing the simulation (numpy, ~90 ms on every command):
+# tests/cli/test_main.py holds them equal to llgui.sim.oracles.ORACLES and
+# llgui.sim.run.REFERENCE_SYSTEMS.
+ORACLE_NAMES = ("allies", "worst-first", "in-order", "random", "noisy:P")
+SYSTEM_NAMES = ("static", "mt_memory", "diar_clusters")
 
 
 class UsageError(Exception):
@@ -133,18 +138,25 @@ def _arguments_campaign(p: argparse.ArgumentParser) -> None:
 
 
 def _arguments_compare(p: argparse.ArgumentParser) -> None:
-    p.add_argument("inputs", type=Path, nargs="+", metavar="BUNDLE|CAMPAIGN")
-    p.add_argument("--baseline", required=True, metavar="NAME")
+    p.add_argument("inputs", type=Path, nargs="+", metavar="BUNDLE|CAMPAIGN",
+                   help="one bundle per system, all on the same documents (or one detection "
+                        "bundle with several score files, or a campaign file: its online runs)")
+    p.add_argument("--baseline", required=True, metavar="NAME",
+                   help="the system the others are tested against (a bundle's name, or its "
+                        "file stem)")
     p.add_argument("--test", choices=("bs", "ar"), default="bs",
-                   help="paired bootstrap (bs) or approximate randomisation (ar)")
+                   help="paired bootstrap (bs) or approximate randomisation (ar); exact "
+                        "randomisation on few units (default: bs)")
     p.add_argument("--unit", choices=("segment", "document", "trial", "speaker"),
                    default=None, help="resampling unit (default: segment for MT, document "
                                       "otherwise)")
     p.add_argument("--samples", type=options.integer(1, options.MAX_SAMPLES), default=None,
-                   metavar="N", help=f"resamples (at most {options.MAX_SAMPLES:,})")
+                   metavar="N", help=f"resamples (default: 1000 for bs, 10000 for ar; at "
+                                     f"most {options.MAX_SAMPLES:,})")
     p.add_argument("--seed", type=options.integer(0, options.MAX_SEED), default=12345,
-                   metavar="S")
-    p.add_argument("--metric", action="append", metavar="M")
+                   metavar="S", help="seed of the resampling, as sacrebleu's (default: 12345)")
+    p.add_argument("--metric", action="append", metavar="M",
+                   help="metric to compare (repeatable; default: the bundles' metrics)")
     p.add_argument("--dcf", metavar="P_TARGET,C_MISS,C_FA",
                    help="detection: the operating point of minDCF and actDCF, as in `det` "
                         "(default: 0.01,1,1)")
@@ -152,16 +164,34 @@ def _arguments_compare(p: argparse.ArgumentParser) -> None:
 
 
 def _arguments_simulate(p: argparse.ArgumentParser) -> None:
-    p.add_argument("bundle", type=Path, metavar="BUNDLE")
-    p.add_argument("--system", action="append", required=True, metavar='[NAME=]"COMMAND"')
-    p.add_argument("--oracle", action="append", metavar="NAME")
-    p.add_argument("--budget", type=options.number(0, 1e15), metavar="X")
-    p.add_argument("--mode", choices=("active", "interactive", "none"))
-    p.add_argument("--interactive-ratio", type=options.number(0, 1), metavar="R")
-    p.add_argument("--seed", type=options.integer(0, options.MAX_SEED), default=0, metavar="S")
+    p.add_argument("bundle", type=Path, metavar="BUNDLE",
+                   help="the documents, references and (optionally) the hypotheses to start from")
+    p.add_argument("--system", action="append", required=True, metavar='[NAME=]"COMMAND"',
+                   help="the system under evaluation: a command speaking the protocol, or a "
+                        f"built-in reference system ({', '.join(SYSTEM_NAMES)}); "
+                        "repeatable")
+    p.add_argument("--oracle", action="append", metavar="NAME",
+                   help=f"the simulated human: {', '.join(ORACLE_NAMES)} (noisy:P wraps another, "
+                        "e.g. noisy:0.1:worst-first); repeatable (default: allies)")
+    p.add_argument("--budget", type=options.number(0, 1e15), metavar="X",
+                   help="per document, in cost-model units (MT: reference words, or characters "
+                        "for scripts without spaces; diarization: seconds listened) (default: "
+                        "60 %% of the reference for MT, 60 s for diarization)")
+    p.add_argument("--mode", choices=("active", "interactive", "none"),
+                   help="every document's mode (default: the oracle's: allies is active, the "
+                        "others interactive)")
+    p.add_argument("--interactive-ratio", type=options.number(0, 1), metavar="R",
+                   help="share of documents in interactive mode, drawn per document with the "
+                        "seed, as ALLIES (default: unset)")
+    p.add_argument("--seed", type=options.integer(0, options.MAX_SEED), default=0, metavar="S",
+                   help="seed of the oracles and of the system's hello (default: 0)")
     p.add_argument("--timeout", type=options.number(above=0, maximum=options.MAX_SECONDS),
-                   default=30.0, metavar="SEC")
-    p.add_argument("--out", type=Path, required=True, metavar="DIR")
+                   default=30.0, metavar="SEC",
+                   help="seconds the system may take for one reply before the run ends with "
+                        "exit 3 (default: 30)")
+    p.add_argument("--out", type=Path, required=True, metavar="DIR",
+                   help="the run folder: bundle.toml, hyp/, logs/system.jsonl, run.json "
+                        "(DIR/SYSTEM/ORACLE/ with several)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _format_flag(p)
 

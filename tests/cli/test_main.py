@@ -304,3 +304,29 @@ def test_a_mistyped_command_or_a_missing_bundle_is_exit_2_before_any_window(argv
     err = capsys.readouterr().err
     assert says in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "x.png").exists()
+
+
+@pytest.mark.parametrize("command", ["compare", "simulate"])
+def test_every_option_of_compare_and_simulate_has_help_with_its_default(command):
+    """`--help` named no default for most options of compare and simulate (issue 24): every
+    option now has a help text, and every option with a default names it; the oracle and
+    built-in system names it lists are the simulation's own."""
+    import argparse
+
+    from llgui.cli import main as cli
+    from llgui.sim.oracles import ORACLES
+    from llgui.sim.run import REFERENCE_SYSTEMS
+
+    assert cli.ORACLE_NAMES == ORACLES and cli.SYSTEM_NAMES == REFERENCE_SYSTEMS
+    parser = argparse.ArgumentParser()
+    cli.COMMANDS[command].arguments(parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        assert action.help, f"{command} {action.option_strings or action.dest}: no help"
+        if action.option_strings and action.default not in (None, False, argparse.SUPPRESS) \
+                and not action.required:
+            assert "default" in action.help, (command, action.option_strings)
+    text = parser.format_help()
+    if command == "simulate":
+        assert all(name in text for name in ("worst-first", "noisy:P", "mt_memory"))

@@ -145,6 +145,18 @@ class DetBands(QObject):
             found = self.results.get(r.name)
             for j, attr in enumerate(("eer", "min_dcf")):
                 e = getattr(found, attr) if found is not None else None
+                withheld = attr == "min_dcf" and found is not None and not found.min_dcf_trusted
+                if withheld:
+                    cell = QTableWidgetItem(f"too few errors ({found.min_dcf_errors})")
+                    cell.setForeground(QColor("#8a8a8a"))
+                    cell.setToolTip(
+                        f"minDCF: {found.min_dcf_errors} false alarms or misses at its operating "
+                        f"point, fewer than {found.min_errors} (Doddington's rule of 30): its "
+                        f"bootstrap interval would not hold its level, so none is shown")
+                    cell.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                          | Qt.AlignmentFlag.AlignVCenter)
+                    table.setItem(row, base + j, cell)
+                    continue
                 if e is None or e.low is None:
                     text, value = "…", None
                 else:

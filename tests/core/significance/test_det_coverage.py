@@ -83,3 +83,37 @@ def test_bca_without_bias_or_skew_is_the_percentile_interval():
     # a point above most resamples (a sample estimate biased low) moves the interval up
     shifted = bca_interval(0.6, values, np.array([1.0, 2.0, 3.0]))
     assert shifted[0] > low and shifted[1] > high
+
+
+def test_the_mindcf_interval_is_withheld_with_fewer_than_30_errors(reference_data, expected):
+    """Doddington's rule of 30: the minDCF interval, which covered 32-52 % on small pyeer
+    subsamples, is not offered when its operating point has fewer than 30 false alarms or
+    misses; the count is the curve's, checked here by counting trials directly."""
+    import numpy as np
+
+    from llgui.core.significance.detection import MIN_ERRORS, det_band
+    from llgui.core.significance.resample import Plan
+    from llgui.core.types import Trials
+
+    case = next(c for c in expected["detection"] if c["id"].startswith("pyeer"))["cases"]["exp1"]
+    tar = np.loadtxt(reference_data / case["target"], ndmin=1)
+    non = np.loadtxt(reference_data / case["nontarget"], ndmin=1)
+    rng = np.random.default_rng(3)
+    for n_tar, n_non in ((60, 240), (2793, 4950)):
+        t = rng.choice(tar, n_tar, replace=False)
+        f = rng.choice(non, n_non, replace=False)
+        scores = np.concatenate([t, f])
+        labels = np.concatenate([np.ones(t.size, bool), np.zeros(f.size, bool)])
+        result = det_band(Trials("x", scores, labels), Plan("bs", 50, 1, "trial"),
+                          measures=True, stratified=True, interval="bca")
+        # count by hand: every threshold among the scores, the cost at each, the errors there
+        best = None
+        for threshold in np.append(np.unique(scores), np.inf):
+            p_miss = (t < threshold).mean()
+            p_fa = (f >= threshold).mean()
+            cost = 0.01 * p_miss + 0.99 * p_fa
+            if best is None or cost < best[0] - 1e-15:
+                best = (cost, int((f >= threshold).sum()), int((t < threshold).sum()))
+        assert result.min_dcf_errors == min(best[1], best[2])
+        assert result.min_dcf_trusted == (min(best[1], best[2]) >= MIN_ERRORS)
+        assert not result.min_dcf_trusted   # pyeer exp1 has 0-2 false alarms there

@@ -84,7 +84,22 @@ def test_bands_on_a_worker_newest_wins_and_drawn(window, tab, qtbot):
         assert cell.text() == f"[{r.eer.low:.2f}, {r.eer.high:.2f}]"
         assert r.eer.low <= r.eer.score <= r.eer.high
         assert "strata:class|ci:bca95" in cell.toolTip() and "BCa" in cell.toolTip()
-    assert tab.table.item(0, tab.table.columnCount() - 1).text().startswith("[")
+    for row, (r, trials) in enumerate(zip(results, systems)):
+        # minDCF's interval only with 30 errors of each kind at its operating point, counted
+        # here from the trials (Doddington's rule of 30), else "too few errors (k)"
+        p_target, c_miss, c_fa = new_dcf
+        tar = trials.scores[trials.is_target]
+        non = trials.scores[~trials.is_target]
+        cost = [(c_miss * p_target * (tar < t).mean() + c_fa * (1 - p_target) * (non >= t).mean(),
+                 min(int((non >= t).sum()), int((tar < t).sum())))
+                for t in np.append(np.unique(trials.scores), np.inf)]
+        errors = min(cost, key=lambda c: c[0])[1]
+        text = tab.table.item(row, tab.table.columnCount() - 1).text()
+        assert r.min_dcf_errors == errors
+        if errors >= 30:
+            assert text == f"[{r.min_dcf.low:.4f}, {r.min_dcf.high:.4f}]"
+        else:
+            assert text == f"too few errors ({errors})"
     # off: no bands, no extra columns
     qtbot.mouseClick(tab.bands.box, pg.QtCore.Qt.MouseButton.LeftButton)
     assert not any(isinstance(i, pg.FillBetweenItem) for i in tab.plot.getPlotItem().items)

@@ -115,17 +115,10 @@ class CellCache:
         /dev/zero are damage); its arrays must be 2-D, finite, of one row count, and of
         `widths[metric]` columns when given."""
         path = self.path(key)
-        if not os.path.lexists(path):
+        data = self._read(path)
+        if data is None:
             return None
         try:
-            data = read_regular(path, MAX_ENTRY_BYTES)
-        except FileNotFoundError:
-            return None
-        except OSError:
-            data = None
-        try:
-            if data is None:
-                raise ValueError("not a regular file of bounded size")
             with np.load(io.BytesIO(data), allow_pickle=False) as archive:
                 header = json.loads(bytes(archive["header"]).decode("utf-8"))
                 stats = {name: np.array(archive[f"stats_{i}"], dtype=np.float64)
@@ -143,6 +136,19 @@ class CellCache:
             self._discard(path)
             return None
         return stats
+
+    def _read(self, path: Path) -> bytes | None:
+        """An entry's bytes, or None when it is absent, or not a regular file of bounded size
+        (a FIFO, a directory, a symlink to /dev/zero: damage, then discarded)."""
+        if not os.path.lexists(path):
+            return None
+        try:
+            return read_regular(path, MAX_ENTRY_BYTES)
+        except FileNotFoundError:
+            return None
+        except OSError:
+            self._discard(path)
+            return None
 
     def _discard(self, path: Path) -> None:
         """A damaged entry: counted and removed (a directory too), never trusted."""
@@ -186,17 +192,10 @@ class CellCache:
     def get_json(self, key: str):
         """The JSON value stored under `key`, or None (absent, or damaged: then removed)."""
         path = self.json_path(key)
-        if not os.path.lexists(path):
+        data = self._read(path)
+        if data is None:
             return None
         try:
-            data = read_regular(path, MAX_ENTRY_BYTES)
-        except FileNotFoundError:
-            return None
-        except OSError:
-            data = None
-        try:
-            if data is None:
-                raise ValueError("not a regular file of bounded size")
             entry = json.loads(data.decode("utf-8"))
             payload = json.dumps(entry["payload"], sort_keys=True)
             if (entry.get("format") != CACHE_FORMAT or entry.get("key") != key

@@ -35,7 +35,7 @@ def test_weights_and_panel_msr_by_hand():
 
 
 def readme_example() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "docs" / "protocol.md").read_text(encoding="utf-8")
     section = text.split("## Evaluate your own system", 1)[1]
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 

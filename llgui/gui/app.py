@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from llgui.gui.demo import demo_bundles, demo_campaign
+from llgui.resources import demo_dir
 
 
 def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
 
     paths = demo_bundles() if args.demo else list(args.bundles)
     if args.demo and not paths:
-        print("llgui: the demo bundles were not found (resources/demo)", file=sys.stderr)
+        print(f"llgui: the demo bundles were not found in {demo_dir()} ($LLGUI_DEMO_DIR)", file=sys.stderr)
         return 2
     # Load before showing, so the first paint already lists the documents (loaders are
     # fast; scoring waits on workers until the window has painted).

@@ -28,7 +28,9 @@ if none); impaired, each goes to a speaker that is never mapped (its words are a
 """
 from __future__ import annotations
 
+import logging
 from bisect import bisect_left, bisect_right
+from contextlib import contextmanager
 from typing import Collection, Mapping, Sequence
 
 import numpy as np
@@ -40,6 +42,21 @@ WORD_METRICS = ("cpwer", "tcpwer", "wder")
 DISPLAY = {"cpwer": "cpWER", "tcpwer": "tcpWER", "wder": "WDER"}
 UNMAPPABLE = object()
 """A new label for `Scorer.errors_with`: the word goes to a speaker never mapped."""
+
+
+@contextmanager
+def quiet_meeteval():
+    """meeteval logs advice (collar length, word order, self-overlap) on every call through
+    its `preprocess` and `error_rate` loggers; llgui states its settings in the signature."""
+    loggers = [logging.getLogger(name) for name in ("preprocess", "error_rate")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
 
 
 def meeteval_version() -> str:
@@ -359,8 +376,9 @@ def wder_stats(reference: Sequence[Word], hypothesis: Sequence[Word],
                     end_time=w.end) for w in (hyp[i] for i in order)]
     if not ref_seg or not hyp_seg:
         return np.array([0.0, 0.0])
-    pairs = align(ref_seg, hyp_seg, collar=float("inf") if collar is None else collar,
-                  style="index")
+    with quiet_meeteval():
+        pairs = align(ref_seg, hyp_seg, collar=float("inf") if collar is None else collar,
+                      style="index")
     ref_labels = sorted({s["speaker"] for s in ref_seg})
     hyp_labels = sorted({s["speaker"] for s in hyp_seg} - set(unmappable))
     r_index = {s: i for i, s in enumerate(ref_labels)}
@@ -391,8 +409,9 @@ def wder_mapping(reference: Sequence[Word], hypothesis: Sequence[Word],
         return {}
     seg = lambda w: dict(session_id="x", speaker=str(w.speaker), words=w.word,  # noqa: E731
                          start_time=w.start, end_time=w.end)
-    pairs = align([seg(w) for w in ref], [seg(w) for w in hyp],
-                  collar=float("inf") if collar is None else collar, style="index")
+    with quiet_meeteval():
+        pairs = align([seg(w) for w in ref], [seg(w) for w in hyp],
+                      collar=float("inf") if collar is None else collar, style="index")
     ref_labels = sorted({str(w.speaker) for w in ref})
     hyp_labels = sorted({str(w.speaker) for w in hyp})
     counts = np.zeros((len(ref_labels), len(hyp_labels)), np.int64)

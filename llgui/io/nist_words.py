@@ -1,7 +1,8 @@
 """Word transcripts in NIST's STM and CTM, reader and writer (the formats meeteval reads).
 
-STM: `file chan speaker start end [<label>] words...` per line, one segment (the words may be
-empty); CTM: `file chan start dur word [conf]` per line, one word. CTM has no speaker field:
+STM: `file chan speaker start end words...` per line, one segment (the words may be empty;
+as in meeteval, everything after the fifth field is the transcript, so SCTK's optional
+`<label>` field would be scored as a word: leave it out); CTM: `file chan start dur word [conf]` per line, one word. CTM has no speaker field:
 as in meeteval (`CTMGroup`), one CTM file holds one speaker's words, and the speaker is the
 file's name without its extension. Blank lines and comment lines (";;") are skipped; times
 are finite numbers, 0 <= start <= end (CTM: duration >= 0). Segments are split into words as
@@ -21,7 +22,7 @@ from llgui.core.types import Word
 from llgui.io._read import decode_lines, describe, read_bytes
 from llgui.io.seglst import MAX_TIME, split_segment
 
-_STM_FIELDS = "file chan speaker start end [<label>] words..."
+_STM_FIELDS = "file chan speaker start end words..."
 _CTM_FIELDS = "file chan start dur word [conf]"
 
 
@@ -77,9 +78,6 @@ def load_stm(path: str | Path) -> dict[str, tuple[Word, ...]]:
                                  f"{describe(fields[3])}")
             continue
         text = fields[5] if len(fields) > 5 else ""
-        if text.startswith("<"):   # the optional <label> field
-            label, _, rest = text.partition(" ")
-            text = rest if label.endswith(">") else text
         bucket = files.setdefault(fields[0], [])
         if text.split():
             bucket.extend(split_segment(start, end, text, fields[2], number))

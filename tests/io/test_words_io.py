@@ -167,3 +167,57 @@ def test_any_bytes_load_or_raise_load_error(tmp_path_factory, data):
             load(path)
         except LoadError:
             pass
+
+
+# --------------------------------------------------------------------------------------------
+# Bundles
+
+
+def _bundle(tmp_path, extra="", settings="", metrics='["der", "cpwer"]'):
+    write(tmp_path / "ref.rttm", "SPEAKER m 1 0 5 <NA> <NA> A <NA> <NA>\n"
+                                 "SPEAKER m 1 5 5 <NA> <NA> B <NA> <NA>\n")
+    write(tmp_path / "hyp.rttm", "SPEAKER m 1 0 7 <NA> <NA> x <NA> <NA>\n"
+                                 "SPEAKER m 1 7 3 <NA> <NA> y <NA> <NA>\n")
+    write(tmp_path / "ref.stm", "m 1 A 1 2 hello\nm 1 B 6 7 world\n")
+    write(tmp_path / "hyp.seglst.json", '[{"session_id": "m", "speaker": "x", "words": '
+                                        '"hello world", "start_time": 1, "end_time": 7}]')
+    return write(tmp_path / "bundle.toml",
+                 f'[bundle]\ntask = "diarization"\nmetrics = {metrics}\n[settings]\n'
+                 f'{settings}\n[[documents]]\nid = "d"\ntime = 0\nuri = "m"\n'
+                 f'references = "ref.rttm"\nhypothesis = "hyp.rttm"\n{extra}')
+
+
+def test_bundle_words_and_hypothesis_words(tmp_path):
+    from llgui.io.bundle import load_bundle
+
+    path = _bundle(tmp_path, 'words = "ref.stm"\nhypothesis_words = "hyp.seglst.json"\n')
+    doc = load_bundle(path).documents[0]
+    assert [(w.word, w.speaker) for w in doc.words] == [("hello", "A"), ("world", "B")]
+    assert [(w.word, w.speaker) for w in doc.hypothesis_words] == [("hello", "x"),
+                                                                   ("world", "x")]
+    doc = load_bundle(_bundle(tmp_path, 'words = "ref.stm"\n')).documents[0]
+    assert doc.hypothesis_words is None
+
+
+@pytest.mark.parametrize("extra,settings,metrics,line,reason", [
+    ('words = "ref.stm"\n', "", '["tcpwer"]', 3, "needs [settings] word_collar"),
+    ('', "", '["cpwer"]', 3, "needs reference words"),
+    ('hypothesis_words = "hyp.seglst.json"\n', "", '["der"]', 12, "needs the reference words"),
+    ('words = "nope.json"\n', "", '["der"]', 12, "not found"),
+    ('words = ["ref.stm", "hyp.seglst.json"]\n', "", '["der"]', 12, "CTM files"),
+    ('', "", '["der"]', 0, ""),   # (built below: a words file without the uri)
+    ('words = "ref.stm"\n', "word_collar = -1\n", '["der"]', 5, "word_collar"),
+])
+def test_bundle_word_problems(tmp_path, extra, settings, metrics, line, reason):
+    from llgui.io.bundle import load_bundle
+
+    if line == 0:   # a words file without the document's uri
+        write(tmp_path / "other.json", '[{"session_id": "z", "speaker": "A", "words": "a", '
+                                       '"start_time": 0, "end_time": 1}]')
+        path = _bundle(tmp_path, 'words = "other.json"\n', settings, metrics)
+        found = problems(load_bundle, path)
+        assert any(ln == 12 and "no word for 'm'" in text and "sessions: z" in text
+                   for _, ln, text in found), found
+        return
+    found = problems(load_bundle, _bundle(tmp_path, extra, settings, metrics))
+    assert any(ln == line and reason in text for _, ln, text in found), found

@@ -496,7 +496,7 @@ class _Loader:
         line = self.key_line("bundle", "metrics")
         if "tcpwer" in metrics and "word_collar" not in settings:
             self.add(line, "metric tcpwer needs [settings] word_collar (seconds; meeteval "
-                           "requires a collar, 5 is its documentation's usual value)")
+                           "requires a collar and has no default)")
         words = [m for m in metrics if m in WORD_METRICS]
         if words and not some_failed:
             lacking = [d.id for d in documents if not d.words]

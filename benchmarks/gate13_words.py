@@ -113,6 +113,16 @@ def run() -> GateResult:
             s_cor = 100.0 * cor.errors / cor.length
             s_imp = 100.0 * (imp.errors + moved) / imp.length
             equal &= abs(s_cor - ours[i][0]) <= 1e-9 and abs(s_imp - ours[i][1]) <= 1e-9
+        # moving to h_n (a memorising system's turns) rebuilds the stored rows of the speaker
+        # pairs whose words changed: reported, not part of the step's figure
+        from dataclasses import replace
+
+        from llgui.core.types import Adapted
+
+        adapted = replace(steps[-1], adapted=Adapted(turns=track.corrected_hypothesis(steps[-1])))
+        t0 = time.perf_counter()
+        track.advance(adapted)
+        advance = time.perf_counter() - t0
         lib = statistics.median(lib_times)
         ratio = lib / median
         all_equal &= equal
@@ -122,7 +132,8 @@ def run() -> GateResult:
             f"{median * 1e3:.2f} ms (median of {N_STEPS} steps, S_cor + S_imp; max "
             f"{max(times) * 1e3:.2f} ms), meeteval {lib:.3f} s rescoring the meeting twice, "
             f"{ratio:.0f}x; {'equal' if equal else 'NOT EQUAL'} on {N_LIBRARY} steps; "
-            f"set-up (pair rows of h0) {setup:.2f} s")
+            f"set-up (pair rows of h0) {setup:.2f} s, advance to a memorised h_n "
+            f"{advance * 1e3:.0f} ms")
     details.append(f"limit: <= {LIMIT_MS:g} ms, equal to meeteval; {n_words} words, "
                    f"{len(doc.reference)} reference turns over 3600 s")
     return GateResult(figure=f"{worst * 1e3:.2f} ms worst median", ratio=worst_ratio,

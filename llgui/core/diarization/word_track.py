@@ -24,8 +24,8 @@ import numpy as np
 
 from llgui.core.cost import CostModel
 from llgui.core.diarization import edit
-from llgui.core.diarization.words import (UNMAPPABLE, Scorer, WordMetric, attribute_labels,
-                                          in_windows, wder_mapping, wder_stats)
+from llgui.core.diarization.words import (UNMAPPABLE, MidpointIndex, Scorer, WordMetric,
+                                          attribute_labels, wder_mapping, wder_stats)
 from llgui.core.track import Scored
 from llgui.core.types import DiarDocument, Step, Turn, Word
 
@@ -68,6 +68,9 @@ class WordTrack:
             metric.collar if metric.timed else None)
         self._current: Scored | None = None
         self._turn_track = None
+        self._midpoints = MidpointIndex(self.candidates)
+        self._reference_labels = {str(w.speaker) for w in self.reference}
+        self._taken: set[str] | None = None
 
     # -- the hypothesis and a step's versions ------------------------------------------------
 
@@ -82,13 +85,12 @@ class WordTrack:
 
     def corrected_labels(self, step: Step) -> dict[int, str | None]:
         """{word index: its corrected label} for the words of the step's windows."""
-        inside = in_windows(self.candidates, self.windows(step))
+        inside = self._midpoints.inside(self.windows(step))
         if not inside:
             return {}
         mapping = self.mapping()
         label_of = {r: h for h, r in mapping.items()}
-        taken = {s for s in self.labels if s is not None} | {str(w.speaker)
-                                                               for w in self.reference}
+        taken = set(self.taken_labels())
         changes: dict[int, str | None] = {}
         for i in inside:
             speaker = self.truth[i]
@@ -102,8 +104,14 @@ class WordTrack:
         return changes
 
     def impaired_labels(self, step: Step) -> dict[int, object]:
-        inside = in_windows(self.candidates, self.windows(step))
+        inside = self._midpoints.inside(self.windows(step))
         return {i: UNMAPPABLE for i in inside if self.labels[i] is not None}
+
+    def taken_labels(self) -> set[str]:
+        """Every label of the current hypothesis and of the reference."""
+        if self._taken is None:
+            self._taken = {s for s in self.labels if s is not None} | self._reference_labels
+        return self._taken
 
     def mapping(self) -> dict[str, str]:
         """Hypothesis label -> reference speaker of the metric's assignment of h_{n-1}."""
@@ -112,9 +120,7 @@ class WordTrack:
         return wder_mapping(self.reference, self.hypothesis_words(), self.metric.collar)
 
     def _impaired_label(self) -> str:
-        taken = {s for s in self.labels if s is not None} | {str(w.speaker)
-                                                               for w in self.reference}
-        return edit.fresh_label(IMPAIRED_LABEL, taken)
+        return edit.fresh_label(IMPAIRED_LABEL, self.taken_labels())
 
     def corrected_words(self, step: Step) -> tuple[Word, ...]:
         labels = list(self.labels)
@@ -163,6 +169,7 @@ class WordTrack:
         if adapted is not None and adapted.turns is not None:
             self._turns = tuple(adapted.turns)
             self.labels = attribute_labels(self.candidates, self._turns)
+            self._taken = None
             if self._scorer is not None:
                 self._scorer.relabel(self.labels)
             self._current = None

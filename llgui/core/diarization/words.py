@@ -109,9 +109,27 @@ def attribute_labels(words: Sequence[Word], turns: Sequence[Turn]) -> list[str |
 
 
 def in_windows(words: Sequence[Word], windows: Sequence[tuple[float, float]]) -> list[int]:
-    """Indices of the words whose midpoint lies in one of `windows` (start <= mid <= end)."""
-    return [i for i, w in enumerate(words)
-            if any(s <= w.midpoint <= e for s, e in windows)]
+    """Indices of the words whose midpoint lies in one of `windows` (start <= mid <= end),
+    in increasing order."""
+    return MidpointIndex(words).inside(windows)
+
+
+class MidpointIndex:
+    """The words' midpoints sorted once, for the words inside a step's windows without a
+    pass over the meeting."""
+
+    def __init__(self, words: Sequence[Word]):
+        mids = np.fromiter((0.5 * (w.start + w.end) for w in words), float, len(words))
+        self.order = np.argsort(mids, kind="stable")
+        self.sorted = mids[self.order]
+
+    def inside(self, windows: Sequence[tuple[float, float]]) -> list[int]:
+        found: set[int] = set()
+        for start, end in windows:
+            lo = int(np.searchsorted(self.sorted, start, "left"))
+            hi = int(np.searchsorted(self.sorted, end, "right"))
+            found.update(self.order[lo:hi].tolist())
+        return sorted(found)
 
 
 # --------------------------------------------------------------------------------------------

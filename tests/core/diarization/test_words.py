@@ -227,12 +227,16 @@ def by_definition(track: WordTrack, step: Step, name: str, collar):
     else:
         mapping = meeteval_assignment(name, doc.words, current, collar)
     label_of = {r: h for h, r in mapping.items()}
+    if doc.hypothesis_words is None:     # the hypothesis words are the reference's
+        truths = [w.speaker for w in doc.words]
+    else:                                # the reference turns give given words a speaker
+        truths = [w.speaker for w in attribute(current, doc.reference)]
     corrected = []
     for i, w in enumerate(current):
         speaker = w.speaker
         if i in inside:
-            truth = doc.words[i].speaker        # the hypothesis words are the reference's
-            speaker = label_of.get(truth, f"+{truth}")
+            truth = truths[i]
+            speaker = None if truth is None else label_of.get(truth, f"+{truth}")
         corrected.append(Word(w.start, w.end, w.word, speaker, w.order))
     moved = [i for i in inside if current[i].speaker is not None]
     kept = [w for i, w in enumerate(current) if i not in moved]
@@ -268,6 +272,36 @@ def test_penalised_values_hold_their_definition(ami, name, collar):
             assert moved.score == pytest.approx(100 * errors / length, abs=1e-9)
 
 
+@pytest.mark.parametrize("name,collar", [("cpwer", None), ("tcpwer", 5.0), ("wder", None)])
+def test_given_hypothesis_words(ami, name, collar):
+    """Hypothesis words of their own (an ASR with errors: some words changed, dropped or
+    shifted), labelled by the hypothesis turns: scores and penalised values as defined."""
+    import dataclasses
+    import random
+
+    rng = random.Random(3)
+    own = []
+    for w in attribute(ami.words, ami.hypothesis):
+        if rng.random() < 0.1:
+            continue
+        text = "uh" if rng.random() < 0.1 else w.word
+        shift = 0.3 if rng.random() < 0.1 else 0.0
+        own.append(Word(w.start + shift, w.end + shift, text, w.speaker,
+                        (w.start + shift,) + w.order[1:]))
+    doc = dataclasses.replace(ami, hypothesis_words=tuple(sorted(own, key=lambda w: w.order)))
+    settings_ = {} if collar is None else {"word_collar": collar}
+    track = WordTrack(doc, make_word_metric(name, settings_), CostModel(window=4.0))
+    if name == "wder":
+        errors, length = wder_by_definition(doc.words, doc.hypothesis_words, collar)
+    else:
+        errors, length = meeteval_errors(name, doc.words, doc.hypothesis_words, collar)
+    assert track.current().score == pytest.approx(100 * errors / length, abs=1e-12)
+    for step in steps_for(doc):
+        s_cor, s_imp = by_definition(track, step, name, collar)
+        assert track.corrected(step).score == pytest.approx(s_cor, abs=1e-9), step.kind
+        assert track.impaired(step).score == pytest.approx(s_imp, abs=1e-9), step.kind
+
+
 def test_replay_penalty_from_the_registry(ami):
     """The registry's Track runs through the penalty engine (S_pen = S_adapt + sum of
     S_imp - S_cor)."""
@@ -280,3 +314,40 @@ def test_replay_penalty_from_the_registry(ami):
     penalty = sum(s.s_imp - s.s_cor for s in result.steps)
     assert last.s_pen == pytest.approx(last.s_adapt + penalty)
     assert np.isfinite(result.s_base)
+
+
+# --------------------------------------------------------------------------------------------
+# The demo meeting (resources/demo/meeting/, made with real audio by its script)
+
+
+def demo_meeting_bundles():
+    from tests.conftest import DEMO
+
+    return sorted((DEMO / "meeting").glob("*.toml")) if (DEMO / "meeting").is_dir() else []
+
+
+@pytest.mark.parametrize("name,collar", [("cpwer", None), ("tcpwer", 5.0), ("wder", None)])
+def test_demo_meeting_equals_meeteval(name, collar):
+    """Every document of the demo meeting's bundles that has reference words: the score
+    equals meeteval's (cpWER, tcpWER) or WDER's definition on meeteval's alignment."""
+    from llgui.io.bundle import load_bundle
+
+    documents = [d for path in demo_meeting_bundles() for d in load_bundle(path).documents
+                 if getattr(d, "words", None)]
+    if not documents:
+        pytest.skip("no demo meeting with words in resources/demo/meeting/ yet")
+    for doc in documents:
+        track = WordTrack(doc, make_word_metric(name, {} if collar is None
+                                                else {"word_collar": collar}))
+        hypothesis = track.hypothesis_words()
+        if name == "wder":
+            errors, length = wder_by_definition(doc.words, hypothesis, collar)
+        else:
+            errors, length = meeteval_errors(name, doc.words, hypothesis, collar)
+        assert track.current().score == pytest.approx(100 * errors / length, abs=1e-12)
+        for step in steps_for(doc):
+            if not edit.step_windows(step, doc, track.cost_model):
+                continue
+            s_cor, s_imp = by_definition(track, step, name, collar)
+            assert track.corrected(step).score == pytest.approx(s_cor, abs=1e-9)
+            assert track.impaired(step).score == pytest.approx(s_imp, abs=1e-9)

@@ -279,8 +279,14 @@ class Session:
             from llgui.io.rttm import load_turns
 
             turns = load_turns(written).get(document.uri, ())
+            hypothesis_words = document.hypothesis_words
+            if hypothesis_words is not None:   # the words of h0: labelled by its turns
+                from llgui.core.diarization.words import attribute
+
+                hypothesis_words = attribute(hypothesis_words, turns)
             document = DiarDocument(document.id, document.time, document.uri,
-                                    document.reference, turns, document.uem)
+                                    document.reference, turns, document.uem, document.words,
+                                    hypothesis_words)
         scores = _DocScores(document, self._score_metrics, self.bundle)
         view = View(document, scores.tracks[VIEW_METRIC[self.bundle.task]], self.bundle.cost,
                     index, self.seed)

@@ -80,6 +80,11 @@ class WordTrack:
         return tuple(Word(w.start, w.end, w.word, s, w.order)
                      for w, s in zip(self.candidates, labels))
 
+    @property
+    def hypothesis(self) -> tuple[Turn, ...]:
+        """The current hypothesis turns (h_{n-1}), whose labels the words take."""
+        return self._turns
+
     def windows(self, step: Step) -> tuple[tuple[float, float], ...]:
         return edit.step_windows(step, self.doc, self.cost_model)
 

@@ -279,14 +279,10 @@ class Session:
             from llgui.io.rttm import load_turns
 
             turns = load_turns(written).get(document.uri, ())
-            hypothesis_words = document.hypothesis_words
-            if hypothesis_words is not None:   # the words of h0: labelled by its turns
-                from llgui.core.diarization.words import attribute
-
-                hypothesis_words = attribute(hypothesis_words, turns)
+            # the system answers with turns: its words are the reference words with its
+            # labels (speaker attribution only), as in the bundle written for the run
             document = DiarDocument(document.id, document.time, document.uri,
-                                    document.reference, turns, document.uem, document.words,
-                                    hypothesis_words)
+                                    document.reference, turns, document.uem, document.words)
         scores = _DocScores(document, self._score_metrics, self.bundle)
         view = View(document, scores.tracks[VIEW_METRIC[self.bundle.task]], self.bundle.cost,
                     index, self.seed)

@@ -220,7 +220,7 @@ class Scorer:
         by_ref: dict[str, list[int]] = {}
         for i in ref_order:
             by_ref.setdefault(str(reference[i].speaker), []).append(i)
-        self.ref_labels = sorted(by_ref)
+        self.ref_labels = list(by_ref)   # meeteval's order: first appearance in time
         self.ref_streams = []
         for label in self.ref_labels:
             idx = by_ref[label]
@@ -251,7 +251,7 @@ class Scorer:
                 self.n_unmappable += 1
                 continue
             by_label.setdefault(label, []).append(g)
-        self.hyp_labels = sorted(by_label)
+        self.hyp_labels = list(by_label)   # first appearance (meeteval's groupby order)
         self.positions = {h: np.array(by_label[h], np.int64) for h in self.hyp_labels}
         self.pairs = {(r, h): engine.PairDistance(a, self.all.take(self.positions[h]),
                                                   self.timed)
@@ -320,6 +320,7 @@ class Scorer:
                 touched.add(new)   # type: ignore[arg-type]
         middles: dict[str, tuple[int, int, engine.Stream]] = {}
         sizes = {h: len(p) for h, p in self.positions.items()}
+        first = {h: int(p[0]) for h, p in self.positions.items()}
         for label in touched:
             old_pos = self.positions.get(label, np.empty(0, np.int64))
             i = int(np.searchsorted(old_pos, g_lo, "left"))
@@ -329,7 +330,14 @@ class Scorer:
             middle = sorted(kept + gained)
             middles[label] = (i, j, self.all.take(np.array(middle, np.int64)))
             sizes[label] = len(old_pos) - (j - i) + len(middle)
-        labels = sorted(l for l in set(self.hyp_labels) | touched if sizes.get(l, 0) > 0)
+            heads = ([int(old_pos[0])] if i > 0 else []) + middle[:1] + (
+                [int(old_pos[j])] if j < len(old_pos) else [])
+            if heads:
+                first[label] = min(heads)
+        # meeteval's matrix order: speakers by their first word, so that ties in the
+        # assignment resolve as meeteval's do
+        labels = sorted((l for l in set(self.hyp_labels) | touched if sizes.get(l, 0) > 0),
+                        key=lambda l: first[l])
         cache: dict[tuple[str, str], int] = {}
 
         def distance(r: str, h: str) -> int:
@@ -364,7 +372,7 @@ class Scorer:
                 self.n_unmappable += 1
                 continue
             by_label.setdefault(label, []).append(g)
-        self.hyp_labels = sorted(by_label)
+        self.hyp_labels = list(by_label)   # first appearance (meeteval's groupby order)
         self.positions = {h: np.array(by_label[h], np.int64) for h in self.hyp_labels}
         self.pairs = {}
         for h in self.hyp_labels:

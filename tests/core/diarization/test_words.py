@@ -176,6 +176,36 @@ def test_attribution_rule():
     assert labels == ["a", "a", "b", None]
 
 
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(meeting=meetings(max_words=40), collar=st.sampled_from([None, 0.5, 5.0]),
+       data=st.data())
+def test_penalised_values_hold_their_definition_on_random_meetings(meeting, collar, data):
+    """Hypothesis turns drawn at random over the meeting (the words take their labels), a
+    `name` and a `segment` step anywhere: S_cor and S_imp as docs/metrics.md defines them,
+    with meeteval's own assignment naming the corrected labels (ties included)."""
+    reference, _ = meeting
+    end = max(w.end for w in reference) + 1.0
+    cuts = sorted(data.draw(st.lists(st.floats(0, end, allow_nan=False), max_size=6)))
+    bounds = [0.0] + cuts + [end]
+    turns = tuple(Turn(a, b, data.draw(st.sampled_from(["p", "q", "r"])))
+                  for a, b in zip(bounds, bounds[1:]) if b > a)
+    ref_turns = tuple(Turn(w.start, w.end, w.speaker) for w in reference if w.end > w.start)
+    doc = DiarDocument("m", Stamp.parse(0), "m", ref_turns, turns, words=reference)
+    name = "cpwer" if collar is None else "tcpwer"
+    track = WordTrack(doc, make_word_metric(name, {} if collar is None else
+                                            {"word_collar": collar}), CostModel(window=1.0))
+    t = data.draw(st.floats(0, end, allow_nan=False))
+    span = data.draw(st.floats(0.1, end, allow_nan=False))
+    for step in (Step("m", 1, "active", "name", PointTarget(t), "x"),
+                 Step("m", 2, "active", "segment", SpanTarget(t, t + span))):
+        windows = edit.step_windows(step, doc, track.cost_model)
+        if not any(any(s <= w.midpoint <= e for s, e in windows) for w in reference):
+            continue
+        s_cor, s_imp = by_definition(track, step, name, collar)
+        assert track.corrected(step).score == pytest.approx(s_cor, abs=1e-9)
+        assert track.impaired(step).score == pytest.approx(s_imp, abs=1e-9)
+
+
 # --------------------------------------------------------------------------------------------
 # Real AMI turns with words
 

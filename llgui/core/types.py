@@ -155,7 +155,12 @@ class Word:
     end: float
     word: str
     speaker: str | None
-    order: tuple[float, int, int] = (0.0, 0, 0)
+    order: tuple[float, int, int] | None = None
+    """Default: (start, 0, 0)."""
+
+    def __post_init__(self) -> None:
+        if self.order is None:
+            object.__setattr__(self, "order", (self.start, 0, 0))
 
     @property
     def midpoint(self) -> float:

@@ -8,7 +8,7 @@ stream). A penalised step relabels the words inside a few windows, so only the s
 labels concerned change, and each only over a run of consecutive positions.
 
 `PairDistance` keeps, for one (reference speaker, hypothesis speaker) pair, the rows of the
-dynamic programme every `STRIDE` hypothesis words, both forwards (d(A[:k], B[:j])) and
+dynamic programme every `STRIDE` hypothesis words (further apart for very long streams), both forwards (d(A[:k], B[:j])) and
 backwards (d(A[k:], B[j:])). The distance of B with positions [i, j) replaced by M is then
 
     min_k  H[k] + G[k],  H = the forward rows from the checkpoint at or before i run over
@@ -38,6 +38,9 @@ except ImportError:  # pragma: no cover
 
 STRIDE = 32
 """Hypothesis words between two stored rows (memory: 2 len(A) len(B) / STRIDE int32)."""
+MAX_STORED = 1 << 22
+"""Cells of stored rows per direction and pair (16 MiB): longer streams store rows further
+apart (a 10-hour show keeps its memory, and a step costs a few more rows)."""
 
 
 @njit(cache=True, nogil=True)
@@ -142,29 +145,30 @@ class PairDistance:
     """The distance of one reference stream A to one hypothesis stream B, with the stored rows
     that give the distance of B changed over a run of positions (see the module)."""
 
-    __slots__ = ("a", "b", "timed", "forward", "backward", "distance")
+    __slots__ = ("a", "b", "timed", "forward", "backward", "distance", "stride")
 
     def __init__(self, a: Stream, b: Stream, timed: bool):
         self.a, self.b, self.timed = a, b, timed
         n, m = len(a), len(b)
-        n_kept = m // STRIDE + 1
+        self.stride = stride = max(STRIDE, -(-((n + 1) * m) // MAX_STORED))
+        n_kept = m // stride + 1
         self.forward = np.empty((n_kept, n + 1), np.int32)
         self.forward[0, :] = np.arange(n + 1, dtype=np.int32)
         last = _forward(self.forward[0], a.tokens, a.starts, a.ends, b.tokens, b.starts,
-                        b.ends, timed, STRIDE, self.forward)
+                        b.ends, timed, stride, self.forward)
         self.backward = np.empty((n_kept + 1, n + 1), np.int32)
-        _backward(a.tokens, a.starts, a.ends, b.tokens, b.starts, b.ends, timed, STRIDE,
+        _backward(a.tokens, a.starts, a.ends, b.tokens, b.starts, b.ends, timed, stride,
                   self.backward)
         self.distance = int(last[n])
 
     def replaced(self, i: int, j: int, middle: Stream) -> int:
         """The distance of A to B[:i] + middle + B[j:]."""
-        a, b = self.a, self.b
+        a, b, stride = self.a, self.b, self.stride
         m = len(b)
-        lo = i // STRIDE
-        hi_pos = min(-(-j // STRIDE) * STRIDE, m)
-        hi = len(self.backward) - 1 if hi_pos == m else hi_pos // STRIDE
-        run = concat(b.take(slice(lo * STRIDE, i)), middle, b.take(slice(j, hi_pos)))
+        lo = i // stride
+        hi_pos = min(-(-j // stride) * stride, m)
+        hi = len(self.backward) - 1 if hi_pos == m else hi_pos // stride
+        run = concat(b.take(slice(lo * stride, i)), middle, b.take(slice(j, hi_pos)))
         row = _forward(self.forward[lo], a.tokens, a.starts, a.ends, run.tokens, run.starts,
                        run.ends, self.timed, 0, self.forward)
         return int(_min_sum(row, self.backward[hi]))

@@ -145,6 +145,29 @@ def test_relabelled_windows_equal_meeteval(meeting, collar, data):
     assert scorer.stats()[0] == errors     # the never-mapped words now left out
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(meeting=meetings(), collar=st.sampled_from(COLLARS), data=st.data())
+def test_sparse_stored_rows_equal_meeteval(meeting, collar, data):
+    """Long streams store their rows further apart (`MAX_STORED`): forced here on small
+    meetings, a relabelled run of words still scores as meeteval does."""
+    from llgui.core.diarization import word_engine
+
+    reference, hypothesis = meeting
+    saved = word_engine.MAX_STORED
+    word_engine.MAX_STORED = 40
+    try:
+        scorer = Scorer(reference, hypothesis, [w.speaker for w in hypothesis], collar)
+    finally:
+        word_engine.MAX_STORED = saved
+    a = data.draw(st.integers(0, len(hypothesis)))
+    b = data.draw(st.integers(a, min(len(hypothesis), a + 8)))
+    changes = {i: data.draw(st.sampled_from(["h0", "h2", None])) for i in range(a, b)}
+    changed = tuple(Word(w.start, w.end, w.word, changes.get(i, w.speaker), w.order)
+                    for i, w in enumerate(hypothesis))
+    name = "cpwer" if collar is None else "tcpwer"
+    assert scorer.errors_with(changes) == meeteval_errors(name, reference, changed, collar)[0]
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(meeting=meetings(max_words=30), collar=st.sampled_from([None, 1.0]))
 def test_wder_equals_its_definition(meeting, collar):

@@ -24,8 +24,8 @@ import numpy as np
 
 from llgui.core.cost import CostModel
 from llgui.core.diarization import edit
-from llgui.core.diarization.words import (UNMAPPABLE, MidpointIndex, Scorer, WordMetric,
-                                          attribute_labels, wder_mapping, wder_stats)
+from llgui.core.diarization.words import (UNMAPPABLE, MidpointIndex, Scorer, WderScorer,
+                                          WordMetric, attribute_labels)
 from llgui.core.track import Scored
 from llgui.core.types import DiarDocument, Step, Turn, Word
 
@@ -66,6 +66,8 @@ class WordTrack:
         self._scorer = None if metric.name == "wder" else Scorer(
             self.reference, self.candidates, self.labels,
             metric.collar if metric.timed else None)
+        self._wder = WderScorer(self.reference, self.candidates, metric.collar) \
+            if metric.name == "wder" else None
         self._current: Scored | None = None
         self._turn_track = None
         self._midpoints = MidpointIndex(self.candidates)
@@ -122,7 +124,7 @@ class WordTrack:
         """Hypothesis label -> reference speaker of the metric's assignment of h_{n-1}."""
         if self._scorer is not None:
             return self._scorer.mapping()
-        return wder_mapping(self.reference, self.hypothesis_words(), self.metric.collar)
+        return self._wder.mapping(self.labels)
 
     def _impaired_label(self) -> str:
         return edit.fresh_label(IMPAIRED_LABEL, self.taken_labels())
@@ -151,7 +153,7 @@ class WordTrack:
             if self._scorer is not None:
                 stats = self._scorer.stats()
             else:
-                stats = wder_stats(self.reference, self.hypothesis_words(), self.metric.collar)
+                stats = self._wder.stats(self.labels)
             self._current = self._scored(stats)
         return self._current
 
@@ -159,15 +161,20 @@ class WordTrack:
         if self._scorer is not None:
             errors = self._scorer.errors_with(self.corrected_labels(step))
             return self._scored(np.array([errors, len(self.reference)], float))
-        return self._scored(wder_stats(self.reference, self.corrected_words(step),
-                                       self.metric.collar))
+        labels = list(self.labels)
+        for i, label in self.corrected_labels(step).items():
+            labels[i] = label
+        return self._scored(self._wder.stats(labels))
 
     def impaired(self, step: Step) -> Scored:
         if self._scorer is not None:
             errors = self._scorer.errors_with(self.impaired_labels(step))
             return self._scored(np.array([errors, len(self.reference)], float))
-        words, label = self.impaired_words(step)
-        return self._scored(wder_stats(self.reference, words, self.metric.collar, (label,)))
+        label = self._impaired_label()
+        labels = list(self.labels)
+        for i in self.impaired_labels(step):
+            labels[i] = label
+        return self._scored(self._wder.stats(labels, (label,)))
 
     def advance(self, step: Step) -> Scored:
         adapted = step.adapted

@@ -390,60 +390,88 @@ class Scorer:
 def wder_stats(reference: Sequence[Word], hypothesis: Sequence[Word],
                collar: float | None, unmappable: Collection[str] = ()) -> np.ndarray:
     """[speaker errors, paired words] of WDER (module docstring)."""
-    from meeteval.wer.wer.time_constrained import align
-    from scipy.optimize import linear_sum_assignment
-
-    hyp = [w for w in hypothesis if w.speaker is not None]
-    ref = list(reference)
-    ref_seg = [dict(session_id="x", speaker=str(w.speaker), words=w.word, start_time=w.start,
-                    end_time=w.end) for w in (ref[i] for i in _ordered(ref))]
-    order = _ordered(hyp)
-    hyp_seg = [dict(session_id="x", speaker=str(w.speaker), words=w.word, start_time=w.start,
-                    end_time=w.end) for w in (hyp[i] for i in order)]
-    if not ref_seg or not hyp_seg:
-        return np.array([0.0, 0.0])
-    with quiet_meeteval():
-        pairs = align(ref_seg, hyp_seg, collar=float("inf") if collar is None else collar,
-                      style="index")
-    ref_labels = sorted({s["speaker"] for s in ref_seg})
-    hyp_labels = sorted({s["speaker"] for s in hyp_seg} - set(unmappable))
-    r_index = {s: i for i, s in enumerate(ref_labels)}
-    h_index = {s: i for i, s in enumerate(hyp_labels)}
-    counts = np.zeros((len(ref_labels), max(1, len(hyp_labels))), np.int64)
-    paired = 0
-    for a, b in pairs:
-        if a is None or b is None:
-            continue
-        paired += 1
-        h = h_index.get(hyp_seg[b]["speaker"])
-        if h is not None:
-            counts[r_index[ref_seg[a]["speaker"]], h] += 1
-    rows, cols = linear_sum_assignment(counts, maximize=True)
-    agree = int(counts[rows, cols].sum()) if hyp_labels else 0
-    return np.array([float(paired - agree), float(paired)])
+    return WderScorer(reference, hypothesis, collar).stats([w.speaker for w in hypothesis],
+                                                            unmappable)
 
 
 def wder_mapping(reference: Sequence[Word], hypothesis: Sequence[Word],
                  collar: float | None) -> dict[str, str]:
     """Hypothesis label -> reference label of WDER's mapping."""
-    from meeteval.wer.wer.time_constrained import align
-    from scipy.optimize import linear_sum_assignment
+    return WderScorer(reference, hypothesis, collar).mapping([w.speaker for w in hypothesis])
 
-    hyp = [hypothesis[i] for i in _ordered(hypothesis) if hypothesis[i].speaker is not None]
-    ref = [reference[i] for i in _ordered(reference)]
-    if not ref or not hyp:
-        return {}
-    seg = lambda w: dict(session_id="x", speaker=str(w.speaker), words=w.word,  # noqa: E731
-                         start_time=w.start, end_time=w.end)
-    with quiet_meeteval():
-        pairs = align([seg(w) for w in ref], [seg(w) for w in hyp],
-                      collar=float("inf") if collar is None else collar, style="index")
-    ref_labels = sorted({str(w.speaker) for w in ref})
-    hyp_labels = sorted({str(w.speaker) for w in hyp})
-    counts = np.zeros((len(ref_labels), len(hyp_labels)), np.int64)
-    for a, b in pairs:
-        if a is not None and b is not None:
-            counts[ref_labels.index(str(ref[a].speaker)),
-                   hyp_labels.index(str(hyp[b].speaker))] += 1
-    rows, cols = linear_sum_assignment(counts, maximize=True)
-    return {hyp_labels[c]: ref_labels[r] for r, c in zip(rows, cols)}
+
+class WderScorer:
+    """WDER of one document's hypothesis words under labels that change.
+
+    The alignment is speaker-agnostic: it depends on which words the hypothesis contains
+    (those with a label), not on their labels, so it is computed once per such set (meeteval's
+    `align`, the last few kept) and a relabelling costs a count and a Hungarian mapping."""
+
+    KEEP = 4
+
+    def __init__(self, reference: Sequence[Word], hypothesis: Sequence[Word],
+                 collar: float | None):
+        self.collar = collar
+        ref_order = _ordered(reference)
+        self.ref_labels = sorted({str(reference[i].speaker) for i in ref_order})
+        index = {s: k for k, s in enumerate(self.ref_labels)}
+        self.ref_speaker = np.array([index[str(reference[i].speaker)] for i in ref_order],
+                                    np.int64)
+        self.ref_seg = [dict(session_id="x", speaker="x", words=reference[i].word,
+                             start_time=reference[i].start, end_time=reference[i].end)
+                        for i in ref_order]
+        self.hyp_order = _ordered(hypothesis)
+        self.hyp_seg = [dict(session_id="x", speaker="x", words=hypothesis[i].word,
+                             start_time=hypothesis[i].start, end_time=hypothesis[i].end)
+                        for i in self.hyp_order]
+        self._alignments: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+
+    def _pairs(self, labels: Sequence[str | None]) -> tuple[np.ndarray, np.ndarray]:
+        """(reference word, hypothesis word index) of the pairs the alignment makes."""
+        from meeteval.wer.wer.time_constrained import align
+
+        included = [i for i in self.hyp_order if labels[i] is not None]
+        mask = np.zeros(len(labels), bool)
+        mask[included] = True
+        key = np.packbits(mask).tobytes()
+        hit = self._alignments.get(key)
+        if hit is None:
+            position = {i: k for k, i in enumerate(self.hyp_order)}
+            segments = [self.hyp_seg[position[i]] for i in included]
+            if not self.ref_seg or not segments:
+                pairs = []
+            else:
+                with quiet_meeteval():
+                    pairs = align(self.ref_seg, segments, style="index",
+                                  collar=float("inf") if self.collar is None else self.collar)
+            both = [(a, included[b]) for a, b in pairs if a is not None and b is not None]
+            hit = (np.array([a for a, _ in both], np.int64),
+                   np.array([b for _, b in both], np.int64))
+            if len(self._alignments) >= self.KEEP:
+                self._alignments.pop(next(iter(self._alignments)))
+            self._alignments[key] = hit
+        return hit
+
+    def _counts(self, labels, unmappable):
+        from scipy.optimize import linear_sum_assignment
+
+        ref, hyp = self._pairs(labels)
+        hyp_labels = sorted({labels[i] for i in hyp.tolist()} - set(unmappable) - {None})
+        column = {s: k for k, s in enumerate(hyp_labels)}
+        cols = np.array([column.get(labels[i], -1) for i in hyp.tolist()], np.int64)
+        keep = cols >= 0
+        counts = np.zeros((len(self.ref_labels), max(1, len(hyp_labels))), np.int64)
+        np.add.at(counts, (self.ref_speaker[ref[keep]], cols[keep]), 1)
+        rows, chosen = linear_sum_assignment(counts, maximize=True)
+        return len(ref), counts, rows, chosen, hyp_labels
+
+    def stats(self, labels: Sequence[str | None], unmappable: Collection[str] = ()
+              ) -> np.ndarray:
+        paired, counts, rows, chosen, hyp_labels = self._counts(labels, unmappable)
+        agree = int(counts[rows, chosen].sum()) if hyp_labels else 0
+        return np.array([float(paired - agree), float(paired)])
+
+    def mapping(self, labels: Sequence[str | None]) -> dict[str, str]:
+        _, _, rows, chosen, hyp_labels = self._counts(labels, ())
+        return {hyp_labels[c]: self.ref_labels[r] for r, c in zip(rows, chosen)
+                if c < len(hyp_labels)}

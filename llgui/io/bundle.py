@@ -1212,8 +1212,11 @@ class _Doc:
         if not self.ok or uri is None:
             return None
         if not found:
-            shown = ", ".join(held[:_SHOWN_URIS]) + (", ..." if len(held) > _SHOWN_URIS else "")
-            self.add(key, f"{key}: no word for {uri!r} (the files' sessions: {shown})")
+            from llgui.utils.names import shown as neutral
+
+            listed = ", ".join(neutral(h) for h in held[:_SHOWN_URIS]) + (
+                ", ..." if len(held) > _SHOWN_URIS else "")
+            self.add(key, f"{key}: no word for {uri!r} (the files' sessions: {listed})")
             return None
         return tuple(sorted(found, key=lambda w: w.order))
 

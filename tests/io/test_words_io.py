@@ -221,3 +221,20 @@ def test_bundle_word_problems(tmp_path, extra, settings, metrics, line, reason):
         return
     found = problems(load_bundle, _bundle(tmp_path, extra, settings, metrics))
     assert any(ln == line and reason in text for _, ln, text in found), found
+
+
+def test_campaign_refuses_word_metrics(tmp_path):
+    """A campaign's documents are turn files: a word metric is refused at its line."""
+    from llgui.core.errors import LoadError
+    from llgui.io.campaign import load_campaign
+
+    path = write(tmp_path / "campaign.toml",
+                 '[campaign]\ntask = "diarization"\nmetrics = ["der", "cpwer"]\n')
+    try:
+        found = load_campaign(path)
+    except LoadError as error:
+        reasons = [(p.line, p.reason) for p in error.problems]
+    else:
+        reasons = [(p.line, p.reason) for p in getattr(found, "problems", ())]
+    assert any(line == 3 and "metric cpwer scores words" in reason
+               for line, reason in reasons), reasons

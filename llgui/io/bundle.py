@@ -1182,8 +1182,8 @@ class _Doc:
         if reason is not None:
             self.loader.warnings.append(Problem(self.loader.file, self.line("id"),
                                                 f"warning: document {doc_id!r}: {reason}"))
-        return DiarDocument(doc_id, stamp, uri, reference, hypothesis, uem_spans, words,
-                            hypothesis_words)
+        return DiarDocument(doc_id, stamp, uri, reference, hypothesis, uem_spans,
+                            words=words, hypothesis_words=hypothesis_words)
 
     def words(self, key: str, uri: str | None):
         """The words of `uri` in the file(s) of `key` (SegLST JSON, STM, or CTM files, one

@@ -149,7 +149,8 @@ class DiarDocument:
     """One diarization document (a recording): reference and hypothesis turns, optional UEM.
 
     `uri` is the file field of the RTTM/UEM lines it came from. `uem` is the scored extent as
-    sorted, non-overlapping (start, end) pairs in seconds, or None for "not given".
+    sorted, non-overlapping (start, end) pairs in seconds, or None for "not given". `audio`
+    is the recording's path, or None.
     """
 
     id: str
@@ -158,6 +159,8 @@ class DiarDocument:
     reference: tuple[Turn, ...]
     hypothesis: tuple[Turn, ...]
     uem: tuple[tuple[float, float], ...] | None = None
+    audio: str | None = None
+    """The recording's path (resolved against the bundle's folder), when the bundle names one."""
     task = "diarization"
 
     @cached_property

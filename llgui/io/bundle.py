@@ -63,7 +63,7 @@ TABLES = ("bundle", "settings", "cost", "documents", "interactions", "lifelong",
 BUNDLE_KEYS = ("task", "name", "metrics")
 DOCUMENT_KEYS = {
     "mt": ("id", "time", "references", "hypothesis", "source", "lines", "docids", "docid"),
-    "diarization": ("id", "time", "references", "hypothesis", "uem", "uri"),
+    "diarization": ("id", "time", "references", "hypothesis", "uem", "uri", "audio"),
 }
 INTERACTIONS_KEYS = ("log",)
 LIFELONG_KEYS = ("scores",)
@@ -1157,7 +1157,20 @@ class _Doc:
         if reason is not None:
             self.loader.warnings.append(Problem(self.loader.file, self.line("id"),
                                                 f"warning: document {doc_id!r}: {reason}"))
-        return DiarDocument(doc_id, stamp, uri, reference, hypothesis, uem_spans)
+        return DiarDocument(doc_id, stamp, uri, reference, hypothesis, uem_spans,
+                            self.audio())
+
+    def audio(self) -> str | None:
+        """The recording's path against the bundle's folder, or None. Not opened here: a
+        missing or unreadable recording is for whoever plays or hears it to report."""
+        value = self.table.get("audio")
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self.loader.add(self.line("audio"), f"audio must be a file name (a non-empty "
+                                                f"string), not {_show(value)}")
+            return None
+        return str(self.loader.base / value)
 
     def add_uri(self, line: int, uri: str, role: str, written: str, turns: dict) -> None:
         self.ok = False

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,8 @@ def test_it_generalises_from_corrections_on_the_demo_meeting(oracle, tmp_path):
     assert scores["s_pen"] < scores["s_base"], scores           # S_pen better than S_base
     assert scores["s_pen"] < scores["s_pen_memorise"], scores   # net generalisation > 0
     run = json.loads((tmp_path / "a" / "run.json").read_text())
+    written = tomllib.loads((tmp_path / "a" / "bundle.toml").read_text(encoding="utf-8"))
+    assert written["documents"][0]["audio"] == str(MEETING / "meeting.wav")  # absolute
     assert run["exit"] == 0 and run["system"]["name"] == "diar_audio"
     assert run["documents"][0]["scores"]["der"]["s_pen"] == pytest.approx(scores["s_pen"])
     if oracle == "worst-first":   # the same run again: the same log, step for step

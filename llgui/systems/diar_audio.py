@@ -16,26 +16,28 @@ never the bundle's hypothesis:
 Learning (every answer re-labels the whole meeting, so a correction reaches turns the human
 never heard):
 
-- the units a `name` or `segment` answer covers become **seeds** of the label it gives (a
-  `name` answer speaks in the system's labels through the optimal mapping; a `segment` in the
-  reference's speaker names, which the system adopts);
-- **groups**: the h0 clusters, merged by every `same` answered yes; a group takes the name of
-  the seed label whose centroid is nearest its own within `THRESHOLD` (two groups taking one
-  name are merged: a split speaker joined); inside a group, the units are re-assigned by
-  nearest centroid among the group's name and every seed label with seeds inside it, the
-  centroids refined k-means style with the seeds fixed (a merged pair of speakers split by one
-  named window); a `same` answered no between two units of one group splits it around them;
-- **speech activity**: the frames a `segment` answer (speech and the silence between its
-  turns) or a `boundary` answer (speech) labels choose the threshold and the bridged pause
-  that classify them best, then the whole recording is segmented again;
+- the units a `name` or `segment` answer covers (most of the unit; overlapped speech seeds no
+  one) become **seeds** of the label it gives. A `name` answer speaks in the system's labels
+  through the optimal mapping, or names a speaker the system lacks; a `segment` answer speaks
+  in the reference's names, each taken as the cluster whose voice its seeds have (within
+  `THRESHOLD`), else as the label of ours it covers most;
+- **groups**: the h0 clusters after the `same` answers in order: yes merges two clusters, no
+  between two units of one cluster splits it by its two pitch modes (`_split`); a cluster
+  whose seeds mostly name another of our clusters joins it when their voices are within
+  `MERGE_DIST`; inside a cluster the units are re-assigned by k-means among the cluster's
+  name and every label seeded inside it (seeds fixed, pitch weighing `FINE_PITCH` more);
+- **speech activity**: once `VAD_EVIDENCE` seconds of both speech and silence are known from
+  `segment` and `boundary` answers, the threshold and bridged pause that classify them best
+  (by `VAD_GAIN` frames at least) are taken and the recording is segmented again (new units
+  keep the cluster of the old unit they overlap most);
 - what the human said is kept as said: a `segment` answer's turns replace the hypothesis in
   its span, a `boundary` answer's turn is one speaker's.
 
-In active mode it asks, in this order: `same` between the two halves of its largest clusters
-when they sound apart (a 2-way split of the cluster's units), `same` between the closest pairs
-of clusters, then `name` at the units it is least sure of (the smallest margin between the
-nearest two centroids). Deterministic: no randomness anywhere. Needs numpy and scipy only.
-Run as `python -m llgui.systems.diar_audio`.
+In active mode it asks, in this order: `same` between the two pitch modes of a cluster when
+they lie more than `PITCH_MODES` apart (two close voices merged), `same` between the closest
+pairs of clusters (one voice split), then `name` at the units it is least sure of (the
+smallest margin between the nearest two centroids). Deterministic: no randomness anywhere.
+Needs numpy and scipy only. Run as `python -m llgui.systems.diar_audio`.
 """
 from __future__ import annotations
 
@@ -57,6 +59,9 @@ BRIDGE = 0.30             # seconds: a shorter pause inside speech is bridged
 MIN_SPEECH = 0.20         # seconds: a shorter stretch is not speech
 UNIT = 1.5                # seconds: longest unit (embedding window)
 THRESHOLD = 0.8           # cosine distance at which clustering stops
+FINE_PITCH = 3.0          # pitch's extra weight when voices inside one cluster are told apart
+PITCH_MODES = 1.18        # a cluster whose two pitch modes differ by this ratio may be two
+SPLIT_BASE = 1000         # cluster numbers of the splits a `same` answer made
 MERGE_DIST = 1.0          # a cluster named after another joins it below this distance
 MIN_CLUSTER = 4.0         # seconds: a smaller cluster joins its nearest neighbour
 VOICED = 0.6             # autocorrelation peak of a voiced frame
@@ -64,6 +69,8 @@ PITCH_WEIGHT = 3.0        # the pitch statistics' weight against the 40 MFCC sta
 MAX_BYTES = 1 << 31       # 2 GiB: the largest audio file read
 SHARES = np.round(np.arange(0.10, 0.61, 0.05), 2)
 DIM = 2 * N_MFCC + 2
+VAD_EVIDENCE = 2.0        # seconds of both speech and silence heard before retuning
+VAD_GAIN = 10             # frames the retuned activity must classify better
 BRIDGES = (0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8)
 
 
@@ -187,10 +194,9 @@ class DiarAudio(System):
         self.mfcc = (mfcc - mean) / std
         self.f0 = pitch(samples, rate, len(self.energy))
         self.seeds: list[tuple[float, float, str]] = []      # (start, end, label) heard
-        self.painted: list[tuple[float, float, list]] = []   # segment answers, kept as said
+        self.painted: list[tuple] = []   # (start, end, turns said, fallback labels): kept as said
         self.speech_frames: list[tuple[float, float, bool]] = []
-        self.same: list[tuple[float, float]] = []
-        self.apart: list[tuple[float, float]] = []
+        self.links: list[tuple[bool, float, float]] = []   # `same` answers, in order
         self.asked: set = set()
         self.said_names: set[str] = set()      # speaker names `segment` answers gave
         self.new_names: set[str] = set()       # speakers a `name` answer told us we lack
@@ -217,6 +223,7 @@ class DiarAudio(System):
         if first:   # the recording's unit statistics, fixed from then on
             fill = np.nanmedian(emb, axis=0)
             self.norm = (np.nan_to_num(fill), np.nanstd(emb, axis=0) + 1e-8)
+        self.unit_f0 = emb[:, 2 * N_MFCC]     # median log pitch (NaN: unvoiced)
         emb = np.where(np.isnan(emb), self.norm[0], emb)
         emb = (emb - self.norm[0]) / self.norm[1]
         emb[:, 2 * N_MFCC:] *= PITCH_WEIGHT
@@ -226,10 +233,16 @@ class DiarAudio(System):
             labels = sorted(set(self.groups), key=lambda g: int(np.flatnonzero(self.groups == g)[0]))
             self.h0_names = {g: f"S{i + 1:02d}" for i, g in enumerate(labels)}
             self.h0_centroids = {g: _unit_mean(self.emb[self.groups == g]) for g in labels}
-        else:   # new units: the h0 cluster of the nearest h0 centroid
+        else:   # new units: the h0 cluster of the old unit they overlap most (else nearest)
             keys = sorted(self.h0_centroids)
             c = np.array([self.h0_centroids[k] for k in keys])
-            self.groups = np.array(keys)[np.argmax(self.emb @ c.T, axis=1)]
+            groups = np.array(keys)[np.argmax(self.emb @ c.T, axis=1)]
+            old_spans, old_groups = self.old
+            for i, (a, b) in enumerate(self.spans):
+                cover = np.minimum(old_spans[:, 1], b) - np.maximum(old_spans[:, 0], a)
+                if cover.size and cover.max() > 0:
+                    groups[i] = old_groups[int(np.argmax(cover))]
+            self.groups = groups
 
     def _cluster(self) -> np.ndarray:
         from scipy.cluster.hierarchy import fcluster, linkage
@@ -269,28 +282,56 @@ class DiarAudio(System):
         length = self.spans[:, 1] - self.spans[:, 0]
         for start, end, label in self.seeds:
             cover = np.minimum(self.spans[:, 1], end) - np.maximum(self.spans[:, 0], start)
-            for k in np.flatnonzero(cover > 0.5 * np.minimum(length, end - start)):
+            for k in np.flatnonzero(cover > 0.5 * length):
                 out[int(k)] = resolve(label) if resolve else label
         return out
 
     def _merged_groups(self) -> np.ndarray:
+        """The h0 clusters after the `same` answers, in the order given: yes merges the two
+        clusters, no between two units of one cluster splits it in two (`_split`), each new
+        cluster named after its parent."""
         groups = self.groups.copy()
-        for t1, t2 in self.same:
+        for n, (same, t1, t2) in enumerate(self.links):
             a, b = self._at(t1), self._at(t2)
-            if a is None or b is None or groups[a] == groups[b]:
+            if a is None or b is None:
                 continue
-            keep, gone = sorted((groups[a], groups[b]))
-            groups[groups == gone] = keep
-        for n, (t1, t2) in enumerate(self.apart):
-            a, b = self._at(t1), self._at(t2)
-            if a is None or b is None or groups[a] != groups[b]:
-                continue
-            members = np.flatnonzero(groups == groups[a])
-            near_b = self.emb[members] @ self.emb[b] > self.emb[members] @ self.emb[a]
-            new = int(groups.max()) + 1
-            groups[members[near_b]] = new
-            self.h0_names.setdefault(new, f"{self.h0_names.get(int(groups[a]), 'S')}x{n + 1}")
+            ga, gb = int(groups[a]), int(groups[b])
+            if same and ga != gb:
+                keep, gone = sorted((ga, gb))
+                groups[groups == gone] = keep
+            elif not same and ga == gb:
+                members = np.flatnonzero(groups == ga)
+                side = self._split(members, a, b)
+                new = SPLIT_BASE + n
+                groups[members[side == 1]] = new
+                self.h0_names.setdefault(new, f"{self.h0_names.get(ga, f'S{ga:02d}')}x{n + 1}")
         return groups
+
+    def _split(self, members: np.ndarray, a: int, b: int) -> np.ndarray:
+        """0/1 per member: two voices told apart at units a and b. By pitch (1-D 2-means
+        started from theirs) when both are voiced, else by embedding (2-means started from
+        them); the units without pitch go to the nearer side's centroid."""
+        f0 = self.unit_f0[members]
+        voiced = ~np.isnan(f0)
+        side = np.zeros(len(members), dtype=int)
+        if not np.isnan(self.unit_f0[a]) and not np.isnan(self.unit_f0[b]) \
+                and self.unit_f0[a] != self.unit_f0[b]:
+            centre = np.array([self.unit_f0[a], self.unit_f0[b]])
+            for _ in range(20):
+                side[voiced] = np.argmin(np.abs(f0[voiced, None] - centre[None, :]), axis=1)
+                side[members == a], side[members == b] = 0, 1
+                centre = np.array([f0[voiced & (side == i)].mean() for i in (0, 1)])
+            rest = ~voiced
+        else:
+            rest = np.ones(len(members), dtype=bool)
+            side[:] = np.argmax(self.emb[members] @ np.array([self.emb[a], self.emb[b]]).T, axis=1)
+        c = np.array([_unit_mean(self.emb[members[(side == i) & ~rest]] if np.any((side == i) & ~rest)
+                                 else self.emb[[a, b][i]]) for i in (0, 1)])
+        for _ in range(8 if rest.all() else 1):
+            side[rest] = np.argmax(self.emb[members[rest]] @ c.T, axis=1)
+            side[members == a], side[members == b] = 0, 1
+            c = np.array([_unit_mean(self.emb[members[side == i]]) for i in (0, 1)])
+        return side
 
     def _aliases(self, groups: np.ndarray) -> dict[str, str]:
         """A speaker name a `segment` answer gave -> the cluster whose voice it is (the
@@ -327,10 +368,6 @@ class DiarAudio(System):
         by_label: dict[str, list[int]] = {}
         for k, label in sorted(seeds.items()):
             by_label.setdefault(label, []).append(k)
-        centroid = {}
-        for label, ks in by_label.items():
-            extra = list(np.flatnonzero(groups == group_of[label])) if label in group_of else []
-            centroid[label] = _unit_mean(self.emb[ks + extra])
         # a cluster the human names after another of ours (most of its seeds, none for its
         # own name) joins that one when their voices are close enough
         name = dict(own)
@@ -344,23 +381,26 @@ class DiarAudio(System):
                     and 1.0 - float(mu[g] @ mu[h]) < MERGE_DIST):
                 name[g] = top
         labels = [""] * len(self.emb)
+        fine = self.emb.copy()      # inside a cluster, pitch tells close voices apart
+        fine[:, 2 * N_MFCC:] *= FINE_PITCH
+        fine /= np.linalg.norm(fine, axis=1, keepdims=True) + 1e-10
         for g in keys:
             members = np.flatnonzero(groups == g)
             free = [k for k in members if k not in seeds]
-            cents = {name[g]: _unit_mean(self.emb[free] if free else self.emb[members])}
+            cents = {name[g]: _unit_mean(fine[free] if free else fine[members])}
             for label in sorted({seeds[k] for k in members if k in seeds} - {name[g]}):
-                cents[label] = centroid[label]
+                cents[label] = _unit_mean(fine[by_label[label]])
             names = list(cents)
             c = np.array([cents[x] for x in names])
-            assign = np.argmax(self.emb[members] @ c.T, axis=1)
+            fixed = np.array([names.index(seeds[k]) if k in seeds else -1 for k in members])
+            assign = np.argmax(fine[members] @ c.T, axis=1)
             for _ in range(8):      # k-means inside the cluster, the seeds fixed
-                for j, k in enumerate(members):
-                    if k in seeds:
-                        assign[j] = names.index(seeds[k])
-                mine = members[assign == 0]
-                if mine.size:
-                    c[0] = _unit_mean(self.emb[mine])
-                assign = np.argmax(self.emb[members] @ c.T, axis=1)
+                assign = np.where(fixed >= 0, fixed, assign)
+                for i in range(len(names)):
+                    if np.any(assign == i):
+                        c[i] = _unit_mean(fine[members[assign == i]])
+                assign = np.argmax(fine[members] @ c.T, axis=1)
+            assign = np.where(fixed >= 0, fixed, assign)
             for j, k in enumerate(members):
                 labels[k] = seeds.get(int(k), names[assign[j]])
         return labels
@@ -373,7 +413,8 @@ class DiarAudio(System):
                 turns[-1][1] = max(turns[-1][1], end)
             else:
                 turns.append([start, end, label])
-        for start, end, said in self.painted:   # what the human said, kept as said
+        known = set(labels)
+        for start, end, said, fallback in self.painted:   # what the human said, kept as said
             out = []
             for s, e, spk in turns:
                 if e <= start or s >= end:
@@ -383,7 +424,8 @@ class DiarAudio(System):
                     out.append([s, start, spk])
                 if e > end:
                     out.append([end, e, spk])
-            turns = out + [[s, e, self.alias.get(spk, spk)] for s, e, spk in said]
+            turns = out + [[s, e, self.alias.get(spk) or (spk if spk in known else None)
+                            or fallback.get(spk, spk)] for s, e, spk in said]
         turns.sort()
         return tuple((round(s, 3), round(e, 3), spk) for s, e, spk in turns if e - s > 1e-3)
 
@@ -401,7 +443,7 @@ class DiarAudio(System):
             a, b = self._halves(members)
             if a is None:
                 continue
-            key = ("split", round(self.spans[a].mean(), 2), round(self.spans[b].mean(), 2))
+            key = ("split", self.h0_names.get(g, f"S{g:02d}"))
             if key in self.asked:
                 continue
             self.asked.add(key)
@@ -413,11 +455,17 @@ class DiarAudio(System):
         for i, g in enumerate(keys):
             for h in keys[i + 1:]:
                 pairs.append((-float(cents[g] @ cents[h]), g, h))
+        names = {g: self.h0_names.get(g, f"S{g:02d}") for g in keys}
+        apart = set()
+        for same, t1, t2 in self.links:
+            a, b = self._at(t1), self._at(t2)
+            if not same and a is not None and b is not None:
+                apart.add(frozenset((int(groups[a]), int(groups[b]))))
         for _, g, h in sorted(pairs)[:3]:
-            a, b = self._medoid(np.flatnonzero(groups == g)), self._medoid(np.flatnonzero(groups == h))
-            key = ("pair", g, h)
-            if key in self.asked:
+            key = ("pair", frozenset((names[g], names[h])))
+            if key in self.asked or frozenset((g, h)) in apart:
                 continue
+            a, b = self._medoid(np.flatnonzero(groups == g)), self._medoid(np.flatnonzero(groups == h))
             self.asked.add(key)
             return P.Request("same", P.SameTarget(round(float(self.spans[a].mean()), 3),
                                                   round(float(self.spans[b].mean()), 3)))
@@ -443,28 +491,35 @@ class DiarAudio(System):
         return int(members[int(np.argmax(score))])
 
     def _halves(self, members: np.ndarray):
-        """Medoids of a 2-way split of `members` when the halves sound apart, else (None, None)."""
-        from scipy.cluster.hierarchy import fcluster, linkage
-
-        tree = linkage(self.emb[members], method="average", metric="cosine")
-        parts = fcluster(tree, t=2, criterion="maxclust")
-        if len(set(parts.tolist())) < 2:
+        """Medoids of the two pitch modes of `members` (1-D 2-means of the units' median
+        pitch) when they lie more than `PITCH_MODES` apart, else (None, None): two voices
+        the clustering merged."""
+        f0 = self.unit_f0[members]
+        voiced = ~np.isnan(f0)
+        if voiced.sum() < 6:
             return None, None
-        a, b = members[parts == 1], members[parts == 2]
-        if min(len(a), len(b)) < 3 or float(_unit_mean(self.emb[a]) @ _unit_mean(self.emb[b])) > 0.8:
+        values, kept = f0[voiced], members[voiced]
+        centre = np.percentile(values, [25, 75])
+        for _ in range(20):
+            side = np.argmin(np.abs(values[:, None] - centre[None, :]), axis=1)
+            if min(np.sum(side == 0), np.sum(side == 1)) == 0:
+                return None, None
+            centre = np.array([values[side == i].mean() for i in (0, 1)])
+        if min(np.sum(side == 0), np.sum(side == 1)) < 3 or \
+                abs(centre[1] - centre[0]) < math.log(PITCH_MODES):
             return None, None
-        return self._medoid(a), self._medoid(b)
+        return self._medoid(kept[side == 0]), self._medoid(kept[side == 1])
 
     # -- learning ---------------------------------------------------------------------------
     def learn(self, message):
         kind, target, answer = message.kind, message.target, message.answer
         vad_changed = False
         if kind == "same" and isinstance(answer, bool) and getattr(target, "doc2", None) is None:
-            (self.same if answer else self.apart).append((target.t1, target.t2))
+            self.links.append((answer, target.t1, target.t2))
         elif kind == "name" and isinstance(answer, str):
             k = self._at(target.t)
             if answer == "non-speech":
-                self.painted.append((target.t - 0.25, target.t + 0.25, []))
+                self.painted.append((target.t - 0.25, target.t + 0.25, [], {}))
             elif k is not None:
                 s, e = self.spans[k]
                 self.seeds.append((float(s), float(e), answer))
@@ -473,8 +528,8 @@ class DiarAudio(System):
         elif kind == "segment" and isinstance(answer, (list, tuple)):
             start, end = target.start, target.end
             said = [[float(s), float(e), str(who)] for s, e, who in answer if e > s]
-            self.painted.append((start, end, said))
-            self.seeds += [(s, e, who) for s, e, who in said]
+            self.painted.append((start, end, said, self._fallback(said)))
+            self.seeds += _alone(said)
             self.said_names.update(who for _, _, who in said)
             self.speech_frames.append((start, end, False))
             self.speech_frames += [(s, e, True) for s, e, _ in said]
@@ -484,13 +539,44 @@ class DiarAudio(System):
             k = self._at(target.t)
             if k is not None and e > s:
                 label = self._labels()[k]
-                self.painted.append((s, e, [[s, e, label]]))
+                self.painted.append((s, e, [[s, e, label]], {}))
                 self.speech_frames.append((s, e, True))
                 vad_changed = True
         if vad_changed and self._learn_vad():
+            self.old = (self.spans, self.groups)
             self._units()
         self.turns = self._relabel()
         return P.AdaptedReply(turns=self.turns)
+
+    def _fallback(self, said: list) -> dict[str, str]:
+        """Our label for each speaker a `segment` answer names, until its voice is known: the
+        label of ours that covers most of its turns (or the nearest turn within 2 s), one
+        per speaker, the longest-speaking first."""
+        spoken: dict[str, float] = {}
+        for s, e, who in said:
+            spoken[who] = spoken.get(who, 0.0) + e - s
+        out: dict[str, str] = {}
+        for who in sorted(spoken, key=lambda w: (-spoken[w], w)):
+            used = set(out.values())
+            cover: dict[str, float] = {}
+            near: dict[str, float] = {}
+            for s, e, w in said:
+                if w != who:
+                    continue
+                for a, b, label in self.turns:
+                    if label in used:
+                        continue
+                    overlap = min(b, e) - max(a, s)
+                    if overlap > 0:
+                        cover[label] = cover.get(label, 0.0) + overlap
+                    gap = max(a - e, s - b, 0.0)
+                    if gap < 2.0:
+                        near[label] = min(near.get(label, gap), gap)
+            if cover:
+                out[who] = max(sorted(cover), key=cover.get)
+            elif near:
+                out[who] = min(sorted(near), key=near.get)
+        return out
 
     def _learn_vad(self) -> bool:
         """Choose the threshold share and bridged pause that classify the frames the human
@@ -505,21 +591,38 @@ class DiarAudio(System):
             if speech:
                 label[int(start / HOP):int(math.ceil(end / HOP))] = 1
         known = label >= 0
-        if not (label == 1).any() or not (label == 0).any():
+        if min((label == 1).sum(), (label == 0).sum()) * HOP < VAD_EVIDENCE:
             return False
+        current = speech_mask(self.energy, self.share, self.bridge)
+        floor = int(np.sum(current[known] != (label[known] == 1))) - VAD_GAIN
         best = None
         for share in SHARES:
             for bridge in BRIDGES:
                 mask = speech_mask(self.energy, float(share), bridge)
                 errors = int(np.sum(mask[known] != (label[known] == 1)))
                 key = (errors, abs(share - VAD_SHARE) + abs(bridge - BRIDGE))
-                if best is None or key < best[0]:
+                if errors <= floor and (best is None or key < best[0]):
                     best = (key, float(share), bridge)
+        if best is None:
+            return False
         _, share, bridge = best
         if (share, bridge) == (self.share, self.bridge):
             return False
         self.share, self.bridge = share, bridge
         return True
+
+
+def _alone(turns: list) -> list[tuple[float, float, str]]:
+    """The parts of `turns` where their speaker speaks alone (overlapped speech seeds no one)."""
+    out = []
+    for i, (s, e, who) in enumerate(turns):
+        pieces = [(s, e)]
+        for j, (s2, e2, _) in enumerate(turns):
+            if j == i:
+                continue
+            pieces = [p for a, b in pieces for p in ((a, min(b, s2)), (max(a, e2), b)) if p[1] > p[0]]
+        out += [(a, b, who) for a, b in pieces]
+    return out
 
 
 def _pitch_stats(f0: np.ndarray) -> np.ndarray:

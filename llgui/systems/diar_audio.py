@@ -41,10 +41,10 @@ Needs numpy and scipy only. Run as `python -m llgui.systems.diar_audio`.
 """
 from __future__ import annotations
 
+import io
 import math
 import sys
 import wave
-from pathlib import Path
 
 import numpy as np
 
@@ -66,7 +66,8 @@ MERGE_DIST = 1.0          # a cluster named after another joins it below this di
 MIN_CLUSTER = 4.0         # seconds: a smaller cluster joins its nearest neighbour
 VOICED = 0.6             # autocorrelation peak of a voiced frame
 PITCH_WEIGHT = 3.0        # the pitch statistics' weight against the 40 MFCC statistics
-MAX_BYTES = 1 << 31       # 2 GiB: the largest audio file read
+MAX_BYTES = 1 << 31
+BLOCK = 2000              # frames analysed at once       # 2 GiB: the largest audio file read
 SHARES = np.round(np.arange(0.10, 0.61, 0.05), 2)
 DIM = 2 * N_MFCC + 2
 VAD_EVIDENCE = 2.0        # seconds of both speech and silence heard before retuning
@@ -79,13 +80,13 @@ BRIDGES = (0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8)
 
 
 def read_wav(path: str) -> tuple[np.ndarray, int]:
-    """Mono float samples in [-1, 1] and the sample rate of a 16-bit PCM WAV file."""
-    p = Path(path)
-    if not p.is_file() or p.stat().st_size > MAX_BYTES:
-        raise ValueError(f"{path}: not a regular file of at most 2 GiB")
-    with wave.open(str(p), "rb") as w:
+    """Mono float samples in [-1, 1] and the sample rate of a 16-bit PCM WAV file (a regular
+    file of at most `MAX_BYTES`)."""
+    from llgui.utils.regular import read_regular
+
+    with wave.open(io.BytesIO(read_regular(path, limit=MAX_BYTES)), "rb") as w:
         if w.getsampwidth() != 2:
-            raise ValueError(f"{path}: {8 * w.getsampwidth()}-bit samples (16-bit PCM needed)")
+            raise ValueError(f"{8 * w.getsampwidth()}-bit samples (16-bit PCM needed)")
         rate, channels = w.getframerate(), w.getnchannels()
         data = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(float)
     if channels > 1:
@@ -115,16 +116,18 @@ def features(samples: np.ndarray, rate: int) -> tuple[np.ndarray, np.ndarray]:
 
     hop, win = int(round(HOP * rate)), int(round(WIN * rate))
     n = max(0, 1 + (len(samples) - win) // hop)
-    if n == 0:
-        return np.zeros(0), np.zeros((0, N_MFCC))
-    index = np.arange(win)[None, :] + hop * np.arange(n)[:, None]
-    frames = samples[index]
-    energy = 10 * np.log10(np.mean(frames ** 2, axis=1) + 1e-10)
+    energy, mfcc = np.zeros(n), np.zeros((n, N_MFCC))
     n_fft = 1 << (win - 1).bit_length()
-    emphasised = np.concatenate([frames[:, :1], frames[:, 1:] - 0.97 * frames[:, :-1]], axis=1)
-    spectrum = np.abs(np.fft.rfft(emphasised * np.hamming(win), n_fft)) ** 2
-    logmel = np.log(spectrum @ _mel_bank(rate, n_fft).T + 1e-10)
-    mfcc = dct(logmel, type=2, norm="ortho", axis=1)[:, 1:N_MFCC + 1]
+    bank, window = _mel_bank(rate, n_fft).T, np.hamming(win)
+    for first in range(0, n, BLOCK):     # in blocks: bounded memory on long recordings
+        rows = np.arange(first, min(n, first + BLOCK))
+        frames = samples[np.arange(win)[None, :] + hop * rows[:, None]]
+        energy[rows] = 10 * np.log10(np.mean(frames ** 2, axis=1) + 1e-10)
+        emphasised = np.concatenate([frames[:, :1], frames[:, 1:] - 0.97 * frames[:, :-1]],
+                                    axis=1)
+        spectrum = np.abs(np.fft.rfft(emphasised * window, n_fft)) ** 2
+        logmel = np.log(spectrum @ bank + 1e-10)
+        mfcc[rows] = dct(logmel, type=2, norm="ortho", axis=1)[:, 1:N_MFCC + 1]
     return energy, mfcc
 
 
@@ -135,8 +138,8 @@ def pitch(samples: np.ndarray, rate: int, n: int) -> np.ndarray:
     lo, hi = int(rate / 400), int(rate / 60)
     n_fft = 1 << (2 * win - 1).bit_length()
     out = np.full(n, np.nan)
-    for first in range(0, n, 2000):     # in blocks: bounded memory on long recordings
-        idx = np.arange(first, min(n, first + 2000))
+    for first in range(0, n, BLOCK):    # in blocks: bounded memory on long recordings
+        idx = np.arange(first, min(n, first + BLOCK))
         index = np.arange(win)[None, :] + hop * idx[:, None]
         frames = samples[np.minimum(index, len(samples) - 1)]
         frames = frames - frames.mean(axis=1, keepdims=True)
@@ -187,7 +190,12 @@ class DiarAudio(System):
         if not audio:
             raise SystemExit("diar_audio: the document message has no audio (the bundle's "
                              "document needs audio = \"FILE.wav\")")
-        samples, rate = read_wav(audio)
+        try:
+            samples, rate = read_wav(audio)
+        except (OSError, EOFError, ValueError, wave.Error) as error:
+            raise SystemExit(f"diar_audio: cannot read the audio {audio!r}: {error}") from None
+        if len(samples) < rate:
+            raise SystemExit(f"diar_audio: the audio {audio!r} is shorter than a second")
         self.energy, mfcc = features(samples, rate)
         self.duration = len(samples) / rate
         mean, std = mfcc.mean(axis=0), mfcc.std(axis=0) + 1e-8

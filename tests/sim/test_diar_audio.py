@@ -111,3 +111,39 @@ def test_without_readable_audio_it_fails_with_a_message(audio, said, tmp_path):
     assert run.returncode == 3, run.stderr
     assert said in run.stderr
     assert "Traceback" not in run.stderr   # neither llgui's nor the system's
+
+
+def test_one_answer_changes_labels_far_from_where_the_human_listened():
+    """A `same` yes between the two clusters h0 made of `ana` (at 2.3 s and 4.0 s, her first
+    turn) relabels her turns all through the meeting; pyannote.metrics' DER drops."""
+    import warnings
+
+    from pyannote.core import Annotation, Segment
+    from pyannote.metrics.diarization import DiarizationErrorRate
+
+    from llgui.systems.diar_audio import DiarAudio
+
+    def annotation(turns):
+        out = Annotation(uri="meeting")
+        for i, (s, e, spk) in enumerate(turns):
+            out[Segment(s, e), i] = spk
+        return out
+
+    reference = annotation([(float(f[3]), float(f[3]) + float(f[4]), f[7]) for f in (
+        line.split() for line in (MEETING / "meeting.rttm").read_text().splitlines())])
+    system = DiarAudio()
+    h0 = system.document(P.DocumentStart("meeting", "2026-02-02", "active", 20.0,
+                                         audio=str(MEETING / "meeting.wav"))).turns
+    label = {round(t, 1): spk for s, e, spk in h0 for t in (2.3, 4.0) if s <= t < e}
+    assert label[2.3] != label[4.0], "h0 splits ana's first turn in two clusters"
+    after = system.learn(P.Answer("same", P.SameTarget(2.3, 4.0), True, 6.0)).turns
+    listened = (0.8, 5.5)   # the two 3-s windows around 2.3 and 4.0
+    far_before = {(s, e, spk) for s, e, spk in h0 if s > listened[1] + 10}
+    far_after = {(s, e, spk) for s, e, spk in after if s > listened[1] + 10}
+    assert len(far_before - far_after) >= 10, "turns far away are relabelled"
+    metric = DiarizationErrorRate()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # uem approximated: the union of both extents
+        before = metric(reference, annotation(h0))
+        now = metric(reference, annotation(after))
+    assert now < before - 0.10, (before, now)

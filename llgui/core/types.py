@@ -172,7 +172,8 @@ class DiarDocument:
     """One diarization document (a recording): reference and hypothesis turns, optional UEM.
 
     `uri` is the file field of the RTTM/UEM lines it came from. `uem` is the scored extent as
-    sorted, non-overlapping (start, end) pairs in seconds, or None for "not given".
+    sorted, non-overlapping (start, end) pairs in seconds, or None for "not given". `audio`
+    is the recording's path, or None.
     """
 
     id: str
@@ -186,6 +187,8 @@ class DiarDocument:
     hypothesis_words: tuple[Word, ...] | None = None
     """The hypothesis words when given; else the reference words take the hypothesis'
     speaker labels (`llgui.core.diarization.words.attribute`)."""
+    audio: str | None = None
+    """The recording's path (resolved against the bundle's folder), when the bundle names one."""
     task = "diarization"
 
     @cached_property

@@ -64,7 +64,7 @@ BUNDLE_KEYS = ("task", "name", "metrics")
 DOCUMENT_KEYS = {
     "mt": ("id", "time", "references", "hypothesis", "source", "lines", "docids", "docid"),
     "diarization": ("id", "time", "references", "hypothesis", "uem", "uri", "words",
-                    "hypothesis_words"),
+                    "hypothesis_words", "audio"),
 }
 INTERACTIONS_KEYS = ("log",)
 LIFELONG_KEYS = ("scores",)
@@ -1183,7 +1183,8 @@ class _Doc:
             self.loader.warnings.append(Problem(self.loader.file, self.line("id"),
                                                 f"warning: document {doc_id!r}: {reason}"))
         return DiarDocument(doc_id, stamp, uri, reference, hypothesis, uem_spans,
-                            words=words, hypothesis_words=hypothesis_words)
+                            words=words, hypothesis_words=hypothesis_words,
+                            audio=self.audio())
 
     def words(self, key: str, uri: str | None):
         """The words of `uri` in the file(s) of `key` (SegLST JSON, STM, or CTM files, one
@@ -1219,6 +1220,18 @@ class _Doc:
             self.add(key, f"{key}: no word for {uri!r} (the files' sessions: {listed})")
             return None
         return tuple(sorted(found, key=lambda w: w.order))
+
+    def audio(self) -> str | None:
+        """The recording's path against the bundle's folder, or None. Not opened here: a
+        missing or unreadable recording is for whoever plays or hears it to report."""
+        value = self.table.get("audio")
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self.loader.add(self.line("audio"), f"audio must be a file name (a non-empty "
+                                                f"string), not {_show(value)}")
+            return None
+        return str(self.loader.base / value)
 
     def add_uri(self, line: int, uri: str, role: str, written: str, turns: dict) -> None:
         self.ok = False

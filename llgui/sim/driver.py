@@ -264,7 +264,7 @@ class Session:
             else document.time.value, mode=mode, budget=budget,
             source=document.source if is_mt else None,
             hypothesis=tuple(document.hypothesis) if document.hypothesis else None,
-            uem=None if is_mt else document.uem))
+            uem=None if is_mt else document.uem, audio=_audio_path(document)))
         message, _ = self._receive()
         if not isinstance(message, P.Hypothesis):
             raise self._fault(f"expected the hypothesis of the document, got {message.type}")
@@ -555,6 +555,12 @@ class Session:
             raise error from None
         finally:
             self.close()
+
+
+def _audio_path(document) -> str | None:
+    """The absolute path of a diarization document's recording, when its bundle names one."""
+    audio = getattr(document, "audio", None)
+    return str(Path(audio).resolve()) if audio else None
 
 
 class _DocState:

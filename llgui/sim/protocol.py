@@ -54,7 +54,9 @@ class Hello:
 
 @dataclass(frozen=True)
 class DocumentStart:
-    """A document to process; `hypothesis` is the bundle's (lines, or turns), when it has one."""
+    """A document to process; `hypothesis` is the bundle's (lines, or turns), when it has one;
+    `audio` the absolute path of a diarization document's recording, when the bundle names
+    one."""
 
     doc: str
     time: object
@@ -63,6 +65,7 @@ class DocumentStart:
     source: tuple[str, ...] | None = None
     hypothesis: tuple | None = None
     uem: tuple[tuple[float, float], ...] | None = None
+    audio: str | None = None
     type = "document"
 
 
@@ -203,6 +206,8 @@ def to_json(message) -> dict:
                                  else hyp)
         if message.uem is not None:
             out["uem"] = [list(span) for span in message.uem]
+        if message.audio is not None:
+            out["audio"] = message.audio
     elif isinstance(message, (Answer, Correction)):
         answer = message.answer
         if isinstance(answer, tuple):
@@ -477,9 +482,11 @@ def parse_llgui(raw: bytes | str) -> LlguiMessage:
         elif hyp is not None:
             hyp = tuple(hyp)
         uem = obj.get("uem")
+        audio = obj.get("audio")
         return DocumentStart(obj["doc"], obj.get("time"), obj["mode"], float(obj["budget"]),
                              tuple(obj["source"]) if obj.get("source") is not None else None,
-                             hyp, tuple(tuple(s) for s in uem) if uem is not None else None)
+                             hyp, tuple(tuple(s) for s in uem) if uem is not None else None,
+                             audio if isinstance(audio, str) else None)
     if kind in ("answer", "correction"):
         cls = Answer if kind == "answer" else Correction
         answer = obj.get("answer")

@@ -29,7 +29,7 @@ from llgui.core.reports.oracle_panel import Panel, PanelRun, make_panel
 from llgui.sim.driver import RunResult, Session
 from llgui.sim.oracles import make_oracle, oracle_folder
 
-REFERENCE_SYSTEMS = ("static", "mt_memory", "diar_clusters")
+REFERENCE_SYSTEMS = ("static", "mt_memory", "diar_clusters", "diar_audio")
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,8 @@ class SystemSpec:
 
 
 def parse_system(spec: str, python: str = sys.executable) -> SystemSpec:
-    """`[NAME=]COMMAND`; a bare reference-system name (static, mt_memory, diar_clusters)
+    """`[NAME=]COMMAND`; a bare reference-system name (static, mt_memory, diar_clusters,
+    diar_audio)
     runs `python -m llgui.systems.NAME`."""
     name = None
     text = spec.strip()

@@ -104,7 +104,7 @@ def test_without_readable_audio_it_fails_with_a_message(audio, said, tmp_path):
     text = (MEETING / "bundle.toml").read_text(encoding="utf-8")
     text = text.replace('audio = "meeting.wav"\n',
                         "" if audio is None else f"audio = {json.dumps(audio)}\n")
-    for name in ("meeting.rttm", "diar_audio.h0.rttm"):
+    for name in ("meeting.rttm", "diar_audio.h0.rttm", "meeting.words.json"):
         text = text.replace(f'"{name}"', json.dumps(str(MEETING / name)))
     bundle.write_text(text, encoding="utf-8")
     run = _llgui("simulate", str(bundle), "--system", "diar_audio", "--out", str(tmp_path / "o"))

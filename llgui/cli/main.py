@@ -230,31 +230,51 @@ def commands_help() -> str:
 
 
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread so every `finally` runs (a system's process
-    group is ended, files are closed) as for Ctrl-C."""
+    """SIGTERM, SIGINT or SIGHUP, raised in the main thread so every `finally` runs (a
+    system's process group is ended, run.json is written, files are closed) as for Ctrl-C;
+    `signum` says which."""
+
+    def __init__(self, signum: int):
+        import signal
+
+        self.signum = signum
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+
+
+STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
 
 
 @contextlib.contextmanager
 def _terminate_as_interrupt():
+    """The first of SIGTERM, SIGINT, SIGHUP raises `_Terminated`; later ones are ignored
+    until the command has cleaned up (a second Ctrl-C cannot cut the cleanup short)."""
     import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    numbers = [getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)]
 
     def handler(signum, frame):
-        raise _Terminated()
+        for number in numbers:
+            try:
+                signal.signal(number, signal.SIG_IGN)
+            except (ValueError, OSError):   # pragma: no cover
+                pass
+        raise _Terminated(signum)
 
+    previous = {}
     try:
-        previous = signal.signal(signal.SIGTERM, handler)
+        for number in numbers:
+            previous[number] = signal.signal(number, handler)
     except (ValueError, OSError):   # pragma: no cover - not settable here
-        yield
-        return
+        pass
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, old in previous.items():
+            signal.signal(number, old)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -271,8 +291,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 except ValueError as error:
                     raise UsageError(str(error)) from None
             text = COMMANDS[args.command].run(args)
-    except KeyboardInterrupt:   # Ctrl-C or SIGTERM: the job was stopped, its children ended
-        print(f"llgui {args.command}: interrupted; nothing more was done", file=sys.stderr)
+    except KeyboardInterrupt as stop:   # Ctrl-C, SIGTERM, SIGHUP: the job was stopped, its
+        # children ended (simulate: the system's process group, run.json marked partial)
+        what = str(stop) or "interrupted"
+        print(f"llgui {args.command}: {what}; nothing more was done", file=sys.stderr)
         return 2
     except SystemFailed as error:   # the system under evaluation failed: exit 3
         print(f"llgui {args.command}: {error}", file=sys.stderr)

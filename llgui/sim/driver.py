@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import operator
+import signal
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -527,14 +528,19 @@ class Session:
         if self.process is not None:
             self.process.kill()
             tail = self.process.stderr_tail()
+        message = None
         if isinstance(error, P.ProtocolFault):
             error = error.with_stderr(tail)
             code = 3
         elif isinstance(error, Cancelled):
             code = 130
+        elif isinstance(error, KeyboardInterrupt):   # a signal: 128 + its number
+            signum = int(getattr(error, "signum", signal.SIGINT))
+            code = 128 + signum
+            message = f"interrupted by {signal.Signals(signum).name}"
         else:
             code = 1
-        message = str(error) or type(error).__name__
+        message = message or str(error) or type(error).__name__
         return self._write_run(code, message), error
 
     def close(self) -> None:
@@ -559,6 +565,7 @@ class Session:
             "started": self.started,
             "ended": _now(),
             "exit": code,
+            "partial": code != 0,
             "error": error,
             "metrics": self.metrics,
             "documents": [{"doc": r.doc, "mode": r.mode, "budget": r.budget, "steps": r.steps,

@@ -175,22 +175,32 @@ def _arguments_simulate(p: argparse.ArgumentParser) -> None:
                         "e.g. noisy:0.1:worst-first); repeatable (default: allies)")
     p.add_argument("--budget", type=options.number(0, 1e15), metavar="X",
                    help="per document, in cost-model units (MT: reference words, or characters "
-                        "for scripts without spaces; diarization: seconds listened) (default: "
-                        "60 %% of the reference for MT, 60 s for diarization)")
+                        "for scripts without spaces, and word edits; diarization: seconds "
+                        "listened) (default: 60 %% of the document's reference for MT, 60 s for "
+                        "diarization). Active mode: a request costing more than what is left is "
+                        "refused and the document ends (ask its cost first with a quote); "
+                        "interactive: the oracle volunteers only corrections that fit")
     p.add_argument("--mode", choices=("active", "interactive", "none"),
-                   help="every document's mode (default: the oracle's: allies is active, the "
-                        "others interactive)")
+                   help="every document's mode: active (the system asks, the oracle answers), "
+                        "interactive (the oracle volunteers corrections), none (h0 only, no "
+                        "steps) (default: the oracle's: allies is active, the others "
+                        "interactive)")
     p.add_argument("--interactive-ratio", type=options.number(0, 1), metavar="R",
-                   help="share of documents in interactive mode, drawn per document with the "
-                        "seed, as ALLIES (default: unset)")
+                   help="each document is interactive with probability R, else active, drawn "
+                        "per document from the seed, as ALLIES; --mode wins when both are "
+                        "given (default: unset)")
     p.add_argument("--seed", type=options.integer(0, options.MAX_SEED), default=0, metavar="S",
                    help="seed of the oracles and of the system's hello (default: 0)")
     p.add_argument("--timeout", type=options.number(above=0, maximum=options.MAX_SECONDS),
                    default=30.0, metavar="SEC",
-                   help="seconds the system may take for one reply before the run ends with "
-                        "exit 3 (default: 30)")
+                   help="seconds the system may take for each message it owes: its hello "
+                        "(start-up included), each hypothesis, request and adapted, and its "
+                        "exit after bye; past it the run ends with exit 3 (default: 30). A "
+                        "message is at most 16 MiB. SIGTERM, SIGINT or SIGHUP end the system's "
+                        "process group and write run.json marked partial")
     p.add_argument("--out", type=Path, required=True, metavar="DIR",
-                   help="the run folder: bundle.toml, hyp/, logs/system.jsonl, run.json "
+                   help="the run folder: bundle.toml, hyp/, logs/system.jsonl, run.json, "
+                        "system.stderr, and ref/ src/ for documents cut by lines or docids "
                         "(DIR/SYSTEM/ORACLE/ with several)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _format_flag(p)

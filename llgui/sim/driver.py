@@ -341,10 +341,17 @@ class Session:
         document, view = state.document, state.view
         limit = (STEP_LIMIT_PER_SEGMENT * document.n_segments
                  if isinstance(document, MTDocument) else STEP_LIMIT_DIAR)
-        if state.mode == "none" or state.steps >= limit:
+        if state.mode == "none":
             state.done = True
             return None
         self.step = state.steps + 1
+        if state.steps >= limit:
+            if state.mode == "active":   # its next request is on its way: refuse it
+                message, _ = self._request(state)
+                if message is not None:
+                    self._send(P.Refused("limit"))
+            state.done = True
+            return None
         waited = 0.0
         parsed_before, piped_before = self.parse_seconds, self.pipe_seconds
         if state.mode == "active":

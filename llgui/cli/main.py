@@ -603,6 +603,12 @@ def cmd_compare(args) -> str:
             problems.extend(error.problems)
     if problems:
         raise LoadError(problems)
+    import dataclasses
+
+    from llgui.io.run_names import distinct_names
+
+    bundles = [dataclasses.replace(b, name=n) if n != b.name else b
+               for b, n in zip(bundles, distinct_names(bundles))]
     task = bundles[0].task
     unit = args.unit or DEFAULT_UNIT.get(task, "document")
     samples = args.samples or DEFAULT_SAMPLES[args.test]

@@ -415,3 +415,229 @@ def test_screenshot_exits_2_when_a_bundle_fails_to_open(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert shot.returncode == 2, shot.stderr
     assert "missing.txt" in shot.stderr
+
+
+# -- the schema of every message, the docs held to it -------------------------------------------
+
+SCHEMA_PATH = REPO / "docs" / "protocol.schema.json"
+
+# Copies every line both ways between llgui and the system it wraps into LOG, as
+# {"from": "llgui"|"system", "line": "..."}: what llgui sent, and what it read (and accepted,
+# in a run that ends with exit 0).
+PROXY = textwrap.dedent('''
+    import json, subprocess, sys, threading
+    log = open(sys.argv[1], "a", encoding="utf-8")
+    child = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    lock = threading.Lock()
+    def note(side, line):
+        with lock:
+            log.write(json.dumps({"from": side, "line": line.decode("utf-8")}) + "\\n")
+            log.flush()
+    def pump():
+        for line in child.stdout:
+            note("system", line)
+            sys.stdout.buffer.write(line); sys.stdout.buffer.flush()
+    thread = threading.Thread(target=pump, daemon=True)
+    thread.start()
+    for line in sys.stdin.buffer:
+        note("llgui", line)
+        child.stdin.write(line); child.stdin.flush()
+    child.stdin.close()
+    thread.join()
+    sys.exit(child.wait())
+''')
+
+
+# A diarization system asking one request of each kind per document (a quote first), then
+# stopping; it keeps the bundle's hypothesis.
+ASKER = textwrap.dedent('''
+    import json, sys
+    def say(obj):
+        sys.stdout.write(json.dumps(obj) + "\\n"); sys.stdout.flush()
+    todo = []
+    def ask(step):
+        if todo:
+            kind, target = todo.pop(0)
+            say({"type": "quote", "kind": kind, "target": target, "step": step})
+            say({"type": "request", "kind": kind, "target": target, "step": step})
+        else:
+            say({"type": "stop", "step": step})
+    for raw in sys.stdin:
+        m = json.loads(raw)
+        if m["type"] == "hello":
+            say({"type": "hello", "name": "asker"})
+        elif m["type"] == "document":
+            say({"type": "hypothesis", "doc": m["doc"], "step": 0, "turns": m["hypothesis"]})
+            todo = [("name", {"t": 10.0}), ("boundary", {"t": 20.0}),
+                    ("same", {"t1": 5.0, "t2": 30.0})]
+            if m["mode"] == "active":
+                ask(1)
+        elif m["type"] == "answer":
+            say({"type": "adapted", "doc": m["doc"], "step": m["step"]})
+            ask(m["step"] + 1)
+        elif m["type"] == "correction":
+            say({"type": "adapted", "step": m["step"]})
+        elif m["type"] == "bye":
+            break
+''')
+
+
+def _validator(direction: str):
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    schema = dict(schema)
+    schema.pop("anyOf")
+    schema["$ref"] = f"#/$defs/{direction}"
+    return Draft202012Validator(schema)
+
+
+def test_every_message_sent_and_accepted_fits_the_schema(probe, tmp_path, demo_dir):
+    from tests.sim.test_panel import readme_example
+
+    proxy = tmp_path / "proxy.py"
+    proxy.write_text(PROXY, encoding="utf-8")
+    keeper = tmp_path / "keeper.py"
+    keeper.write_text(readme_example(), encoding="utf-8")
+    asker = tmp_path / "asker.py"
+    asker.write_text(ASKER, encoding="utf-8")
+    py = sys.executable
+    mt, diar = demo_dir / "mt" / "bundle.toml", demo_dir / "diarization" / "bundle.toml"
+    runs = [
+        (mt, f"{py} -m llgui.systems.static", "allies", "40"),
+        (mt, f"{py} -m llgui.systems.mt_memory", "allies", "40"),
+        (mt, f"{py} -m llgui.systems.mt_memory", "noisy:0.3:worst-first", "40"),
+        (mt, f"{py} {keeper}", "allies", "40"),
+        (mt, probe("quote")[0], "allies", "40"),
+        (mt, probe("greedy")[0], "allies", "3"),
+        (diar, f"{py} -m llgui.systems.diar_clusters", "allies", "30"),
+        (diar, f"{py} {asker}", "allies", "60"),
+        (diar, f"{py} -m llgui.systems.diar_clusters", "worst-first", "60"),
+        (diar, f"{py} -m llgui.systems.static", "noisy:0.5:worst-first", "30"),
+    ]
+    seen = {"llgui": set(), "system": set()}
+    kinds = set()
+    validators = {"llgui": _validator("from_llgui"), "system": _validator("from_system")}
+    for k, (bundle, command, oracle, budget) in enumerate(runs):
+        log = tmp_path / f"transcript{k}.jsonl"
+        out = tmp_path / f"run{k}"
+        assert main(["simulate", str(bundle), "--system", f"s={py} {proxy} {log} {command}",
+                     "--oracle", oracle, "--budget", budget, "--out", str(out),
+                     "--quiet"]) == 0, command
+        for entry in journal(log):
+            message = json.loads(entry["line"])
+            errors = [e.message for e in validators[entry["from"]].iter_errors(message)]
+            assert not errors, (command, oracle, entry["from"], message, errors[:3])
+            seen[entry["from"]].add(message["type"])
+            if message["type"] in ("answer", "correction"):
+                kinds.add((message["type"], message["kind"]))
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    assert seen["llgui"] == _types(schema, "from_llgui")     # every message llgui can send
+    assert seen["system"] == _types(schema, "from_system")
+    assert kinds == {("answer", "reference"), ("answer", "same"), ("answer", "boundary"),
+                     ("answer", "name"), ("correction", "post_edit"), ("correction", "name"),
+                     ("correction", "segment")}
+
+
+def _types(schema: dict, direction: str) -> set[str]:
+    defs = schema["$defs"]
+    return {defs[ref["$ref"].rsplit("/", 1)[1]]["properties"]["type"]["const"]
+            for ref in defs[direction]["oneOf"]}
+
+
+def _fields(value) -> set[str]:
+    out = set()
+    if isinstance(value, dict):
+        out |= set(value.get("properties", {}))
+        for v in value.values():
+            out |= _fields(v)
+    elif isinstance(value, list):
+        for v in value:
+            out |= _fields(v)
+    return out
+
+
+def test_the_protocol_page_and_the_schema_name_the_same_messages_and_fields():
+    import re
+
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    text = (REPO / "docs" / "protocol.md").read_text(encoding="utf-8")
+    types = _types(schema, "from_llgui") | _types(schema, "from_system")
+    fields = _fields(schema["$defs"])
+    for name in types:
+        assert f'"type": "{name}"' in text, f"docs/protocol.md never shows a {name} message"
+    for name in fields:
+        assert f'"{name}"' in text, f"docs/protocol.md never names the field {name!r}"
+    section = text.split("## The conversation", 1)[1].split("## What `--out DIR` holds", 1)[0]
+    for name in re.findall(r'"type": "([a-z_]+)"', section):
+        assert name in types, f"docs/protocol.md shows a {name} message the schema lacks"
+    for key in re.findall(r'"([A-Za-z_0-9]+)":', section):
+        assert key.isdigit() or key in fields, f"docs/protocol.md names a field {key!r} the " \
+                                               "schema lacks"
+    for kind in ("reference", "post_edit", "same", "boundary", "name", "segment"):
+        assert f"| `{kind}` |" in section, f"the answers table lacks {kind}"
+
+
+# -- the answers are what the page says ----------------------------------------------------------
+
+
+def _rttm(path: Path, uri: str) -> list[tuple[float, float, str]]:
+    turns = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        f = line.split()
+        if f and f[0] == "SPEAKER" and f[1] == uri:
+            turns.append((float(f[3]), float(f[3]) + float(f[4]), f[7]))
+    return turns
+
+
+def test_name_and_segment_answers_are_what_the_page_says(tmp_path, demo_dir):
+    """name: the label pyannote.metrics' optimal mapping of h_{n-1} gives the reference speaker
+    at t (that speaker's reference label when unmapped, "non-speech" where nobody speaks);
+    segment: the reference turns cut to the span, logged (not null)."""
+    from pyannote.core import Annotation, Segment, Timeline
+    from pyannote.metrics.diarization import DiarizationErrorRate
+
+    out = tmp_path / "out"
+    assert main(["simulate", str(demo_dir / "diarization" / "bundle.toml"), "--system",
+                 "diar_clusters", "--oracle", "worst-first", "--budget", "150", "--out",
+                 str(out), "--quiet"]) == 0
+    bundle = load_bundle(out / "bundle.toml")
+    ref_file = demo_dir / "diarization" / "ref" / "shows.rttm"
+    checked = {"name": 0, "segment": 0, "unmapped": 0}
+    for document in bundle.documents:
+        steps = [s for s in log_steps(out) if s["doc"] == document.id]
+        reference = _rttm(ref_file, document.uri)
+        ref = Annotation(uri=document.uri)
+        for k, (s, e, spk) in enumerate(reference):
+            ref[Segment(s, e), k] = spk
+        uem = Timeline([Segment(s, e) for s, e in document.uem], uri=document.uri)
+        hypothesis = [(t.start, t.end, t.speaker) for t in document.hypothesis]  # h0
+        for step in steps:
+            if step["kind"] == "name":
+                hyp = Annotation(uri=document.uri)
+                for k, (s, e, spk) in enumerate(hypothesis):
+                    hyp[Segment(s, e), k] = spk
+                mapping = DiarizationErrorRate(collar=0.0, skip_overlap=False).optimal_mapping(
+                    ref, hyp, uem=uem)
+                t = step["target"]["t"]
+                speakers = sorted({spk for s, e, spk in reference if s <= t < e})
+                if not speakers:
+                    expected = "non-speech"
+                else:
+                    mine = [h for h, r in mapping.items() if r == speakers[0]]
+                    expected = mine[0] if mine else speakers[0]
+                    checked["unmapped"] += not mine
+                assert step["answer"] == expected, (document.id, step["step"], mapping)
+                checked["name"] += 1
+            if step["kind"] == "segment":
+                a, b = step["target"]["start"], step["target"]["end"]
+                cut = [[max(s, a), min(e, b), spk] for s, e, spk in
+                       sorted(reference, key=lambda x: (x[0], x[1], x[2])) if e > a and s < b]
+                assert len(step["answer"]) == len(cut)
+                for got, want in zip(step["answer"], cut):
+                    assert got[:2] == pytest.approx(want[:2], abs=1e-9) and got[2] == want[2]
+                checked["segment"] += 1
+            if step.get("adapted") and "turns" in step["adapted"]:
+                hypothesis = [tuple(x) for x in step["adapted"]["turns"]]
+    assert checked["name"] >= 3 and checked["segment"] >= 3, checked

@@ -33,7 +33,8 @@ def run_system(bundle_path: str | Path | None) -> str | None:
 
 
 def distinct_names(bundles: Sequence) -> list[str]:
-    """One name per bundle, distinct whenever their paths are (see the module text)."""
+    """One name per bundle, distinct whenever their paths are (see the module text); the
+    names as they are when even that does not tell them apart."""
     names = [b.name for b in bundles]
     counts = Counter(names)
     out = list(names)
@@ -47,4 +48,6 @@ def distinct_names(bundles: Sequence) -> list[str]:
     for i in shared:
         if not out[i] or taken[out[i]] > 1:
             out[i] = str(bundles[i].path) if bundles[i].path is not None else names[i]
+    if len(set(out)) != len(out):   # one bundle given twice: its name stays, and is refused
+        return names
     return out

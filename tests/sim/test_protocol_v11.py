@@ -641,3 +641,18 @@ def test_name_and_segment_answers_are_what_the_page_says(tmp_path, demo_dir):
             if step.get("adapted") and "turns" in step["adapted"]:
                 hypothesis = [tuple(x) for x in step["adapted"]["turns"]]
     assert checked["name"] >= 3 and checked["segment"] >= 3, checked
+
+
+def test_defaults_and_limits_are_in_the_help_and_the_page(capsys):
+    from llgui.sim import protocol as P
+
+    with pytest.raises(SystemExit):
+        main(["simulate", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    page = " ".join((REPO / "docs" / "protocol.md").read_text(encoding="utf-8").split())
+    assert P.MAX_LINE_BYTES == 16 * 1024 * 1024
+    for text in (help_text, page):
+        for needle in ("16 MiB", "start-up", "(default: 30)" if text is help_text else "| 30 |",
+                       "60 s", "60 %", "interactive", "active", "none", "quote"):
+            assert needle in text, needle
+    assert "--interactive-ratio" in page and "`--mode` wins" in page and "--mode wins" in help_text

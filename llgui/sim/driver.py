@@ -228,6 +228,12 @@ class Session:
                               "(a duplicate, skipped or late reply)")
 
     def _send(self, message) -> None:
+        if not isinstance(message, P.Hello) and self.process.pending():
+            # the system owes nothing when llgui speaks: a line waiting now is a duplicate or
+            # late reply (one that comes later is caught by its echo, or out of turn)
+            extra, _ = self._receive()
+            raise self._fault(f"{extra.type} nobody asked for, before llgui's {message.type} "
+                              "(a duplicate or late reply)")
         if self.doc is not None and getattr(message, "step", 0) is None:
             message = replace(message, doc=self.doc, step=self.step)   # protocol 1.1
         line = P.encode(message)

@@ -459,7 +459,6 @@ ASKER = textwrap.dedent('''
         if todo:
             kind, target = todo.pop(0)
             say({"type": "quote", "kind": kind, "target": target, "step": step})
-            say({"type": "request", "kind": kind, "target": target, "step": step})
         else:
             say({"type": "stop", "step": step})
     for raw in sys.stdin:
@@ -472,6 +471,9 @@ ASKER = textwrap.dedent('''
                     ("same", {"t1": 5.0, "t2": 30.0})]
             if m["mode"] == "active":
                 ask(1)
+        elif m["type"] == "quote":   # what it costs: ask it all the same
+            say({"type": "request", "kind": m["kind"], "target": m["target"],
+                 "step": m["step"]})
         elif m["type"] == "answer":
             say({"type": "adapted", "doc": m["doc"], "step": m["step"]})
             ask(m["step"] + 1)

@@ -175,22 +175,32 @@ def _arguments_simulate(p: argparse.ArgumentParser) -> None:
                         "e.g. noisy:0.1:worst-first); repeatable (default: allies)")
     p.add_argument("--budget", type=options.number(0, 1e15), metavar="X",
                    help="per document, in cost-model units (MT: reference words, or characters "
-                        "for scripts without spaces; diarization: seconds listened) (default: "
-                        "60 %% of the reference for MT, 60 s for diarization)")
+                        "for scripts without spaces, and word edits; diarization: seconds "
+                        "listened) (default: 60 %% of the document's reference for MT, 60 s for "
+                        "diarization). Active mode: a request costing more than what is left is "
+                        "refused and the document ends (ask its cost first with a quote); "
+                        "interactive: the oracle volunteers only corrections that fit")
     p.add_argument("--mode", choices=("active", "interactive", "none"),
-                   help="every document's mode (default: the oracle's: allies is active, the "
-                        "others interactive)")
+                   help="every document's mode: active (the system asks, the oracle answers), "
+                        "interactive (the oracle volunteers corrections), none (h0 only, no "
+                        "steps) (default: the oracle's: allies is active, the others "
+                        "interactive)")
     p.add_argument("--interactive-ratio", type=options.number(0, 1), metavar="R",
-                   help="share of documents in interactive mode, drawn per document with the "
-                        "seed, as ALLIES (default: unset)")
+                   help="each document is interactive with probability R, else active, drawn "
+                        "per document from the seed, as ALLIES; --mode wins when both are "
+                        "given (default: unset)")
     p.add_argument("--seed", type=options.integer(0, options.MAX_SEED), default=0, metavar="S",
                    help="seed of the oracles and of the system's hello (default: 0)")
     p.add_argument("--timeout", type=options.number(above=0, maximum=options.MAX_SECONDS),
                    default=30.0, metavar="SEC",
-                   help="seconds the system may take for one reply before the run ends with "
-                        "exit 3 (default: 30)")
+                   help="seconds the system may take for each message it owes: its hello "
+                        "(start-up included), each hypothesis, request and adapted, and its "
+                        "exit after bye; past it the run ends with exit 3 (default: 30). A "
+                        "message is at most 16 MiB. SIGTERM, SIGINT or SIGHUP end the system's "
+                        "process group and write run.json marked partial")
     p.add_argument("--out", type=Path, required=True, metavar="DIR",
-                   help="the run folder: bundle.toml, hyp/, logs/system.jsonl, run.json "
+                   help="the run folder: bundle.toml, hyp/, logs/system.jsonl, run.json, "
+                        "system.stderr, and ref/ src/ for documents cut by lines or docids "
                         "(DIR/SYSTEM/ORACLE/ with several)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _format_flag(p)
@@ -230,31 +240,51 @@ def commands_help() -> str:
 
 
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread so every `finally` runs (a system's process
-    group is ended, files are closed) as for Ctrl-C."""
+    """SIGTERM, SIGINT or SIGHUP, raised in the main thread so every `finally` runs (a
+    system's process group is ended, run.json is written, files are closed) as for Ctrl-C;
+    `signum` says which."""
+
+    def __init__(self, signum: int):
+        import signal
+
+        self.signum = signum
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+
+
+STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
 
 
 @contextlib.contextmanager
 def _terminate_as_interrupt():
+    """The first of SIGTERM, SIGINT, SIGHUP raises `_Terminated`; later ones are ignored
+    until the command has cleaned up (a second Ctrl-C cannot cut the cleanup short)."""
     import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    numbers = [getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)]
 
     def handler(signum, frame):
-        raise _Terminated()
+        for number in numbers:
+            try:
+                signal.signal(number, signal.SIG_IGN)
+            except (ValueError, OSError):   # pragma: no cover
+                pass
+        raise _Terminated(signum)
 
+    previous = {}
     try:
-        previous = signal.signal(signal.SIGTERM, handler)
+        for number in numbers:
+            previous[number] = signal.signal(number, handler)
     except (ValueError, OSError):   # pragma: no cover - not settable here
-        yield
-        return
+        pass
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, old in previous.items():
+            signal.signal(number, old)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -271,8 +301,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 except ValueError as error:
                     raise UsageError(str(error)) from None
             text = COMMANDS[args.command].run(args)
-    except KeyboardInterrupt:   # Ctrl-C or SIGTERM: the job was stopped, its children ended
-        print(f"llgui {args.command}: interrupted; nothing more was done", file=sys.stderr)
+    except KeyboardInterrupt as stop:   # Ctrl-C, SIGTERM, SIGHUP: the job was stopped, its
+        # children ended (simulate: the system's process group, run.json marked partial)
+        what = str(stop) or "interrupted"
+        print(f"llgui {args.command}: {what}; nothing more was done", file=sys.stderr)
         return 2
     except SystemFailed as error:   # the system under evaluation failed: exit 3
         print(f"llgui {args.command}: {error}", file=sys.stderr)
@@ -580,6 +612,12 @@ def cmd_compare(args) -> str:
             problems.extend(error.problems)
     if problems:
         raise LoadError(problems)
+    import dataclasses
+
+    from llgui.io.run_names import distinct_names
+
+    bundles = [dataclasses.replace(b, name=n) if n != b.name else b
+               for b, n in zip(bundles, distinct_names(bundles))]
     task = bundles[0].task
     unit = args.unit or DEFAULT_UNIT.get(task, "document")
     samples = args.samples or DEFAULT_SAMPLES[args.test]

@@ -331,7 +331,8 @@ class LiveSession(Session):
                 else document.time.value, mode=state.mode, budget=state.budget,
                 source=document.source if is_mt else None,
                 hypothesis=tuple(document.hypothesis) if document.hypothesis else None,
-                uem=None if is_mt else document.uem, audio=_audio_path(document)))
+                uem=None if is_mt else document.uem, audio=_audio_path(document),
+                step=state.steps))
             message, _ = self._receive()
             if not isinstance(message, P.Hypothesis):
                 raise self._fault(f"expected the hypothesis of the document, got {message.type}")

@@ -156,7 +156,7 @@ def run_simulation(
     out = Path(out)
     several = len(specs) * len(made) > 1
     writes = ["panel.json"] + [safe_name(s.name, "system") for s in specs] if several else [
-        "bundle.toml", "run.json", "system.stderr", "hyp", "logs"]
+        "bundle.toml", "run.json", "system.stderr", "hyp", "logs", "ref", "src"]
     output_folder(out, "--out", _inputs(bundle), writes)   # ValueError: exit 2
     metric = bundle.metrics[0]
     errors = error_metrics(bundle.task)   # the metrics whose replay has an MSR

@@ -55,18 +55,19 @@ def load(path: str | Path, *, warn: bool = True, **settings) -> "Bundle":
 def load_files(ref: str | Path | Sequence[str | Path], hyp: str | Path, *,
                log: str | Path | None = None, src: str | Path | None = None,
                uem: str | Path | None = None, task: str | None = None,
-               **settings) -> "Bundle":
+               log_base: str | Path | None = None, **settings) -> "Bundle":
     """Plain files without a bundle file: MT text (one or more references, one segment a
     line, one document named after the hypothesis) or diarization RTTM/MDTM (one document per
     recording). `task` is "mt" or "diarization", by default inferred from the hypothesis's
-    extension (.rttm, .mdtm: diarization). `log` is an interaction log to replay; `settings`
-    as in `load`."""
+    extension (.rttm, .mdtm: diarization). `log` is an interaction log to replay (its
+    `adapted` files found in `log_base`, default the log's folder); `settings` as in `load`."""
     from llgui.io.loose import bundle_from_files
 
     refs = [ref] if isinstance(ref, (str, Path)) else list(ref)
     if task is not None and task not in ("mt", "diarization"):
         raise UsageError(f"task {task!r}: plain files are mt or diarization")
-    bundle = bundle_from_files(refs, hyp, log=log, uem=uem, task=task, source=src)
+    bundle = bundle_from_files(refs, hyp, log=log, uem=uem, task=task, source=src,
+                               log_base=log_base)
     return with_settings(bundle, **settings)
 
 

@@ -476,7 +476,7 @@ def _input(args, need_log: bool = False):
         args.hyp = Path("-")   # as sacrebleu: the hypothesis on standard input
     if need_log and args.log is None:
         raise UsageError("replay needs the interaction log: --log FILE")
-    with _stdin_file(args, ("hyp", "log", "src", "uem")):
+    with _stdin_file(args, ("hyp", "log", "src", "uem")) as piped:
         if len([r for r in args.ref if _is_dash(r)]):
             raise UsageError("--ref -: give the references as files (the hypothesis, the log "
                              "or another input may come from standard input)")
@@ -487,7 +487,11 @@ def _input(args, need_log: bool = False):
         if task is None and any(r.suffix.lower() in (".rttm", ".mdtm") for r in args.ref):
             task = "diarization"
         bundle = api.load_files(args.ref, args.hyp, log=args.log, src=args.src, uem=args.uem,
-                                task=task)
+                                task=task, log_base=Path.cwd() if piped == args.log else None)
+        if piped is not None and piped == args.hyp:
+            import dataclasses
+
+            bundle = dataclasses.replace(bundle, name="<stdin>")
         yield _with_flags(bundle, args)
 
 
@@ -498,10 +502,7 @@ def _with_flags(bundle, args):
     if args.bundle is not None and settings and bundle.task in ("detection", "classification"):
         raise UsageError(f"{', '.join(SETTING_FLAGS[k] for k in settings)}: no setting flag "
                          f"applies to {bundle.task} bundles")
-    try:
-        return api.with_settings(bundle, **settings)
-    except UsageError as error:
-        raise UsageError(f"{error} (from the command line)") from None
+    return api.with_settings(bundle, **settings)
 
 
 def cmd_score(args) -> str:

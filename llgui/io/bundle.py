@@ -1193,11 +1193,11 @@ def with_settings(bundle: Bundle, overrides: dict[str, object], origin: str = ""
         reason = _check_setting(key, spec, value)
         if reason:
             raise UsageError(f"{origin}{reason}")
-        readers = [m.split()[0] for m in spec.used_by.split(",")]
+        readers = [m.split()[0] for m in spec.used_by.split(",") if "(" not in m.split()[0]
+                   and ")" not in m]
         if not task_metrics.intersection(readers):
-            raise UsageError(f"{origin}{key} applies to {spec.used_by}, not to "
-                             f"{bundle.task}: no metric of {_article(bundle.task)} "
-                             f"{bundle.task} bundle reads it")
+            raise UsageError(f"{origin}{key} is read by {', '.join(readers)}: no metric of "
+                             f"{_article(bundle.task)} {bundle.task} bundle")
         settings[key] = float(value) if spec.kind == "number" else value   # type: ignore
     if settings.get("char_order", 1) == 0 and settings.get("word_order", 0) == 0:
         raise UsageError(f"{origin}char_order = 0 needs word_order >= 1")

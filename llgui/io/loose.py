@@ -24,9 +24,11 @@ def guess_task(path: str | Path) -> str:
 
 def bundle_from_files(references: Sequence[str | Path], hypothesis: str | Path,
                       log: str | Path | None = None, uem: str | Path | None = None,
-                      task: str | None = None, source: str | Path | None = None) -> Bundle:
+                      task: str | None = None, source: str | Path | None = None,
+                      log_base: str | Path | None = None) -> Bundle:
     """A bundle of loose files; raises LoadError with every problem of every file. `source`
-    (MT only) is the source text, line-aligned with the hypothesis; `uem` diarization only."""
+    (MT only) is the source text, line-aligned with the hypothesis; `uem` diarization only;
+    `log_base` is where the log's `adapted` files are (default: the log's folder)."""
     from llgui.io.interactions import load_log
 
     references = [Path(p) for p in references]
@@ -54,7 +56,7 @@ def bundle_from_files(references: Sequence[str | Path], hypothesis: str | Path,
     if log is not None:
         try:
             uris = {d.id: d.uri for d in documents if isinstance(d, DiarDocument)}
-            steps = load_log(log, task=task, uris=uris) if uris else load_log(log, task=task)
+            steps = load_log(log, task=task, base_dir=log_base, uris=uris or None)
         except LoadError as error:
             problems.extend(error.problems)
     if problems:

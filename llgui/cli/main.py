@@ -77,7 +77,7 @@ def _input_arguments(p: argparse.ArgumentParser, log_help: str) -> None:
         "them from standard input.")
     files.add_argument("--ref", type=Path, nargs="+", action="extend", metavar="FILE",
                        help="reference file(s) (MT: several for several references; "
-                            "diarization: one)")
+                            "diarization: one) (default: none, a bundle is read)")
     files.add_argument("--hyp", type=Path, metavar="FILE",
                        help="hypothesis file (default: standard input, as `sacrebleu REF < "
                             "HYP`)")
@@ -88,8 +88,8 @@ def _input_arguments(p: argparse.ArgumentParser, log_help: str) -> None:
                        help="diarization: the scored regions of each recording (default: all "
                             "of the reference)")
     files.add_argument("--task", choices=("mt", "diarization"),
-                       help="default: diarization for a .rttm/.mdtm hypothesis (or reference), "
-                            "else mt")
+                       help="the task of the plain files (default: diarization for .rttm/.mdtm "
+                            "files, else mt)")
     settings = p.add_argument_group(
         "settings (over the bundle's [settings]; default: the bundle's value, else the "
         "library's default)")
@@ -125,7 +125,8 @@ def _arguments_score(p: argparse.ArgumentParser) -> None:
 
 
 def _arguments_replay(p: argparse.ArgumentParser) -> None:
-    _input_arguments(p, "the interaction log to replay (required with plain files)")
+    _input_arguments(p, "the interaction log to replay (required with plain files; default: "
+                        "the bundle's)")
     p.add_argument("--doc", metavar="ID",
                    help="document id (default: the only document, when there is one)")
     p.add_argument("--metric", metavar="M", help="metric (default: the bundle's first)")
@@ -137,7 +138,8 @@ def _arguments_replay(p: argparse.ArgumentParser) -> None:
 
 
 def _arguments_lifelong(p: argparse.ArgumentParser) -> None:
-    p.add_argument("bundle", type=Path, metavar="BUNDLE")
+    p.add_argument("bundle", type=Path, metavar="BUNDLE",
+                   help="a bundle with a [lifelong] score table")
     p.add_argument("--policy", default="B", metavar="A|B|C|POLICY.json",
                    help="preset A (contemporary), B (uniform), C (past) or a policy file "
                         "(default: B)")
@@ -155,7 +157,7 @@ def _arguments_det(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pair", type=Path, nargs=2, action="append", default=[],
                    metavar=("TARGETS", "NONTARGETS"),
                    help="a system as a file of target scores and one of non-target scores, one "
-                        "score per line (bob.measure, pyeer); repeatable")
+                        "score per line (bob.measure, pyeer); repeatable (default: none)")
     p.add_argument("--key", type=Path, metavar="KEY",
                    help="NIST/Kaldi trial key (default: labels in the score files)")
     p.add_argument("--dcf", default="0.01,1,1", metavar="P_TARGET,C_MISS,C_FA",
@@ -179,7 +181,8 @@ def _arguments_campaign(p: argparse.ArgumentParser) -> None:
                          help="local worker processes (default: every core, or this process "
                               "when the campaign is small; 0: this process)")
     workers.add_argument("--scheduler", metavar="ADDRESS", type=options.non_empty("--scheduler"),
-                         help="run the cells on an existing Dask cluster")
+                         help="run the cells on an existing Dask cluster (default: none, local "
+                                   "workers as --workers says)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="write the reports into DIR (default: standard output only)")
     _format_flag(p)
@@ -240,7 +243,8 @@ def _arguments_simulate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, required=True, metavar="DIR",
                    help="the run folder: bundle.toml, hyp/, logs/system.jsonl, run.json "
                         "(DIR/SYSTEM/ORACLE/ with several)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (default: a progress bar on a terminal)")
     _format_flag(p)
 
 

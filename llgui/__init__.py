@@ -10,7 +10,7 @@ Layers: `llgui.core` (computation, no Qt), `llgui.io` (file formats, no Qt), `ll
 `llgui.cli` (the library and the headless commands over it) and `llgui.gui` (PySide6 +
 pyqtgraph). Only `llgui.gui` imports Qt; `import llgui` imports nothing but this file.
 """
-__version__ = "0.1.0"
+from llgui._version import __version__  # noqa: F401
 
 _API = ("load", "load_files", "with_settings", "score", "replay", "lifelong", "det", "compare",
         "campaign", "demo_dir", "LoadError", "UsageError")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from llgui import __version__
+from llgui._version import __version__
 from llgui.cli import options
 from llgui.core.errors import LoadError, SystemFailed, UsageError
 

@@ -15,7 +15,7 @@ from llgui.gui.demo import demo_bundles, demo_campaign
 
 def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
     """The window's arguments; `epilog` (the headless commands) is printed as written."""
-    from llgui import __version__
+    from llgui._version import __version__
 
     parser = argparse.ArgumentParser(
         prog="llgui",

@@ -274,15 +274,70 @@ def det_report(scores=(), key=None, pairs=(), dcf=DEFAULT_DCF, eer_method: str =
     return reports.det_report(trials, dcf, eer_method, calibrated, threshold)
 
 
-def compare_report(bundles: Sequence, baseline: str, test: str = "bs", unit: str | None = None,
+def is_campaign(path) -> bool:
+    """A campaign file has a [campaign] table (read as text: no TOML parse needed here)."""
+    if not isinstance(path, (str, Path)):
+        return False
+    path = Path(path)
+    try:
+        if not path.is_file() or path.stat().st_size > 10_000_000:
+            return False
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(line.strip() == "[campaign]" for line in text.splitlines())
+
+
+def campaign_bundles(path: str | Path, reader=None) -> list:
+    """The online runs (`bundle = ...`) of a campaign's systems, each named by its system:
+    the runs a paired test compares on the same documents. Systems without an online run
+    take no part (their cells are scored by `campaign`). `reader` reads one bundle (default:
+    `load`)."""
+    import dataclasses
+
+    from llgui.io.campaign import load_campaign
+
+    read = reader or load
+    loaded = load_campaign(Path(path))
+    if loaded.problems:
+        raise LoadError(loaded.problems)
+    bundles = [dataclasses.replace(read(Path(system.bundle)), name=system.name)
+               for system in loaded.systems if system.bundle is not None]
+    if not bundles:
+        raise UsageError(f"{path}: no system of this campaign has an online run (`bundle = "
+                         "...`) to compare")
+    return bundles
+
+
+def _systems(inputs) -> list:
+    """Bundles to compare from a bundle, a path (a bundle or a campaign), a sequence of
+    them, or a mapping of system name to bundle or path; LoadError lists every problem."""
+    import dataclasses
+
+    if isinstance(inputs, Mapping):
+        return [dataclasses.replace(_bundle(b), name=str(name)) for name, b in inputs.items()]
+    items = [inputs] if isinstance(inputs, (str, Path)) or hasattr(inputs, "task") else inputs
+    bundles, problems = [], []
+    for item in items:
+        try:
+            bundles.extend(campaign_bundles(item) if is_campaign(item) else [_bundle(item)])
+        except LoadError as error:
+            problems.extend(error.problems)
+    if problems:
+        raise LoadError(problems)
+    return bundles
+
+
+def compare_report(bundles, baseline: str, test: str = "bs", unit: str | None = None,
                    samples: int | None = None, seed: int = 12345,
                    metrics: Sequence[str] | None = None, dcf=None, progress=None) -> dict:
     """The `compare` report: every system against `baseline` (a bundle's name or file stem)
-    with intervals and p-values, on the same documents."""
+    with intervals and p-values, on the same documents. `bundles`: bundles or their paths, a
+    campaign file (its online runs), or a mapping of system name to bundle."""
     from llgui.core.reports.compare import DEFAULT_UNIT, compare_bundles
     from llgui.core.significance.resample import DEFAULT_SAMPLES, Plan
 
-    loaded = [_bundle(b) for b in bundles]
+    loaded = _systems(bundles)
     if not loaded:
         raise UsageError("give at least one bundle")
     if test not in DEFAULT_SAMPLES:
@@ -406,7 +461,7 @@ def det(scores=(), key=None, pairs=(), *, dcf=DEFAULT_DCF, eer_method: str = "ro
     return _det_frame(det_report(scores, key, pairs, dcf, eer_method, calibrated, threshold))
 
 
-def compare(bundles: Sequence, baseline: str, *, test: str = "bs", unit: str | None = None,
+def compare(bundles, baseline: str, *, test: str = "bs", unit: str | None = None,
             samples: int | None = None, seed: int = 12345,
             metrics: Sequence[str] | None = None, dcf=None) -> "pandas.DataFrame":
     """One row per (system, metric): score, 95 % interval, p-value against the baseline,

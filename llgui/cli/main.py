@@ -644,8 +644,8 @@ def cmd_compare(args) -> str:
     problems, bundles = [], []
     for path in args.inputs:
         try:
-            if _is_campaign(path):
-                bundles.extend(_campaign_online_bundles(path))
+            if api.is_campaign(path):
+                bundles.extend(api.campaign_bundles(path, reader=_load))
             else:
                 bundles.append(_load(path))
         except LoadError as error:
@@ -666,38 +666,6 @@ def cmd_compare(args) -> str:
     if args.format == "csv":
         return compare_csv(report)
     return compare_table(report)
-
-
-def _campaign_online_bundles(path: Path) -> list:
-    """The online runs (`bundle = ...`) of a campaign's systems, each named by its system:
-    the runs a paired test compares on the same documents. Systems without an online run
-    take no part (their cells are scored by `llgui campaign`)."""
-    import dataclasses
-
-    from llgui.io.campaign import load_campaign
-
-    campaign = load_campaign(path)
-    if campaign.problems:
-        raise LoadError(campaign.problems)
-    bundles = []
-    for system in campaign.systems:
-        if system.bundle is not None:
-            bundles.append(dataclasses.replace(_load(Path(system.bundle)), name=system.name))
-    if not bundles:
-        raise UsageError(f"{path}: no system of this campaign has an online run (`bundle = "
-                         "...`) to compare")
-    return bundles
-
-
-def _is_campaign(path: Path) -> bool:
-    """A campaign file has a [campaign] table (read as text: no TOML parse needed here)."""
-    try:
-        if not path.is_file() or path.stat().st_size > 10_000_000:
-            return False
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    return any(line.strip() == "[campaign]" for line in text.splitlines())
 
 
 # --------------------------------------------------------------------------------------------

@@ -67,6 +67,10 @@ def test_score_frame_equals_the_cli_json():
             assert frame.loc[doc["id"], f"{metric}.s_pen"] == values["s_pen"]
     assert frame.attrs["pooled"] == {m: v["score"] for m, v in cli["metrics"].items()}
     assert frame.attrs["signatures"]["bleu"] == cli["metrics"]["bleu"]["signature"]
+    # a selection keeps the attrs and shares the report rather than deep-copying it
+    part = frame[["bleu"]]
+    assert part.attrs["report"] is frame.attrs["report"]
+    assert part.attrs["pooled"] == frame.attrs["pooled"]
 
 
 def test_load_files_and_settings_equal_the_cli_flags():

@@ -60,6 +60,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """argparse's parse, with the option meant for an unknown one (`--colar`: did you mean
+    `--collar`?); exit 2 as argparse's own errors."""
+    import difflib
+
+    args, extra = parser.parse_known_args(argv)
+    if not extra:
+        return args
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    command = action.choices.get(args.command) if args.command else None
+    known = [o for a in (command or parser)._actions for o in a.option_strings]
+    unknown = next((e for e in extra if e.startswith("-")), extra[0])
+    close = difflib.get_close_matches(unknown.split("=")[0], known, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]}?" if close and unknown.startswith("-") else ""
+    (command or parser).error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+    raise AssertionError("unreachable")   # argparse's error exits
+
+
 def _format_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=FORMATS, default="table",
                    help="output format (default: table)")
@@ -311,7 +329,7 @@ def _terminate_as_interrupt():
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    args = _parse(parser, list(sys.argv[1:] if argv is None else argv))
     if not args.command:
         parser.print_help()
         return 0

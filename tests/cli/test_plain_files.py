@@ -227,3 +227,10 @@ def test_a_bad_line_on_standard_input_is_reported_as_stdin():
 def test_replay_of_plain_files_needs_a_log():
     code, _, err = llgui("replay", "--ref", REF, "--hyp", HYP)
     assert code == 2 and "replay needs the interaction log" in err
+
+
+def test_a_mistyped_option_is_exit_2_with_the_option_meant():
+    code, _, err = llgui("score", MT / "bundle.toml", "--colar", "0.5")
+    assert code == 2 and "unrecognized arguments: --colar 0.5; did you mean --collar?" in err
+    code, _, err = llgui("det", "--dfc", "0.1,1,1")
+    assert code == 2 and "did you mean --dcf?" in err

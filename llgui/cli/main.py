@@ -379,21 +379,28 @@ def _load(path: Path):
     return bundle
 
 
-def _check_input(path: Path) -> None:
-    """An input that cannot be opened is exit 2 before any work, with the file of the same
+def _check_input(*paths: Path) -> None:
+    """Inputs that cannot be opened are exit 2 before any work, each with the file of its
     folder it was probably meant to be."""
     import difflib
 
-    if path.exists() or str(path) == "-":
-        return
-    folder = path.parent
-    try:
-        names = [entry.name for _, entry in zip(range(5000), folder.iterdir())]
-    except OSError:
-        names = []
-    close = difflib.get_close_matches(path.name, names, n=1, cutoff=0.6)
-    hint = f"; did you mean {str(folder / close[0])!r}?" if close else ""
-    raise LoadError.single(path, 0, f"no such file{hint}")
+    from llgui.core.errors import Problem
+
+    problems = []
+    for path in paths:
+        if path.exists() or str(path) == "-":
+            continue
+        folder = path.parent
+        try:
+            names = [entry.name for _, entry in zip(range(5000), folder.iterdir())]
+        except OSError:
+            names = []
+        folded = {name.casefold(): name for name in names}   # sysa.txt: sysA.txt
+        close = difflib.get_close_matches(path.name.casefold(), folded, n=1, cutoff=0.6)
+        hint = f"; did you mean {str(folder / folded[close[0]])!r}?" if close else ""
+        problems.append(Problem(str(path), 0, f"no such file{hint}"))
+    if problems:
+        raise LoadError(problems)
 
 
 SETTING_FLAGS = {"collar": "--collar", "skip_overlap": "--skip-overlap",
@@ -502,9 +509,8 @@ def _input(args, need_log: bool = False):
         if len([r for r in args.ref if _is_dash(r)]):
             raise UsageError("--ref -: give the references as files (the hypothesis, the log "
                              "or another input may come from standard input)")
-        for path in (*args.ref, args.hyp, args.log, args.src, args.uem):
-            if path is not None:
-                _check_input(path)
+        _check_input(*(p for p in (*args.ref, args.hyp, args.log, args.src, args.uem)
+                       if p is not None))
         task = args.task
         if task is None and any(r.suffix.lower() in (".rttm", ".mdtm") for r in args.ref):
             task = "diarization"
@@ -575,6 +581,8 @@ def cmd_det(args) -> str:
     dcf = api.parse_dcf(args.dcf, "--dcf")
     if not args.scores and not args.pair:
         raise UsageError("give score files, or --pair TARGETS NONTARGETS")
+    _check_input(*args.scores, *(p for pair in args.pair for p in pair),
+                 *([args.key] if args.key is not None else []))
     trials = api.det_trials(args.scores, args.key, args.pair)
     report = api.det_report(trials, None, (), dcf, args.eer_method, args.calibrated,
                             args.threshold)
@@ -602,6 +610,7 @@ def cmd_campaign(args) -> str:
     from llgui.io.campaign import load_campaign
     from llgui.io.campaign_export import campaign_csv, campaign_table, to_json, write_campaign
 
+    _check_input(args.campaign)
     campaign = load_campaign(args.campaign)
     if args.out is not None:   # before any work: a run must not end in a write that fails
         inputs = [campaign.path] + [r for b in campaign.batches for r in b.references] + [

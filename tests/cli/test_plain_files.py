@@ -234,3 +234,14 @@ def test_a_mistyped_option_is_exit_2_with_the_option_meant():
     assert code == 2 and "unrecognized arguments: --colar 0.5; did you mean --collar?" in err
     code, _, err = llgui("det", "--dfc", "0.1,1,1")
     assert code == 2 and "did you mean --dcf?" in err
+
+
+def test_every_missing_input_of_det_and_campaign_says_which_file_was_meant():
+    scores = DEMO / "detection" / "scores"
+    code, _, err = llgui("det", scores / "sysa.txt", scores / "sysB.txt", scores / "nope.txt")
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 2, err
+    assert lines[0] == f"{scores / 'sysa.txt'}: no such file; did you mean '{scores / 'sysA.txt'}'?"
+    assert lines[1] == f"{scores / 'nope.txt'}: no such file"
+    code, _, err = llgui("campaign", DEMO / "campaign" / "campain.toml")
+    assert code == 2 and f"did you mean '{DEMO / 'campaign' / 'campaign.toml'}'?" in err

@@ -28,12 +28,9 @@ if TYPE_CHECKING:   # pragma: no cover
 __all__ = ["LoadError", "UsageError", "demo_dir", "load", "load_files", "with_settings",
            "score", "replay", "lifelong", "det", "compare", "campaign",
            "score_report", "replay_report", "lifelong_report", "det_report", "compare_report",
-           "campaign_report", "SETTING_NAMES"]
+           "campaign_report"]
 
 DEFAULT_DCF = (0.01, 1.0, 1.0)
-SETTING_NAMES = ("collar", "skip_overlap", "tokenize", "lowercase", "trg_lang")
-"""The settings the command line offers as flags (every `[settings]` key is a keyword of
-`load`, `load_files` and `with_settings`)."""
 
 
 # -- loading ---------------------------------------------------------------------------------
@@ -58,14 +55,19 @@ def load_files(ref: str | Path | Sequence[str | Path], hyp: str | Path, *,
                log_base: str | Path | None = None, **settings) -> "Bundle":
     """Plain files without a bundle file: MT text (one or more references, one segment a
     line, one document named after the hypothesis) or diarization RTTM/MDTM (one document per
-    recording). `task` is "mt" or "diarization", by default inferred from the hypothesis's
-    extension (.rttm, .mdtm: diarization). `log` is an interaction log to replay (its
+    recording). `task` is "mt" or "diarization", by default diarization when the hypothesis
+    or a reference ends in .rttm or .mdtm. `log` is an interaction log to replay (its
     `adapted` files found in `log_base`, default the log's folder); `settings` as in `load`."""
     from llgui.io.loose import bundle_from_files
+
+    from llgui.io.loose import DIARIZATION_SUFFIXES
 
     refs = [ref] if isinstance(ref, (str, Path)) else list(ref)
     if task is not None and task not in ("mt", "diarization"):
         raise UsageError(f"task {task!r}: plain files are mt or diarization")
+    if task is None and any(Path(p).suffix.lower() in DIARIZATION_SUFFIXES
+                            for p in [*refs, hyp]):
+        task = "diarization"
     bundle = bundle_from_files(refs, hyp, log=log, uem=uem, task=task, source=src,
                                log_base=log_base)
     return with_settings(bundle, **settings)

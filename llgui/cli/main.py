@@ -511,11 +511,8 @@ def _input(args, need_log: bool = False):
                              "or another input may come from standard input)")
         _check_input(*(p for p in (*args.ref, args.hyp, args.log, args.src, args.uem)
                        if p is not None))
-        task = args.task
-        if task is None and any(r.suffix.lower() in (".rttm", ".mdtm") for r in args.ref):
-            task = "diarization"
         bundle = api.load_files(args.ref, args.hyp, log=args.log, src=args.src, uem=args.uem,
-                                task=task, log_base=Path.cwd() if piped == args.log else None)
+                                task=args.task, log_base=Path.cwd() if piped == args.log else None)
         if piped is not None and piped == args.hyp:
             import dataclasses
 

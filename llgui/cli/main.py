@@ -469,14 +469,16 @@ def _is_dash(value) -> bool:
 
 
 def _stdin_suffix(args, name: str) -> str:
+    """The name the input read from standard input gets: a hypothesis of a diarization task
+    takes the reference's extension (RTTM or MDTM is told by it)."""
+    from llgui.io.loose import DIARIZATION_SUFFIXES
+
     if name == "log":
         return ".jsonl"
-    refs = [r for r in (args.ref or []) if not _is_dash(r)]
-    task = args.task or ("diarization" if any(r.suffix.lower() in (".rttm", ".mdtm")
-                                             for r in refs) else "mt")
-    if task == "diarization" and name in ("hyp", "ref"):
-        same = next((r.suffix.lower() for r in refs), ".rttm")
-        return same if same in (".rttm", ".mdtm") else ".rttm"
+    suffixes = [r.suffix.lower() for r in args.ref or ()]
+    diarization = args.task == "diarization" or any(s in DIARIZATION_SUFFIXES for s in suffixes)
+    if diarization and name == "hyp":
+        return next((s for s in suffixes if s in DIARIZATION_SUFFIXES), ".rttm")
     return ".txt"
 
 
@@ -501,18 +503,19 @@ def _input(args, need_log: bool = False):
         return
     if not args.ref:
         raise UsageError("plain files need --ref (the reference file or files)")
+    if any(_is_dash(r) for r in args.ref):
+        raise UsageError("--ref -: give the references as files (the hypothesis, the log "
+                         "or another input may come from standard input)")
     if args.hyp is None:
         args.hyp = Path("-")   # as sacrebleu: the hypothesis on standard input
     if need_log and args.log is None:
         raise UsageError("replay needs the interaction log: --log FILE")
     with _stdin_file(args, ("hyp", "log", "src", "uem")) as piped:
-        if len([r for r in args.ref if _is_dash(r)]):
-            raise UsageError("--ref -: give the references as files (the hypothesis, the log "
-                             "or another input may come from standard input)")
         _check_input(*(p for p in (*args.ref, args.hyp, args.log, args.src, args.uem)
                        if p is not None))
         bundle = api.load_files(args.ref, args.hyp, log=args.log, src=args.src, uem=args.uem,
-                                task=args.task, log_base=Path.cwd() if piped == args.log else None)
+                                task=args.task,
+                                log_base=Path.cwd() if piped and piped == args.log else None)
         if piped is not None and piped == args.hyp:
             import dataclasses
 

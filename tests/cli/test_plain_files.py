@@ -245,3 +245,12 @@ def test_every_missing_input_of_det_and_campaign_says_which_file_was_meant():
     assert lines[1] == f"{scores / 'nope.txt'}: no such file"
     code, _, err = llgui("campaign", DEMO / "campaign" / "campain.toml")
     assert code == 2 and f"did you mean '{DEMO / 'campaign' / 'campaign.toml'}'?" in err
+
+
+def test_an_rttm_hypothesis_on_standard_input_scores_as_the_file():
+    ref, hyp = DIAR / "ref" / "shows.rttm", DIAR / "hyp" / f"{URIS[0]}.rttm"
+    code, named, err = llgui("score", "--ref", ref, "--hyp", hyp, "--format", "json")
+    assert code == 0, err
+    code, piped, err = llgui("score", "--ref", ref, "--format", "json", stdin=hyp.read_bytes())
+    assert code == 0, err
+    assert scored(piped) == scored(named) and json.loads(piped)["task"] == "diarization"

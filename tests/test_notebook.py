@@ -55,7 +55,8 @@ def test_the_notebook_runs_and_its_numbers_are_the_clis(tmp_path, monkeypatch):
     nb.cells.append(nbformat.v4.new_code_cell(PROBE))
     # the kernel runs outside the repository and imports this checkout's llgui
     monkeypatch.setenv("PYTHONPATH", str(REPO))
-    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+    client = nbclient.NotebookClient(nb, timeout=600, startup_timeout=300,
+                                     kernel_name="python3",
                                      resources={"metadata": {"path": str(tmp_path)}})
     client.execute()   # CellExecutionError on any failing cell
     for cell in nb.cells[:-1]:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:   # pragma: no cover
     from llgui.core.types import Bundle
 
 __all__ = ["LoadError", "UsageError", "demo_dir", "load", "load_files", "with_settings",
-           "score", "replay", "lifelong", "det", "compare", "campaign",
+           "score", "replay", "lifelong", "det", "compare", "score_campaign",
            "score_report", "replay_report", "lifelong_report", "det_report", "compare_report",
            "campaign_report"]
 
@@ -497,8 +497,8 @@ def compare(bundles, baseline: str, *, test: str = "bs", unit: str | None = None
     return frame
 
 
-def campaign(path: str | Path, metric: str | None = None, *, workers: int | None = 0,
-             scheduler: str | None = None) -> "pandas.DataFrame":
+def score_campaign(path: str | Path, metric: str | None = None, *, workers: int | None = 0,
+                   scheduler: str | None = None) -> "pandas.DataFrame":
     """The leaderboard of a campaign for `metric` (default: its first): one row per system
     (index: system) with the online figures and S_P under policies A, B, C. `.attrs`:
     `signatures`, `settings`, `problems`, `partial`, `report` (cells, per-model scores)."""

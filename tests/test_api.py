@@ -125,11 +125,25 @@ def test_lifelong_det_and_compare_frames_equal_the_cli_json():
 
 
 def test_campaign_frame_is_the_leaderboard_of_the_cli_report():
-    frame = llgui.campaign(CAMPAIGN, "bleu")
+    frame = llgui.score_campaign(CAMPAIGN, "bleu")
     cli = cli_json("campaign", CAMPAIGN, "--workers", 0)
     assert as_json(frame.attrs["report"]) == cli
     for system in cli["systems"]:
         assert same(frame.loc[system["name"], "s_p_B"], system["leaderboard"]["bleu"]["s_p"]["B"])
+
+
+def test_no_name_of_the_api_is_a_subpackage_and_each_stays_callable():
+    """Importing a subpackage sets the package attribute of its name: an API function of that
+    name (`llgui.campaign`) would turn into a module after its first call."""
+    import importlib
+    import pkgutil
+
+    modules = {m.name for m in pkgutil.iter_modules(llgui.__path__)}
+    assert "campaign" in modules   # the check sees the subpackages
+    assert modules.isdisjoint(llgui._API)
+    for name in modules - {"__main__", "gui"}:
+        importlib.import_module(f"llgui.{name}")
+    assert all(callable(getattr(llgui, name)) for name in llgui._API)
 
 
 def test_bad_arguments_are_usage_errors():

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from llgui.core.errors import LoadError, UsageError
-from llgui.utils.demo import demo_dir
+from llgui.resources import demo_dir
 
 if TYPE_CHECKING:   # pragma: no cover
     import pandas
@@ -86,13 +86,25 @@ def _bundle(bundle) -> "Bundle":
     return bundle if not isinstance(bundle, (str, Path)) else load(bundle)
 
 
-def _check_metrics(task: str, metrics: Sequence[str]) -> None:
-    from llgui.core.metrics import metrics_for
+def _check_metrics(task: str, metrics: Sequence[str], bundle=None) -> None:
+    """Each metric applies to the task; a word metric (cpWER, tcpWER, WDER) finds what it
+    needs in `bundle`: reference words in every document, tcpWER a word_collar."""
+    from llgui.core.metrics import WORD_METRICS, metrics_for
 
     for m in metrics:
         if m not in metrics_for(task):
             raise UsageError(f"metric {m!r} does not apply to {task} bundles "
                              f"(known: {', '.join(metrics_for(task))})")
+        if bundle is None or m not in WORD_METRICS:
+            continue
+        where = bundle.path or bundle.name
+        if m == "tcpwer" and "word_collar" not in bundle.settings:
+            raise UsageError(f"{where}: metric tcpwer needs [settings] word_collar "
+                             f"(seconds; meeteval requires a collar)")
+        lacking = [d.id for d in bundle.documents if not getattr(d, "words", None)]
+        if lacking:
+            raise UsageError(f"{where}: metric {m} needs reference words (words = "
+                             f"\"FILE\") in every document; {lacking[0]!r} has none")
 
 
 def _policy(spec: str | Path):
@@ -122,7 +134,7 @@ def score_report(bundle, metrics: Sequence[str] | None = None, policy_spec=None,
     if bundle.task == "detection":
         return reports.det_report(bundle.detection, DEFAULT_DCF, "rocch")
     metrics = tuple(metrics) if metrics else bundle.metrics
-    _check_metrics(bundle.task, metrics)
+    _check_metrics(bundle.task, metrics, bundle)
     chosen = _policy(policy_spec) if policy_spec else None
     if mode not in ("paper", "llmt"):
         raise UsageError(f"mode {mode!r}: paper or llmt")
@@ -144,7 +156,7 @@ def replay_report(bundle, doc: str | None = None, metric: str | None = None,
     if bundle.task == "detection" and not bundle.steps:
         raise UsageError(f"{where} has no interaction log to replay")
     chosen = metric or bundle.metrics[0]
-    _check_metrics(bundle.task, [chosen])
+    _check_metrics(bundle.task, [chosen], bundle)
     if not info(chosen).replayable:   # a detection bundle's EER
         if metric is not None:
             names = [info(m).name_with_note for m in replay_metrics(bundle.task)]

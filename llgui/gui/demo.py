@@ -1,5 +1,26 @@
-"""Where the bundled demo lives: `llgui.utils.demo` (Qt-free, shared with the command line and
-the Python API), re-exported for the window's start-up and File › Open the demo."""
+"""Where the bundled demo lives: one bundle per task and a campaign, in llgui/resources/demo/
+($LLGUI_DEMO_DIR overrides). Plain paths, no Qt: the start-up (`llgui.gui.app`) and the
+window's File › Open the demo (`llgui.gui.main_window`) both read them from here."""
 from __future__ import annotations
 
-from llgui.utils.demo import REPO, demo_bundles, demo_campaign, demo_dir  # noqa: F401
+from pathlib import Path
+
+from llgui.resources import demo_dir
+
+
+def _root() -> Path:
+    return demo_dir()
+
+
+def demo_bundles() -> list[Path]:
+    """The bundled demo: one bundle per task, in llgui/resources/demo/ ($LLGUI_DEMO_DIR overrides)."""
+    root = _root()
+    return [p for p in (root / "mt" / "bundle.toml", root / "diarization" / "bundle.toml",
+                        root / "detection" / "bundle.toml",
+                        root / "detection-lifelong" / "bundle.toml") if p.exists()]
+
+
+def demo_campaign() -> Path | None:
+    """The demo campaign (three synthetic systems), or None when it is absent."""
+    path = _root() / "campaign" / "campaign.toml"
+    return path if path.exists() else None

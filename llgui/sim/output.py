@@ -44,7 +44,7 @@ def source_tables(bundle: Bundle) -> dict[str, dict]:
     out = {}
     for table in data.get("documents", []):
         entry = {}
-        for key in ("references", "source", "uem", "uri"):
+        for key in ("references", "source", "uem", "uri", "words"):
             if key not in table:
                 continue
             value = table[key]
@@ -118,8 +118,8 @@ class RunWriter:
             table = self.tables.get(doc_id, {})
             documents.append({"id": doc_id,
                               "time": doc.time.text if doc.time.is_date else doc.time.value,
-                              **{k: table[k] for k in ("uri", "references", "source", "uem")
-                                 if k in table},
+                              **{k: table[k] for k in ("uri", "references", "source", "uem",
+                                                       "words") if k in table},
                               "hypothesis": relative})
         write_bundle(self.out / "bundle.toml",
                      comment="Written by llgui simulate: h0 of every document as the "

@@ -476,6 +476,33 @@ class Bundle:
         if not isinstance(self.settings, MappingProxyType):
             object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
 
+    def __repr__(self) -> str:
+        """One line (the generated repr would print every segment and turn)."""
+        parts = [f"task={self.task!r}", f"name={self.name!r}",
+                 f"{len(self.documents)} documents", f"metrics={list(self.metrics)}"]
+        if self.steps:
+            parts.append(f"{len(self.steps)} steps")
+        if self.detection:
+            parts.append(f"{len(self.detection)} detection systems")
+        if self.lifelong is not None:
+            parts.append("a lifelong score table")
+        if self.settings:
+            parts.append(f"settings={dict(self.settings)}")
+        return f"Bundle({', '.join(parts)})"
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the summary line and the documents, first ten."""
+        from html import escape
+
+        rows = "".join(f"<tr><td>{escape(d.id)}</td><td>{escape(d.time.text)}</td>"
+                       f"<td>{len(self.steps_of(d.id))}</td></tr>"
+                       for d in self.documents[:10])
+        more = (f"<tr><td colspan='3'>... {len(self.documents) - 10} more</td></tr>"
+                if len(self.documents) > 10 else "")
+        table = (f"<table><tr><th>document</th><th>time</th><th>steps</th></tr>{rows}{more}"
+                 "</table>" if self.documents else "")
+        return f"<p><code>{escape(repr(self))}</code></p>{table}"
+
     def document(self, doc_id: str) -> Document:
         at = self._positions.get(doc_id)
         if at is None:

@@ -16,7 +16,7 @@ from llgui.resources import demo_dir
 
 def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
     """The window's arguments; `epilog` (the headless commands) is printed as written."""
-    from llgui import __version__
+    from llgui._version import __version__
 
     parser = argparse.ArgumentParser(
         prog="llgui",

@@ -630,7 +630,7 @@ class MainWindow(QMainWindow):
             exporter(path)
 
     def show_about(self) -> None:
-        from llgui import __version__
+        from llgui._version import __version__
 
         QMessageBox.about(self, "About llgui",
                           f"llgui {__version__}\nPenalised scores for human-assisted learning "

@@ -31,7 +31,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Callable, Sequence
 
-from llgui import __version__
+from llgui._version import __version__
 from llgui.core.cost import CostModel
 from llgui.core.diarization.track import DiarTrack
 from llgui.core.jobs import Cancelled, check

@@ -107,7 +107,7 @@ class DiarView(QWidget):
         self.shown: tuple = ()              # (document id, step) on screen
 
     def set_speakers(self, reference_labels) -> None:
-        """Fix reference colours for a whole bundle (recurring speakers keep theirs)."""
+        """Fix the reference colours of one meeting (its speakers as far apart as can be)."""
         self._colours = speaker_colours(reference_labels)
 
     def show_step(self, walk: Walkthrough, step: int, error_regions=None) -> None:

@@ -243,7 +243,7 @@ class Workbench(QWidget):
             self.mt_view.set_notes(_script_notes(bundle, result.replay.metric))
             self.cost_editor.set_unit(result.replay.cost_unit)
         if document.task == "diarization" and bundle is not None:
-            self.diar_view.set_speakers(t.speaker for d in bundle.documents for t in d.reference)
+            self.diar_view.set_speakers(t.speaker for t in document.reference)  # per meeting
             zones = work.zones_of(bundle.settings)
             self.diar_view.collar = zones["collar"]
             self.diar_view.skip_overlap = zones["skip_overlap"]

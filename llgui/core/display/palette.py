@@ -21,6 +21,9 @@ IMPAIRED = "#444444"
 """Speech given to the never-mapped speaker of the impaired hypothesis (dark grey)."""
 UNMAPPED = "#b0b0b0"
 """A hypothesis label the optimal mapping gives no reference speaker (grey)."""
+UNMAPPED_TONES = ("#b0b0b0", "#dcdcdc", "#8a8a8a", "#c8b49c", "#9fb0c8", "#c4c4a0")
+"""Unmapped hypothesis labels of one hypothesis, in sorted order: greys and greyed tints, so
+that two unmapped clusters are told apart and none looks like a speaker (cycled beyond)."""
 RESERVED = (*ERROR_COLOURS.values(), IMPAIRED, UNMAPPED)
 """Colours whose meaning no speaker may borrow."""
 
@@ -211,3 +214,10 @@ def colour_levels(values) -> tuple[float, float]:
     if hi <= lo:
         hi = lo + 1.0
     return lo, hi
+
+
+def unmapped_colours(labels: Iterable[str], mapping) -> dict[str, str]:
+    """A tone of UNMAPPED_TONES per hypothesis label that `mapping` leaves out, sorted order."""
+    mapping = mapping or {}
+    left = sorted({label for label in labels if label not in mapping}, key=str)
+    return {label: UNMAPPED_TONES[i % len(UNMAPPED_TONES)] for i, label in enumerate(left)}

@@ -91,6 +91,7 @@ def view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
     the window draws, and a cancel is seen. What it makes is cached by the identity of the
     walkthrough's turn lists, where the view reads it."""
     from llgui.core.diarization.speakers import breakdown
+    from llgui.core.diarization.verdict import step_verdict
     from llgui.core.display.lanes import error_geometry, lane_geometry
     from llgui.core.jobs import check
 
@@ -118,6 +119,8 @@ def view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
         error_geometry(view.adapted_errors)
         checkpoint()
         breakdown(result.document, view.adapted, view.adapted_mapping, collar, skip_overlap)
+        checkpoint()
+        step_verdict(view)   # what the system did with the correction (cached for the view)
     return result, -1 if ahead else step
 
 

@@ -18,10 +18,36 @@ MERGE_GAP = 10.0  # s: windows closer than this share a panel
 MAX_PANELS = 4
 
 
+OVERVIEW_SHARE = 0.2
+OVERVIEW_FROM = 600.0
+"""A single panel gets the overview strip above it when it shows less than OVERVIEW_SHARE of a
+recording of at least OVERVIEW_FROM seconds (a 60-s zoom of an 89-minute recording said
+nothing of where it lay)."""
+
+
 def split_spans(windows, extent) -> list[tuple[float, float]]:
-    """The panels' time spans for `windows`, or [] when one panel (the usual zoom) will do."""
+    """The panels' time spans for `windows`, or [] when one zoom of the whole view will do:
+    several far-apart windows, or one window that is a small part of the recording."""
     panels = zoom_panels(windows, pad=PAD, merge_gap=MERGE_GAP, extent=extent)
-    return panels[:MAX_PANELS] if len(panels) > 1 else []
+    if len(panels) > 1:
+        return panels[:MAX_PANELS]
+    length = float(extent[1]) - float(extent[0])
+    if panels and length >= OVERVIEW_FROM and (panels[0][1] - panels[0][0]) < OVERVIEW_SHARE * length:
+        return panels
+    return []
+
+
+def panel_title(step, span, hours: bool) -> str:
+    """A panel's title: the step's times inside it named as the question names them (t1, t2
+    of `same`; t of `boundary` and `name`), then the span shown, in the document's clock."""
+    target = getattr(step, "target", None)
+    named = []
+    for name in ("t1", "t2", "t"):
+        t = getattr(target, name, None)
+        if t is not None and span[0] <= t <= span[1]:
+            named.append(f"{name} = {format_time(t, 1, hours)}")
+    shown = f"{format_time(span[0], 1, hours)} – {format_time(span[1], 1, hours)}"
+    return f"{', '.join(named)} ({shown})" if named else shown
 
 
 class SplitPanels(QWidget):
@@ -31,6 +57,7 @@ class SplitPanels(QWidget):
         self._make_view = make_view
         self.panels: list = []
         self.spans: list[tuple[float, float]] = []   # what is shown, for tests
+        self._log = None   # the step shown (its target names the panels)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
@@ -53,8 +80,10 @@ class SplitPanels(QWidget):
             panel.show_step(walk, step, error_regions)
             item = panel.plot.getPlotItem()
             item.setXRange(start, end, padding=0)
-            item.setTitle(f"window {k + 1}: {format_time(start, 1)} – {format_time(end, 1)}",
-                          size="8pt")
+            hours = walk.document.extent[1] >= 3600
+            log = walk.log[step - 1] if step else None
+            self._log = log
+            item.setTitle(panel_title(log, (start, end), hours), size="8pt")
             if k:   # one lane axis is enough
                 item.getAxis("left").setStyle(showValues=False)
                 item.getAxis("left").setWidth(8)
@@ -72,10 +101,22 @@ class SplitPanels(QWidget):
                                          brush=pg.mkBrush(QColor(40, 120, 220, 45)),
                                          pen=pg.mkPen(QColor(40, 120, 220), width=1.5))
             region.setZValue(-8)
-            region.setToolTip(f"window {k + 1}: drag to move its panel below")
+            region.setToolTip(f"panel {k + 1} below: drag to move it")
             panel = self.panels[k]
             region.sigRegionChanged.connect(
                 lambda r, p=panel: p.plot.getPlotItem().setXRange(*r.getRegion(), padding=0))
             item.addItem(region)
             owner._regions.append(region)
             self.brushes.append(region)
+            # a window is a few seconds of an hour: a line and its name (t1, t2) say where
+            # it lies in the recording, however narrow the brush
+            name = panel_title(self._log, (start, end), False).split(" = ")[0] \
+                if self._log is not None and " = " in panel_title(self._log, (start, end), False) \
+                else f"{k + 1}"
+            marker = pg.InfiniteLine((start + end) / 2, angle=90, movable=False,
+                                     pen=pg.mkPen(QColor(40, 120, 220), width=2),
+                                     label=name, labelOpts={"position": 0.93,
+                                                            "color": (40, 120, 220)})
+            marker.setZValue(-7)
+            item.addItem(marker)
+            owner._regions.append(marker)

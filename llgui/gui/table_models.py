@@ -274,12 +274,13 @@ def describe_target(step, hours: bool | None = None) -> str:
     return f"{t.start:.1f}–{t.end:.1f} s"
 
 
-def describe_step(step, hours: bool | None = None, mapping=None) -> str:
+def describe_step(step, hours: bool | None = None, mapping=None, **labels) -> str:
     """One line on what the human was asked or gave (diarization: `hours` for h:mm:ss,
-    `mapping` of the hypothesis seen to say a named cluster's reference speaker)."""
+    `mapping` of the hypothesis seen and `labels` (reference_labels, seen_labels) to say who
+    a named label is, `diar_text.describe_step`)."""
     from llgui.core.display import diar_text
 
-    said = diar_text.describe_step(step, hours, mapping)
+    said = diar_text.describe_step(step, hours, mapping, **labels)
     if said is not None:
         return said
     kind, answer = step.kind, step.answer

@@ -2,9 +2,9 @@
 ignored / changed otherwise" per segment; a diarization step gets the same verdict.
 
 The step's windows are where the human listened. There the hypothesis the human saw
-(h_{n-1}), its corrected version and the system's next hypothesis (h_n) are compared in
-*reference terms*: every hypothesis label is replaced by the reference speaker its optimal
-mapping gives it (h_{n-1} and the corrected one by h_{n-1}'s mapping, h_n by its own, so a
+(h_{n-1}), the correction (the reference there) and the system's next hypothesis (h_n) are
+compared in *reference terms*: every hypothesis label is replaced by the reference speaker its
+optimal mapping gives it (h_{n-1} by its mapping, h_n by its own, so a
 system that renames its clusters is not taken to have changed anything); every unmapped label
 counts as one "unmapped speaker". On a grid of `GRID` seconds the set of speakers active in each frame is compared:
 
@@ -48,8 +48,8 @@ class Verdict:
     def text(self) -> str:
         """Short: "applied (98 % as corrected; 12.5 s changed elsewhere)"."""
         detail = f"{100 * self.agree_corrected:.0f} % as corrected"
-        more = (f"; {self.changed_elsewhere:.0f} s changed elsewhere"
-                if self.changed_elsewhere >= ELSEWHERE_GRID else "; nothing changed elsewhere")
+        more = (f", {self.changed_elsewhere:.0f} s changed elsewhere"
+                if self.changed_elsewhere >= ELSEWHERE_GRID else ", nothing else changed")
         return f"{self.verdict} ({detail}{more})"
 
     def explanation(self) -> str:
@@ -85,18 +85,21 @@ def _in_reference_terms(turns, mapping) -> list[Turn]:
     return [Turn(t.start, t.end, mapping.get(t.speaker, "\x00unmapped")) for t in turns]
 
 
-def verdict(seen: Sequence[Turn], corrected: Sequence[Turn], adapted: Sequence[Turn],
+def verdict(seen: Sequence[Turn], reference: Sequence[Turn], adapted: Sequence[Turn],
             windows: Sequence[tuple[float, float]], seen_mapping: Mapping[str, str] | None,
             adapted_mapping: Mapping[str, str] | None) -> Verdict | None:
     """What h_n (`adapted`) did with the correction of the `windows` (module text); None
-    for a step without windows in this document. The windows are compared on a GRID-second
+    for a step without windows in this document. Inside the windows the corrected hypothesis
+    is the reference (DESIGN 1.2), so the correction is compared as the `reference` itself:
+    the corrected hypothesis gives a reference speaker no cluster stands for a fresh label,
+    which no mapping names. The windows are compared on a GRID-second
     grid, the rest of the recording on an ELSEWHERE_GRID one (a 10-hour show stays a few
     megabytes)."""
     windows = [(float(a), float(b)) for a, b in windows if b > a]
     if not windows:
         return None
     s = _in_reference_terms(seen, seen_mapping)
-    c = _in_reference_terms(corrected, seen_mapping)
+    c = [Turn(t.start, t.end, t.speaker) for t in reference]   # the correction, as it says
     h = _in_reference_terms(adapted, adapted_mapping)
     labels = sorted({t.speaker for t in (*s, *c, *h)})
     names = {lab: i for i, lab in enumerate(labels)}
@@ -132,12 +135,13 @@ def verdict(seen: Sequence[Turn], corrected: Sequence[Turn], adapted: Sequence[T
     return Verdict(kind, agree_c, agree_s, elsewhere, total * GRID)
 
 
-def step_verdict(view) -> Verdict | None:
-    """`verdict` of a walkthrough's step view, cached by the identity of its turn lists (the
-    workbench's step-view job computes it on a worker for a long show; the view reads it)."""
+def step_verdict(view, reference) -> Verdict | None:
+    """`verdict` of a walkthrough's step view against its document's `reference`, cached by
+    the identity of the turn lists (the workbench's step-view job computes it on a worker for
+    a long show; the view reads it)."""
     if not view.windows:
         return None
     return _CACHE.get_or_make(
-        (view.seen, view.corrected, view.adapted), ("verdict", tuple(view.windows)),
-        lambda: verdict(view.seen, view.corrected, view.adapted, view.windows, view.mapping,
+        (view.seen, reference, view.adapted), ("verdict", tuple(view.windows)),
+        lambda: verdict(view.seen, reference, view.adapted, view.windows, view.mapping,
                         view.adapted_mapping))

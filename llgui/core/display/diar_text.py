@@ -38,10 +38,12 @@ def describe_target(step, hours: bool | None = None, names: bool = False) -> str
 
 
 def describe_step(step, hours: bool | None = None,
-                  mapping: Mapping[str, str] | None = None) -> str | None:
+                  mapping: Mapping[str, str] | None = None,
+                  reference_labels=(), seen_labels=()) -> str | None:
     """One line on what the human was asked or gave at a diarization step; `mapping` (the
-    optimal mapping of the hypothesis the human saw) says a named cluster's reference
-    speaker. None for steps of other tasks."""
+    optimal mapping of the hypothesis the human saw, h_{n-1}), its `seen_labels` and the
+    `reference_labels` say who a `name` answer is in reference terms. None for steps of other
+    tasks."""
     kind, answer = step.kind, step.answer
     target = describe_target(step, hours, names=True)
     if target is None or kind not in ("same", "boundary", "name", "segment"):
@@ -53,13 +55,25 @@ def describe_step(step, hours: bool | None = None,
                 if answer else "?")
         return f"step {step.step}: the turn around {target} is {span}"
     if kind == "name":
-        said = str(answer)
-        if mapping is not None and said != "non-speech":
-            person = mapping.get(said)
-            said += (f" (reference speaker {person})" if person is not None
-                     else " (a cluster mapped to no reference speaker)")
-        return f"step {step.step}: the speaker at {target} is {said}"
+        return f"step {step.step}: the speaker at {target} is {name_in_reference_terms(str(answer), mapping, reference_labels, seen_labels)}"
     return f"step {step.step}: segment {target} annotated"
+
+
+def name_in_reference_terms(answer: str, mapping: Mapping[str, str] | None,
+                            reference_labels=(), seen_labels=()) -> str:
+    """A `name` answer (a label of the system's) with who it is: the reference speaker its
+    cluster is mapped to; a reference speaker no cluster of h_{n-1} stands for (the human
+    named the person); a cluster mapped to nobody; or a label h_{n-1} does not have."""
+    if mapping is None or answer == "non-speech":
+        return answer
+    person = mapping.get(answer)
+    if person is not None:
+        return f"{answer} (reference speaker {person})"
+    if answer in set(reference_labels):
+        return f"{answer} (reference speaker {answer}, whom no cluster of h\u2099\u208b\u2081 stands for)"
+    if answer in set(seen_labels):
+        return f"{answer} (a cluster mapped to no reference speaker)"
+    return f"{answer} (a label h\u2099\u208b\u2081 does not have)"
 
 
 def turn_tooltip(turns, t: float, lane: str, mapping: Mapping[str, str] | None = None,

@@ -120,7 +120,7 @@ def view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
         checkpoint()
         breakdown(result.document, view.adapted, view.adapted_mapping, collar, skip_overlap)
         checkpoint()
-        step_verdict(view)   # what the system did with the correction (cached for the view)
+        step_verdict(view, result.document.reference)   # what the system did with the correction (cached for the view)
     return result, -1 if ahead else step
 
 

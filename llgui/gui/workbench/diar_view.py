@@ -220,7 +220,7 @@ class DiarView(QWidget):
         self.verdict = None
         if view is None or not self._can_split:
             return head
-        self.verdict = step_verdict(view)
+        self.verdict = step_verdict(view, doc.reference)
         if self.verdict is None:
             return head
         colour = self.VERDICT_COLOURS[self.verdict.verdict]

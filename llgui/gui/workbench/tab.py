@@ -319,13 +319,18 @@ class Workbench(QWidget):
         speaker once the step's view, and so its mapping, is built)."""
         n = len(result.steps)
         hours = mapping = None
+        known: dict = {}
         if step and result.document.task == "diarization":
             from llgui.core.display.diar_text import long_document
+            from llgui.core.display.lanes import lane_geometry
 
             hours = long_document(result.document.extent)
             if work.turns(result.document) <= SYNC_TURNS or result.is_cached(step):
-                mapping = result.steps[step - 1].mapping
-        what = (describe_step(result.log[step - 1], hours, mapping) if step
+                view = result.steps[step - 1]
+                mapping = view.mapping
+                known = {"reference_labels": lane_geometry(result.document.reference)["labels"],
+                         "seen_labels": lane_geometry(view.seen)["labels"]}
+        what = (describe_step(result.log[step - 1], hours, mapping, **known) if step
                 else "the system's first hypothesis")
         waiting = self._waiting_for
         note = (f" · <i>{display_name(waiting)} on its way, showing "

@@ -47,8 +47,13 @@ def test_a_name_answer_is_said_in_reference_terms():
     name = _step("name", PointTarget(75.25), "7")
     assert describe_step(name, False, {"7": "MEE071"}) == \
         "step 3: the speaker at 1:15.2 is 7 (reference speaker MEE071)"
-    assert describe_step(name, False, {"3": "MEE071"}).endswith(
+    assert describe_step(name, False, {"3": "MEE071"}, ["MEE071"], ["3", "7"]).endswith(
         "is 7 (a cluster mapped to no reference speaker)")
+    # ES2011a step 5: the human named FEE042, whom no cluster stood for
+    fee = _step("name", PointTarget(387.6), "FEE042")
+    assert describe_step(fee, False, {"3": "FEE041"}, ["FEE041", "FEE042"], ["3"]) == (
+        "step 3: the speaker at 6:27.6 is FEE042 (reference speaker FEE042, whom no cluster "
+        "of h\u2099\u208b\u2081 stands for)")
 
 
 def test_a_turn_tooltip_gives_label_times_and_mapped_speaker():

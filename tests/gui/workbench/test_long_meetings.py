@@ -208,7 +208,8 @@ def test_the_timeline_says_what_the_system_did_with_the_correction(open_window):
     window = open_window(1500, 950)
     view = window.workbench.diar_view
     step = window.workbench.walkthrough.steps[0]
-    expected = verdict(step.seen, step.corrected, step.adapted, step.windows, step.mapping,
+    reference = window.workbench.walkthrough.document.reference
+    expected = verdict(step.seen, reference, step.adapted, step.windows, step.mapping,
                        step.adapted_mapping)
     title = view.plot.getPlotItem().titleLabel.text
     assert expected.verdict in title and expected.text().split(" (")[0] in title

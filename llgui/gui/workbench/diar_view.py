@@ -111,6 +111,7 @@ class DiarView(QWidget):
             layout.addWidget(self.plot, 1)
         layout.addWidget(self.legend)
         self._colours: dict[str, str] = {}
+        self._tones: dict[str, str] = {}   # unmapped clusters of the step shown
         self._doc_id: str | None = None
         self._arrays: dict = {}
         self._drawn: list = []   # (bar item, x0, width, y0, height) per colour, for culling
@@ -145,6 +146,13 @@ class DiarView(QWidget):
             ("adapted", view.adapted if view else walk.base,
              view.adapted_mapping if view else walk.base_mapping),
         ]
+        # one tone per unmapped cluster for the whole step: a cluster unmapped in several
+        # lanes keeps its tone in all of them (per lane, b6 was tan above and blue below)
+        blocked = {view.unmappable} if view is not None and view.unmappable else set()
+        unmapped = {label for _, turns, mapping in lanes[1:] if turns
+                    for label in lane_geometry(turns)["labels"]
+                    if label not in (mapping or {}) and label not in blocked}
+        self._tones = unmapped_colours(unmapped, {})
         item = self.plot.getPlotItem()
         for region in self._regions:
             item.removeItem(region)
@@ -325,13 +333,12 @@ class DiarView(QWidget):
         """x0, width, y offset (stacking overlaps) and colour of every turn, sorted by start;
         cached by the turn list's identity (the walkthrough shares them between steps)."""
         key = (id(turns), tuple(sorted((mapping or {}).items())), unmappable,
-               tuple(sorted(self._colours.items())))
+               tuple(sorted(self._colours.items())), tuple(sorted(self._tones.items())))
         cached = self._arrays.get(key)
         if cached is not None and cached[0] is turns:
             return cached[1]
         colours = self._colours
-        tones = unmapped_colours(lane_geometry(turns)["labels"], mapping) if mapping is not None \
-            else {}
+        tones = self._tones
         names = mapping or {}
         # overlapping turns stack in the order of the reference speaker they are drawn as
         arrays = lane_bars(turns, lambda label: label_colour(label, mapping, colours, unmappable,
@@ -490,7 +497,8 @@ class DiarView(QWidget):
             hyp = sorted(h for h, r in (mapping or {}).items() if r == label)
             mapped = f" ← {', '.join(html.escape(h) for h in hyp)}" if hyp else ""
             parts.append(f"<span style='color:{colour}'>■</span> {html.escape(label)}{mapped}")
-        tones = unmapped_colours(lane_geometry(seen)["labels"], mapping or {})
+        left = set(lane_geometry(seen)["labels"]) - set(mapping or {})
+        tones = {u: c for u, c in self._tones.items() if u in left}
         if tones:
             parts.append("unmapped: " + " ".join(
                 f"<span style='color:{c}'>■</span>&nbsp;{html.escape(u)}"

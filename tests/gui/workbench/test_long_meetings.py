@@ -264,3 +264,24 @@ def test_verify_shows_time_left_and_cancels_from_its_button(open_window, qtbot):
     assert any(re.search(r"\d+ % · \d+:\d\d left", t) for t in texts), texts
     assert bench.last_verification.ok and len(bench.last_verification.compared) >= 4
     assert button.text() == "Verify with libraries"
+
+
+def test_an_unmapped_cluster_keeps_its_tone_in_every_lane(open_window):
+    """Seen in the 89-minute recording's t2 panel: b6 was tan in h_{n-1} and blue-grey in the
+    impaired lane (tones were given per lane)."""
+    from llgui.core.display.lanes import label_colour
+
+    window = open_window(1500, 950, step=2)
+    view = window.workbench.diar_view
+    step = window.workbench.walkthrough.steps[1]
+    seen_unmapped = {t.speaker for t in step.seen} - set(step.mapping)
+    assert seen_unmapped
+    for panel in [view, *view.split.panels]:
+        for label in seen_unmapped:
+            tones = {label_colour(label, mapping, panel._colours, unmappable, panel._tones)
+                     for lane, mapping, unmappable in (
+                         (step.seen, step.mapping, None), (step.corrected, step.mapping, None),
+                         (step.impaired, step.mapping, step.unmappable))
+                     if any(t.speaker == label for t in lane)}
+            assert len(tones) == 1, (label, tones)
+        assert len(set(panel._tones.values())) == min(len(panel._tones), 6)

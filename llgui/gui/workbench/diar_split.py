@@ -39,7 +39,8 @@ def split_spans(windows, extent) -> list[tuple[float, float]]:
 
 def panel_title(step, span, hours: bool) -> str:
     """A panel's title: the step's times inside it named as the question names them (t1, t2
-    of `same`; t of `boundary` and `name`), then the span shown, in the document's clock."""
+    of `same`; t of `boundary` and `name`) in the document's clock, else the span shown
+    (with the span too, "t1 = 0:27:19.8 (0:27:16.3 – 0:27:23.3)" was cut at 1366 px)."""
     target = getattr(step, "target", None)
     named = []
     for name in ("t1", "t2", "t"):
@@ -47,7 +48,7 @@ def panel_title(step, span, hours: bool) -> str:
         if t is not None and span[0] <= t <= span[1]:
             named.append(f"{name} = {format_time(t, 1, hours)}")
     shown = f"{format_time(span[0], 1, hours)} – {format_time(span[1], 1, hours)}"
-    return f"{', '.join(named)} ({shown})" if named else shown
+    return ", ".join(named) if named else shown   # the span: on the panel's own axis
 
 
 class SplitPanels(QWidget):

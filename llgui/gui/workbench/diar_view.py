@@ -119,6 +119,7 @@ class DiarView(QWidget):
         self._brushes: dict[str, QBrush] = {}
         self._regions: list = []
         item.getViewBox().sigXRangeChanged.connect(self._cull)
+        item.getViewBox().sigResized.connect(self._cull)   # labels fit the bars' new size
         self.plot.scene().sigMouseMoved.connect(self._hover)
         self._lane_info: dict = {}   # row -> (lane name, turns, mapping, bar arrays)
         self._hours = False
@@ -211,7 +212,7 @@ class DiarView(QWidget):
             self._fit_speakers()
 
     TIMELINE_MIN = 480
-    PANELS_MIN = 140   # pixels the zoomed panels keep under a per-speaker table below
+    PANELS_MIN = 175   # pixels the zoomed panels keep under a per-speaker table below
     """Pixels the timeline keeps beside the per-speaker table; narrower, the table goes
     below it (at 1366 and 1500 px it was collapsed to nothing at the right edge, and at
     1920 its confusion and err % columns were cut)."""
@@ -321,7 +322,12 @@ class DiarView(QWidget):
         self.split.show_spans(walk, step, error_regions, spans, owner=self)
         # the overview strip: the whole meeting, small lane names so that six lanes fit
         self.plot.setMaximumHeight(max(170, self.height() // 3))
-        self.plot.setMinimumHeight(150 if self.height() >= 520 else 118)
+        short = self.height() < 520
+        self.plot.setMinimumHeight(118 if short else 150)
+        # a short view (1366x768): the panels' axis names its unit in the tick labels' stead
+        for panel in self.split.panels:
+            axis = panel.plot.getPlotItem().getAxis("bottom")
+            axis.showLabel(not short)
         font = self.plot.font()
         font.setPointSizeF(6.5)
         self.plot.getPlotItem().getAxis("left").setTickFont(font)

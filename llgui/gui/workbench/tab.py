@@ -304,13 +304,13 @@ class Workbench(QWidget):
 
     def _size_timeline(self) -> None:
         """Once, on a short screen (1366x768): the timeline, its per-speaker table and its
-        zoomed panels get 70 % of the right column (the score panel the rest); with the
+        zoomed panels get two thirds of the right column (the score panel the rest); with the
         usual 40 % the panels' six lanes overlapped."""
         total = sum(self.right_split.sizes())
         if self._timeline_sized or total < 200 or total > 760:
             return
         self._timeline_sized = True
-        top = int(0.3 * total)
+        top = int(0.33 * total)
         self.right_split.setSizes([top, total - top])
 
     def _set_step_text(self, result: Walkthrough, step: int) -> None:

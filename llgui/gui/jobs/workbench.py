@@ -118,9 +118,10 @@ def view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
         checkpoint()
         error_geometry(view.adapted_errors)
         checkpoint()
-        breakdown(result.document, view.adapted, view.adapted_mapping, collar, skip_overlap)
+        # what the system did with the correction, before the breakdown the view waits for
+        step_verdict(view, result.document.reference)
         checkpoint()
-        step_verdict(view, result.document.reference)   # what the system did with the correction (cached for the view)
+        breakdown(result.document, view.adapted, view.adapted_mapping, collar, skip_overlap)
     return result, -1 if ahead else step
 
 

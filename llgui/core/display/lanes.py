@@ -80,12 +80,21 @@ def lane_bars(turns, colour_of: Callable[[str], str], rank: Callable[[str], obje
     inverse = geometry["inverse"]
     level, depth = stack_levels(turns, rank)
     return {
+        "colours": palette,     # per label (geometry["labels"] order)
         "x0": geometry["starts"],
         "width": geometry["ends"] - geometry["starts"],
         "level": level,
         "depth": depth,
         "groups": {c: np.flatnonzero(np.isin(inverse, ks)) for c, ks in groups.items()},
     }
+
+
+def mapped_rank(mapping: Mapping[str, str] | None) -> Callable[[str], str]:
+    """The stacking rank of a lane's labels: the reference speaker each is drawn as (the
+    mapping's), unmapped labels after them. One function for the view and the worker that
+    prepares its geometry, so both hit the same cache entry."""
+    names = mapping or {}
+    return lambda label: names.get(label, "\uffff" + label)
 
 
 def stack_levels(turns, rank: Callable[[str], object] | None = None

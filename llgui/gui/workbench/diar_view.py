@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from llgui.core.display.lanes import (
     BAR_FILL, collar_zones, error_parts, extend_colours, focus_range, label_colour, lane_bars,
-    lane_geometry, lane_parts, merge_parts, visible_bars,
+    lane_geometry, lane_parts, mapped_rank, merge_parts, visible_bars,
 )
 from llgui.core.display.layout import format_time, time_labels, time_ticks
 from llgui.core.display.palette import (
@@ -345,11 +345,10 @@ class DiarView(QWidget):
             return cached[1]
         colours = self._colours
         tones = self._tones
-        names = mapping or {}
         # overlapping turns stack in the order of the reference speaker they are drawn as
         arrays = lane_bars(turns, lambda label: label_colour(label, mapping, colours, unmappable,
                                                              tones),
-                           rank=lambda label: names.get(label, "\uffff" + label))
+                           rank=mapped_rank(mapping))
         if len(self._arrays) >= 24:
             self._arrays.pop(next(iter(self._arrays)))
         self._arrays[key] = (turns, arrays)
@@ -432,10 +431,7 @@ class DiarView(QWidget):
         wanted = []
         for row, (_, turns, _, arrays) in self._lane_info.items():
             geometry = lane_geometry(turns)
-            ink = {}
-            for colour, members in arrays["groups"].items():
-                dark = "#000000" if to_lab(colour)[0] > 62 else "#ffffff"
-                ink.update(dict.fromkeys(members.tolist(), dark))
+            ink = ["#000000" if to_lab(c)[0] > 62 else "#ffffff" for c in arrays["colours"]]
             x0, width = arrays["x0"], arrays["width"]
             left = np.maximum(x0, lo)
             shown = np.minimum(x0 + width, hi) - left
@@ -450,7 +446,8 @@ class DiarView(QWidget):
                 if height * BAR_FILL * y_pixels < 12:   # a bar too thin for a line of text
                     continue
                 y = -row - self.LANE_HEIGHT / 2 + (arrays["level"][i] + 0.5) * height
-                wanted.append((float(shown[i]), float(left[i]), y, row, text, ink.get(i)))
+                wanted.append((float(shown[i]), float(left[i]), y, row, text,
+                               ink[geometry["inverse"][i]]))
         wanted.sort(key=lambda w: -w[0])
         wanted = wanted[:self.MAX_LABELS]
         while len(self._texts) < len(wanted):

@@ -63,20 +63,26 @@ class SplitPanels(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
 
+    def prepare(self, n: int) -> None:
+        """At least `n` panels built (hidden until shown)."""
+        while len(self.panels) < n:
+            panel = self._make_view()
+            panel.legend.hide()   # the overview's legend serves all panels
+            panel.hide()
+            self.layout().addWidget(panel, 1)
+            self.panels.append(panel)
+
     def show_spans(self, walk, step: int, error_regions, spans, owner=None) -> None:
         """`owner`: the DiarView whose speaker colours, collar and UEM setting the panels
         share (a speaker must not change colour between the overview and a panel)."""
-        while len(self.panels) < len(spans):
-            panel = self._make_view()
-            panel.legend.hide()   # the overview's legend serves all panels
-            self.layout().addWidget(panel, 1)
-            self.panels.append(panel)
+        self.prepare(len(spans))
         for k, panel in enumerate(self.panels):
             panel.setVisible(k < len(spans))
         for k, (start, end) in enumerate(spans):
             panel = self.panels[k]
             if owner is not None:
                 panel._colours = owner._colours
+                panel._arrays = owner._arrays   # one set of bar arrays for all the views
                 panel.collar, panel.skip_overlap = owner.collar, owner.skip_overlap
             panel.show_step(walk, step, error_regions)
             item = panel.plot.getPlotItem()

@@ -13,7 +13,7 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
@@ -125,6 +125,11 @@ class DiarView(QWidget):
         self._hours = False
         self._texts: list = []       # turn labels, reused
         self.labelled: list = []     # (row, text) of the labels shown, for tests
+        self._labels_for = None      # what the labels were placed for
+        self._collar_bars = None     # the collar's zones: one bar item, culled
+        self._collar_key = None
+        self._collar_zones = None
+        self._collar_drawn = None
         self.lanes: dict[str, tuple] = {}   # what is drawn, for tests: lane name -> turns
         self.shown: tuple = ()              # (document id, step) on screen
 
@@ -192,6 +197,10 @@ class DiarView(QWidget):
             item.setXRange(start, end, padding=0.01)
             self._doc_id = doc.id
         split = self._show_split(walk, step, error_regions, view, (start, end))
+        if self._can_split and self.split is None:
+            # the first step's panels, built while the user looks at this one (building a
+            # plot widget is ~50 ms the step would otherwise pay)
+            QTimer.singleShot(0, self, lambda: self._build_split(2))
         if split:
             item.setXRange(start, end, padding=0.01)   # the overview: the whole meeting
         elif view is not None and view.windows:
@@ -285,21 +294,58 @@ class DiarView(QWidget):
                 item.addItem(line)
                 self._zones.append(line)
         # (none past MAX_COLLAR_ZONES boundaries: on a 10-hour show hatching would be grey
-        # paint, and slow)
-        zones = collar_zones(doc.reference, self.collar, MAX_COLLAR_ZONES)
-        if zones is None:
+        # paint, and slow). One bar item per view, kept: `_cull` gives it the zones in view,
+        # and none where they would be narrower than COLLAR_MIN_PX (an overview)
+        key = (id(doc.reference), self.collar)
+        if self._collar_key != key:
+            self._collar_key = key
+            zones = collar_zones(doc.reference, self.collar, MAX_COLLAR_ZONES)
+            self._collar_zones = None if zones is None else (
+                zones[0], np.full(zones[0].shape, float(zones[1])))
+        if self._collar_zones is None:
+            if self._collar_bars is not None:
+                self._collar_bars.setVisible(False)
+            return
+        if self._collar_bars is None:
+            # translucent grey: a hatch pattern is scaled with the time axis and vanished
+            bars = pg.BarGraphItem(x0=[], width=[], y0=[], height=[],
+                                   brush=QBrush(QColor(110, 110, 110, 70)),
+                                   pen=QPen(Qt.PenStyle.NoPen))
+            bars.setZValue(-5)
+            item.addItem(bars)
+            self._collar_bars = bars
+        self._collar_bars.setToolTip(f"collar {self.collar:g} s (total width) around each "
+                                     f"reference boundary: not scored")
+        self._collar_drawn = None
+
+    def _cull_collar(self, lo: float, hi: float) -> None:
+        bars, zones = self._collar_bars, self._collar_zones
+        if bars is None:
+            return
+        if zones is None or not self.collar_shown(lo, hi):
+            bars.setVisible(False)
             return
         x0, width = zones
-        # translucent grey: a hatch pattern is scaled with the time axis and vanished
-        brush = QBrush(QColor(110, 110, 110, 70))
-        bars = pg.BarGraphItem(x0=x0, width=width, y0=-len(LANES) + 0.6,
-                               height=len(LANES) - 0.2, brush=brush, pen=QPen(Qt.PenStyle.NoPen))
-        bars.setZValue(-5)
-        bars.setToolTip(f"collar {self.collar:g} s (total width) around each reference "
-                        f"boundary: not scored")
-        item.addItem(bars)
-        self._zones.append(bars)
-        self._collar_bars = bars
+        visible = visible_bars(x0, width, lo, hi)
+        span = (int(visible.argmax()) if visible.any() else 0, int(visible.sum()))
+        bars.setVisible(True)
+        if span != self._collar_drawn:
+            self._collar_drawn = span
+            top = -len(LANES) + 0.6
+            n = int(visible.sum())
+            bars.setOpts(x0=x0[visible], width=width[visible], y0=np.full(n, top),
+                         height=np.full(n, len(LANES) - 0.2))
+
+    def _build_split(self, panels: int = 0) -> None:
+        """The split view's panels widget (hidden until a step needs it), with `panels`
+        panels built ahead."""
+        from llgui.gui.workbench.diar_split import SplitPanels
+
+        if self.split is None:
+            self.split = SplitPanels(lambda: DiarView(split=False))
+            self.layout().insertWidget(1, self.split, 3)
+            self.split.hide()
+        self.split.prepare(panels)
 
     def _show_split(self, walk, step, error_regions, view, extent) -> bool:
         """Far-apart listened windows: one zoomed panel each below, this plot as the overview
@@ -315,9 +361,7 @@ class DiarView(QWidget):
                 self.plot.setMinimumHeight(0)
                 self.plot.getPlotItem().getAxis("left").setTickFont(self.plot.font())
             return False
-        if self.split is None:
-            self.split = SplitPanels(lambda: DiarView(split=False))
-            self.layout().insertWidget(1, self.split, 3)
+        self._build_split()
         self.split.show()
         self.split.show_spans(walk, step, error_regions, spans, owner=self)
         # the overview strip: the whole meeting, small lane names so that six lanes fit
@@ -408,9 +452,7 @@ class DiarView(QWidget):
         """Give each bar item only the bars in the visible time range (and a margin); the
         collar zones only where they are wide enough to be seen as zones."""
         (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
-        bars = getattr(self, "_collar_bars", None)
-        if bars is not None and bars in self._zones:
-            bars.setVisible(self.collar_shown(lo, hi))
+        self._cull_collar(lo, hi)
         self._label_turns(lo, hi)
         for bars, x0, width, y0, height in self._drawn:
             visible = visible_bars(x0, width, lo, hi)
@@ -426,6 +468,17 @@ class DiarView(QWidget):
         item = self.plot.getPlotItem()
         box = item.getViewBox()
         pixels = max(box.width(), 1.0) / max(hi - lo, 1e-9)
+        key = (lo, hi, box.width(), box.height(), tuple(id(i[1]) for i in self._lane_info.values()))
+        if key == self._labels_for:
+            return   # the same lanes, range and size: the labels stand
+        self._labels_for = key
+        longest = max((float(i[3]["width"].max()) for i in self._lane_info.values()
+                       if len(i[3]["width"])), default=0.0)
+        if longest * pixels < 3 * self.LABEL_PX + 8:   # no turn can hold a label (an overview)
+            for label in self._texts:
+                label.setVisible(False)
+            self.labelled = []
+            return
         (_, _), (y_lo, y_hi) = box.viewRange()
         y_pixels = max(box.height(), 1.0) / max(y_hi - y_lo, 1e-9)
         wanted = []

@@ -131,3 +131,9 @@ def test_assigned_over_a_whole_bundle_speakers_of_one_meeting_collide(reference_
                   for labels in meetings.values()
                   for a, b in itertools.combinations(sorted(labels), 2))
     assert closest < MIN_SPEAKER_DISTANCE
+
+
+def test_the_written_out_speaker_order_is_the_chosen_one():
+    from llgui.core.display.palette import SPEAKER_ORDER, _choose
+
+    assert _choose(tuple(RESERVED), float(MIN_DISTANCE)) == SPEAKER_ORDER

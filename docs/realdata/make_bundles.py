@@ -15,7 +15,9 @@ Writes three bundles that the window is looked at on (issue 13):
   (issue 23: long meetings; the window was never tuned to these);
 - OUT/det/bundle.toml: real detection scores as target / non-target files (bob.measure nonsep
   and linsep, pyeer exp1 and exp2).
-Nothing is copied into the repository: the bundles point at the reference data where it lies.
+Nothing is copied into the repository: the bundles point at the reference data where it lies
+(the joined recording's RTTM and UEM are written under OUT). `ONLY=ami-dev` builds only the
+AMI dev bundle (two seconds instead of minutes).
 """
 import os
 import subprocess

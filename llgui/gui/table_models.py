@@ -179,6 +179,13 @@ class CorrectionsModel(QAbstractTableModel):
     def walkthrough(self) -> Walkthrough | None:
         return self._walk
 
+    def _hours(self) -> bool | None:
+        """Diarization times h:mm:ss throughout a document that reaches an hour."""
+        from llgui.core.display.diar_text import long_document
+
+        doc = self._walk.document if self._walk is not None else None
+        return long_document(doc.extent) if getattr(doc, "task", "") == "diarization" else None
+
     def _cost_unit(self) -> str:
         unit = self._walk.replay.cost_unit if self._walk is not None else ""
         return unit or "words, characters or seconds listened"
@@ -229,7 +236,7 @@ class CorrectionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 "step": str(s.step), "initiative": s.initiative, "kind": s.kind,
-                "target": describe_target(step), "cost": _num(s.cost, 1),
+                "target": describe_target(step, self._hours()), "cost": _num(s.cost, 1),
                 "S_cor": _num(s.s_cor), "S_imp": _num(s.s_imp), "S_adapt": _num(s.s_adapt),
                 "S_pen": _num(s.s_pen),
             }[column]
@@ -243,11 +250,16 @@ class CorrectionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             note = ("\nS_imp is better than S_cor here: the impaired construction is not a "
                     "lower bound at this step" if walk.replay.impaired_better(s) else "")
-            return f"{describe_step(step)}\n{walk.replay.signature}{note}"
+            return f"{describe_step(step, self._hours())}\n{walk.replay.signature}{note}"
         return None
 
 
-def describe_target(step) -> str:
+def describe_target(step, hours: bool | None = None) -> str:
+    from llgui.core.display import diar_text
+
+    said = diar_text.describe_target(step, hours)
+    if said is not None:   # diarization: clock times, t1/t2 (one format with the timeline)
+        return said
     t = step.target
     if hasattr(t, "items"):
         shown = ", ".join(t.items[:3]) + (", …" if len(t.items) > 3 else "")
@@ -262,8 +274,15 @@ def describe_target(step) -> str:
     return f"{t.start:.1f}–{t.end:.1f} s"
 
 
-def describe_step(step) -> str:
-    """One line on what the human was asked or gave."""
+def describe_step(step, hours: bool | None = None, mapping=None, **labels) -> str:
+    """One line on what the human was asked or gave (diarization: `hours` for h:mm:ss,
+    `mapping` of the hypothesis seen and `labels` (reference_labels, seen_labels) to say who
+    a named label is, `diar_text.describe_step`)."""
+    from llgui.core.display import diar_text
+
+    said = diar_text.describe_step(step, hours, mapping, **labels)
+    if said is not None:
+        return said
     kind, answer = step.kind, step.answer
     if kind == "label":
         if not set(answer) <= {"target", "nontarget"}:   # classification: the classes

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import html
+import time
 
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import (
@@ -154,6 +155,8 @@ class Workbench(QWidget):
         right.addWidget(self.scores)
         right.addWidget(self.stack)
         right.setSizes([330, 520])
+        self.right_split = right
+        self._timeline_sized = False
 
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
@@ -172,6 +175,10 @@ class Workbench(QWidget):
         state.bundles_changed.connect(self._on_state_bundles_changed)
         state.policy_changed.connect(self._on_state_policy_changed)
         jobs.result_ready.connect(self._on_jobs_result_ready)
+        jobs.progressed.connect(self._on_jobs_progressed)
+        jobs.cancelled.connect(self._on_jobs_stopped)
+        jobs.failed.connect(lambda key, _message: self._on_jobs_stopped(key))
+        self._verify_started = 0.0
         self._collection: tuple[int, object] | None = None   # the aggregates on screen
 
     # -- recomputing ------------------------------------------------------------------------
@@ -243,10 +250,11 @@ class Workbench(QWidget):
             self.mt_view.set_notes(_script_notes(bundle, result.replay.metric))
             self.cost_editor.set_unit(result.replay.cost_unit)
         if document.task == "diarization" and bundle is not None:
-            self.diar_view.set_speakers(t.speaker for d in bundle.documents for t in d.reference)
+            self.diar_view.set_speakers(t.speaker for t in document.reference)  # per meeting
             zones = work.zones_of(bundle.settings)
             self.diar_view.collar = zones["collar"]
             self.diar_view.skip_overlap = zones["skip_overlap"]
+            self._size_timeline()
         self.show_step(self.state.step)
 
     def ready(self) -> bool:
@@ -287,8 +295,43 @@ class Workbench(QWidget):
             # on a worker, the timeline follows when it is ready
             self.jobs.submit("step-view", work.view_job, result, step, **self._zones())
         self.scores.show_step(result, step)
+        self._set_step_text(result, step)
         n = len(result.steps)
-        what = describe_step(result.log[step - 1]) if step else "the system's first hypothesis"
+        self.buttons["first"].setEnabled(step > 0)
+        self.buttons["prev"].setEnabled(step > 0)
+        self.buttons["next"].setEnabled(step < n)
+        self.buttons["last"].setEnabled(step < n)
+
+    def _size_timeline(self) -> None:
+        """Once, on a short screen (1366x768): the timeline, its per-speaker table and its
+        zoomed panels get two thirds of the right column (the score panel the rest); with the
+        usual 40 % the panels' six lanes overlapped."""
+        total = sum(self.right_split.sizes())
+        if self._timeline_sized or total < 200 or total > 760:
+            return
+        self._timeline_sized = True
+        top = int(0.33 * total)
+        self.right_split.setSizes([top, total - top])
+
+    def _set_step_text(self, result: Walkthrough, step: int) -> None:
+        """The line above the table: the document, the step, what the human was asked or
+        gave (diarization: in the document's clock format, a named cluster's reference
+        speaker once the step's view, and so its mapping, is built)."""
+        n = len(result.steps)
+        hours = mapping = None
+        known: dict = {}
+        if step and result.document.task == "diarization":
+            from llgui.core.display.diar_text import long_document
+            from llgui.core.display.lanes import lane_geometry
+
+            hours = long_document(result.document.extent)
+            if work.turns(result.document) <= SYNC_TURNS or result.is_cached(step):
+                view = result.steps[step - 1]
+                mapping = view.mapping
+                known = {"reference_labels": lane_geometry(result.document.reference)["labels"],
+                         "seen_labels": lane_geometry(view.seen)["labels"]}
+        what = (describe_step(result.log[step - 1], hours, mapping, **known) if step
+                else "the system's first hypothesis")
         waiting = self._waiting_for
         note = (f" · <i>{display_name(waiting)} on its way, showing "
                 f"{display_name(result.replay.metric)}</i>" if waiting else "")
@@ -298,10 +341,6 @@ class Workbench(QWidget):
         self.step_label.setToolTip(what if short != what else "")
         self.step_label.setText(f"<b>{html.escape(result.document.id)}</b> · step {step} of {n} "
                                 f"· {html.escape(short)}{note}")
-        self.buttons["first"].setEnabled(step > 0)
-        self.buttons["prev"].setEnabled(step > 0)
-        self.buttons["next"].setEnabled(step < n)
-        self.buttons["last"].setEnabled(step < n)
 
     def _decision_threshold(self, walk: Walkthrough) -> float:
         from llgui.core.detection.track import make_det_metric
@@ -334,6 +373,8 @@ class Workbench(QWidget):
 
     def _show_timeline(self, result: Walkthrough, step: int) -> None:
         self.diar_view.show_step(result, step, result.errors_at(step))
+        if step and result.log[step - 1].kind == "name":
+            self._set_step_text(result, step)   # the view's mapping: the reference speaker
 
     def _fill_metric_box(self, task: str) -> None:
         # the word metrics (cpWER, tcpWER, WDER) are scored by `llgui score` / `replay`: the
@@ -449,8 +490,38 @@ class Workbench(QWidget):
             return
         from llgui.core.verify import verify_walkthrough
 
+        if self.jobs.is_running("verify"):   # the button reads "Cancel" while it runs
+            self.jobs.cancel("verify")
+            return
         self.window_.statusBar().showMessage("verifying with the reference libraries…")
+        self._verify_started = time.monotonic()
+        self.verify_button.setText("Cancel verify")
+        self.verify_button.setToolTip("stop the verification (Ctrl+R again)")
         self.jobs.submit("verify", verify_walkthrough, result, bundle.settings)
+
+    def _verify_done(self) -> None:
+        self.verify_button.setText("Verify with libraries")
+        self.verify_button.setToolTip("recompute every step of this document with sacrebleu / "
+                                      "jiwer / pyannote.metrics on a worker (Ctrl+R)")
+
+    @Slot(str, float)
+    def _on_jobs_progressed(self, key: str, fraction: float) -> None:
+        """Verify's progress and time left on its button (it is also the Cancel button)."""
+        if key != "verify":
+            return
+        from llgui.core.display.layout import format_time
+        from llgui.core.jobs import time_left
+
+        left = time_left(time.monotonic() - self._verify_started, fraction)
+        text = f"Cancel verify · {100 * fraction:.0f} %"
+        if left is not None:
+            text += f" · {format_time(left)} left"
+        self.verify_button.setText(text)
+
+    @Slot(str)
+    def _on_jobs_stopped(self, key: str, *_message) -> None:
+        if key == "verify":
+            self._verify_done()
 
     @Slot(str, object)
     def _on_jobs_result_ready(self, key: str, result) -> None:
@@ -476,6 +547,7 @@ class Workbench(QWidget):
             if walkthrough is self.walkthrough and step == self.state.step:
                 self._show_timeline(walkthrough, step)
         elif key == "verify":
+            self._verify_done()
             self.last_verification = result
             self.window_.statusBar().showMessage(result.summary(), 30000)
 

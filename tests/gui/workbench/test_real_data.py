@@ -99,11 +99,18 @@ def test_far_apart_windows_get_split_zoomed_panels(qtbot, tmp_path):
     # the overview strip shows the whole show
     lo, hi = view.plot.getPlotItem().getViewBox().viewRange()[0]
     assert lo <= 1.0 and hi >= 990.0
-    # near windows: no split, the usual zoom
+    # near windows: one zoomed panel, and still the overview of the whole show above it
+    # (issue 23, item 12: a single-window step of a long recording said nowhere where it was)
     (tmp_path / "near").mkdir()
     near = diar_walk(tmp_path / "near", far=False)
     view.show_step(near, 1, near.errors_at(1))
-    assert not view.split.isVisible()
+    assert view.split.isVisible() and len(view.split.spans) == 1
+    (start, end), = view.split.spans
+    assert start <= 50.0 - 1.5 and end >= 60.0 + 1.5 and end - start < 30
+    lo, hi = view.plot.getPlotItem().getViewBox().viewRange()[0]
+    assert lo <= 1.0 and hi >= 990.0
+    # the brush on the overview marks where the panel lies
+    assert [b.getRegion() for b in view.split.brushes] == [(start, end)]
 
 
 class _Replay:

@@ -161,8 +161,9 @@ _DOCUMENT_ROLES = frozenset((Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAl
 class CorrectionsModel(QAbstractTableModel):
     """The steps of one document: row 0 is the base hypothesis, row n the n-th step."""
 
+    # the answer last: long text (a post-edit) stretches there, the scores stay in view
     COLUMNS = ("step", "initiative", "kind", "target", "cost", "S_cor", "S_imp", "S_adapt",
-               "S_pen")
+               "S_pen", "answer")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -203,6 +204,9 @@ class CorrectionsModel(QAbstractTableModel):
                 "S_adapt": "score of the system's hypothesis after the step",
                 "S_pen": "S_adapt + Σ_{k≤n} (S_imp,k − S_cor,k)",
                 "cost": f"cost of the step ({self._cost_unit()}, per the cost model)",
+                "answer": "what the human gave: the post-edit or reference (MT), the name, "
+                          "same / different, the true edges of the turn (diarization), the "
+                          "labels (detection); the tooltip shows it whole",
             }.get(self.COLUMNS[section])
         return None
 
@@ -229,7 +233,8 @@ class CorrectionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 "step": str(s.step), "initiative": s.initiative, "kind": s.kind,
-                "target": describe_target(step), "cost": _num(s.cost, 1),
+                "target": describe_target(step), "answer": _one_line(
+                    describe_answer(step, walk.document)), "cost": _num(s.cost, 1),
                 "S_cor": _num(s.s_cor), "S_imp": _num(s.s_imp), "S_adapt": _num(s.s_adapt),
                 "S_pen": _num(s.s_pen),
             }[column]
@@ -240,6 +245,8 @@ class CorrectionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and column == "S_imp" \
                 and walk.replay.impaired_better(s):
             return QBrush(WORSE)
+        if role == Qt.ItemDataRole.ToolTipRole and column == "answer":
+            return describe_answer(step, walk.document)
         if role == Qt.ItemDataRole.ToolTipRole:
             note = ("\nS_imp is better than S_cor here: the impaired construction is not a "
                     "lower bound at this step" if walk.replay.impaired_better(s) else "")
@@ -260,6 +267,43 @@ def describe_target(step) -> str:
     if hasattr(t, "t"):
         return f"{t.t:.1f} s"
     return f"{t.start:.1f}–{t.end:.1f} s"
+
+
+ANSWER_CHARS = 60
+"""Characters of an answer shown in its cell (the tooltip and the export have it whole)."""
+
+
+def _one_line(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= ANSWER_CHARS else text[:ANSWER_CHARS - 1] + "…"
+
+
+def describe_answer(step, document=None) -> str:
+    """What the human gave at `step`, whole: the post-edit, the reference (MT `reference`,
+    read from `document`), the name, same / different, the true edges of a turn, the labels."""
+    kind, answer = step.kind, step.answer
+    if kind == "post_edit":
+        return str(answer)
+    if kind == "reference":
+        i = getattr(step.target, "sentence", 0) - 1
+        refs = getattr(document, "references", None)
+        if refs and 0 <= i < len(refs[0]):
+            return refs[0][i]
+        return "the reference"
+    if kind == "same":
+        return "same speaker" if answer else "different speakers"
+    if kind == "boundary":
+        return f"{answer[0]:.2f}–{answer[1]:.2f} s" if answer else "?"
+    if kind == "name":
+        return str(answer)
+    if kind == "segment":
+        return "the reference turns of the span"
+    if kind == "label":
+        if not set(answer) <= {"target", "nontarget"}:
+            return ", ".join(answer)
+        targets = sum(1 for a in answer if a == "target")
+        return f"{targets} target, {len(answer) - targets} non-target"
+    return "" if answer is None else str(answer)
 
 
 def describe_step(step) -> str:

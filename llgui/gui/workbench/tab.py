@@ -234,6 +234,10 @@ class Workbench(QWidget):
         self.verify_button.setEnabled(document.task in ("mt", "diarization"))
         self.model.set_walkthrough(result)
         self.table.resizeColumnsToContents()
+        # the answer (last) at most 16 ems: the scores stay in view, the tooltip has it whole
+        answer = self.model.COLUMNS.index("answer")
+        self.table.setColumnWidth(answer, min(self.table.columnWidth(answer),
+                                              16 * self.table.fontMetrics().height()))
         self.window_.signature_label.setText(
             f"{display_name(result.replay.metric)}: {result.replay.signature}")
         self.stack.setCurrentWidget({"mt": self.mt_view, "detection": self.det_view,
@@ -481,13 +485,19 @@ class Workbench(QWidget):
 
     def export_table(self, path: str, fmt: str) -> None:
         from llgui.core.reports.commands import replay_report
-        from llgui.io.export import replay_csv, to_json
+        from llgui.gui.table_models import describe_answer, describe_target
+        from llgui.io.export import corrections_csv, to_json
         from llgui.utils.atomic import write_atomic
 
-        if self.walkthrough is None:
+        walk = self.walkthrough
+        if walk is None:
             return
-        report = replay_report(self.walkthrough.replay)
-        write_atomic(path, to_json(report) if fmt == "json" else replay_csv(report))
+        report = replay_report(walk.replay)
+        # the table's target and answer columns too: what was corrected and what was given
+        for entry, step in zip(report["steps"], walk.log):
+            entry["target"] = describe_target(step)
+            entry["answer"] = describe_answer(step, walk.document)
+        write_atomic(path, to_json(report) if fmt == "json" else corrections_csv(report))
 
     def export_plot(self, path: str) -> None:
         from llgui.gui.widgets.plot_export import export_widget

@@ -103,7 +103,14 @@ class MainWindow(QMainWindow):
         dock.setObjectName("documents_dock")
         dock.setWidget(view)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                         | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self._documents_closed = False   # closed by the user: kept closed on new bundles
+        toggle = dock.toggleViewAction()
+        toggle.setText("&Documents panel")
+        toggle.setShortcut("Ctrl+Shift+D")
+        toggle.setStatusTip("show or hide the Documents panel")
+        toggle.triggered.connect(lambda on: setattr(self, "_documents_closed", not on))
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         self.documents_dock = dock
         self._docks_sized = False
@@ -188,6 +195,10 @@ class MainWindow(QMainWindow):
         edit.addAction(undo)
         edit.addAction(redo)
         self.undo_action, self.redo_action = undo, redo
+
+        view = bar.addMenu("&View")
+        view.addAction(self.documents_dock.toggleViewAction())
+        self.view_menu = view
 
         nav = bar.addMenu("&Navigate")
         # Arrow keys act on the workbench unless a text field has the focus (see Workbench).
@@ -406,14 +417,30 @@ class MainWindow(QMainWindow):
     @Slot()
     def _on_state_bundles_changed(self) -> None:
         self.documents_model.set_bundles(self.state.bundles)
+        columns = self.documents_model.COLUMNS
+        bundles = self.state.bundles
         # one task open: its column says nothing and takes the room S_pen and gain need
-        self.documents_view.setColumnHidden(
-            1, len({b.task for b in self.state.bundles}) <= 1)
+        self.documents_view.setColumnHidden(columns.index("task"),
+                                            len({b.task for b in bundles}) <= 1)
+        # two systems on the same documents (issue 23 item 15): a system column tells their
+        # rows apart, and Δ S_pen takes the room of steps and gain (in the tooltips)
+        comparing = _comparing(bundles)
+        self.documents_view.setColumnHidden(columns.index("system"), len(bundles) <= 1)
+        for name in ("steps", "gain"):
+            self.documents_view.setColumnHidden(columns.index(name), comparing)
+        self.documents_view.setColumnHidden(len(columns) - 1, not comparing)   # Δ S_pen
+        # comparing: Δ S_pen and S_pen beside the system, where a 1366-px panel shows them
+        header = self.documents_view.horizontalHeader()
+        order = (["document", "system", columns[-1], "S_pen", "S_base"] if comparing
+                 else list(columns))
+        for place, name in enumerate(order):
+            header.moveSection(header.visualIndex(columns.index(name)), place)
         self.documents_view.resizeColumnsToContents()
-        # a detection-only bundle has no documents: no empty panel taking a sixth of the window
-        self.documents_dock.setVisible(not self.state.bundles
-                                       or any(b.documents for b in self.state.bundles))
-        names = [b.name or Path(b.path or "").stem for b in self.state.bundles]
+        # a detection-only bundle has no documents: no empty panel taking a sixth of the
+        # window; a panel the user closed stays closed (View › Documents brings it back)
+        has_documents = not bundles or any(b.documents for b in bundles)
+        self.documents_dock.setVisible(has_documents and not self._documents_closed)
+        names = [b.name or Path(b.path or "").stem for b in bundles]
         self.setWindowTitle(f"llgui — {', '.join(names)}" if names else "llgui")
         for i in range(len(self.state.bundles)):
             self._submit_collection(i)
@@ -495,7 +522,9 @@ class MainWindow(QMainWindow):
         wanted = sum(header.sectionSize(k) for k in range(header.count())
                      if not header.isSectionHidden(k))
         wanted += view.verticalScrollBar().sizeHint().width() + 2 * view.frameWidth() + 4
-        width = min(wanted, max(270, self.width() // 4))
+        # two systems compared: up to a third (Δ S_pen in view at 1366 px)
+        share = 3 if _comparing(self.state.bundles) else 4
+        width = min(wanted, max(270, self.width() // share))
         if width > self.documents_dock.width():
             self.resizeDocks([self.documents_dock], [width], Qt.Orientation.Horizontal)
 
@@ -754,6 +783,16 @@ class MainWindow(QMainWindow):
         image = self.grab()
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         return bool(image.save(str(path)))
+
+
+def _comparing(bundles) -> bool:
+    """Two open bundles of one task share a document: two systems on the same documents."""
+    seen: dict[tuple[str, str], int] = {}
+    for k, bundle in enumerate(bundles):
+        for doc in bundle.documents[:FIT_ROWS]:
+            if seen.setdefault((bundle.task, doc.id), k) != k:
+                return True
+    return False
 
 
 FIT_ROWS = 200

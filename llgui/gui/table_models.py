@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -36,7 +37,8 @@ class DocumentsModel(QAbstractTableModel):
     on the worker): no cell scans the log or the replays, and opening 10^5 documents costs
     no more than opening ten."""
 
-    COLUMNS = ("document", "task", "time", "steps", "S_base", "S_pen", "gain")
+    # "system": which open bundle the row is of (hidden with one bundle open)
+    COLUMNS = ("document", "system", "task", "time", "steps", "S_base", "S_pen", "gain")
     TASK_LABELS = {"mt": "MT", "diarization": "diar.", "detection": "det.",
                    "classification": "class."}
 
@@ -46,6 +48,7 @@ class DocumentsModel(QAbstractTableModel):
         self._offsets: list[int] = [0]            # first row of each bundle, then the total
         self._results: dict[int, BundleReplay] = {}
         self._summaries: dict[int, dict] = {}
+        self.systems: list[str] = []   # the short name of each bundle (what tells them apart)
 
     def set_bundles(self, bundles: list[Bundle]) -> None:
         self.beginResetModel()
@@ -53,6 +56,10 @@ class DocumentsModel(QAbstractTableModel):
         self._offsets = [0]
         for b in self._bundles:
             self._offsets.append(self._offsets[-1] + len(b.documents))
+        from llgui.core.display.names import short_names
+
+        self.systems = short_names([b.name or Path(b.path or "").stem or f"bundle {k + 1}"
+                                    for k, b in enumerate(self._bundles)])
         self._results = {}
         self._summaries = {}
         self.endResetModel()
@@ -68,7 +75,8 @@ class DocumentsModel(QAbstractTableModel):
         if 0 <= bundle_index < len(self._bundles):
             first, last = self._offsets[bundle_index], self._offsets[bundle_index + 1] - 1
             if last >= first:
-                self.dataChanged.emit(self.index(first, 4), self.index(last, 6))
+                self.dataChanged.emit(self.index(first, self.COLUMNS.index("S_base")),
+                                      self.index(last, self.COLUMNS.index("gain")))
 
     def _locate(self, row: int) -> tuple[int, Any]:
         b = bisect_right(self._offsets, row) - 1
@@ -102,6 +110,8 @@ class DocumentsModel(QAbstractTableModel):
                     "S_pen": "penalised score after the last step: S_adapt + Σ (S_imp − S_cor)",
                     "gain": "S_pen − S_base, signed so that positive means better than the base",
                     "steps": "interaction steps in the log",
+                    "system": "the open bundle (system) the document is of; its whole name "
+                              "in the cell's tooltip",
                 }.get(self.COLUMNS[section])
         return None
 
@@ -116,6 +126,8 @@ class DocumentsModel(QAbstractTableModel):
         raw: Any
         if column == "document":
             raw = doc.id
+        elif column == "system":
+            raw = self.systems[b] if b < len(self.systems) else ""
         elif column == "task":
             raw = self.TASK_LABELS.get(doc.task, doc.task)
         elif column == "time":
@@ -145,10 +157,11 @@ class DocumentsModel(QAbstractTableModel):
                 return QBrush(BETTER if raw > 0 else WORSE if raw < 0 else QColor(0, 0, 0))
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
+            bundle = self._bundles[b]
             result = self._results.get(b)
             if result is not None:
-                return f"{display_name(result.metric)} — {result.signature}"
-            bundle = self._bundles[b]
+                return (f"{bundle.name or bundle.path}\n{display_name(result.metric)} — "
+                        f"{result.signature}")
             return f"{bundle.name or bundle.path}"
         return None
 

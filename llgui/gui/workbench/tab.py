@@ -173,6 +173,7 @@ class Workbench(QWidget):
         state.policy_changed.connect(self._on_state_policy_changed)
         jobs.result_ready.connect(self._on_jobs_result_ready)
         self._collection: tuple[int, object] | None = None   # the aggregates on screen
+        self._collections: dict[int, object] = {}   # every bundle's, shown when it is selected
 
     # -- recomputing ------------------------------------------------------------------------
 
@@ -361,10 +362,16 @@ class Workbench(QWidget):
     @Slot()
     def _on_state_bundles_changed(self) -> None:
         self._cache.clear()
+        self._collections.clear()
 
     @Slot()
     def _on_state_selection_changed(self) -> None:
         self.refresh()
+        # another bundle (system): its own aggregates, never the previous one's
+        index = self.state.selection.bundle
+        shown = self._collection[0] if self._collection is not None else None
+        if index != shown and index in self._collections:
+            self.show_collection(index, self._collections[index])
 
     @Slot(int)
     def _on_state_step_changed(self, step: int) -> None:
@@ -405,11 +412,16 @@ class Workbench(QWidget):
 
     def show_collection(self, index: int, result) -> None:
         """Aggregates of a bundle (pooled, mean, policy) when its collection job is done."""
+        self._collections[index] = result
         if index != self.state.selection.bundle:
             return
         self._collection = (index, result)
         name = display_name(result.metric)
         found = getattr(self, "_intervals", None)
+        if found is None or found[0] is not result:
+            kept = self.intervals.estimates.get(index)
+            if kept is not None and kept[0] is result:
+                found = (result, kept[1], self.intervals.signature)
         interval_row = ("<tr><td>95 % CI [lo, hi]</td>"
                         + "<td align='right'>…</td>" * 3 + "</tr>")
         self.shown_intervals = {}
@@ -427,8 +439,12 @@ class Workbench(QWidget):
             f"<tr><td>{label}</td><td align='right'>{f(a)}</td><td align='right'>{f(b)}</td>"
             f"<td align='right'>{f(c)}</td></tr>"
             for label, (a, b, c) in result.aggregates(self.state.policy)) + interval_row
+        bundles = self.state.bundles
+        # which system (issue 23 item 15): two bundles on the same documents look alike
+        system = html.escape(bundles[index].name or "") if index < len(bundles) else ""
         self.aggregates.setText(
-            f"<b>{name}, all {len(result.replays)} documents</b><table cellspacing='4'>"
+            f"<b>{name}, all {len(result.replays)} documents</b>"
+            + (f" of <b>{system}</b>" if system else "") + "<table cellspacing='4'>"
             "<tr><th></th><th>S_base</th><th>S_adapt</th><th>S_pen</th></tr>" + rows
             + "</table><small>pooled: statistics summed over documents (corpus "
               "score / duration-weighted); mean: unweighted mean of per-document scores; "

@@ -41,6 +41,10 @@ class NameAxis(pg.AxisItem):
                 for v in values]
 
 
+MAX_LABELLED_CELLS = 400
+"""Matrices up to this many cells get their values written in the cells (when they fit)."""
+
+
 class ScoreHeatmap(QWidget):
     model_clicked = Signal(int)   # row (model index) the user clicked
 
@@ -79,12 +83,18 @@ class ScoreHeatmap(QWidget):
         self.plot.scene().sigMouseClicked.connect(self._on_scene_clicked)
         self.plot.scene().sigMouseMoved.connect(self._on_scene_moved)
         self.values: np.ndarray | None = None   # the matrix shown, (n_models, n_tests)
+        # each cell's value written in it when the cells are big enough (issue 23 item 19)
+        self.cell_labels: list[pg.TextItem] = []
+        item.getViewBox().sigResized.connect(self._fit_cell_labels)
 
     def set_matrix(self, values: np.ndarray | None, models, tests, metric_label: str,
                    higher_is_better: bool | None) -> None:
         """Show `values` (n_models, n_tests), NaN for missing cells; None clears the plot."""
         item = self.plot.getPlotItem()
         self.values = None if values is None else np.asarray(values, dtype=float)
+        for label in self.cell_labels:
+            item.removeItem(label)
+        self.cell_labels = []
         if self.values is None or self.values.size == 0:
             self.image.clear()
             self.left.names, self.bottom.names = [], []
@@ -107,6 +117,35 @@ class ScoreHeatmap(QWidget):
         n_m, n_t = self.values.shape
         item.setTitle(f"s(M<sub>i</sub>, t<sub>j</sub>): {n_m} model versions × {n_t} tests",
                       size="9pt", color=TEXT)
+        if n_m * n_t <= MAX_LABELLED_CELLS:
+            for (row, col), value in np.ndenumerate(self.values):
+                if not np.isfinite(value):
+                    continue
+                share = (value - lo) / (hi - lo) if hi > lo else 0.5
+                if higher_is_better is False:
+                    share = 1.0 - share
+                # viridis: dark below 0.6 of its range, bright above
+                label = pg.TextItem(f"{value:.1f}", anchor=(0.5, 0.5),
+                                    color="w" if share < 0.6 else "k")
+                label.setPos(col, row)
+                label.setZValue(10)
+                item.addItem(label)
+                self.cell_labels.append(label)
+        self._fit_cell_labels()
+
+    def _fit_cell_labels(self, *_) -> None:
+        """The values show only when each fits its cell (a 13 x 13 matrix in a narrow pane
+        keeps its colours and hover text)."""
+        if not self.cell_labels or self.values is None:
+            return
+        vb = self.plot.getPlotItem().getViewBox()
+        n_m, n_t = self.values.shape
+        cell_w, cell_h = vb.width() / max(n_t, 1), vb.height() / max(n_m, 1)
+        widest = max(label.boundingRect().width() for label in self.cell_labels)
+        tallest = max(label.boundingRect().height() for label in self.cell_labels)
+        fits = widest <= cell_w - 2 and tallest <= cell_h
+        for label in self.cell_labels:
+            label.setVisible(fits)
 
     def set_window(self, row: int, first_col: int, last_col: int) -> None:
         """Outline row `row` from column `first_col` to `last_col` (inclusive); row < 0 or an

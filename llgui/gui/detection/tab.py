@@ -207,6 +207,9 @@ class DetectionTab(QWidget):
         item.setMenuEnabled(False)
         item.hideButtons()
         item.showGrid(x=True, y=True, alpha=0.25)
+        # one probit unit is as long across as up: the EER diagonal at 45°, a DET curve's
+        # shape as NIST draws it (the wider side shows more of the axis, never a stretch)
+        item.getViewBox().setAspectLocked(True, ratio=1.0)
         for axis in (self.x_axis, self.y_axis):
             axis.setTextPen(TEXT)
         item.setLabel("bottom", "False Alarm probability (in %)")
@@ -433,6 +436,8 @@ class DetectionTab(QWidget):
         item.plot([lo, hi], [lo, hi], pen=pg.mkPen("#999999", width=1,
                                                    style=Qt.PenStyle.DashLine))
         if not self.results:
+            if getattr(self, "title", None) is not None:
+                self.title.clear()   # not re-fitted over the text below
             item.setTitle("no detection scores open" if not self.systems()
                           else "computing…", size="9pt", color=TEXT)
             self._fill_table()
@@ -471,9 +476,13 @@ class DetectionTab(QWidget):
                               f"{r.name} {what}"))
         self.edge_hints.set_points(hints)
         dcf = self.results[0].dcf
-        item.setTitle(f"○ EER ({self.results[0].eer_method}) · ■ minDCF · ✕ actDCF at "
-                      f"{_dcf_text(dcf)} · ◆ threshold (click or drag)", size="9pt",
-                      color=TEXT)
+        if getattr(self, "title", None) is None:
+            from llgui.gui.widgets.fit_title import FittedTitle
+
+            # on as many lines as the plot's width needs (cut at 1366 and 1500 px)
+            self.title = FittedTitle(self.plot, 9, TEXT)
+        self.title.set([f"○ EER ({self.results[0].eer_method})", "■ minDCF",
+                        f"✕ actDCF at {_dcf_text(dcf)}", "◆ threshold (click or drag)"])
         self._fill_table()
         self._sync_threshold_views()
 

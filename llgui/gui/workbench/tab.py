@@ -140,8 +140,8 @@ class Workbench(QWidget):
         # -- the document at the step
         self.mt_view = MTView()
         self.diar_view = DiarView()
-        self.empty = QLabel("Open a bundle (File › Open bundle…, Ctrl+O) or the demo "
-                            "(File › Open the demo).")
+        self.empty = QLabel(OPEN_A_BUNDLE)
+        self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         from llgui.gui.detection.doc_view import DetDocView
 
@@ -186,6 +186,7 @@ class Workbench(QWidget):
             self._wanted = None
             self.cost_editor.setEnabled(False)
             self.model.set_walkthrough(None)
+            self.empty.setText(_empty_text(state.bundles))
             self.stack.setCurrentWidget(self.empty)
             self.step_label.setText("no document")
             return
@@ -363,6 +364,7 @@ class Workbench(QWidget):
     def _on_state_bundles_changed(self) -> None:
         self._cache.clear()
         self._collections.clear()
+        self.empty.setText(_empty_text(self.state.bundles))
 
     @Slot()
     def _on_state_selection_changed(self) -> None:
@@ -524,6 +526,22 @@ class Workbench(QWidget):
 
 
 STEP_TEXT = 110   # characters of the step's description shown beside the buttons
+
+
+OPEN_A_BUNDLE = ("Open a bundle (File › Open bundle…, Ctrl+O) or the demo "
+                 "(File › Open the demo).")
+
+
+def _empty_text(bundles) -> str:
+    """What the empty workbench says: open something, or why what is open has no document to
+    step through (a detection bundle of score files only: issue 23 item 19)."""
+    if not bundles:
+        return OPEN_A_BUNDLE
+    if not any(b.documents for b in bundles):
+        names = ", ".join(b.name or "a bundle" for b in bundles)
+        return (f"{names}: detection scores only, no documents with an interaction log to "
+                "step through here.\nTheir DET curves, EER and DCFs are in the Detection tab.")
+    return "Choose a document in the Documents panel (View › Documents panel)."
 
 
 def _script_notes(bundle, metric: str) -> list[str]:

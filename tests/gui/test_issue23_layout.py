@@ -1,0 +1,215 @@
+"""Issue 23, items 9, 16 and 19, measured on real widgets at the laptop sizes: titles,
+captions and headers fit their widgets (text width against widget width), the score bars
+keep their values under their own bars and the step's penalty readable, the DET plot is
+square, and the empty states say what is true. Real data: WMT23 en-zh, bob.measure and
+pyeer scores."""
+from __future__ import annotations
+
+import math
+
+import pytest
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QFontMetrics
+
+from tests.gui.conftest import settle
+from tests.gui.workbench.test_mt_reading import _zh_bundle
+
+SIZES = [(1366, 768), (1500, 950)]
+
+
+def _window(qtbot, size, paths, **kw):
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.open_bundles([str(p) for p in paths], **kw)
+    settle(qtbot, window)
+    return window
+
+
+@pytest.fixture(params=SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def zh(request, qtbot, tmp_path, reference_data):
+    path, *_ = _zh_bundle(tmp_path, reference_data)
+    window = _window(qtbot, request.param, [path], select_doc="zh", step=3)
+    qtbot.waitUntil(lambda: window.state.step == 3, timeout=30000)
+    qtbot.wait(200)
+    yield window
+    window.jobs.shutdown(2000)
+
+
+def _rendered_title_width(plot) -> tuple[float, float]:
+    """(the title as drawn, the width of its column: the view's)."""
+    item = plot.getPlotItem()
+    return item.titleLabel.item.boundingRect().width(), item.getViewBox().width()
+
+
+def test_titles_captions_and_headers_fit_at_laptop_sizes(qtbot, zh):
+    window = zh
+    scores = window.workbench.scores
+    # the learning curve's title: as drawn, within its column, on at most two lines
+    drawn, room = _rendered_title_width(scores.curve)
+    assert drawn <= room + 1, (drawn, room)
+    assert 1 <= len(scores.curve_title.lines) <= 2
+    assert "MSR" in " ".join(scores.curve_title.lines)   # nothing dropped
+    # the score header and the MT caption: their text's height at their width fits them
+    for label in (scores.numbers, window.workbench.mt_view.summary):
+        assert label.heightForWidth(label.width()) <= label.height(), label.text()[:60]
+    # the corrections table's header: every visible section holds its name
+    table = window.workbench.table
+    header = table.horizontalHeader()
+    metrics = QFontMetrics(header.font())
+    for k in range(header.count()):
+        if not header.isSectionHidden(k):
+            name = table.model().headerData(k, 1)
+            assert metrics.horizontalAdvance(name) + 6 <= header.sectionSize(k), name
+
+
+def test_score_bars_values_under_their_bars_and_the_step_penalty_drawn(qtbot, zh):
+    window = zh
+    panel = window.workbench.scores
+    v = panel.shown
+    geometry = panel.bar_geometry
+    item = panel.bars.getPlotItem()
+    vb = item.getViewBox()
+    # each bar's value is its tick text, under it; no two tick texts meet
+    (x0, x1), (y0, y1) = vb.viewRange()
+    slot = vb.width() / (x1 - x0)   # pixels between two bars
+    metrics = QFontMetrics(panel.tick_font)
+    for x, text in geometry.ticks:
+        for line in text.split("\n"):
+            assert metrics.horizontalAdvance(line) + 2 <= slot, (line, slot)
+    assert geometry.ticks[1][1].endswith(f"{v['s_cor']:.2f}")
+    assert geometry.ticks[2][1].endswith(f"{v['s_imp']:.2f}")
+    # the step's penalty: the imp bar outlined from S_imp up to S_cor, its value above it
+    gap = panel._bar_items["gap"]
+    assert gap.isVisible()
+    rect = gap.mapRectToScene(gap.boundingRect())
+    px_y = vb.height() / (y1 - y0)
+    assert rect.height() == pytest.approx(abs(v["s_cor"] - v["s_imp"]) * px_y, abs=3)
+    step_mark = panel._bar_items["labels"][0]
+    assert step_mark.isVisible()
+    assert step_mark.textItem.toPlainText() == f"{v['s_imp'] - v['s_cor']:+.2f}"
+    # marks never on a bar
+    bars = [b.mapRectToScene(b.boundingRect()) for b in
+            (*panel._bar_items["solid"], panel._bar_items["hatch"], panel._bar_items["memorise"])
+            if b.isVisible()]
+    for label in panel._bar_items["labels"]:
+        if label.isVisible():
+            for bar in bars:
+                assert not label.sceneBoundingRect().intersects(bar)
+    # a cut axis says so
+    low = geometry.y_range[0]
+    if low > 0:
+        assert "axis from" in item.getAxis("left").labelText
+        assert panel._bar_items["breaks"].isVisible()
+
+
+def _det_bundle(tmp_path, reference_data):
+    b, p = reference_data / "bob-measure", reference_data / "pyeer" / "non_hist"
+    tar = [b / "derived_nonsep-positives.txt", p / "exp1_true.txt", p / "exp2_true.txt"]
+    non = [b / "derived_nonsep-negatives.txt", p / "exp1_false.txt", p / "exp2_false.txt"]
+    q = lambda xs: "[" + ", ".join(f'"{x}"' for x in xs) + "]"   # noqa: E731
+    path = tmp_path / "det.toml"
+    path.write_text(f'[bundle]\ntask = "detection"\nname = "bob and pyeer"\n\n[detection]\n'
+                    f'targets = {q(tar)}\nnontargets = {q(non)}\n'
+                    f'names = ["bob-nonsep", "pyeer-exp1", "pyeer-exp2"]\n')
+    return path
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_det_plot_is_square_its_title_fits_and_the_workbench_says_why_empty(
+        qtbot, tmp_path, reference_data, size):
+    window = _window(qtbot, size, [_det_bundle(tmp_path, reference_data)], tab="detection")
+    try:
+        tab = window.detection_tab
+        qtbot.waitUntil(lambda: bool(tab.results), timeout=120000)
+        qtbot.wait(200)
+        drawn, room = _rendered_title_width(tab.plot)
+        assert drawn <= room + 1, (drawn, room)
+        assert "threshold" in " ".join(tab.title.lines)
+        # one probit unit as long across as up: the EER diagonal at 45 degrees
+        vb = tab.plot.getPlotItem().getViewBox()
+        a, b = vb.mapViewToScene(QPointF(-2.0, -2.0)), vb.mapViewToScene(QPointF(-1.0, -1.0))
+        angle = math.degrees(math.atan2(a.y() - b.y(), b.x() - a.x()))
+        assert angle == pytest.approx(45.0, abs=1.0)
+        # the x axis' labels never overlap
+        axis = tab.x_axis
+        lo, hi = axis.range
+        values = axis.tickValues(lo, hi, axis.width())[0][1]
+        per_unit = axis.width() / (hi - lo)
+        widths = [axis.fontMetrics().horizontalAdvance(t)
+                  for t in axis.tickStrings(values, 1, 1)]
+        for (v1, w1), (v2, w2) in zip(zip(values, widths), zip(values[1:], widths[1:])):
+            assert (v2 - v1) * per_unit >= (w1 + w2) / 2, (v1, v2)
+        # a detection-only bundle: the workbench says where its scores are, not "Open a bundle"
+        text = window.workbench.empty.text()
+        assert "Open a bundle" not in text and "Detection tab" in text
+    finally:
+        window.jobs.shutdown(2000)
+
+
+def test_an_operating_point_at_p_fa_zero_gets_an_arrow(qtbot):
+    import pyqtgraph as pg
+
+    from llgui.gui.detection.hints import EdgeHints
+
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    plot.resize(400, 400)
+    plot.show()
+    item = plot.getPlotItem()
+    item.setXRange(-3, 0, padding=0)
+    item.setYRange(-3, 0, padding=0)
+    hints = EdgeHints(item)
+    hints.set_points([(-math.inf, -1.0, pg.mkColor("b"), "sys minDCF"),
+                      (-math.inf, -math.inf, pg.mkColor("r"), "separated EER")])
+    assert hints.outside() == ["sys minDCF (P_fa = 0)"]
+    (arrow,) = hints.arrows
+    assert arrow.textItem.toPlainText().startswith("←")
+    x, y = arrow.pos().x(), arrow.pos().y()
+    assert x == pytest.approx(-3.0) and y == pytest.approx(-1.0)   # at the left edge, its P_miss
+
+
+def test_the_systems_tab_without_a_campaign_says_so_instead_of_an_empty_plot(qtbot):
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    window.show_tab("systems")
+    view = window.systems_view
+    assert view.pages.currentWidget() is view.empty
+    assert view.empty.isVisible() and not view.plot.isVisible()
+    assert "No campaign open" in view.empty.text()
+    assert window.workbench.empty.text().startswith("Open a bundle")
+
+
+def test_the_heatmap_writes_values_in_cells_that_hold_them(qtbot):
+    import numpy as np
+
+    from llgui.gui.across_time.heatmap import ScoreHeatmap
+
+    heat = ScoreHeatmap()
+    qtbot.addWidget(heat)
+    heat.resize(500, 400)
+    heat.show()
+    qtbot.waitExposed(heat)
+    values = np.array([[41.54, 46.19], [23.71, np.nan]])
+    heat.set_matrix(values, ["M0", "M1"], ["t0", "t1"], "BLEU", True)
+    qtbot.wait(50)
+    heat._fit_cell_labels()
+    texts = sorted(label.textItem.toPlainText() for label in heat.cell_labels)
+    assert texts == ["23.7", "41.5", "46.2"]   # the NaN cell stays blank
+    vb = heat.plot.getPlotItem().getViewBox()
+    for label in heat.cell_labels:
+        assert label.isVisible()
+        assert label.sceneBoundingRect().width() <= vb.width() / 2   # two columns
+    # too small to hold them: colours and hover only
+    heat.resize(60, 60)
+    qtbot.wait(50)
+    heat._fit_cell_labels()
+    assert not any(label.isVisible() for label in heat.cell_labels)

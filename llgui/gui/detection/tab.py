@@ -424,8 +424,8 @@ class DetectionTab(QWidget):
 
         self._ensure_built()
         item = self.plot.getPlotItem()
-        item.setXRange(*DEFAULT_RANGE, padding=0)
-        item.setYRange(*DEFAULT_RANGE, padding=0)
+        # both ranges at once: the locked aspect widens the longer side's, never cuts one
+        item.getViewBox().setRange(xRange=DEFAULT_RANGE, yRange=DEFAULT_RANGE, padding=0)
 
     def _draw(self) -> None:
         probit = _det().probit

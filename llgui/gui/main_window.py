@@ -522,9 +522,7 @@ class MainWindow(QMainWindow):
         wanted = sum(header.sectionSize(k) for k in range(header.count())
                      if not header.isSectionHidden(k))
         wanted += view.verticalScrollBar().sizeHint().width() + 2 * view.frameWidth() + 4
-        # two systems compared: up to a third (Δ S_pen in view at 1366 px)
-        share = 3 if _comparing(self.state.bundles) else 4
-        width = min(wanted, max(270, self.width() // share))
+        width = min(wanted, max(270, self.width() // 4))
         if width > self.documents_dock.width():
             self.resizeDocks([self.documents_dock], [width], Qt.Orientation.Horizontal)
 

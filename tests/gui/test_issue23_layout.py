@@ -81,8 +81,12 @@ def test_score_bars_values_under_their_bars_and_the_step_penalty_drawn(qtbot, zh
     for x, text in geometry.ticks:
         for line in text.split("\n"):
             assert metrics.horizontalAdvance(line) + 2 <= slot, (line, slot)
-    assert geometry.ticks[1][1].endswith(f"{v['s_cor']:.2f}")
-    assert geometry.ticks[2][1].endswith(f"{v['s_imp']:.2f}")
+    # the values, rounded to the decimals the slot holds (two at these sizes when alone)
+    for (x, text), key in zip(geometry.ticks, ("s_base", "s_cor", "s_imp", "s_pen")):
+        shown = text.split("\n")[1]
+        digits = len(shown.split(".")[1]) if "." in shown else 0
+        assert float(shown) == pytest.approx(v[key], abs=0.5 * 10 ** -digits + 1e-9)
+    assert len(geometry.ticks[1][1].split("\n")[1].split(".")[1]) == 2
     # the step's penalty: the imp bar outlined from S_imp up to S_cor, its value above it
     gap = panel._bar_items["gap"]
     assert gap.isVisible()

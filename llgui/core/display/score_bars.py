@@ -44,15 +44,16 @@ class PenaltyBars:
 NAMES = ("base", "cor", "imp", "pen", "mem.")
 
 
-def penalty_bars(values: Mapping[str, float | None]) -> PenaltyBars:
+def penalty_bars(values: Mapping[str, float | None], digits: int = 2) -> PenaltyBars:
     """The bars of a step from its `StepView.as_dict()` (s_base, s_cor, s_imp, s_adapt,
-    s_pen, s_pen_memorise)."""
+    s_pen, s_pen_memorise); the values under the bars with `digits` decimals (fewer where
+    the bars are too narrow for two: the header has them all)."""
     v = values
     lo, hi = sorted((float(v["s_adapt"]), float(v["s_pen"])))  # numpy scalars -> float
     mem = v.get("s_pen_memorise")
 
     def text(name: str, value) -> str:
-        return name if value is None else f"{name}\n{float(value):.2f}"
+        return name if value is None else f"{name}\n{float(value):.{digits}f}"
 
     ticks = tuple((x, text(n, value)) for x, (n, value) in enumerate(zip(
         NAMES, (v["s_base"], v["s_cor"], v["s_imp"], v["s_pen"], mem))))

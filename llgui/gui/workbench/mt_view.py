@@ -348,6 +348,7 @@ class MTView(QWidget):
         self.table.doubleClicked.connect(self._toggle_row)
         self.reading = QTextBrowser()
         self.reading.setOpenLinks(False)
+        self.reading.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.reading.setPlaceholderText("select a segment to read it whole here")
         self.reading.setToolTip("the selected segment whole: source, reference, what the "
                                 "human saw and the system's hypothesis after the step")
@@ -480,16 +481,14 @@ class MTView(QWidget):
         earlier = self.model.earlier(i)
         title = f"segment {i + 1}" + (f" · {_LABELS[mark]}" if mark else "") + (
             f" · corrected by the human at step {', '.join(map(str, earlier))}" if earlier else "")
-        # side by side, as in the table, each cell whole
+        # side by side, as in the table, each cell whole under its column's name
         width = 100 // len(order)
-        heads = "".join(f"<td width='{width}%'><small style='color:#555'>"
-                        f"{html.escape(str(names[c]))}</small></td>" for c in order)
-        cells = "".join(f"<td width='{width}%'>"
+        cells = "".join(f"<td width='{width}%'><small style='color:#555'>"
+                        f"{html.escape(str(names[c]))}</small><br>"
                         f"{self.model.data(self.model.index(row, c), HTML_ROLE) or ''}</td>"
                         for c in order)
         self.reading.setHtml(f"<b>{html.escape(title)}</b><table width='100%' cellspacing='0' "
-                             f"cellpadding='3'><tr>{heads}</tr><tr valign='top'>{cells}</tr>"
-                             "</table>")
+                             f"cellpadding='2'><tr valign='top'>{cells}</tr></table>")
         self.reading_segment = i
 
     def _keep_focus_in_view(self, *_range) -> None:

@@ -138,11 +138,12 @@ class ScorePanel(QWidget):
                 label.setZValue(10)
                 item.addItem(label)
                 parts["labels"].append(label)
-            item.getViewBox().sigResized.connect(self._place_bar_labels)
+            item.getViewBox().sigResized.connect(self._on_bars_resized)
             self._bar_items = parts
         # Figure 4: the penalised score is S_adapt (solid) with the accumulated penalty
         # hatched: stacked on top for error rates, cut from the top for BLEU/chrF.
-        geometry = penalty_bars(v)
+        self._bar_values = v
+        geometry = penalty_bars(v, self._tick_digits(v))
         self.bar_geometry = geometry
         for bar, value in zip(parts["solid"], geometry.solid):
             bar.setVisible(value is not None)
@@ -206,6 +207,29 @@ class ScorePanel(QWidget):
                              "S_cor,n); the difference to S_pen is its net generalisation. "
                              "A cut axis (not from 0) is said on the axis and drawn as broken "
                              "bar feet")
+
+    def _tick_digits(self, v) -> int:
+        """The decimals of the values under the bars: two when each fits its bar's slot,
+        else one, else none (a narrow window: the header above has them all)."""
+        vb = self.bars.getPlotItem().getViewBox()
+        slot = max(vb.width(), 1.0) / 5.2   # the x range is 5.2 bars wide
+        metrics = QFontMetrics(self.tick_font)
+        for digits in (2, 1, 0):
+            widest = max(metrics.horizontalAdvance(line) for _, text in
+                         penalty_bars(v, digits).ticks for line in text.split("\n"))
+            if widest + 4 <= slot:
+                return digits
+        return 0
+
+    def _on_bars_resized(self, *_) -> None:
+        v = getattr(self, "_bar_values", None)
+        if v is not None and getattr(self, "bar_geometry", None) is not None:
+            digits = self._tick_digits(v)
+            if self.bar_geometry.ticks != penalty_bars(v, digits).ticks:
+                self.bar_geometry = penalty_bars(v, digits)
+                self.bars.getPlotItem().getAxis("bottom").setTicks(
+                    [list(self.bar_geometry.ticks)])
+        self._place_bar_labels()
 
     def _place_bar_labels(self, *_) -> None:
         """Place the penalty marks above their bars (in pixels) so that none overlaps another

@@ -43,7 +43,10 @@ def zh(request, qtbot, tmp_path, reference_data):
 def _rendered_title_width(plot) -> tuple[float, float]:
     """(the title as drawn, the width of its column: the view's)."""
     item = plot.getPlotItem()
-    return item.titleLabel.item.boundingRect().width(), item.getViewBox().width()
+    # the view's column from its left edge to the widget's right edge (the view itself grows
+    # with a title too wide for it)
+    left = item.getViewBox().sceneBoundingRect().left()
+    return item.titleLabel.item.boundingRect().width(), plot.width() - left
 
 
 def test_titles_captions_and_headers_fit_at_laptop_sizes(qtbot, zh):

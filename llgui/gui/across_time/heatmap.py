@@ -32,13 +32,32 @@ class NameAxis(pg.AxisItem):
         if n == 0:
             return []
         lo, hi = max(0, int(np.ceil(min(minVal, maxVal)))), min(n - 1, int(max(minVal, maxVal)))
-        per_label = 60.0 if self.orientation in ("bottom", "top") else 16.0  # pixels
+        # pixels a label needs: its widest name measured (dates ran into each other at 60)
+        from PySide6.QtGui import QFontMetrics
+
+        metrics = QFontMetrics(self.style.get("tickFont") or self.font())
+        per_label = (max(metrics.horizontalAdvance(t) for t in self.names) + 12
+                     if self.orientation in ("bottom", "top") else metrics.height() + 2)
         step = max(1, int(np.ceil((hi - lo + 1) * per_label / max(size, 1.0))))
         return [(float(step), [float(v) for v in range(lo, hi + 1, step)])]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
         return [self.names[int(round(v))] if 0 <= int(round(v)) < len(self.names) else ""
                 for v in values]
+
+
+def short_dates(names: list[str]) -> tuple[list[str], str]:
+    """ISO dates of one year as "Jun 05" and that year; other names as they are, and ""."""
+    import datetime as dt
+
+    try:
+        days = [dt.date.fromisoformat(n) for n in names]
+    except (TypeError, ValueError):
+        return names, ""
+    years = {d.year for d in days}
+    if not days or len(years) != 1:
+        return names, ""
+    return [d.strftime("%b %d") for d in days], str(years.pop())
 
 
 MAX_LABELLED_CELLS = 400
@@ -101,6 +120,9 @@ class ScoreHeatmap(QWidget):
             self.window_box.setVisible(False)
             item.setTitle("no lifelong score table", size="9pt", color=TEXT)
             return
+        # tests named by dates of one year: "Jun 05", the year said once on the axis
+        tests, year = short_dates(list(tests))
+        item.setLabel("bottom", "test t<sub>j</sub>" + (f" ({year})" if year else ""))
         self.left.names, self.bottom.names = list(models), list(tests)
         lo, hi = colour_levels(self.values)
         # NaN cells are drawn transparent by ImageItem, so missing rows stay blank.

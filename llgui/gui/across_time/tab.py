@@ -607,8 +607,7 @@ class AcrossTimeTab(QWidget):
         item = self.policy_plot.getPlotItem()
         if policy.mode == "relative":
             self._set_time_axis(self.policy_plot, False,
-                                "x: position in the model's window [l₁, lᵢ]  (0 = oldest "
-                                "test, 1 = now)")
+                                "x: place in the model's window (0 oldest test, 1 now)")
         else:
             self._set_time_axis(self.policy_plot, self._dates(),
                                 "test time" + (" (UTC)" if self._dates() else ""))
@@ -927,8 +926,13 @@ class AcrossTimeTab(QWidget):
         unique = sorted(set(names))
         item.setLabel("left", f"{' / '.join(unique)} (%)" if unique else "score (%)")
         if result is not None:
-            item.setTitle("per document, in processing order — click a point to open it in "
-                          "the workbench (wheel: zoom)", size="9pt", color=TEXT)
+            if getattr(self, "series_title", None) is None:
+                from llgui.gui.widgets.fit_title import FittedTitle
+
+                # on two lines where one is cut (1366 px)
+                self.series_title = FittedTitle(self.series_plot, 9, TEXT)
+            self.series_title.set(["per document, in processing order",
+                                   "click a point to open it in the workbench (wheel: zoom)"])
 
     def _on_series_points_clicked(self, _curve, points, _ev=None) -> None:
         if not len(points):

@@ -43,8 +43,11 @@ class FittedTitle:
         self.parts, self.lines, self._shown = [], [], None
 
     def room(self) -> float:
-        """The title's width: its column is the plot's view's."""
-        return self.widget.getPlotItem().getViewBox().width() - 8
+        """The title's width: its column is the plot's view's, from the view's left edge to
+        the widget's right one (the widget's width is the layout's; the view's own width
+        grows with a title too wide for it, so it cannot be the measure)."""
+        left = self.widget.getPlotItem().getViewBox().sceneBoundingRect().left()
+        return self.widget.width() - left - 8
 
     def measure(self, rich: str) -> float:
         """The width of `rich` drawn as pyqtgraph draws a title of this size."""
@@ -56,6 +59,7 @@ class FittedTitle:
 
     def set(self, parts: Sequence[tuple[str, str] | str]) -> None:
         self.parts = [(p, p) if isinstance(p, str) else (p[0], p[1]) for p in parts]
+        self._shown = None   # the plot's title may have been set elsewhere meanwhile
         self.fit()
 
     def fit(self, *_) -> None:

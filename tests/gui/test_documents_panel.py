@@ -69,6 +69,7 @@ def test_two_systems_rows_say_which_and_the_difference_is_in_view(qtbot, two_sys
         assert 0 <= x, column
         if column != model.COLUMNS.index("S_pen"):
             assert x + view.columnWidth(column) <= viewport, column
+        assert all(proxy.index(r, diff).data() != "-0.00" for r in range(proxy.rowCount()))
         text = proxy.index(0, column).data()
         assert view.fontMetrics().horizontalAdvance(text) <= view.columnWidth(column), column
     # the aggregates name the system they pool

@@ -491,10 +491,14 @@ class SystemsView(QWidget):
                 item.setAxisItems({"bottom": _calendar_axis()})
             if not dates:
                 item.setAxisItems({"bottom": pg.AxisItem("bottom")})
+        # dark text (pyqtgraph's grey read as disabled), a label whose subscript is not cut
+        for name in ("left", "bottom"):
+            item.getAxis(name).setTextPen("#222222")
         item.setLabel("left", f"S_P ({display_name(metric)}, %)")
-        item.setLabel("bottom", "model time lᵢ")
+        item.setLabel("bottom", "model time (the date of each version Mᵢ)")
         item.setTitle(f"S_P(M<sub>i</sub>) of every system under the current policy "
-                      f"({self.state.policy_name})", size="9pt")
+                      f"({self.state.policy_name}); a version whose window holds no test has "
+                      "none", size="9pt", color="#222222")
 
     def set_progress_text(self, text: str) -> None:
         self.status.setText(text)

@@ -81,13 +81,20 @@ class ScorePanel(QWidget):
             f"cost&nbsp;{values['cost']:.1f}, Σ&nbsp;{values['cum_cost']:.1f}")
         self.numbers.setToolTip(("higher" if r.higher_is_better else "lower")
                                 + f" is better · {r.signature}")
-        # a narrow window wraps the numbers to a third line: the label grows to show it
-        # (never shrinks: a height that follows the text would relayout at every step)
-        needed = self.numbers.heightForWidth(self.numbers.width())
-        if needed > self.numbers.height():
-            self.numbers.setFixedHeight(needed)
+        self._fit_numbers()   # a narrow window wraps them to a third line
         self._draw_bars(r, values)
         self._draw_curve(walk, step)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_numbers()
+
+    def _fit_numbers(self) -> None:
+        """The numbers above the plots whole at this width: the label grows to the lines it
+        needs (never shrinks: a height that follows the text would relayout every step)."""
+        needed = self.numbers.heightForWidth(max(self.numbers.width(), 1))
+        if needed > self.numbers.height():
+            self.numbers.setFixedHeight(needed)
 
     def _draw_bars(self, r, v) -> None:
         item = self.bars.getPlotItem()
@@ -121,12 +128,16 @@ class ScorePanel(QWidget):
             item.addItem(parts["memorise"])
             # the step's penalty S_imp − S_cor: the S_imp bar outlined up to S_cor, with a
             # bracket beside it
+            # (dark hatching: seen on the red bar too, where an error rate's penalty lies)
             parts["gap"] = pg.BarGraphItem(x=[2], y0=[0.0], height=[0.0], width=0.6,
-                                           brush=QBrush(IMP, Qt.BrushStyle.FDiagPattern),
-                                           pen=pg.mkPen(IMP, width=1.2, style=Qt.PenStyle.DashLine))
+                                           brush=QBrush(IMP.darker(180), Qt.BrushStyle.FDiagPattern),
+                                           pen=pg.mkPen(IMP.darker(180), width=1.2,
+                                                        style=Qt.PenStyle.DashLine))
+            parts["gap"].setZValue(2)
             item.addItem(parts["gap"])
-            parts["bracket"] = pg.PlotDataItem(pen=pg.mkPen(IMP.darker(120), width=1.5),
+            parts["bracket"] = pg.PlotDataItem(pen=pg.mkPen(IMP.darker(150), width=2),
                                                connect="pairs")
+            parts["bracket"].setZValue(3)
             item.addItem(parts["bracket"])
             # the bars' feet drawn broken when the axis does not start at 0
             parts["breaks"] = pg.PlotDataItem(pen=pg.mkPen("w", width=3), connect="pairs")
@@ -162,8 +173,8 @@ class ScorePanel(QWidget):
         if step is not None:
             imp, cor, _ = step
             parts["gap"].setOpts(y0=[min(imp, cor)], height=[abs(cor - imp)])
-            x = 2.0 + 0.36   # just right of the S_imp bar: | with its two ends
-            parts["bracket"].setData([x, x, x - 0.06, x, x - 0.06, x],
+            x = 2.0 + 0.42   # right of the S_imp bar: ] from S_imp to S_cor
+            parts["bracket"].setData([x, x, x - 0.1, x, x - 0.1, x],
                                      [imp, cor, imp, imp, cor, cor])
         item.getAxis("bottom").setTicks([list(geometry.ticks)])
         low, high = geometry.y_range
@@ -309,16 +320,15 @@ class ScorePanel(QWidget):
         the plot (~10 ms a step)."""
         msr = "–" if r.msr is None else f"{r.msr:.2f} %"
         area = "none (no cost)" if math.isnan(r.curve_area) else f"{r.curve_area:.2f}"
-        legend = (f"<span style='color:{ADAPT.name()}'>━ S_adapt</span> "
-                  f"<span style='color:{PEN.name()}'>╍ S_pen</span> ● this step",
-                  "━ S_adapt ╍ S_pen ● this step")
+        adapt = (f"<span style='color:{ADAPT.name()}'>━ S_adapt</span>", "━ S_adapt")
+        pen = (f"<span style='color:{PEN.name()}'>╍ S_pen</span>", "╍ S_pen")
         title = getattr(self, "curve_title", None)
         if title is None:
             from llgui.gui.widgets.fit_title import FittedTitle
 
             # one line when it fits, else two (at 1366x768 one line was cut after "area")
             title = self.curve_title = FittedTitle(self.curve, 8)
-        parts = [legend, f"area {area}", f"MSR {msr}"]
+        parts = [adapt, pen, "● this step", f"area {area}", f"MSR {msr}"]
         if getattr(self, "_title", None) != parts:   # a new title relayouts the plot
             self._title = parts
             title.set(parts)

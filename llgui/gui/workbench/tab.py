@@ -174,6 +174,7 @@ class Workbench(QWidget):
         jobs.result_ready.connect(self._on_jobs_result_ready)
         self._collection: tuple[int, object] | None = None   # the aggregates on screen
         self._collections: dict[int, object] = {}   # every bundle's, shown when it is selected
+        self._show_empty(True)   # until a document is open
 
     # -- recomputing ------------------------------------------------------------------------
 
@@ -189,7 +190,9 @@ class Workbench(QWidget):
             self.empty.setText(_empty_text(state.bundles))
             self.stack.setCurrentWidget(self.empty)
             self.step_label.setText("no document")
+            self._show_empty(True)
             return
+        self._show_empty(False)
         self._fill_metric_box(bundle.task)
         metric = work.track_metric(bundle, state.metric(bundle.task))
         cost = state.cost_model()
@@ -365,6 +368,7 @@ class Workbench(QWidget):
         self._cache.clear()
         self._collections.clear()
         self.empty.setText(_empty_text(self.state.bundles))
+        self._show_empty(self.state.document() is None)
 
     @Slot()
     def _on_state_selection_changed(self) -> None:
@@ -455,6 +459,13 @@ class Workbench(QWidget):
               f"score above, {len(result.replays)} documents resampled "
               "(bs:1000|seed:12345|unit:document); 'too few units' below "
               f"{MIN_UNITS} documents.</small>")
+
+    def _show_empty(self, empty: bool) -> None:
+        """No document: the words alone, no empty table, plots or cost model around them."""
+        for widget in (self.splitter.widget(0), self.scores):
+            widget.setVisible(not empty)
+        for button in self.buttons.values():
+            button.setEnabled(not empty)
 
     def _on_state_policy_changed(self) -> None:
         if self._collection is not None:

@@ -222,3 +222,61 @@ def test_the_heatmap_writes_values_in_cells_that_hold_them(qtbot):
     qtbot.wait(50)
     heat._fit_cell_labels()
     assert not any(label.isVisible() for label in heat.cell_labels)
+
+
+def _four_documents(tmp_path, reference_data):
+    """WMT23 en-zh as four documents, each fully post-edited at its one step (S_adapt 100, as
+    in a simulated run): scores at the top of the plot, on the right, where the legend is."""
+    import json
+
+    txt = reference_data / "wmt23-general" / "txt"
+    refs = (txt / "references" / "generaltest2023.en-zh.ref.refA.zh").read_text(
+        encoding="utf-8").split("\n")
+    docs, log = [], []
+    for k, (a, b) in enumerate(((1, 37), (38, 90), (91, 160), (161, 240)), 1):
+        docs.append(f'[[documents]]\nid = "d{k}"\ntime = "2023-0{k + 5}-01"\nlines = "{a}-{b}"\n'
+                    f'references = ["{txt}/references/generaltest2023.en-zh.ref.refA.zh"]\n'
+                    f'hypothesis = "{txt}/system-outputs/generaltest2023.en-zh.hyp.ONLINE-B.zh"\n')
+        log.append({"doc": f"d{k}", "step": 1, "initiative": "active", "kind": "reference",
+                    "target": {"sentence": 1},
+                    "adapted": {"lines": {str(i + 1): refs[a - 1 + i] for i in range(b - a + 1)}}})
+    (tmp_path / "log.jsonl").write_text("\n".join(json.dumps(e, ensure_ascii=False)
+                                                  for e in log) + "\n", encoding="utf-8")
+    path = tmp_path / "four.toml"
+    path.write_text('[bundle]\ntask = "mt"\nname = "four"\nmetrics = ["bleu"]\n\n[settings]\n'
+                    'trg_lang = "zh"\n\n[interactions]\nlog = "log.jsonl"\n\n'
+                    + "\n".join(docs), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_per_document_legend_covers_no_point(qtbot, tmp_path, reference_data, size):
+    """Across time at laptop sizes: the legend of the per-document scores sits above them
+    (four rows covered the last points at 1366x768)."""
+    import pyqtgraph as pg
+
+    window = _window(qtbot, size, [_four_documents(tmp_path, reference_data)], tab="time")
+    try:
+        tab = window.time_tab
+        qtbot.waitUntil(lambda: getattr(tab, "series_plot", None) is not None
+                        and tab.series_plot.getPlotItem().legend is not None
+                        and len(tab.series_plot.getPlotItem().legend.items) >= 3,
+                        timeout=60000)
+        # as short as with a lifelong table above it at 1366x768
+        tab.series_plot.setFixedHeight(190)
+        qtbot.wait(300)
+        item = tab.series_plot.getPlotItem()
+        legend = item.legend.sceneBoundingRect()
+        vb = item.getViewBox()
+        points = 0
+        for curve in item.listDataItems():
+            if not isinstance(curve, pg.PlotDataItem):
+                continue
+            xs, ys = curve.getData()
+            for x, y in zip(xs if xs is not None else [], ys if ys is not None else []):
+                if math.isfinite(x) and math.isfinite(y):
+                    points += 1
+                    assert not legend.contains(vb.mapViewToScene(QPointF(x, y))), (x, y)
+        assert points >= 12
+    finally:
+        window.jobs.shutdown(2000)

@@ -197,6 +197,17 @@ def test_the_systems_tab_without_a_campaign_says_so_instead_of_an_empty_plot(qtb
     assert window.workbench.empty.text().startswith("Open a bundle")
 
 
+def test_the_detection_tab_of_mt_bundles_says_so_instead_of_empty_plots(qtbot, zh):
+    window = zh
+    window.show_tab("detection")
+    tab = window.detection_tab
+    qtbot.waitUntil(lambda: getattr(tab, "pages", None) is not None
+                    and tab.empty.isVisible(), timeout=10000)
+    assert tab.pages.currentWidget() is tab.empty
+    assert not tab.plot.isVisible()
+    assert "No detection scores open: the open bundles are MT" in tab.empty.text()
+
+
 def test_the_heatmap_writes_values_in_cells_that_hold_them(qtbot):
     import numpy as np
 

@@ -23,7 +23,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
     QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem,
-    QVBoxLayout, QWidget,
+    QStackedWidget, QVBoxLayout, QWidget,
 )
 
 from llgui.core.display.palette import DET_CURVE_COLOURS
@@ -124,9 +124,21 @@ class DetectionTab(QWidget):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         split.setSizes([560, 600])
-        layout = self.layout()
-        layout.addLayout(self.controls)
-        layout.addWidget(split, 1)
+        content = QWidget()
+        inner = QVBoxLayout(content)
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.addLayout(self.controls)
+        inner.addWidget(split, 1)
+        # no detection scores among the open bundles: words, not empty plots and tables
+        # (issue 23 item 19)
+        self.empty = QLabel("")
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setMargin(40)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(content)
+        self.pages.addWidget(self.empty)
+        self.layout().addWidget(self.pages, 1)
         self._draw()
 
     # -- building ---------------------------------------------------------------------------
@@ -435,6 +447,17 @@ class DetectionTab(QWidget):
         lo, hi = float(probit(1e-5)), float(probit(1 - 1e-5))
         item.plot([lo, hi], [lo, hi], pen=pg.mkPen("#999999", width=1,
                                                    style=Qt.PenStyle.DashLine))
+        nothing = not self.results and not self.systems()
+        if nothing:
+            names = {"mt": "MT", "diarization": "diarization", "classification": "classification"}
+            tasks = sorted({names.get(b.task, b.task) for b in self.state.bundles})
+            self.empty.setText(
+                "No detection scores open"
+                + (f": the open bundles are {', '.join(tasks)}." if tasks else ".")
+                + "\n\nThis tab draws DET curves, EER and DCFs of detection systems: open a "
+                  "bundle with task = \"detection\" (File › Open bundle…) or target and "
+                  "non-target score files (File › Open files…).")
+        self.pages.setCurrentIndex(1 if nothing else 0)
         if not self.results:
             if getattr(self, "title", None) is not None:
                 self.title.clear()   # not re-fitted over the text below

@@ -425,7 +425,9 @@ class MainWindow(QMainWindow):
         # two systems on the same documents (issue 23 item 15): a system column tells their
         # rows apart, and Δ S_pen takes the room of steps and gain (in the tooltips)
         comparing = _comparing(bundles)
-        self.documents_view.setColumnHidden(columns.index("system"), len(bundles) <= 1)
+        # (bundles of different documents, as the demo's MT, diarization and detection: the
+        # document says which, and the task column what)
+        self.documents_view.setColumnHidden(columns.index("system"), not comparing)
         for name in ("steps", "gain"):
             self.documents_view.setColumnHidden(columns.index(name), comparing)
         self.documents_view.setColumnHidden(len(columns) - 1, not comparing)   # Δ S_pen
@@ -436,6 +438,7 @@ class MainWindow(QMainWindow):
         for place, name in enumerate(order):
             header.moveSection(header.visualIndex(columns.index(name)), place)
         self.documents_view.resizeColumnsToContents()
+        self._cap_system_column()
         # a detection-only bundle has no documents: no empty panel taking a sixth of the
         # window; a panel the user closed stays closed (View › Documents brings it back)
         has_documents = not bundles or any(b.documents for b in bundles)
@@ -511,6 +514,13 @@ class MainWindow(QMainWindow):
                 self.workbench.show_collection(index, result)
                 self._fit_documents_dock()
 
+    def _cap_system_column(self) -> None:
+        """The system column at most 10 ems wide (the whole name is in its tooltip)."""
+        view = self.documents_view
+        system = self.documents_model.COLUMNS.index("system")
+        view.setColumnWidth(system, min(view.columnWidth(system),
+                                        10 * self.fontMetrics().height()))
+
     def _fit_documents_dock(self) -> None:
         """Widen the Documents panel to its columns once the scores are in (S_base, S_pen
         and gain were cut off even at 1920x1080), up to a quarter of the window."""
@@ -519,6 +529,7 @@ class MainWindow(QMainWindow):
             return   # big bundles keep the sampled sizing of their first paint (no 100-ms fit)
         header = view.horizontalHeader()
         view.resizeColumnsToContents()   # a sampled fit (ResizeContentsPrecision)
+        self._cap_system_column()
         wanted = sum(header.sectionSize(k) for k in range(header.count())
                      if not header.isSectionHidden(k))
         wanted += view.verticalScrollBar().sizeHint().width() + 2 * view.frameWidth() + 4

@@ -139,6 +139,8 @@ def test_the_det_plot_is_square_its_title_fits_and_the_workbench_says_why_empty(
         assert "threshold" in " ".join(tab.title.lines)
         # one probit unit as long across as up: the EER diagonal at 45 degrees
         vb = tab.plot.getPlotItem().getViewBox()
+        # the legend (a line per system) whole inside the plot
+        assert vb.sceneBoundingRect().contains(tab.legend.sceneBoundingRect())
         a, b = vb.mapViewToScene(QPointF(-2.0, -2.0)), vb.mapViewToScene(QPointF(-1.0, -1.0))
         angle = math.degrees(math.atan2(a.y() - b.y(), b.x() - a.x()))
         assert angle == pytest.approx(45.0, abs=1.0)
@@ -291,3 +293,24 @@ def test_the_per_document_legend_covers_no_point(qtbot, tmp_path, reference_data
         assert points >= 12
     finally:
         window.jobs.shutdown(2000)
+
+
+def test_the_diarization_lanes_say_h0_at_step_0(qtbot):
+    """Issue 23 item 19: at step 0 nothing was seen or corrected: no "seen hₙ₋₁" lane."""
+    from llgui.core.walkthrough import walk
+    from llgui.gui.workbench.diar_view import LANES, DiarView
+    from llgui.io.bundle import load_bundle
+    from tests.conftest import REPO
+
+    bundle = load_bundle(REPO / "resources" / "demo" / "diarization" / "bundle.toml")
+    doc = bundle.documents[0]
+    result = walk(doc, bundle.steps_of(doc.id), "der", bundle.settings, bundle.cost)
+    view = DiarView()
+    qtbot.addWidget(view)
+    view.resize(900, 400)
+    view.show()
+    axis = view.plot.getPlotItem().getAxis("left")
+    view.show_step(result, 0)
+    assert axis.names[1] == "h₀ (system)" and "ₙ" not in " ".join(axis.names)
+    view.show_step(result, 1)
+    assert tuple(axis.names) == LANES and "seen hₙ₋₁" in axis.names

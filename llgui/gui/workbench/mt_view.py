@@ -293,6 +293,8 @@ class RichTextDelegate(QStyledItemDelegate):
             painter.setPen(opt.palette.color(QPalette.ColorRole.Text))
             painter.drawText(box, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
                              ELLIPSIS + " ")
+            if len(self.cut) > _HTML_CACHE:   # what is on screen is painted again anyway
+                self.cut.clear()
             self.cut[key] = box.translated(opt.rect.topLeft())
         else:
             self.cut.pop(key, None)

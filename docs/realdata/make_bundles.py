@@ -13,6 +13,11 @@ Writes three bundles that the window is looked at on (issue 13):
   made by joining IB4010 and IB4011 (the second shifted by the first's UEM end, its clusters
   renamed so that the two halves' clusters stay apart), with a log from `llgui simulate`
   (issue 23: long meetings; the window was never tuned to these);
+- OUT/wmt-zh-nllb/run/bundle.toml: the same four documents translated by NLLB_Greedy, with a
+  log of its own: two systems on the same documents;
+- OUT/wmt-zh-campaign/campaign.toml: a campaign on those four batches, two systems of two
+  model versions each (online: ONLINE-A then ONLINE-B; nllb: NLLB_Greedy then
+  NLLB_MBR_BLEU), with the two runs above as their online runs;
 - OUT/det/bundle.toml: real detection scores as target / non-target files (bob.measure nonsep
   and linsep, pyeer exp1 and exp2).
 Nothing is copied into the repository: the bundles point at the reference data where it lies
@@ -162,6 +167,42 @@ trg_lang = "zh"
 ''' + "\n".join(docs))
 
 
+def wmt_zh_second_system(out: Path, system: str = "NLLB_Greedy") -> Path:
+    """The zh bundle with another system's output: two systems on the same documents."""
+    text = (out / "wmt-zh" / "base.toml").read_text(encoding="utf-8")
+    return write(out / "wmt-zh-nllb" / "base.toml", text.replace("ONLINE-B", system))
+
+
+ZH_MODELS = {"online": (("ONLINE-A", "2023-05-01"), ("ONLINE-B", "2023-08-01")),
+             "nllb": (("NLLB_Greedy", "2023-05-01"), ("NLLB_MBR_BLEU", "2023-08-01"))}
+
+
+def wmt_zh_campaign(out: Path) -> Path:
+    """Four batches (the zh documents' lines), two systems of two model versions each, the
+    two simulated runs as their online runs."""
+    d = REF / "wmt23-general" / "txt"
+    folder = out / "wmt-zh-campaign"
+    batches = []
+    for i, (lines, date) in enumerate(zip(ZH_RANGES, WMT_DATES), 1):
+        a, b = (int(x) for x in lines.split("-"))
+        batches.append(f'[[batches]]\nid = "b{i}"\ntime = "{date}"\n'
+                       f'references = ["{out}/wmt-zh/cut/wmt23-en-zh-{i}.zh"]\n')
+        for name, models in ZH_MODELS.items():
+            for model, _ in models:
+                rows = (d / "system-outputs" / f"generaltest2023.en-zh.hyp.{model}.zh").read_text(
+                    encoding="utf-8").split("\n")[a - 1:b]
+                write(folder / name / model / f"b{i}.zh", "\n".join(rows) + "\n")
+    systems = []
+    for (name, models), run in zip(ZH_MODELS.items(), ("wmt-zh", "wmt-zh-nllb")):
+        listed = ", ".join(f'{{id = "{m}", time = "{t}"}}' for m, t in models)
+        systems.append(f'[[systems]]\nname = "{name}"\nmodels = [{listed}]\n'
+                       f'hypotheses = "{name}/{{model}}/{{batch}}.zh"\n'
+                       f'bundle = "{out / run / "run" / "bundle.toml"}"\n')
+    return write(folder / "campaign.toml", '[campaign]\nname = "WMT23 en-zh dry run"\n'
+                 'task = "mt"\n\n[settings]\ntrg_lang = "zh"\n\n' + "\n".join(batches)
+                 + "\n" + "\n".join(systems))
+
+
 def det_bundle(out: Path) -> Path:
     b, p = REF / "bob-measure", REF / "pyeer" / "non_hist"
     tar = [b / "derived_nonsep-positives.txt", b / "derived_linsep-positives.txt",
@@ -203,6 +244,9 @@ def main() -> None:
     simulate(wmt_bundle(out), "mt_memory", os.environ.get("WMT_BUDGET", "650"), out / "wmt" / "run")
     simulate(wmt_zh_bundle(out), "mt_memory", os.environ.get("ZH_BUDGET", "1500"),
              out / "wmt-zh" / "run")
+    simulate(wmt_zh_second_system(out), "mt_memory", os.environ.get("ZH_BUDGET", "1500"),
+             out / "wmt-zh-nllb" / "run")
+    wmt_zh_campaign(out)
     det_bundle(out)
     print(out)
 

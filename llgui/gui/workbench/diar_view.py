@@ -35,6 +35,8 @@ PALETTE = speaker_palette(16)
 MAX_COLLAR_ZONES = 20_000   # reference boundaries up to which collar zones are drawn
 LANES = ("reference", "seen h\u2099\u208b\u2081", "corrected", "impaired", "adapted h\u2099",
          "errors of h\u2099")
+LANES_AT_BASE = ("reference", "h\u2080 (system)", "corrected", "impaired", "h\u2080",
+                 "errors of h\u2080")
 
 
 class LaneAxis(pg.AxisItem):
@@ -144,6 +146,13 @@ class DiarView(QWidget):
         view = walk.steps[step - 1] if step > 0 else None
         seen = view.seen if view else walk.base
         seen_map = view.mapping if view else walk.base_mapping
+        # step 0: nothing was seen or corrected yet, the lanes say h₀ (issue 23 item 19)
+        axis = self.plot.getPlotItem().getAxis("left")
+        names = LANES if step else LANES_AT_BASE
+        if axis.names is not names:
+            axis.names = names
+            axis.picture = None
+            axis.update()
         lanes = [
             ("reference", doc.reference, None),
             ("seen", seen, seen_map),

@@ -141,8 +141,8 @@ class Workbench(QWidget):
         # -- the document at the step
         self.mt_view = MTView()
         self.diar_view = DiarView()
-        self.empty = QLabel("Open a bundle (File › Open bundle…, Ctrl+O) or the demo "
-                            "(File › Open the demo).")
+        self.empty = QLabel(OPEN_A_BUNDLE)
+        self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         from llgui.gui.detection.doc_view import DetDocView
 
@@ -180,6 +180,8 @@ class Workbench(QWidget):
         jobs.failed.connect(lambda key, _message: self._on_jobs_stopped(key))
         self._verify_started = 0.0
         self._collection: tuple[int, object] | None = None   # the aggregates on screen
+        self._collections: dict[int, object] = {}   # every bundle's, shown when it is selected
+        self._show_empty(True)   # until a document is open
 
     # -- recomputing ------------------------------------------------------------------------
 
@@ -192,9 +194,12 @@ class Workbench(QWidget):
             self._wanted = None
             self.cost_editor.setEnabled(False)
             self.model.set_walkthrough(None)
+            self.empty.setText(_empty_text(state.bundles))
             self.stack.setCurrentWidget(self.empty)
             self.step_label.setText("no document")
+            self._show_empty(True)
             return
+        self._show_empty(False)
         self._fill_metric_box(bundle.task)
         metric = work.track_metric(bundle, state.metric(bundle.task))
         cost = state.cost_model()
@@ -241,6 +246,10 @@ class Workbench(QWidget):
         self.verify_button.setEnabled(document.task in ("mt", "diarization"))
         self.model.set_walkthrough(result)
         self.table.resizeColumnsToContents()
+        # the answer (last) at most 16 ems: the scores stay in view, the tooltip has it whole
+        answer = self.model.COLUMNS.index("answer")
+        self.table.setColumnWidth(answer, min(self.table.columnWidth(answer),
+                                              16 * self.table.fontMetrics().height()))
         self.window_.signature_label.setText(
             f"{display_name(result.replay.metric)}: {result.replay.signature}")
         self.stack.setCurrentWidget({"mt": self.mt_view, "detection": self.det_view,
@@ -400,10 +409,18 @@ class Workbench(QWidget):
     @Slot()
     def _on_state_bundles_changed(self) -> None:
         self._cache.clear()
+        self._collections.clear()
+        self.empty.setText(_empty_text(self.state.bundles))
+        self._show_empty(self.state.document() is None)
 
     @Slot()
     def _on_state_selection_changed(self) -> None:
         self.refresh()
+        # another bundle (system): its own aggregates, never the previous one's
+        index = self.state.selection.bundle
+        shown = self._collection[0] if self._collection is not None else None
+        if index != shown and index in self._collections:
+            self.show_collection(index, self._collections[index])
 
     @Slot(int)
     def _on_state_step_changed(self, step: int) -> None:
@@ -444,11 +461,16 @@ class Workbench(QWidget):
 
     def show_collection(self, index: int, result) -> None:
         """Aggregates of a bundle (pooled, mean, policy) when its collection job is done."""
+        self._collections[index] = result
         if index != self.state.selection.bundle:
             return
         self._collection = (index, result)
         name = display_name(result.metric)
         found = getattr(self, "_intervals", None)
+        if found is None or found[0] is not result:
+            kept = self.intervals.estimates.get(index)
+            if kept is not None and kept[0] is result:
+                found = (result, kept[1], self.intervals.signature)
         interval_row = ("<tr><td>95 % CI [lo, hi]</td>"
                         + "<td align='right'>…</td>" * 3 + "</tr>")
         self.shown_intervals = {}
@@ -466,8 +488,12 @@ class Workbench(QWidget):
             f"<tr><td>{label}</td><td align='right'>{f(a)}</td><td align='right'>{f(b)}</td>"
             f"<td align='right'>{f(c)}</td></tr>"
             for label, (a, b, c) in result.aggregates(self.state.policy)) + interval_row
+        bundles = self.state.bundles
+        # which system (issue 23 item 15): two bundles on the same documents look alike
+        system = html.escape(bundles[index].name or "") if index < len(bundles) else ""
         self.aggregates.setText(
-            f"<b>{name}, all {len(result.replays)} documents</b><table cellspacing='4'>"
+            f"<b>{name}, all {len(result.replays)} documents</b>"
+            + (f" of <b>{system}</b>" if system else "") + "<table cellspacing='4'>"
             "<tr><th></th><th>S_base</th><th>S_adapt</th><th>S_pen</th></tr>" + rows
             + "</table><small>pooled: statistics summed over documents (corpus "
               "score / duration-weighted); mean: unweighted mean of per-document scores; "
@@ -476,6 +502,13 @@ class Workbench(QWidget):
               f"score above, {len(result.replays)} documents resampled "
               "(bs:1000|seed:12345|unit:document); 'too few units' below "
               f"{MIN_UNITS} documents.</small>")
+
+    def _show_empty(self, empty: bool) -> None:
+        """No document: the words alone, no empty table, plots or cost model around them."""
+        for widget in (self.splitter.widget(0), self.scores):
+            widget.setVisible(not empty)
+        for button in self.buttons.values():
+            button.setEnabled(not empty)
 
     def _on_state_policy_changed(self) -> None:
         if self._collection is not None:
@@ -555,13 +588,19 @@ class Workbench(QWidget):
 
     def export_table(self, path: str, fmt: str) -> None:
         from llgui.core.reports.commands import replay_report
-        from llgui.io.export import replay_csv, to_json
+        from llgui.gui.table_models import describe_answer, describe_target
+        from llgui.io.export import corrections_csv, to_json
         from llgui.utils.atomic import write_atomic
 
-        if self.walkthrough is None:
+        walk = self.walkthrough
+        if walk is None:
             return
-        report = replay_report(self.walkthrough.replay)
-        write_atomic(path, to_json(report) if fmt == "json" else replay_csv(report))
+        report = replay_report(walk.replay)
+        # the table's target and answer columns too: what was corrected and what was given
+        for entry, step in zip(report["steps"], walk.log):
+            entry["target"] = describe_target(step)
+            entry["answer"] = describe_answer(step, walk.document)
+        write_atomic(path, to_json(report) if fmt == "json" else corrections_csv(report))
 
     def export_plot(self, path: str) -> None:
         from llgui.gui.widgets.plot_export import export_widget
@@ -572,6 +611,22 @@ class Workbench(QWidget):
 
 
 STEP_TEXT = 110   # characters of the step's description shown beside the buttons
+
+
+OPEN_A_BUNDLE = ("Open a bundle (File › Open bundle…, Ctrl+O) or the demo "
+                 "(File › Open the demo).")
+
+
+def _empty_text(bundles) -> str:
+    """What the empty workbench says: open something, or why what is open has no document to
+    step through (a detection bundle of score files only: issue 23 item 19)."""
+    if not bundles:
+        return OPEN_A_BUNDLE
+    if not any(b.documents for b in bundles):
+        names = ", ".join(b.name or "a bundle" for b in bundles)
+        return (f"{names}: detection scores only, no documents with an interaction log to "
+                "step through here.\nTheir DET curves, EER and DCFs are in the Detection tab.")
+    return "Choose a document in the Documents panel (View › Documents panel)."
 
 
 def _script_notes(bundle, metric: str) -> list[str]:

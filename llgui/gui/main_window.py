@@ -536,7 +536,9 @@ class MainWindow(QMainWindow):
         wanted = sum(header.sectionSize(k) for k in range(header.count())
                      if not header.isSectionHidden(k))
         wanted += view.verticalScrollBar().sizeHint().width() + 2 * view.frameWidth() + 4
-        width = min(wanted, max(270, self.width() // 4))
+        # a laptop's 1366 px keep the workbench's two columns usable: a fifth there
+        share = 5 if self.width() < 1500 else 4
+        width = min(wanted, max(270, self.width() // share))
         if width > self.documents_dock.width():
             self.resizeDocks([self.documents_dock], [width], Qt.Orientation.Horizontal)
 

@@ -131,7 +131,7 @@ class DocumentsModel(QAbstractTableModel):
         elif column == "task":
             raw = self.TASK_LABELS.get(doc.task, doc.task)
         elif column == "time":
-            raw = doc.time.text
+            raw = _short_time(doc.time.text)
         elif column == "steps":
             raw = len(self._bundles[b].steps_of(doc.id))
         elif summary is None:
@@ -272,6 +272,15 @@ class CorrectionsModel(QAbstractTableModel):
                     "lower bound at this step" if walk.replay.impaired_better(s) else "")
             return f"{describe_step(step, self._hours())}\n{walk.replay.signature}{note}"
         return None
+
+
+def _short_time(text: str) -> str:
+    """An ISO date-time as a cell shows it: `2023-01-09 08:00` for `2023-01-09T08:00:00`
+    (seconds only when they are not zero); dates and numbers as they are."""
+    if len(text) >= 16 and text[10:11] == "T":
+        shown = text[:10] + " " + text[11:19]
+        return shown[:16] if shown.endswith(":00") else shown
+    return text
 
 
 def describe_target(step, hours: bool | None = None) -> str:

@@ -3,8 +3,9 @@ same input bundle are both "NAME (simulated)".
 
 `distinct_names(bundles)` keeps every name that is unique; the bundles of a name shared by
 several are named by the system of their run (`run.json` beside the bundle file, as
-`llgui simulate --out DIR` writes it), and where that does not tell them apart, by the bundle
-file's path as given.
+`llgui simulate --out DIR` writes it), then by system and oracle (`mine (allies)`: one system
+under two oracles), and where that does not tell them apart, by the bundle file's path as
+given.
 """
 from __future__ import annotations
 
@@ -18,18 +19,30 @@ from llgui.utils.regular import read_regular
 _RUN_LIMIT = 10_000_000
 
 
-def run_system(bundle_path: str | Path | None) -> str | None:
-    """The system name in the run.json beside a bundle file, or None (no run, unreadable,
-    damaged, no name)."""
+def _run(bundle_path: str | Path | None) -> dict:
     if bundle_path is None:
-        return None
+        return {}
     try:
         data = json.loads(read_regular(Path(bundle_path).parent / "run.json", _RUN_LIMIT))
     except (OSError, ValueError):
-        return None
-    system = data.get("system") if isinstance(data, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def run_system(bundle_path: str | Path | None) -> str | None:
+    """The system name in the run.json beside a bundle file, or None (no run, unreadable,
+    damaged, no name)."""
+    system = _run(bundle_path).get("system")
     name = system.get("name") if isinstance(system, dict) else None
     return name if isinstance(name, str) and name.strip() else None
+
+
+def run_oracle(bundle_path: str | Path | None) -> str | None:
+    """The oracle of the run beside a bundle file, or None."""
+    oracle = _run(bundle_path).get("oracle")
+    if isinstance(oracle, dict):
+        oracle = oracle.get("name")
+    return oracle if isinstance(oracle, str) and oracle.strip() else None
 
 
 def distinct_names(bundles: Sequence) -> list[str]:
@@ -44,6 +57,11 @@ def distinct_names(bundles: Sequence) -> list[str]:
     by_system = {i: run_system(bundles[i].path) for i in shared}
     for i in shared:
         out[i] = by_system[i] or ""
+    taken = Counter(out)
+    for i in shared:
+        oracle = run_oracle(bundles[i].path) if out[i] and taken[out[i]] > 1 else None
+        if oracle:
+            out[i] = f"{out[i]} ({oracle})"
     taken = Counter(out)
     for i in shared:
         if not out[i] or taken[out[i]] > 1:

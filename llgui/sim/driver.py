@@ -194,13 +194,17 @@ class Session:
 
     # -- the system -----------------------------------------------------------------------------
 
-    def _receive(self) -> tuple[P.SystemMessage, float]:
-        """The system's next message, parsed, and how long it took (seconds)."""
+    def _receive(self, owed: str | None = None) -> tuple[P.SystemMessage, float]:
+        """The system's next message, parsed, and how long it took (seconds). `owed`: what
+        the system owes now, named when it sends nothing in time."""
         t0 = time.perf_counter()
         try:
             raw = self.process.receive(self.timeout, self.should_stop)
         except P.ProtocolFault as fault:
-            raise P.ProtocolFault(fault.reason, self.number + 1, self.doc,
+            reason = fault.reason
+            if owed and reason.startswith("no reply within"):
+                reason = f"{reason}: llgui was waiting for your {owed}"
+            raise P.ProtocolFault(reason, self.number + 1, self.doc,
                                   self._where_step()) from None
         elapsed = time.perf_counter() - t0
         self.number += 1
@@ -260,7 +264,7 @@ class Session:
         self.writer = RunWriter(self.out, self.bundle)
         self.process = SystemProcess(self.command, self.out / "system.stderr", cwd=self.cwd)
         self._send(P.Hello(self.bundle.task, self.seed))
-        message, _ = self._receive()
+        message, _ = self._receive("hello (start-up counts in --timeout)")
         if not isinstance(message, P.SystemHello):
             raise self._fault(f"expected hello, got {message.type}")
         self.hello = message
@@ -292,7 +296,7 @@ class Session:
             source=document.source if is_mt else None,
             hypothesis=tuple(document.hypothesis) if document.hypothesis else None,
             uem=None if is_mt else document.uem, audio=_audio_path(document)))
-        message, _ = self._receive()
+        message, _ = self._receive("hypothesis h0 of the document")
         if not isinstance(message, P.Hypothesis):
             raise self._fault(f"expected the hypothesis of the document, got {message.type}")
         h0 = self._check_hypothesis(document, message)
@@ -401,7 +405,7 @@ class Session:
                                     left=max(0.0, state.budget - state.cost - cost)))
             initiative = "interactive"
         llgui_s = time.perf_counter() - t0 - (self.pipe_seconds - piped_before)
-        reply, elapsed = self._receive()
+        reply, elapsed = self._receive("adapted (your hypothesis after this step)")
         t1 = time.perf_counter()
         if not isinstance(reply, P.AdaptedReply):
             raise self._fault(f"out of turn: expected adapted, got {reply.type}")
@@ -426,7 +430,7 @@ class Session:
         answering the quotes it asks first (no step spent); and the time it took."""
         waited = 0.0
         for _ in range(P.MAX_QUOTES_PER_STEP + 1):
-            message, elapsed = self._receive()
+            message, elapsed = self._receive("request, quote or stop (active mode: you ask)")
             waited += elapsed
             if isinstance(message, P.Stop):
                 return None, waited

@@ -658,3 +658,28 @@ def test_defaults_and_limits_are_in_the_help_and_the_page(capsys):
                        "60 s", "60 %", "interactive", "active", "none", "quote"):
             assert needle in text, needle
     assert "--interactive-ratio" in page and "`--mode` wins" in page and "--mode wins" in help_text
+
+
+def test_a_silent_active_system_is_told_what_llgui_waits_for(tmp_path):
+    """An outsider's active system sent its h0 and then waited for llgui (it forgot to ask):
+    'no reply within --timeout' alone did not say that the system owed a request."""
+    script = tmp_path / "forgetful.py"
+    script.write_text(textwrap.dedent('''
+        import json, sys
+        for raw in sys.stdin:
+            m = json.loads(raw)
+            if m["type"] == "hello":
+                print(json.dumps({"type": "hello", "name": "forgetful"}), flush=True)
+            elif m["type"] == "document":
+                print(json.dumps({"type": "hypothesis", "doc": m["doc"], "step": m["step"],
+                                  "lines": m["hypothesis"]}), flush=True)
+    '''), encoding="utf-8")
+    bundle = REPO / "llgui" / "resources" / "demo" / "mt" / "bundle.toml"
+    done = subprocess.run([sys.executable, "-m", "llgui", "simulate", str(bundle), "--system",
+                           f"{sys.executable} {script}", "--mode", "active", "--timeout", "2",
+                           "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3, done.stderr
+    assert "no reply within --timeout 2 s: llgui was waiting for your request, quote or stop" \
+        in done.stderr
+    assert "Traceback" not in done.stderr

@@ -145,6 +145,24 @@ class Turn:
 
 
 @dataclass(frozen=True)
+class Audio:
+    """The recording of a diarization document, as its header describes it (never the
+    samples: `llgui.io.audio` reads a region when it is played). `path` is resolved;
+    `sample_width` is in bytes (PCM); `frames` counts samples per channel."""
+
+    path: str
+    format: str
+    rate: int
+    channels: int
+    sample_width: int
+    frames: int
+
+    @property
+    def duration(self) -> float:
+        return self.frames / self.rate if self.rate > 0 else 0.0
+
+
+@dataclass(frozen=True)
 class DiarDocument:
     """One diarization document (a recording): reference and hypothesis turns, optional UEM.
 
@@ -158,6 +176,8 @@ class DiarDocument:
     reference: tuple[Turn, ...]
     hypothesis: tuple[Turn, ...]
     uem: tuple[tuple[float, float], ...] | None = None
+    audio: Audio | None = None
+    """The recording (`audio = "file"` in the bundle), None when not given or not usable."""
     task = "diarization"
 
     @cached_property

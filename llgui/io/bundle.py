@@ -31,6 +31,9 @@ Decisions the schema leaves open:
   file when one is given; a hypothesis file without that uri gives an empty hypothesis (a
   system may find no speech in one recording), but the hypothesis file as a whole must hold
   turns (an empty output file is far more often a crashed run);
+- diarization `audio` (optional, the recording; `llgui.io.audio`): a file that cannot be
+  played (missing, not PCM WAV, cut short, of another duration than the turns) is a warning
+  at its line, never an error: no score depends on it, and the document opens without audio;
 - a file named by several documents (a shared RTTM or UEM) is read once;
 - detection: no `[[documents]]`; `[detection] scores` is required, system names (file stems)
   must differ; all score files are joined to the one `key` when it is given. With an
@@ -63,7 +66,7 @@ TABLES = ("bundle", "settings", "cost", "documents", "interactions", "lifelong",
 BUNDLE_KEYS = ("task", "name", "metrics")
 DOCUMENT_KEYS = {
     "mt": ("id", "time", "references", "hypothesis", "source", "lines", "docids", "docid"),
-    "diarization": ("id", "time", "references", "hypothesis", "uem", "uri"),
+    "diarization": ("id", "time", "references", "hypothesis", "uem", "uri", "audio"),
 }
 INTERACTIONS_KEYS = ("log",)
 LIFELONG_KEYS = ("scores",)
@@ -1157,7 +1160,44 @@ class _Doc:
         if reason is not None:
             self.loader.warnings.append(Problem(self.loader.file, self.line("id"),
                                                 f"warning: document {doc_id!r}: {reason}"))
-        return DiarDocument(doc_id, stamp, uri, reference, hypothesis, uem_spans)
+        document = DiarDocument(doc_id, stamp, uri, reference, hypothesis, uem_spans)
+        if "audio" in self.table:
+            audio = self.audio(doc_id, document.extent[1])
+            if audio is not None:
+                document = DiarDocument(doc_id, stamp, uri, reference, hypothesis, uem_spans,
+                                        audio)
+        return document
+
+    def audio(self, doc_id: str, end: float):
+        """The document's `Audio`, or None after a warning at the `audio` line: a recording
+        that cannot be played never stops the load (no score depends on it), the document
+        opens without sound and the window says why."""
+        from llgui.io.audio import AudioError, duration_mismatch, probe
+
+        written = self.table["audio"]
+        line = self.line("audio")
+
+        def warn(reason: str) -> None:
+            self.loader.warnings.append(Problem(
+                self.loader.file, line, f"warning: document {doc_id!r}: {reason}; it opens "
+                                        "without audio"))
+
+        if not isinstance(written, str) or not written.strip():
+            warn(f"audio must be a file name (a non-empty string), not {_show(written)}")
+            return None
+        try:
+            audio = probe(self.loader.base / written)
+        except AudioError as exc:
+            warn(f"audio file {written!r} {exc}")
+            return None
+        except ValueError:   # a NUL in the name
+            warn(f"audio file {written!r} is not a valid path")
+            return None
+        reason = duration_mismatch(audio, end)
+        if reason is not None:
+            warn(f"audio file {written!r} {reason}")
+            return None
+        return audio
 
     def add_uri(self, line: int, uri: str, role: str, written: str, turns: dict) -> None:
         self.ok = False

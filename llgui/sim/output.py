@@ -1,7 +1,8 @@
 """What a simulation writes into `--out DIR` (DESIGN.md section 8).
 
-    DIR/bundle.toml        the documents (references by absolute path), h0 of each as the
-                           hypothesis, the log; loadable by `llgui.io.bundle.load_bundle`
+    DIR/bundle.toml        the documents (references by absolute path, the audio relative to
+                           DIR), h0 of each as the hypothesis, the log; loadable by
+                           `llgui.io.bundle.load_bundle`
     DIR/hyp/               h0 of every document (MT text, or RTTM)
     DIR/logs/system.jsonl  schema 1, one step a line, flushed as each step completes, with
                            `elapsed_s` (the system's reply time)
@@ -44,7 +45,7 @@ def source_tables(bundle: Bundle) -> dict[str, dict]:
     out = {}
     for table in data.get("documents", []):
         entry = {}
-        for key in ("references", "source", "uem", "uri"):
+        for key in ("references", "source", "uem", "uri", "audio"):
             if key not in table:
                 continue
             value = table[key]
@@ -56,6 +57,16 @@ def source_tables(bundle: Bundle) -> dict[str, dict]:
                 entry[key] = str((base / value).resolve())
         out[str(table.get("id"))] = entry
     return out
+
+
+def _relative(path: str, folder: Path) -> str:
+    """`path` relative to `folder` (as the bundle written there reads it), else absolute."""
+    import os
+
+    try:
+        return os.path.relpath(path, Path(folder).resolve())
+    except ValueError:   # another drive (Windows)
+        return path
 
 
 def safe_name(doc_id: str) -> str:
@@ -116,11 +127,15 @@ class RunWriter:
         for doc_id, relative in self.documents:
             doc = by_id[doc_id]
             table = self.tables.get(doc_id, {})
-            documents.append({"id": doc_id,
-                              "time": doc.time.text if doc.time.is_date else doc.time.value,
-                              **{k: table[k] for k in ("uri", "references", "source", "uem")
-                                 if k in table},
-                              "hypothesis": relative})
+            entry = {"id": doc_id,
+                     "time": doc.time.text if doc.time.is_date else doc.time.value,
+                     **{k: table[k] for k in ("uri", "references", "source", "uem")
+                        if k in table},
+                     "hypothesis": relative}
+            if isinstance(table.get("audio"), str):
+                # relative to the run's folder: a run moved with its recording still plays
+                entry["audio"] = _relative(table["audio"], self.out)
+            documents.append(entry)
         write_bundle(self.out / "bundle.toml",
                      comment="Written by llgui simulate: h0 of every document as the "
                              "hypothesis, the interaction log of the run.",

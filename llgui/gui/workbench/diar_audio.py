@@ -1,0 +1,157 @@
+"""The workbench's audio bar: hear what the human listened to at a step, or any region.
+
+Above the diarization timeline: Play the step's listened windows (all in order, or the one
+picked in the list), Play the region Shift+dragged on the timeline, Stop, and where the
+playhead is. Keys (the workbench has the focus): Space plays the selection if there is one,
+else the listened windows, and stops when playing; Escape stops. The playhead is drawn over
+the timeline (`DiarView.set_playhead`). A document without usable audio keeps the bar
+disabled with the reason; the player's messages (no output device, a file that changed) go
+to the status bar.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QStyle, QWidget
+
+from llgui.core.display.layout import format_time
+from llgui.gui.audio import AudioPlayer
+
+NO_AUDIO = "no audio: add audio = \"recording.wav\" to the document in the bundle"
+
+
+class AudioBar(QWidget):
+    """The controls (see the module text); `show_step(walk, step)` follows the workbench."""
+
+    def __init__(self, view, say=None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.view = view
+        self.say = say or (lambda text: None)
+        self.player = AudioPlayer(self)
+        self.player.position.connect(self._on_position)
+        self.player.playing.connect(self._on_playing)
+        self.player.message.connect(lambda text: self.say(text))
+        self.audio = None
+        self.windows: tuple = ()
+        self.selection: tuple[float, float] | None = None
+        self._doc = None
+        icons = QStyle.StandardPixmap
+        self.play_windows = QPushButton(self.style().standardIcon(icons.SP_MediaPlay),
+                                        "Listened windows")
+        self.play_windows.setToolTip("play the windows the human listened to at this step "
+                                     "(Space when nothing is selected)")
+        self.which = QComboBox()
+        self.which.setToolTip("all the step's windows in order, or one of them")
+        self.play_selection = QPushButton(self.style().standardIcon(icons.SP_MediaPlay),
+                                          "Selection")
+        self.play_selection.setToolTip("play the region Shift+dragged on the timeline (Space)")
+        self.stop_button = QPushButton(self.style().standardIcon(icons.SP_MediaStop), "")
+        self.stop_button.setToolTip("stop (Space or Escape)")
+        self.stop_button.setFixedWidth(34)
+        self.where = QLabel(NO_AUDIO)
+        self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        for b in (self.play_windows, self.which, self.play_selection, self.stop_button):
+            b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.play_windows.clicked.connect(self.play_listened)
+        self.play_selection.clicked.connect(self.play_selected)
+        self.stop_button.clicked.connect(self.player.stop)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel("audio"))
+        for w in (self.play_windows, self.which, self.play_selection, self.stop_button):
+            layout.addWidget(w)
+        layout.addWidget(self.where, 1)
+        view.selection_changed.connect(self._on_selection)
+        self.shortcuts = []
+        for key, slot in (("Space", self.toggle), ("Escape", self.player.stop)):
+            shortcut = QShortcut(QKeySequence(key), view)
+            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+            shortcut.activated.connect(slot)
+            self.shortcuts.append(shortcut)
+        self._enable()
+
+    # -- following the workbench ------------------------------------------------------------
+    def show_step(self, walk, step: int) -> None:
+        doc = walk.document
+        if doc is not self._doc:
+            self.player.stop()
+            self._doc = doc
+            self.audio = getattr(doc, "audio", None)
+            self.view.clear_selection()
+        view = walk.steps[step - 1] if step > 0 else None
+        windows = tuple(view.windows) if view is not None else ()
+        if windows != self.windows:
+            self.windows = windows
+            self.which.clear()
+            if windows:
+                self.which.addItem(f"all {len(windows)} in order" if len(windows) > 1
+                                   else "the window")
+                if len(windows) > 1:
+                    for k, (a, b) in enumerate(windows, 1):
+                        self.which.addItem(f"{k}: {format_time(a)}–{format_time(b)}")
+        self._enable()
+
+    def _enable(self) -> None:
+        has = self.audio is not None
+        self.play_windows.setEnabled(has and bool(self.windows))
+        self.which.setEnabled(has and len(self.windows) > 1)
+        self.which.setVisible(len(self.windows) > 1)
+        self.play_selection.setEnabled(has and self.selection is not None)
+        self.stop_button.setEnabled(self.player.is_playing)
+        for shortcut in self.shortcuts:
+            shortcut.setEnabled(has and self.isVisible())
+        if not self.player.is_playing:
+            self.where.setText(self._idle_text())
+
+    def _idle_text(self) -> str:
+        if self.audio is None:
+            return NO_AUDIO
+        a = self.audio
+        text = (f"{a.duration:.1f} s, {a.rate} Hz, {a.channels} ch · Space: play/stop, "
+                "Shift+drag: select")
+        if self.selection is not None:
+            s, e = self.selection
+            text = f"selected {format_time(s, 1)}–{format_time(e, 1)} · " + text
+        return text
+
+    # -- playing -----------------------------------------------------------------------------
+    def spans_listened(self) -> list[tuple[float, float]]:
+        k = self.which.currentIndex()
+        if k <= 0 or len(self.windows) <= 1:
+            return list(self.windows)
+        return [self.windows[k - 1]]
+
+    def play_listened(self) -> bool:
+        return self.player.play(self.audio, self.spans_listened()) if self.windows else False
+
+    def play_selected(self) -> bool:
+        return self.player.play(self.audio, [self.selection]) if self.selection else False
+
+    def toggle(self) -> None:
+        if self.player.is_playing:
+            self.player.stop()
+        elif self.selection is not None:
+            self.play_selected()
+        else:
+            self.play_listened()
+
+    def _on_selection(self, region) -> None:
+        self.selection = tuple(region) if region and region[1] > region[0] else None
+        self._enable()
+
+    def _on_position(self, t: float) -> None:
+        self.view.set_playhead(t if t >= 0 else None)
+        if t >= 0:
+            self.where.setText(f"▶ {format_time(t, 1)}")
+
+    def _on_playing(self, playing: bool) -> None:
+        self._enable()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self._enable()
+
+    def hideEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().hideEvent(event)
+        self.player.stop()
+        self._enable()

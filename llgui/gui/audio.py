@@ -143,8 +143,8 @@ class AudioPlayer(QObject):
         self._audio = audio
         self._queue = spans
         self.played = []
-        self.playing.emit(True)
         self._next_region()
+        self.playing.emit(True)
         return True
 
     def toggle(self, audio: Audio | None, spans) -> None:
@@ -168,10 +168,10 @@ class AudioPlayer(QObject):
 
     # -- one region after the other ------------------------------------------------------------
     def _next_region(self) -> None:
-        self._end_region()
         if not self._queue:
             self.stop()
             return
+        self._end_region()
         audio = self._audio
         start, end = self._queue.pop(0)
         first, last = frame_range(audio, start, end)

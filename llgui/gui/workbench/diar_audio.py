@@ -2,8 +2,8 @@
 
 Above the diarization timeline: Play the step's listened windows (all in order, or the one
 picked in the list), Play the region Shift+dragged on the timeline, Stop, and where the
-playhead is. Keys (the workbench has the focus): Space plays the selection if there is one,
-else the listened windows, and stops when playing; Escape stops. The playhead is drawn over
+playhead is. Key: Space plays the selection if there is one, else the listened windows, and
+stops when playing (Esc stays Cancel background jobs). The playhead is drawn over
 the timeline (`DiarView.set_playhead`). A document without usable audio keeps the bar
 disabled with the reason; the player's messages (no output device, a file that changed) go
 to the status bar.
@@ -46,7 +46,7 @@ class AudioBar(QWidget):
                                           "Selection")
         self.play_selection.setToolTip("play the region Shift+dragged on the timeline (Space)")
         self.stop_button = QPushButton(self.style().standardIcon(icons.SP_MediaStop), "")
-        self.stop_button.setToolTip("stop (Space or Escape)")
+        self.stop_button.setToolTip("stop (Space)")
         self.stop_button.setFixedWidth(34)
         self.where = QLabel(NO_AUDIO)
         self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -63,7 +63,7 @@ class AudioBar(QWidget):
         layout.addWidget(self.where, 1)
         view.selection_changed.connect(self._on_selection)
         self.shortcuts = []
-        for key, slot in (("Space", self.toggle), ("Escape", self.player.stop)):
+        for key, slot in (("Space", self.toggle),):   # (Esc is Cancel background jobs)
             shortcut = QShortcut(QKeySequence(key), view)
             shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
             shortcut.activated.connect(slot)

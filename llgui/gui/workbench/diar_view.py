@@ -63,9 +63,13 @@ class SelectViewBox(pg.ViewBox):
         super().__init__(*args, **kwargs)
         self._on_select = on_select
 
+    _selecting = False
+
     def mouseDragEvent(self, ev, axis=None):  # noqa: N802 - pyqtgraph's name
-        if (ev.button() == Qt.MouseButton.LeftButton
-                and ev.modifiers() & Qt.KeyboardModifier.ShiftModifier):
+        if ev.isStart():   # Shift held when the drag starts: a selection to its end
+            self._selecting = (ev.button() == Qt.MouseButton.LeftButton
+                               and bool(ev.modifiers() & Qt.KeyboardModifier.ShiftModifier))
+        if self._selecting:
             ev.accept()
             a = self.mapSceneToView(ev.buttonDownScenePos()).x()
             b = self.mapSceneToView(ev.scenePos()).x()

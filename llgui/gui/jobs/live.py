@@ -40,6 +40,7 @@ class Snapshot:
     out: Path | None = None
     loaded: object = None            # the finished run's Bundle, loaded on the worker
     note: str = ""
+    audio: object = None             # diarization: the document's recording (core Audio)
 
 
 def snapshot(live: L.LiveSession, question=None, record=None, refused=False, note="",
@@ -53,10 +54,11 @@ def snapshot(live: L.LiveSession, question=None, record=None, refused=False, not
                         record=record, refused=refused)
     document = state.document
     s_adapt, s_pen = live.scores(metric)
-    labels, extent = (), (0.0, 0.0)
+    labels, extent, audio = (), (0.0, 0.0), None
     if not isinstance(document, MTDocument):
         labels = tuple(sorted({t.speaker for t in state.view.track.hypothesis}))
         extent = document.extent
+        audio = getattr(bundle.document(document.id), "audio", None)
     return Snapshot(
         bundle.task, state.mode, document.id, live.index, len(bundle.documents), metric,
         hypothesis=live.hypothesis,
@@ -64,7 +66,7 @@ def snapshot(live: L.LiveSession, question=None, record=None, refused=False, not
         question=question, steps=state.steps, spent=state.cost, budget=state.budget,
         s_base=state.scores.base[metric].score, s_adapt=s_adapt, s_pen=s_pen, record=record,
         refused=refused, labels=labels, extent=extent, window=bundle.cost.window,
-        out=live.out, note=note)
+        out=live.out, note=note, audio=audio)
 
 
 def _next(live: L.LiveSession, record=None, refused=False, note="") -> Snapshot:

@@ -1,0 +1,106 @@
+"""A live session answered by listening: on a meeting with audio (one tone per speaker, made
+here), each question's window is played with the P key, the samples the player handed out
+are compared with the file's region (decoded here), the speaker is recognised from them (the
+pitch), and the answer is given with real keys; the playhead ran over the windows; the log
+replays (`llgui replay`) to the numbers the window showed, and the run keeps the audio."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from PySide6.QtCore import Qt
+
+from llgui.io.bundle import load_bundle
+from llgui.sim.live import read_log
+from tests.gui.live.test_window import assert_replays, live, start, wait_idle  # noqa: F401
+from tests.meeting_audio import PITCH, RATE, REFERENCE, decode, write_meeting
+
+BY_PITCH = {pitch: name for name, pitch in PITCH.items()}
+
+
+def who(samples: bytes) -> str | None:
+    """The speaker whose pitch dominates the middle second of `samples` (16-bit mono)."""
+    x = np.frombuffer(samples, dtype="<i2").astype(float)
+    mid = len(x) // 2
+    x = x[max(0, mid - RATE // 2): mid + RATE // 2]
+    if len(x) == 0 or np.abs(x).max() < 100:
+        return None
+    spectrum = np.abs(np.fft.rfft(x))
+    freqs = np.fft.rfftfreq(len(x), 1 / RATE)
+    peak = freqs[int(np.argmax(spectrum))]
+    pitch = min(PITCH.values(), key=lambda p: abs(p - peak))
+    return BY_PITCH[pitch]
+
+
+def truth(t: float) -> str | None:
+    """The reference speaker at `t` (the latest to start, where two overlap)."""
+    speaking = [(s, name) for s, e, name in REFERENCE if s <= t < e]
+    return max(speaking)[1] if speaking else None
+
+
+def listen(qtbot, window) -> list[tuple[float, float, bytes]]:
+    """Press P in the panel and wait for the end: the spans played and their samples, each
+    checked against the file and the playhead's positions."""
+    panel = window.diar_panel
+    panel.player.keep_samples = True
+    positions: list[float] = []
+    panel.player.position.connect(positions.append)
+    panel.play.setFocus()
+    qtbot.keyClick(panel.play, Qt.Key.Key_P)
+    assert panel.player.is_playing
+    qtbot.waitUntil(lambda: not panel.player.is_playing, timeout=20000)
+    panel.player.position.disconnect(positions.append)
+    played = panel.player.played
+    wanted = [(max(0.0, a), min(panel.snapshot.audio.duration, b))
+              for a, b in panel.listen_spans()]
+    assert [(a, b) for a, b, _ in played] == [
+        (round(a * RATE) / RATE, round(b * RATE) / RATE) for a, b in wanted]
+    for a, b, data in played:
+        assert data == decode(panel.snapshot.audio.path, a, b)
+    heads = [t for t in positions if t >= 0]
+    assert heads and all(any(a <= t <= b for a, b, _ in played) for t in heads)
+    assert heads[-1] == played[-1][1] and not panel.playhead.isVisible()
+    return played
+
+
+def test_a_live_session_answered_by_listening(live, qtbot, tmp_path, capsys):  # noqa: F811
+    bundle = write_meeting(tmp_path / "in")
+    start(qtbot, live, bundle, "diar_clusters", "active", 30, tmp_path / "out")
+    live.activateWindow()
+    panel = live.diar_panel
+    assert panel.play.isEnabled() and "P plays" in panel.audio_note.text()
+    answers = []
+    while not live.snap.finished and len(answers) < 5:
+        asked = live.snap
+        q = asked.question
+        played = listen(qtbot, live)
+        heard = [who(data) for _, _, data in played]
+        if q.kind == "same":
+            a, b = heard
+            assert (a, b) == (truth(q.target.t1), truth(q.target.t2))   # the right regions
+            key = Qt.Key.Key_Y if a == b else Qt.Key.Key_N
+            qtbot.keyClick(panel, key, Qt.KeyboardModifier.AltModifier)   # &Yes / &No
+            answers.append(("same", a == b))
+        elif q.kind == "name":
+            (name,) = heard
+            assert name == truth(q.target.t)
+            edit = panel.name.lineEdit()
+            qtbot.keyClick(edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+            qtbot.keyClicks(edit, name)
+            panel.send_name.setFocus()
+            qtbot.keyClick(panel.send_name, Qt.Key.Key_Space)
+            answers.append(("name", name))
+        else:
+            raise AssertionError(f"diar_clusters asked {q.kind}")
+        # a mnemonic clicks 100 ms after its key (QAbstractButton::animateClick)
+        qtbot.waitUntil(lambda: live.snap is not asked and not live.busy, timeout=60000)
+    if not live.snap.finished:
+        live.finish_button.click()
+        wait_idle(qtbot, live)
+    assert len(answers) >= 2 and {k for k, _ in answers} >= {"same"}
+    log = read_log(tmp_path / "out")
+    assert [(r["kind"], r["answer"]) for r in log] == answers
+    assert_replays(capsys, live, tmp_path / "out")
+    # the run's bundle keeps the recording, relative to its folder
+    run = load_bundle(tmp_path / "out" / "bundle.toml")
+    assert os.path.samefile(run.documents[0].audio.path, tmp_path / "in" / "meeting.wav")

@@ -229,3 +229,22 @@ def test_missing_or_mismatched_audio_is_said_and_the_window_stays(qtbot, bench, 
     assert bar.where.text().startswith("no audio")
     qtbot.keyClick(bench.workbench.table, Qt.Key.Key_Space)
     assert not bar.player.is_playing
+
+
+def test_space_keeps_its_meaning_on_a_focused_check_box_and_a_new_step_stops(qtbot, bench,
+                                                                             tmp_path):
+    from PySide6.QtWidgets import QCheckBox
+
+    open_meeting(qtbot, bench, tmp_path)
+    bar = bench.workbench.audio
+    box = bench.workbench.cost_editor.findChild(QCheckBox)
+    box.setFocus()
+    before = box.isChecked()
+    qtbot.keyClick(box, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: box.isChecked() != before, timeout=2000)
+    assert not bar.player.is_playing
+    bench.workbench.table.setFocus()
+    qtbot.keyClick(bench.workbench.table, Qt.Key.Key_Space)
+    assert bar.player.is_playing
+    bench.state.set_step(0)
+    assert not bar.player.is_playing

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QStyle, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton, QApplication, QComboBox, QHBoxLayout, QLabel, QPushButton, QStyle, QWidget,
+)
 
 from llgui.core.display.layout import format_time
 from llgui.gui.audio import AudioPlayer
@@ -35,6 +37,7 @@ class AudioBar(QWidget):
         self.windows: tuple = ()
         self.selection: tuple[float, float] | None = None
         self._doc = None
+        self._shown: tuple = ()
         icons = QStyle.StandardPixmap
         self.play_windows = QPushButton(self.style().standardIcon(icons.SP_MediaPlay),
                                         "Listened windows")
@@ -73,6 +76,9 @@ class AudioBar(QWidget):
     # -- following the workbench ------------------------------------------------------------
     def show_step(self, walk, step: int) -> None:
         doc = walk.document
+        if (doc, step) != self._shown:   # another step: what was playing was about the last one
+            self.player.stop()
+            self._shown = (doc, step)
         if doc is not self._doc:
             self.player.stop()
             self._doc = doc
@@ -128,6 +134,15 @@ class AudioBar(QWidget):
         return self.player.play(self.audio, [self.selection]) if self.selection else False
 
     def toggle(self) -> None:
+        """Space: play or stop. A focused button, check box or list keeps its own Space (the
+        shortcut is the window's, so it reaches them first)."""
+        focus = QApplication.focusWidget()
+        if isinstance(focus, QAbstractButton) and focus.isVisible() and focus.isEnabled():
+            focus.animateClick()
+            return
+        if isinstance(focus, QComboBox) and focus.isVisible():
+            focus.showPopup()
+            return
         if self.player.is_playing:
             self.player.stop()
         elif self.selection is not None:

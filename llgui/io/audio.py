@@ -11,9 +11,10 @@ little-endian PCM, channels interleaved, the format handed to the sound card. 16
 are returned as they are, bit for bit; 8-bit (unsigned) and 24/32-bit files are brought to 16
 bits (shifted, never rescaled otherwise).
 
-Formats: WAV with PCM samples (1 to 4 bytes), read with the standard library's `wave`. Other
-formats (float WAV, WAVE_FORMAT_EXTENSIBLE, FLAC, MP3, Ogg) are named in the message with the
-command that converts them (`ffmpeg -i IN -c:a pcm_s16le OUT.wav`).
+Formats: WAV with PCM samples (1 to 4 bytes), read with the standard library's `wave`; FLAC
+(lossless, a third of the size), read with `soundfile` (libsndfile, imported only for a FLAC
+file). Other formats (float WAV, WAVE_FORMAT_EXTENSIBLE, MP3, Ogg) are named in the message
+with the command that converts them (`ffmpeg -i IN -c:a pcm_s16le OUT.wav`).
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ MAX_CHANNELS = 64
 CONVERT = "convert it to PCM WAV, e.g. ffmpeg -i IN -c:a pcm_s16le OUT.wav"
 
 _MAGIC = (
-    (b"fLaC", "FLAC"), (b"OggS", "Ogg"), (b"ID3", "MP3"), (b"\xff\xfb", "MP3"),
+    (b"OggS", "Ogg"), (b"ID3", "MP3"), (b"\xff\xfb", "MP3"),
     (b"\xff\xf3", "MP3"), (b"\xff\xf2", "MP3"), (b"FORM", "AIFF"), (b"RIFX", "big-endian RIFF"),
     (b"caff", "CAF"), (b".snd", "Sun audio"),
 )
@@ -65,10 +66,12 @@ def probe(path: str | Path) -> Audio:
             head = f.read(64)
     except OSError as exc:
         raise AudioError(f"cannot be read ({exc.strerror or exc})") from None
+    if head.startswith(b"fLaC"):
+        return _probe_flac(path, size)
     if not (head[:4] == b"RIFF" and head[8:12] == b"WAVE"):
         kind = next((name for magic, name in _MAGIC if head.startswith(magic)), None)
         what = f"is {kind}" if kind else "is not a WAV file (no RIFF/WAVE header)"
-        raise AudioError(f"{what}, a format llgui does not play (PCM WAV only); {CONVERT}")
+        raise AudioError(f"{what}, a format llgui does not play (PCM WAV or FLAC); {CONVERT}")
     try:
         with wave.open(str(path), "rb") as w:
             rate, channels = w.getframerate(), w.getnchannels()
@@ -98,6 +101,50 @@ def probe(path: str | Path) -> Audio:
     return Audio(str(path), "wav", rate, channels, width, frames)
 
 
+_FLAC_WIDTHS = {"PCM_S8": 1, "PCM_16": 2, "PCM_24": 3, "PCM_32": 4}
+
+
+def _soundfile():
+    try:
+        import soundfile
+    except (ImportError, OSError):   # OSError: the package without its libsndfile
+        raise AudioError("is FLAC, which needs the Python package soundfile (pip install "
+                         f"soundfile); or {CONVERT}") from None
+    return soundfile
+
+
+def _probe_flac(path, size: int) -> Audio:
+    sf = _soundfile()
+    errors = (sf.LibsndfileError, RuntimeError, OSError, ValueError)
+    try:
+        f = sf.SoundFile(str(path))
+    except errors as exc:
+        raise AudioError(f"is not a readable FLAC file ({exc})") from None
+    with f:
+        rate, channels, frames, subtype = f.samplerate, f.channels, f.frames, f.subtype
+        last = b""
+        try:
+            if frames > 0:
+                f.seek(frames - 1)
+                last = f.read(1, dtype="int16", always_2d=True).tobytes()
+        except errors as exc:
+            raise AudioError(f"is cut short or damaged: its last frame ({frames / rate:.3f} s) "
+                             f"cannot be read (libsndfile: {exc})") from None
+    width = _FLAC_WIDTHS.get(subtype, 0)
+    if not 1 <= channels <= MAX_CHANNELS:
+        raise AudioError(f"has {channels} channels (1 to {MAX_CHANNELS} are played)")
+    if not 1 <= rate <= MAX_RATE:
+        raise AudioError(f"has a sample rate of {rate} Hz (1 to {MAX_RATE})")
+    if width == 0:
+        raise AudioError(f"is FLAC of {subtype} samples, which llgui does not play")
+    if frames == 0:
+        raise AudioError("holds no samples")
+    if len(last) != 2 * channels:
+        raise AudioError(f"is cut short: its header announces {frames} frames "
+                         f"({frames / rate:.3f} s) but the file ({size_text(size)}) ends before")
+    return Audio(str(path), "flac", rate, channels, width, frames)
+
+
 def _wave_reason(message: str, head: bytes) -> str:
     if message.startswith("unknown format"):
         try:
@@ -115,15 +162,24 @@ class AudioReader:
 
     def __init__(self, audio: Audio):
         self.audio = audio
+        self._wave = self._flac = None
         try:
             check_regular(audio.path, MAX_AUDIO_BYTES)
-            self._wave = wave.open(audio.path, "rb")
-        except (OSError, wave.Error, EOFError) as exc:
+            if audio.format == "flac":
+                sf = _soundfile()
+                self._flac = sf.SoundFile(audio.path)
+                found = (self._flac.frames, self._flac.samplerate, self._flac.channels,
+                         _FLAC_WIDTHS.get(self._flac.subtype, 0))
+            else:
+                self._wave = wave.open(audio.path, "rb")
+                found = (self._wave.getnframes(), self._wave.getframerate(),
+                         self._wave.getnchannels(), self._wave.getsampwidth())
+        except AudioError:
+            raise
+        except (OSError, wave.Error, EOFError, RuntimeError, ValueError) as exc:
             raise AudioError(f"cannot be opened any more ({exc})") from None
-        if (self._wave.getnframes(), self._wave.getframerate(), self._wave.getnchannels(),
-                self._wave.getsampwidth()) != (audio.frames, audio.rate, audio.channels,
-                                               audio.sample_width):
-            self._wave.close()
+        if found != (audio.frames, audio.rate, audio.channels, audio.sample_width):
+            self.close()
             raise AudioError("changed since the bundle was opened (reopen the bundle)")
 
     def read(self, first: int, count: int) -> bytes:
@@ -134,14 +190,20 @@ class AudioReader:
         if count == 0:
             return b""
         try:
+            if self._flac is not None:
+                self._flac.seek(first)
+                return self._flac.read(count, dtype="int16", always_2d=True).astype(
+                    "<i2", copy=False).tobytes()
             self._wave.setpos(first)
             raw = self._wave.readframes(count)
-        except (OSError, wave.Error, EOFError) as exc:
+        except (OSError, wave.Error, EOFError, RuntimeError, ValueError) as exc:
             raise AudioError(f"cannot be read any more ({exc})") from None
         return to_int16(raw, a.sample_width).tobytes()
 
     def close(self) -> None:
-        self._wave.close()
+        for f in (self._wave, self._flac):
+            if f is not None:
+                f.close()
 
     def __enter__(self) -> "AudioReader":
         return self

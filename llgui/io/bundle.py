@@ -32,8 +32,9 @@ Decisions the schema leaves open:
   system may find no speech in one recording), but the hypothesis file as a whole must hold
   turns (an empty output file is far more often a crashed run);
 - diarization `audio` (optional, the recording; `llgui.io.audio`): a file that cannot be
-  played (missing, not PCM WAV, cut short, of another duration than the turns) is a warning
-  at its line, never an error: no score depends on it, and the document opens without audio;
+  played (missing, not PCM WAV or FLAC, cut short, of another duration than the turns) is a
+  warning at its line, never an error: no score depends on it, and the document opens
+  without audio;
 - a file named by several documents (a shared RTTM or UEM) is read once;
 - detection: no `[[documents]]`; `[detection] scores` is required, system names (file stems)
   must differ; all score files are joined to the one `key` when it is given. With an

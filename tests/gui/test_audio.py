@@ -85,6 +85,22 @@ def test_spans_play_in_order_and_the_missing_device_is_said_once(qtbot, tmp_path
     assert len(said) == 1
 
 
+def test_flac_plays_the_files_region(qtbot, tmp_path):
+    import soundfile
+
+    from tests.meeting_audio import samples
+
+    soundfile.write(tmp_path / "m.flac", samples(), 16000, subtype="PCM_16")
+    player = AudioPlayer()
+    player.keep_samples = True
+    player.play(probe(tmp_path / "m.flac"), [(12.0, 12.4)])
+    wait_stopped(qtbot, player)
+    ((a, b, data),) = player.played
+    want, _ = soundfile.read(tmp_path / "m.flac", start=12 * 16000, stop=int(12.4 * 16000),
+                             dtype="int16")
+    assert (a, b) == (12.0, 12.4) and data == want.tobytes()
+
+
 def test_stop_mid_way_keeps_what_was_handed_out(qtbot, tmp_path):
     write_meeting(tmp_path)
     audio = probe(tmp_path / "meeting.wav")

@@ -67,10 +67,12 @@ def test_a_directory_a_fifo(tmp_path):
 
 def test_unsupported_formats_are_named_with_the_conversion(tmp_path):
     tmp_path.mkdir(exist_ok=True)
-    (tmp_path / "x.flac").write_bytes(b"fLaC\x00\x00\x00\x22" + bytes(64))
-    text = _bad(tmp_path, "x.flac")
-    assert "'x.flac' is FLAC, a format llgui does not play (PCM WAV only)" in text
+    (tmp_path / "x.ogg").write_bytes(b"OggS\x00\x02" + bytes(64))
+    text = _bad(tmp_path, "x.ogg")
+    assert "'x.ogg' is Ogg, a format llgui does not play (PCM WAV or FLAC)" in text
     assert "ffmpeg -i IN -c:a pcm_s16le OUT.wav" in text
+    (tmp_path / "x.flac").write_bytes(b"fLaC\x00\x00\x00\x22" + bytes(64))
+    assert "'x.flac' is not a readable FLAC file" in _bad(tmp_path, "x.flac")
     (tmp_path / "x.txt").write_text("SPEAKER meeting 1 0 1 <NA> <NA> A <NA> <NA>\n")
     assert "is not a WAV file (no RIFF/WAVE header)" in _bad(tmp_path, "x.txt")
     # a float WAV (format code 3): a valid RIFF file, samples llgui does not play
@@ -177,3 +179,35 @@ def test_mono_and_stereo(tmp_path, channels):
     data = np.zeros((RATE, channels), dtype="<i2")
     audio = probe(write_wav(tmp_path / "s.wav", data, channels=channels))
     assert (audio.channels, audio.frames) == (channels, RATE)
+
+
+def test_flac_is_read_sample_for_sample(tmp_path):
+    import soundfile
+
+    data = samples()
+    soundfile.write(tmp_path / "m.flac", data, RATE, subtype="PCM_16")
+    bundle = load_bundle(write_meeting(tmp_path, audio="m.flac"))
+    assert bundle.warnings == ()
+    audio = bundle.documents[0].audio
+    assert (audio.format, audio.rate, audio.frames, audio.sample_width) == ("flac", RATE,
+                                                                             len(data), 2)
+    with AudioReader(audio) as reader:
+        got = reader.read(int(3.4 * RATE), 8000)
+    # decoded here by soundfile on its own, and equal to the samples written
+    assert got == data[int(3.4 * RATE): int(3.4 * RATE) + 8000].tobytes()
+    # 24-bit samples (data << 8) + 77, written from int32 (libsndfile keeps its top 24 bits):
+    # played as their top 16 bits, the data
+    wide = (data.astype(np.int32) << 16) + (77 << 8)
+    soundfile.write(tmp_path / "w24.flac", wide, RATE, subtype="PCM_24", format="FLAC")
+    with AudioReader(probe(tmp_path / "w24.flac")) as reader:
+        assert reader.read(1000, 500) == data[1000:1500].tobytes()
+
+
+def test_flac_cut_short(tmp_path):
+    import soundfile
+
+    soundfile.write(tmp_path / "m.flac", samples(), RATE, subtype="PCM_16")
+    raw = (tmp_path / "m.flac").read_bytes()
+    (tmp_path / "m.flac").write_bytes(raw[: len(raw) // 2])
+    assert "audio file 'm.flac' is cut short or damaged: its last frame (20.000 s) cannot be " \
+           "read" in _bad(tmp_path, "m.flac")

@@ -4,7 +4,7 @@ windows under its playhead, a region selected; the live session playing a `same`
     QT_QPA_PLATFORM=offscreen python docs/make_audio_screenshots.py
 writes docs/audio-workbench-WxH.png and docs/audio-live-WxH.png at 1366x768 and 1920x1080.
 
-The meeting is the demo meeting (resources/demo/meeting/bundle.toml) when there is one, else
+The meeting is the demo meeting (llgui/resources/demo/meeting/bundle.toml) when there is one, else
 the tone meeting of the tests (one pitch per speaker, made here); `diar_clusters` is
 simulated on it under the allies oracle for the workbench's steps.
 """
@@ -33,7 +33,9 @@ def pump(app, seconds: float, until=None) -> None:
 
 
 def meeting(folder: Path) -> Path:
-    demo = ROOT / "resources" / "demo" / "meeting" / "bundle.toml"
+    from llgui.resources import demo_dir
+
+    demo = demo_dir() / "meeting" / "bundle.toml"
     if demo.is_file():
         return demo
     from tests.meeting_audio import write_meeting

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from llgui.gui.demo import demo_bundles, demo_campaign
+from llgui.resources import demo_dir
 
 
 def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
@@ -81,6 +82,38 @@ def platform_problem() -> str | None:
             f"(installed: {', '.join(installed)})")
 
 
+NO_DISPLAY = ("no display: neither DISPLAY nor WAYLAND_DISPLAY is set. Run llgui on a desktop, "
+              "render the window to a picture instead (llgui --demo --screenshot demo.png), "
+              "or set QT_QPA_PLATFORM=offscreen")
+XCB_LIBRARIES = {"xcb-cursor": "libxcb-cursor0", "xkbcommon-x11": "libxkbcommon-x11-0",
+                 "xcb-icccm": "libxcb-icccm4", "xcb-keysyms": "libxcb-keysyms1",
+                 "xcb-image": "libxcb-image0", "xcb-render-util": "libxcb-render-util0",
+                 "xcb-randr": "libxcb-randr0", "xcb-shape": "libxcb-shape0",
+                 "EGL": "libegl1", "fontconfig": "libfontconfig1"}
+"""The system libraries Qt's xcb platform plugin loads on Linux that a bare machine often
+lacks (library name -> Debian/Ubuntu package); Qt aborts when one is missing."""
+
+
+def display_problem() -> str | None:
+    """On Linux, why Qt could not open a window and would abort (SIGABRT) instead of saying
+    so: no display at all, or a library of the xcb plugin missing. None elsewhere, or when
+    $QT_QPA_PLATFORM chooses a platform."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM", "").strip():
+        return None
+    if os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    if not os.environ.get("DISPLAY"):
+        return NO_DISPLAY
+    import ctypes.util
+
+    missing = [package for library, package in XCB_LIBRARIES.items()
+               if ctypes.util.find_library(library) is None]
+    if missing:
+        return ("Qt's xcb platform plugin needs system libraries this machine lacks: "
+                f"{' '.join(missing)} (Debian/Ubuntu: apt install {' '.join(missing)})")
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
@@ -96,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    problem = platform_problem() if QApplication.instance() is None else None
+    problem = ((platform_problem() or display_problem())
+               if QApplication.instance() is None else None)
     if problem:   # Qt would abort (SIGABRT) in the QApplication constructor
         print(f"llgui: {problem}", file=sys.stderr)
         return 2
@@ -111,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
 
     paths = demo_bundles() if args.demo else list(args.bundles)
     if args.demo and not paths:
-        print("llgui: the demo bundles were not found (resources/demo)", file=sys.stderr)
+        print(f"llgui: the demo bundles were not found in {demo_dir()} ($LLGUI_DEMO_DIR)", file=sys.stderr)
         return 2
     # Load before showing, so the first paint already lists the documents (loaders are
     # fast; scoring waits on workers until the window has painted).

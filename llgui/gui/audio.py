@@ -2,16 +2,18 @@
 
 `AudioPlayer.play(audio, spans)` plays the time spans in order. The samples come from the
 file (`llgui.io.audio.AudioReader`, 16-bit PCM) through `RegionSource`, a QIODevice that reads
-the region in small pieces as they are asked for: Qt's `QAudioSink` pulls them in pull mode,
-so nothing is decoded ahead and no call waits for the sound card.
+the spans one after the other in small pieces as they are asked for: one `QAudioSink` pulls
+them in pull mode, so nothing is decoded ahead, no call waits for the sound card, and the
+spans follow each other without a new device start between them.
 
 Without an output device (a server, the offscreen tests; `QMediaDevices.defaultAudioOutput()`
 is null there) or without QtMultimedia (PySide6-Addons), the player says so once through
 `message` and a clock takes the sink's place: every tick it pulls from the same
 `RegionSource` as many frames as real time has run, so the playhead moves as it would with
 sound and the samples pulled are those a sound card would have been handed. With
-`keep_samples = True` each region's samples are kept in `played` ((start, end, bytes)), so a
-test decodes the file itself and compares.
+`keep_samples = True` each span's samples are kept in `played` ((start, end, bytes)), so a
+test decodes the file itself and compares. The playhead is where the frames the device has
+taken (`processedUSecs`), or the clock, fall in the spans.
 
 Signals: `position(seconds)` about 40 times a second while playing, `playing(bool)`,
 `message(str)` for the status bar.
@@ -24,6 +26,7 @@ from llgui.core.types import Audio
 from llgui.io.audio import AudioError, AudioReader, frame_range
 
 TICK_MS = 25
+BUFFER_S = 0.2
 PIECE_FRAMES = 4096
 """At most this many frames are read per pull (~0.1-0.25 s): a read never takes long."""
 NO_DEVICE = ("no audio output device here: the playhead moves in real time but nothing is "
@@ -33,34 +36,52 @@ NO_MULTIMEDIA = ("QtMultimedia is not installed (pip install PySide6-Addons): th
 
 
 class RegionSource(QIODevice):
-    """Frames [first, last) of a recording as 16-bit PCM, read from the file as pulled."""
+    """The frames of `spans` ([(first, last)] frame ranges) of a recording, one span after
+    the other, as 16-bit PCM read from the file as pulled. `keep`: one bytearray per span
+    that records what was handed out (or None)."""
 
-    def __init__(self, reader: AudioReader, first: int, last: int, keep: bytearray | None,
+    def __init__(self, reader: AudioReader, spans: list[tuple[int, int]], keep: bool,
                  parent: QObject | None = None):
         super().__init__(parent)
-        self.reader, self.first, self.last = reader, first, last
-        self.next = first
+        self.reader, self.spans = reader, spans
+        self.total = sum(last - first for first, last in spans)
+        self.done = 0                 # frames handed out so far, all spans together
+        self._span, self._next = 0, spans[0][0]
         self.frame_bytes = 2 * reader.audio.channels
-        self.keep = keep
+        self.keep = [bytearray() for _ in spans] if keep else None
         self.failure: str | None = None
 
-    @property
-    def done(self) -> int:
-        """Frames handed out so far."""
-        return self.next - self.first
+    def where(self, frames: int) -> float:
+        """The time in the recording (seconds) of the `frames`-th frame handed out."""
+        rate = self.reader.audio.rate
+        for first, last in self.spans:
+            if frames < last - first:
+                return (first + frames) / rate
+            frames -= last - first
+        return self.spans[-1][1] / rate
 
     def pull(self, frames: int) -> bytes:
-        frames = max(0, min(frames, PIECE_FRAMES, self.last - self.next))
-        if frames == 0 or self.failure is not None:
+        """Up to `frames` frames of the current span (fewer at its end)."""
+        if self.failure is not None or self._span >= len(self.spans):
+            return b""
+        last = self.spans[self._span][1]
+        frames = max(0, min(frames, PIECE_FRAMES, last - self._next))
+        if frames == 0:
             return b""
         try:
-            data = self.reader.read(self.next, frames)
+            data = self.reader.read(self._next, frames)
         except AudioError as exc:
             self.failure = str(exc)
             return b""
-        self.next += len(data) // self.frame_bytes
+        got = len(data) // self.frame_bytes
         if self.keep is not None:
-            self.keep.extend(data)
+            self.keep[self._span].extend(data)
+        self._next += got
+        self.done += got
+        if self._next >= last or got == 0:
+            self._span += 1
+            if self._span < len(self.spans):
+                self._next = self.spans[self._span][0]
         return data
 
     # -- QIODevice ------------------------------------------------------------------------
@@ -71,13 +92,13 @@ class RegionSource(QIODevice):
         return -1
 
     def bytesAvailable(self) -> int:  # noqa: N802 - Qt's name
-        return (self.last - self.next) * self.frame_bytes + super().bytesAvailable()
+        return (self.total - self.done) * self.frame_bytes + super().bytesAvailable()
 
     def isSequential(self) -> bool:  # noqa: N802 - Qt's name
         return True
 
     def atEnd(self) -> bool:  # noqa: N802 - Qt's name
-        return self.next >= self.last
+        return self.done >= self.total or self.failure is not None
 
 
 def output_device():
@@ -104,20 +125,18 @@ class AudioPlayer(QObject):
         self.keep_samples = False
         self.played: list[tuple[float, float, bytes]] = []
         self.current = -1.0          # the playhead, seconds; -1 when stopped
-        self._queue: list[tuple[float, float]] = []
         self._audio: Audio | None = None
         self._reader: AudioReader | None = None
         self._source: RegionSource | None = None
-        self._span: tuple[float, float] = (0.0, 0.0)
         self._sink = None
         self._said = False
+        self._drained = False
         self._clock = QElapsedTimer()
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._tick)
         self._device, self._why = (None, "")
         self._looked = False
-        self._drained = False
 
     @property
     def is_playing(self) -> bool:
@@ -130,9 +149,9 @@ class AudioPlayer(QObject):
         if audio is None:
             self.message.emit("this document has no audio")
             return False
-        spans = [(max(0.0, float(a)), min(audio.duration, float(b))) for a, b in spans]
-        spans = [(a, b) for a, b in spans if b > a]
-        if not spans:
+        frames = [frame_range(audio, float(a), float(b)) for a, b in spans]
+        frames = [(first, last) for first, last in frames if last > first]
+        if not frames:
             self.message.emit("nothing to play: the region is outside the recording")
             return False
         try:
@@ -141,9 +160,23 @@ class AudioPlayer(QObject):
             self.message.emit(f"audio file {audio.path}: {exc}")
             return False
         self._audio = audio
-        self._queue = spans
         self.played = []
-        self._next_region()
+        self._source = RegionSource(self._reader, frames, self.keep_samples, self)
+        self._source.open(QIODevice.OpenModeFlag.ReadOnly)
+        self._drained = False
+        self._sink = self._open_sink(audio)
+        if self._sink is not None:
+            self._sink.start(self._source)
+            error = self._sink.error()
+            if error != type(error).NoError:   # refused at once: the clock plays
+                self._say(f"the audio output failed ({error.name}): the playhead moves in "
+                          "real time but nothing is heard")
+                self._sink.deleteLater()
+                self._sink = None
+        self._clock.start()
+        self.current = frames[0][0] / audio.rate
+        self.position.emit(self.current)
+        self._timer.start()
         self.playing.emit(True)
         return True
 
@@ -155,55 +188,30 @@ class AudioPlayer(QObject):
 
     def stop(self) -> None:
         self._timer.stop()
-        was = self._source is not None
-        self._end_region()
-        self._queue = []
+        source = self._source
+        if source is not None:
+            if self._sink is not None:
+                self._sink.stop()
+                self._sink.deleteLater()
+                self._sink = None
+            if source.keep is not None:
+                rate = self._audio.rate
+                for (first, _last), data in zip(source.spans, source.keep):
+                    if data:
+                        n = len(data) // source.frame_bytes
+                        self.played.append((first / rate, (first + n) / rate, bytes(data)))
+            source.close()
+            source.deleteLater()
+            self._source = None
         if self._reader is not None:
             self._reader.close()
             self._reader = None
         self.current = -1.0
-        if was:
+        if source is not None:
             self.playing.emit(False)
             self.position.emit(-1.0)
 
-    # -- one region after the other ------------------------------------------------------------
-    def _next_region(self) -> None:
-        if not self._queue:
-            self.stop()
-            return
-        self._end_region()
-        audio = self._audio
-        start, end = self._queue.pop(0)
-        first, last = frame_range(audio, start, end)
-        keep = bytearray() if self.keep_samples else None
-        self._span = (first / audio.rate, last / audio.rate)
-        self._source = RegionSource(self._reader, first, last, keep, self)
-        self._source.open(QIODevice.OpenModeFlag.ReadOnly)
-        self._drained = False
-        self._sink = self._open_sink(audio)
-        if self._sink is not None:
-            self._sink.start(self._source)
-        self._clock.start()
-        self.current = self._span[0]
-        self.position.emit(self.current)
-        self._timer.start()
-
-    def _end_region(self) -> None:
-        source = self._source
-        if source is None:
-            return
-        if self._sink is not None:
-            self._sink.stop()
-            self._sink.deleteLater()
-            self._sink = None
-        if source.keep is not None:
-            start = source.first / self._audio.rate
-            self.played.append((start, start + source.done / self._audio.rate,
-                                bytes(source.keep)))
-        source.close()
-        source.deleteLater()
-        self._source = None
-
+    # -- the device, or the clock ------------------------------------------------------------
     def _open_sink(self, audio: Audio):
         if not self._looked:
             self._device, self._why = output_device()
@@ -211,7 +219,7 @@ class AudioPlayer(QObject):
         if self._device is None:
             self._say(self._why)
             return None
-        from PySide6.QtMultimedia import QAudio, QAudioFormat, QAudioSink
+        from PySide6.QtMultimedia import QAudioFormat, QAudioSink
 
         fmt = QAudioFormat()
         fmt.setSampleRate(audio.rate)
@@ -221,8 +229,11 @@ class AudioPlayer(QObject):
             self._say(f"the audio output cannot play {audio.rate} Hz, {audio.channels} "
                       "channel(s): the playhead moves in real time but nothing is heard")
             return None
+        # its state is polled by the tick: PySide6 6.11 cannot hand stateChanged's
+        # QAudio::State to a Python slot ("cannot be converted")
         sink = QAudioSink(self._device, fmt, self)
-        sink.stateChanged.connect(lambda state, s=sink: self._on_sink_state(s, state, QAudio))
+        # a short buffer: the playhead (what the device has taken) stays close to the sound
+        sink.setBufferSize(int(BUFFER_S * audio.rate) * 2 * audio.channels)
         return sink
 
     def _say(self, text: str) -> None:
@@ -230,18 +241,21 @@ class AudioPlayer(QObject):
             self._said = True
             self.message.emit(text)
 
-    def _on_sink_state(self, sink, state, QAudio) -> None:  # noqa: N803 - the module
-        if sink is not self._sink:
-            return
-        if state == QAudio.State.IdleState and self._source is not None \
-                and self._source.atEnd():
-            self._drained = True   # the sink played everything it was handed
-        if state == QAudio.State.StoppedState and sink.error() != QAudio.Error.NoError:
-            # the device went away mid-way: the clock plays on from where the sink was
-            self._say(f"the audio output failed ({sink.error().name}): the playhead moves "
+    def _poll_sink(self) -> None:
+        """The sink's state: drained (all it was handed is played), or failed (the clock
+        plays on from where it was). The enums are QtAudio's from Qt 6.7, QAudio's before:
+        each is compared with its own type."""
+        sink = self._sink
+        state, error = sink.state(), sink.error()
+        if state == type(state).IdleState and self._source.atEnd():
+            self._drained = True
+        elif state == type(state).StoppedState and error != type(error).NoError:
+            self._say(f"the audio output failed ({error.name}): the playhead moves "
                       "in real time but nothing is heard")
             self._sink = None
             sink.deleteLater()
+            self._clock.restart()
+            self._clock_base = self._source.done
 
     def _tick(self) -> None:
         source, audio = self._source, self._audio
@@ -252,20 +266,24 @@ class AudioPlayer(QObject):
             self.message.emit(f"audio file {audio.path}: {source.failure}")
             self.stop()
             return
-        start = source.first / audio.rate
-        total = source.last - source.first
+        if self._sink is not None:
+            self._poll_sink()
         if self._sink is None:
-            # the clock: pull what real time has consumed since the region started
-            due = min(total, int(self._clock.elapsed() * audio.rate / 1000.0))
+            # the clock: pull what real time has consumed since playing started
+            due = min(source.total, getattr(self, "_clock_base", 0)
+                      + int(self._clock.elapsed() * audio.rate / 1000.0))
             while source.done < due and source.failure is None:
-                if not source.pull(due - source.done):
+                if not source.pull(due - source.done) and source.atEnd():
                     break
             played = source.done
-            finished = played >= total
+            finished = played >= source.total
         else:
             played = min(source.done, int(self._sink.processedUSecs() * audio.rate / 1e6))
-            finished = self._drained or (source.atEnd() and played >= total)
-        self.current = start + played / audio.rate
-        self.position.emit(self.current)
+            finished = self._drained or played >= source.total
         if finished:
-            self._next_region()
+            self.current = source.spans[-1][1] / audio.rate
+            self.position.emit(self.current)
+            self.stop()
+            return
+        self.current = source.where(played)
+        self.position.emit(self.current)

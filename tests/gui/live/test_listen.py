@@ -104,3 +104,20 @@ def test_a_live_session_answered_by_listening(live, qtbot, tmp_path, capsys):  #
     # the run's bundle keeps the recording, relative to its folder
     run = load_bundle(tmp_path / "out" / "bundle.toml")
     assert os.path.samefile(run.documents[0].audio.path, tmp_path / "in" / "meeting.wav")
+
+
+def test_interactive_mode_plays_the_purple_region(live, qtbot, tmp_path):  # noqa: F811
+    bundle = write_meeting(tmp_path / "in")
+    start(qtbot, live, bundle, "diar_clusters", "interactive", 30, tmp_path / "out")
+    live.activateWindow()
+    panel = live.diar_panel
+    assert panel.region.isVisible()
+    panel.region.setRegion((10.6, 11.4))
+    (played,) = listen(qtbot, live)
+    assert played[:2] == (10.6, 11.4) and who(played[2]) == truth(11.0) == "B"
+    # P again stops
+    panel.play.setFocus()
+    qtbot.keyClick(panel.play, Qt.Key.Key_P)
+    assert panel.player.is_playing
+    qtbot.keyClick(panel.play, Qt.Key.Key_P)
+    assert not panel.player.is_playing and not panel.playhead.isVisible()

@@ -58,7 +58,7 @@ def workbench(app, run: Path, out: Path, width: int, height: int) -> None:
     a, b = bar.windows[0]
     bench.diar_view.select(a + 0.3 * (b - a), a + 0.7 * (b - a))   # as a Shift+drag does
     bar.play_listened()
-    pump(app, 1.2)
+    pump(app, 8, lambda: bar.player.current >= a + 0.5 * (b - a))   # the playhead mid-window
     path = out / f"audio-workbench-{width}x{height}.png"
     window.grab().save(str(path))
     print(path)
@@ -80,8 +80,10 @@ def live(app, bundle: Path, folder: Path, out: Path, width: int, height: int) ->
     window.out_edit.setText(str(folder / f"live-{width}"))
     window.start_button.click()
     pump(app, 120, lambda: window.snap is not None and not window.busy)
-    window.diar_panel.toggle_play()
-    pump(app, 1.0)
+    panel = window.diar_panel
+    panel.toggle_play()
+    a, b = panel.listen_spans()[0]
+    pump(app, 8, lambda: panel.player.current >= a + 0.3 * (b - a))
     path = out / f"audio-live-{width}x{height}.png"
     window.grab().save(str(path))
     print(path)

@@ -267,3 +267,33 @@ def test_space_keeps_its_meaning_on_a_focused_check_box_and_a_new_step_stops(qtb
     assert bar.player.is_playing
     bench.state.set_step(0)
     assert not bar.player.is_playing
+
+
+
+def test_split_panels_select_for_their_overview_and_show_the_playhead(qtbot, tmp_path):
+    from llgui.gui.workbench.diar_view import DiarView
+    from tests.gui.workbench.test_real_data import diar_walk
+
+    result = diar_walk(tmp_path)
+    view = DiarView()
+    qtbot.addWidget(view)
+    view.resize(1000, 600)
+    view.show()
+    view.show_step(result, 1, result.errors_at(1))
+    assert view.split is not None and len(view.split.panels) >= 2
+    first, second = view.split.panels[:2]
+    got = []
+    view.selection_changed.connect(got.append)
+    (a0, b0), (a1, b1) = (p.plot.getPlotItem().getViewBox().viewRange()[0]
+                          for p in (first, second))
+    first.select(a0 + 1, a0 + 2)                  # what a Shift+drag in a panel does
+    second.select(a1 + 1, a1 + 3)
+    assert got == [(a0 + 1, a0 + 2), (a1 + 1, a1 + 3)]
+    assert second.selection.isVisible() and not first.selection.isVisible()
+    view.set_playhead(a1 + 2)
+    assert all(p.playhead.isVisible() and p.playhead.value() == a1 + 2
+               for p in (view, first, second))
+    view.set_playhead(None)
+    assert not any(p.playhead.isVisible() for p in (view, first, second))
+    view.clear_selection()
+    assert got[-1] is None and not second.selection.isVisible()

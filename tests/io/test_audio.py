@@ -211,3 +211,12 @@ def test_flac_cut_short(tmp_path):
     (tmp_path / "m.flac").write_bytes(raw[: len(raw) // 2])
     assert "audio file 'm.flac' is cut short or damaged: its last frame (20.000 s) cannot be " \
            "read" in _bad(tmp_path, "m.flac")
+
+
+def test_a_file_too_large_is_refused_before_reading(tmp_path):
+    tmp_path.mkdir(exist_ok=True)
+    with open(tmp_path / "huge.wav", "wb") as f:   # sparse: nothing is written to disk
+        f.write(b"RIFF\xff\xff\xff\xffWAVE")
+        f.truncate((4 << 30) + 1)
+    assert "audio file 'huge.wav' is too large (4.0 GiB; files larger than 4.0 GiB are not " \
+           "read)" in _bad(tmp_path, "huge.wav")

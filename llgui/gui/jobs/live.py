@@ -107,7 +107,11 @@ def start(bundle_path, command, out, mode, budget, system_name=None, progress=No
     except BaseException:
         live.close()
         raise
-    return live, _next(live)
+    # what the load warned about (an audio file that cannot be played...) is said once
+    warnings = [str(w) for w in bundle.warnings]
+    note = "; ".join(warnings[:3]) + (f" (and {len(warnings) - 3} more)"
+                                      if len(warnings) > 3 else "")
+    return live, _next(live, note=note)
 
 
 def resume(folder, progress=None, should_stop=None):

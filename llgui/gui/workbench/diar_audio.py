@@ -13,13 +13,17 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractButton, QApplication, QComboBox, QHBoxLayout, QLabel, QPushButton, QStyle, QWidget,
+    QAbstractButton, QApplication, QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy,
+    QStyle, QWidget,
 )
 
 from llgui.core.display.layout import format_time
 from llgui.gui.audio import AudioPlayer
 
-NO_AUDIO = "no audio: add audio = \"recording.wav\" to the document in the bundle"
+NO_AUDIO = "no audio for this document"
+NO_AUDIO_TIP = ("give the document its recording with audio = \"recording.wav\" in the bundle "
+                "(PCM WAV or FLAC); a file that cannot be played is named in the status bar "
+                "when the bundle opens")
 
 
 class AudioBar(QWidget):
@@ -52,7 +56,8 @@ class AudioBar(QWidget):
         self.stop_button.setToolTip("stop (Space)")
         self.stop_button.setFixedWidth(34)
         self.where = QLabel(NO_AUDIO)
-        self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # the label never widens the window: a long text is cut at the bar's right edge
+        self.where.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         for b in (self.play_windows, self.which, self.play_selection, self.stop_button):
             b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.play_windows.clicked.connect(self.play_listened)
@@ -108,6 +113,7 @@ class AudioBar(QWidget):
             shortcut.setEnabled(has and self.isVisible())
         if not self.player.is_playing:
             self.where.setText(self._idle_text())
+        self.where.setToolTip(NO_AUDIO_TIP if self.audio is None else "")
 
     def _idle_text(self) -> str:
         if self.audio is None:

@@ -121,3 +121,16 @@ def test_interactive_mode_plays_the_purple_region(live, qtbot, tmp_path):  # noq
     assert panel.player.is_playing
     qtbot.keyClick(panel.play, Qt.Key.Key_P)
     assert not panel.player.is_playing and not panel.playhead.isVisible()
+
+
+def test_missing_audio_is_said_and_the_session_runs_without_it(live, qtbot, tmp_path):  # noqa: F811
+    bundle = write_meeting(tmp_path / "in", audio="gone.wav")
+    start(qtbot, live, bundle, "diar_clusters", "active", 30, tmp_path / "out")
+    assert (f"{bundle}:10: warning: document 'meeting': audio file 'gone.wav' not found; it "
+            "opens without audio") in live.status.text()
+    panel = live.diar_panel
+    assert live.snap.question is not None and panel.isVisible()
+    assert not panel.play.isEnabled() and panel.audio_note.text().startswith("no audio")
+    panel.play.setFocus()
+    qtbot.keyClick(panel.play, Qt.Key.Key_P)
+    assert not panel.player.is_playing

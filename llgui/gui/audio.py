@@ -37,8 +37,8 @@ NO_MULTIMEDIA = ("QtMultimedia is not installed (pip install PySide6-Addons): th
 
 class RegionSource(QIODevice):
     """The frames of `spans` ([(first, last)] frame ranges) of a recording, one span after
-    the other, as 16-bit PCM read from the file as pulled. `keep`: one bytearray per span
-    that records what was handed out (or None)."""
+    the other, as 16-bit PCM read from the file as pulled. With `keep`, what is handed out
+    is recorded in `keep`, one bytearray per span (else `keep` is None)."""
 
     def __init__(self, reader: AudioReader, spans: list[tuple[int, int]], keep: bool,
                  parent: QObject | None = None):
@@ -137,6 +137,7 @@ class AudioPlayer(QObject):
         self._timer.timeout.connect(self._tick)
         self._device, self._why = (None, "")
         self._looked = False
+        self._clock_base = 0
 
     @property
     def is_playing(self) -> bool:
@@ -164,6 +165,7 @@ class AudioPlayer(QObject):
         self._source = RegionSource(self._reader, frames, self.keep_samples, self)
         self._source.open(QIODevice.OpenModeFlag.ReadOnly)
         self._drained = False
+        self._clock_base = 0          # frames handed out when the clock took over
         self._sink = self._open_sink(audio)
         if self._sink is not None:
             self._sink.start(self._source)
@@ -270,7 +272,7 @@ class AudioPlayer(QObject):
             self._poll_sink()
         if self._sink is None:
             # the clock: pull what real time has consumed since playing started
-            due = min(source.total, getattr(self, "_clock_base", 0)
+            due = min(source.total, self._clock_base
                       + int(self._clock.elapsed() * audio.rate / 1000.0))
             while source.done < due and source.failure is None:
                 if not source.pull(due - source.done) and source.atEnd():

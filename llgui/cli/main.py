@@ -329,7 +329,7 @@ def cmd_score(args) -> str:
     if bundle.task == "detection":
         return _det_output(bundle.detection, (0.01, 1.0, 1.0), "rocch", args.format)
     metrics = tuple(args.metric) if args.metric else bundle.metrics
-    _check_metrics(bundle.task, metrics)
+    _check_metrics(bundle.task, metrics, bundle)
     policy = _policy(args.policy) if args.policy else None
     if args.mode == "llmt" and (bundle.task != "mt" or "bleu" not in metrics):
         raise UsageError("mode llmt is the WMT lifelong MT scorer: it needs an MT bundle and "
@@ -343,13 +343,22 @@ def cmd_score(args) -> str:
     return export.score_table(report)
 
 
-def _check_metrics(task: str, metrics: Sequence[str]) -> None:
-    from llgui.core.metrics import metrics_for
+def _check_metrics(task: str, metrics: Sequence[str], bundle=None) -> None:
+    from llgui.core.metrics import WORD_METRICS, metrics_for
 
     for m in metrics:
         if m not in metrics_for(task):
             raise UsageError(f"metric {m!r} does not apply to {task} bundles "
                              f"(known: {', '.join(metrics_for(task))})")
+        if bundle is None or m not in WORD_METRICS:
+            continue
+        if m == "tcpwer" and "word_collar" not in bundle.settings:
+            raise UsageError(f"{bundle.path}: metric tcpwer needs [settings] word_collar "
+                             f"(seconds; meeteval requires a collar)")
+        lacking = [d.id for d in bundle.documents if not getattr(d, "words", None)]
+        if lacking:
+            raise UsageError(f"{bundle.path}: metric {m} needs reference words (words = "
+                             f"\"FILE\") in every document; {lacking[0]!r} has none")
 
 
 def cmd_replay(args) -> str:
@@ -362,7 +371,7 @@ def cmd_replay(args) -> str:
     if bundle.task == "detection" and not bundle.steps:
         raise UsageError(f"{args.bundle} has no interaction log to replay")
     metric = args.metric or bundle.metrics[0]
-    _check_metrics(bundle.task, [metric])
+    _check_metrics(bundle.task, [metric], bundle)
     if not info(metric).replayable:   # a detection bundle's EER
         if args.metric is not None:
             options = [info(m).name_with_note for m in replay_metrics(bundle.task)]

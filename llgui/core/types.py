@@ -163,6 +163,29 @@ class Audio:
 
 
 @dataclass(frozen=True)
+class Word:
+    """A word of a meeting transcript: [start, end] in seconds, its text and its speaker
+    (None: a hypothesis word no speaker was given, which the hypothesis does not contain).
+    `order` sorts words the way meeteval concatenates them: (segment start, segment number
+    in the file, word number in the segment)."""
+
+    start: float
+    end: float
+    word: str
+    speaker: str | None
+    order: tuple[float, int, int] | None = None
+    """Default: (start, 0, 0)."""
+
+    def __post_init__(self) -> None:
+        if self.order is None:
+            object.__setattr__(self, "order", (self.start, 0, 0))
+
+    @property
+    def midpoint(self) -> float:
+        return 0.5 * (self.start + self.end)
+
+
+@dataclass(frozen=True)
 class DiarDocument:
     """One diarization document (a recording): reference and hypothesis turns, optional UEM.
 
@@ -176,6 +199,11 @@ class DiarDocument:
     reference: tuple[Turn, ...]
     hypothesis: tuple[Turn, ...]
     uem: tuple[tuple[float, float], ...] | None = None
+    words: tuple[Word, ...] | None = None
+    """The reference words (with speakers and times), for cpWER, tcpWER and WDER."""
+    hypothesis_words: tuple[Word, ...] | None = None
+    """The hypothesis words when given; else the reference words take the hypothesis'
+    speaker labels (`llgui.core.diarization.words.attribute`)."""
     audio: Audio | None = None
     """The recording (`audio = "file"` in the bundle), None when not given or not usable."""
     task = "diarization"

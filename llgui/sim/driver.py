@@ -279,8 +279,11 @@ class Session:
             from llgui.io.rttm import load_turns
 
             turns = load_turns(written).get(document.uri, ())
+            # the system answers with turns: its words are the reference words with its
+            # labels (speaker attribution only), as in the bundle written for the run
             document = DiarDocument(document.id, document.time, document.uri,
-                                    document.reference, turns, document.uem)
+                                    document.reference, turns, document.uem,
+                                    words=document.words)
         scores = _DocScores(document, self._score_metrics, self.bundle)
         view = View(document, scores.tracks[VIEW_METRIC[self.bundle.task]], self.bundle.cost,
                     index, self.seed)

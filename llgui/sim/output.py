@@ -45,7 +45,7 @@ def source_tables(bundle: Bundle) -> dict[str, dict]:
     out = {}
     for table in data.get("documents", []):
         entry = {}
-        for key in ("references", "source", "uem", "uri", "audio"):
+        for key in ("references", "source", "uem", "uri", "words", "audio"):
             if key not in table:
                 continue
             value = table[key]
@@ -129,7 +129,7 @@ class RunWriter:
             table = self.tables.get(doc_id, {})
             entry = {"id": doc_id,
                      "time": doc.time.text if doc.time.is_date else doc.time.value,
-                     **{k: table[k] for k in ("uri", "references", "source", "uem")
+                     **{k: table[k] for k in ("uri", "references", "source", "uem", "words")
                         if k in table},
                      "hypothesis": relative}
             if isinstance(table.get("audio"), str):

@@ -115,7 +115,8 @@ def _inputs(bundle) -> list[str]:
     for table in data.get("documents", []) if isinstance(data.get("documents"), list) else []:
         if not isinstance(table, dict):
             continue
-        for key in ("references", "hypothesis", "source", "uem", "docids"):
+        for key in ("references", "hypothesis", "source", "uem", "docids", "words",
+                    "hypothesis_words"):
             value = table.get(key)
             for v in value if isinstance(value, list) else [value]:
                 if isinstance(v, str):

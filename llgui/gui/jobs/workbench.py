@@ -5,7 +5,7 @@ workbench (`llgui.gui.workbench.tab`) submits them to the window's `JobRunner`.
 """
 from __future__ import annotations
 
-from llgui.core.metrics import default_replay, replay_metrics
+from llgui.core.metrics import WORD_METRICS, default_replay, replay_metrics
 from llgui.core.walkthrough import Walkthrough, walk
 
 SYNC_TURNS = 2000
@@ -29,7 +29,7 @@ def track_metric(bundle, metric: str | None) -> str:
     """The state's metric for the bundle's task when the workbench can replay it, else the
     bundle's first that it can (a detection bundle may start from EER), else the task's
     default replay metric (`llgui.core.metrics`)."""
-    allowed = replay_metrics(bundle.task)
+    allowed = [m for m in replay_metrics(bundle.task) if m not in WORD_METRICS]
     if metric is not None and metric_and_mode(metric)[0] in allowed:
         return metric
     return next((m for m in bundle.metrics if m in allowed), default_replay(bundle.task))

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QStackedWidget, QStyle, QTableView, QVBoxLayout, QWidget,
 )
 
-from llgui.core.metrics import display_name, replay_metrics
+from llgui.core.metrics import WORD_METRICS, display_name, replay_metrics
 from llgui.core.significance.resample import MIN_UNITS
 from llgui.core.walkthrough import Walkthrough
 from llgui.gui.jobs import workbench as work
@@ -346,7 +346,9 @@ class Workbench(QWidget):
         self.audio.show_step(result, step)
 
     def _fill_metric_box(self, task: str) -> None:
-        metrics = list(replay_metrics(task))
+        # the word metrics (cpWER, tcpWER, WDER) are scored by `llgui score` / `replay`: the
+        # walkthrough draws turns, not words
+        metrics = [m for m in replay_metrics(task) if m not in WORD_METRICS]
         current = self.state.metric(task)
         self.metric_box.blockSignals(True)
         self.metric_box.clear()

@@ -115,12 +115,17 @@ def test_interactive_mode_plays_the_purple_region(live, qtbot, tmp_path):  # noq
     panel.region.setRegion((10.6, 11.4))
     (played,) = listen(qtbot, live)
     assert played[:2] == (10.6, 11.4) and who(played[2]) == truth(11.0) == "B"
-    # P again stops
-    panel.play.setFocus()
-    qtbot.keyClick(panel.play, Qt.Key.Key_P)
+    # P again stops, wherever the focus is; typed into the name field, p is a letter
+    live.pause_button.setFocus()
+    qtbot.keyClick(live.pause_button, Qt.Key.Key_P)
     assert panel.player.is_playing
-    qtbot.keyClick(panel.play, Qt.Key.Key_P)
+    qtbot.keyClick(live.pause_button, Qt.Key.Key_P)
     assert not panel.player.is_playing and not panel.playhead.isVisible()
+    edit = panel.name.lineEdit()
+    edit.setFocus()
+    edit.clear()
+    qtbot.keyClicks(edit, "pp")
+    assert edit.text() == "pp" and not panel.player.is_playing
 
 
 def test_missing_audio_is_said_and_the_session_runs_without_it(live, qtbot, tmp_path):  # noqa: F811

@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
         print(demo_dir())
         return 0
     if argv and argv[0] == "--version":
-        from llgui import __version__
+        from llgui._version import __version__
 
         print(f"llgui {__version__}")
         return 0

@@ -126,37 +126,13 @@ def simulate(base: Path, system: str, budget: str, out: Path, *extra: str) -> No
     subprocess.run(cmd, check=True)
 
 
-def cut_wmt_run(out: Path, folder: str = "wmt", pair: str = "de-en",
-                ranges: list[str] = WMT_RANGES) -> None:
-    """`llgui simulate` writes h0 of each document (its lines only) but keeps the whole test
-    files as references and source, without `lines`: cut those per document so they agree."""
-    run = out / folder / "run" / "bundle.toml"
-    text = run.read_text(encoding="utf-8")
-    for i, lines in enumerate(ranges, 1):
-        a, b = (int(x) for x in lines.split("-"))
-        for key in ("references", "source"):
-            start = text.index(f'id = "wmt23-{pair}-{i}"')
-            at = text.index(f"{key} = ", start)
-            end = text.index("\n", at)
-            whole = Path(text[at:end].split('"')[1])
-            cut = out / folder / "cut" / f"wmt23-{pair}-{i}{whole.suffix}"
-            cut.parent.mkdir(parents=True, exist_ok=True)
-            rows = whole.read_text(encoding="utf-8").split("\n")[a - 1:b]
-            cut.write_text("\n".join(rows) + "\n", encoding="utf-8")
-            value = f'["{cut}"]' if key == "references" else f'"{cut}"'
-            text = text[:at] + f"{key} = {value}" + text[end:]
-    run.write_text(text, encoding="utf-8")
-
-
 def main() -> None:
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/realdata")
     simulate(ami_bundle(out), "diar_clusters", os.environ.get("AMI_BUDGET", "22"), out / "ami" / "run",
              "--interactive-ratio", "0.6")  # some meetings active: the system asks `same`
     simulate(wmt_bundle(out), "mt_memory", os.environ.get("WMT_BUDGET", "650"), out / "wmt" / "run")
-    cut_wmt_run(out)
     simulate(wmt_zh_bundle(out), "mt_memory", os.environ.get("ZH_BUDGET", "1500"),
              out / "wmt-zh" / "run")
-    cut_wmt_run(out, "wmt-zh", "en-zh", ZH_RANGES)
     det_bundle(out)
     print(out)
 

@@ -148,7 +148,8 @@ class Turn:
 class Audio:
     """The recording of a diarization document, as its header describes it (never the
     samples: `llgui.io.audio` reads a region when it is played). `path` is resolved;
-    `sample_width` is in bytes (PCM); `frames` counts samples per channel."""
+    `sample_width` is in bytes (PCM); `frames` counts samples per channel. It is os.PathLike
+    (its path)."""
 
     path: str
     format: str
@@ -160,6 +161,11 @@ class Audio:
     @property
     def duration(self) -> float:
         return self.frames / self.rate if self.rate > 0 else 0.0
+
+    def __fspath__(self) -> str:
+        """A path-like: `Path(document.audio)`, `open(document.audio)` (a simulated system is
+        sent this path)."""
+        return self.path
 
 
 @dataclass(frozen=True)
@@ -190,7 +196,8 @@ class DiarDocument:
     """One diarization document (a recording): reference and hypothesis turns, optional UEM.
 
     `uri` is the file field of the RTTM/UEM lines it came from. `uem` is the scored extent as
-    sorted, non-overlapping (start, end) pairs in seconds, or None for "not given".
+    sorted, non-overlapping (start, end) pairs in seconds, or None for "not given". `audio`
+    is the recording's path, or None.
     """
 
     id: str
@@ -492,6 +499,33 @@ class Bundle:
     def __post_init__(self) -> None:
         if not isinstance(self.settings, MappingProxyType):
             object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
+
+    def __repr__(self) -> str:
+        """One line (the generated repr would print every segment and turn)."""
+        parts = [f"task={self.task!r}", f"name={self.name!r}",
+                 f"{len(self.documents)} documents", f"metrics={list(self.metrics)}"]
+        if self.steps:
+            parts.append(f"{len(self.steps)} steps")
+        if self.detection:
+            parts.append(f"{len(self.detection)} detection systems")
+        if self.lifelong is not None:
+            parts.append("a lifelong score table")
+        if self.settings:
+            parts.append(f"settings={dict(self.settings)}")
+        return f"Bundle({', '.join(parts)})"
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the summary line and the documents, first ten."""
+        from html import escape
+
+        rows = "".join(f"<tr><td>{escape(d.id)}</td><td>{escape(d.time.text)}</td>"
+                       f"<td>{len(self.steps_of(d.id))}</td></tr>"
+                       for d in self.documents[:10])
+        more = (f"<tr><td colspan='3'>... {len(self.documents) - 10} more</td></tr>"
+                if len(self.documents) > 10 else "")
+        table = (f"<table><tr><th>document</th><th>time</th><th>steps</th></tr>{rows}{more}"
+                 "</table>" if self.documents else "")
+        return f"<p><code>{escape(repr(self))}</code></p>{table}"
 
     def document(self, doc_id: str) -> Document:
         at = self._positions.get(doc_id)

@@ -16,7 +16,7 @@ from llgui.resources import demo_dir
 
 def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
     """The window's arguments; `epilog` (the headless commands) is printed as written."""
-    from llgui import __version__
+    from llgui._version import __version__
 
     parser = argparse.ArgumentParser(
         prog="llgui",
@@ -30,7 +30,8 @@ def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
                         help="bundle files (*.toml) to open")
     parser.add_argument("--demo", action="store_true", help="open the bundled demo")
     parser.add_argument("--screenshot", type=Path, metavar="PNG",
-                        help="render offscreen once loaded, write the PNG and exit")
+                        help="render offscreen once loaded, write the PNG and exit (exit 2 when a "
+                             "bundle asked for failed to open, the PNG showing why)")
     parser.add_argument("--doc", metavar="ID", help="select this document")
     parser.add_argument("--step", type=int, metavar="N", help="go to step N of the document")
     parser.add_argument("--tab", choices=("workbench", "time", "detection", "systems"),
@@ -174,6 +175,11 @@ def main(argv: list[str] | None = None) -> int:
 
         def shoot() -> None:
             code = 0 if window.save_screenshot(target) else 1
+            failed = getattr(window, "open_problems", [])
+            if failed:   # the picture shows the error; the exit says it too
+                for problem in failed:
+                    print(problem, file=sys.stderr)
+                code = 2
             window.close()
             app.exit(code)
 

@@ -266,6 +266,9 @@ class MainWindow(QMainWindow):
             # once the window is shown: a message shown before hides the signature label
             # only until the window's first show() shows it again, under the message
             QTimer.singleShot(0, lambda: self.statusBar().showMessage(message, 30000))
+        # what failed to open, for `--screenshot` to exit non-zero on
+        self.open_problems = [str(p) for p in problems] or (
+            [] if loaded or not paths else [f"{p}: nothing to open" for p in paths])
         if problems:
             self.show_error("Could not open " + ", ".join(str(Path(p).name) for p in paths),
                             problems)
@@ -627,7 +630,7 @@ class MainWindow(QMainWindow):
             exporter(path)
 
     def show_about(self) -> None:
-        from llgui import __version__
+        from llgui._version import __version__
 
         QMessageBox.about(self, "About llgui",
                           f"llgui {__version__}\nPenalised scores for human-assisted learning "

@@ -1269,3 +1269,43 @@ class _Doc:
         shown = ", ".join(held[:_SHOWN_URIS]) + (", ..." if len(held) > _SHOWN_URIS else "")
         self.loader.add(line, f"uri {uri!r} is not in {role} file {written!r} (its file "
                               f"fields: {shown})")
+
+
+def with_settings(bundle: Bundle, overrides: dict[str, object], origin: str = "") -> Bundle:
+    """`bundle` with `overrides` laid over its `[settings]` (the command line's `--collar`,
+    `-tok`, ... and the API's keyword arguments), checked as a bundle's own settings are: a
+    value of the wrong type or out of range, a setting no metric of the task reads, a tokenizer
+    whose package is missing. Raises UsageError naming `origin` + the key; None values are
+    left out (not given)."""
+    import dataclasses
+
+    from llgui.core.errors import UsageError
+
+    given = {k: v for k, v in overrides.items() if v is not None}
+    if not given:
+        return bundle
+    task_metrics = set(metrics_for(bundle.task))
+    settings = dict(bundle.settings)
+    for key, value in given.items():
+        spec = SETTINGS.get(key)
+        if spec is None:
+            raise UsageError(f"{origin}{key}: not a setting (known: {', '.join(SETTINGS)})")
+        reason = _check_setting(key, spec, value)
+        if reason:
+            raise UsageError(f"{origin}{reason}")
+        readers = [m.split()[0] for m in spec.used_by.split(",") if "(" not in m.split()[0]
+                   and ")" not in m]
+        if not task_metrics.intersection(readers):
+            raise UsageError(f"{origin}{key} is read by {', '.join(readers)}: no metric of "
+                             f"{_article(bundle.task)} {bundle.task} bundle")
+        settings[key] = float(value) if spec.kind == "number" else value   # type: ignore
+    if settings.get("char_order", 1) == 0 and settings.get("word_order", 0) == 0:
+        raise UsageError(f"{origin}char_order = 0 needs word_order >= 1")
+    if "bleu" in bundle.metrics:
+        missing = missing_tokenizer_packages(settings)
+        if missing:
+            tokenizer, packages = missing
+            raise UsageError(f"{origin}tokenizer {tokenizer!r} needs the Python package(s) "
+                             f"{', '.join(packages)}, which are not installed (pip install "
+                             f"{' '.join(packages)})")
+    return dataclasses.replace(bundle, settings=settings)

@@ -29,7 +29,7 @@ from llgui.core.reports.oracle_panel import Panel, PanelRun, make_panel
 from llgui.sim.driver import RunResult, Session
 from llgui.sim.oracles import make_oracle, oracle_folder
 
-REFERENCE_SYSTEMS = ("static", "mt_memory", "diar_clusters")
+REFERENCE_SYSTEMS = ("static", "mt_memory", "diar_clusters", "diar_audio")
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,8 @@ class SystemSpec:
 
 
 def parse_system(spec: str, python: str = sys.executable) -> SystemSpec:
-    """`[NAME=]COMMAND`; a bare reference-system name (static, mt_memory, diar_clusters)
+    """`[NAME=]COMMAND`; a bare reference-system name (static, mt_memory, diar_clusters,
+    diar_audio)
     runs `python -m llgui.systems.NAME`."""
     name = None
     text = spec.strip()
@@ -142,6 +143,8 @@ def run_simulation(
     from llgui.io.bundle import load_bundle
 
     bundle = load_bundle(bundle_path)
+    for warning in bundle.warnings:   # the run goes on; said as every command says them
+        print(warning, file=sys.stderr)   # (e.g. an audio file the system will not be sent)
     if bundle.task not in ("mt", "diarization"):
         raise ValueError(f"simulate needs an MT or diarization bundle, not a {bundle.task} one")
     specs = [s if isinstance(s, SystemSpec) else parse_system(s) for s in systems]
@@ -155,7 +158,7 @@ def run_simulation(
     out = Path(out)
     several = len(specs) * len(made) > 1
     writes = ["panel.json"] + [safe_name(s.name, "system") for s in specs] if several else [
-        "bundle.toml", "run.json", "system.stderr", "hyp", "logs"]
+        "bundle.toml", "run.json", "system.stderr", "hyp", "logs", "ref", "src"]
     output_folder(out, "--out", _inputs(bundle), writes)   # ValueError: exit 2
     metric = bundle.metrics[0]
     errors = error_metrics(bundle.task)   # the metrics whose replay has an MSR

@@ -77,3 +77,16 @@ def test_installed_wheel_scores_its_own_demo_outside_the_repository(wheel, tmp_p
         refs += (folder / document["references"][0]).read_text(encoding="utf-8").splitlines()
     expected = sacrebleu.corpus_bleu(hyps, [refs]).score
     assert report["metrics"]["bleu"]["score"] == pytest.approx(expected, abs=1e-9)
+    # the notebook's first cell, run there as a user would, scores with the API what the
+    # command line scored (docs/notebook.ipynb; issue 24, acceptance 2)
+    import nbformat
+
+    notebook = nbformat.read(REPO / "docs" / "notebook.ipynb", as_version=4)
+    first = next(c.source for c in notebook.cells if c.cell_type == "code")
+    cell = subprocess.run([str(python), "-c", first + "\nprint(repr(mt))\n"
+                           "print(llgui.score(mt).attrs['pooled']['bleu'])"],
+                          cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    assert cell.returncode == 0, cell.stderr
+    shown, bleu = cell.stdout.strip().splitlines()[-2:]
+    assert shown.startswith("Bundle(task='mt'")
+    assert float(bleu) == report["metrics"]["bleu"]["score"]

@@ -276,7 +276,7 @@ def test_answers(tmp_path):
         (path, 4, "answer of a boundary step must be [start, end] in seconds, not [1, 2, 3]"),
         (path, 5, "answer start must be a number of seconds >= 0, not -1"),
         (path, 6, "answer of a name step must be the speaker (a non-empty string), not ''"),
-        (path, 7, "a segment step takes no answer (absent or null), not 'A'"),
+        (path, 7, "answer of a segment step must be null or a list of [start, end, speaker], not 'A'"),
     ]
 
 

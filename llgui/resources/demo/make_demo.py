@@ -22,6 +22,9 @@ Layout written into OUT_DIR (one bundle per task):
 - detection-lifelong/bundle.toml: 2 systems x 1,200 trials and a log of `label` steps: one
   system adapts to the labels (per-speaker calibration) and generalises, one ignores them.
 
+The meeting with audio (meeting/) has a generator of its own, meeting/make_meeting.py (it needs
+espeak-ng); this script leaves that folder alone.
+
 What each document demonstrates (tests/test_demo.py checks the MT claims with sacrebleu):
 
 - MT `news-2023-01-09`: the system generalises strongly (learns word order and lexicon from each

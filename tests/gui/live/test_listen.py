@@ -139,3 +139,51 @@ def test_missing_audio_is_said_and_the_session_runs_without_it(live, qtbot, tmp_
     panel.play.setFocus()
     qtbot.keyClick(panel.play, Qt.Key.Key_P)
     assert not panel.player.is_playing
+
+
+def test_the_demo_meeting_answered_by_listening(live, qtbot, tmp_path, capsys):  # noqa: F811
+    """The demo meeting (real synthetic voices) with the system that hears it: each window is
+    played (P) and checked against the recording; the answer is who speaks in what was
+    played, as the reference says (the listener's ear); the log replays to the window's
+    numbers."""
+    from llgui.io.rttm import load_turns
+    from llgui.resources import demo_dir
+
+    meeting = demo_dir() / "meeting"
+    reference = load_turns(str(meeting / "meeting.rttm"))["meeting"]
+
+    def speaker(t: float) -> str | None:
+        speaking = [(turn.start, turn.speaker) for turn in reference
+                    if turn.start <= t < turn.end]
+        return max(speaking)[1] if speaking else None
+
+    start(qtbot, live, meeting / "bundle.toml", "diar_audio", "active", 20, tmp_path / "out")
+    live.activateWindow()
+    panel = live.diar_panel
+    assert live.command()[1] == "diar_audio" and panel.play.isEnabled()
+    answers = []
+    while not live.snap.finished and len(answers) < 3:
+        asked = live.snap
+        q = asked.question
+        played = listen(qtbot, live)                  # the samples are the file's regions
+        heard = [speaker(0.5 * (a + b)) for a, b, _ in played]
+        if q.kind == "same":
+            same = heard[0] is not None and heard[0] == heard[1]
+            qtbot.keyClick(panel, Qt.Key.Key_Y if same else Qt.Key.Key_N,
+                           Qt.KeyboardModifier.AltModifier)
+            answers.append(("same", same))
+        else:
+            assert q.kind == "name" and heard[0] is not None
+            edit = panel.name.lineEdit()
+            qtbot.keyClick(edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+            qtbot.keyClicks(edit, heard[0])
+            panel.send_name.setFocus()
+            qtbot.keyClick(panel.send_name, Qt.Key.Key_Space)
+            answers.append(("name", heard[0]))
+        qtbot.waitUntil(lambda: live.snap is not asked and not live.busy, timeout=120000)
+    if not live.snap.finished:
+        live.finish_button.click()
+        wait_idle(qtbot, live, timeout=120000)
+    log = read_log(tmp_path / "out")
+    assert [(r["kind"], r["answer"]) for r in log] == answers and len(answers) >= 2
+    assert_replays(capsys, live, tmp_path / "out")

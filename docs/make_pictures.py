@@ -262,13 +262,14 @@ def _meeting(where: Path) -> Path:
 
 
 def audio_workbench(path: Path, size) -> None:
-    """The workbench playing a step's listened windows (diar_clusters simulated on the
-    meeting), the playhead mid-window, a region selected as a Shift+drag does."""
+    """The workbench playing a step's listened windows (the meeting's system simulated on
+    it), the playhead mid-window, a region selected as a Shift+drag does."""
     from llgui.cli.main import main as cli
 
     with tempfile.TemporaryDirectory() as tmp:
         bundle = _meeting(Path(tmp))
-        assert cli(["simulate", str(bundle), "--system", "diar_clusters", "--oracle", "allies",
+        system = "diar_audio" if bundle == DEMO / "meeting" / "bundle.toml" else "diar_clusters"
+        assert cli(["simulate", str(bundle), "--system", system, "--oracle", "allies",
                     "--budget", "30", "--out", f"{tmp}/run", "--quiet"]) == 0
         app, window = _window(size)
         assert window.open_bundles([Path(tmp, "run", "bundle.toml")], step=1, tab="workbench")
@@ -296,7 +297,7 @@ def audio_live(path: Path, size) -> None:
         live.resize(*size)
         live.show()
         live.bundle_edit.setText(str(_meeting(Path(tmp))))
-        live.system.setEditText("diar_clusters")
+        live.system.setEditText("diar_clusters")   # diar_audio when the recording plays
         live.mode.setCurrentText("active")
         live.budget.setValue(30)
         live.out_edit.setText(f"{tmp}/live")

@@ -339,7 +339,11 @@ def _systems(inputs) -> list:
             problems.extend(error.problems)
     if problems:
         raise LoadError(problems)
-    return bundles
+    from llgui.io.run_names import distinct_names
+
+    # runs of one input bundle share its name: each is named by its system (or its path)
+    return [dataclasses.replace(b, name=n) if n != b.name else b
+            for b, n in zip(bundles, distinct_names(bundles))]
 
 
 def compare_report(bundles, baseline: str, test: str = "bs", unit: str | None = None,

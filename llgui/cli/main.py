@@ -711,13 +711,6 @@ def cmd_compare(args) -> str:
             problems.extend(error.problems)
     if problems:
         raise LoadError(problems)
-    import dataclasses
-
-    from llgui.io.run_names import distinct_names
-
-    # runs of one input bundle share its name: each is named by its system (or path)
-    bundles = [dataclasses.replace(b, name=n) if n != b.name else b
-               for b, n in zip(bundles, distinct_names(bundles))]
     from llgui.cli.progress import fraction_progress
 
     progress, close = fraction_progress("llgui compare")

@@ -5,6 +5,7 @@ The convention the documents follow (docs/developing.md, "Writing the docs"):
 - a ```sh block is commands, one a line (`# comments` are dropped): each must exit 0;
 - a ```console block is `$ command` lines each followed by the output it prints: the printed
   lines must be those shown, from the top, up to a line `...`;
+- a ```python block runs as a script from the repository's root (stdin empty) and must exit 0;
 - a plain ``` block is a synopsis (BUNDLE, ID ...) or a listing: not run;
 - `<!-- not run: why -->` on the line before a block leaves it out, saying why (the two set-up
   commands, a recipe for a cluster of several machines).
@@ -94,6 +95,16 @@ def test_console_block_prints_what_it_shows(body, tmp_path):
             expected = expected[:expected.index("...")]
             printed = printed[:len(expected)]
         assert printed == expected, f"{text}\nprinted:\n" + "\n".join(printed)
+
+
+@pytest.mark.parametrize("body", list(blocks("python")))
+def test_python_block_runs(body, tmp_path):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", LLGUI_CACHE_DIR=str(tmp_path / "cache"),
+               PYQTGRAPH_QT_LIB="PySide6")
+    env.pop("LLGUI_DEMO_DIR", None)
+    done = subprocess.run([sys.executable, "-c", body], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-3000:]
 
 
 def test_every_runnable_block_is_found():

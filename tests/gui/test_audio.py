@@ -244,8 +244,8 @@ def test_missing_or_mismatched_audio_is_said_and_the_window_stays(qtbot, bench, 
     bar = bench.workbench.audio
     assert bench.state.document().audio is None
     assert bench.workbench.diar_view.shown == ("meeting", 1)   # the document, as without audio
-    assert not bar.play_windows.isEnabled() and not bar.play_selection.isEnabled()
-    assert bar.where.text().startswith("no audio")
+    assert not bar.isVisibleTo(bench) and not bar.play_windows.isEnabled()
+    assert not bar.play_selection.isEnabled() and bar.where.text().startswith("no audio")
     qtbot.keyClick(bench.workbench.table, Qt.Key.Key_Space)
     assert not bar.player.is_playing
 

@@ -6,7 +6,7 @@ playhead is. Key: Space plays the selection if there is one, else the listened w
 stops when playing (Esc stays Cancel background jobs). The playhead is drawn over
 the timeline (`DiarView.set_playhead`). A document without usable audio keeps the bar
 disabled with the reason; the player's messages (no output device, a file that changed) go
-to the status bar.
+to the status bar. The bar is shown only for a document with a recording.
 """
 from __future__ import annotations
 
@@ -89,6 +89,8 @@ class AudioBar(QWidget):
             self._doc = doc
             self.audio = getattr(doc, "audio", None)
             self.view.clear_selection()
+            # only a document with a recording gives the bar a line of the timeline's height
+            self.setVisible(self.audio is not None)
         view = walk.steps[step - 1] if step > 0 else None
         windows = tuple(view.windows) if view is not None else ()
         if windows != self.windows:

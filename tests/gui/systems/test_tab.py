@@ -255,3 +255,40 @@ def test_choosing_a_baseline_shows_the_cli_paired_test(opened, qtbot, capsys):
     assert "No star: only 4 documents, fewer than 10" in view.status.text()
     view.metric_box.setCurrentIndex(0)
     view._on_metric_box_activated(0)
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)])
+def test_the_model_time_axis_writes_no_label_over_another(opened, qapp, size):
+    """Issue 23 item 19: pyqtgraph's date axis wrote its month and day levels over each other
+    ("Ju02"); the drawn label rectangles are measured."""
+    from PySide6.QtGui import QImage, QPainter
+
+    from llgui.gui.across_time.tab import CalendarAxis
+
+    window, *_ = opened
+    window.resize(*size)
+    window.show_tab("systems")
+    for _ in range(20):
+        qapp.processEvents()
+        time.sleep(0.01)
+    item = window.systems_view.plot.getPlotItem()
+    axis = item.getAxis("bottom")
+    assert isinstance(axis, CalendarAxis)
+    # four months in view, as a campaign of a summer's batches: pyqtgraph then ticks months
+    # and days
+    start = min(float(min(c.getData()[0])) for c in window.systems_view.curves.values())
+    item.setXRange(start, start + 110 * 86400, padding=0)
+    for _ in range(10):
+        qapp.processEvents()
+        time.sleep(0.01)
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        _axis, _ticks, texts = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    rects = [rect for rect, _flags, text in texts if text.strip()]
+    assert len(rects) >= 2
+    for k, a in enumerate(rects):
+        for b in rects[k + 1:]:
+            assert not a.intersects(b), (a, b)

@@ -71,6 +71,11 @@ PICTURES: dict[str, Shot | Scripted] = {
     "live-mt-question.png": Scripted("live_mt_question", (1300, 820)),
     "live-diar-same.png": Scripted("live_diar_same", (1300, 700)),
     "live-diar-boundary.png": Scripted("live_diar_boundary", (1300, 700)),
+    # the audio controls (a meeting with its recording)
+    **{f"audio-workbench-{w}x{h}.png": Scripted("audio_workbench", (w, h))
+       for w, h in ((1366, 768), (1920, 1080))},
+    **{f"audio-live-{w}x{h}.png": Scripted("audio_live", (w, h))
+       for w, h in ((1366, 768), (1920, 1080))},
     # real data
     **{f"realdata/ami-workbench-{s}.png": Shot((_real("ami", "run", "bundle.toml"), "--doc",
                                                 "TS3003a", "--step", "3"), s, True)
@@ -241,6 +246,69 @@ def live_diar_boundary(path: Path, size) -> None:
         _settle(app)
         live.grab().save(str(path))
         live.close()
+
+
+def _meeting(where: Path) -> Path:
+    """A diarization bundle with audio: the demo meeting when there is one, else the tone
+    meeting of the tests (one pitch per speaker, made here)."""
+    demo = DEMO / "meeting" / "bundle.toml"
+    if demo.is_file():
+        return demo
+    from tests.meeting_audio import write_meeting
+
+    return write_meeting(where / "in")
+
+
+def audio_workbench(path: Path, size) -> None:
+    """The workbench playing a step's listened windows (the meeting's system simulated on
+    it), the playhead mid-window, a region selected as a Shift+drag does."""
+    from llgui.cli.main import main as cli
+
+    with tempfile.TemporaryDirectory() as tmp:
+        bundle = _meeting(Path(tmp))
+        system = "diar_audio" if bundle == DEMO / "meeting" / "bundle.toml" else "diar_clusters"
+        assert cli(["simulate", str(bundle), "--system", system, "--oracle", "allies",
+                    "--budget", "30", "--out", f"{tmp}/run", "--quiet"]) == 0
+        app, window = _window(size)
+        assert window.open_bundles([Path(tmp, "run", "bundle.toml")], step=1, tab="workbench")
+        bench = window.workbench
+        _settle(app, lambda: not window.jobs.busy and bench.ready()
+                and bench.diar_view.shown[1:] == (1,), extra=0.2)
+        bar = bench.audio
+        a, b = bar.windows[0]
+        bench.diar_view.select(a + 0.3 * (b - a), a + 0.7 * (b - a))
+        bar.play_listened()
+        _settle(app, lambda: bar.player.current >= a + 0.5 * (b - a), timeout=8, extra=0)
+        window.grab().save(str(path))
+        bar.player.stop()
+        window.jobs.shutdown(2000)
+        window.close()
+
+
+def audio_live(path: Path, size) -> None:
+    """A live `same` question on the meeting, window A playing (key P)."""
+    from llgui.gui.live.window import LiveSessionWindow
+
+    with tempfile.TemporaryDirectory() as tmp:
+        app = _app()
+        live = LiveSessionWindow()
+        live.resize(*size)
+        live.show()
+        live.bundle_edit.setText(str(_meeting(Path(tmp))))
+        live.system.setEditText("diar_clusters")   # diar_audio when the recording plays
+        live.mode.setCurrentText("active")
+        live.budget.setValue(30)
+        live.out_edit.setText(f"{tmp}/live")
+        live.start_button.click()
+        _settle(app, lambda: live.snap is not None and not live.busy, extra=0.2)
+        panel = live.diar_panel
+        panel.toggle_play()
+        a, b = panel.listen_spans()[0]
+        _settle(app, lambda: panel.player.current >= a + 0.3 * (b - a), timeout=8, extra=0)
+        live.grab().save(str(path))
+        panel.player.stop()
+        live.close()
+        live.jobs.shutdown(5000)
 
 
 def zh_pictures(path: Path, size) -> None:

@@ -145,6 +145,30 @@ class Turn:
 
 
 @dataclass(frozen=True)
+class Audio:
+    """The recording of a diarization document, as its header describes it (never the
+    samples: `llgui.io.audio` reads a region when it is played). `path` is resolved;
+    `sample_width` is in bytes (PCM); `frames` counts samples per channel. It is os.PathLike
+    (its path)."""
+
+    path: str
+    format: str
+    rate: int
+    channels: int
+    sample_width: int
+    frames: int
+
+    @property
+    def duration(self) -> float:
+        return self.frames / self.rate if self.rate > 0 else 0.0
+
+    def __fspath__(self) -> str:
+        """A path-like: `Path(document.audio)`, `open(document.audio)` (a simulated system is
+        sent this path)."""
+        return self.path
+
+
+@dataclass(frozen=True)
 class Word:
     """A word of a meeting transcript: [start, end] in seconds, its text and its speaker
     (None: a hypothesis word no speaker was given, which the hypothesis does not contain).
@@ -187,8 +211,8 @@ class DiarDocument:
     hypothesis_words: tuple[Word, ...] | None = None
     """The hypothesis words when given; else the reference words take the hypothesis'
     speaker labels (`llgui.core.diarization.words.attribute`)."""
-    audio: str | None = None
-    """The recording's path (resolved against the bundle's folder), when the bundle names one."""
+    audio: Audio | None = None
+    """The recording (`audio = "file"` in the bundle), None when not given or not usable."""
     task = "diarization"
 
     @cached_property

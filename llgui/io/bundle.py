@@ -31,6 +31,10 @@ Decisions the schema leaves open:
   file when one is given; a hypothesis file without that uri gives an empty hypothesis (a
   system may find no speech in one recording), but the hypothesis file as a whole must hold
   turns (an empty output file is far more often a crashed run);
+- diarization `audio` (optional, the recording; `llgui.io.audio`): a file that cannot be
+  played (missing, not PCM WAV or FLAC, cut short, of another duration than the turns) is a
+  warning at its line, never an error: no score depends on it, and the document opens
+  without audio;
 - a file named by several documents (a shared RTTM or UEM) is read once;
 - detection: no `[[documents]]`; `[detection] scores` is required, system names (file stems)
   must differ; all score files are joined to the one `key` when it is given. With an
@@ -1182,9 +1186,43 @@ class _Doc:
         if reason is not None:
             self.loader.warnings.append(Problem(self.loader.file, self.line("id"),
                                                 f"warning: document {doc_id!r}: {reason}"))
+        audio = None
+        if "audio" in self.table:
+            end = DiarDocument(doc_id, stamp, uri, reference, hypothesis, uem_spans).extent[1]
+            audio = self.audio(doc_id, end)
         return DiarDocument(doc_id, stamp, uri, reference, hypothesis, uem_spans,
-                            words=words, hypothesis_words=hypothesis_words,
-                            audio=self.audio())
+                            words=words, hypothesis_words=hypothesis_words, audio=audio)
+
+    def audio(self, doc_id: str, end: float):
+        """The document's `Audio`, or None after a warning at the `audio` line: a recording
+        that cannot be played never stops the load (no score depends on it), the document
+        opens without sound and the window says why."""
+        from llgui.io.audio import AudioError, duration_mismatch, probe
+
+        written = self.table["audio"]
+        line = self.line("audio")
+
+        def warn(reason: str) -> None:
+            self.loader.warnings.append(Problem(
+                self.loader.file, line, f"warning: document {doc_id!r}: {reason}; it opens "
+                                        "without audio"))
+
+        if not isinstance(written, str) or not written.strip():
+            warn(f"audio must be a file name (a non-empty string), not {_show(written)}")
+            return None
+        try:
+            audio = probe(self.loader.base / written)
+        except AudioError as exc:
+            warn(f"audio file {written!r} {exc}")
+            return None
+        except ValueError:   # a NUL in the name
+            warn(f"audio file {written!r} is not a valid path")
+            return None
+        reason = duration_mismatch(audio, end)
+        if reason is not None:
+            warn(f"audio file {written!r} {reason}")
+            return None
+        return audio
 
     def words(self, key: str, uri: str | None):
         """The words of `uri` in the file(s) of `key` (SegLST JSON, STM, or CTM files, one
@@ -1220,18 +1258,6 @@ class _Doc:
             self.add(key, f"{key}: no word for {uri!r} (the files' sessions: {listed})")
             return None
         return tuple(sorted(found, key=lambda w: w.order))
-
-    def audio(self) -> str | None:
-        """The recording's path against the bundle's folder, or None. Not opened here: a
-        missing or unreadable recording is for whoever plays or hears it to report."""
-        value = self.table.get("audio")
-        if value is None:
-            return None
-        if not isinstance(value, str) or not value.strip():
-            self.loader.add(self.line("audio"), f"audio must be a file name (a non-empty "
-                                                f"string), not {_show(value)}")
-            return None
-        return str(self.loader.base / value)
 
     def add_uri(self, line: int, uri: str, role: str, written: str, turns: dict) -> None:
         self.ok = False

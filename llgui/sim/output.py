@@ -1,7 +1,7 @@
 """What a simulation writes into `--out DIR` (DESIGN.md section 8).
 
-    DIR/bundle.toml        the documents (references by absolute path), h0 of each as the
-                           hypothesis, the log; loadable by `llgui.io.bundle.load_bundle`
+    DIR/bundle.toml        the documents (references and audio by absolute path), h0 of each
+                           as the hypothesis, the log; loadable by `llgui.io.bundle.load_bundle`
     DIR/hyp/               h0 of every document (MT text, or RTTM)
     DIR/ref/, DIR/src/     an MT document cut from its files by `lines` or `docids`: its
                            references (DOC.1.txt, ...) and source (DOC.txt), cut, so the

@@ -143,6 +143,8 @@ def run_simulation(
     from llgui.io.bundle import load_bundle
 
     bundle = load_bundle(bundle_path)
+    for warning in bundle.warnings:   # the run goes on; said as every command says them
+        print(warning, file=sys.stderr)   # (e.g. an audio file the system will not be sent)
     if bundle.task not in ("mt", "diarization"):
         raise ValueError(f"simulate needs an MT or diarization bundle, not a {bundle.task} one")
     specs = [s if isinstance(s, SystemSpec) else parse_system(s) for s in systems]

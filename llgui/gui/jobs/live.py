@@ -40,6 +40,7 @@ class Snapshot:
     out: Path | None = None
     loaded: object = None            # the finished run's Bundle, loaded on the worker
     note: str = ""
+    audio: object = None             # diarization: the document's recording (core Audio)
 
 
 def snapshot(live: L.LiveSession, question=None, record=None, refused=False, note="",
@@ -53,10 +54,11 @@ def snapshot(live: L.LiveSession, question=None, record=None, refused=False, not
                         record=record, refused=refused)
     document = state.document
     s_adapt, s_pen = live.scores(metric)
-    labels, extent = (), (0.0, 0.0)
+    labels, extent, audio = (), (0.0, 0.0), None
     if not isinstance(document, MTDocument):
         labels = tuple(sorted({t.speaker for t in state.view.track.hypothesis}))
         extent = document.extent
+        audio = getattr(bundle.document(document.id), "audio", None)
     return Snapshot(
         bundle.task, state.mode, document.id, live.index, len(bundle.documents), metric,
         hypothesis=live.hypothesis,
@@ -64,7 +66,7 @@ def snapshot(live: L.LiveSession, question=None, record=None, refused=False, not
         question=question, steps=state.steps, spent=state.cost, budget=state.budget,
         s_base=state.scores.base[metric].score, s_adapt=s_adapt, s_pen=s_pen, record=record,
         refused=refused, labels=labels, extent=extent, window=bundle.cost.window,
-        out=live.out, note=note)
+        out=live.out, note=note, audio=audio)
 
 
 def _next(live: L.LiveSession, record=None, refused=False, note="") -> Snapshot:
@@ -105,7 +107,11 @@ def start(bundle_path, command, out, mode, budget, system_name=None, progress=No
     except BaseException:
         live.close()
         raise
-    return live, _next(live)
+    # what the load warned about (an audio file that cannot be played...) is said once
+    warnings = [str(w) for w in bundle.warnings]
+    note = "; ".join(warnings[:3]) + (f" (and {len(warnings) - 3} more)"
+                                      if len(warnings) > 3 else "")
+    return live, _next(live, note=note)
 
 
 def resume(folder, progress=None, should_stop=None):

@@ -3,12 +3,17 @@ timeline with the windows to listen to, the region to drag, Yes/No, the speaker 
 
 A panel shows a `Snapshot` and emits `submitted(kind, target, value, keystrokes)` when the
 expert answers; it counts the keys typed into its editors since the question appeared.
+
+The diarization panel plays what it asks about when the document has audio (`audio = ...` in
+the bundle): the window of a `name`, windows A then B of a `same`, the purple region of a
+`boundary` or of the interactive mode. ▶ Play (key P) plays or stops; a red playhead runs over
+the timeline (`llgui.gui.audio.AudioPlayer`).
 """
 from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QListWidget, QPlainTextEdit, QPushButton, QVBoxLayout,
     QWidget,
@@ -180,6 +185,27 @@ class DiarPanel(QWidget):
         self.name.setEditable(True)
         self.name.setMinimumWidth(140)
         self.send_name = QPushButton("Send the speaker's name")
+        from llgui.gui.audio import AudioPlayer
+
+        self.player = AudioPlayer(self)
+        self.play = QPushButton("\u25b6 Play (P)")
+        self.play.setToolTip("play what the question is about: the window, windows A then B, "
+                             "or the purple region (P plays and stops)")
+        self.play.clicked.connect(self.toggle_play)
+        self.audio_note = QLabel("")
+        self.audio_note.setStyleSheet("color: #555;")
+        self.play_key = QShortcut(QKeySequence("P"), self)
+        # the window's: P works wherever the focus is (a text field keeps its typed p)
+        self.play_key.setContext(Qt.ShortcutContext.WindowShortcut)
+        self.play_key.activated.connect(self.toggle_play)
+        self.playhead = pg.InfiniteLine(0.0, angle=90, pen=pg.mkPen("#d00000", width=2))
+        self.playhead.setZValue(30)
+        self.playhead.setVisible(False)
+        self.plot.addItem(self.playhead, ignoreBounds=True)
+        self.player.position.connect(self._on_position)
+        self.player.message.connect(self.audio_note.setText)
+        self.player.playing.connect(
+            lambda on: self.play.setText("\u25a0 Stop (P)" if on else "\u25b6 Play (P)"))
         self.keys = KeyCounter(self)
         self.name.installEventFilter(self.keys)
         self.name.lineEdit().installEventFilter(self.keys)
@@ -191,16 +217,62 @@ class DiarPanel(QWidget):
         layout.addWidget(self.prompt)
         layout.addWidget(self.plot, 1)
         row = QHBoxLayout()
-        for w in (self.yes, self.no, self.send_boundary, self.edges, self.speaker_label,
-                  self.name, self.send_name):
+        for w in (self.play, self.yes, self.no, self.send_boundary, self.edges,
+                  self.speaker_label, self.name, self.send_name):
             row.addWidget(w)
         row.addStretch(1)
         layout.addLayout(row)
+        layout.addWidget(self.audio_note)
+
+    # -- listening ------------------------------------------------------------------------------
+
+    def listen_spans(self) -> list[tuple[float, float]]:
+        """What ▶ Play plays: the question's window(s), else the purple region."""
+        snap = self.snapshot
+        if snap is None:
+            return []
+        q, w = snap.question, snap.window
+        if q is not None and q.kind == "same":
+            spans = [(q.target.t1 - w / 2, q.target.t1 + w / 2)]
+            if q.target.doc2 in (None, snap.doc):
+                spans.append((q.target.t2 - w / 2, q.target.t2 + w / 2))
+            return spans
+        if q is not None and q.kind == "name":
+            return [(q.target.t - w / 2, q.target.t + w / 2)]
+        if self.region.isVisible():
+            return [tuple(self.region.getRegion())]
+        return []
+
+    def hideEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().hideEvent(event)
+        self.player.stop()
+
+    def toggle_play(self) -> None:
+        if self.player.is_playing:
+            self.player.stop()
+        elif self.snapshot is not None:
+            self.player.play(self.snapshot.audio, self.listen_spans())
+
+    def _on_position(self, t: float) -> None:
+        self.playhead.setVisible(t >= 0)
+        if t >= 0:
+            self.playhead.setValue(t)
 
     # -- drawing --------------------------------------------------------------------------------
 
     def show_snapshot(self, snap) -> None:
+        self.player.stop()
         self.snapshot = snap
+        has_audio = getattr(snap, "audio", None) is not None
+        self.play.setEnabled(has_audio)
+        self.play_key.setEnabled(has_audio)
+        if not has_audio:
+            self.audio_note.setText("no audio for this document (audio = \"file.wav\" in "
+                                    "the bundle plays what you are asked about)")
+        elif not self.player.is_playing:
+            a = snap.audio
+            self.audio_note.setText(f"audio: {a.duration:.1f} s, {a.rate} Hz · P plays "
+                                    "what you are asked about")
         for item in self.windows:
             self.plot.removeItem(item)
         self.windows = []
@@ -305,6 +377,7 @@ class DiarPanel(QWidget):
         snap = self.snapshot
         if snap is None:
             return
+        self.player.stop()
         if snap.question is not None:
             self.submitted.emit(kind, snap.question.target, value, self.keys.count)
             return

@@ -41,10 +41,12 @@ HEARING_SYSTEM = "diar_audio"
 
 
 def names_audio(bundle: str) -> bool:
-    """Does the bundle file at `bundle` hold a diarization document with `audio`? (A bounded
-    read of the small TOML file; anything unreadable is simply "no".)"""
+    """Does the bundle file at `bundle` hold a diarization document with a playable `audio`?
+    (A bounded read of the small TOML file, and of the recordings' headers; anything
+    unreadable is simply "no": the load then says why, and the system chosen stays.)"""
     import tomllib
 
+    from llgui.io.audio import AudioError, probe
     from llgui.utils.regular import read_regular
 
     try:
@@ -52,9 +54,17 @@ def names_audio(bundle: str) -> bool:
     except (OSError, ValueError):
         return False
     documents = data.get("documents")
-    return (isinstance(data.get("bundle"), dict) and data["bundle"].get("task") == "diarization"
-            and isinstance(documents, list)
-            and any(isinstance(d, dict) and "audio" in d for d in documents))
+    if not (isinstance(data.get("bundle"), dict) and data["bundle"].get("task") == "diarization"
+            and isinstance(documents, list)):
+        return False
+    for d in documents:
+        if isinstance(d, dict) and isinstance(d.get("audio"), str):
+            try:
+                probe(Path(bundle).parent / d["audio"])
+            except (AudioError, ValueError):
+                continue
+            return True
+    return False
 
 
 class LiveSessionWindow(QWidget):

@@ -5,7 +5,9 @@ impaired versions; the system's hypothesis after the step (h_n); and the errors 
 false alarm, confusion). Reference speakers have fixed colours (sorted labels, so a speaker
 who recurs across shows keeps its colour); a hypothesis label takes the colour of the
 reference speaker the optimal mapping gives it, or grey when it has none. The windows the
-human listened to are shaded. Mouse: drag to pan, wheel to zoom the time axis.
+human listened to are shaded. Mouse: drag to pan, wheel to zoom the time axis, Shift+drag to
+select a time region (`selection_changed`, played by the audio bar); `set_playhead(t)` draws
+the playing position (`llgui.gui.workbench.diar_audio`).
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
@@ -72,14 +74,39 @@ class TimeAxis(pg.AxisItem):
         return labels
 
 
+class SelectViewBox(pg.ViewBox):
+    """A view box where Shift+drag selects a time region instead of panning."""
+
+    def __init__(self, on_select, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._on_select = on_select
+
+    _selecting = False
+
+    def mouseDragEvent(self, ev, axis=None):  # noqa: N802 - pyqtgraph's name
+        if ev.isStart():   # Shift held when the drag starts: a selection to its end
+            self._selecting = (ev.button() == Qt.MouseButton.LeftButton
+                               and bool(ev.modifiers() & Qt.KeyboardModifier.ShiftModifier))
+        if self._selecting:
+            ev.accept()
+            a = self.mapSceneToView(ev.buttonDownScenePos()).x()
+            b = self.mapSceneToView(ev.scenePos()).x()
+            self._on_select(min(a, b), max(a, b), ev.isFinish())
+            return
+        super().mouseDragEvent(ev, axis)
+
+
 class DiarView(QWidget):
     LANE_HEIGHT = 0.8
+    selection_changed = Signal(object)
+    """(start, end) seconds of the region Shift+dragged on the timeline, or None."""
 
     def __init__(self, parent: QWidget | None = None, split: bool = True):
         super().__init__(parent)
         self._can_split = split   # panels of a split view never split themselves
         self.split = None         # SplitPanels, built at the first far-apart step
-        self.plot = pg.PlotWidget(axisItems={"left": LaneAxis(LANES, orientation="left"),
+        self.plot = pg.PlotWidget(viewBox=SelectViewBox(self.select),
+                                  axisItems={"left": LaneAxis(LANES, orientation="left"),
                                              "bottom": TimeAxis(orientation="bottom")})
         self.plot.setBackground("w")
         item = self.plot.getPlotItem()
@@ -134,6 +161,48 @@ class DiarView(QWidget):
         self._collar_drawn = None
         self.lanes: dict[str, tuple] = {}   # what is drawn, for tests: lane name -> turns
         self.shown: tuple = ()              # (document id, step) on screen
+        self.playhead = pg.InfiniteLine(0.0, angle=90, pen=pg.mkPen("#d00000", width=2))
+        self.playhead.setZValue(50)
+        self.playhead.setVisible(False)
+        item.addItem(self.playhead, ignoreBounds=True)
+        self.selection = pg.LinearRegionItem((0, 0), movable=True,
+                                             brush=QBrush(QColor(40, 110, 230, 60)),
+                                             pen=pg.mkPen(QColor(40, 90, 200), width=2))
+        self.selection.setZValue(40)
+        self.selection.setVisible(False)
+        self.selection.sigRegionChangeFinished.connect(
+            lambda *_: self.selection_changed.emit(self.selection.getRegion()))
+        item.addItem(self.selection, ignoreBounds=True)
+
+    # -- the audio's hooks: the playhead, the selected region ---------------------------------
+
+    def set_playhead(self, t: float | None) -> None:
+        """Draw the playing position at `t` seconds (None or < 0: hide it), here and in the
+        panels of a split view."""
+        for view in [self] + (self.split.panels if self.split is not None else []):
+            view.playhead.setVisible(t is not None and t >= 0)
+            if t is not None and t >= 0:
+                view.playhead.setValue(t)
+
+    def select(self, start: float, end: float, finished: bool = True) -> None:
+        """Show the region [start, end] as selected; `selection_changed` when `finished`.
+        A selection in one panel of a split view clears the others'."""
+        owner = getattr(self, "_owner", None) or self
+        for view in [owner] + (owner.split.panels if owner.split is not None else []):
+            if view is not self:
+                view.selection.setVisible(False)
+        self.selection.blockSignals(True)
+        self.selection.setRegion((start, end))
+        self.selection.blockSignals(False)
+        self.selection.setVisible(end > start)
+        if finished:
+            owner.selection_changed.emit((start, end) if end > start else None)
+
+    def clear_selection(self) -> None:
+        owner = getattr(self, "_owner", None) or self
+        for view in [owner] + (owner.split.panels if owner.split is not None else []):
+            view.selection.setVisible(False)
+        owner.selection_changed.emit(None)
 
     def set_speakers(self, reference_labels) -> None:
         """Fix the reference colours of one meeting (its speakers as far apart as can be)."""
@@ -351,7 +420,7 @@ class DiarView(QWidget):
         from llgui.gui.workbench.diar_split import SplitPanels
 
         if self.split is None:
-            self.split = SplitPanels(lambda: DiarView(split=False))
+            self.split = SplitPanels(self._panel)
             self.layout().insertWidget(1, self.split, 3)
             self.split.hide()
         self.split.prepare(panels)
@@ -385,6 +454,15 @@ class DiarView(QWidget):
         font.setPointSizeF(6.5)
         self.plot.getPlotItem().getAxis("left").setTickFont(font)
         return True
+
+    def _panel(self) -> "DiarView":
+        """A panel of the split view: its Shift+drag selects for this view (the owner)."""
+        panel = DiarView(split=False)
+        panel._owner = self
+        panel.selection.sigRegionChangeFinished.disconnect()
+        panel.selection.sigRegionChangeFinished.connect(
+            lambda *_: self.selection_changed.emit(panel.selection.getRegion()))
+        return panel
 
     # -- lanes: arrays built once per turn list, drawn one item per colour, culled --------
 

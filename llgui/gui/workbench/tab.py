@@ -147,8 +147,17 @@ class Workbench(QWidget):
         from llgui.gui.detection.doc_view import DetDocView
 
         self.det_view = DetDocView()
+        from llgui.gui.workbench.diar_audio import AudioBar   # issue 26
+
+        self.audio = AudioBar(self.diar_view, lambda text: window.statusBar().showMessage(
+            text, 15000))
+        self.diar_page = diar_page = QWidget()
+        diar_layout = QVBoxLayout(diar_page)
+        diar_layout.setContentsMargins(0, 0, 0, 0)
+        diar_layout.addWidget(self.audio)
+        diar_layout.addWidget(self.diar_view, 1)
         self.stack = QStackedWidget()
-        for w in (self.empty, self.mt_view, self.diar_view, self.det_view):
+        for w in (self.empty, self.mt_view, diar_page, self.det_view):
             self.stack.addWidget(w)
 
         right = QSplitter(Qt.Orientation.Vertical)
@@ -254,7 +263,7 @@ class Workbench(QWidget):
             f"{display_name(result.replay.metric)}: {result.replay.signature}")
         self.stack.setCurrentWidget({"mt": self.mt_view, "detection": self.det_view,
                                      "classification": self.det_view}.get(
-            document.task, self.diar_view))
+            document.task, self.diar_page))
         if document.task == "mt" and bundle is not None:
             self.mt_view.set_notes(_script_notes(bundle, result.replay.metric))
             self.cost_editor.set_unit(result.replay.cost_unit)
@@ -382,6 +391,7 @@ class Workbench(QWidget):
 
     def _show_timeline(self, result: Walkthrough, step: int) -> None:
         self.diar_view.show_step(result, step, result.errors_at(step))
+        self.audio.show_step(result, step)
         if step and result.log[step - 1].kind == "name":
             self._set_step_text(result, step)   # the view's mapping: the reference speaker
 
@@ -605,7 +615,7 @@ class Workbench(QWidget):
     def export_plot(self, path: str) -> None:
         from llgui.gui.widgets.plot_export import export_widget
 
-        on_timeline = self.stack.currentWidget() is self.diar_view
+        on_timeline = self.stack.currentWidget() is self.diar_page
         export_widget(self.diar_view.plot if on_timeline else self.scores, path,
                       "llgui: diarization timeline" if on_timeline else "llgui: scores")
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +32,9 @@ CONNECT_SECONDS = 20.0
 CELL_SECONDS = 600.0
 """The default per-cell time limit on worker processes (`--cell-timeout`): a cell of 10,000
 sentences takes about 10 s here; a worker silent ten minutes on one cell is hung or stopped."""
+
+FETCH_SECONDS = 30.0
+"""The longest wait for a finished cell's result to come back from its worker."""
 
 MEASURE_SECONDS = 1.0
 """The `auto` plan times the first cells in this process for about this long."""
@@ -197,6 +199,8 @@ class Executor:
         self._client = None
         self._cluster = None
         self.startup_s = 0.0
+        self._lost_asked = 0.0
+        self._silent: set = set()   # workers that did not hand a finished result over
 
     def __enter__(self) -> "Executor":
         if self.plan.kind in ("in-process", "auto"):
@@ -235,9 +239,11 @@ class Executor:
             n = len(info.get("workers", {}))
         except Exception:
             return
+        link = self._client.dashboard_link if "dashboard" in services else None
+        if link and not _answers(link):   # listed, yet not served (--no-dashboard, no bokeh)
+            link = None
         self.announce(f"{n} worker{'s' if n != 1 else ''} connected"
-                      + (f"; dashboard: {self._client.dashboard_link}"
-                         if "dashboard" in services else "; no dashboard"))
+                      + (f"; dashboard: {link}" if link else "; no dashboard"))
 
     def __exit__(self, *exc) -> None:
         if self._client is not None:
@@ -269,6 +275,7 @@ class Executor:
         limit = self.plan.cell_seconds
         queue = as_completed(futures, loop=client.loop)
         last_poll = last_done = time.monotonic()
+        alone_since = None   # since when the cluster has had no worker
         try:
             while left:
                 if should_stop is not None and should_stop():
@@ -277,12 +284,14 @@ class Executor:
                 for future in batch:
                     if future.key not in left:
                         continue   # timed out already: its problem was given
-                    del left[future.key]
                     i = index_of[future.key]
+                    if not future.done():   # finished once, then lost with its worker
+                        queue.add(future)
+                        continue
+                    outcome = self._outcome(future, tasks[i], started.get(future.key))
+                    del left[future.key]
                     last_done = time.monotonic()
-                    yield i, self._outcome(future, tasks[i], started.get(future.key))
-                if batch:
-                    continue
+                    yield i, outcome
                 now = time.monotonic()
                 if now - last_poll >= 1.0 and left:
                     last_poll = now
@@ -290,18 +299,41 @@ class Executor:
                     for key in [k for k in running if now - started[k][0] > limit]:
                         future = left.pop(key)
                         future.cancel()
+                        self._give_up(started[key][1])
                         i = index_of[key]
                         yield i, failed(tasks[i], f"no result after {limit:g} s on the worker "
                                                   f"at {started[key][1]} (the per-cell time "
                                                   f"limit, --cell-timeout): the worker is hung, "
                                                   f"stopped or too slow")
-                    if waiting is not None and now - last_done >= 2.0 and left:
+                    if self._workers() == 0:
+                        alone_since = alone_since or now
+                        if now - alone_since > limit:
+                            for key in list(left):
+                                left.pop(key)
+                                i = index_of[key]
+                                yield i, failed(tasks[i], f"not scored: no worker on the "
+                                                          f"cluster for {limit:g} s")
+                            break
+                    else:
+                        alone_since = None
+                    lost = self._lost(left, running, started, now)
+                    for key in lost:
+                        future = left.pop(key)
+                        i = index_of[key]
+                        yield i, failed(tasks[i], "failed on a worker, and its error could not "
+                                                  "be read back here")
+                    if waiting is not None and alone_since is not None:
+                        waiting(f"no worker on the cluster for {now - alone_since:.0f} s "
+                                f"(limit {limit:g} s); start workers with `dask worker "
+                                f"{self.plan.address}`")
+                    elif waiting is not None and now - last_done >= 2.0 and left:
                         longest = max((now - started[k][0] for k in running if k in left),
                                       default=0.0)
                         waiting(f"no cell finished for {now - last_done:.0f} s; "
                                 f"{len(running)} running, the longest for {longest:.0f} s "
                                 f"(limit {limit:g} s)")
-                time.sleep(0.05)
+                if not batch:
+                    time.sleep(0.05)
         finally:
             self._client.cancel([f for f in left.values() if not f.done()])
 
@@ -319,17 +351,78 @@ class Executor:
                     running.append(key)
         return running
 
-    @staticmethod
-    def _outcome(future, task: dict, seen) -> dict:
+    def _give_up(self, worker: str) -> None:
+        """Take a worker that held a cell past the time limit out of the cluster (as Dask's
+        worker-ttl would after minutes): its other cells go to the others. Its process is
+        left alone; a worker that was only slow connects again."""
+        if worker in self._silent:
+            return
+        self._silent.add(worker)
+        try:
+            self._client.run_on_scheduler(_on_scheduler()[0], address=worker)
+        except Exception:
+            pass
+
+    def _workers(self) -> int:
+        """Workers on the cluster now (-1 if the scheduler did not say)."""
+        try:
+            return len(self._client.nthreads())
+        except Exception:
+            return -1
+
+    def _who_has(self, future) -> list:
+        try:
+            return list(self._client.who_has([future]).get(future.key, ()))
+        except Exception:
+            return []
+
+    def _lost(self, left: dict, running: list, started: dict, now: float) -> list:
+        """Keys of `left` the scheduler holds as erred or forgotten while this client still
+        waits for them (an error that could not be sent back): asked every 5 s, about the
+        keys not running."""
+        if now - self._lost_asked < 5.0:
+            return []
+        self._lost_asked = now
+        idle = [k for k in left if k not in running]
+        if not idle:
+            return []
+        try:
+            states = self._client.run_on_scheduler(_on_scheduler()[1], keys=idle)
+        except Exception:
+            return []
+        return [k for k in idle if states.get(k) in ("erred", "forgotten", None)
+                and not left[k].done()]
+
+    def _outcome(self, future, task: dict, seen) -> dict:
         if future.status == "finished":
+            # the result lives on the worker: a worker stopped since would keep the fetch
+            # waiting forever; one that did once is not asked again
+            limit = min(self.plan.cell_seconds, FETCH_SECONDS)
+            holders = None
+            if self._silent:
+                holders = set(self._who_has(future))
+                if holders and holders <= self._silent:
+                    return failed(task, f"its result is held by the worker at "
+                                        f"{', '.join(sorted(holders))}, which stopped "
+                                        f"answering")
             try:
-                return future.result()
-            except Exception as error:   # lost between done and fetched
+                return future.result(timeout=limit)
+            except Exception as error:   # lost between done and fetched, or never fetched
+                holders = holders or set(self._who_has(future))
+                if "imeout" in type(error).__name__:
+                    self._silent |= holders
+                    where = f" from the worker at {', '.join(sorted(holders))}" if holders \
+                        else ""
+                    return failed(task, f"its result could not be fetched{where} within "
+                                        f"{limit:g} s (the worker is hung or stopped)")
                 return failed(task, f"its result could not be fetched ({_describe(error)})")
         if future.status == "cancelled":
             return failed(task, "cancelled on the cluster (a worker or the scheduler went "
                                 "away)")
-        error = future.exception()
+        try:
+            error = future.exception(timeout=FETCH_SECONDS)
+        except Exception as fetch:
+            error = fetch
         worker = _last_worker(error) or (seen[1] if seen else None)
         on = f" on the worker at {worker}" if worker else ""
         from distributed import KilledWorker
@@ -344,35 +437,79 @@ def connect(address: str, seconds: float):
     """A `Client` of the scheduler at `address`, or SchedulerUnreachable after `seconds`.
 
     Dask's own timeout does not cover a server that accepts the connection and answers in
-    another protocol (an HTTP server, the dashboard's port): the attempt runs on a thread
-    that is abandoned at the deadline."""
+    another protocol (an HTTP server, the dashboard's port): the Client waits forever. So the
+    address is first asked for its identity over Dask's protocol, within the deadline; only a
+    scheduler that answered is given to `Client`."""
+    import asyncio
+
     from dask.distributed import Client
 
-    outcome: dict = {}
+    try:
+        identity = asyncio.run(asyncio.wait_for(_identity(address, seconds), seconds))
+    except (asyncio.TimeoutError, TimeoutError) as error:
+        raise SchedulerUnreachable(
+            f"no Dask scheduler answered at {address} within {seconds:g} s; is this the "
+            f"dashboard's port (8787) rather than the scheduler's (8786), or another "
+            f"service?") from None
+    except (OSError, ValueError, TypeError) as error:   # refused, unreachable, bad address
+        raise SchedulerUnreachable(
+            f"no Dask scheduler answered at {address} within {seconds:g} s "
+            f"({_describe(error)}); is it running? `dask scheduler` prints its address "
+            f"(tcp://HOST:8786)") from None
+    except Exception:   # a peer speaking something else (its bytes read as Dask frames)
+        raise SchedulerUnreachable(
+            f"no Dask scheduler answered at {address}: something else did; is this the "
+            f"dashboard's port (8787) rather than the scheduler's (8786), or another "
+            f"service?") from None
+    kind = identity.get("type") if isinstance(identity, dict) else None
+    if kind != "Scheduler":
+        raise SchedulerUnreachable(
+            f"{address} is not a Dask scheduler (it answers as {kind or 'something else'}); "
+            f"give the scheduler's address, which `dask scheduler` prints")
+    try:
+        return Client(address, timeout=f"{seconds}s", set_as_default=False)
+    except Exception as error:
+        raise SchedulerUnreachable(f"cannot use the Dask scheduler at {address} "
+                                   f"({_describe(error)})") from None
 
-    def attempt() -> None:
-        try:
-            outcome["client"] = Client(address, timeout=f"{seconds}s", set_as_default=False)
-        except BaseException as error:   # refused, timed out, not a Dask scheduler, bad address
-            outcome["error"] = error
 
-    thread = threading.Thread(target=attempt, daemon=True, name="llgui-connect")
-    thread.start()
-    thread.join(seconds + 1.0)
-    if "client" in outcome:
-        return outcome["client"]
-    error = outcome.get("error")
-    if error is None or "imeout" in type(error).__name__ or isinstance(error, OSError):
-        hint = ("is anything listening there? `dask scheduler` prints its address "
-                "(tcp://HOST:8786)" if isinstance(error, OSError) and not isinstance(
-                    error, TimeoutError) else
-                "is this the dashboard's port (8787) rather than the scheduler's (8786), or "
-                "another service?")
-        detail = f" ({_describe(error)})" if error is not None else ""
-        raise SchedulerUnreachable(f"no Dask scheduler answered at {address} within "
-                                   f"{seconds:g} s{detail}; {hint}")
-    raise SchedulerUnreachable(f"cannot use the Dask scheduler at {address} "
-                               f"({_describe(error)})")
+async def _identity(address: str, seconds: float):
+    from distributed.comm import connect as open_comm
+
+    comm = await open_comm(address, timeout=seconds)
+    try:
+        await comm.write({"op": "identity", "reply": True})
+        return await comm.read()
+    finally:
+        comm.abort()
+
+
+def _on_scheduler():
+    """The functions run on the scheduler, made here so that they are sent by value (the
+    scheduler's machine need not have llgui): (remove a worker, the states of tasks)."""
+
+    async def remove_worker(address: str, dask_scheduler=None) -> None:
+        # forget the worker at `address`: its tasks and the results it held are rescheduled
+        await dask_scheduler.remove_worker(address=address, stimulus_id="llgui-cell-timeout",
+                                           close=False)
+
+    def task_states(keys, dask_scheduler=None) -> dict:
+        tasks = dask_scheduler.tasks   # the state of each key (None: no such task)
+        return {k: (tasks[k].state if k in tasks else None) for k in keys}
+
+    return remove_worker, task_states
+
+
+def _answers(url: str) -> bool:
+    """Whether `url` is served within a second (a scheduler without bokeh still runs an
+    HTTP server on the dashboard's port, for /health; its /status is then a 404)."""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=1.0):
+            return True
+    except Exception:
+        return False
 
 
 def failed(task: dict, reason: str) -> dict:

@@ -128,8 +128,9 @@ def run_campaign(
         if stats is not None and set(stats) == set(campaign.metrics):
             merged[(cell.system, cell.model, cell.batch)] = stats
             continue
-        if key in by_key:
+        if key in by_key:   # one job; its problems name every cell it stands for
             pending[by_key[key]][0].append(index)
+            pending[by_key[key]][2]["label"] += f", {campaign.label(cell)}"
             continue
         by_key[key] = len(pending)
         task = {"hypothesis": cell.hypothesis, "ref_key": batch_keys[cell.batch],
@@ -221,7 +222,7 @@ def run_campaign(
                                            f"({why})", **extra) if n else
                     Plan("in-process", 0, None, f"in this process ({why})", **extra))
         if announce is not None:
-            announce(plan.reason)
+            announce(f"running {plan.reason}")
         with Executor(plan, announce) as executor:
             began = time.monotonic()
             rest = pending[first:]

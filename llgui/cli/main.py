@@ -545,7 +545,7 @@ def cmd_campaign(args) -> str:
                            memory_limit=args.memory_limit, cell_seconds=args.cell_timeout,
                            connect_seconds=args.connect_timeout,
                            progress=progress, waiting=progress.note,
-                           announce=lambda text: print(f"llgui campaign: running {text}",
+                           announce=lambda text: print(f"llgui campaign: {text}",
                                                        file=sys.stderr, flush=True))
     except SchedulerUnreachable as error:
         raise UsageError(str(error)) from None

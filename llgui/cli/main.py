@@ -653,14 +653,9 @@ def _campaign_online_bundles(path: Path) -> list:
 
 
 def _is_campaign(path: Path) -> bool:
-    """A campaign file has a [campaign] table (read as text: no TOML parse needed here)."""
-    try:
-        if not path.is_file() or path.stat().st_size > 10_000_000:
-            return False
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    return any(line.strip() == "[campaign]" for line in text.splitlines())
+    from llgui.io.campaign import is_campaign_file
+
+    return is_campaign_file(path)
 
 
 # --------------------------------------------------------------------------------------------

@@ -65,6 +65,21 @@ MAX_CELLS = 250_000
 systems took 7.5 minutes before any output), and its cells would not fit a report."""
 
 
+_CAMPAIGN_TABLE = re.compile(r"^[ \t]*\[[ \t]*campaign[ \t]*\][ \t]*(#.*)?$", re.MULTILINE)
+
+
+def is_campaign_file(path: str | Path) -> bool:
+    """Whether `path` is a campaign file rather than a bundle: a TOML file with a [campaign]
+    table (read as text, at most 10 MB: no TOML parse needed to tell)."""
+    from llgui.utils.regular import read_regular
+
+    try:
+        data = read_regular(path, 10_000_000)
+    except (OSError, ValueError):
+        return False
+    return _CAMPAIGN_TABLE.search(data.decode("utf-8", "replace")) is not None
+
+
 def load_campaign(path: str | Path, progress=None, should_stop=None) -> Campaign:
     """The campaign at `path` and every problem found in it (see the module docstring).
     `progress(fraction)` hears how far the reading is (batches' references, then the cells'

@@ -475,8 +475,11 @@ def connect(address: str, seconds: float):
 
 async def _identity(address: str, seconds: float):
     from distributed.comm import connect as open_comm
+    from distributed.security import Security
 
-    comm = await open_comm(address, timeout=seconds)
+    # TLS settings from Dask's config (distributed.comm.tls.*), as Client would use them
+    comm = await open_comm(address, timeout=seconds,
+                           **Security().get_connection_args("client"))
     try:
         await comm.write({"op": "identity", "reply": True})
         return await comm.read()

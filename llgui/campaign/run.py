@@ -121,6 +121,11 @@ def run_campaign(
     by_key: dict[str, int] = {}  # cells with the same content are one job
     work_bytes = 0
     for index, cell in enumerate(campaign.cells):
+        if index % 500 == 499:   # hashing every file and looking it up takes a while too
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            if progress is not None:
+                progress(len(merged), len(campaign.cells))
         batch = campaign.batches[cell.batch]
         key = cell_key(campaign.task, [file_digest(cell.hypothesis), batch_keys[cell.batch]],
                        campaign.metrics, settings, versions)

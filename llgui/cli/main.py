@@ -523,6 +523,8 @@ def cmd_campaign(args) -> str:
                          "a running cluster's workers take theirs from `dask worker "
                          "--nthreads N --memory-limit BYTES`")
     shown, close = fraction_progress("reading the campaign")
+    if shown is None:   # piped: a line per long phase (a bar on a terminal)
+        print(f"llgui campaign: reading {args.campaign}", file=sys.stderr, flush=True)
     try:
         campaign = load_campaign(args.campaign, progress=shown)
     finally:
@@ -561,12 +563,16 @@ def cmd_campaign(args) -> str:
         print(f"llgui campaign: the cell cache was not written ({run.unwritable})",
               file=sys.stderr, flush=True)
     if args.out is not None:
-        print(f"llgui campaign: writing {args.out}", file=sys.stderr, flush=True)
+        print(f"llgui campaign: writing {args.out} ({len(run.report['systems'])} lifelong "
+              f"tables and campaign.json)", file=sys.stderr, flush=True)
+        shown, close = fraction_progress("writing")
         try:
-            write_campaign(run.report, args.out)
+            write_campaign(run.report, args.out, progress=shown)
         except OSError as error:
             raise UsageError(f"--out {args.out}: cannot write the reports "
                              f"({error.strerror or type(error).__name__})") from None
+        finally:
+            close()
     if args.format == "json":
         text = to_json(run.report)
     elif args.format == "csv":

@@ -137,8 +137,9 @@ class Measurements:
             from llgui.utils.regular import read_regular
 
             data = json.loads(read_regular(path, 1 << 16).decode("utf-8"))
-            startup = check_number(data["startup_s"], 0.0, 600.0)
-            efficiency = check_number(data["efficiency"], 0.01, 1.5)
+            startup = check_number(data["startup_s"], "startup_s", minimum=0.0, maximum=600.0)
+            efficiency = check_number(data["efficiency"], "efficiency", minimum=0.01,
+                                      maximum=1.5)
             return cls(startup, efficiency, True, path)
         except Exception:   # absent or damaged: the priors (a cache, never trusted blindly)
             return cls(path=path)

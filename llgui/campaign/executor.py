@@ -261,7 +261,7 @@ class Executor:
             for index, task in enumerate(tasks):
                 if should_stop is not None and should_stop():
                     return
-                yield index, function(task)
+                yield index, run_here(function, task)
             return
         yield from self._run_distributed(function, tasks, should_stop, waiting)
 
@@ -514,6 +514,15 @@ def _answers(url: str) -> bool:
             return True
     except Exception:
         return False
+
+
+def run_here(function: Callable[[dict], dict], task: dict) -> dict:
+    """`function(task)` in this process; an exception (a bug, MemoryError) is the cell's
+    named problem, as on a worker, rather than the end of the campaign."""
+    try:
+        return function(task)
+    except Exception as error:
+        return failed(task, f"failed in this process: {_describe(error)}")
 
 
 def failed(task: dict, reason: str) -> dict:

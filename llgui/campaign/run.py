@@ -26,7 +26,7 @@ from llgui.campaign import cells as jobs
 from llgui.campaign.cache import CellCache, cell_key, file_digest, library_versions
 from llgui.campaign.executor import (
     CELL_SECONDS, CONNECT_SECONDS, MEASURE_SECONDS, Executor, Measurements, Plan, choose,
-    scheduler_address, worth_workers,
+    run_here, scheduler_address, worth_workers,
 )
 
 
@@ -216,7 +216,7 @@ def run_campaign(
                     first == 0 or time.monotonic() - began < MEASURE_SECONDS):
                 stop()
                 indices, key, task = pending[first]
-                take_cell(indices, key, function(task))
+                take_cell(indices, key, run_here(function, task))
                 first += 1
             per_cell = (time.monotonic() - began) / first if first else 0.0
             measurements = Measurements.load(cache.root if cache is not None else None)

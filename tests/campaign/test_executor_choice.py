@@ -75,3 +75,22 @@ def test_a_file_that_is_not_a_scheduler_file_is_exit_2(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert f"--scheduler-file {tmp_path / 's.json'}: not a Dask scheduler file" in done.stderr
+
+
+def test_a_cell_that_raises_in_this_process_is_a_named_problem(reference_data, tmp_path,
+                                                               monkeypatch):
+    from llgui.campaign import cells
+
+    path = build_wmt_campaign(tmp_path, reference_data, [list(range(0, 10))])
+    real = cells.score_mt_cell
+
+    def score(task):
+        if "beta/M1" in task["hypothesis"]:
+            raise MemoryError("no room")
+        return real(task)
+
+    monkeypatch.setattr(cells, "score_mt_cell", score)
+    run = run_campaign(load_campaign(path), workers=0, use_cache=False)
+    (problem,) = run.scores.problems
+    assert problem.reason == "cell beta/M1/b0: failed in this process: MemoryError: no room"
+    assert run.partial and run.failed == 1 and run.computed == 3

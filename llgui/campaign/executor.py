@@ -210,7 +210,10 @@ class Executor:
         import dask
         from dask.distributed import Client, LocalCluster
 
-        for name in ("distributed", "tornado", "bokeh"):
+        # Dask's own log lines (a gather rescheduled, a worker lost) are not the user's: the
+        # problems llgui names say what happened
+        names = [n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]
+        for name in ("distributed", "tornado", "bokeh", *names):
             logging.getLogger(name).setLevel(logging.ERROR)
         if self.plan.kind == "local":
             # a cell that kills its worker is named after its first death, not retried on
@@ -274,7 +277,10 @@ class Executor:
         left = {f.key: f for f in futures}
         started: dict = {}     # key -> (when first seen running, worker address)
         limit = self.plan.cell_seconds
-        queue = as_completed(futures, loop=client.loop)
+        # results are fetched as each cell finishes (with_results), so a worker stopped later
+        # does not take them with it
+        queue = as_completed(futures, loop=client.loop, with_results=True, raise_errors=False)
+        done_since: dict = {}   # key -> when seen finished but not yet fetched
         last_poll = last_done = time.monotonic()
         alone_since = None   # since when the cluster has had no worker
         try:
@@ -282,14 +288,15 @@ class Executor:
                 if should_stop is not None and should_stop():
                     return
                 batch = queue.next_batch(block=False) if queue.has_ready() else []
-                for future in batch:
+                for future, value in batch:
                     if future.key not in left:
                         continue   # timed out already: its problem was given
                     i = index_of[future.key]
-                    if not future.done():   # finished once, then lost with its worker
-                        queue.add(future)
-                        continue
-                    outcome = self._outcome(future, tasks[i], started.get(future.key))
+                    if future.status == "finished" and isinstance(value, dict):
+                        outcome = value
+                    else:
+                        outcome = self._outcome(future, value, tasks[i],
+                                                started.get(future.key))
                     del left[future.key]
                     last_done = time.monotonic()
                     yield i, outcome
@@ -317,6 +324,25 @@ class Executor:
                             break
                     else:
                         alone_since = None
+                    for key, future in list(left.items()):   # finished, never handed over
+                        if future.status != "finished":
+                            continue
+                        done_since.setdefault(key, now)
+                        if now - done_since[key] <= min(limit, FETCH_SECONDS):
+                            continue
+                        # a fetch may wait on another worker's stop: given up once its
+                        # holder was, or after FETCH_SECONDS
+                        holders = sorted(self._who_has(future))
+                        wait = (min(limit, FETCH_SECONDS) if holders and set(holders)
+                                <= self._silent else FETCH_SECONDS)
+                        if now - done_since[key] > wait:
+                            left.pop(key)
+                            self._silent |= set(holders)
+                            where = f" from the worker at {', '.join(holders)}" if holders \
+                                else ""
+                            yield index_of[key], failed(
+                                tasks[index_of[key]], f"its result could not be fetched"
+                                f"{where} within {wait:g} s (the worker is hung or stopped)")
                     lost = self._lost(left, running, started, now)
                     for key in lost:
                         future = left.pop(key)
@@ -394,36 +420,15 @@ class Executor:
         return [k for k in idle if states.get(k) in ("erred", "forgotten", None)
                 and not left[k].done()]
 
-    def _outcome(self, future, task: dict, seen) -> dict:
-        if future.status == "finished":
-            # the result lives on the worker: a worker stopped since would keep the fetch
-            # waiting forever; one that did once is not asked again
-            limit = min(self.plan.cell_seconds, FETCH_SECONDS)
-            holders = None
-            if self._silent:
-                holders = set(self._who_has(future))
-                if holders and holders <= self._silent:
-                    return failed(task, f"its result is held by the worker at "
-                                        f"{', '.join(sorted(holders))}, which stopped "
-                                        f"answering")
-            try:
-                return future.result(timeout=limit)
-            except Exception as error:   # lost between done and fetched, or never fetched
-                holders = holders or set(self._who_has(future))
-                if "imeout" in type(error).__name__:
-                    self._silent |= holders
-                    where = f" from the worker at {', '.join(sorted(holders))}" if holders \
-                        else ""
-                    return failed(task, f"its result could not be fetched{where} within "
-                                        f"{limit:g} s (the worker is hung or stopped)")
-                return failed(task, f"its result could not be fetched ({_describe(error)})")
+    @staticmethod
+    def _outcome(future, error, task: dict, seen) -> dict:
+        """The problem of a cell that gave no result: `error` is what its future raised (as
+        `as_completed(raise_errors=False)` gives it: (type, exception, traceback))."""
+        if isinstance(error, tuple):
+            error = next((e for e in error if isinstance(e, BaseException)), error)
         if future.status == "cancelled":
             return failed(task, "cancelled on the cluster (a worker or the scheduler went "
                                 "away)")
-        try:
-            error = future.exception(timeout=FETCH_SECONDS)
-        except Exception as fetch:
-            error = fetch
         worker = _last_worker(error) or (seen[1] if seen else None)
         on = f" on the worker at {worker}" if worker else ""
         from distributed import KilledWorker
@@ -432,7 +437,6 @@ class Executor:
             return failed(task, f"its worker process died while scoring it{on} (crashed, "
                                 f"killed, or out of memory)")
         return failed(task, f"failed{on}: {_describe(error)}")
-
 
 def connect(address: str, seconds: float):
     """A `Client` of the scheduler at `address`, or SchedulerUnreachable after `seconds`.

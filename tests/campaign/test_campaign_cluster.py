@@ -29,8 +29,11 @@ from tests.conftest import REPO
 pytestmark = pytest.mark.xdist_group("dask-ports")
 
 HOOKS = REPO / "tests" / "campaign" / "worker_hooks.py"
-DASK = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
-WORKER = [sys.executable, "-m", "distributed.cli.dask_worker"]
+_DASK = Path(sys.executable).parent / "dask"   # the `dask` command of this environment
+DASK = ([str(_DASK), "scheduler"] if _DASK.exists()
+        else [sys.executable, "-m", "distributed.cli.dask_scheduler"])
+WORKER = ([str(_DASK), "worker"] if _DASK.exists()
+          else [sys.executable, "-m", "distributed.cli.dask_worker"])
 
 
 def _env(**extra) -> dict:

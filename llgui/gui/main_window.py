@@ -375,8 +375,9 @@ class MainWindow(QMainWindow):
                                                 "or Across time is shown")
             return True
         self._pending_campaign = None
+        where = f"the Dask cluster at {scheduler}" if scheduler else "a worker"
         self.systems_view.set_progress_text(f"{Path(path).name}: loading and scoring the "
-                                            "cells on a worker…")
+                                            f"cells on {where}…")
         self._campaign_path = str(path)   # the Systems view's paired test reads it again
         from llgui.gui.jobs.campaign import campaign_job
 

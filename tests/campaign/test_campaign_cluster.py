@@ -225,10 +225,11 @@ def test_a_worker_with_another_sacrebleu_scores_nothing_and_caches_nothing(small
 
 class _NotDask(threading.Thread):
     """A TCP service on 127.0.0.1 that is not a Dask scheduler: it answers every connection
-    with an HTTP error and keeps it open."""
+    with `greeting` (an HTTP error, or nothing at all) and keeps it open."""
 
-    def __init__(self):
+    def __init__(self, greeting: bytes):
         super().__init__(daemon=True)
+        self.greeting = greeting
         self.server = socket.socket()
         self.server.bind(("127.0.0.1", 0))
         self.server.listen(8)
@@ -241,13 +242,17 @@ class _NotDask(threading.Thread):
                 connection, _ = self.server.accept()
             except OSError:
                 return
-            connection.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n")
+            if self.greeting:
+                connection.sendall(self.greeting)
             self.held.append(connection)
 
 
-def test_a_service_that_is_not_a_scheduler_fails_within_the_deadline(small, tmp_path):
+@pytest.mark.parametrize("greeting", [b"HTTP/1.0 400 Bad Request\r\n\r\n", b""],
+                         ids=["http", "silent"])
+def test_a_service_that_is_not_a_scheduler_fails_within_the_deadline(small, tmp_path,
+                                                                     greeting):
     root, _ = small
-    service = _NotDask()
+    service = _NotDask(greeting)
     service.start()
     try:
         address = f"tcp://127.0.0.1:{service.port}"

@@ -1,6 +1,7 @@
 """`llgui` entry point: subcommands go to the headless CLI, anything else opens the window.
 
     llgui [BUNDLE ... | --demo] [--screenshot PNG]      the GUI
+    llgui --demo-dir                                    where the packaged demo lies
     llgui score|replay|lifelong|det ...                   headless (llgui.cli), no Qt imported
 """
 from __future__ import annotations
@@ -19,8 +20,15 @@ def main(argv: list[str] | None = None) -> int:
 
         build_parser(epilog=cli.commands_help()).print_help()
         return 0
+    if argv and argv[0] == "--demo-dir":
+        # Where the packaged demo lies, for commands on it after a pip install:
+        # llgui score "$(llgui --demo-dir)/mt/bundle.toml"
+        from llgui.resources import demo_dir
+
+        print(demo_dir())
+        return 0
     if argv and argv[0] == "--version":
-        from llgui import __version__
+        from llgui._version import __version__
 
         print(f"llgui {__version__}")
         return 0

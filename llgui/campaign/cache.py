@@ -62,7 +62,7 @@ def file_digest(path: str | Path) -> str:
 def library_versions(task: str) -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
-    from llgui import __version__
+    from llgui._version import __version__
 
     names = ["numpy"] + (["sacrebleu", "jiwer", "rapidfuzz"] if task == "mt"
                          else ["pyannote.metrics", "scipy"])

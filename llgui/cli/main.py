@@ -1,7 +1,7 @@
 """The headless command line: the GUI's numbers for scripts (DESIGN.md section 7).
 
-    llgui score BUNDLE [--metric M ...] [--policy P] [--format table|json|csv]
-    llgui replay BUNDLE --doc ID [--metric M] [--mode paper|llmt] [--format table|json|csv]
+    llgui score BUNDLE | --ref REF ... [--hyp HYP|-] [--log LOG] [settings] [--metric M ...]
+    llgui replay BUNDLE | --ref REF ... --hyp HYP --log LOG|- [--doc ID] [--metric M] [--mode ...]
     llgui lifelong BUNDLE [--policy A|B|C|POLICY.json] [--penalised] [--format table|json|csv]
     llgui det SCORES ... [--key KEY] [--dcf P_TARGET,C_MISS,C_FA] [--format table|json|csv]
     llgui campaign CAMPAIGN.toml [--workers N | --scheduler ADDRESS | --scheduler-file FILE]
@@ -10,34 +10,30 @@
     llgui simulate BUNDLE --system [NAME=]"COMMAND" ... [--oracle NAME ...] --out DIR
 
 Exit codes: 0 success; 2 bad input (one `FILE:LINE: reason` line per problem on stderr, no
-traceback); 1 internal error; 3 the system under evaluation failed (`simulate`). Runs on
-llgui.core, llgui.io (and llgui.sim / llgui.campaign for their commands) only: Qt is never imported.
+traceback); 1 internal error; 3 the system under evaluation failed (`simulate`). A thin layer
+over the Python API (llgui.api: the same reports, printed as tables, JSON or CSV); Qt is never
+imported.
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from llgui import __version__
+from llgui._version import __version__
 from llgui.cli import options
-from llgui.core.errors import LoadError, SystemFailed
+from llgui.core.errors import LoadError, SystemFailed, UsageError
 
 FORMATS = ("table", "json", "csv")
 # Named in `simulate --help` without importing the simulation (numpy, ~90 ms on every command):
 # tests/cli/test_main.py holds them equal to llgui.sim.oracles.ORACLES and
 # llgui.sim.run.REFERENCE_SYSTEMS.
 ORACLE_NAMES = ("allies", "worst-first", "in-order", "random", "noisy:P")
-SYSTEM_NAMES = ("static", "mt_memory", "diar_clusters")
-
-
-class UsageError(Exception):
-    """A bad argument value: reported on stderr with exit code 2."""
+SYSTEM_NAMES = ("static", "mt_memory", "diar_clusters", "diar_audio")
 
 
 @dataclass(frozen=True)
@@ -65,68 +61,139 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """argparse's parse, with the option meant for an unknown one (`--colar`: did you mean
+    `--collar`?); exit 2 as argparse's own errors."""
+    import difflib
+
+    args, extra = parser.parse_known_args(argv)
+    if not extra:
+        return args
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    command = action.choices.get(args.command) if args.command else None
+    known = [o for a in (command or parser)._actions for o in a.option_strings]
+    unknown = next((e for e in extra if e.startswith("-")), extra[0])
+    close = difflib.get_close_matches(unknown.split("=")[0], known, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]}?" if close and unknown.startswith("-") else ""
+    (command or parser).error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+    raise AssertionError("unreachable")   # argparse's error exits
+
+
 def _format_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=FORMATS, default="table",
                    help="output format (default: table)")
 
 
+def _input_arguments(p: argparse.ArgumentParser, log_help: str) -> None:
+    """A bundle, or plain files as sacrebleu and pyannote-metrics take them, and the common
+    settings as flags over the bundle's [settings]."""
+    p.add_argument("bundle", type=Path, nargs="?", metavar="BUNDLE",
+                   help="the bundle file (.toml); or give plain files with --ref and --hyp")
+    files = p.add_argument_group(
+        "plain files (instead of a bundle)",
+        "MT: text files, one segment a line, scored as one document named after the "
+        "hypothesis; diarization: RTTM/MDTM, one document per recording. '-' reads one of "
+        "them from standard input.")
+    files.add_argument("--ref", type=Path, nargs="+", action="extend", metavar="FILE",
+                       help="reference file(s) (MT: several for several references; "
+                            "diarization: one) (default: none, a bundle is read)")
+    files.add_argument("--hyp", type=Path, metavar="FILE",
+                       help="hypothesis file (default: standard input, as `sacrebleu REF < "
+                            "HYP`)")
+    files.add_argument("--log", type=Path, metavar="FILE", help=log_help)
+    files.add_argument("--src", type=Path, metavar="FILE",
+                       help="MT source text, line-aligned with the hypothesis (default: none)")
+    files.add_argument("--uem", type=Path, metavar="FILE",
+                       help="diarization: the scored regions of each recording (default: all "
+                            "of the reference)")
+    files.add_argument("--task", choices=("mt", "diarization"),
+                       help="the task of the plain files (default: diarization for .rttm/.mdtm "
+                            "files, else mt)")
+    settings = p.add_argument_group(
+        "settings (over the bundle's [settings]; default: the bundle's value, else the "
+        "library's default)")
+    settings.add_argument("--collar", metavar="SEC",
+                          help="diarization: total width around each reference boundary not "
+                               "scored (default: 0, pyannote's)")
+    settings.add_argument("--skip-overlap", action=argparse.BooleanOptionalAction,
+                          help="diarization: do not score overlapped speech (default: scored, "
+                               "pyannote's)")
+    settings.add_argument("-tok", "--tokenize", metavar="TOK",
+                          help="MT: sacrebleu's BLEU tokenizer (default: 13a; zh/ja-mecab/"
+                               "ko-mecab with --trg-lang zh/ja/ko)")
+    settings.add_argument("-lc", "--lowercase", action=argparse.BooleanOptionalAction,
+                          help="MT: case-insensitive BLEU, chrF and WER (default: "
+                               "case-sensitive)")
+    settings.add_argument("--trg-lang", metavar="LANG",
+                          help="MT: the target language, as sacrebleu's (default: unset)")
+
+
 def _arguments_score(p: argparse.ArgumentParser) -> None:
-    p.add_argument("bundle", type=Path, metavar="BUNDLE")
+    _input_arguments(p, "an interaction log: also the penalised scores (default: none)")
     p.add_argument("--metric", action="append", metavar="M",
                    help="metric to compute (repeatable; default: the bundle's metrics)")
     p.add_argument("--policy", metavar="A|B|C|POLICY.json",
-                   help="also give the policy-weighted mean over document times")
+                   help="also give the policy-weighted mean over document times (default: "
+                        "none)")
     _cache_flag(p)
     p.add_argument("--mode", choices=("paper", "llmt"), default="paper",
                    help="penalised scores: paper (equation 1 summed over steps) or llmt (the "
-                        "WMT 2020/21 lifelong MT scorer, BLEU only, pooled over the stream)")
+                        "WMT 2020/21 lifelong MT scorer, BLEU only, pooled over the stream) "
+                        "(default: paper)")
     _format_flag(p)
 
 
 def _arguments_replay(p: argparse.ArgumentParser) -> None:
-    p.add_argument("bundle", type=Path, metavar="BUNDLE")
-    p.add_argument("--doc", required=True, metavar="ID", help="document id")
+    _input_arguments(p, "the interaction log to replay (required with plain files; default: "
+                        "the bundle's)")
+    p.add_argument("--doc", metavar="ID",
+                   help="document id (default: the only document, when there is one)")
     p.add_argument("--metric", metavar="M", help="metric (default: the bundle's first)")
     p.add_argument("--mode", choices=("paper", "llmt"), default="paper",
                    help="paper: equation 1 summed over steps; llmt: the WMT 2020/21 lifelong "
-                        "MT scorer (BLEU only)")
+                        "MT scorer (BLEU only) (default: paper)")
     _cache_flag(p)
     _format_flag(p)
 
 
 def _arguments_lifelong(p: argparse.ArgumentParser) -> None:
-    p.add_argument("bundle", type=Path, metavar="BUNDLE")
+    p.add_argument("bundle", type=Path, metavar="BUNDLE",
+                   help="a bundle with a [lifelong] score table")
     p.add_argument("--policy", default="B", metavar="A|B|C|POLICY.json",
                    help="preset A (contemporary), B (uniform), C (past) or a policy file "
                         "(default: B)")
     p.add_argument("--penalised", action="store_true",
-                   help="weigh the penalised scores (equation 3) as well as the raw ones")
+                   help="weigh the penalised scores (equation 3) as well as the raw ones "
+                        "(default: the raw ones only)")
     p.add_argument("--metric", metavar="M", help="metric of the score table (default: its first)")
     _format_flag(p)
 
 
 def _arguments_det(p: argparse.ArgumentParser) -> None:
-    p.add_argument("scores", type=Path, nargs="*", metavar="SCORES")
+    p.add_argument("scores", type=Path, nargs="*", metavar="SCORES",
+                   help="score files, one system each, named by file stem (`score label` "
+                        "lines, or `enroll test score` with --key)")
     p.add_argument("--pair", type=Path, nargs=2, action="append", default=[],
                    metavar=("TARGETS", "NONTARGETS"),
                    help="a system as a file of target scores and one of non-target scores, one "
-                        "score per line (bob.measure, pyeer); repeatable")
-    p.add_argument("--key", type=Path, metavar="KEY", help="NIST/Kaldi trial key")
+                        "score per line (bob.measure, pyeer); repeatable (default: none)")
+    p.add_argument("--key", type=Path, metavar="KEY",
+                   help="NIST/Kaldi trial key (default: labels in the score files)")
     p.add_argument("--dcf", default="0.01,1,1", metavar="P_TARGET,C_MISS,C_FA",
                    help="DCF parameters (default: 0.01,1,1)")
     p.add_argument("--threshold", type=options.number(), metavar="T",
                    help="also give counts, precision, recall, F1 and error rate when accepting "
-                        "score >= T")
+                        "score >= T (default: none)")
     p.add_argument("--eer-method", choices=("rocch", "threshold"), default="rocch",
                    help="EER method (default: rocch, the ROC convex hull)")
     p.add_argument("--calibrated", action="append", default=[], metavar="SYSTEM",
                    help="the scores of SYSTEM are calibrated log-likelihood ratios: no warning "
-                        "on its actDCF (repeatable; '*' for every system)")
+                        "on its actDCF (repeatable; '*' for every system; default: none)")
     _format_flag(p)
 
 
 def _arguments_campaign(p: argparse.ArgumentParser) -> None:
-    p.add_argument("campaign", type=Path, metavar="CAMPAIGN")
+    p.add_argument("campaign", type=Path, metavar="CAMPAIGN", help="the campaign file (.toml)")
     workers = p.add_mutually_exclusive_group()
     workers.add_argument("--workers", type=options.integer(0, options.max_workers()),
                          metavar="N",
@@ -139,7 +206,7 @@ def _arguments_campaign(p: argparse.ArgumentParser) -> None:
     workers.add_argument("--scheduler-file", metavar="FILE",
                          type=options.non_empty("--scheduler-file"),
                          help="the cluster whose scheduler wrote FILE (`dask scheduler "
-                              "--scheduler-file FILE`, dask-jobqueue)")
+                              "--scheduler-file FILE`, dask-jobqueue; default: none)")
     p.add_argument("--threads", type=options.integer(1, 64), metavar="N",
                    help="threads per local worker process (default: 1; scoring is pure "
                         "Python: more processes, not threads)")
@@ -153,7 +220,8 @@ def _arguments_campaign(p: argparse.ArgumentParser) -> None:
     p.add_argument("--connect-timeout", metavar="SECONDS", default=20.0,
                    type=options.number(above=0, maximum=3600),
                    help="how long a scheduler has to answer (default: 20)")
-    p.add_argument("--out", type=Path, metavar="DIR", help="write the reports into DIR")
+    p.add_argument("--out", type=Path, metavar="DIR",
+                   help="write the reports into DIR (default: standard output only)")
     _format_flag(p)
 
 
@@ -195,24 +263,35 @@ def _arguments_simulate(p: argparse.ArgumentParser) -> None:
                         "e.g. noisy:0.1:worst-first); repeatable (default: allies)")
     p.add_argument("--budget", type=options.number(0, 1e15), metavar="X",
                    help="per document, in cost-model units (MT: reference words, or characters "
-                        "for scripts without spaces; diarization: seconds listened) (default: "
-                        "60 %% of the reference for MT, 60 s for diarization)")
+                        "for scripts without spaces, and word edits; diarization: seconds "
+                        "listened) (default: 60 %% of the document's reference for MT, 60 s for "
+                        "diarization). Active mode: a request costing more than what is left is "
+                        "refused and the document ends (ask its cost first with a quote); "
+                        "interactive: the oracle volunteers only corrections that fit")
     p.add_argument("--mode", choices=("active", "interactive", "none"),
-                   help="every document's mode (default: the oracle's: allies is active, the "
-                        "others interactive)")
+                   help="every document's mode: active (the system asks, the oracle answers), "
+                        "interactive (the oracle volunteers corrections), none (h0 only, no "
+                        "steps) (default: the oracle's: allies is active, the others "
+                        "interactive)")
     p.add_argument("--interactive-ratio", type=options.number(0, 1), metavar="R",
-                   help="share of documents in interactive mode, drawn per document with the "
-                        "seed, as ALLIES (default: unset)")
+                   help="each document is interactive with probability R, else active, drawn "
+                        "per document from the seed, as ALLIES; --mode wins when both are "
+                        "given (default: unset)")
     p.add_argument("--seed", type=options.integer(0, options.MAX_SEED), default=0, metavar="S",
                    help="seed of the oracles and of the system's hello (default: 0)")
     p.add_argument("--timeout", type=options.number(above=0, maximum=options.MAX_SECONDS),
                    default=30.0, metavar="SEC",
-                   help="seconds the system may take for one reply before the run ends with "
-                        "exit 3 (default: 30)")
+                   help="seconds the system may take for each message it owes: its hello "
+                        "(start-up included), each hypothesis, request and adapted, and its "
+                        "exit after bye; past it the run ends with exit 3 (default: 30). A "
+                        "message is at most 16 MiB. SIGTERM, SIGINT or SIGHUP end the system's "
+                        "process group and write run.json marked partial")
     p.add_argument("--out", type=Path, required=True, metavar="DIR",
-                   help="the run folder: bundle.toml, hyp/, logs/system.jsonl, run.json "
+                   help="the run folder: bundle.toml, hyp/, logs/system.jsonl, run.json, "
+                        "system.stderr, and ref/ src/ for documents cut by lines or docids "
                         "(DIR/SYSTEM/ORACLE/ with several)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (default: a progress bar on a terminal)")
     _format_flag(p)
 
 
@@ -250,36 +329,56 @@ def commands_help() -> str:
 
 
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread so every `finally` runs (a system's process
-    group is ended, files are closed) as for Ctrl-C."""
+    """SIGTERM, SIGINT or SIGHUP, raised in the main thread so every `finally` runs (a
+    system's process group is ended, run.json is written, files are closed) as for Ctrl-C;
+    `signum` says which."""
+
+    def __init__(self, signum: int):
+        import signal
+
+        self.signum = signum
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+
+
+STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
 
 
 @contextlib.contextmanager
 def _terminate_as_interrupt():
+    """The first of SIGTERM, SIGINT, SIGHUP raises `_Terminated`; later ones are ignored
+    until the command has cleaned up (a second Ctrl-C cannot cut the cleanup short)."""
     import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    numbers = [getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)]
 
     def handler(signum, frame):
-        raise _Terminated()
+        for number in numbers:
+            try:
+                signal.signal(number, signal.SIG_IGN)
+            except (ValueError, OSError):   # pragma: no cover
+                pass
+        raise _Terminated(signum)
 
+    previous = {}
     try:
-        previous = signal.signal(signal.SIGTERM, handler)
+        for number in numbers:
+            previous[number] = signal.signal(number, handler)
     except (ValueError, OSError):   # pragma: no cover - not settable here
-        yield
-        return
+        pass
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, old in previous.items():
+            signal.signal(number, old)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    args = _parse(parser, list(sys.argv[1:] if argv is None else argv))
     if not args.command:
         parser.print_help()
         return 0
@@ -291,8 +390,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 except ValueError as error:
                     raise UsageError(str(error)) from None
             text = COMMANDS[args.command].run(args)
-    except KeyboardInterrupt:   # Ctrl-C or SIGTERM: the job was stopped, its children ended
-        print(f"llgui {args.command}: interrupted; nothing more was done", file=sys.stderr)
+    except KeyboardInterrupt as stop:   # Ctrl-C, SIGTERM, SIGHUP: the job was stopped, its
+        # children ended (simulate: the system's process group, run.json marked partial)
+        what = str(stop) or "interrupted"
+        print(f"llgui {args.command}: {what}; nothing more was done", file=sys.stderr)
         return 2
     except SystemFailed as error:   # the system under evaluation failed: exit 3
         print(f"llgui {args.command}: {error}", file=sys.stderr)
@@ -320,42 +421,178 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _load(path: Path):
-    from llgui.io.bundle import load_bundle
+    from llgui import api
 
-    bundle = load_bundle(path)
+    _check_input(path)
+    bundle = api.load(path, warn=False)
     for warning in bundle.warnings:   # the load goes on; the numbers they concern say so
         print(warning, file=sys.stderr)
     return bundle
 
 
-def _policy(spec: str):
-    """A preset letter or a policy file."""
-    from llgui.core.across_time.policy import PRESETS
-    from llgui.io.policy_file import load_policy
+def _check_input(*paths: Path) -> None:
+    """Inputs that cannot be opened are exit 2 before any work, each with the file of its
+    folder it was probably meant to be."""
+    import difflib
 
-    if spec.upper() in PRESETS:
-        return spec.upper(), PRESETS[spec.upper()]
-    path = Path(spec)
-    if not path.exists():
-        raise UsageError(f"policy {spec!r} is neither A, B, C nor an existing policy file")
-    return str(path), load_policy(path)
+    from llgui.core.errors import Problem
+
+    problems = []
+    for path in paths:
+        if path.exists() or str(path) == "-":
+            continue
+        folder = path.parent
+        try:
+            names = [entry.name for _, entry in zip(range(5000), folder.iterdir())]
+        except OSError:
+            names = []
+        folded = {name.casefold(): name for name in names}   # sysa.txt: sysA.txt
+        close = difflib.get_close_matches(path.name.casefold(), folded, n=1, cutoff=0.6)
+        hint = f"; did you mean {str(folder / folded[close[0]])!r}?" if close else ""
+        problems.append(Problem(str(path), 0, f"no such file{hint}"))
+    if problems:
+        raise LoadError(problems)
+
+
+SETTING_FLAGS = {"collar": "--collar", "skip_overlap": "--skip-overlap",
+                 "tokenize": "--tokenize", "lowercase": "--lowercase", "trg_lang": "--trg-lang"}
+
+
+def _flag_settings(args) -> dict:
+    """The settings given as flags, as the bundle loader would read them from TOML: a number
+    for --collar (checked by the same rules as `[settings] collar`), booleans, strings."""
+    from llgui.core.numbers import parse_number
+
+    settings = {}
+    for key, flag in SETTING_FLAGS.items():
+        value = getattr(args, key, None)
+        if value is None:
+            continue
+        if key == "collar":
+            try:
+                value = parse_number(value.strip())
+            except ValueError as error:
+                raise UsageError(f"{flag} {value[:40]!r}: {error}") from None
+        settings[key] = value
+    return settings
+
+
+@contextlib.contextmanager
+def _stdin_file(args, names: Sequence[str]):
+    """The one input given as '-' (a plain-file option in `names`), read from standard input
+    into a temporary regular file, so that it is read, bounded and checked as any file is.
+    Problems in it are reported as `<stdin>:LINE: reason`."""
+    import tempfile
+
+    dashes = [n for n in names if _is_dash(getattr(args, n, None))]
+    if len(dashes) > 1:
+        raise UsageError(f"only one input can be read from standard input, not "
+                         f"{' and '.join('--' + n for n in dashes)}")
+    if not dashes:
+        yield None
+        return
+    from llgui.utils.regular import MAX_INPUT_BYTES
+
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError(f"--{dashes[0]} -: standard input is a terminal; pipe the file in "
+                         f"(llgui {args.command} ... < FILE) or name it")
+    data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise UsageError(f"--{dashes[0]} -: standard input is larger than the largest input "
+                         f"read ({MAX_INPUT_BYTES >> 20} MiB)")
+    name = dashes[0]
+    with tempfile.TemporaryDirectory(prefix="llgui-stdin-") as folder:
+        suffix = _stdin_suffix(args, name)
+        path = Path(folder) / f"stdin{suffix}"
+        path.write_bytes(data)
+        setattr(args, name, path)
+        try:
+            yield path
+        except LoadError as error:
+            from llgui.core.errors import Problem
+
+            raise LoadError([Problem("<stdin>" if p.file == str(path) else p.file, p.line,
+                                     p.reason) for p in error.problems]) from None
+
+
+def _is_dash(value) -> bool:
+    return value is not None and str(value) == "-"
+
+
+def _stdin_suffix(args, name: str) -> str:
+    """The name the input read from standard input gets: a hypothesis of a diarization task
+    takes the reference's extension (RTTM or MDTM is told by it)."""
+    from llgui.io.loose import DIARIZATION_SUFFIXES
+
+    if name == "log":
+        return ".jsonl"
+    suffixes = [r.suffix.lower() for r in args.ref or ()]
+    diarization = args.task == "diarization" or any(s in DIARIZATION_SUFFIXES for s in suffixes)
+    if diarization and name == "hyp":
+        return next((s for s in suffixes if s in DIARIZATION_SUFFIXES), ".rttm")
+    return ".txt"
+
+
+PLAIN_FILES = ("ref", "hyp", "log", "src", "uem", "task")
+
+
+@contextlib.contextmanager
+def _input(args, need_log: bool = False):
+    """The bundle of a scoring command: the BUNDLE file, or the plain files of --ref, --hyp,
+    --log...; the setting flags laid over its settings (UsageError on a bad value)."""
+    from llgui import api
+
+    plain = [n for n in PLAIN_FILES if getattr(args, n, None) is not None]
+    if args.bundle is not None and plain:
+        raise UsageError(f"give a bundle or plain files, not both (--{plain[0]} with "
+                         f"{args.bundle})")
+    if args.bundle is None and not plain:
+        raise UsageError("give a bundle file, or plain files: --ref REF [--hyp HYP]")
+    if args.bundle is not None:
+        bundle = _load(args.bundle)
+        yield _with_flags(bundle, args)
+        return
+    if not args.ref:
+        raise UsageError("plain files need --ref (the reference file or files)")
+    if any(_is_dash(r) for r in args.ref):
+        raise UsageError("--ref -: give the references as files (the hypothesis, the log "
+                         "or another input may come from standard input)")
+    if args.hyp is None:
+        args.hyp = Path("-")   # as sacrebleu: the hypothesis on standard input
+    if need_log and args.log is None:
+        raise UsageError("replay needs the interaction log: --log FILE")
+    with _stdin_file(args, ("hyp", "log", "src", "uem")) as piped:
+        _check_input(*(p for p in (*args.ref, args.hyp, args.log, args.src, args.uem)
+                       if p is not None))
+        bundle = api.load_files(args.ref, args.hyp, log=args.log, src=args.src, uem=args.uem,
+                                task=args.task,
+                                log_base=Path.cwd() if piped and piped == args.log else None)
+        if piped is not None and piped == args.hyp:
+            import dataclasses
+
+            bundle = dataclasses.replace(bundle, name="<stdin>")
+        yield _with_flags(bundle, args)
+
+
+def _with_flags(bundle, args):
+    from llgui import api
+
+    settings = _flag_settings(args)
+    if args.bundle is not None and settings and bundle.task in ("detection", "classification"):
+        raise UsageError(f"{', '.join(SETTING_FLAGS[k] for k in settings)}: no setting flag "
+                         f"applies to {bundle.task} bundles")
+    return api.with_settings(bundle, **settings)
 
 
 def cmd_score(args) -> str:
-    from llgui.core.reports import commands as reports
+    from llgui import api
     from llgui.io import export
 
-    bundle = _load(args.bundle)
-    if bundle.task == "detection":
-        return _det_output(bundle.detection, (0.01, 1.0, 1.0), "rocch", args.format)
-    metrics = tuple(args.metric) if args.metric else bundle.metrics
-    _check_metrics(bundle.task, metrics)
-    policy = _policy(args.policy) if args.policy else None
-    if args.mode == "llmt" and (bundle.task != "mt" or "bleu" not in metrics):
-        raise UsageError("mode llmt is the WMT lifelong MT scorer: it needs an MT bundle and "
-                         "the bleu metric")
-    with _scoring(args):
-        report = reports.score_report(bundle, metrics, policy, mode=args.mode)
+    with _input(args) as bundle:
+        if bundle.task == "detection":
+            return _det_output(api.det_report(bundle), args.format)
+        with _scoring(args):
+            report = api.score_report(bundle, args.metric, args.policy, mode=args.mode)
     if args.format == "json":
         return export.to_json(report)
     if args.format == "csv":
@@ -363,54 +600,13 @@ def cmd_score(args) -> str:
     return export.score_table(report)
 
 
-def _check_metrics(task: str, metrics: Sequence[str]) -> None:
-    from llgui.core.metrics import metrics_for
-
-    for m in metrics:
-        if m not in metrics_for(task):
-            raise UsageError(f"metric {m!r} does not apply to {task} bundles "
-                             f"(known: {', '.join(metrics_for(task))})")
-
-
 def cmd_replay(args) -> str:
-    from llgui.core.metrics import default_replay, info, replay_metrics
-    from llgui.core.penalty import make_track, replay
-    from llgui.core.reports import commands as reports
+    from llgui import api
     from llgui.io import export
 
-    bundle = _load(args.bundle)
-    if bundle.task == "detection" and not bundle.steps:
-        raise UsageError(f"{args.bundle} has no interaction log to replay")
-    metric = args.metric or bundle.metrics[0]
-    _check_metrics(bundle.task, [metric])
-    if not info(metric).replayable:   # a detection bundle's EER
-        if args.metric is not None:
-            options = [info(m).name_with_note for m in replay_metrics(bundle.task)]
-            listed = " or ".join(filter(None, (", ".join(options[:-1]), options[-1])))
-            raise UsageError(f"{metric} has no penalised form here: replay {listed}")
-        metric = default_replay(bundle.task)
-    try:
-        document = bundle.document(args.doc)
-    except KeyError:
-        known = ", ".join(d.id for d in bundle.documents[:10])
-        raise UsageError(f"no document {args.doc!r} in {args.bundle} (documents: {known}"
-                         + (", ..." if len(bundle.documents) > 10 else "") + ")") from None
-    if args.mode == "llmt" and metric != "bleu":
-        raise UsageError("mode llmt is the WMT lifelong MT scorer: it is defined for bleu only")
-    with _scoring(args):
-        try:
-            track = make_track(document, metric, bundle.settings, bundle.cost,
-                               bundle.documents)
-            # a second track for the memorise-only reference (figure 4 of the paper), where
-            # the task has corrected hypotheses (MT, diarization)
-            twin = (make_track(document, metric, bundle.settings, bundle.cost,
-                               bundle.documents)
-                    if hasattr(track, "corrected_hypothesis") else None)
-        except ValueError as error:   # e.g. a detection operating point outside (0, 1)
-            raise UsageError(str(error)) from None
-        result = replay(track, bundle.steps_of(document.id), bundle.cost, doc=document.id,
-                        mode=args.mode, memorise=twin)
-    report = reports.replay_report(result)
+    with _input(args, need_log=True) as bundle:
+        with _scoring(args):
+            report = api.replay_report(bundle, args.doc, args.metric, mode=args.mode)
     if args.format == "json":
         return export.to_json(report)
     if args.format == "csv":
@@ -419,21 +615,10 @@ def cmd_replay(args) -> str:
 
 
 def cmd_lifelong(args) -> str:
-    from llgui.core.reports import commands as reports
+    from llgui import api
     from llgui.io import export
 
-    bundle = _load(args.bundle)
-    if bundle.lifelong is None:
-        raise UsageError(f"{args.bundle} has no [lifelong] score table")
-    table = bundle.lifelong
-    metric = args.metric or table.metrics[0]
-    if metric not in table.metrics:
-        raise UsageError(f"the score table has no metric {metric!r} "
-                         f"(it has: {', '.join(table.metrics)})")
-    if args.penalised and metric not in table.values_pen:
-        raise UsageError("--penalised needs a value_pen column in the score table")
-    name, policy = _policy(args.policy)
-    report = reports.lifelong_report(table, metric, name, policy, penalised=args.penalised)
+    report = api.lifelong_report(_load(args.bundle), args.policy, args.penalised, args.metric)
     if args.format == "json":
         return export.to_json(report)
     if args.format == "csv":
@@ -442,68 +627,27 @@ def cmd_lifelong(args) -> str:
 
 
 def cmd_det(args) -> str:
-    from llgui.core.errors import Problem
-    from llgui.io.detection import load_key, load_scores
+    from llgui import api
 
-    dcf = _parse_dcf(args.dcf)
+    dcf = api.parse_dcf(args.dcf, "--dcf")
     if not args.scores and not args.pair:
         raise UsageError("give score files, or --pair TARGETS NONTARGETS")
-    key = load_key(args.key) if args.key is not None else None   # read once for all systems
-    trials, problems = [], []
-    for path in args.scores:
-        try:
-            trials.append(load_scores(path, key=key))
-        except LoadError as error:
-            problems.extend(error.problems)
-    for targets, nontargets in args.pair:   # bob.measure / pyeer layout
-        from llgui.io.detection import load_score_pair
-
-        try:
-            trials.append(load_score_pair(targets, nontargets))
-        except LoadError as error:
-            problems.extend(error.problems)
-    if problems:
-        raise LoadError(problems)
-    names = [t.name for t in trials]
-    if len(set(names)) != len(names):
-        dup = next(n for n in names if names.count(n) > 1)
-        raise LoadError([Problem(str(trials[names.index(dup)].path), 0,
-                                 f"two score files are named {dup!r}: systems are named by "
-                                 "file stem, rename one")])
-    if args.threshold is not None and not math.isfinite(args.threshold):
-        raise UsageError(f"--threshold {args.threshold}: expected a finite number")
-    return _det_output(trials, dcf, args.eer_method, args.format, args.calibrated,
-                       args.threshold)
+    _check_input(*args.scores, *(p for pair in args.pair for p in pair),
+                 *([args.key] if args.key is not None else []))
+    trials = api.det_trials(args.scores, args.key, args.pair)
+    report = api.det_report(trials, None, (), dcf, args.eer_method, args.calibrated,
+                            args.threshold)
+    return _det_output(report, args.format)
 
 
-def _det_output(trials, dcf, method: str, fmt: str, calibrated=(),
-                threshold: float | None = None) -> str:
-    from llgui.core.reports import commands as reports
+def _det_output(report: dict, fmt: str) -> str:
     from llgui.io import export
 
-    report = reports.det_report(trials, dcf, method, calibrated, threshold)
     if fmt == "json":
         return export.to_json(report)
     if fmt == "csv":
         return export.det_csv(report)
     return export.det_table(report)
-
-
-def _parse_dcf(text: str) -> tuple[float, float, float]:
-    from llgui.core.numbers import parse_number
-
-    parts = text.split(",")
-    try:
-        values = tuple(parse_number(p.strip()) for p in parts)
-    except ValueError:
-        values = ()
-    if len(values) != 3:
-        raise UsageError(f"--dcf {text!r}: expected three finite numbers P_TARGET,C_MISS,C_FA")
-    p, c_miss, c_fa = values
-    if not 0 < p < 1 or c_miss <= 0 or c_fa <= 0:
-        raise UsageError(f"--dcf {text!r}: need 0 < P_TARGET < 1, C_MISS > 0 and C_FA > 0")
-    return values  # type: ignore[return-value]
-
 
 
 # --------------------------------------------------------------------------------------------
@@ -514,7 +658,6 @@ def cmd_campaign(args) -> str:
     """Score a campaign on Dask (llgui.campaign); exit 2 after writing partial results when any
     file was wrong (every problem listed on stderr)."""
     from llgui.cli.progress import CellProgress, fraction_progress
-    from llgui.campaign.run import run_campaign
     from llgui.io.campaign import load_campaign
     from llgui.io.campaign_export import campaign_csv, campaign_table, to_json, write_campaign
 
@@ -522,6 +665,7 @@ def cmd_campaign(args) -> str:
         raise UsageError("--threads and --memory-limit set the workers of a local cluster; "
                          "a running cluster's workers take theirs from `dask worker "
                          "--nthreads N --memory-limit BYTES`")
+    _check_input(args.campaign)
     shown, close = fraction_progress("reading the campaign")
     if shown is None:   # piped: a line per long phase (a bar on a terminal)
         print(f"llgui campaign: reading {args.campaign}", file=sys.stderr, flush=True)
@@ -538,19 +682,17 @@ def cmd_campaign(args) -> str:
                                                                       "lifelong"))
         except ValueError as error:
             raise UsageError(str(error)) from None
-    from llgui.campaign.executor import SchedulerUnreachable
+    from llgui import api
 
     progress = CellProgress()
     try:
-        run = run_campaign(campaign, workers=args.workers, scheduler=args.scheduler,
-                           scheduler_file=args.scheduler_file, threads=args.threads or 1,
-                           memory_limit=args.memory_limit, cell_seconds=args.cell_timeout,
-                           connect_seconds=args.connect_timeout,
-                           progress=progress, waiting=progress.note,
-                           announce=lambda text: print(f"llgui campaign: {text}",
-                                                       file=sys.stderr, flush=True))
-    except SchedulerUnreachable as error:
-        raise UsageError(str(error)) from None
+        run = api.campaign_run(campaign, workers=args.workers, scheduler=args.scheduler,
+                               scheduler_file=args.scheduler_file, threads=args.threads or 1,
+                               memory_limit=args.memory_limit, cell_seconds=args.cell_timeout,
+                               connect_seconds=args.connect_timeout,
+                               progress=progress, waiting=progress.note,
+                               announce=lambda text: print(f"llgui campaign: {text}",
+                                                           file=sys.stderr, flush=True))
     finally:
         progress.close()
     print(f"llgui campaign: {len(campaign.cells)} cells: {run.cached} from the cache, "
@@ -592,76 +734,35 @@ def cmd_campaign(args) -> str:
 
 
 def cmd_compare(args) -> str:
-    from llgui.core.reports.compare import DEFAULT_UNIT, compare_bundles
-    from llgui.core.significance.resample import DEFAULT_SAMPLES, Plan
+    from llgui import api
     from llgui.io import export
     from llgui.io.compare_report import compare_csv, compare_table
 
-    if args.samples is not None and args.samples < 1:
-        raise UsageError(f"--samples {args.samples}: need at least 1")
     problems, bundles = [], []
     for path in args.inputs:
         try:
-            if _is_campaign(path):
-                bundles.extend(_campaign_online_bundles(path))
+            if api.is_campaign(path):
+                bundles.extend(api.campaign_bundles(path, reader=_load))
             else:
                 bundles.append(_load(path))
         except LoadError as error:
             problems.extend(error.problems)
     if problems:
         raise LoadError(problems)
-    task = bundles[0].task
-    unit = args.unit or DEFAULT_UNIT.get(task, "document")
-    samples = args.samples or DEFAULT_SAMPLES[args.test]
-    if args.metric:
-        _check_metrics(task, args.metric)
-    if args.dcf is not None and task != "detection":
-        raise UsageError(f"--dcf applies to detection bundles, not to {task}")
-    dcf = _parse_dcf(args.dcf) if args.dcf is not None else (0.01, 1.0, 1.0)
     from llgui.cli.progress import fraction_progress
 
     progress, close = fraction_progress("llgui compare")
     try:
-        plan = Plan(args.test, samples, args.seed, unit)
-        comparison = compare_bundles(bundles, args.baseline, plan, args.metric, dcf=dcf,
-                                     progress=progress)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+        dcf = api.parse_dcf(args.dcf, "--dcf") if args.dcf is not None else None
+        report = api.compare_report(bundles, args.baseline, args.test, args.unit, args.samples,
+                                    args.seed, args.metric, dcf, progress=progress)
     finally:
         close()
-    report = comparison.report()
     if args.format == "json":
         return export.to_json(report)
     if args.format == "csv":
         return compare_csv(report)
     return compare_table(report)
-
-
-def _campaign_online_bundles(path: Path) -> list:
-    """The online runs (`bundle = ...`) of a campaign's systems, each named by its system:
-    the runs a paired test compares on the same documents. Systems without an online run
-    take no part (their cells are scored by `llgui campaign`)."""
-    import dataclasses
-
-    from llgui.io.campaign import load_campaign
-
-    campaign = load_campaign(path)
-    if campaign.problems:
-        raise LoadError(campaign.problems)
-    bundles = []
-    for system in campaign.systems:
-        if system.bundle is not None:
-            bundles.append(dataclasses.replace(_load(Path(system.bundle)), name=system.name))
-    if not bundles:
-        raise UsageError(f"{path}: no system of this campaign has an online run (`bundle = "
-                         "...`) to compare")
-    return bundles
-
-
-def _is_campaign(path: Path) -> bool:
-    from llgui.io.campaign import is_campaign_file
-
-    return is_campaign_file(path)
 
 
 # --------------------------------------------------------------------------------------------

@@ -111,3 +111,8 @@ class SystemFailed(Exception):
 
     The message names the document, the step and the fault; the CLI exits with code 3.
     """
+
+
+class UsageError(ValueError):
+    """A bad argument value (an option, a setting, a document id): the command line says it on
+    one line with exit 2, the Python API raises it as a ValueError."""

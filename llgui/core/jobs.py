@@ -27,3 +27,11 @@ def check(should_stop: ShouldStop) -> None:
 def report(progress: Progress, fraction: float) -> None:
     if progress is not None:
         progress(min(1.0, max(0.0, float(fraction))))
+
+
+def time_left(elapsed: float, fraction: float, least: float = 0.02) -> float | None:
+    """Seconds a job that has done `fraction` of its work in `elapsed` seconds still needs,
+    at the pace so far; None before `least` of it is done (no pace yet)."""
+    if not (fraction >= least) or elapsed <= 0:
+        return None
+    return max(elapsed * (1.0 - min(fraction, 1.0)) / fraction, 0.0)

@@ -8,7 +8,8 @@ errors (`Metric.errors` gives errors and reference size, so its replay has a Min
 Rate), the unit of its score and the factories that make its metric object and its Track. The
 per-task defaults sit beside it. Loaders, reports, the CLI, the simulator and the GUI read these
 facts from here; adding a metric is one entry below and its implementation in its family module
-(`llgui.core.mt`, `.diarization`, `.detection`, `.classification`).
+(`llgui.core.mt`, `.diarization`, `.detection`, `.classification`). Word metrics (cpWER,
+tcpWER, WDER) are diarization metrics: `llgui.core.diarization.words`.
 
 Layering: this module sits above the task families and below `llgui.core.penalty`, whose
 `make_track` dispatches through it. A family never imports it (a fact a family needs is passed
@@ -137,6 +138,19 @@ def _diar_track(name, document, settings, cost_model, documents, progress, shoul
                      cost_model, others)
 
 
+def _word_metric(name, settings, documents=()):
+    from llgui.core.diarization.word_track import make_word_metric
+
+    return make_word_metric(name, settings)
+
+
+def _word_track(name, document, settings, cost_model, documents, progress, should_stop):
+    from llgui.core.diarization.word_track import WordTrack
+
+    others = {d.id: d for d in documents if d.task == "diarization" and d.id != document.id}
+    return WordTrack(document, _word_metric(name, settings), cost_model, others)
+
+
 def _det_metric(name, settings, documents=()):
     from llgui.core.detection.track import make_det_metric
 
@@ -165,6 +179,7 @@ def _class_track(name, document, settings, cost_model, documents, progress, shou
 
 _MT = dict(metric_factory=_mt_metric, track_factory=_mt_track)
 _DIAR = dict(metric_factory=_diar_metric, track_factory=_diar_track)
+_WORDS = dict(metric_factory=_word_metric, track_factory=_word_track)
 _DET = dict(metric_factory=_det_metric, track_factory=_det_track)
 _CLASS = dict(metric_factory=_class_metric, track_factory=_class_track)
 
@@ -178,6 +193,11 @@ _ENTRIES = (
     MetricInfo("wer", "mt", "WER", False, True, True, **_MT),         # edits / ref. words
     MetricInfo("der", "diarization", "DER", False, True, True, **_DIAR),   # error seconds
     MetricInfo("jer", "diarization", "JER", False, True, False, **_DIAR),  # no error count
+    # meeting word metrics (meeteval's; need the documents' reference words)
+    MetricInfo("cpwer", "diarization", "cpWER", False, True, True, **_WORDS),   # word errors
+    MetricInfo("tcpwer", "diarization", "tcpWER", False, True, True,
+               note="needs word_collar", **_WORDS),
+    MetricInfo("wder", "diarization", "WDER", False, True, True, **_WORDS),  # speaker errors
     MetricInfo("eer", "detection", "EER", False, False, False),       # no penalised form
     MetricInfo("min_dcf", "detection", "minDCF", False, True, False, PLAIN, **_DET),
     MetricInfo("act_dcf", "detection", "actDCF", False, True, False, PLAIN, **_DET),
@@ -207,6 +227,10 @@ DEFAULT_REPLAY: Mapping[str, str] = MappingProxyType({
     "mt": "bleu", "diarization": "der", "detection": "err", "classification": "error_rate"})
 """The metric a replay starts from when the bundle's first cannot be replayed (a detection
 bundle's EER): offered first among the task's replayable metrics."""
+
+WORD_METRICS: tuple[str, ...] = tuple(m.name for m in _ENTRIES
+                                     if m.metric_factory is _word_metric)
+"""The meeting word metrics (cpWER, tcpWER, WDER): they need the documents' reference words."""
 
 OTHER_SCORES: Mapping[str, bool] = MappingProxyType({
     "chrf++": True, "accuracy": True, "acc": True, "f1": True, "precision": True,

@@ -145,11 +145,35 @@ class Turn:
 
 
 @dataclass(frozen=True)
+class Word:
+    """A word of a meeting transcript: [start, end] in seconds, its text and its speaker
+    (None: a hypothesis word no speaker was given, which the hypothesis does not contain).
+    `order` sorts words the way meeteval concatenates them: (segment start, segment number
+    in the file, word number in the segment)."""
+
+    start: float
+    end: float
+    word: str
+    speaker: str | None
+    order: tuple[float, int, int] | None = None
+    """Default: (start, 0, 0)."""
+
+    def __post_init__(self) -> None:
+        if self.order is None:
+            object.__setattr__(self, "order", (self.start, 0, 0))
+
+    @property
+    def midpoint(self) -> float:
+        return 0.5 * (self.start + self.end)
+
+
+@dataclass(frozen=True)
 class DiarDocument:
     """One diarization document (a recording): reference and hypothesis turns, optional UEM.
 
     `uri` is the file field of the RTTM/UEM lines it came from. `uem` is the scored extent as
-    sorted, non-overlapping (start, end) pairs in seconds, or None for "not given".
+    sorted, non-overlapping (start, end) pairs in seconds, or None for "not given". `audio`
+    is the recording's path, or None.
     """
 
     id: str
@@ -158,6 +182,13 @@ class DiarDocument:
     reference: tuple[Turn, ...]
     hypothesis: tuple[Turn, ...]
     uem: tuple[tuple[float, float], ...] | None = None
+    words: tuple[Word, ...] | None = None
+    """The reference words (with speakers and times), for cpWER, tcpWER and WDER."""
+    hypothesis_words: tuple[Word, ...] | None = None
+    """The hypothesis words when given; else the reference words take the hypothesis'
+    speaker labels (`llgui.core.diarization.words.attribute`)."""
+    audio: str | None = None
+    """The recording's path (resolved against the bundle's folder), when the bundle names one."""
     task = "diarization"
 
     @cached_property
@@ -444,6 +475,33 @@ class Bundle:
     def __post_init__(self) -> None:
         if not isinstance(self.settings, MappingProxyType):
             object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
+
+    def __repr__(self) -> str:
+        """One line (the generated repr would print every segment and turn)."""
+        parts = [f"task={self.task!r}", f"name={self.name!r}",
+                 f"{len(self.documents)} documents", f"metrics={list(self.metrics)}"]
+        if self.steps:
+            parts.append(f"{len(self.steps)} steps")
+        if self.detection:
+            parts.append(f"{len(self.detection)} detection systems")
+        if self.lifelong is not None:
+            parts.append("a lifelong score table")
+        if self.settings:
+            parts.append(f"settings={dict(self.settings)}")
+        return f"Bundle({', '.join(parts)})"
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the summary line and the documents, first ten."""
+        from html import escape
+
+        rows = "".join(f"<tr><td>{escape(d.id)}</td><td>{escape(d.time.text)}</td>"
+                       f"<td>{len(self.steps_of(d.id))}</td></tr>"
+                       for d in self.documents[:10])
+        more = (f"<tr><td colspan='3'>... {len(self.documents) - 10} more</td></tr>"
+                if len(self.documents) > 10 else "")
+        table = (f"<table><tr><th>document</th><th>time</th><th>steps</th></tr>{rows}{more}"
+                 "</table>" if self.documents else "")
+        return f"<p><code>{escape(repr(self))}</code></p>{table}"
 
     def document(self, doc_id: str) -> Document:
         at = self._positions.get(doc_id)

@@ -5,7 +5,10 @@ a real one and scores it from scratch with sacrebleu / jiwer (MT) or pyannote.me
 (diarization): S_base, and for every step S_cor (the corrected hypothesis), S_imp (a real
 impaired hypothesis where one exists: MT tokens absent from every reference, of the length the
 metric's bound needs; diarization through pyannote's own mapper with the impaired speaker left
-out), and S_adapt. It is the GUI's "Verify with libraries" and runs on a worker.
+out), and S_adapt. It is the GUI's "Verify with libraries" and runs on a worker. Diarization
+DER is computed by pyannote on pieces of the meeting, a piece once per distinct content
+(`llgui.core.diarization.reference.PyannoteDER`): a 1.5-hour meeting's 15 steps take seconds,
+not the half hour of one whole-meeting pyannote call per score (gate 11).
 """
 from __future__ import annotations
 
@@ -72,9 +75,10 @@ def verify_walkthrough(walk: Walkthrough, settings,
     if walk.document.task == "mt":
         scorer = _MTScorer(walk, settings)
     else:
-        scorer = _DiarScorer(walk, settings)
+        scorer = _DiarScorer(walk, settings, should_stop)
     checks = [Check(0, "s_base", walk.replay.s_base, scorer.score(walk.base))]
     n = len(walk.steps)
+    report(progress, 1 / (n + 1))
     for i, view in enumerate(walk.steps, 1):
         check(should_stop)
         s = view.scores
@@ -83,7 +87,7 @@ def verify_walkthrough(walk: Walkthrough, settings,
             imp, note = scorer.impaired(view)
             checks.append(Check(i, "s_imp", s.s_imp, imp, note))
         checks.append(Check(i, "s_adapt", s.s_adapt, scorer.score(view.adapted)))
-        report(progress, i / max(n, 1))
+        report(progress, (i + 1) / (n + 1))
     return Verification(walk.document.id, walk.replay.metric, scorer.library, tuple(checks))
 
 
@@ -134,22 +138,30 @@ class _MTScorer:
 
 
 class _DiarScorer:
-    def __init__(self, walk: Walkthrough, settings):
-        from llgui.core.diarization.reference import pyannote_version
+    """DER by `PyannoteDER` (pyannote.metrics on pieces of the meeting, each computed once per
+    distinct content: a step costs the pieces its correction touched, gate 11); JER by
+    pyannote's JaccardErrorRate on the whole meeting."""
+
+    def __init__(self, walk: Walkthrough, settings, should_stop=None):
+        from llgui.core.diarization.reference import PyannoteDER, pyannote_version
         from llgui.core.diarization.track import make_diar_metric
 
         self.doc = walk.document
         self.metric = make_diar_metric(walk.replay.metric, settings)
         self.library = f"pyannote.metrics {pyannote_version()}"
+        self.should_stop = should_stop
+        self.der = PyannoteDER(self.doc.reference, self.doc.uem, self.metric.collar,
+                               self.metric.skip_overlap)
 
     def score(self, turns, unmappable=()) -> float:
-        from llgui.core.diarization.reference import pyannote_der_components, pyannote_jer_components
+        from llgui.core.diarization.reference import pyannote_jer_components
 
-        function = pyannote_der_components if self.metric.name == "der" else pyannote_jer_components
-        components = function(self.doc.reference, turns, uem=self.doc.uem,
-                              collar=self.metric.collar, skip_overlap=self.metric.skip_overlap,
-                              unmappable=unmappable)
-        value = components.der if self.metric.name == "der" else components.jer
+        if self.metric.name == "der":
+            value = self.der(turns, unmappable, should_stop=self.should_stop).der
+        else:
+            value = pyannote_jer_components(
+                self.doc.reference, turns, uem=self.doc.uem, collar=self.metric.collar,
+                skip_overlap=self.metric.skip_overlap, unmappable=unmappable).jer
         return float(value) if math.isfinite(value) else math.nan
 
     def impaired(self, view) -> tuple[float | None, str]:

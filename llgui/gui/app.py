@@ -11,11 +11,12 @@ import sys
 from pathlib import Path
 
 from llgui.gui.demo import demo_bundles, demo_campaign
+from llgui.resources import demo_dir
 
 
 def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
     """The window's arguments; `epilog` (the headless commands) is printed as written."""
-    from llgui import __version__
+    from llgui._version import __version__
 
     parser = argparse.ArgumentParser(
         prog="llgui",
@@ -30,7 +31,8 @@ def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
                              "table) opens in the Systems tab")
     parser.add_argument("--demo", action="store_true", help="open the bundled demo")
     parser.add_argument("--screenshot", type=Path, metavar="PNG",
-                        help="render offscreen once loaded, write the PNG and exit")
+                        help="render offscreen once loaded, write the PNG and exit (exit 2 when a "
+                             "bundle asked for failed to open, the PNG showing why)")
     parser.add_argument("--doc", metavar="ID", help="select this document")
     parser.add_argument("--step", type=int, metavar="N", help="go to step N of the document")
     parser.add_argument("--tab", choices=("workbench", "time", "detection", "systems"),
@@ -82,6 +84,38 @@ def platform_problem() -> str | None:
             f"(installed: {', '.join(installed)})")
 
 
+NO_DISPLAY = ("no display: neither DISPLAY nor WAYLAND_DISPLAY is set. Run llgui on a desktop, "
+              "render the window to a picture instead (llgui --demo --screenshot demo.png), "
+              "or set QT_QPA_PLATFORM=offscreen")
+XCB_LIBRARIES = {"xcb-cursor": "libxcb-cursor0", "xkbcommon-x11": "libxkbcommon-x11-0",
+                 "xcb-icccm": "libxcb-icccm4", "xcb-keysyms": "libxcb-keysyms1",
+                 "xcb-image": "libxcb-image0", "xcb-render-util": "libxcb-render-util0",
+                 "xcb-randr": "libxcb-randr0", "xcb-shape": "libxcb-shape0",
+                 "EGL": "libegl1", "fontconfig": "libfontconfig1"}
+"""The system libraries Qt's xcb platform plugin loads on Linux that a bare machine often
+lacks (library name -> Debian/Ubuntu package); Qt aborts when one is missing."""
+
+
+def display_problem() -> str | None:
+    """On Linux, why Qt could not open a window and would abort (SIGABRT) instead of saying
+    so: no display at all, or a library of the xcb plugin missing. None elsewhere, or when
+    $QT_QPA_PLATFORM chooses a platform."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM", "").strip():
+        return None
+    if os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    if not os.environ.get("DISPLAY"):
+        return NO_DISPLAY
+    import ctypes.util
+
+    missing = [package for library, package in XCB_LIBRARIES.items()
+               if ctypes.util.find_library(library) is None]
+    if missing:
+        return ("Qt's xcb platform plugin needs system libraries this machine lacks: "
+                f"{' '.join(missing)} (Debian/Ubuntu: apt install {' '.join(missing)})")
+    return None
+
+
 def open_arguments(window, args) -> bool:
     """Open what the command line names: bundles in the workbench, a campaign file (one
     with a [campaign] table, given where a bundle goes) in the Systems tab unless `--tab`
@@ -122,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    problem = platform_problem() if QApplication.instance() is None else None
+    problem = ((platform_problem() or display_problem())
+               if QApplication.instance() is None else None)
     if problem:   # Qt would abort (SIGABRT) in the QApplication constructor
         print(f"llgui: {problem}", file=sys.stderr)
         return 2
@@ -136,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     window.resize(width, height)
 
     if not open_arguments(window, args):
-        print("llgui: the demo bundles were not found (resources/demo)", file=sys.stderr)
+        print(f"llgui: the demo bundles were not found in {demo_dir()} ($LLGUI_DEMO_DIR)",
+              file=sys.stderr)
         return 2
     window.show()
     if args.close_after is not None:
@@ -156,6 +192,11 @@ def main(argv: list[str] | None = None) -> int:
 
         def shoot() -> None:
             code = 0 if window.save_screenshot(target) else 1
+            failed = getattr(window, "open_problems", [])
+            if failed:   # the picture shows the error; the exit says it too
+                for problem in failed:
+                    print(problem, file=sys.stderr)
+                code = 2
             window.close()
             app.exit(code)
 

@@ -1,20 +1,19 @@
-"""Where the bundled demo lives: one bundle per task and a campaign, in resources/demo/
+"""Where the bundled demo lives: one bundle per task and a campaign, in llgui/resources/demo/
 ($LLGUI_DEMO_DIR overrides). Plain paths, no Qt: the start-up (`llgui.gui.app`) and the
 window's File › Open the demo (`llgui.gui.main_window`) both read them from here."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from llgui.resources import demo_dir
 
 
 def _root() -> Path:
-    return Path(os.environ.get("LLGUI_DEMO_DIR", REPO / "resources" / "demo"))
+    return demo_dir()
 
 
 def demo_bundles() -> list[Path]:
-    """The bundled demo: one bundle per task, in resources/demo/ ($LLGUI_DEMO_DIR overrides)."""
+    """The bundled demo: one bundle per task, in llgui/resources/demo/ ($LLGUI_DEMO_DIR overrides)."""
     root = _root()
     return [p for p in (root / "mt" / "bundle.toml", root / "diarization" / "bundle.toml",
                         root / "detection" / "bundle.toml",

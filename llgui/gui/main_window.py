@@ -103,7 +103,14 @@ class MainWindow(QMainWindow):
         dock.setObjectName("documents_dock")
         dock.setWidget(view)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                         | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self._documents_closed = False   # closed by the user: kept closed on new bundles
+        toggle = dock.toggleViewAction()
+        toggle.setText("&Documents panel")
+        toggle.setShortcut("Ctrl+Shift+D")
+        toggle.setStatusTip("show or hide the Documents panel")
+        toggle.triggered.connect(lambda on: setattr(self, "_documents_closed", not on))
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         self.documents_dock = dock
         self._docks_sized = False
@@ -189,6 +196,10 @@ class MainWindow(QMainWindow):
         edit.addAction(redo)
         self.undo_action, self.redo_action = undo, redo
 
+        view = bar.addMenu("&View")
+        view.addAction(self.documents_dock.toggleViewAction())
+        self.view_menu = view
+
         nav = bar.addMenu("&Navigate")
         # Arrow keys act on the workbench unless a text field has the focus (see Workbench).
         self._action(nav, "Previous step", lambda: self.step_by(-1), "Left")
@@ -266,6 +277,9 @@ class MainWindow(QMainWindow):
             # once the window is shown: a message shown before hides the signature label
             # only until the window's first show() shows it again, under the message
             QTimer.singleShot(0, lambda: self.statusBar().showMessage(message, 30000))
+        # what failed to open, for `--screenshot` to exit non-zero on
+        self.open_problems = [str(p) for p in problems] or (
+            [] if loaded or not paths else [f"{p}: nothing to open" for p in paths])
         if problems:
             self.show_error("Could not open " + ", ".join(str(Path(p).name) for p in paths),
                             problems)
@@ -426,14 +440,33 @@ class MainWindow(QMainWindow):
     @Slot()
     def _on_state_bundles_changed(self) -> None:
         self.documents_model.set_bundles(self.state.bundles)
+        columns = self.documents_model.COLUMNS
+        bundles = self.state.bundles
         # one task open: its column says nothing and takes the room S_pen and gain need
-        self.documents_view.setColumnHidden(
-            1, len({b.task for b in self.state.bundles}) <= 1)
+        self.documents_view.setColumnHidden(columns.index("task"),
+                                            len({b.task for b in bundles}) <= 1)
+        # two systems on the same documents (issue 23 item 15): a system column tells their
+        # rows apart, and Δ S_pen takes the room of steps and gain (in the tooltips)
+        comparing = _comparing(bundles)
+        # (bundles of different documents, as the demo's MT, diarization and detection: the
+        # document says which, and the task column what)
+        self.documents_view.setColumnHidden(columns.index("system"), not comparing)
+        for name in ("steps", "gain"):
+            self.documents_view.setColumnHidden(columns.index(name), comparing)
+        self.documents_view.setColumnHidden(len(columns) - 1, not comparing)   # Δ S_pen
+        # comparing: Δ S_pen and S_pen beside the system, where a 1366-px panel shows them
+        header = self.documents_view.horizontalHeader()
+        order = (["document", "system", columns[-1], "S_pen", "S_base"] if comparing
+                 else list(columns))
+        for place, name in enumerate(order):
+            header.moveSection(header.visualIndex(columns.index(name)), place)
         self.documents_view.resizeColumnsToContents()
-        # a detection-only bundle has no documents: no empty panel taking a sixth of the window
-        self.documents_dock.setVisible(not self.state.bundles
-                                       or any(b.documents for b in self.state.bundles))
-        names = [b.name or Path(b.path or "").stem for b in self.state.bundles]
+        self._cap_system_column()
+        # a detection-only bundle has no documents: no empty panel taking a sixth of the
+        # window; a panel the user closed stays closed (View › Documents brings it back)
+        has_documents = not bundles or any(b.documents for b in bundles)
+        self.documents_dock.setVisible(has_documents and not self._documents_closed)
+        names = [b.name or Path(b.path or "").stem for b in bundles]
         self.setWindowTitle(f"llgui — {', '.join(names)}" if names else "llgui")
         for i in range(len(self.state.bundles)):
             self._submit_collection(i)
@@ -504,6 +537,13 @@ class MainWindow(QMainWindow):
                 self.workbench.show_collection(index, result)
                 self._fit_documents_dock()
 
+    def _cap_system_column(self) -> None:
+        """The system column at most 10 ems wide (the whole name is in its tooltip)."""
+        view = self.documents_view
+        system = self.documents_model.COLUMNS.index("system")
+        view.setColumnWidth(system, min(view.columnWidth(system),
+                                        10 * self.fontMetrics().height()))
+
     def _fit_documents_dock(self) -> None:
         """Widen the Documents panel to its columns once the scores are in (S_base, S_pen
         and gain were cut off even at 1920x1080), up to a quarter of the window."""
@@ -512,6 +552,7 @@ class MainWindow(QMainWindow):
             return   # big bundles keep the sampled sizing of their first paint (no 100-ms fit)
         header = view.horizontalHeader()
         view.resizeColumnsToContents()   # a sampled fit (ResizeContentsPrecision)
+        self._cap_system_column()
         wanted = sum(header.sectionSize(k) for k in range(header.count())
                      if not header.isSectionHidden(k))
         wanted += view.verticalScrollBar().sizeHint().width() + 2 * view.frameWidth() + 4
@@ -647,7 +688,7 @@ class MainWindow(QMainWindow):
             exporter(path)
 
     def show_about(self) -> None:
-        from llgui import __version__
+        from llgui._version import __version__
 
         QMessageBox.about(self, "About llgui",
                           f"llgui {__version__}\nPenalised scores for human-assisted learning "
@@ -775,6 +816,16 @@ class MainWindow(QMainWindow):
         image = self.grab()
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         return bool(image.save(str(path)))
+
+
+def _comparing(bundles) -> bool:
+    """Two open bundles of one task share a document: two systems on the same documents."""
+    seen: dict[tuple[str, str], int] = {}
+    for k, bundle in enumerate(bundles):
+        for doc in bundle.documents[:FIT_ROWS]:
+            if seen.setdefault((bundle.task, doc.id), k) != k:
+                return True
+    return False
 
 
 FIT_ROWS = 200

@@ -46,7 +46,7 @@ class SimulateDialog(QDialog):
         form.addRow("Bundle", self._with_browse(self.bundle_edit, self._on_browse_bundle))
         self.systems_edit = QPlainTextEdit("mt_memory")
         self.systems_edit.setToolTip("one system a line: a reference system (static, mt_memory, "
-                                     "diar_clusters) or NAME=COMMAND")
+                                     "diar_clusters, diar_audio) or NAME=COMMAND")
         self.systems_edit.setFixedHeight(70)
         form.addRow("Systems", self.systems_edit)
         oracles = QHBoxLayout()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -36,7 +37,8 @@ class DocumentsModel(QAbstractTableModel):
     on the worker): no cell scans the log or the replays, and opening 10^5 documents costs
     no more than opening ten."""
 
-    COLUMNS = ("document", "task", "time", "steps", "S_base", "S_pen", "gain")
+    # "system": which open bundle the row is of (hidden with one bundle open)
+    COLUMNS = ("document", "system", "task", "time", "steps", "S_base", "S_pen", "gain")
     TASK_LABELS = {"mt": "MT", "diarization": "diar.", "detection": "det.",
                    "classification": "class."}
 
@@ -46,6 +48,7 @@ class DocumentsModel(QAbstractTableModel):
         self._offsets: list[int] = [0]            # first row of each bundle, then the total
         self._results: dict[int, BundleReplay] = {}
         self._summaries: dict[int, dict] = {}
+        self.systems: list[str] = []   # the short name of each bundle (what tells them apart)
 
     def set_bundles(self, bundles: list[Bundle]) -> None:
         self.beginResetModel()
@@ -53,6 +56,10 @@ class DocumentsModel(QAbstractTableModel):
         self._offsets = [0]
         for b in self._bundles:
             self._offsets.append(self._offsets[-1] + len(b.documents))
+        from llgui.core.display.names import short_names
+
+        self.systems = short_names([b.name or Path(b.path or "").stem or f"bundle {k + 1}"
+                                    for k, b in enumerate(self._bundles)])
         self._results = {}
         self._summaries = {}
         self.endResetModel()
@@ -68,7 +75,8 @@ class DocumentsModel(QAbstractTableModel):
         if 0 <= bundle_index < len(self._bundles):
             first, last = self._offsets[bundle_index], self._offsets[bundle_index + 1] - 1
             if last >= first:
-                self.dataChanged.emit(self.index(first, 4), self.index(last, 6))
+                self.dataChanged.emit(self.index(first, self.COLUMNS.index("S_base")),
+                                      self.index(last, self.COLUMNS.index("gain")))
 
     def _locate(self, row: int) -> tuple[int, Any]:
         b = bisect_right(self._offsets, row) - 1
@@ -102,6 +110,8 @@ class DocumentsModel(QAbstractTableModel):
                     "S_pen": "penalised score after the last step: S_adapt + Σ (S_imp − S_cor)",
                     "gain": "S_pen − S_base, signed so that positive means better than the base",
                     "steps": "interaction steps in the log",
+                    "system": "the open bundle (system) the document is of; its whole name "
+                              "in the cell's tooltip",
                 }.get(self.COLUMNS[section])
         return None
 
@@ -116,6 +126,8 @@ class DocumentsModel(QAbstractTableModel):
         raw: Any
         if column == "document":
             raw = doc.id
+        elif column == "system":
+            raw = self.systems[b] if b < len(self.systems) else ""
         elif column == "task":
             raw = self.TASK_LABELS.get(doc.task, doc.task)
         elif column == "time":
@@ -145,10 +157,11 @@ class DocumentsModel(QAbstractTableModel):
                 return QBrush(BETTER if raw > 0 else WORSE if raw < 0 else QColor(0, 0, 0))
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
+            bundle = self._bundles[b]
             result = self._results.get(b)
             if result is not None:
-                return f"{display_name(result.metric)} — {result.signature}"
-            bundle = self._bundles[b]
+                return (f"{bundle.name or bundle.path}\n{display_name(result.metric)} — "
+                        f"{result.signature}")
             return f"{bundle.name or bundle.path}"
         return None
 
@@ -161,8 +174,9 @@ _DOCUMENT_ROLES = frozenset((Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAl
 class CorrectionsModel(QAbstractTableModel):
     """The steps of one document: row 0 is the base hypothesis, row n the n-th step."""
 
+    # the answer last: long text (a post-edit) stretches there, the scores stay in view
     COLUMNS = ("step", "initiative", "kind", "target", "cost", "S_cor", "S_imp", "S_adapt",
-               "S_pen")
+               "S_pen", "answer")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -178,6 +192,13 @@ class CorrectionsModel(QAbstractTableModel):
     @property
     def walkthrough(self) -> Walkthrough | None:
         return self._walk
+
+    def _hours(self) -> bool | None:
+        """Diarization times h:mm:ss throughout a document that reaches an hour."""
+        from llgui.core.display.diar_text import long_document
+
+        doc = self._walk.document if self._walk is not None else None
+        return long_document(doc.extent) if getattr(doc, "task", "") == "diarization" else None
 
     def _cost_unit(self) -> str:
         unit = self._walk.replay.cost_unit if self._walk is not None else ""
@@ -203,6 +224,9 @@ class CorrectionsModel(QAbstractTableModel):
                 "S_adapt": "score of the system's hypothesis after the step",
                 "S_pen": "S_adapt + Σ_{k≤n} (S_imp,k − S_cor,k)",
                 "cost": f"cost of the step ({self._cost_unit()}, per the cost model)",
+                "answer": "what the human gave: the post-edit or reference (MT), the name, "
+                          "same / different, the true edges of the turn (diarization), the "
+                          "labels (detection); the tooltip shows it whole",
             }.get(self.COLUMNS[section])
         return None
 
@@ -229,7 +253,8 @@ class CorrectionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 "step": str(s.step), "initiative": s.initiative, "kind": s.kind,
-                "target": describe_target(step), "cost": _num(s.cost, 1),
+                "target": describe_target(step, self._hours()), "answer": _one_line(
+                    describe_answer(step, walk.document)), "cost": _num(s.cost, 1),
                 "S_cor": _num(s.s_cor), "S_imp": _num(s.s_imp), "S_adapt": _num(s.s_adapt),
                 "S_pen": _num(s.s_pen),
             }[column]
@@ -240,14 +265,21 @@ class CorrectionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and column == "S_imp" \
                 and walk.replay.impaired_better(s):
             return QBrush(WORSE)
+        if role == Qt.ItemDataRole.ToolTipRole and column == "answer":
+            return describe_answer(step, walk.document)
         if role == Qt.ItemDataRole.ToolTipRole:
             note = ("\nS_imp is better than S_cor here: the impaired construction is not a "
                     "lower bound at this step" if walk.replay.impaired_better(s) else "")
-            return f"{describe_step(step)}\n{walk.replay.signature}{note}"
+            return f"{describe_step(step, self._hours())}\n{walk.replay.signature}{note}"
         return None
 
 
-def describe_target(step) -> str:
+def describe_target(step, hours: bool | None = None) -> str:
+    from llgui.core.display import diar_text
+
+    said = diar_text.describe_target(step, hours)
+    if said is not None:   # diarization: clock times, t1/t2 (one format with the timeline)
+        return said
     t = step.target
     if hasattr(t, "items"):
         shown = ", ".join(t.items[:3]) + (", …" if len(t.items) > 3 else "")
@@ -262,8 +294,52 @@ def describe_target(step) -> str:
     return f"{t.start:.1f}–{t.end:.1f} s"
 
 
-def describe_step(step) -> str:
-    """One line on what the human was asked or gave."""
+ANSWER_CHARS = 60
+"""Characters of an answer shown in its cell (the tooltip and the export have it whole)."""
+
+
+def _one_line(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= ANSWER_CHARS else text[:ANSWER_CHARS - 1] + "…"
+
+
+def describe_answer(step, document=None) -> str:
+    """What the human gave at `step`, whole: the post-edit, the reference (MT `reference`,
+    read from `document`), the name, same / different, the true edges of a turn, the labels."""
+    kind, answer = step.kind, step.answer
+    if kind == "post_edit":
+        return str(answer)
+    if kind == "reference":
+        i = getattr(step.target, "sentence", 0) - 1
+        refs = getattr(document, "references", None)
+        if refs and 0 <= i < len(refs[0]):
+            return refs[0][i]
+        return "the reference"
+    if kind == "same":
+        return "same speaker" if answer else "different speakers"
+    if kind == "boundary":
+        return f"{answer[0]:.2f}–{answer[1]:.2f} s" if answer else "?"
+    if kind == "name":
+        return str(answer)
+    if kind == "segment":
+        return "the reference turns of the span"
+    if kind == "label":
+        if not set(answer) <= {"target", "nontarget"}:
+            return ", ".join(answer)
+        targets = sum(1 for a in answer if a == "target")
+        return f"{targets} target, {len(answer) - targets} non-target"
+    return "" if answer is None else str(answer)
+
+
+def describe_step(step, hours: bool | None = None, mapping=None, **labels) -> str:
+    """One line on what the human was asked or gave (diarization: `hours` for h:mm:ss,
+    `mapping` of the hypothesis seen and `labels` (reference_labels, seen_labels) to say who
+    a named label is, `diar_text.describe_step`)."""
+    from llgui.core.display import diar_text
+
+    said = diar_text.describe_step(step, hours, mapping, **labels)
+    if said is not None:
+        return said
     kind, answer = step.kind, step.answer
     if kind == "label":
         if not set(answer) <= {"target", "nontarget"}:   # classification: the classes

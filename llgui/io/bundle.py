@@ -50,7 +50,7 @@ from llgui.core.cost import CostModel
 from llgui.core.errors import LoadError, Problem, Problems
 from llgui.core.numbers import check_number
 from llgui.core.jobs import check, report
-from llgui.core.metrics import default_metrics, metrics_for
+from llgui.core.metrics import WORD_METRICS, default_metrics, metrics_for
 from llgui.core.types import MT_KINDS, TASKS, Bundle, DiarDocument, MTDocument, Stamp
 from llgui.io._read import (
     NotRegularFile, check_regular, decode_lines, read_bytes, value_error_reason,
@@ -63,7 +63,8 @@ TABLES = ("bundle", "settings", "cost", "documents", "interactions", "lifelong",
 BUNDLE_KEYS = ("task", "name", "metrics")
 DOCUMENT_KEYS = {
     "mt": ("id", "time", "references", "hypothesis", "source", "lines", "docids", "docid"),
-    "diarization": ("id", "time", "references", "hypothesis", "uem", "uri"),
+    "diarization": ("id", "time", "references", "hypothesis", "uem", "uri", "words",
+                    "hypothesis_words", "audio"),
 }
 INTERACTIONS_KEYS = ("log",)
 LIFELONG_KEYS = ("scores",)
@@ -138,6 +139,9 @@ SETTINGS: dict[str, Setting] = {
     "collar": Setting("number", minimum=0, maximum=MAX_COLLAR,
                       used_by="der, jer (total width, seconds)"),
     "skip_overlap": Setting("bool", used_by="der, jer"),
+    # meeteval's tcpWER (required there) and WDER's alignment (plain when not given)
+    "word_collar": Setting("number", minimum=0, maximum=MAX_COLLAR,
+                           used_by="tcpwer, wder (seconds each side of a hypothesis word)"),
     # detection as a lifelong task (DESIGN.md 1.8): the DCF operating point and the threshold
     "p_target": Setting("number", minimum=0, maximum=1,
                         used_by="min_dcf, act_dcf, err (0 < p < 1)"),
@@ -344,6 +348,8 @@ class _Loader:
         self.collar = float(settings.get("collar", 0.0))  # type: ignore[arg-type]
         cost = self.cost(self.table(data, "cost"))
         documents, unchecked = self.documents(data, task)
+        if task == "diarization":
+            self.check_word_metrics(metrics, settings, documents, bool(unchecked))
         steps, log_file = self.interactions(self.table(data, "interactions"), task, documents)
         lifelong = self.lifelong(self.table(data, "lifelong"))
         detection = self.detection(self.table(data, "detection"), task)
@@ -484,6 +490,20 @@ class _Loader:
             else:
                 names.append(metric)
         return names
+
+    def check_word_metrics(self, metrics, settings, documents, some_failed: bool) -> None:
+        """tcpWER needs `word_collar`; a word metric needs every document's reference words."""
+        line = self.key_line("bundle", "metrics")
+        if "tcpwer" in metrics and "word_collar" not in settings:
+            self.add(line, "metric tcpwer needs [settings] word_collar (seconds; meeteval "
+                           "requires a collar and has no default)")
+        words = [m for m in metrics if m in WORD_METRICS]
+        if words and not some_failed:
+            lacking = [d.id for d in documents if not d.words]
+            if lacking:
+                self.add(line, f"metric {words[0]} needs reference words (words = \"FILE\") in "
+                               f"every document; {len(lacking)} have none (first: "
+                               f"{lacking[0]!r})")
 
     # --- [settings], [cost] ------------------------------------------------------------------
     def settings(self, table: dict | None, metrics: tuple[str, ...] = ()) -> dict[str, object]:
@@ -1144,6 +1164,11 @@ class _Doc:
                     self.loader.add(line, f"uem file {written!r} has no line for {uri!r}")
                 else:
                     uem_spans = spans[uri]
+        words = self.words("words", uri)
+        hypothesis_words = self.words("hypothesis_words", uri)
+        if hypothesis_words is not None and "words" not in self.table:
+            self.add("hypothesis_words", "hypothesis_words needs the reference words too "
+                                         "(words = \"FILE\")")
         if (not self.ok or doc_id is None or stamp is None or uri is None or reference is None
                 or hypothesis is None):
             return None
@@ -1151,7 +1176,56 @@ class _Doc:
         if reason is not None:
             self.loader.warnings.append(Problem(self.loader.file, self.line("id"),
                                                 f"warning: document {doc_id!r}: {reason}"))
-        return DiarDocument(doc_id, stamp, uri, reference, hypothesis, uem_spans)
+        return DiarDocument(doc_id, stamp, uri, reference, hypothesis, uem_spans,
+                            words=words, hypothesis_words=hypothesis_words,
+                            audio=self.audio())
+
+    def words(self, key: str, uri: str | None):
+        """The words of `uri` in the file(s) of `key` (SegLST JSON, STM, or CTM files, one
+        per speaker), or None when the key is absent or after a problem."""
+        from llgui.io.nist_words import load_words
+
+        entries = self.paths(key, required=False)
+        if entries is None:
+            return None
+        if len(entries) > 1 and not all(isinstance(w, str) and w.lower().endswith(".ctm")
+                                        for w, _ in entries):
+            self.add(key, f"{key} takes one SegLST or STM file, or CTM files (one per "
+                          f"speaker)")
+            return None
+        found: list = []
+        held: list[str] = []
+        for written, line in entries:
+            resolved = self.file(key, written, line)
+            loaded = self.loader.read(load_words, resolved) if resolved else None
+            if loaded is None:
+                self.ok = False
+                continue
+            held.extend(f for f in loaded if f not in held)
+            if uri is not None:
+                found.extend(loaded.get(uri, ()))
+        if not self.ok or uri is None:
+            return None
+        if not found:
+            from llgui.utils.names import shown as neutral
+
+            listed = ", ".join(neutral(h) for h in held[:_SHOWN_URIS]) + (
+                ", ..." if len(held) > _SHOWN_URIS else "")
+            self.add(key, f"{key}: no word for {uri!r} (the files' sessions: {listed})")
+            return None
+        return tuple(sorted(found, key=lambda w: w.order))
+
+    def audio(self) -> str | None:
+        """The recording's path against the bundle's folder, or None. Not opened here: a
+        missing or unreadable recording is for whoever plays or hears it to report."""
+        value = self.table.get("audio")
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self.loader.add(self.line("audio"), f"audio must be a file name (a non-empty "
+                                                f"string), not {_show(value)}")
+            return None
+        return str(self.loader.base / value)
 
     def add_uri(self, line: int, uri: str, role: str, written: str, turns: dict) -> None:
         self.ok = False
@@ -1163,3 +1237,43 @@ class _Doc:
         shown = ", ".join(held[:_SHOWN_URIS]) + (", ..." if len(held) > _SHOWN_URIS else "")
         self.loader.add(line, f"uri {uri!r} is not in {role} file {written!r} (its file "
                               f"fields: {shown})")
+
+
+def with_settings(bundle: Bundle, overrides: dict[str, object], origin: str = "") -> Bundle:
+    """`bundle` with `overrides` laid over its `[settings]` (the command line's `--collar`,
+    `-tok`, ... and the API's keyword arguments), checked as a bundle's own settings are: a
+    value of the wrong type or out of range, a setting no metric of the task reads, a tokenizer
+    whose package is missing. Raises UsageError naming `origin` + the key; None values are
+    left out (not given)."""
+    import dataclasses
+
+    from llgui.core.errors import UsageError
+
+    given = {k: v for k, v in overrides.items() if v is not None}
+    if not given:
+        return bundle
+    task_metrics = set(metrics_for(bundle.task))
+    settings = dict(bundle.settings)
+    for key, value in given.items():
+        spec = SETTINGS.get(key)
+        if spec is None:
+            raise UsageError(f"{origin}{key}: not a setting (known: {', '.join(SETTINGS)})")
+        reason = _check_setting(key, spec, value)
+        if reason:
+            raise UsageError(f"{origin}{reason}")
+        readers = [m.split()[0] for m in spec.used_by.split(",") if "(" not in m.split()[0]
+                   and ")" not in m]
+        if not task_metrics.intersection(readers):
+            raise UsageError(f"{origin}{key} is read by {', '.join(readers)}: no metric of "
+                             f"{_article(bundle.task)} {bundle.task} bundle")
+        settings[key] = float(value) if spec.kind == "number" else value   # type: ignore
+    if settings.get("char_order", 1) == 0 and settings.get("word_order", 0) == 0:
+        raise UsageError(f"{origin}char_order = 0 needs word_order >= 1")
+    if "bleu" in bundle.metrics:
+        missing = missing_tokenizer_packages(settings)
+        if missing:
+            tokenizer, packages = missing
+            raise UsageError(f"{origin}tokenizer {tokenizer!r} needs the Python package(s) "
+                             f"{', '.join(packages)}, which are not installed (pip install "
+                             f"{' '.join(packages)})")
+    return dataclasses.replace(bundle, settings=settings)

@@ -42,7 +42,7 @@ from pathlib import Path
 from llgui.core.reports.campaign import Batch, Campaign, Cell, ModelVersion, SystemSpec
 from llgui.core.errors import LoadError
 from llgui.core.jobs import check, report
-from llgui.core.metrics import default_metrics
+from llgui.core.metrics import WORD_METRICS, default_metrics
 from llgui.core.types import Stamp
 from llgui.io.bundle import SETTINGS, _Doc, _Loader, _show, missing_tokenizer_packages
 from llgui.io.text import selection_problem
@@ -143,6 +143,12 @@ class _CampaignLoader(_Loader):
         metrics = self.metric_names(head.get("metrics"), task) if "metrics" in head \
             else default_metrics(task)
         settings = self.settings(self.table(data, "settings"), metrics)
+        words = [m for m in metrics if m in WORD_METRICS]
+        if words:   # a campaign's documents are turn files: no words to score
+            self.add(self.key_line("campaign", "metrics"),
+                     f"metric {words[0]} scores words, which campaign documents do not carry "
+                     f"(score them per bundle: llgui score BUNDLE --metric {words[0]})")
+            metrics = tuple(m for m in metrics if m not in WORD_METRICS)
         if "bleu" in metrics and missing_tokenizer_packages(settings):
             # reported by settings(); like any wrong setting it is left out (the report is
             # marked partial), so the scoring does not fail on the missing package

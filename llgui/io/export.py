@@ -107,6 +107,17 @@ def replay_csv(report: Mapping) -> str:
                    + tuple(s.get(c) for c in REPLAY_COLUMNS) for s in report["steps"]])
 
 
+CORRECTIONS_COLUMNS = REPLAY_COLUMNS[:3] + ("target", "answer") + REPLAY_COLUMNS[3:]
+
+
+def corrections_csv(report: Mapping) -> str:
+    """The window's corrections table (File › Export, Ctrl+E): the replay's columns with each
+    step's target and the human's answer (a `replay` report whose steps carry both)."""
+    return to_csv(("doc", "metric", "mode") + CORRECTIONS_COLUMNS,
+                  [(report["doc"], report["metric"], report["mode"])
+                   + tuple(s.get(c) for c in CORRECTIONS_COLUMNS) for s in report["steps"]])
+
+
 def replay_table(report: Mapping) -> str:
     name = display_name(report["metric"])
     better = "higher is better" if report["higher_is_better"] else "lower is better"

@@ -20,7 +20,8 @@ Keys (any other key is an error: a misspelt optional key would otherwise vanish 
   | same      | {"t1": s, "t2": s, "doc2"?: id} | true or false                       |
   | boundary  | {"t": s}                        | [start, end], end > start           |
   | name      | {"t": s}                        | the speaker label (non-empty)       |
-  | segment   | {"start": s, "end": s}, end > start | absent or null                  |
+  | segment   | {"start": s, "end": s}, end > start | absent, null, or the reference turns |
+  |           |                                 | in the span: [[start, end, speaker], ...] |
   | label     | {"items": [id, ...]}, ids distinct  | one label per item: [label, ...]    |
 
   Detection labels are "target" / "nontarget" (also 1/0, true/false, as in the score files;
@@ -481,6 +482,8 @@ class _Reader:
             return None
 
     def _answer(self, kind: str, value: object, doc: object, present: bool):
+        if kind == "segment" and value is not None:
+            return self._segment_turns(value)
         if kind in ("reference", "segment"):
             if value is not None:
                 raise self.fail(
@@ -529,6 +532,27 @@ class _Reader:
         if end <= start:
             raise self.fail(f"answer end {_show(value[1])} is not after start {_show(value[0])}")
         return (start, end)
+
+    def _segment_turns(self, value: object) -> tuple:
+        """A segment step's answer: the turns the human annotated in the span (what
+        `llgui simulate` logs; it scores nothing, the reference does)."""
+        if not isinstance(value, list):
+            raise self.fail(f"answer of a segment step must be null or a list of [start, end, "
+                            f"speaker], not {_show(value)}")
+        turns = []
+        for i, item in enumerate(value):
+            if (not isinstance(item, list) or len(item) != 3 or not isinstance(item[2], str)
+                    or not item[2]):
+                raise self.fail(f"answer[{i}] of a segment step must be [start, end, speaker], "
+                                f"not {_show(item)}")
+            start = self._time_or_none(f"answer[{i}] start", item[0])
+            end = self._time_or_none(f"answer[{i}] end", item[1])
+            if start is None or end is None:
+                raise _Bad()
+            if end < start:
+                raise self.fail(f"answer[{i}] of a segment step ends before it starts")
+            turns.append((start, end, item[2]))
+        return tuple(turns)
 
     def _adapted(self, kind: str, value: object, doc: object, present: bool):
         if value is None:
@@ -777,6 +801,8 @@ def step_line(step: Step, extra: Mapping[str, object] | None = None, *,
     answer = step.answer
     if step.kind == "boundary" and answer is not None:
         answer = [answer[0], answer[1]]
+    elif step.kind == "segment" and answer is not None:
+        answer = [[float(t[0]), float(t[1]), str(t[2])] for t in answer]
     record["answer"] = answer
     if step.cost is not None:
         record["cost"] = step.cost

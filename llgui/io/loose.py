@@ -24,8 +24,11 @@ def guess_task(path: str | Path) -> str:
 
 def bundle_from_files(references: Sequence[str | Path], hypothesis: str | Path,
                       log: str | Path | None = None, uem: str | Path | None = None,
-                      task: str | None = None) -> Bundle:
-    """A bundle of loose files; raises LoadError with every problem of every file."""
+                      task: str | None = None, source: str | Path | None = None,
+                      log_base: str | Path | None = None) -> Bundle:
+    """A bundle of loose files; raises LoadError with every problem of every file. `source`
+    (MT only) is the source text, line-aligned with the hypothesis; `uem` diarization only;
+    `log_base` is where the log's `adapted` files are (default: the log's folder)."""
     from llgui.io.interactions import load_log
 
     references = [Path(p) for p in references]
@@ -33,11 +36,18 @@ def bundle_from_files(references: Sequence[str | Path], hypothesis: str | Path,
     if not references:
         raise LoadError([Problem(str(hypothesis), 0, "no reference file given")])
     task = task or guess_task(hypothesis)
+    if task not in ("mt", "diarization"):
+        raise LoadError([Problem(str(hypothesis), 0, f"task {task!r}: plain files are MT text "
+                                                     "or diarization RTTM/MDTM")])
     problems: list[Problem] = []
+    if source is not None and task != "mt":
+        problems.append(Problem(str(source), 0, "a source text belongs to MT, not diarization"))
+    if uem is not None and task != "diarization":
+        problems.append(Problem(str(uem), 0, "a UEM belongs to diarization, not MT"))
     documents: list = []
     try:
         if task == "mt":
-            documents = [_mt_document(references, hypothesis)]
+            documents = [_mt_document(references, hypothesis, source)]
         else:
             documents = _diar_documents(references[0], hypothesis, uem)
     except LoadError as error:
@@ -46,7 +56,7 @@ def bundle_from_files(references: Sequence[str | Path], hypothesis: str | Path,
     if log is not None:
         try:
             uris = {d.id: d.uri for d in documents if isinstance(d, DiarDocument)}
-            steps = load_log(log, task=task, uris=uris) if uris else load_log(log, task=task)
+            steps = load_log(log, task=task, base_dir=log_base, uris=uris or None)
         except LoadError as error:
             problems.extend(error.problems)
     if problems:
@@ -63,27 +73,31 @@ def bundle_from_files(references: Sequence[str | Path], hypothesis: str | Path,
     return bundle
 
 
-def _mt_document(references: list[Path], hypothesis: Path) -> MTDocument:
+def _mt_document(references: list[Path], hypothesis: Path,
+                 source: str | Path | None = None) -> MTDocument:
     from llgui.io.text import load_segments
 
     problems: list[Problem] = []
     streams = []
-    for path in references + [hypothesis]:
+    paths = references + [hypothesis] + ([Path(source)] if source is not None else [])
+    for path in paths:
         try:
             streams.append(load_segments(path))
         except LoadError as error:
             problems.extend(error.problems)
     if problems:
         raise LoadError(problems)
-    *refs, hyp = streams
-    for path, stream in zip(references, refs):
+    refs, hyp = streams[:len(references)], streams[len(references)]
+    src = streams[len(references) + 1] if source is not None else None
+    others = list(zip(references, refs)) + ([(Path(source), src)] if src is not None else [])
+    for path, stream in others:
         if len(stream) != len(hyp):
             problems.append(Problem(str(path), 0, f"has {len(stream)} lines but the hypothesis "
                                                   f"{hypothesis} has {len(hyp)}"))
     if problems:
         raise LoadError(problems)
     return MTDocument(id=hypothesis.stem, time=Stamp(0.0, "0"), hypothesis=hyp,
-                      references=tuple(refs))
+                      references=tuple(refs), source=src)
 
 
 def _diar_documents(reference: Path, hypothesis: Path, uem: str | Path | None) -> list[DiarDocument]:

@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import math
 import operator
+import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from itertools import islice
 from pathlib import Path
 from typing import Callable, Sequence
 
-from llgui import __version__
+from llgui._version import __version__
 from llgui.core.cost import CostModel
 from llgui.core.diarization.track import DiarTrack
 from llgui.core.jobs import Cancelled, check
@@ -205,10 +206,36 @@ class Session:
         self.number += 1
         message = P.parse_system(raw, self.number, self.bundle.task, self.doc,
                                  self._where_step())
+        self._check_echo(message)
         self.parse_seconds += time.perf_counter() - t0 - elapsed  # llgui's time, not the system's
         return message, elapsed
 
+    def _check_echo(self, message: P.SystemMessage) -> None:
+        """A message echoing `doc` or `step` (protocol 1.1) must echo the ones llgui is at: a
+        reply to another step (a duplicate, skipped or late one) is a fault now, before
+        anything of it is used or logged."""
+        if isinstance(message, P.SystemHello):
+            return
+        doc, step = getattr(message, "doc", None), getattr(message, "step", None)
+        expected = self.step
+        if isinstance(message, P.Hypothesis):   # the document's step: the steps done in it
+            expected = 0 if self._doc_state is None else self._doc_state.steps
+        if doc is not None and doc != self.doc:
+            raise self._fault(f"{message.type} for document {doc!r}, expected document "
+                              f"{self.doc!r}")
+        if step is not None and step != expected:
+            raise self._fault(f"{message.type} for step {step}, expected step {expected} "
+                              "(a duplicate, skipped or late reply)")
+
     def _send(self, message) -> None:
+        if not isinstance(message, P.Hello) and self.process.pending():
+            # the system owes nothing when llgui speaks: a line waiting now is a duplicate or
+            # late reply (one that comes later is caught by its echo, or out of turn)
+            extra, _ = self._receive()
+            raise self._fault(f"{extra.type} nobody asked for, before llgui's {message.type} "
+                              "(a duplicate or late reply)")
+        if self.doc is not None and getattr(message, "step", 0) is None:
+            message = replace(message, doc=self.doc, step=self.step)   # protocol 1.1
         line = P.encode(message)
         t0 = time.perf_counter()
         try:
@@ -264,12 +291,10 @@ class Session:
             else document.time.value, mode=mode, budget=budget,
             source=document.source if is_mt else None,
             hypothesis=tuple(document.hypothesis) if document.hypothesis else None,
-            uem=None if is_mt else document.uem))
+            uem=None if is_mt else document.uem, audio=_audio_path(document)))
         message, _ = self._receive()
         if not isinstance(message, P.Hypothesis):
             raise self._fault(f"expected the hypothesis of the document, got {message.type}")
-        if message.doc != document.id:
-            raise self._fault(f"answers for document {message.doc!r}, expected {document.id!r}")
         h0 = self._check_hypothesis(document, message)
         written = self.writer.add_hypothesis(document, h0)
         if is_mt:
@@ -279,8 +304,11 @@ class Session:
             from llgui.io.rttm import load_turns
 
             turns = load_turns(written).get(document.uri, ())
+            # the system answers with turns: its words are the reference words with its
+            # labels (speaker attribution only), as in the bundle written for the run
             document = DiarDocument(document.id, document.time, document.uri,
-                                    document.reference, turns, document.uem)
+                                    document.reference, turns, document.uem,
+                                    words=document.words)
         scores = _DocScores(document, self._score_metrics, self.bundle)
         view = View(document, scores.tracks[VIEW_METRIC[self.bundle.task]], self.bundle.cost,
                     index, self.seed)
@@ -322,30 +350,36 @@ class Session:
         document, view = state.document, state.view
         limit = (STEP_LIMIT_PER_SEGMENT * document.n_segments
                  if isinstance(document, MTDocument) else STEP_LIMIT_DIAR)
-        if state.mode == "none" or state.steps >= limit:
+        if state.mode == "none":
             state.done = True
             return None
         self.step = state.steps + 1
+        if state.steps >= limit:
+            if state.mode == "active":   # its next request is on its way: refuse it
+                message, _ = self._request(state)
+                if message is not None:
+                    self._send(P.Refused("limit"))
+            state.done = True
+            return None
         waited = 0.0
         parsed_before, piped_before = self.parse_seconds, self.pipe_seconds
         if state.mode == "active":
-            message, waited = self._receive()
-            if isinstance(message, P.Stop):
+            message, waited = self._request(state)
+            if message is None:
                 state.done = True
                 return None
-            if not isinstance(message, P.Request):
-                raise self._fault(f"out of turn: expected a request or stop, got {message.type}")
             t0 = time.perf_counter()
-            self._check_target(document, message.kind, message.target)
             move = self.oracle.answer(message.kind, message.target, view)
             cost = self._cost(move, state)
-            if state.cost + cost > state.budget + 1e-9:
-                self._send(P.Refused("budget"))
+            left = state.budget - state.cost
+            if cost > left + 1e-9:
+                self._send(P.Refused("budget", cost=cost, left=max(0.0, left)))
                 state.done = True
                 self.llgui_seconds += time.perf_counter() - t0
                 return None
             move = self.oracle.distort(move, view)
-            self._send(P.Answer(move.kind, move.target, move.answer, cost))
+            self._send(P.Answer(move.kind, move.target, move.answer, cost,
+                                left=max(0.0, left - cost)))
             initiative = "active"
         else:
             t0 = time.perf_counter()
@@ -363,7 +397,8 @@ class Session:
                 return None
             cost = costs[id(move)]
             move = self.oracle.distort(move, view)
-            self._send(P.Correction(move.kind, move.target, move.answer, cost))
+            self._send(P.Correction(move.kind, move.target, move.answer, cost,
+                                    left=max(0.0, state.budget - state.cost - cost)))
             initiative = "interactive"
         llgui_s = time.perf_counter() - t0 - (self.pipe_seconds - piped_before)
         reply, elapsed = self._receive()
@@ -385,6 +420,29 @@ class Session:
         if self.on_step is not None:
             self.on_step(record)
         return record
+
+    def _request(self, state) -> tuple[P.Request | None, float]:
+        """Active mode: the system's request for this step (None when it stops), after
+        answering the quotes it asks first (no step spent); and the time it took."""
+        waited = 0.0
+        for _ in range(P.MAX_QUOTES_PER_STEP + 1):
+            message, elapsed = self._receive()
+            waited += elapsed
+            if isinstance(message, P.Stop):
+                return None, waited
+            if not isinstance(message, (P.Request, P.QuoteRequest)):
+                raise self._fault(f"out of turn: expected a request or stop, got "
+                                  f"{message.type}")
+            self._check_target(state.document, message.kind, message.target)
+            if isinstance(message, P.Request):
+                return message, waited
+            t0 = time.perf_counter()
+            move = self.oracle.answer(message.kind, message.target, state.view)
+            cost = self._cost(move, state)
+            self._send(P.Quote(message.kind, message.target, cost,
+                               max(0.0, state.budget - state.cost)))
+            self.llgui_seconds += time.perf_counter() - t0
+        raise self._fault(f"more than {P.MAX_QUOTES_PER_STEP} quotes before one request")
 
     def _cost(self, move: Move, state) -> float:
         probe = step_for(move, state.document.id, self.step or 1, "active")
@@ -486,14 +544,19 @@ class Session:
         if self.process is not None:
             self.process.kill()
             tail = self.process.stderr_tail()
+        message = None
         if isinstance(error, P.ProtocolFault):
             error = error.with_stderr(tail)
             code = 3
         elif isinstance(error, Cancelled):
             code = 130
+        elif isinstance(error, KeyboardInterrupt):   # a signal: 128 + its number
+            signum = int(getattr(error, "signum", signal.SIGINT))
+            code = 128 + signum
+            message = f"interrupted by {signal.Signals(signum).name}"
         else:
             code = 1
-        message = str(error) or type(error).__name__
+        message = message or str(error) or type(error).__name__
         return self._write_run(code, message), error
 
     def close(self) -> None:
@@ -518,6 +581,7 @@ class Session:
             "started": self.started,
             "ended": _now(),
             "exit": code,
+            "partial": code != 0,
             "error": error,
             "metrics": self.metrics,
             "documents": [{"doc": r.doc, "mode": r.mode, "budget": r.budget, "steps": r.steps,
@@ -552,6 +616,12 @@ class Session:
             raise error from None
         finally:
             self.close()
+
+
+def _audio_path(document) -> str | None:
+    """The absolute path of a diarization document's recording, when its bundle names one."""
+    audio = getattr(document, "audio", None)
+    return str(Path(audio).resolve()) if audio else None
 
 
 class _DocState:

@@ -38,7 +38,7 @@ from llgui.core.mt.textdiff import word_edits
 from llgui.core.types import MTDocument, SentenceTarget
 from llgui.sim import protocol as P
 from llgui.sim.driver import (
-    STEP_LIMIT_DIAR, STEP_LIMIT_PER_SEGMENT, RunResult, Session, StepRecord,
+    STEP_LIMIT_DIAR, STEP_LIMIT_PER_SEGMENT, RunResult, Session, StepRecord, _audio_path,
 )
 from llgui.sim.oracles import Move, Oracle, step_for
 from llgui.sim.process import SystemProcess
@@ -331,7 +331,8 @@ class LiveSession(Session):
                 else document.time.value, mode=state.mode, budget=state.budget,
                 source=document.source if is_mt else None,
                 hypothesis=tuple(document.hypothesis) if document.hypothesis else None,
-                uem=None if is_mt else document.uem))
+                uem=None if is_mt else document.uem, audio=_audio_path(document),
+                step=state.steps))
             message, _ = self._receive()
             if not isinstance(message, P.Hypothesis):
                 raise self._fault(f"expected the hypothesis of the document, got {message.type}")

@@ -239,9 +239,9 @@ def _diar_move(view: View, region: tuple[float, float, str]) -> Move:
         speakers = view.speakers_at(t)
         label = view.hyp_label_of(speakers[0]) if speakers else "non-speech"
         return Move("name", PointTarget(t), label, label)
-    turns = [(max(r.start, start), min(r.end, end), r.speaker)
-             for r in view.ref.overlapping(start, end)]
-    return Move("segment", SpanTarget(start, end), turns, None)
+    turns = tuple((max(r.start, start), min(r.end, end), r.speaker)
+                  for r in view.ref.overlapping(start, end))
+    return Move("segment", SpanTarget(start, end), list(turns), turns)
 
 
 class _Ordered(Oracle):
@@ -336,7 +336,7 @@ class Noisy(Oracle):
             wrong = labels[int(rng.integers(len(labels)))] if labels else move.answer + "'"
             return replace(move, answer=wrong, log_answer=wrong)
         if move.kind == "segment":
-            return replace(move, answer=[])
+            return replace(move, answer=[], log_answer=())
         return move
 
 

@@ -3,6 +3,9 @@
     DIR/bundle.toml        the documents (references by absolute path), h0 of each as the
                            hypothesis, the log; loadable by `llgui.io.bundle.load_bundle`
     DIR/hyp/               h0 of every document (MT text, or RTTM)
+    DIR/ref/, DIR/src/     an MT document cut from its files by `lines` or `docids`: its
+                           references (DOC.1.txt, ...) and source (DOC.txt), cut, so the
+                           run's bundle names files exactly as long as its hyp/ file
     DIR/logs/system.jsonl  schema 1, one step a line, flushed as each step completes, with
                            `elapsed_s` (the system's reply time)
     DIR/run.json           system, oracle, budget, seed, llgui version, start, end, exit,
@@ -44,7 +47,9 @@ def source_tables(bundle: Bundle) -> dict[str, dict]:
     out = {}
     for table in data.get("documents", []):
         entry = {}
-        for key in ("references", "source", "uem", "uri"):
+        if "lines" in table or "docids" in table:
+            entry["cut"] = True
+        for key in ("references", "source", "uem", "uri", "words", "audio"):
             if key not in table:
                 continue
             value = table[key]
@@ -91,9 +96,28 @@ class RunWriter:
         else:
             relative = f"hyp/{name}.txt"
             write_segments(self.out / relative, hypothesis)
+            if self.tables.get(document.id, {}).get("cut"):
+                self._write_cut(document, name)
         self.documents.append((document.id, relative))
         self.write_bundle()
         return self.out / relative
+
+    def _write_cut(self, document, name: str) -> None:
+        """The references and source of a document cut by `lines`/`docids`, as the loader
+        selected them, into ref/ and src/: the run's bundle then names them without a
+        selection (its hyp/ file holds the document's lines only)."""
+        table = self.tables[document.id]
+        refs = []
+        for k, reference in enumerate(document.references, 1):
+            relative = f"ref/{name}.{k}.txt"
+            (self.out / "ref").mkdir(exist_ok=True)
+            write_segments(self.out / relative, reference)
+            refs.append(relative)
+        table["references"] = refs
+        if document.source is not None:
+            (self.out / "src").mkdir(exist_ok=True)
+            write_segments(self.out / f"src/{name}.txt", document.source)
+            table["source"] = f"src/{name}.txt"
 
     # -- the log --------------------------------------------------------------------------------
     def append_step(self, step: Step, elapsed: float, extra: dict | None = None) -> None:
@@ -118,7 +142,8 @@ class RunWriter:
             table = self.tables.get(doc_id, {})
             documents.append({"id": doc_id,
                               "time": doc.time.text if doc.time.is_date else doc.time.value,
-                              **{k: table[k] for k in ("uri", "references", "source", "uem")
+                              **{k: table[k] for k in ("uri", "references", "source", "uem",
+                                                       "words", "audio")
                                  if k in table},
                               "hypothesis": relative})
         write_bundle(self.out / "bundle.toml",

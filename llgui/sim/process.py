@@ -130,6 +130,11 @@ class SystemProcess:
                                     "(stdout flooded?)")
             return item
 
+    def pending(self) -> bool:
+        """Whether a line of the system is waiting, unread (without waiting for one)."""
+        with self._queue.mutex:
+            return bool(self._queue.queue) and isinstance(self._queue.queue[0], bytes)
+
     def _exit_reason(self, what: str) -> str:
         try:
             code = self.proc.wait(timeout=0.5)

@@ -1,4 +1,4 @@
-"""Protocol version 1 between llgui and a system under evaluation (DESIGN.md section 8).
+"""Protocol version 1.1 between llgui and a system under evaluation.
 
 JSON objects, one per line, UTF-8; llgui writes the system's stdin and reads its stdout. The
 messages are frozen dataclasses: `encode(message)` is the one writer (llgui's messages, and
@@ -9,6 +9,14 @@ the one parser for each direction. A parser error names the message and its faul
 
 Targets are the core's types (`SentenceTarget`, `SameTarget`, `PointTarget`, `SpanTarget`);
 MT lines are 1-based; times are seconds; turns are (start, end, speaker) triples.
+
+Version 1.1 (hello: `"protocol": 1, "minor": 1`) only adds to version 1, so a version-1
+system runs unchanged: every message llgui sends inside a document carries `doc` and `step`
+(0 for the document, then 1, 2, ... per step), a system's message may echo them (a wrong
+echo is a fault at once: a duplicate, skipped or late reply), `answer`/`correction`/`refused`
+say the budget `left`, and in active mode a system may ask the cost of a request first
+(`quote`, answered by a `quote`, no step spent). docs/protocol.schema.json is the schema of
+every message.
 """
 from __future__ import annotations
 
@@ -30,6 +38,9 @@ from llgui.core.types import (
 )
 
 PROTOCOL_VERSION = 1
+PROTOCOL_MINOR = 1
+MAX_QUOTES_PER_STEP = 1000
+"""Quotes a system may ask before it requests or stops (a loop of quotes is a fault)."""
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest message accepted from a system (a 3-hour show's turn list is ~200 kB)."""
 
@@ -49,12 +60,15 @@ class Hello:
     task: str
     seed: int
     protocol: int = PROTOCOL_VERSION
+    minor: int = PROTOCOL_MINOR
     type = "hello"
 
 
 @dataclass(frozen=True)
 class DocumentStart:
-    """A document to process; `hypothesis` is the bundle's (lines, or turns), when it has one."""
+    """A document to process; `hypothesis` is the bundle's (lines, or turns), when it has one;
+    `audio` the absolute path of a diarization document's recording, when the bundle names
+    one."""
 
     doc: str
     time: object
@@ -63,6 +77,8 @@ class DocumentStart:
     source: tuple[str, ...] | None = None
     hypothesis: tuple | None = None
     uem: tuple[tuple[float, float], ...] | None = None
+    audio: str | None = None
+    step: int | None = 0
     type = "document"
 
 
@@ -72,12 +88,21 @@ class Answer:
     target: Target
     answer: object
     cost: float
+    doc: str | None = None
+    step: int | None = None
+    left: float | None = None
     type = "answer"
 
 
 @dataclass(frozen=True)
 class Refused:
+    """A request that does not fit the budget left: the document's steps end."""
+
     reason: str = "budget"
+    doc: str | None = None
+    step: int | None = None
+    cost: float | None = None
+    left: float | None = None
     type = "refused"
 
 
@@ -87,7 +112,23 @@ class Correction:
     target: Target
     answer: object
     cost: float
+    doc: str | None = None
+    step: int | None = None
+    left: float | None = None
     type = "correction"
+
+
+@dataclass(frozen=True)
+class Quote:
+    """What a request would cost (the reply to a system's `quote`); no step is spent."""
+
+    kind: str
+    target: Target
+    cost: float
+    left: float
+    doc: str | None = None
+    step: int | None = None
+    type = "quote"
 
 
 @dataclass(frozen=True)
@@ -119,6 +160,7 @@ class Hypothesis:
     doc: str
     lines: tuple[str, ...] | None = None
     turns: TurnList | None = None
+    step: int | None = None
     type = "hypothesis"
 
 
@@ -126,11 +168,26 @@ class Hypothesis:
 class Request:
     kind: str
     target: Target
+    doc: str | None = None
+    step: int | None = None
     type = "request"
 
 
 @dataclass(frozen=True)
+class QuoteRequest:
+    """Active mode: what would this request cost? (answered by `Quote`)."""
+
+    kind: str
+    target: Target
+    doc: str | None = None
+    step: int | None = None
+    type = "quote"
+
+
+@dataclass(frozen=True)
 class Stop:
+    doc: str | None = None
+    step: int | None = None
     type = "stop"
 
 
@@ -141,11 +198,13 @@ class AdaptedReply:
 
     lines: Mapping[int, str] | None = field(default=None, hash=False)
     turns: TurnList | None = None
+    doc: str | None = None
+    step: int | None = None
     type = "adapted"
 
 
-LlguiMessage = Union[Hello, DocumentStart, Answer, Refused, Correction, EndDocument, Bye]
-SystemMessage = Union[SystemHello, Hypothesis, Request, Stop, AdaptedReply]
+LlguiMessage = Union[Hello, DocumentStart, Answer, Refused, Correction, Quote, EndDocument, Bye]
+SystemMessage = Union[SystemHello, Hypothesis, Request, QuoteRequest, Stop, AdaptedReply]
 
 
 # --------------------------------------------------------------------------------------------
@@ -187,14 +246,25 @@ class _Bad(ValueError):
 # Writer
 
 
+def _where(out: dict, message) -> None:
+    """`doc` and `step` of a message that has them set (version 1.1)."""
+    for key in ("doc", "step"):
+        value = getattr(message, key, None)
+        if value is not None:
+            out[key] = value
+
+
 def to_json(message) -> dict:
     """The JSON object of a message (either direction)."""
     out: dict = {"type": message.type}
     if isinstance(message, Hello):
-        out.update(protocol=message.protocol, task=message.task, seed=message.seed)
+        out.update(protocol=message.protocol, minor=message.minor, task=message.task,
+                   seed=message.seed)
     elif isinstance(message, DocumentStart):
-        out.update(doc=message.doc, time=message.time, mode=message.mode,
-                   budget=message.budget)
+        out.update(doc=message.doc)
+        if message.step is not None:
+            out["step"] = message.step
+        out.update(time=message.time, mode=message.mode, budget=message.budget)
         if message.source is not None:
             out["source"] = list(message.source)
         if message.hypothesis is not None:
@@ -203,29 +273,46 @@ def to_json(message) -> dict:
                                  else hyp)
         if message.uem is not None:
             out["uem"] = [list(span) for span in message.uem]
+        if message.audio is not None:
+            out["audio"] = message.audio
     elif isinstance(message, (Answer, Correction)):
         answer = message.answer
         if isinstance(answer, tuple):
             answer = list(answer)
         if isinstance(answer, list) and answer and isinstance(answer[0], (tuple, Turn)):
             answer = turns_to_json(answer)
+        _where(out, message)
         out.update(kind=message.kind, target=target_to_json(message.target), answer=answer,
                    cost=message.cost)
+        if message.left is not None:
+            out["left"] = message.left
     elif isinstance(message, Refused):
+        _where(out, message)
         out["reason"] = message.reason
+        for key in ("cost", "left"):
+            if getattr(message, key) is not None:
+                out[key] = getattr(message, key)
+    elif isinstance(message, Quote):
+        _where(out, message)
+        out.update(kind=message.kind, target=target_to_json(message.target),
+                   cost=message.cost, left=message.left)
     elif isinstance(message, EndDocument):
         out["doc"] = message.doc
     elif isinstance(message, SystemHello):
         out.update(name=message.name, version=message.version)
     elif isinstance(message, Hypothesis):
-        out["doc"] = message.doc
+        _where(out, message)
         if message.lines is not None:
             out["lines"] = list(message.lines)
         if message.turns is not None:
             out["turns"] = turns_to_json(message.turns)
-    elif isinstance(message, Request):
+    elif isinstance(message, (Request, QuoteRequest)):
+        _where(out, message)
         out.update(kind=message.kind, target=target_to_json(message.target))
+    elif isinstance(message, Stop):
+        _where(out, message)
     elif isinstance(message, AdaptedReply):
+        _where(out, message)
         if message.lines is not None:
             out["lines"] = {str(k): v for k, v in sorted(message.lines.items())}
         if message.turns is not None:
@@ -421,11 +508,24 @@ def _parse_changed(value: object) -> dict[int, str]:
     return out
 
 
+def _echo(obj: dict) -> dict:
+    """The `doc` and `step` a system's message echoes (version 1.1; both optional)."""
+    out = {}
+    if obj.get("doc") is not None:
+        out["doc"] = _string(obj["doc"], "doc", empty=False)
+    step = obj.get("step")
+    if step is not None:
+        if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step < 10**12:
+            raise _Bad(f"step must be an integer >= 0, not {_show(step)}")
+        out["step"] = step
+    return out
+
+
 def parse_system(raw: bytes | str, number: int, task: str, doc: str | None = None,
                  step: int | None = None) -> SystemMessage:
     """Parse the system's message number `number` (1-based) sent while llgui was at (`doc`,
     `step`); raises `ProtocolFault` naming them and the fault. Checks shape only: whether the
-    message fits the turn and the document is the session's business."""
+    message fits the turn, the document and the step is the session's business."""
     try:
         obj = _decode(raw)
         kind = obj["type"]
@@ -433,32 +533,36 @@ def parse_system(raw: bytes | str, number: int, task: str, doc: str | None = Non
             return SystemHello(_string(obj.get("name", ""), "name"),
                                str(obj.get("version", "")))
         if kind == "hypothesis":
-            name = _string(obj.get("doc"), "doc", empty=False)
+            _string(obj.get("doc"), "doc", empty=False)
+            echo = _echo(obj)
             if task == "mt":
                 if "lines" not in obj:
                     raise _Bad("an MT hypothesis needs 'lines'")
-                return Hypothesis(name, lines=_parse_lines(obj["lines"], "lines"))
+                return Hypothesis(lines=_parse_lines(obj["lines"], "lines"), **echo)
             if "turns" not in obj:
                 raise _Bad("a diarization hypothesis needs 'turns'")
-            return Hypothesis(name, turns=parse_turns(obj["turns"]))
-        if kind == "request":
+            return Hypothesis(turns=parse_turns(obj["turns"]), **echo)
+        if kind in ("request", "quote"):
             what = obj.get("kind")
             if what not in REQUEST_KINDS[task]:
-                raise _Bad(f"unknown request kind {_show(what)} for {task} "
+                raise _Bad(f"unknown {kind} kind {_show(what)} for {task} "
                            f"(expected: {', '.join(REQUEST_KINDS[task])})")
-            return Request(what, parse_target(what, obj.get("target")))
+            cls = Request if kind == "request" else QuoteRequest
+            return cls(what, parse_target(what, obj.get("target")), **_echo(obj))
         if kind == "stop":
-            return Stop()
+            return Stop(**_echo(obj))
         if kind == "adapted":
+            echo = _echo(obj)
             if task == "mt":
                 if "turns" in obj:
                     raise _Bad("an MT system adapts 'lines', not 'turns'")
                 lines = obj.get("lines")
-                return AdaptedReply(lines=None if lines is None else _parse_changed(lines))
+                return AdaptedReply(lines=None if lines is None else _parse_changed(lines),
+                                    **echo)
             if "lines" in obj:
                 raise _Bad("a diarization system adapts 'turns', not 'lines'")
             turns = obj.get("turns")
-            return AdaptedReply(turns=None if turns is None else parse_turns(turns))
+            return AdaptedReply(turns=None if turns is None else parse_turns(turns), **echo)
         raise _Bad(f"unknown type {_show(kind)}")
     except _Bad as exc:
         raise ProtocolFault(str(exc), number, doc, step) from None
@@ -469,7 +573,8 @@ def parse_llgui(raw: bytes | str) -> LlguiMessage:
     obj = _decode(raw)
     kind = obj["type"]
     if kind == "hello":
-        return Hello(obj["task"], int(obj.get("seed", 0)), int(obj.get("protocol", 1)))
+        return Hello(obj["task"], int(obj.get("seed", 0)), int(obj.get("protocol", 1)),
+                     int(obj.get("minor", 0)))
     if kind == "document":
         hyp = obj.get("hypothesis")
         if hyp is not None and hyp and not isinstance(hyp[0], str):
@@ -477,18 +582,26 @@ def parse_llgui(raw: bytes | str) -> LlguiMessage:
         elif hyp is not None:
             hyp = tuple(hyp)
         uem = obj.get("uem")
+        audio = obj.get("audio")
         return DocumentStart(obj["doc"], obj.get("time"), obj["mode"], float(obj["budget"]),
                              tuple(obj["source"]) if obj.get("source") is not None else None,
-                             hyp, tuple(tuple(s) for s in uem) if uem is not None else None)
+                             hyp, tuple(tuple(s) for s in uem) if uem is not None else None,
+                             audio if isinstance(audio, str) else None,
+                             obj.get("step"))
     if kind in ("answer", "correction"):
         cls = Answer if kind == "answer" else Correction
         answer = obj.get("answer")
         if isinstance(answer, list) and answer and isinstance(answer[0], list):
             answer = parse_turns(answer, "answer")
         return cls(obj["kind"], parse_target(obj["kind"], obj["target"]), answer,
-                   float(obj.get("cost", 0.0)))
+                   float(obj.get("cost", 0.0)), obj.get("doc"), obj.get("step"),
+                   obj.get("left"))
     if kind == "refused":
-        return Refused(str(obj.get("reason", "")))
+        return Refused(str(obj.get("reason", "")), obj.get("doc"), obj.get("step"),
+                       obj.get("cost"), obj.get("left"))
+    if kind == "quote":
+        return Quote(obj["kind"], parse_target(obj["kind"], obj["target"]),
+                     float(obj["cost"]), float(obj["left"]), obj.get("doc"), obj.get("step"))
     if kind == "end_document":
         return EndDocument(obj["doc"])
     if kind == "bye":

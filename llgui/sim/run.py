@@ -29,7 +29,7 @@ from llgui.core.reports.oracle_panel import Panel, PanelRun, make_panel
 from llgui.sim.driver import RunResult, Session
 from llgui.sim.oracles import make_oracle, oracle_folder
 
-REFERENCE_SYSTEMS = ("static", "mt_memory", "diar_clusters")
+REFERENCE_SYSTEMS = ("static", "mt_memory", "diar_clusters", "diar_audio")
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,8 @@ class SystemSpec:
 
 
 def parse_system(spec: str, python: str = sys.executable) -> SystemSpec:
-    """`[NAME=]COMMAND`; a bare reference-system name (static, mt_memory, diar_clusters)
+    """`[NAME=]COMMAND`; a bare reference-system name (static, mt_memory, diar_clusters,
+    diar_audio)
     runs `python -m llgui.systems.NAME`."""
     name = None
     text = spec.strip()
@@ -115,7 +116,8 @@ def _inputs(bundle) -> list[str]:
     for table in data.get("documents", []) if isinstance(data.get("documents"), list) else []:
         if not isinstance(table, dict):
             continue
-        for key in ("references", "hypothesis", "source", "uem", "docids"):
+        for key in ("references", "hypothesis", "source", "uem", "docids", "words",
+                    "hypothesis_words"):
             value = table.get(key)
             for v in value if isinstance(value, list) else [value]:
                 if isinstance(v, str):
@@ -154,7 +156,7 @@ def run_simulation(
     out = Path(out)
     several = len(specs) * len(made) > 1
     writes = ["panel.json"] + [safe_name(s.name, "system") for s in specs] if several else [
-        "bundle.toml", "run.json", "system.stderr", "hyp", "logs"]
+        "bundle.toml", "run.json", "system.stderr", "hyp", "logs", "ref", "src"]
     output_folder(out, "--out", _inputs(bundle), writes)   # ValueError: exit 2
     metric = bundle.metrics[0]
     errors = error_metrics(bundle.task)   # the metrics whose replay has an MSR

@@ -1,8 +1,10 @@
 """The message loop shared by the reference systems: parse llgui's lines, call the system,
-write its replies (one JSON line each, flushed)."""
+write its replies (one JSON line each, flushed). Every reply echoes the document and step it
+answers (protocol 1.1)."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import IO
 
 from llgui.sim import protocol as P
@@ -35,6 +37,7 @@ def serve(system: System, stdin: IO[bytes] | None = None, stdout: IO[str] | None
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout
     mode = "none"
+    doc, step = None, 0
 
     def say(message) -> None:
         stdout.write(P.encode(message))
@@ -42,7 +45,7 @@ def serve(system: System, stdin: IO[bytes] | None = None, stdout: IO[str] | None
 
     def ask() -> None:
         request = system.request()
-        say(request if request is not None else P.Stop())
+        say(replace(request if request is not None else P.Stop(), doc=doc, step=step + 1))
 
     for raw in stdin:
         if not raw.strip():
@@ -52,12 +55,13 @@ def serve(system: System, stdin: IO[bytes] | None = None, stdout: IO[str] | None
             system.hello(message)
             say(P.SystemHello(system.name, system.version))
         elif isinstance(message, P.DocumentStart):
-            mode = message.mode
-            say(system.document(message))
+            mode, doc, step = message.mode, message.doc, message.step or 0
+            say(replace(system.document(message), step=message.step))
             if mode == "active":
                 ask()
         elif isinstance(message, (P.Answer, P.Correction)):
-            say(system.learn(message))
+            step = message.step if message.step is not None else step + 1
+            say(replace(system.learn(message), doc=message.doc, step=message.step))
             if isinstance(message, P.Answer):
                 ask()
         elif isinstance(message, P.EndDocument):

@@ -57,5 +57,5 @@ def test_ctrl_c_while_writing_is_a_clean_exit(tmp_path):
             break
     rest = child.stderr.read()
     assert child.wait(timeout=60) == 2, "".join(seen) + rest
-    assert "llgui campaign: interrupted; nothing more was done" in rest
+    assert "llgui campaign: interrupted by SIGINT; nothing more was done" in rest
     assert "Traceback" not in rest

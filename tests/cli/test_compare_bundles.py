@@ -282,3 +282,27 @@ def test_compare_draws_a_progress_bar_on_a_terminal_only(capsys, monkeypatch):
                  "--format", "json"]) == 0
     _json.loads(capsys.readouterr().out)
     assert seen and seen[-1] == pytest.approx(1.0) and seen == sorted(seen)
+
+
+def test_compare_names_bundles_sharing_a_name_by_their_path(tmp_path, capsys):
+    """Two bundles named alike (two runs of one input bundle, without run.json) are told
+    apart by path; with run.json beside them, by the system of the run (issue 22)."""
+    paths = []
+    for folder, words in (("one", "a b c d"), ("two", "a b x d")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "r.txt").write_text("a b c d\n", encoding="utf-8")
+        (tmp_path / folder / "h.txt").write_text(words + "\n", encoding="utf-8")
+        path = tmp_path / folder / "bundle.toml"
+        path.write_text('[bundle]\ntask = "mt"\nname = "same"\n\n[[documents]]\nid = "d1"\n'
+                        'time = 1\nreferences = ["r.txt"]\nhypothesis = "h.txt"\n',
+                        encoding="utf-8")
+        paths.append(str(path))
+    assert main(["compare", *paths, "--baseline", paths[0], "--format", "json"]) == 0
+    names = [s["name"] for s in json.loads(capsys.readouterr().out)["systems"]]
+    assert names == paths
+    for folder, system in (("one", "base"), ("two", "learner")):
+        (tmp_path / folder / "run.json").write_text(json.dumps({"system": {"name": system}}),
+                                                    encoding="utf-8")
+    assert main(["compare", *paths, "--baseline", "base", "--format", "json"]) == 0
+    names = [s["name"] for s in json.loads(capsys.readouterr().out)["systems"]]
+    assert names == ["base", "learner"]

@@ -306,11 +306,13 @@ def test_a_mistyped_command_or_a_missing_bundle_is_exit_2_before_any_window(argv
     assert not (tmp_path / "x.png").exists()
 
 
-@pytest.mark.parametrize("command", ["compare", "simulate"])
-def test_every_option_of_compare_and_simulate_has_help_with_its_default(command):
+@pytest.mark.parametrize("command", ["score", "replay", "lifelong", "det", "campaign",
+                                     "compare", "simulate"])
+def test_every_option_of_every_command_has_help_with_its_default(command):
     """`--help` named no default for most options of compare and simulate (issue 24): every
-    option now has a help text, and every option with a default names it; the oracle and
-    built-in system names it lists are the simulation's own."""
+    option of every command now has a help text, and every option that is not required names
+    its default (what happens without it); the oracle and built-in system names it lists are
+    the simulation's own."""
     import argparse
 
     from llgui.cli import main as cli
@@ -324,8 +326,7 @@ def test_every_option_of_compare_and_simulate_has_help_with_its_default(command)
         if isinstance(action, argparse._HelpAction):
             continue
         assert action.help, f"{command} {action.option_strings or action.dest}: no help"
-        if action.option_strings and action.default not in (None, False, argparse.SUPPRESS) \
-                and not action.required:
+        if action.option_strings and not action.required:
             assert "default" in action.help, (command, action.option_strings)
     text = parser.format_help()
     if command == "simulate":

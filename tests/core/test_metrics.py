@@ -16,7 +16,7 @@ from llgui.core.cost import CostModel
 from llgui.core.errors import LoadError
 from llgui.core.metrics import METRICS, info
 from llgui.core.penalty import make_track, replay
-from llgui.core.types import (
+from llgui.core.types import (Word, 
     ClassDocument, DetDocument, DiarDocument, MTDocument, Stamp, Trials, Turn,
 )
 from tests.conftest import REPO
@@ -35,6 +35,9 @@ DESIGN = {
     "min_dcf": ("detection", "minDCF", False, True, False, False),   # plain numbers
     "act_dcf": ("detection", "actDCF", False, True, False, False),
     "err": ("detection", "error rate", False, True, True, True),     # at a threshold
+    "cpwer": ("diarization", "cpWER", False, True, True, True),      # meeting word metrics
+    "tcpwer": ("diarization", "tcpWER", False, True, True, True),
+    "wder": ("diarization", "WDER", False, True, True, True),
     "error_rate": ("classification", "error rate", False, True, True, True),
     "macro_f1": ("classification", "macro-F1", True, True, False, True),
 }
@@ -72,7 +75,8 @@ def test_per_task_lists():
     assert registry.replay_metrics("detection") == ("err", "min_dcf", "act_dcf")
     assert registry.replay_metrics("mt") == ("bleu", "chrf", "ter", "wer")
     assert registry.error_metrics("mt") == ("ter", "wer")
-    assert registry.error_metrics("diarization") == ("der",)
+    assert registry.error_metrics("diarization") == ("der", "cpwer", "tcpwer", "wder")
+    assert registry.WORD_METRICS == ("cpwer", "tcpwer", "wder")
     for task in TASKS:
         assert set(registry.default_metrics(task)) <= set(registry.metrics_for(task))
         assert registry.default_replay(task) == registry.replay_metrics(task)[0]
@@ -122,7 +126,8 @@ def test_bundle_loader_accepts_the_registry(tmp_path, task):
     names = list(METRICS) + ["nosuch"]
     path = tmp_path / "bundle.toml"
     path.write_text(f'[bundle]\ntask = "{task}"\nmetrics = {json.dumps(names)}\n')
-    rejected = {r.split("'")[1]: r for r in _metric_problems(path)}
+    rejected = {r.split("'")[1]: r for r in _metric_problems(path)
+                if r.startswith("unknown metric")}
     known = ", ".join(registry.metrics_for(task))
     assert set(rejected) == set(names) - set(registry.metrics_for(task))
     assert all(r.endswith(f"for task {task} (known: {known})") for r in rejected.values())
@@ -148,7 +153,8 @@ def _documents():
     return {
         "mt": MTDocument("d", t, ("the cat sat", "a dog"), (("the cat sat down", "a dog"),)),
         "diarization": DiarDocument("d", t, "d", (Turn(0, 5, "A"), Turn(5, 10, "B")),
-                                    (Turn(0, 6, "x"), Turn(6, 10, "y")), None),
+                                    (Turn(0, 6, "x"), Turn(6, 10, "y")), None,
+                                    words=(Word(1, 2, "hi", "A"), Word(7, 8, "yo", "B"))),
         "detection": DetDocument("s", t, trials, ("1", "2", "3", "4", "5")),
         "classification": ClassDocument("c", t, ("i1", "i2", "i3"), ("a", "b", "a"),
                                         ("a", "a", "b"), ("a", "b")),
@@ -159,14 +165,15 @@ def _documents():
 def test_tracks_agree_with_the_table(name):
     entry = info(name)
     document = _documents()[entry.task]
-    track = make_track(document, name, {}, CostModel(), (document,))
+    settings = {"word_collar": 1.0}   # tcpWER's (meeteval has no default); others ignore it
+    track = make_track(document, name, settings, CostModel(), (document,))
     metric = track.metric
     assert metric.name == name
     assert metric.higher_is_better is entry.higher_is_better
     stats = track.current().stats
     assert (metric.errors(stats) is not None) is entry.counts_errors
     assert (replay(track, ()).msr is not None) is entry.counts_errors
-    made = registry.make_metric(entry.task, name, {}, (document,))
+    made = registry.make_metric(entry.task, name, settings, (document,))
     assert type(made) is type(metric) and made.score(stats) == metric.score(stats)
 
 
@@ -174,10 +181,11 @@ def test_family_lists_are_the_registry():
     from llgui.core.classification.track import CLASS_METRICS
     from llgui.core.detection.track import DET_TRACK_METRICS
     from llgui.core.diarization.track import DIAR_METRICS
+    from llgui.core.diarization.words import WORD_METRICS
     from llgui.core.mt.stats import METRIC_NAMES
 
     assert METRIC_NAMES == registry.replay_metrics("mt")
-    assert tuple(DIAR_METRICS) == registry.replay_metrics("diarization")
+    assert tuple(DIAR_METRICS) + WORD_METRICS == registry.replay_metrics("diarization")
     assert DET_TRACK_METRICS == registry.replay_metrics("detection")
     assert CLASS_METRICS == registry.replay_metrics("classification")
 

@@ -73,3 +73,42 @@ def test_every_tab_fits_a_1366_laptop(tab, tmp_path):
     assert out.returncode == 0, out.stderr
     image = QImage(str(png))
     assert (image.width(), image.height()) == (1366, 768)
+
+
+def test_no_display_is_a_message_not_an_abort(tmp_path):
+    """Without a display (a server, a container) Qt's xcb plugin aborts the process (exit 134)
+    with a message about libxcb-cursor0; llgui says what to do instead, with exit 2."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}}
+    done = subprocess.run([sys.executable, "-m", "llgui", "--demo", "--no-session"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "no display" in done.stderr and "--screenshot" in done.stderr
+    # --screenshot needs no display: it renders offscreen by itself
+    shot = tmp_path / "x.png"
+    done = subprocess.run([sys.executable, "-m", "llgui", "--demo", "--no-session",
+                           "--screenshot", str(shot)],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_missing_xcb_library_is_named_with_its_package(monkeypatch):
+    import ctypes.util
+
+    from llgui.gui import app
+
+    real = ctypes.util.find_library
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.setattr(ctypes.util, "find_library",
+                        lambda name: None if name == "xcb-cursor" else real(name) or "lib.so")
+    problem = app.display_problem()
+    assert problem is not None and "apt install libxcb-cursor0" in problem
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: "lib.so")
+    assert app.display_problem() is None

@@ -119,6 +119,13 @@ def _json_error(text: str) -> str:
 
 
 def test_not_json(tmp_path):
+    # 5,000 nested lists: Python 3.11's json gives up (RecursionError), 3.13's parses them and
+    # the line is then not an object; either way one clean problem at that line
+    try:
+        json.loads("[" * 5000 + "]" * 5000)
+        NESTED = "expected a JSON object, got [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[..."
+    except RecursionError:
+        NESTED = "invalid JSON: nested too deeply"
     path = str(write(tmp_path / "log.jsonl", jsonl(
         mt(),
         '{"doc": "d1", "step": 2,',
@@ -137,7 +144,7 @@ def test_not_json(tmp_path):
         (path, 5, "invalid JSON: -Infinity is not a JSON value"),
         (path, 6, "expected a JSON object, got [1, 2]"),
         (path, 7, "expected a JSON object, got 'just a string'"),
-        (path, 8, "invalid JSON: nested too deeply"),
+        (path, 8, NESTED),
         (path, 9, "invalid JSON: an integer has too many digits"),
     ]
 
@@ -269,7 +276,7 @@ def test_answers(tmp_path):
         (path, 4, "answer of a boundary step must be [start, end] in seconds, not [1, 2, 3]"),
         (path, 5, "answer start must be a number of seconds >= 0, not -1"),
         (path, 6, "answer of a name step must be the speaker (a non-empty string), not ''"),
-        (path, 7, "a segment step takes no answer (absent or null), not 'A'"),
+        (path, 7, "answer of a segment step must be null or a list of [start, end, speaker], not 'A'"),
     ]
 
 

@@ -65,7 +65,7 @@ CASES = [
     ("crash", 3, "step 3", "exited with code 1"),
     ("hang", 3, "step 3", "no reply within"),
     ("non-json", 3, "step 3", "not valid JSON"),
-    ("wrong-doc", 2, "step 0", "answers for document 'nope'"),
+    ("wrong-doc", 2, "step 0", "hypothesis for document 'nope', expected document"),
     ("huge-sentence", 3, "step 3", "target sentence 1000000000 is outside"),
     ("flood", 3, "step 3", "longer than"),
     ("unknown-type", 3, "step 3", "unknown type 'adaptd'"),

@@ -8,13 +8,14 @@ own types, so the fast path and the library compare field by field.
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
-from typing import Iterable, Sequence
+from typing import Collection, Iterable, Sequence
 
 from llgui.core.diarization.der import DERComponents, JERComponents, Span, pyannote_version
 from llgui.core.types import Turn
 
-__all__ = ["pyannote_der_components", "pyannote_jer_components", "pyannote_version"]
+__all__ = ["PyannoteDER", "pyannote_der_components", "pyannote_jer_components", "pyannote_version"]
 
 
 
@@ -160,3 +161,170 @@ def pyannote_jer_components(
     )
 
 
+
+
+CHUNK_SECONDS = 300.0
+"""Target length of a `PyannoteDER` chunk: pyannote crops an annotation by a many-segment
+timeline (the UEM less the collars) in time that grows with the product of their segment
+counts, so a 1.5-hour meeting costs it seconds per score, and 300-s pieces about 1/18 of that."""
+
+
+class PyannoteDER:
+    """DER of many hypotheses of ONE document against its reference, by pyannote.metrics,
+    cut into pieces where that changes nothing (what `llgui.core.verify` uses).
+
+    The recording is cut at instants in the reference's silence at least a collar away from
+    every reference boundary: there pyannote's UEM extrusion, its overlap removal and every
+    reference turn lie wholly on one side, and a hypothesis turn cut in two counts the same
+    time. On each piece pyannote itself does everything: `DiarizationErrorRate.uemify` (the
+    collars, skip_overlap), the co-occurrence matrix (`Annotation.__mul__`, the one its
+    HungarianMapper reads) and, under the mapping, `IdentificationErrorRate.compute_components`
+    with collar 0 on the uemified piece, as `DiarizationErrorRate.compute_components` does.
+    The pieces' co-occurrence matrices are summed, and the mapping is found as pyannote's
+    `HungarianMapper` finds it on the whole (scipy's linear_sum_assignment of the negated
+    matrix, rows the hypothesis labels in pyannote's order, columns the renamed reference
+    labels in theirs, pairs with positive co-occurrence kept). The components are summed.
+    A piece whose hypothesis turns are those of a hypothesis scored before is not computed
+    again: a correction changes a few turns, so a step costs its few pieces, not the meeting.
+    Equal to `pyannote_der_components` to rounding (tests and gate 11 hold it).
+    """
+
+    def __init__(self, reference: Sequence[Turn], uem: Iterable[Span] | None = None,
+                 collar: float = 0.0, skip_overlap: bool = False,
+                 chunk_seconds: float = CHUNK_SECONDS):
+        self.reference = tuple(reference)
+        self.uem = None if uem is None else tuple((float(s), float(e)) for s, e in uem)
+        self.collar = float(collar)
+        self.skip_overlap = bool(skip_overlap)
+        self.chunk_seconds = float(chunk_seconds)
+        self._pieces: dict = {}       # (piece, its hypothesis turns) -> uemified piece + matrix
+        self._ier: dict = {}          # (piece, its turns, mapping there) -> IER components
+
+    def _cuts(self, extent: tuple[float, float]) -> list[float]:
+        """Instants where the recording may be cut, about `chunk_seconds` apart."""
+        half = self.collar / 2
+        zones = sorted((t.start - half, t.end + half) for t in self.reference)
+        cuts, last, reach = [], extent[0], -math.inf
+        for start, end in zones:
+            if start > reach and reach > -math.inf:
+                t = (reach + start) / 2          # a silence between collar zones
+                if extent[0] < t < extent[1] and t - last >= self.chunk_seconds:
+                    cuts.append(t)
+                    last = t
+            reach = max(reach, end)
+        return cuts
+
+    def _extent(self, hypothesis: Sequence[Turn]) -> tuple[tuple[float, float], ...]:
+        if self.uem is not None:
+            return self.uem
+        times = [(t.start, t.end) for t in (*self.reference, *hypothesis)]
+        if not times:
+            return ()
+        return ((min(s for s, _ in times), max(e for _, e in times)),)
+
+    @staticmethod
+    def _clip(turns, lo: float, hi: float) -> tuple[Turn, ...]:
+        out = []
+        for t in turns:
+            s, e = max(t.start, lo), min(t.end, hi)
+            if e > s:
+                out.append(t if (s, e) == (t.start, t.end) else Turn(s, e, t.speaker))
+        return tuple(out)
+
+    def __call__(self, hypothesis: Sequence[Turn], unmappable: Collection[str] = (),
+                 should_stop=None) -> DERComponents:
+        import numpy as np
+        from pyannote.core.utils.generators import string_generator
+        from pyannote.metrics.diarization import DiarizationErrorRate
+        from pyannote.metrics.identification import IdentificationErrorRate
+        from scipy.optimize import linear_sum_assignment
+
+        from llgui.core.jobs import check
+
+        hypothesis = tuple(hypothesis)
+        extent = self._extent(hypothesis)
+        key_uem = extent if self.uem is None else None
+        if not extent:
+            return pyannote_der_components(self.reference, hypothesis, self.uem, self.collar,
+                                           self.skip_overlap, unmappable)
+        lo_all, hi_all = extent[0][0], extent[-1][1]
+        bounds = [lo_all, *self._cuts((lo_all, hi_all)), hi_all]
+        # every turn is clipped to the pieces it touches (turns ending at a cut stay left)
+        refs = [self._clip(self.reference, a, b) for a, b in zip(bounds, bounds[1:])]
+        hyps = [self._clip(hypothesis, a, b) for a, b in zip(bounds, bounds[1:])]
+        metric = DiarizationErrorRate(collar=self.collar, skip_overlap=self.skip_overlap)
+        pieces = []
+        for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
+            check(should_stop)
+            key = (i, key_uem, hyps[i])
+            piece = self._pieces.get(key)
+            if piece is None:
+                uem = [(max(s, a), min(e, b)) for s, e in extent if min(e, b) > max(s, a)]
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    ref_u, hyp_u, uem_u = metric.uemify(
+                        _annotation(refs[i]), _annotation(hyps[i]), uem=_timeline(uem),
+                        collar=self.collar, skip_overlap=self.skip_overlap, returns_uem=True)
+                    matrix = hyp_u * ref_u
+                piece = (ref_u, hyp_u, uem_u, tuple(hyp_u.labels()), tuple(ref_u.labels()),
+                         matrix)
+                self._pieces[key] = piece
+            pieces.append((key, piece))
+        # pyannote's label order: references renamed A, B, ... in sorted order, then sorted
+        ref_labels = sorted({lab for _, p in pieces for lab in p[4]})
+        renamed = dict(zip(ref_labels, string_generator()))
+        columns = sorted(ref_labels, key=lambda lab: renamed[lab])
+        blocked = set(unmappable)
+        rows = sorted({lab for _, p in pieces for lab in p[3]} - blocked)
+        row_at = {lab: k for k, lab in enumerate(rows)}
+        col_at = {lab: k for k, lab in enumerate(columns)}
+        total = np.zeros((len(rows), len(columns)))
+        for _, (_, _, _, hl, rl, matrix) in pieces:
+            for r, h in enumerate(hl):
+                if h in row_at:
+                    for c, lab in enumerate(rl):
+                        total[row_at[h], col_at[lab]] += matrix[r, c]
+        mapping = {}
+        if total.size:
+            for r, c in zip(*linear_sum_assignment(-total)):
+                if total[r, c] > 0:
+                    mapping[rows[r]] = columns[c]
+        ref_set = set(ref_labels)
+        fresh = (f"\x00unmapped{i}" for i in itertools.count())
+        full = {}
+        for label in sorted({lab for _, p in pieces for lab in p[3]}):
+            if label in mapping:
+                full[label] = mapping[label]
+            else:
+                name = next(fresh)
+                while name in ref_set:
+                    name = next(fresh)
+                full[label] = name
+        ier = IdentificationErrorRate(collar=0.0, skip_overlap=False)
+        sums = dict.fromkeys(("missed detection", "false alarm", "confusion", "correct",
+                              "total"), 0.0)
+        scored = []
+        for key, (ref_u, hyp_u, uem_u, hl, _, _) in pieces:
+            check(should_stop)
+            local = tuple((h, full[h]) for h in hl)
+            ikey = (key, local)
+            detail = self._ier.get(ikey)
+            if detail is None:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    detail = ier.compute_components(ref_u, hyp_u.rename_labels(mapping=dict(local)),
+                                                    uem=uem_u, collar=0.0, skip_overlap=False)
+                detail = {k: float(detail[k]) for k in sums}
+                self._ier[ikey] = detail
+            for k in sums:
+                sums[k] += detail[k]
+            for s in uem_u.support():
+                if scored and scored[-1][1] == float(s.start):    # joined again at a cut
+                    scored[-1] = (scored[-1][0], float(s.end))
+                else:
+                    scored.append((float(s.start), float(s.end)))
+        return DERComponents(
+            miss=sums["missed detection"], false_alarm=sums["false alarm"],
+            confusion=sums["confusion"], correct=sums["correct"], total=sums["total"],
+            mapping=mapping, uem_used=tuple(extent), uem_given=self.uem is not None,
+            scored=tuple(scored))

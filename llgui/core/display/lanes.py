@@ -67,32 +67,91 @@ def _error_geometry(regions) -> dict:
             for k, (xs, ws) in by_kind.items()}
 
 
-def lane_bars(turns, colour_of: Callable[[str], str]) -> dict:
+def lane_bars(turns, colour_of: Callable[[str], str], rank: Callable[[str], object] | None = None
+              ) -> dict:
     """A lane's bars grouped by colour: x0, width, stacking level and depth of every turn
-    (`lane_geometry`'s order), and colour -> indices of its bars; `colour_of(label)` gives a
-    speaker label's colour."""
+    (`lane_geometry`'s order; `stack_levels` with `rank`), and colour -> indices of its bars;
+    `colour_of(label)` gives a speaker label's colour."""
     geometry = lane_geometry(turns)
     palette = [colour_of(label) for label in geometry["labels"]]
     groups: dict[str, list[int]] = {}
     for k, colour in enumerate(palette):
         groups.setdefault(colour, []).append(k)
     inverse = geometry["inverse"]
+    level, depth = stack_levels(turns, rank)
     return {
+        "colours": palette,     # per label (geometry["labels"] order)
         "x0": geometry["starts"],
         "width": geometry["ends"] - geometry["starts"],
-        "level": geometry["level"],
-        "depth": geometry["depth"],
+        "level": level,
+        "depth": depth,
         "groups": {c: np.flatnonzero(np.isin(inverse, ks)) for c, ks in groups.items()},
     }
 
 
+def mapped_rank(mapping: Mapping[str, str] | None) -> Callable[[str], str]:
+    """The stacking rank of a lane's labels: the reference speaker each is drawn as (the
+    mapping's), unmapped labels after them. One function for the view and the worker that
+    prepares its geometry, so both hit the same cache entry."""
+    names = mapping or {}
+    return lambda label: names.get(label, "\uffff" + label)
+
+
+def stack_levels(turns, rank: Callable[[str], object] | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(level, depth) of every bar of a lane (`lane_geometry`'s order), overlap by overlap:
+    a turn that overlaps nothing fills the lane's height (depth 1), and the turns of one run
+    of overlapping turns share it in as many rows as the run needs, so one triple overlap no
+    longer thins every bar of the meeting to a third. Within a run the rows go by `rank` of
+    the speaker label (then time), so the same two speakers overlap in the same order in every
+    lane when `rank` says the reference speaker a label is drawn as (default: the label)."""
+    geometry = lane_geometry(turns)
+    labels = geometry["labels"]
+    key = tuple(rank(label) if rank is not None else label for label in labels)
+    return _GEOMETRY.get_or_make((turns,), ("stack", key),
+                                 lambda: _stack_levels(geometry, key))
+
+
+def _stack_levels(geometry, key) -> tuple[np.ndarray, np.ndarray]:
+    starts, ends, inverse = geometry["starts"], geometry["ends"], geometry["inverse"]
+    n = starts.size
+    level, depth = np.zeros(n), np.ones(n)
+    if n < 2:
+        return level, depth
+    order_of = {k: i for i, k in enumerate(sorted(set(key), key=lambda k: (str(type(k)), k)))}
+    reach = np.maximum.accumulate(ends)
+    fresh = np.ones(n, dtype=bool)
+    fresh[1:] = reach[:-1] <= starts[1:] + LANE_TOLERANCE
+    heads = np.flatnonzero(fresh)
+    tails = np.append(heads[1:], n)
+    for head, tail in zip(heads.tolist(), tails.tolist()):
+        if tail - head < 2:
+            continue
+        members = sorted(range(head, tail),
+                         key=lambda i: (order_of[key[inverse[i]]], starts[i], ends[i]))
+        rows: list[list[tuple[float, float]]] = []
+        for i in members:
+            a, b = float(starts[i]), float(ends[i])
+            for r, spans in enumerate(rows):
+                if all(b <= s + LANE_TOLERANCE or a >= e - LANE_TOLERANCE for s, e in spans):
+                    spans.append((a, b))
+                    break
+            else:
+                r = len(rows)
+                rows.append([(a, b)])
+            level[i] = r
+        depth[head:tail] = len(rows)
+    return level, depth
+
+
 def lane_parts(bars: dict, y: float, lane_height: float) -> list[tuple[str, tuple]]:
     """(colour, (x0, width, y0, height)) per colour of a lane centred at `y` whose bars
-    (`lane_bars`) stack in rows sharing `lane_height`."""
-    height = lane_height / bars["depth"]
+    (`lane_bars`) stack in rows sharing `lane_height` (each bar's run its own depth)."""
+    height = lane_height / np.asarray(bars["depth"], dtype=float)
+    height = np.broadcast_to(height, np.shape(bars["x0"]))
     y0 = y - lane_height / 2 + bars["level"] * height
     return [(colour, (bars["x0"][members], bars["width"][members], y0[members],
-                      np.full(members.size, height * BAR_FILL)))
+                      height[members] * BAR_FILL))
             for colour, members in bars["groups"].items()]
 
 
@@ -148,16 +207,20 @@ def focus_range(windows: Iterable[Sequence[float]], extent: Sequence[float],
 
 
 def label_colour(label: str, mapping: Mapping[str, str] | None, colours: Mapping[str, str],
-                 unmappable: str | None = None) -> str:
+                 unmappable: str | None = None,
+                 unmapped: Mapping[str, str] | None = None) -> str:
     """The colour a hypothesis (or reference) speaker label is drawn in: the impaired
     hypothesis' never-mapped speaker dark grey; with a `mapping` (hypothesis -> reference
-    label), the colour of the reference speaker it maps to, grey when it maps to none; with
-    no mapping (the reference itself), its own colour."""
+    label), the colour of the reference speaker it maps to, else its tone in `unmapped`
+    (`palette.unmapped_colours`: unmapped clusters told apart), grey without one; with no
+    mapping (the reference itself), its own colour."""
     if unmappable is not None and label == unmappable:
         return IMPAIRED
     if mapping and label in mapping:
         return colours.get(mapping[label], UNMAPPED)
-    return colours.get(label, UNMAPPED) if mapping is None else UNMAPPED
+    if mapping is not None:
+        return (unmapped or {}).get(label, UNMAPPED)
+    return colours.get(label, UNMAPPED)
 
 
 def extend_colours(colours: dict[str, str], labels: Iterable[str],

@@ -2,6 +2,7 @@
 
 - `pack_lanes`: rows for a timeline's turns, abutting turns (up to float error) on one row;
 - `format_time` / `time_labels`: seconds as mm:ss, or h:mm:ss past an hour;
+- `time_ticks`: ticks of a time axis on round seconds, minutes or hours;
 - `place_labels`: positions for labels along one axis that never overlap, each as near to
   where it wants to be as the others allow (least squares);
 - `bar_range`: a value axis for bars whose differences would vanish if the bars started at 0;
@@ -94,6 +95,25 @@ def format_time(seconds: float, decimals: int = 0, hours: bool | None = None) ->
         h, m = divmod(minutes, 60)
         return f"{sign}{h}:{m:02d}:{secs:02d}{tail}"
     return f"{sign}{minutes}:{secs:02d}{tail}"
+
+
+TIME_STEPS = (0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200,
+              10800, 21600)
+"""Tick spacings of a time axis, seconds: round seconds, then round minutes, then hours."""
+
+
+def time_ticks(lo: float, hi: float, most: int = 8) -> tuple[float, list[float]]:
+    """(spacing, tick values) for a time axis over [lo, hi] with at most `most` ticks: the
+    smallest spacing of TIME_STEPS that keeps to it, ticks on its multiples (so on round
+    minutes from a minute up, never at 500 s or 33:20)."""
+    span = max(float(hi) - float(lo), 1e-9)
+    most = max(int(most), 2)
+    step = next((s for s in TIME_STEPS if span / s <= most), None)
+    if step is None:
+        step = 3600.0 * math.ceil(span / most / 3600.0)
+    first = math.ceil(lo / step - 1e-9)
+    last = math.floor(hi / step + 1e-9)
+    return step, [round(k * step, 6) for k in range(first, last + 1)]
 
 
 def time_labels(values: Sequence[float], spacing: float | None = None) -> list[str]:

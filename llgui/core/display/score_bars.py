@@ -10,8 +10,8 @@ import numpy as np
 
 from llgui.core.display.layout import bar_range
 
-HEADROOM = 0.12
-"""Share of the bars' value range added above it for the labels on top of the bars."""
+HEADROOM = 0.3
+"""Share of the bars' value range added above it for the penalty marks (two, stacked)."""
 
 
 @dataclass(frozen=True)
@@ -22,31 +22,49 @@ class PenaltyBars:
     bar (the lower of S_adapt and S_pen), None for a missing score; `hatch`: (y0, height) of
     the accumulated penalty on the penalised bar (added on top for error rates, cut from the
     top for BLEU/chrF), None when there is none; `memorise`: the memorise-only S_pen bar;
-    `labels`: (bar, value, text) for each value label, text None for the value itself, ""
-    for no label; `y_range`: the value axis (`bar_range`), `view`: it with room on top for
-    the labels."""
+    `ticks`: (x, text) under each bar, its name and its value (the values sit under their
+    own bars: never beside another bar, never over one); `step_penalty`: (S_imp, S_cor,
+    S_imp − S_cor), the step's penalty drawn as a bracket on the S_imp bar up to S_cor,
+    None when there is none; `marks`: (x, y, text) of the penalties written above their bars
+    (the step's on S_imp, the accumulated one on the penalised bar); `y_range`: the value
+    axis (`bar_range`), `view`: it with room on top for the marks; `cut`: the axis does not
+    start at 0 (the bars' feet are drawn broken, the axis says where it starts)."""
 
     solid: tuple[float | None, ...]
     hatch: tuple[float, float] | None
     memorise: float | None
-    labels: tuple[tuple[int, float | None, str | None], ...]
+    ticks: tuple[tuple[int, str], ...]
+    step_penalty: tuple[float, float, float] | None
+    marks: tuple[tuple[float, float, str], ...]
     y_range: tuple[float, float]
     view: tuple[float, float]
+    cut: bool
 
 
-def penalty_bars(values: Mapping[str, float | None]) -> PenaltyBars:
+NAMES = ("base", "cor", "imp", "pen", "mem.")
+
+
+def penalty_bars(values: Mapping[str, float | None], digits: int = 2) -> PenaltyBars:
     """The bars of a step from its `StepView.as_dict()` (s_base, s_cor, s_imp, s_adapt,
-    s_pen, s_pen_memorise)."""
+    s_pen, s_pen_memorise); the values under the bars with `digits` decimals (fewer where
+    the bars are too narrow for two: the header has them all)."""
     v = values
     lo, hi = sorted((float(v["s_adapt"]), float(v["s_pen"])))  # numpy scalars -> float
     mem = v.get("s_pen_memorise")
-    # one number per label; the inside one names what it is (adapt or pen)
-    inside = ""
+
+    def text(name: str, value) -> str:
+        return name if value is None else f"{name}\n{float(value):.{digits}f}"
+
+    ticks = tuple((x, text(n, value)) for x, (n, value) in enumerate(zip(
+        NAMES, (v["s_base"], v["s_cor"], v["s_imp"], v["s_pen"], mem))))
+    marks = []
+    step_penalty = None
+    if v["s_cor"] is not None and v["s_imp"] is not None and v["s_cor"] != v["s_imp"]:
+        cor, imp = float(v["s_cor"]), float(v["s_imp"])
+        step_penalty = (imp, cor, imp - cor)
+        marks.append((2.0, max(cor, imp), f"{imp - cor:+.2f}"))
     if hi > lo:
-        inside = (f"pen {v['s_pen']:.2f}" if lo == v["s_pen"]
-                  else f"adapt {v['s_adapt']:.2f}")
-    labels = ((0, v["s_base"], None), (1, v["s_cor"], None), (2, v["s_imp"], None),
-              (3, hi, None), (3, lo, inside), (4, mem, None))
+        marks.append((3.0, hi, f"Σ{float(v['s_pen']) - float(v['s_adapt']):+.2f}"))
     shown = [x for x in (v["s_base"], v["s_cor"], v["s_imp"], v["s_adapt"], v["s_pen"], mem)
              if x is not None]
     # 1-3 point differences between scores of 30 must read as differences
@@ -55,7 +73,9 @@ def penalty_bars(values: Mapping[str, float | None]) -> PenaltyBars:
         solid=(v["s_base"], v["s_cor"], v["s_imp"], lo),
         hatch=(lo, hi - lo) if hi > lo else None,
         memorise=None if mem is None else float(mem),
-        labels=labels, y_range=(low, high), view=(low, high + HEADROOM * (high - low)))
+        ticks=ticks, step_penalty=step_penalty, marks=tuple(marks),
+        y_range=(low, high), view=(low, high + HEADROOM * (high - low)),
+        cut=low > 0 or high < 0)
 
 
 def step_curve_x(costs: Sequence[float]) -> np.ndarray:

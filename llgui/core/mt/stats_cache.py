@@ -98,7 +98,7 @@ def namespace(metric) -> str:
     """The hash naming a metric's settings and versions (see the module docstring)."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from llgui import __version__
+    from llgui._version import __version__
 
     versions = {"llgui": __version__}
     # the library the metric runs on (reading package metadata costs ~0.1 s: only that one)

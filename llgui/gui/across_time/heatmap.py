@@ -32,13 +32,36 @@ class NameAxis(pg.AxisItem):
         if n == 0:
             return []
         lo, hi = max(0, int(np.ceil(min(minVal, maxVal)))), min(n - 1, int(max(minVal, maxVal)))
-        per_label = 60.0 if self.orientation in ("bottom", "top") else 16.0  # pixels
+        # pixels a label needs: its widest name measured (dates ran into each other at 60)
+        from PySide6.QtGui import QFontMetrics
+
+        metrics = QFontMetrics(self.style.get("tickFont") or self.font())
+        per_label = (max(metrics.horizontalAdvance(t) for t in self.names) + 12
+                     if self.orientation in ("bottom", "top") else metrics.height() + 2)
         step = max(1, int(np.ceil((hi - lo + 1) * per_label / max(size, 1.0))))
         return [(float(step), [float(v) for v in range(lo, hi + 1, step)])]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
         return [self.names[int(round(v))] if 0 <= int(round(v)) < len(self.names) else ""
                 for v in values]
+
+
+def short_dates(names: list[str]) -> tuple[list[str], str]:
+    """ISO dates of one year as "Jun 05" and that year; other names as they are, and ""."""
+    import datetime as dt
+
+    try:
+        days = [dt.date.fromisoformat(n) for n in names]
+    except (TypeError, ValueError):
+        return names, ""
+    years = {d.year for d in days}
+    if not days or len(years) != 1:
+        return names, ""
+    return [d.strftime("%b %d") for d in days], str(years.pop())
+
+
+MAX_LABELLED_CELLS = 400
+"""Matrices up to this many cells get their values written in the cells (when they fit)."""
 
 
 class ScoreHeatmap(QWidget):
@@ -79,18 +102,27 @@ class ScoreHeatmap(QWidget):
         self.plot.scene().sigMouseClicked.connect(self._on_scene_clicked)
         self.plot.scene().sigMouseMoved.connect(self._on_scene_moved)
         self.values: np.ndarray | None = None   # the matrix shown, (n_models, n_tests)
+        # each cell's value written in it when the cells are big enough (issue 23 item 19)
+        self.cell_labels: list[pg.TextItem] = []
+        item.getViewBox().sigResized.connect(self._fit_cell_labels)
 
     def set_matrix(self, values: np.ndarray | None, models, tests, metric_label: str,
                    higher_is_better: bool | None) -> None:
         """Show `values` (n_models, n_tests), NaN for missing cells; None clears the plot."""
         item = self.plot.getPlotItem()
         self.values = None if values is None else np.asarray(values, dtype=float)
+        for label in self.cell_labels:
+            item.removeItem(label)
+        self.cell_labels = []
         if self.values is None or self.values.size == 0:
             self.image.clear()
             self.left.names, self.bottom.names = [], []
             self.window_box.setVisible(False)
             item.setTitle("no lifelong score table", size="9pt", color=TEXT)
             return
+        # tests named by dates of one year: "Jun 05", the year said once on the axis
+        tests, year = short_dates(list(tests))
+        item.setLabel("bottom", "test t<sub>j</sub>" + (f" ({year})" if year else ""))
         self.left.names, self.bottom.names = list(models), list(tests)
         lo, hi = colour_levels(self.values)
         # NaN cells are drawn transparent by ImageItem, so missing rows stay blank.
@@ -107,6 +139,35 @@ class ScoreHeatmap(QWidget):
         n_m, n_t = self.values.shape
         item.setTitle(f"s(M<sub>i</sub>, t<sub>j</sub>): {n_m} model versions × {n_t} tests",
                       size="9pt", color=TEXT)
+        if n_m * n_t <= MAX_LABELLED_CELLS:
+            for (row, col), value in np.ndenumerate(self.values):
+                if not np.isfinite(value):
+                    continue
+                share = (value - lo) / (hi - lo) if hi > lo else 0.5
+                if higher_is_better is False:
+                    share = 1.0 - share
+                # viridis: dark below 0.6 of its range, bright above
+                label = pg.TextItem(f"{value:.1f}", anchor=(0.5, 0.5),
+                                    color="w" if share < 0.6 else "k")
+                label.setPos(col, row)
+                label.setZValue(10)
+                item.addItem(label)
+                self.cell_labels.append(label)
+        self._fit_cell_labels()
+
+    def _fit_cell_labels(self, *_) -> None:
+        """The values show only when each fits its cell (a 13 x 13 matrix in a narrow pane
+        keeps its colours and hover text)."""
+        if not self.cell_labels or self.values is None:
+            return
+        vb = self.plot.getPlotItem().getViewBox()
+        n_m, n_t = self.values.shape
+        cell_w, cell_h = vb.width() / max(n_t, 1), vb.height() / max(n_m, 1)
+        widest = max(label.boundingRect().width() for label in self.cell_labels)
+        tallest = max(label.boundingRect().height() for label in self.cell_labels)
+        fits = widest <= cell_w - 2 and tallest <= cell_h
+        for label in self.cell_labels:
+            label.setVisible(fits)
 
     def set_window(self, row: int, first_col: int, last_col: int) -> None:
         """Outline row `row` from column `first_col` to `last_col` (inclusive); row < 0 or an

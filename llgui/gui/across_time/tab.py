@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, Slot
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QStackedWidget,
     QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter,
@@ -241,7 +242,9 @@ class AcrossTimeTab(QWidget):
         # Time series: scores per document, the diagonal, cumulative cost below.
         self.series_plot = _plot()
         item = self.series_plot.getPlotItem()
-        item.addLegend(offset=(-6, 6), labelTextSize="8pt", labelTextColor=TEXT,
+        # two columns: half the rows over the data (four rows covered the last points at
+        # 1366x768)
+        item.addLegend(offset=(-6, 6), labelTextSize="8pt", labelTextColor=TEXT, colCount=2,
                        brush=pg.mkBrush(255, 255, 255, 215))
         item.getAxis("bottom").setStyle(showValues=False)   # the cost plot below has them
         self.cost_plot = _plot()
@@ -607,8 +610,7 @@ class AcrossTimeTab(QWidget):
         item = self.policy_plot.getPlotItem()
         if policy.mode == "relative":
             self._set_time_axis(self.policy_plot, False,
-                                "x: position in the model's window [l₁, lᵢ]  (0 = oldest "
-                                "test, 1 = now)")
+                                "x: place in the model's window (0 oldest test, 1 now)")
         else:
             self._set_time_axis(self.policy_plot, self._dates(),
                                 "test time" + (" (UTC)" if self._dates() else ""))
@@ -920,15 +922,38 @@ class AcrossTimeTab(QWidget):
             item.setXRange(lo - pad, hi + pad, padding=0)
             # headroom over the data for the legend (top right): it covered the last points
             extent = finite_extent(getattr(series, a) for a in ("s_base", "s_adapt", "s_pen"))
+            self._series_extent = extent
             if extent is not None:
-                rows = len(item.legend.items) if item.legend is not None else 0
-                item.setYRange(*pad_range(*extent, 0.05, 0.12 + 0.09 * rows, least=1.0),
-                               padding=0)
+                self._fit_series_range()
+                if not getattr(self, "_series_fit", False):
+                    self._series_fit = True
+                    item.getViewBox().sigResized.connect(self._fit_series_range)
         unique = sorted(set(names))
         item.setLabel("left", f"{' / '.join(unique)} (%)" if unique else "score (%)")
         if result is not None:
-            item.setTitle("per document, in processing order — click a point to open it in "
-                          "the workbench (wheel: zoom)", size="9pt", color=TEXT)
+            if getattr(self, "series_title", None) is None:
+                from llgui.gui.widgets.fit_title import FittedTitle
+
+                # on two lines where one is cut (1366 px)
+                self.series_title = FittedTitle(self.series_plot, 9, TEXT)
+            self.series_title.set(["per document, in processing order",
+                                   "click a point to open it in the workbench (wheel: zoom)"])
+
+    def _fit_series_range(self, *_) -> None:
+        """Room above the scores for the legend, from the legend's rows and the plot's height
+        in pixels, again when the plot is resized (rows guessed at 9 % of the range each left
+        it over the last points at 1366x768)."""
+        extent = getattr(self, "_series_extent", None)
+        item = self.series_plot.getPlotItem()
+        if extent is None:
+            return
+        rows = -(-len(item.legend.items) // 2) if item.legend is not None else 0
+        plot_px = max(item.getViewBox().height(), 1.0)
+        legend_px = max(item.legend.boundingRect().height() if item.legend is not None else 0,
+                        rows * QFontMetrics(self.font()).height() * 1.5)
+        share = min(0.6, (legend_px + 16) / plot_px)
+        item.setYRange(*pad_range(*extent, 0.05, 0.05 + share / (1 - share), least=1.0),
+                       padding=0)
 
     def _on_series_points_clicked(self, _curve, points, _ev=None) -> None:
         if not len(points):

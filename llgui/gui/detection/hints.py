@@ -38,8 +38,18 @@ class EdgeHints:
 
     def set_points(self, points) -> None:
         """`points`: (x, y, colour, what) in the plot's (probit) coordinates."""
-        self.points = [(float(x), float(y), c, w) for x, y, c, w in points
-                       if math.isfinite(x) and math.isfinite(y)]
+        self.points = []
+        for x, y, c, w in points:
+            x, y = float(x), float(y)
+            if math.isnan(x) or math.isnan(y) or (math.isinf(x) and math.isinf(y)):
+                continue   # nowhere (a perfectly separated system: said in the notes)
+            # P_fa = 0 or P_miss = 0 lies at -inf on probit axes: an arrow at the edge still
+            # points to it, saying which is 0
+            zero = ("P_fa = 0" if x == -math.inf else "P_miss = 0" if y == -math.inf else
+                    "P_fa = 1" if x == math.inf else "P_miss = 1" if y == math.inf else "")
+            if zero:
+                w = f"{w} ({zero})"
+            self.points.append((max(min(x, FAR), -FAR), max(min(y, FAR), -FAR), c, w))
         self._redraw()
 
     def outside(self) -> list[str]:
@@ -72,6 +82,9 @@ class EdgeHints:
             vb.addItem(hint, ignoreBounds=True)
             self.arrows.append(hint)
 
+
+FAR = 1e6
+"""Where an infinite probit coordinate is put: outside any view, so that it gets an arrow."""
 
 ARROWS = {(-1, 0): "←", (1, 0): "→", (0, 1): "↑", (0, -1): "↓", (-1, 1): "↖", (1, 1): "↗",
           (-1, -1): "↙", (1, -1): "↘", (0, 0): "•"}

@@ -23,7 +23,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
     QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem,
-    QVBoxLayout, QWidget,
+    QStackedWidget, QVBoxLayout, QWidget,
 )
 
 from llgui.core.display.palette import DET_CURVE_COLOURS
@@ -124,9 +124,21 @@ class DetectionTab(QWidget):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         split.setSizes([560, 600])
-        layout = self.layout()
-        layout.addLayout(self.controls)
-        layout.addWidget(split, 1)
+        content = QWidget()
+        inner = QVBoxLayout(content)
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.addLayout(self.controls)
+        inner.addWidget(split, 1)
+        # no detection scores among the open bundles: words, not empty plots and tables
+        # (issue 23 item 19)
+        self.empty = QLabel("")
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setMargin(40)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(content)
+        self.pages.addWidget(self.empty)
+        self.layout().addWidget(self.pages, 1)
         self._draw()
 
     # -- building ---------------------------------------------------------------------------
@@ -207,6 +219,9 @@ class DetectionTab(QWidget):
         item.setMenuEnabled(False)
         item.hideButtons()
         item.showGrid(x=True, y=True, alpha=0.25)
+        # one probit unit is as long across as up: the EER diagonal at 45°, a DET curve's
+        # shape as NIST draws it (the wider side shows more of the axis, never a stretch)
+        item.getViewBox().setAspectLocked(True, ratio=1.0)
         for axis in (self.x_axis, self.y_axis):
             axis.setTextPen(TEXT)
         item.setLabel("bottom", "False Alarm probability (in %)")
@@ -421,8 +436,8 @@ class DetectionTab(QWidget):
 
         self._ensure_built()
         item = self.plot.getPlotItem()
-        item.setXRange(*DEFAULT_RANGE, padding=0)
-        item.setYRange(*DEFAULT_RANGE, padding=0)
+        # both ranges at once: the locked aspect widens the longer side's, never cuts one
+        item.getViewBox().setRange(xRange=DEFAULT_RANGE, yRange=DEFAULT_RANGE, padding=0)
 
     def _draw(self) -> None:
         probit = _det().probit
@@ -432,7 +447,20 @@ class DetectionTab(QWidget):
         lo, hi = float(probit(1e-5)), float(probit(1 - 1e-5))
         item.plot([lo, hi], [lo, hi], pen=pg.mkPen("#999999", width=1,
                                                    style=Qt.PenStyle.DashLine))
+        nothing = not self.results and not self.systems()
+        if nothing:
+            names = {"mt": "MT", "diarization": "diarization", "classification": "classification"}
+            tasks = sorted({names.get(b.task, b.task) for b in self.state.bundles})
+            self.empty.setText(
+                "No detection scores open"
+                + (f": the open bundles are {', '.join(tasks)}." if tasks else ".")
+                + "\n\nThis tab draws DET curves, EER and DCFs of detection systems: open a "
+                  "bundle with task = \"detection\" (File › Open bundle…) or target and "
+                  "non-target score files (File › Open files…).")
+        self.pages.setCurrentIndex(1 if nothing else 0)
         if not self.results:
+            if getattr(self, "title", None) is not None:
+                self.title.clear()   # not re-fitted over the text below
             item.setTitle("no detection scores open" if not self.systems()
                           else "computing…", size="9pt", color=TEXT)
             self._fill_table()
@@ -471,9 +499,13 @@ class DetectionTab(QWidget):
                               f"{r.name} {what}"))
         self.edge_hints.set_points(hints)
         dcf = self.results[0].dcf
-        item.setTitle(f"○ EER ({self.results[0].eer_method}) · ■ minDCF · ✕ actDCF at "
-                      f"{_dcf_text(dcf)} · ◆ threshold (click or drag)", size="9pt",
-                      color=TEXT)
+        if getattr(self, "title", None) is None:
+            from llgui.gui.widgets.fit_title import FittedTitle
+
+            # on as many lines as the plot's width needs (cut at 1366 and 1500 px)
+            self.title = FittedTitle(self.plot, 9, TEXT)
+        self.title.set([f"○ EER ({self.results[0].eer_method})", "■ minDCF",
+                        f"✕ actDCF at {_dcf_text(dcf)}", "◆ threshold (click or drag)"])
         self._fill_table()
         self._sync_threshold_views()
 

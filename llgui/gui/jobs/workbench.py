@@ -5,7 +5,7 @@ workbench (`llgui.gui.workbench.tab`) submits them to the window's `JobRunner`.
 """
 from __future__ import annotations
 
-from llgui.core.metrics import default_replay, replay_metrics
+from llgui.core.metrics import WORD_METRICS, default_replay, replay_metrics
 from llgui.core.walkthrough import Walkthrough, walk
 
 SYNC_TURNS = 2000
@@ -29,7 +29,7 @@ def track_metric(bundle, metric: str | None) -> str:
     """The state's metric for the bundle's task when the workbench can replay it, else the
     bundle's first that it can (a detection bundle may start from EER), else the task's
     default replay metric (`llgui.core.metrics`)."""
-    allowed = replay_metrics(bundle.task)
+    allowed = [m for m in replay_metrics(bundle.task) if m not in WORD_METRICS]
     if metric is not None and metric_and_mode(metric)[0] in allowed:
         return metric
     return next((m for m in bundle.metrics if m in allowed), default_replay(bundle.task))
@@ -91,7 +91,8 @@ def view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
     the window draws, and a cancel is seen. What it makes is cached by the identity of the
     walkthrough's turn lists, where the view reads it."""
     from llgui.core.diarization.speakers import breakdown
-    from llgui.core.display.lanes import error_geometry, lane_geometry
+    from llgui.core.diarization.verdict import step_verdict
+    from llgui.core.display.lanes import error_geometry, lane_geometry, mapped_rank, stack_levels
     from llgui.core.jobs import check
 
     def checkpoint() -> None:
@@ -103,19 +104,30 @@ def view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
         checkpoint()
         if n == 0:   # the base: its mapping and errors, no step view
             lane_geometry(result.document.reference)
+            stack_levels(result.document.reference, mapped_rank(None))
             checkpoint()
             lane_geometry(result.hypothesis_at(0))
+            stack_levels(result.hypothesis_at(0), mapped_rank(result.base_mapping))
             checkpoint()
             error_geometry(result.errors_at(0))
             checkpoint()
             breakdown(result.document, result.base, result.base_mapping, collar, skip_overlap)
             continue
         view = result.view(n)
-        for lane in (view.seen, view.corrected, view.impaired or (), view.adapted):
+        checkpoint()
+        stack_levels(result.document.reference, mapped_rank(None))
+        for lane, mapping in ((view.seen, view.mapping), (view.corrected, view.mapping),
+                              (view.impaired or (), view.mapping),
+                              (view.adapted, view.adapted_mapping)):
             checkpoint()
             lane_geometry(lane)   # where the bars go: numpy, off the main thread
+            if lane:   # how overlaps stack, in the view's order (`DiarView._lane_arrays`)
+                stack_levels(lane, mapped_rank(mapping))
         checkpoint()
         error_geometry(view.adapted_errors)
+        checkpoint()
+        # what the system did with the correction, before the breakdown the view waits for
+        step_verdict(view, result.document.reference)
         checkpoint()
         breakdown(result.document, view.adapted, view.adapted_mapping, collar, skip_overlap)
     return result, -1 if ahead else step

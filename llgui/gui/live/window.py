@@ -35,7 +35,26 @@ PRELOAD = ("llgui.io.bundle", "llgui.sim.run", "llgui.core.mt.track", "llgui.cor
            "sacrebleu.tokenizers.tokenizer_13a", "zoneinfo", "sortedcontainers")
 """Imported with the window: a first import on the worker holds the GIL while it compiles
 and would stall the window for a third of a second."""
-SYSTEMS = ("mt_memory", "diar_clusters", "static")
+SYSTEMS = ("mt_memory", "diar_clusters", "diar_audio", "static")
+HEARING_SYSTEM = "diar_audio"
+"""The default system for a diarization bundle whose documents name their recording."""
+
+
+def names_audio(bundle: str) -> bool:
+    """Does the bundle file at `bundle` hold a diarization document with `audio`? (A bounded
+    read of the small TOML file; anything unreadable is simply "no".)"""
+    import tomllib
+
+    from llgui.utils.regular import read_regular
+
+    try:
+        data = tomllib.loads(read_regular(bundle, limit=1 << 20).decode("utf-8"))
+    except (OSError, ValueError):
+        return False
+    documents = data.get("documents")
+    return (isinstance(data.get("bundle"), dict) and data["bundle"].get("task") == "diarization"
+            and isinstance(documents, list)
+            and any(isinstance(d, dict) and "audio" in d for d in documents))
 
 
 class LiveSessionWindow(QWidget):
@@ -80,6 +99,8 @@ class LiveSessionWindow(QWidget):
         self.system = QComboBox()
         self.system.setEditable(True)
         self.system.addItems(SYSTEMS)
+        self.bundle_edit.editingFinished.connect(self._default_system)
+        self._default_system()
         self.mode = QComboBox()
         self.mode.addItems(["active", "interactive"])
         self.budget = QDoubleSpinBox()
@@ -305,7 +326,14 @@ class LiveSessionWindow(QWidget):
         spec = parse_system(self.system.currentText(), sys.executable)
         return list(spec.command), spec.name
 
+    def _default_system(self) -> None:
+        """A bundle with audio: the system that hears it (unless a command was typed)."""
+        bundle = self.bundle_edit.text().strip()
+        if bundle and self.system.currentText() in SYSTEMS and names_audio(bundle):
+            self.system.setCurrentText(HEARING_SYSTEM)
+
     def _on_start(self) -> None:
+        self._default_system()
         bundle = self.bundle_edit.text().strip()
         if not bundle:
             self.status.setText("Choose a bundle first.")

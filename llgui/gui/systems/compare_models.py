@@ -75,6 +75,8 @@ class DocumentsComparisonModel(DocumentsModel):
         if not index.isValid() or self.COLUMNS[index.column()] != DIFF:
             return super().data(index, role)
         raw = self.difference(index.row())
+        if raw is not None and round(raw, 2) == 0:
+            raw = 0.0   # no "-0.00": equal is equal
         if role == SORT_ROLE:
             return -math.inf if raw is None else raw
         if role == Qt.ItemDataRole.DisplayRole:

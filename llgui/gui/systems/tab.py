@@ -28,8 +28,8 @@ import math
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Slot
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QSplitter, QTableView,
-    QVBoxLayout, QWidget,
+    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QSplitter, QStackedWidget,
+    QTableView, QVBoxLayout, QWidget,
 )
 
 from llgui.core.reports.campaign import (
@@ -360,7 +360,8 @@ class SystemsView(QWidget):
         bar.addWidget(self.baseline_box)
         bar.addSpacing(12)
         bar.addWidget(self.status, 1)
-        layout = QVBoxLayout(self)
+        content = QWidget()
+        layout = QVBoxLayout(content)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
         splitter = QSplitter(Qt.Orientation.Vertical)
@@ -368,6 +369,18 @@ class SystemsView(QWidget):
         splitter.addWidget(self._build_plot())
         splitter.setSizes([260, 600])
         layout.addWidget(splitter, 1)
+        # no campaign: words, not an empty table over an empty plot (issue 23 item 19)
+        self.empty = QLabel(EMPTY)
+        self.empty.setWordWrap(True)
+        self.empty.setTextFormat(Qt.TextFormat.RichText)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setMargin(40)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.empty)
+        self.pages.addWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.pages)
         self.curves: dict[str, object] = {}   # system -> its S_P curve (tests read them)
         state.policy_changed.connect(self._on_state_policy_changed)
         if jobs is not None:
@@ -377,6 +390,7 @@ class SystemsView(QWidget):
     def set_campaign(self, report: dict, tables, path: str | None = None) -> None:
         """Show a campaign's report; with its `path` and two systems with an online run, the
         paired test against the first of them starts at once (another baseline: the box)."""
+        self.pages.setCurrentIndex(1)
         self.metric_box.clear()
         for metric in report["metrics"]:
             self.metric_box.addItem(display_name(metric), metric)
@@ -443,7 +457,7 @@ class SystemsView(QWidget):
         item.setMenuEnabled(False)
         item.showGrid(x=True, y=True, alpha=0.15)
         item.addLegend(offset=(10, 10))
-        item.setAxisItems({"bottom": pg.DateAxisItem(utcOffset=0)})
+        item.setAxisItems({"bottom": _calendar_axis()})
         return self.plot
 
     def _show_curves(self) -> None:
@@ -471,12 +485,20 @@ class SystemsView(QWidget):
                 pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=6, symbolBrush=colour,
                 symbolPen=None, name=name)
             item.getAxis("bottom").setStyle(showValues=True)
+            # months named once ("Jun 2023 Jul Aug"): pyqtgraph's own date axis wrote its
+            # month and day levels over each other ("Ju02")
+            if dates and not isinstance(item.getAxis("bottom"), pg.DateAxisItem):
+                item.setAxisItems({"bottom": _calendar_axis()})
             if not dates:
                 item.setAxisItems({"bottom": pg.AxisItem("bottom")})
+        # dark text (pyqtgraph's grey read as disabled), a label whose subscript is not cut
+        for name in ("left", "bottom"):
+            item.getAxis(name).setTextPen("#222222")
         item.setLabel("left", f"S_P ({display_name(metric)}, %)")
-        item.setLabel("bottom", "model time lᵢ")
+        item.setLabel("bottom", "model time (the date of each version Mᵢ)")
         item.setTitle(f"S_P(M<sub>i</sub>) of every system under the current policy "
-                      f"({self.state.policy_name})", size="9pt")
+                      f"({self.state.policy_name}); a version whose window holds no test has "
+                      "none", size="9pt", color="#222222")
 
     def set_progress_text(self, text: str) -> None:
         self.status.setText(text)
@@ -491,3 +513,17 @@ class SystemsView(QWidget):
     def _on_state_policy_changed(self) -> None:
         self.model.set_policy(self.state.policy)
         self._show_curves()
+
+
+EMPTY = ("<b>No campaign open.</b><br><br>This tab compares the systems of an evaluation "
+         "campaign: a leaderboard (S_base, S_adapt, S_pen, MSR and S_P of each system, with a "
+         "paired test against a baseline) and every system's S_P over model time.<br><br>"
+         "Open one with File › Open campaign… (Ctrl+Shift+C), or the demo's with File › Open "
+         "the demo. Two bundles on the same documents are compared in the Documents panel "
+         "(Δ S_pen) and the Workbench (side by side) without a campaign.")
+
+
+def _calendar_axis():
+    from llgui.gui.across_time.tab import CalendarAxis
+
+    return CalendarAxis("bottom", utcOffset=0)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 
-from llgui.core.detection.det import DET_TICKS
+from llgui.core.detection.det import DET_TICKS, probit
 from llgui.core.display.det_plot import DEFAULT_RANGE, rate_label, tick_label, tick_values
 
 __all__ = ["DEFAULT_RANGE", "ProbitAxisItem", "rate_label"]
@@ -31,7 +31,26 @@ class ProbitAxisItem(pg.AxisItem):
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
         # One level: major ticks only (minor ticks on a probit scale would mislead).
-        return [(1.0, tick_values(minVal, maxVal, self.rates))]
+        values = tick_values(minVal, maxVal, self.rates)
+        if not size or maxVal == minVal:
+            return [(1.0, values)]
+        # no two labels on each other (a square DET shows more of its wider axis, where the
+        # outer rates 0.01 and 0.02 % lie 11 px apart): the NIST rates, then the outer ones
+        # where they leave room
+        per_unit = size / abs(maxVal - minVal)
+        gap = (self.fontMetrics().horizontalAdvance("0.05") + 6 if self.orientation in
+               ("bottom", "top") else self.fontMetrics().height() + 2)
+        nist = {float(v) for v in probit(list(DET_TICKS))}
+        kept = [v for v in values if v in nist]   # the NIST rates always
+        for v in values:
+            if v not in nist and all(abs(v - k) * per_unit >= gap for k in kept):
+                kept.append(v)
+        return [(1.0, sorted(kept))]
+
+    def fontMetrics(self):  # noqa: N802 - Qt's style
+        from PySide6.QtGui import QFontMetrics
+
+        return QFontMetrics(self.style.get("tickFont") or self.font())
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
         return [tick_label(v, self.rates) for v in values]

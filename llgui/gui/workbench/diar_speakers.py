@@ -33,9 +33,26 @@ class SpeakerTable(QTableWidget):
                         "the DER's); hₙ₋₁ / hₙ: the hypothesis label the optimal mapping gives "
                         "the speaker before and after the step")
         self.rows = ()   # the SpeakerErrors shown (tests read them)
+        # compact rows: the table shares the timeline's height at 1366x768
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+
+    def wanted_width(self) -> int:
+        """Pixels that show every column whole (after a fill)."""
+        header = self.horizontalHeader()
+        return (sum(header.sectionSize(k) for k in range(header.count()))
+                + 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width() + 2)
+
+    def wanted_height(self, rows: int | None = None) -> int:
+        """Pixels that show the header and every row (at most 6), or `rows` rows."""
+        rows = min(max(self.rowCount(), 1), 6) if rows is None else rows
+        return (self.horizontalHeader().height() + rows * self.verticalHeader()
+                .defaultSectionSize() + 2 * self.frameWidth() + 2)
 
     def show_step(self, document, seen_mapping, adapted, adapted_mapping, colours: dict,
-                  collar: float = 0.0, skip_overlap: bool = False) -> None:
+                  collar: float = 0.0, skip_overlap: bool = False,
+                  seen_unmapped: tuple = ()) -> None:
+        """`seen_unmapped`: the labels of h_{n-1} its mapping leaves out (the "(unmapped)"
+        row's h_{n-1})."""
         """Fill the table; for a long show only from the worker's cached rows (until they
         come, the previous step's rows stay, greyed)."""
         if len(document.reference) + len(adapted) <= SYNC_TURNS:
@@ -57,7 +74,8 @@ class SpeakerTable(QTableWidget):
             for k, row in enumerate(rows):
                 label = row.speaker if row.speaker is not None else "(unmapped)"
                 rate = row.error_rate
-                cells = [label, before.get(row.speaker, "–"),
+                was = (", ".join(seen_unmapped) or "–") if row.speaker is None else "–"
+                cells = [label, before.get(row.speaker, was),
                          after.get(row.speaker, ", ".join(row.hypothesis) or "–"),
                          f"{row.total:.1f}", f"{row.miss:.1f}", f"{row.false_alarm:.1f}",
                          f"{row.confusion:.1f}", "" if rate != rate else f"{rate:.1f}"]

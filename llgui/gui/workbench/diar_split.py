@@ -18,10 +18,37 @@ MERGE_GAP = 10.0  # s: windows closer than this share a panel
 MAX_PANELS = 4
 
 
+OVERVIEW_SHARE = 0.2
+OVERVIEW_FROM = 600.0
+"""A single panel gets the overview strip above it when it shows less than OVERVIEW_SHARE of a
+recording of at least OVERVIEW_FROM seconds (a 60-s zoom of an 89-minute recording said
+nothing of where it lay)."""
+
+
 def split_spans(windows, extent) -> list[tuple[float, float]]:
-    """The panels' time spans for `windows`, or [] when one panel (the usual zoom) will do."""
+    """The panels' time spans for `windows`, or [] when one zoom of the whole view will do:
+    several far-apart windows, or one window that is a small part of the recording."""
     panels = zoom_panels(windows, pad=PAD, merge_gap=MERGE_GAP, extent=extent)
-    return panels[:MAX_PANELS] if len(panels) > 1 else []
+    if len(panels) > 1:
+        return panels[:MAX_PANELS]
+    length = float(extent[1]) - float(extent[0])
+    if panels and length >= OVERVIEW_FROM and (panels[0][1] - panels[0][0]) < OVERVIEW_SHARE * length:
+        return panels
+    return []
+
+
+def panel_title(step, span, hours: bool) -> str:
+    """A panel's title: the step's times inside it named as the question names them (t1, t2
+    of `same`; t of `boundary` and `name`) in the document's clock, else the span shown
+    (with the span too, "t1 = 0:27:19.8 (0:27:16.3 – 0:27:23.3)" was cut at 1366 px)."""
+    target = getattr(step, "target", None)
+    named = []
+    for name in ("t1", "t2", "t"):
+        t = getattr(target, name, None)
+        if t is not None and span[0] <= t <= span[1]:
+            named.append(f"{name} = {format_time(t, 1, hours)}")
+    shown = f"{format_time(span[0], 1, hours)} – {format_time(span[1], 1, hours)}"
+    return ", ".join(named) if named else shown   # the span: on the panel's own axis
 
 
 class SplitPanels(QWidget):
@@ -31,30 +58,39 @@ class SplitPanels(QWidget):
         self._make_view = make_view
         self.panels: list = []
         self.spans: list[tuple[float, float]] = []   # what is shown, for tests
+        self._log = None   # the step shown (its target names the panels)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
 
+    def prepare(self, n: int) -> None:
+        """At least `n` panels built (hidden until shown)."""
+        while len(self.panels) < n:
+            panel = self._make_view()
+            panel.legend.hide()   # the overview's legend serves all panels
+            panel.hide()
+            self.layout().addWidget(panel, 1)
+            self.panels.append(panel)
+
     def show_spans(self, walk, step: int, error_regions, spans, owner=None) -> None:
         """`owner`: the DiarView whose speaker colours, collar and UEM setting the panels
         share (a speaker must not change colour between the overview and a panel)."""
-        while len(self.panels) < len(spans):
-            panel = self._make_view()
-            panel.legend.hide()   # the overview's legend serves all panels
-            self.layout().addWidget(panel, 1)
-            self.panels.append(panel)
+        self.prepare(len(spans))
         for k, panel in enumerate(self.panels):
             panel.setVisible(k < len(spans))
         for k, (start, end) in enumerate(spans):
             panel = self.panels[k]
             if owner is not None:
                 panel._colours = owner._colours
+                panel._arrays = owner._arrays   # one set of bar arrays for all the views
                 panel.collar, panel.skip_overlap = owner.collar, owner.skip_overlap
             panel.show_step(walk, step, error_regions)
             item = panel.plot.getPlotItem()
             item.setXRange(start, end, padding=0)
-            item.setTitle(f"window {k + 1}: {format_time(start, 1)} – {format_time(end, 1)}",
-                          size="8pt")
+            hours = walk.document.extent[1] >= 3600
+            log = walk.log[step - 1] if step else None
+            self._log = log
+            item.setTitle(panel_title(log, (start, end), hours), size="8pt")
             if k:   # one lane axis is enough
                 item.getAxis("left").setStyle(showValues=False)
                 item.getAxis("left").setWidth(8)
@@ -72,10 +108,22 @@ class SplitPanels(QWidget):
                                          brush=pg.mkBrush(QColor(40, 120, 220, 45)),
                                          pen=pg.mkPen(QColor(40, 120, 220), width=1.5))
             region.setZValue(-8)
-            region.setToolTip(f"window {k + 1}: drag to move its panel below")
+            region.setToolTip(f"panel {k + 1} below: drag to move it")
             panel = self.panels[k]
             region.sigRegionChanged.connect(
                 lambda r, p=panel: p.plot.getPlotItem().setXRange(*r.getRegion(), padding=0))
             item.addItem(region)
             owner._regions.append(region)
             self.brushes.append(region)
+            # a window is a few seconds of an hour: a line and its name (t1, t2) say where
+            # it lies in the recording, however narrow the brush
+            name = panel_title(self._log, (start, end), False).split(" = ")[0] \
+                if self._log is not None and " = " in panel_title(self._log, (start, end), False) \
+                else f"{k + 1}"
+            marker = pg.InfiniteLine((start + end) / 2, angle=90, movable=False,
+                                     pen=pg.mkPen(QColor(40, 120, 220), width=2),
+                                     label=name, labelOpts={"position": 0.93,
+                                                            "color": (40, 120, 220)})
+            marker.setZValue(-7)
+            item.addItem(marker)
+            owner._regions.append(marker)

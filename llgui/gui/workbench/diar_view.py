@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import html
 
+import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from llgui.core.display.lanes import (
-    collar_zones, error_parts, extend_colours, focus_range, label_colour, lane_bars,
-    lane_geometry, lane_parts, merge_parts, visible_bars,
+    BAR_FILL, collar_zones, error_parts, extend_colours, focus_range, label_colour, lane_bars,
+    lane_geometry, lane_parts, mapped_rank, merge_parts, visible_bars,
 )
-from llgui.core.display.layout import time_labels
-from llgui.core.display.palette import ERROR_COLOURS, IMPAIRED, UNMAPPED, speaker_colours, speaker_palette
+from llgui.core.display.layout import format_time, time_labels, time_ticks
+from llgui.core.display.palette import (
+    ERROR_COLOURS, IMPAIRED, UNMAPPED, speaker_colours, speaker_palette, to_lab,
+    unmapped_colours,
+)
 from llgui.core.types import Turn
 from llgui.core.walkthrough import Walkthrough
 
@@ -31,6 +35,8 @@ PALETTE = speaker_palette(16)
 MAX_COLLAR_ZONES = 20_000   # reference boundaries up to which collar zones are drawn
 LANES = ("reference", "seen h\u2099\u208b\u2081", "corrected", "impaired", "adapted h\u2099",
          "errors of h\u2099")
+LANES_AT_BASE = ("reference", "h\u2080 (system)", "corrected", "impaired", "h\u2080",
+                 "errors of h\u2080")
 
 
 class LaneAxis(pg.AxisItem):
@@ -48,10 +54,22 @@ class LaneAxis(pg.AxisItem):
 
 
 class TimeAxis(pg.AxisItem):
-    """Bottom axis in m:ss (h:mm:ss past an hour), not raw seconds."""
+    """Bottom axis in m:ss (h:mm:ss for a document that reaches an hour, at every zoom), ticks
+    on round seconds, minutes or hours (`time_ticks`), not raw seconds or multiples of 500."""
+
+    hours = False   # the document reaches an hour: every label h:mm:ss
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
+        pixels = max(float(size), 1.0)
+        step, values = time_ticks(minVal, maxVal, most=max(int(pixels // 90), 2))
+        return [(step, values)]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
-        return time_labels([v * scale for v in values], spacing * scale)
+        labels = time_labels([v * scale for v in values], spacing * scale)
+        if self.hours and labels and labels[0].count(":") == 1:
+            decimals = len(labels[0].partition(".")[2])
+            labels = [format_time(v * scale, decimals, True) for v in values]
+        return labels
 
 
 class DiarView(QWidget):
@@ -91,11 +109,11 @@ class DiarView(QWidget):
             row.setCollapsible(0, False)
             layout.addWidget(row, 1)
             self._speaker_row = row
-            self._speakers_sized = False
         else:
             layout.addWidget(self.plot, 1)
         layout.addWidget(self.legend)
         self._colours: dict[str, str] = {}
+        self._tones: dict[str, str] = {}   # unmapped clusters of the step shown
         self._doc_id: str | None = None
         self._arrays: dict = {}
         self._drawn: list = []   # (bar item, x0, width, y0, height) per colour, for culling
@@ -103,11 +121,22 @@ class DiarView(QWidget):
         self._brushes: dict[str, QBrush] = {}
         self._regions: list = []
         item.getViewBox().sigXRangeChanged.connect(self._cull)
+        item.getViewBox().sigResized.connect(self._cull)   # labels fit the bars' new size
+        self.plot.scene().sigMouseMoved.connect(self._hover)
+        self._lane_info: dict = {}   # row -> (lane name, turns, mapping, bar arrays)
+        self._hours = False
+        self._texts: list = []       # turn labels, reused
+        self.labelled: list = []     # (row, text) of the labels shown, for tests
+        self._labels_for = None      # what the labels were placed for
+        self._collar_bars = None     # the collar's zones: one bar item, culled
+        self._collar_key = None
+        self._collar_zones = None
+        self._collar_drawn = None
         self.lanes: dict[str, tuple] = {}   # what is drawn, for tests: lane name -> turns
         self.shown: tuple = ()              # (document id, step) on screen
 
     def set_speakers(self, reference_labels) -> None:
-        """Fix reference colours for a whole bundle (recurring speakers keep theirs)."""
+        """Fix the reference colours of one meeting (its speakers as far apart as can be)."""
         self._colours = speaker_colours(reference_labels)
 
     def show_step(self, walk: Walkthrough, step: int, error_regions=None) -> None:
@@ -117,6 +146,13 @@ class DiarView(QWidget):
         view = walk.steps[step - 1] if step > 0 else None
         seen = view.seen if view else walk.base
         seen_map = view.mapping if view else walk.base_mapping
+        # step 0: nothing was seen or corrected yet, the lanes say h₀ (issue 23 item 19)
+        axis = self.plot.getPlotItem().getAxis("left")
+        names = LANES if step else LANES_AT_BASE
+        if axis.names is not names:
+            axis.names = names
+            axis.picture = None
+            axis.update()
         lanes = [
             ("reference", doc.reference, None),
             ("seen", seen, seen_map),
@@ -125,6 +161,13 @@ class DiarView(QWidget):
             ("adapted", view.adapted if view else walk.base,
              view.adapted_mapping if view else walk.base_mapping),
         ]
+        # one tone per unmapped cluster for the whole step: a cluster unmapped in several
+        # lanes keeps its tone in all of them (per lane, b6 was tan above and blue below)
+        blocked = {view.unmappable} if view is not None and view.unmappable else set()
+        unmapped = {label for _, turns, mapping in lanes[1:] if turns
+                    for label in lane_geometry(turns)["labels"]
+                    if label not in (mapping or {}) and label not in blocked}
+        self._tones = unmapped_colours(unmapped, {})
         item = self.plot.getPlotItem()
         for region in self._regions:
             item.removeItem(region)
@@ -132,10 +175,15 @@ class DiarView(QWidget):
         self.lanes = {}
         self._drawn = []
         self._pending: dict[str, list] = {}
+        self._lane_info = {}
+        self._hours = doc.extent[1] >= 3600
         for row, (name, turns, mapping) in enumerate(lanes):
             unmappable = view.unmappable if (view and name == "impaired") else None
             self._draw_lane(item, -row, turns, mapping, unmappable)
             self.lanes[name] = tuple(turns) if not isinstance(turns, tuple) else turns
+            if turns:
+                self._lane_info[row] = (LANES[row], turns, mapping,
+                                        self._lane_arrays(turns, mapping, unmappable))
         if error_regions:
             self._draw_errors(item, -(len(lanes)), error_regions)
         self._draw_scoring_zones(item, doc)
@@ -149,10 +197,19 @@ class DiarView(QWidget):
                 item.addItem(region)
                 self._regions.append(region)
         start, end = doc.extent
+        bottom = item.getAxis("bottom")
+        if bottom.hours != (end >= 3600):
+            bottom.hours = end >= 3600
+            bottom.setLabel("time (h:mm:ss)" if bottom.hours else "time (m:ss)")
+            bottom.picture = None
         if doc.id != self._doc_id:
             item.setXRange(start, end, padding=0.01)
             self._doc_id = doc.id
         split = self._show_split(walk, step, error_regions, view, (start, end))
+        if self._can_split and self.split is None:
+            # the first step's panels, built while the user looks at this one (building a
+            # plot widget is ~50 ms the step would otherwise pay)
+            QTimer.singleShot(0, self, lambda: self._build_split(2))
         if split:
             item.setXRange(start, end, padding=0.01)   # the overview: the whole meeting
         elif view is not None and view.windows:
@@ -160,25 +217,74 @@ class DiarView(QWidget):
         for bars in self._pool[len(self._drawn):]:
             bars.setVisible(False)
         self._cull()
-        item.setTitle(f"{html.escape(doc.id)} — step {step}" if step else f"{doc.id} — base")
+        item.setTitle(self._title(doc, step, view), size="9pt")
         self.shown = (doc.id, step)
         self._update_legend(doc.reference, seen, seen_map, view)
         if self.speakers is not None:
             adapted = view.adapted if view else walk.base
+            unmapped = tuple(sorted(set(lane_geometry(seen)["labels"]) - set(seen_map or {})))
             self.speakers.show_step(doc, seen_map, adapted,
                                     view.adapted_mapping if view else walk.base_mapping,
-                                    self._colours, self.collar, self.skip_overlap)
+                                    self._colours, self.collar, self.skip_overlap,
+                                    seen_unmapped=unmapped)
+            self._fit_speakers()
+
+    TIMELINE_MIN = 480
+    PANELS_MIN = 175   # pixels the zoomed panels keep under a per-speaker table below
+    """Pixels the timeline keeps beside the per-speaker table; narrower, the table goes
+    below it (at 1366 and 1500 px it was collapsed to nothing at the right edge, and at
+    1920 its confusion and err % columns were cut)."""
+
+    VERDICT_COLOURS = {"applied": "#1a7f37", "ignored": "#b42318",
+                       "changed otherwise": "#9a6700", "nothing to correct": "#555555"}
+
+    def _title(self, doc, step: int, view) -> str:
+        """The document and step, and what the system did with the step's correction
+        (`llgui.core.diarization.verdict`, as MT's applied / ignored / changed otherwise)."""
+        from llgui.core.diarization.verdict import step_verdict
+
+        head = f"{html.escape(doc.id)} — " + (f"step {step}" if step else "base")
+        self.verdict = None
+        if view is None or not self._can_split:
+            return head
+        self.verdict = step_verdict(view, doc.reference)
+        if self.verdict is None:
+            return head
+        colour = self.VERDICT_COLOURS[self.verdict.verdict]
+        self.plot.setToolTip(self.verdict.explanation())
+        return (f"system: <span style='color:{colour}'>"
+                f"{html.escape(self.verdict.text())}</span>")
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        """Open the per-speaker table beside the timeline when there is room for both (from
-        900 px); narrower, it starts collapsed at the right edge (drag the handle to open)."""
         super().resizeEvent(event)
-        if self.speakers is None or self._speakers_sized or self.width() < 200:
+        self._fit_speakers()
+
+    def _fit_speakers(self) -> None:
+        """The per-speaker table whole: beside the timeline when both fit, else below it,
+        every column shown either way."""
+        if self.speakers is None or self.width() < 200:
             return
-        self._speakers_sized = True
-        width = self.width()
-        table = (400 if width >= 1100 else 330) if width >= 900 else 0
-        self._speaker_row.setSizes([width - table, table])
+        row, table = self._speaker_row, self.speakers
+        width, height = self.width(), row.height()
+        wanted = table.wanted_width()
+        beside = width - wanted >= self.TIMELINE_MIN
+        orientation = Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical
+        if row.orientation() != orientation:
+            row.setOrientation(orientation)
+        if beside:
+            row.setSizes([width - wanted, wanted])
+        else:   # below: every row when there is room, else as many as leave the zoomed
+            # panels PANELS_MIN (the table scrolls)
+            room = self.height() - self.legend.height() - self.plot.minimumHeight()
+            if self.split is not None and self.split.isVisible():
+                room -= self.PANELS_MIN
+            below = max(min(table.wanted_height(), room), table.wanted_height(3))
+            table.setMinimumHeight(below)
+            table.setMaximumHeight(below)
+            row.setSizes([max(height - below, 1), below])
+        if beside:
+            table.setMinimumHeight(0)
+            table.setMaximumHeight(16777215)
 
     collar = 0.0   # s, total width (pyannote's); the workbench sets it from the bundle
     skip_overlap = False
@@ -197,20 +303,58 @@ class DiarView(QWidget):
                 item.addItem(line)
                 self._zones.append(line)
         # (none past MAX_COLLAR_ZONES boundaries: on a 10-hour show hatching would be grey
-        # paint, and slow)
-        zones = collar_zones(doc.reference, self.collar, MAX_COLLAR_ZONES)
-        if zones is None:
+        # paint, and slow). One bar item per view, kept: `_cull` gives it the zones in view,
+        # and none where they would be narrower than COLLAR_MIN_PX (an overview)
+        key = (id(doc.reference), self.collar)
+        if self._collar_key != key:
+            self._collar_key = key
+            zones = collar_zones(doc.reference, self.collar, MAX_COLLAR_ZONES)
+            self._collar_zones = None if zones is None else (
+                zones[0], np.full(zones[0].shape, float(zones[1])))
+        if self._collar_zones is None:
+            if self._collar_bars is not None:
+                self._collar_bars.setVisible(False)
+            return
+        if self._collar_bars is None:
+            # translucent grey: a hatch pattern is scaled with the time axis and vanished
+            bars = pg.BarGraphItem(x0=[], width=[], y0=[], height=[],
+                                   brush=QBrush(QColor(110, 110, 110, 70)),
+                                   pen=QPen(Qt.PenStyle.NoPen))
+            bars.setZValue(-5)
+            item.addItem(bars)
+            self._collar_bars = bars
+        self._collar_bars.setToolTip(f"collar {self.collar:g} s (total width) around each "
+                                     f"reference boundary: not scored")
+        self._collar_drawn = None
+
+    def _cull_collar(self, lo: float, hi: float) -> None:
+        bars, zones = self._collar_bars, self._collar_zones
+        if bars is None:
+            return
+        if zones is None or not self.collar_shown(lo, hi):
+            bars.setVisible(False)
             return
         x0, width = zones
-        # translucent grey: a hatch pattern is scaled with the time axis and vanished
-        brush = QBrush(QColor(110, 110, 110, 70))
-        bars = pg.BarGraphItem(x0=x0, width=width, y0=-len(LANES) + 0.6,
-                               height=len(LANES) - 0.2, brush=brush, pen=QPen(Qt.PenStyle.NoPen))
-        bars.setZValue(-5)
-        bars.setToolTip(f"collar {self.collar:g} s (total width) around each reference "
-                        f"boundary: not scored")
-        item.addItem(bars)
-        self._zones.append(bars)
+        visible = visible_bars(x0, width, lo, hi)
+        span = (int(visible.argmax()) if visible.any() else 0, int(visible.sum()))
+        bars.setVisible(True)
+        if span != self._collar_drawn:
+            self._collar_drawn = span
+            top = -len(LANES) + 0.6
+            n = int(visible.sum())
+            bars.setOpts(x0=x0[visible], width=width[visible], y0=np.full(n, top),
+                         height=np.full(n, len(LANES) - 0.2))
+
+    def _build_split(self, panels: int = 0) -> None:
+        """The split view's panels widget (hidden until a step needs it), with `panels`
+        panels built ahead."""
+        from llgui.gui.workbench.diar_split import SplitPanels
+
+        if self.split is None:
+            self.split = SplitPanels(lambda: DiarView(split=False))
+            self.layout().insertWidget(1, self.split, 3)
+            self.split.hide()
+        self.split.prepare(panels)
 
     def _show_split(self, walk, step, error_regions, view, extent) -> bool:
         """Far-apart listened windows: one zoomed panel each below, this plot as the overview
@@ -226,14 +370,17 @@ class DiarView(QWidget):
                 self.plot.setMinimumHeight(0)
                 self.plot.getPlotItem().getAxis("left").setTickFont(self.plot.font())
             return False
-        if self.split is None:
-            self.split = SplitPanels(lambda: DiarView(split=False))
-            self.layout().insertWidget(1, self.split, 3)
+        self._build_split()
         self.split.show()
         self.split.show_spans(walk, step, error_regions, spans, owner=self)
         # the overview strip: the whole meeting, small lane names so that six lanes fit
         self.plot.setMaximumHeight(max(170, self.height() // 3))
-        self.plot.setMinimumHeight(150)
+        short = self.height() < 520
+        self.plot.setMinimumHeight(118 if short else 150)
+        # a short view (1366x768): the panels' axis names its unit in the tick labels' stead
+        for panel in self.split.panels:
+            axis = panel.plot.getPlotItem().getAxis("bottom")
+            axis.showLabel(not short)
         font = self.plot.font()
         font.setPointSizeF(6.5)
         self.plot.getPlotItem().getAxis("left").setTickFont(font)
@@ -245,12 +392,16 @@ class DiarView(QWidget):
         """x0, width, y offset (stacking overlaps) and colour of every turn, sorted by start;
         cached by the turn list's identity (the walkthrough shares them between steps)."""
         key = (id(turns), tuple(sorted((mapping or {}).items())), unmappable,
-               tuple(sorted(self._colours.items())))
+               tuple(sorted(self._colours.items())), tuple(sorted(self._tones.items())))
         cached = self._arrays.get(key)
         if cached is not None and cached[0] is turns:
             return cached[1]
         colours = self._colours
-        arrays = lane_bars(turns, lambda label: label_colour(label, mapping, colours, unmappable))
+        tones = self._tones
+        # overlapping turns stack in the order of the reference speaker they are drawn as
+        arrays = lane_bars(turns, lambda label: label_colour(label, mapping, colours, unmappable,
+                                                             tones),
+                           rank=mapped_rank(mapping))
         if len(self._arrays) >= 24:
             self._arrays.pop(next(iter(self._arrays)))
         self._arrays[key] = (turns, arrays)
@@ -298,13 +449,111 @@ class DiarView(QWidget):
             brush = self._brushes[colour] = pg.mkBrush(colour)
         return brush
 
+    COLLAR_MIN_PX = 2.0
+    """A collar zone narrower than this on screen is not drawn: over a whole meeting the
+    zones (0.5 s at every reference boundary) merged into grey paint over the lanes."""
+
+    def collar_shown(self, lo: float, hi: float) -> bool:
+        pixels = max(self.plot.getPlotItem().getViewBox().width(), 1.0)
+        return self.collar * pixels / max(hi - lo, 1e-9) >= self.COLLAR_MIN_PX
+
     def _cull(self, *_args) -> None:
-        """Give each bar item only the bars in the visible time range (and a margin)."""
+        """Give each bar item only the bars in the visible time range (and a margin); the
+        collar zones only where they are wide enough to be seen as zones."""
         (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
+        self._cull_collar(lo, hi)
+        self._label_turns(lo, hi)
         for bars, x0, width, y0, height in self._drawn:
             visible = visible_bars(x0, width, lo, hi)
             bars.setOpts(x0=x0[visible], y0=y0[visible], width=width[visible],
                          height=height[visible])
+
+    MAX_LABELS = 60
+    LABEL_PX = 7   # pixels per character of a turn label (the plot's 8-pt font)
+
+    def _label_turns(self, lo: float, hi: float) -> None:
+        """The speaker label inside every turn wide enough on screen to hold it (hypothesis
+        lanes: the cluster label), at most MAX_LABELS, widest first."""
+        item = self.plot.getPlotItem()
+        box = item.getViewBox()
+        pixels = max(box.width(), 1.0) / max(hi - lo, 1e-9)
+        key = (lo, hi, box.width(), box.height(), tuple(id(i[1]) for i in self._lane_info.values()))
+        if key == self._labels_for:
+            return   # the same lanes, range and size: the labels stand
+        self._labels_for = key
+        longest = max((float(i[3]["width"].max()) for i in self._lane_info.values()
+                       if len(i[3]["width"])), default=0.0)
+        if longest * pixels < 3 * self.LABEL_PX + 8:   # no turn can hold a label (an overview)
+            for label in self._texts:
+                label.setVisible(False)
+            self.labelled = []
+            return
+        (_, _), (y_lo, y_hi) = box.viewRange()
+        y_pixels = max(box.height(), 1.0) / max(y_hi - y_lo, 1e-9)
+        wanted = []
+        for row, (_, turns, _, arrays) in self._lane_info.items():
+            geometry = lane_geometry(turns)
+            ink = ["#000000" if to_lab(c)[0] > 62 else "#ffffff" for c in arrays["colours"]]
+            x0, width = arrays["x0"], arrays["width"]
+            left = np.maximum(x0, lo)
+            shown = np.minimum(x0 + width, hi) - left
+            fit = np.flatnonzero(shown * pixels >= 3 * self.LABEL_PX + 8)
+            labels = geometry["labels"]
+            depth = np.broadcast_to(np.asarray(arrays["depth"], dtype=float), x0.shape)
+            for i in fit[np.argsort(-shown[fit])][:self.MAX_LABELS].tolist():
+                text = labels[geometry["inverse"][i]]
+                if shown[i] * pixels < len(text) * self.LABEL_PX + 8:
+                    continue
+                height = self.LANE_HEIGHT / depth[i]
+                if height * BAR_FILL * y_pixels < 12:   # a bar too thin for a line of text
+                    continue
+                y = -row - self.LANE_HEIGHT / 2 + (arrays["level"][i] + 0.5) * height
+                wanted.append((float(shown[i]), float(left[i]), y, row, text,
+                               ink[geometry["inverse"][i]]))
+        wanted.sort(key=lambda w: -w[0])
+        wanted = wanted[:self.MAX_LABELS]
+        while len(self._texts) < len(wanted):
+            label = pg.TextItem(anchor=(0, 0.5), color="#ffffff")
+            font = label.textItem.font()
+            font.setPointSizeF(7.5)
+            label.setFont(font)
+            label.setZValue(5)
+            item.addItem(label)
+            self._texts.append(label)
+        self.labelled = []
+        for label, (_, x, y, row, text, colour) in zip(self._texts, wanted):
+            label.setText(text, color=colour or "#ffffff")
+            label.setPos(x + 2 / pixels, y)
+            label.setVisible(True)
+            self.labelled.append((row, text))
+        for label in self._texts[len(wanted):]:
+            label.setVisible(False)
+
+    def tooltip_at(self, t: float, y: float) -> str:
+        """The tooltip of the lane at height `y` (view units) at time `t`: its turns there
+        with label, start, end and mapped reference speaker (`diar_text.turn_tooltip`)."""
+        from llgui.core.display.diar_text import turn_tooltip
+
+        row = int(round(-y))
+        info = self._lane_info.get(row)
+        if info is None:
+            return ""
+        name, turns, mapping, _ = info
+        return turn_tooltip(turns, t, name, mapping, self._hours)
+
+    def _hover(self, pos) -> None:
+        from PySide6.QtGui import QCursor
+        from PySide6.QtWidgets import QToolTip
+
+        box = self.plot.getPlotItem().getViewBox()
+        if not box.sceneBoundingRect().contains(pos):
+            return
+        point = box.mapSceneToView(pos)
+        text = self.tooltip_at(point.x(), point.y())
+        if text:
+            QToolTip.showText(QCursor.pos(), text, self.plot)
+        else:
+            QToolTip.hideText()
 
     def _update_legend(self, reference: tuple[Turn, ...], seen, mapping, view) -> None:
         parts = []
@@ -313,10 +562,12 @@ class DiarView(QWidget):
             hyp = sorted(h for h, r in (mapping or {}).items() if r == label)
             mapped = f" ← {', '.join(html.escape(h) for h in hyp)}" if hyp else ""
             parts.append(f"<span style='color:{colour}'>■</span> {html.escape(label)}{mapped}")
-        unmapped = sorted(set(lane_geometry(seen)["labels"]) - set(mapping or {}))
-        if unmapped:
-            parts.append(f"<span style='color:{UNMAPPED}'>■</span> unmapped: "
-                         + ", ".join(html.escape(u) for u in unmapped))
+        left = set(lane_geometry(seen)["labels"]) - set(mapping or {})
+        tones = {u: c for u, c in self._tones.items() if u in left}
+        if tones:
+            parts.append("unmapped: " + " ".join(
+                f"<span style='color:{c}'>■</span>&nbsp;{html.escape(u)}"
+                for u, c in tones.items()))
         if view is not None and view.unmappable:
             parts.append(f"<span style='color:{IMPAIRED}'>■</span> impaired speech (never mapped)")
         if self.collar > 0:

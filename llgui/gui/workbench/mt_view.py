@@ -8,7 +8,10 @@ red when further (the walkthrough's `effects`, computed in core).
 
 A table model over the walkthrough's segments and a delegate that paints rich text: only the
 rows on screen are ever formatted, so a step costs the same on 100 and on 100,000 segments.
-Rows have one fixed height (long segments are cut; the tooltip shows them whole).
+Rows have one fixed height: a cut cell ends in "…", and the reading pane under the table shows
+the selected row whole (the step's corrected segment when a step is shown). The source, when
+ticked, has its own column before the reference. Segments corrected at earlier steps of the
+document carry "✎k" (k: the step) in the number column.
 """
 from __future__ import annotations
 
@@ -18,8 +21,8 @@ from collections import OrderedDict
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, QSize, Qt
 from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QPalette, QTextDocument
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QStyle, QStyledItemDelegate,
-    QStyleOptionViewItem, QTableView, QVBoxLayout, QWidget,
+    QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QSplitter, QStyle,
+    QStyledItemDelegate, QStyleOptionViewItem, QTableView, QTextBrowser, QVBoxLayout, QWidget,
 )
 
 from llgui.core.mt.sentence import chrf_change
@@ -31,18 +34,25 @@ BETTER_BG = "#d9f2dc"
 WORSE_BG = "#f8d7d7"
 NEUTRAL_BG = "#e8eef7"
 ERROR_FG = "#b3261e"
+EARLIER_BG = "#fdf8dc"   # the number cell of a segment corrected at an earlier step
+ELLIPSIS = "…"
 HTML_ROLE = Qt.ItemDataRole.UserRole + 2
 _BACKGROUNDS = {"corrected": CORRECTED_BG, "better": BETTER_BG, "worse": WORSE_BG,
                 "changed": NEUTRAL_BG}
 _LABELS = {"corrected": "corrected", "better": "generalised ✓", "worse": "generalised ✗",
            "changed": "changed"}
+_SHORT = {"corrected": "corrected", "better": "gen. ✓", "worse": "gen. ✗", "changed": "changed"}
+"""The marks in the number column (its tooltip and the reading pane say them whole)."""
 _HTML_CACHE = 4096   # formatted cells kept (a few screens' worth)
 
 
 class SegmentsModel(QAbstractTableModel):
     """The segments of one step: all of them, or only the corrected and changed ones."""
 
-    COLUMNS = ("#", "reference", "seen", "adapted")
+    # the source is the last column of the model, shown before the reference (the view moves
+    # its section): the other columns keep their numbers whether it is shown or not
+    COLUMNS = ("#", "reference", "seen", "adapted", "source")
+    SOURCE = 4
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -53,13 +63,12 @@ class SegmentsModel(QAbstractTableModel):
         self._rows: list[int] | None = None   # segment of each row when filtered
         self._html: OrderedDict[tuple, str] = OrderedDict()
         self._seen = self._adapted = None
-        self.show_source = False   # column 1 shows the source above the reference
+        self._earlier: dict[int, list[int]] = {}   # segment -> steps that corrected it
+        self._earlier_of = None
+        self.show_source = False   # the source column is shown (the view hides it otherwise)
 
     def set_show_source(self, on: bool) -> None:
-        self.beginResetModel()
-        self.show_source = bool(on)
-        self._html.clear()
-        self.endResetModel()
+        self.show_source = bool(on)   # the view shows or hides the source column
 
     def show(self, walk: Walkthrough | None, step: int, only_marked: bool) -> None:
         # the same rows with new contents: say the data changed (the view repaints what is on
@@ -83,6 +92,13 @@ class SegmentsModel(QAbstractTableModel):
                                for i, e in view.effects.items()}
                 for i in view.corrected_segments:
                     self._marks[i] = "corrected"
+        if walk is not self._earlier_of:
+            self._earlier_of = walk
+            self._earlier = {}
+            for k, logged in enumerate(walk.log if walk is not None else (), 1):
+                i = getattr(logged.target, "sentence", 0) - 1
+                if i >= 0:
+                    self._earlier.setdefault(i, []).append(k)
         self._rows = sorted(self._marks) if only_marked else None
         if not same_rows:
             self.endResetModel()
@@ -92,6 +108,10 @@ class SegmentsModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(0, 0), self.index(n - 1, len(self.COLUMNS) - 1))
         if header_changed:
             self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self.COLUMNS) - 1)
+
+    def earlier(self, segment: int) -> list[int]:
+        """The steps before the one shown that corrected `segment` (0-based)."""
+        return [k for k in self._earlier.get(segment, ()) if k < self._step]
 
     def marks(self) -> dict[int, str]:
         """0-based segment -> mark of the step shown."""
@@ -114,14 +134,21 @@ class SegmentsModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.COLUMNS)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return ("segment; ✎k: corrected by the human at step k", "the reference",
+                    "the hypothesis the human saw before the step (red: not in the reference)",
+                    "the system's hypothesis after the step (bold: changed by the step)",
+                    "the source sentence the translator had")[section]
+        if role != Qt.ItemDataRole.DisplayRole:
             return None
         # short enough not to be cut at 1366x768: reference · what the human saw · after
-        if section == 1 and self.show_source:
-            return "source · reference"
         if self._step:
-            return ("#", "reference", "the human saw (hₙ₋₁)", "after the step (hₙ)")[section]
-        return ("#", "reference", "system hypothesis (h₀)", "")[section]
+            return ("#", "reference", "the human saw (hₙ₋₁)", "after the step (hₙ)",
+                    "source")[section]
+        # step 0: nothing was seen yet, h_0 is the system's first output
+        return ("#", "reference", "system hypothesis (h₀)", "", "source")[section]
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if self._walk is None or not index.isValid():
@@ -130,25 +157,38 @@ class SegmentsModel(QAbstractTableModel):
         column = index.column()
         mark = self._marks.get(i, "")
         if role == Qt.ItemDataRole.BackgroundRole:
-            return QColor(_BACKGROUNDS[mark]) if mark else None
+            if mark:
+                return QColor(_BACKGROUNDS[mark])
+            return QColor(EARLIER_BG) if column == 0 and self.earlier(i) else None
         reference = self._walk.document.references[0][i]
-        texts = (None, reference, self._seen[i], self._adapted[i] if self._step else "")
+        source = self._walk.document.source
+        texts = (None, reference, self._seen[i], self._adapted[i] if self._step else "",
+                 source[i] if source is not None and i < len(source) else "")
         if role == Qt.ItemDataRole.DisplayRole:
             if column == 0:
-                return f"{i + 1}" + (f" {_LABELS[mark]}" if mark else "")
+                return self._number(i, mark)
             return texts[column]
+        if role == Qt.ItemDataRole.ToolTipRole and column == 0:
+            earlier = self.earlier(i)
+            return (f"segment {i + 1}" + (f": {_LABELS[mark]} at this step" if mark else "")
+                    + (f"; corrected by the human at step {', '.join(map(str, earlier))}"
+                       if earlier else ""))
         if role == Qt.ItemDataRole.ToolTipRole and column:
-            source = self._walk.document.source
-            if column == 1 and source is not None and i < len(source):
-                return f"{texts[column]}\n\nsource: {source[i]}"   # the bundle's source
             return texts[column]
         if role == HTML_ROLE:
             return self._cell_html(i, column, mark, reference)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column < 2:
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (0, 1, self.SOURCE):
             # top, as the rich-text columns beside them
             side = Qt.AlignmentFlag.AlignRight if column == 0 else Qt.AlignmentFlag.AlignLeft
             return int(side | Qt.AlignmentFlag.AlignTop)
         return None
+
+    def _number(self, i: int, mark: str) -> str:
+        """The number cell: the segment, ✎ and the earlier steps that corrected it, and on a
+        line of its own the step's mark."""
+        earlier = self.earlier(i)
+        text = f"{i + 1}" + (" ✎" + ",".join(map(str, earlier[-2:])) if earlier else "")
+        return text + (f"\n{_SHORT[mark]}" if mark else "")
 
     def _cell_html(self, i: int, column: int, mark: str, reference: str) -> str:
         key = (self._step, i, column)
@@ -160,11 +200,10 @@ class SegmentsModel(QAbstractTableModel):
             text += self._what_the_system_did(i, mark)
         elif column == 1:
             text = html.escape(reference)
-            source = self._walk.document.source if self.show_source else None
-            if source is not None and i < len(source):
-                # the source above the reference, greyed: what the translator had
-                text = (f"<span style='color:#666'><i>{html.escape(source[i])}</i></span>"
-                        f"<br>{text}")
+        elif column == self.SOURCE:
+            source = self._walk.document.source
+            text = (f"<span style='color:#555'>{html.escape(source[i])}</span>"
+                    if source is not None and i < len(source) else "")
         elif column == 2:
             text = _pieces(marked(self._seen[i], reference, unit=self._unit()))
         elif self._step:
@@ -207,10 +246,17 @@ class RichTextDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self._doc = QTextDocument()
         self._doc.setDocumentMargin(2)
+        self.cut: dict[tuple[int, int], QRectF] = {}   # (row, column) -> where "…" was drawn
 
     def paint(self, painter, option, index) -> None:
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        if selected:
+            # the row's own colours (corrected, generalised) stay; a frame says "selected"
+            option = QStyleOptionViewItem(option)
+            option.state &= ~QStyle.StateFlag.State_Selected
         if index.column() < 1:   # the number: plain text, Qt's own painting
             super().paint(painter, option, index)
+            _frame(painter, option, selected)
             return
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
@@ -227,14 +273,33 @@ class RichTextDelegate(QStyledItemDelegate):
         painter.translate(opt.rect.topLeft())
         # whole lines only: a capped row shows its first lines, never half a line of glyphs
         # (measured on the laid-out text: a fallback font, CJK say, has taller lines)
-        clip = QRectF(0, 0, opt.rect.width(),
-                      min(opt.rect.height(), _whole_lines(self._doc, opt.rect.height())))
+        shown = _whole_lines(self._doc, opt.rect.height())
+        clip = QRectF(0, 0, opt.rect.width(), min(opt.rect.height(), shown))
         painter.setClipRect(clip)
         context = QAbstractTextDocumentLayout.PaintContext()
         context.clip = clip
         context.palette.setColor(QPalette.ColorRole.Text, opt.palette.color(QPalette.ColorRole.Text))
         self._doc.documentLayout().draw(painter, context)
+        key = (index.row(), index.column())
+        if self._doc.size().height() > shown + 1:
+            # cut: "…" at the end of the last line shown, on the cell's own background, so
+            # a cut never reads as the end of the segment
+            metrics = opt.fontMetrics
+            w, h = metrics.horizontalAdvance(ELLIPSIS + " ") + 4, metrics.height()
+            box = QRectF(clip.right() - w, clip.bottom() - h - 1, w, h)
+            background = index.data(Qt.ItemDataRole.BackgroundRole)
+            painter.fillRect(box, background if background is not None
+                             else opt.palette.color(QPalette.ColorRole.Base))
+            painter.setPen(opt.palette.color(QPalette.ColorRole.Text))
+            painter.drawText(box, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
+                             ELLIPSIS + " ")
+            if len(self.cut) > _HTML_CACHE:   # what is on screen is painted again anyway
+                self.cut.clear()
+            self.cut[key] = box.translated(opt.rect.topLeft())
+        else:
+            self.cut.pop(key, None)
         painter.restore()
+        _frame(painter, option, selected)
 
     def sizeHint(self, option, index) -> QSize:  # noqa: N802 - Qt's name
         # the view sets one row height for all rows (`MTView._fit_rows`); this is a default
@@ -247,8 +312,11 @@ class MTView(QWidget):
         self.model = SegmentsModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
-        self.table.setItemDelegate(RichTextDelegate(self.table))
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.delegate = RichTextDelegate(self.table)
+        self.table.setItemDelegate(self.delegate)
+        # one row selected: the reading pane shows it whole
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(True)
         self.table.verticalHeader().setVisible(False)
@@ -258,20 +326,35 @@ class MTView(QWidget):
         rows.setDefaultSectionSize(2 * self.fontMetrics().height() + 6)
         columns = self.table.horizontalHeader()
         columns.setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)
-        self.table.setColumnWidth(0, 7 * self.fontMetrics().horizontalAdvance("0"))
+        # the number column holds its longest mark whole ("generalised ✗", "12 ✎3,7")
+        metrics = self.table.fontMetrics()
+        self.table.setColumnWidth(0, max(metrics.horizontalAdvance(t) for t in
+                                         (*_SHORT.values(), "0000 ✎00,00")) + 12)
         columns.setTextElideMode(Qt.TextElideMode.ElideRight)
-        for c in (1, 2, 3):
+        for c in (1, 2, 3, SegmentsModel.SOURCE):
             columns.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch)
-        self.only_changed = QCheckBox("only corrected and changed segments")
+        # the source before the reference, hidden until ticked
+        columns.moveSection(columns.visualIndex(SegmentsModel.SOURCE), 1)
+        self.table.setColumnHidden(SegmentsModel.SOURCE, True)
+        self.only_changed = QCheckBox("only corrected and changed")
+        self.only_changed.setToolTip("list only the segments the step corrected or changed")
         self.only_changed.toggled.connect(self._render)
         self.source_box = QCheckBox("source")
-        self.source_box.setToolTip("show each segment's source sentence above its reference "
-                                   "(when the bundle names a source)")
-        self.source_box.toggled.connect(self.model.set_show_source)
+        self.source_box.setToolTip("show each segment's source sentence in a column of its own, "
+                                   "before the reference (when the bundle names a source)")
+        self.source_box.toggled.connect(self._on_source_toggled)
         self.source_box.setVisible(False)
-        # rows are capped at two lines (a WMT paragraph would fill the view): double-click
-        # one to open it whole, again to close it
+        # rows are capped at two lines (a WMT paragraph would fill the view; a cut cell ends
+        # in "…"): the reading pane shows the selected row whole; a double-click opens the
+        # row itself, again closes it
         self.table.doubleClicked.connect(self._toggle_row)
+        self.reading = QTextBrowser()
+        self.reading.setOpenLinks(False)
+        self.reading.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.reading.setPlaceholderText("select a segment to read it whole here")
+        self.reading.setToolTip("the selected segment whole: source, reference, what the "
+                                "human saw and the system's hypothesis after the step")
+        self.table.selectionModel().currentRowChanged.connect(self._show_reading)
         # the corrected segment stays in view while the table's height settles
         self._focus_row = -1
         self.table.verticalScrollBar().rangeChanged.connect(self._keep_focus_in_view)
@@ -282,11 +365,16 @@ class MTView(QWidget):
         self.summary.setFixedHeight(2 * self.summary.fontMetrics().lineSpacing() + 6)
         legend = QLabel(
             f"<span style='background:{CORRECTED_BG}'>&nbsp;corrected by the human&nbsp;</span> "
-            f"<span style='background:{BETTER_BG}'>&nbsp;changed by the system: better&nbsp;</span> "
-            f"<span style='background:{WORSE_BG}'>&nbsp;changed: worse&nbsp;</span> "
-            f"<span style='background:{NEUTRAL_BG}'>&nbsp;changed: neither&nbsp;</span> "
-            f"<span style='color:{ERROR_FG}'>red</span> = not in the reference, "
-            "<b>bold</b> = changed by the step")
+            f"<span style='background:{BETTER_BG}'>&nbsp;system: better&nbsp;</span> "
+            f"<span style='background:{WORSE_BG}'>&nbsp;worse&nbsp;</span> "
+            f"<span style='background:{NEUTRAL_BG}'>&nbsp;neither&nbsp;</span> "
+            f"<span style='background:{EARLIER_BG}'>&nbsp;✎k&nbsp;</span> corrected at step k · "
+            f"<span style='color:{ERROR_FG}'>red</span> not in the reference · "
+            "<b>bold</b> changed by the step")
+        legend.setToolTip("row colours: the segment the human corrected at this step; the "
+                          "segments the system changed by itself (generalisation), better, "
+                          "worse or neither by sentence chrF; ✎k in the number column: "
+                          "corrected by the human at the earlier step k")
         legend.setTextFormat(Qt.TextFormat.RichText)
         legend.setWordWrap(True)
         # what the reader must know about this bundle's text: fonts that cannot draw it,
@@ -297,15 +385,27 @@ class MTView(QWidget):
         self.notes.setStyleSheet("QLabel { background: #fff4e0; color: #5c3b00; "
                                  "border: 1px solid #e0b060; padding: 2px 4px; }")
         self.notes.setVisible(False)
+        # the caption grows to a third line rather than being cut (1366x768)
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
-        top.addWidget(self.source_box)
-        top.addWidget(self.only_changed)
+        boxes = QVBoxLayout()
+        boxes.setSpacing(0)
+        boxes.addWidget(self.source_box)
+        boxes.addWidget(self.only_changed)
+        top.addLayout(boxes)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
         layout.addWidget(self.notes)
-        layout.addWidget(self.table, 1)
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.addWidget(self.table)
+        self.split.addWidget(self.reading)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 1)
+        self.split.setCollapsible(0, False)
+        line = self.fontMetrics().lineSpacing()
+        self.split.setSizes([14 * line, 6 * line])
+        layout.addWidget(self.split, 1)
         layout.addWidget(legend)
         self._walk: Walkthrough | None = None
         self._step = 0
@@ -349,6 +449,50 @@ class MTView(QWidget):
         self.source_box.setVisible(walk is not None and walk.document.source is not None)
         self._render()
 
+    def _caption(self, text: str) -> None:
+        """The step's caption: whole, growing to the lines it needs at this width (never
+        shrinking: a height that follows the text would relayout the window at every step)."""
+        self.summary.setText(text)
+        needed = self.summary.heightForWidth(max(self.summary.width(), 1))
+        if needed > self.summary.height():
+            self.summary.setFixedHeight(needed)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if self.summary.text():
+            self._caption(self.summary.text())
+
+    def _on_source_toggled(self, on: bool) -> None:
+        self.model.set_show_source(on)
+        self.table.setColumnHidden(SegmentsModel.SOURCE, not on)
+        self._show_reading(self.table.currentIndex())
+
+    def _show_reading(self, current, _previous=None) -> None:
+        """The selected row whole in the reading pane: each column on its own line."""
+        if self._walk is None or current is None or not current.isValid():
+            self.reading.clear()
+            return
+        row = current.row()
+        i = self.model.segment(row)
+        names = {1: "reference", 2: self.model.headerData(2, Qt.Orientation.Horizontal),
+                 3: self.model.headerData(3, Qt.Orientation.Horizontal),
+                 SegmentsModel.SOURCE: "source"}
+        order = ([SegmentsModel.SOURCE] if self._walk.document.source is not None else []) \
+            + [1, 2] + ([3] if self._step else [])
+        mark = self.model.marks().get(i, "")
+        earlier = self.model.earlier(i)
+        title = f"segment {i + 1}" + (f" · {_LABELS[mark]}" if mark else "") + (
+            f" · corrected by the human at step {', '.join(map(str, earlier))}" if earlier else "")
+        # side by side, as in the table, each cell whole under its column's name
+        width = 100 // len(order)
+        cells = "".join(f"<td width='{width}%'><small style='color:#555'>"
+                        f"{html.escape(str(names[c]))}</small><br>"
+                        f"{self.model.data(self.model.index(row, c), HTML_ROLE) or ''}</td>"
+                        for c in order)
+        self.reading.setHtml(f"<b>{html.escape(title)}</b><table width='100%' cellspacing='0' "
+                             f"cellpadding='2'><tr valign='top'>{cells}</tr></table>")
+        self.reading_segment = i
+
     def _keep_focus_in_view(self, *_range) -> None:
         if 0 <= self._focus_row < self.model.rowCount():
             self.table.scrollTo(self.model.index(self._focus_row, 0),
@@ -364,6 +508,8 @@ class MTView(QWidget):
         # the row's tallest cell at its column's width, at most 12 lines
         height = closed
         for column in range(1, self.model.columnCount()):
+            if self.table.isColumnHidden(column):
+                continue
             doc = QTextDocument()
             doc.setHtml(self.model.data(self.model.index(row, column), HTML_ROLE) or "")
             doc.setTextWidth(self.table.columnWidth(column))
@@ -378,13 +524,16 @@ class MTView(QWidget):
             return
         doc, step = walk.document, self._step
         self._focus_row = -1
+        current = self.table.currentIndex()
+        if current.isValid():   # the same row, its new contents
+            self._show_reading(current)
         if step == 0:
-            self.summary.setText(f"<b>{html.escape(doc.id)}</b>: {doc.n_segments} segments, "
+            self._caption(f"<b>{html.escape(doc.id)}</b>: {doc.n_segments} segments, "
                                  "the system's first hypothesis (step 0)")
             return
         view = walk.view(step)
         better, worse = effect_counts(view.effects.values())
-        self.summary.setText(
+        self._caption(
             f"<b>{html.escape(doc.id)}</b> step {step}: segment "
             f"{', '.join(str(c + 1) for c in sorted(view.corrected_segments))} corrected; the "
             f"system changed {len(view.changed_segments)} other segment(s) by itself: "
@@ -394,6 +543,8 @@ class MTView(QWidget):
             row = self.model.row_of_segment(min(view.corrected_segments))
             self._focus_row = row
             if row >= 0:
+                # selected: the reading pane shows the corrected segment whole
+                self.table.setCurrentIndex(self.model.index(row, 1))
                 self.table.scrollTo(self.model.index(row, 0),
                                     QAbstractItemView.ScrollHint.PositionAtCenter)
 
@@ -410,6 +561,18 @@ def _pieces(pieces: list[Piece]) -> str:
             text = f"<b>{text}</b>"
         out.append(text + piece.space)
     return "".join(out)
+
+
+def _frame(painter, option, selected: bool) -> None:
+    """The selected row's frame: its top and bottom edges in the highlight colour."""
+    if not selected:
+        return
+    painter.save()
+    colour = option.palette.color(QPalette.ColorRole.Highlight)
+    r = option.rect
+    painter.fillRect(r.left(), r.top(), r.width(), 2, colour)
+    painter.fillRect(r.left(), r.bottom() - 1, r.width(), 2, colour)
+    painter.restore()
 
 
 def _whole_lines(doc: QTextDocument, height: float) -> float:

@@ -11,10 +11,9 @@ import math
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
-from llgui.core.display.layout import place_labels
 from llgui.core.display.score_bars import penalty_bars, step_curve_x
 from llgui.core.walkthrough import Walkthrough
 from llgui.core.metrics import display_name, is_percent
@@ -45,8 +44,10 @@ class ScorePanel(QWidget):
         plots = QSplitter(Qt.Orientation.Horizontal)
         plots.addWidget(self.bars)
         plots.addWidget(self.curve)
-        plots.setStretchFactor(0, 2)
-        plots.setStretchFactor(1, 3)
+        # the bars hold five values under them: as wide as the curve (at 1366x768 they were
+        # 30 px a bar, narrower than "46.19")
+        plots.setStretchFactor(0, 1)
+        plots.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.numbers)
@@ -68,24 +69,32 @@ class ScorePanel(QWidget):
         memo = ""
         if view.net_generalisation is not None:
             # net generalisation: what the run gained over only applying the corrections
-            memo = (f" · S<sub>pen</sub> memorise-only {f(values['s_pen_memorise'])} "
-                    f"(net gen. <b>{view.net_generalisation:+.2f}</b>)")
+            memo = (f" · S<sub>pen</sub>&nbsp;memorise-only&nbsp;{f(values['s_pen_memorise'])}"
+                    f" (net&nbsp;gen.&nbsp;<b>{view.net_generalisation:+.2f}</b>)")
+        # a name and its value never part at a line end (1366x768 wrapped "Σ | 163.0")
         self.numbers.setText(
-            f"<b>{unit}</b> {better} step {step}/{len(r.steps)}: "
-            f"S<sub>base</sub> <b>{f(values['s_base'])}</b> · S<sub>cor</sub> "
-            f"<b>{f(values['s_cor'])}</b> · S<sub>imp</sub> <b>{f(values['s_imp'])}</b> · "
-            f"S<sub>adapt</sub> <b>{f(values['s_adapt'])}</b> · S<sub>pen</sub> "
-            f"<b>{f(values['s_pen'])}</b> (Σ pen. {penalty:+.2f}){memo} · cost "
-            f"{values['cost']:.1f}, Σ {values['cum_cost']:.1f}")
+            f"<b>{unit}</b> {better} step&nbsp;{step}/{len(r.steps)}: "
+            f"S<sub>base</sub>&nbsp;<b>{f(values['s_base'])}</b> · S<sub>cor</sub>&nbsp;"
+            f"<b>{f(values['s_cor'])}</b> · S<sub>imp</sub>&nbsp;<b>{f(values['s_imp'])}</b> · "
+            f"S<sub>adapt</sub>&nbsp;<b>{f(values['s_adapt'])}</b> · S<sub>pen</sub>&nbsp;"
+            f"<b>{f(values['s_pen'])}</b> (Σ&nbsp;pen.&nbsp;{penalty:+.2f}){memo} · "
+            f"cost&nbsp;{values['cost']:.1f}, Σ&nbsp;{values['cum_cost']:.1f}")
         self.numbers.setToolTip(("higher" if r.higher_is_better else "lower")
                                 + f" is better · {r.signature}")
-        # a narrow window wraps the numbers to a third line: the label grows to show it
-        # (never shrinks: a height that follows the text would relayout at every step)
-        needed = self.numbers.heightForWidth(self.numbers.width())
-        if needed > self.numbers.height():
-            self.numbers.setFixedHeight(needed)
+        self._fit_numbers()   # a narrow window wraps them to a third line
         self._draw_bars(r, values)
         self._draw_curve(walk, step)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_numbers()
+
+    def _fit_numbers(self) -> None:
+        """The numbers above the plots whole at this width: the label grows to the lines it
+        needs (never shrinks: a height that follows the text would relayout every step)."""
+        needed = self.numbers.heightForWidth(max(self.numbers.width(), 1))
+        if needed > self.numbers.height():
+            self.numbers.setFixedHeight(needed)
 
     def _draw_bars(self, r, v) -> None:
         item = self.bars.getPlotItem()
@@ -94,12 +103,14 @@ class ScorePanel(QWidget):
             # built once per metric; a step only moves them (rebuilding costs ~15 ms a step)
             item.clear()
             item.disableAutoRange()   # the ranges below, not what the labels' bounds suggest
-            # short names: at 1366x768 "S_base S_cor ..." ran together under five bars
-            names = ["base", "cor", "imp", "pen", "pen mem."]
-            item.getAxis("bottom").setTicks([[(i, n) for i, n in enumerate(names)]])
-            item.setLabel("left", display_name(r.metric),
-                          units="%" if is_percent(r.metric) else None)   # DCFs: plain
             item.getAxis("left").enableAutoSIPrefix(False)
+            # the values under their own bars, as tick text (name, value): two lines
+            bottom = item.getAxis("bottom")
+            tick_font = QFont(self.font())
+            tick_font.setPointSizeF(max(7.0, self.font().pointSizeF() - 1))
+            bottom.setStyle(tickFont=tick_font)
+            bottom.setHeight(2 * QFontMetrics(tick_font).lineSpacing() + 10)
+            self.tick_font = tick_font
             parts = {"metric": r.metric, "solid": [], "labels": []}
             for x, colour in enumerate((BASE, COR, IMP, ADAPT)):
                 bar = pg.BarGraphItem(x=[x], height=[0.0], width=0.6, brush=colour,
@@ -115,17 +126,36 @@ class ScorePanel(QWidget):
                 x=[4], height=[0.0], width=0.6, brush=QColor(PEN.red(), PEN.green(), PEN.blue(), 60),
                 pen=pg.mkPen(PEN, width=1.5, style=Qt.PenStyle.DashLine))
             item.addItem(parts["memorise"])
-            for _ in range(6):   # base, cor, imp, adapt/pen top, pen/adapt inside, memorise
-                label = pg.TextItem("", color=(30, 30, 30), fill=(255, 255, 255, 200),
-                                    anchor=(0.5, 0.5))
+            # the step's penalty S_imp − S_cor: the S_imp bar outlined up to S_cor, with a
+            # bracket beside it
+            # (dark hatching: seen on the red bar too, where an error rate's penalty lies)
+            parts["gap"] = pg.BarGraphItem(x=[2], y0=[0.0], height=[0.0], width=0.6,
+                                           brush=QBrush(IMP.darker(180), Qt.BrushStyle.FDiagPattern),
+                                           pen=pg.mkPen(IMP.darker(180), width=1.2,
+                                                        style=Qt.PenStyle.DashLine))
+            parts["gap"].setZValue(2)
+            item.addItem(parts["gap"])
+            parts["bracket"] = pg.PlotDataItem(pen=pg.mkPen(IMP.darker(150), width=2),
+                                               connect="pairs")
+            parts["bracket"].setZValue(3)
+            item.addItem(parts["bracket"])
+            # the bars' feet drawn broken when the axis does not start at 0
+            parts["breaks"] = pg.PlotDataItem(pen=pg.mkPen("w", width=3), connect="pairs")
+            parts["breaks"].setZValue(5)
+            item.addItem(parts["breaks"])
+            for colour in (IMP, PEN):   # the step's penalty, the accumulated one
+                label = pg.TextItem("", color=colour.darker(130), anchor=(0.5, 1.0))
+                label.setFont(tick_font)
                 label.setZValue(10)
                 item.addItem(label)
                 parts["labels"].append(label)
-            item.getViewBox().sigResized.connect(self._place_bar_labels)
+            item.getViewBox().sigResized.connect(self._on_bars_resized)
             self._bar_items = parts
         # Figure 4: the penalised score is S_adapt (solid) with the accumulated penalty
         # hatched: stacked on top for error rates, cut from the top for BLEU/chrF.
-        geometry = penalty_bars(v)
+        self._bar_values = v
+        geometry = penalty_bars(v, self._tick_digits(v))
+        self.bar_geometry = geometry
         for bar, value in zip(parts["solid"], geometry.solid):
             bar.setVisible(value is not None)
             if value is not None:
@@ -137,30 +167,87 @@ class ScorePanel(QWidget):
         parts["memorise"].setVisible(geometry.memorise is not None)
         if geometry.memorise is not None:
             parts["memorise"].setOpts(height=[geometry.memorise])
-        # wanted: above the bar's top; the inside label just under the hatching, off it
+        step = geometry.step_penalty
+        parts["gap"].setVisible(step is not None)
+        parts["bracket"].setVisible(step is not None)
+        if step is not None:
+            imp, cor, _ = step
+            parts["gap"].setOpts(y0=[min(imp, cor)], height=[abs(cor - imp)])
+            x = 2.0 + 0.42   # right of the S_imp bar: ] from S_imp to S_cor
+            parts["bracket"].setData([x, x, x - 0.1, x, x - 0.1, x],
+                                     [imp, cor, imp, imp, cor, cor])
+        item.getAxis("bottom").setTicks([list(geometry.ticks)])
+        low, high = geometry.y_range
+        unit = "%" if is_percent(r.metric) else None
+        left = display_name(r.metric) + (f" · axis from {low:g}" if geometry.cut else "")
+        if getattr(self, "_bars_left", None) != (left, unit):
+            self._bars_left = (left, unit)
+            item.setLabel("left", left, units=unit)   # DCFs: plain
+        if geometry.cut:
+            # two slanted white strokes across each bar's foot: the bar goes on below
+            h = 0.04 * (high - low)
+            xs, ys = [], []
+            for x, value in enumerate((*geometry.solid, geometry.memorise)):
+                if value is None or value <= low:
+                    continue
+                for lift in (0.03, 0.06):
+                    y = low + lift * (high - low)
+                    xs += [x - 0.33, x + 0.33]
+                    ys += [y, y + h * 0.5]
+            parts["breaks"].setData(xs, ys)
+        parts["breaks"].setVisible(geometry.cut)
         self._bar_texts = []
-        for label, (x, value, text) in zip(parts["labels"], geometry.labels):
-            shown = value is not None and text != ""
-            label.setVisible(shown)
-            if shown:
-                label.setText(text if text is not None else f"{value:.2f}")
-                self._bar_texts.append((label, x, float(value), text is not None))
+        marks = {int(x): (x, y, text) for x, y, text in geometry.marks}
+        for label, x in zip(parts["labels"], (2, 3)):
+            mark = marks.get(x)
+            label.setVisible(mark is not None)
+            if mark is not None:
+                label.setText(mark[2])
+                self._bar_texts.append((label, float(mark[0]), float(mark[1]), False))
         self.y_range = geometry.y_range
-        item.setYRange(*geometry.view, padding=0)   # room for the top labels
+        item.setYRange(*geometry.view, padding=0)   # room for the marks on top
         item.setXRange(-0.6, 4.6, padding=0)
         self._place_bar_labels()
-        self.bars.setToolTip("S_base, S_cor and S_imp of the step; S_pen drawn as S_adapt (solid) "
-                             "with the accumulated penalty Σ(S_imp − S_cor) hatched: added on "
-                             "top for error rates, cut from the top for BLEU/chrF. pen mem. "
-                             "(dashed): the memorise-only S_pen, had the system only applied "
-                             "the corrections (S_adapt,n = S_cor,n); the difference to S_pen is "
-                             "its net generalisation")
+        self.bars.setToolTip("S_base, S_cor and S_imp of the step, their values under the "
+                             "bars. The step's penalty S_imp − S_cor is the dashed part of "
+                             "the imp bar, bracketed, its value above it. pen: S_pen drawn as "
+                             "S_adapt (solid) with the accumulated penalty Σ(S_imp − S_cor) "
+                             "hatched (added on top for error rates, cut from the top for "
+                             "BLEU/chrF), Σ above it. mem. (dashed): the memorise-only S_pen, "
+                             "had the system only applied the corrections (S_adapt,n = "
+                             "S_cor,n); the difference to S_pen is its net generalisation. "
+                             "A cut axis (not from 0) is said on the axis and drawn as broken "
+                             "bar feet")
+
+    def _tick_digits(self, v) -> int:
+        """The decimals of the values under the bars: two when each fits its bar's slot,
+        else one, else none (a narrow window: the header above has them all)."""
+        vb = self.bars.getPlotItem().getViewBox()
+        slot = max(vb.width(), 1.0) / 5.2   # the x range is 5.2 bars wide
+        metrics = QFontMetrics(self.tick_font)
+        for digits in (2, 1, 0):
+            widest = max(metrics.horizontalAdvance(line) for _, text in
+                         penalty_bars(v, digits).ticks for line in text.split("\n"))
+            if widest + 4 <= slot:
+                return digits
+        return 0
+
+    def _on_bars_resized(self, *_) -> None:
+        v = getattr(self, "_bar_values", None)
+        if v is not None and getattr(self, "bar_geometry", None) is not None:
+            digits = self._tick_digits(v)
+            if self.bar_geometry.ticks != penalty_bars(v, digits).ticks:
+                self.bar_geometry = penalty_bars(v, digits)
+                self.bars.getPlotItem().getAxis("bottom").setTicks(
+                    [list(self.bar_geometry.ticks)])
+        self._place_bar_labels()
 
     def _place_bar_labels(self, *_) -> None:
-        """Place the value labels so that none overlaps another (place_labels, in pixels):
-        labels whose x-extents meet are kept apart vertically, as near their bars as fits."""
+        """Place the penalty marks above their bars (in pixels) so that none overlaps another
+        or a bar."""
         texts = getattr(self, "_bar_texts", None)
         if not texts:
+            self.label_rects = []
             return
         vb = self.bars.getPlotItem().getViewBox()
         (x0, x1), (y0, y1) = vb.viewRange()
@@ -168,30 +255,25 @@ class ScorePanel(QWidget):
         px_x = width / (x1 - x0)
         px_y = height / (y1 - y0)
         boxes = []
-        for label, x, value, inside in texts:
+        for label, x, value, _inside in texts:
             rect = label.boundingRect()   # in pixels: a TextItem ignores the view's scale
             w, h = rect.width(), rect.height()
             cx = (x - x0) * px_x
             top = (y1 - value) * px_y   # pixel row of the value, down from the top
-            wanted = top + h / 2 + 2 if inside else top - h / 2 - 2
-            boxes.append([label, cx, w, h, wanted])
-        # groups of labels whose x-extents meet, left to right
-        boxes.sort(key=lambda b: b[1])
-        groups, current, right = [], [], -math.inf
-        for box in boxes:
-            if current and box[1] - box[2] / 2 >= right + 2:
-                groups.append(current)
-                current, right = [], -math.inf
-            current.append(box)
-            right = max(right, box[1] + box[2] / 2)
-        groups.append(current)
+            boxes.append([label, cx, w, h, top - h / 2 - 5])
+        # marks whose x-extents meet are stacked upwards from the lowest: a mark only ever
+        # moves up, away from its bar (moving one down put it on its bar)
+        boxes.sort(key=lambda b: -b[4])
         self.label_rects = []
-        for group in groups:
-            centres = place_labels([b[4] for b in group], [b[3] for b in group], gap=1.0,
-                                   lo=0.0, hi=height)
-            for (label, cx, w, h, _), cy in zip(group, centres):
-                label.setPos(x0 + cx / px_x, y1 - cy / px_y)
-                self.label_rects.append((cx - w / 2, cy - h / 2, w, h))
+        placed: list[tuple[float, float, float, float]] = []
+        for label, cx, w, h, centre in boxes:
+            bottom = centre + h / 2
+            for left, top, pw, ph in placed:
+                if cx - w / 2 < left + pw + 2 and left < cx + w / 2 + 2:
+                    bottom = min(bottom, top - 1)
+            label.setPos(x0 + cx / px_x, y1 - bottom / px_y)   # anchored at its bottom centre
+            placed.append((cx - w / 2, bottom - h, w, h))
+            self.label_rects.append((cx - w / 2, bottom - h, w, h))
 
     @staticmethod
     def _label(item, x: float, y: float, text: str, inside: bool = False) -> None:
@@ -238,12 +320,18 @@ class ScorePanel(QWidget):
         the plot (~10 ms a step)."""
         msr = "–" if r.msr is None else f"{r.msr:.2f} %"
         area = "none (no cost)" if math.isnan(r.curve_area) else f"{r.curve_area:.2f}"
-        title = (f"<span style='color:{ADAPT.name()}'>━ S_adapt</span> "
-                 f"<span style='color:{PEN.name()}'>╍ S_pen</span> ● this step"
-                 f" · area {area} · MSR {msr}")
-        if getattr(self, "_title", None) != title:
-            self._title = title
-            self.curve.getPlotItem().setTitle(title, size="8pt")
+        adapt = (f"<span style='color:{ADAPT.name()}'>━ S_adapt</span>", "━ S_adapt")
+        pen = (f"<span style='color:{PEN.name()}'>╍ S_pen</span>", "╍ S_pen")
+        title = getattr(self, "curve_title", None)
+        if title is None:
+            from llgui.gui.widgets.fit_title import FittedTitle
+
+            # one line when it fits, else two (at 1366x768 one line was cut after "area")
+            title = self.curve_title = FittedTitle(self.curve, 8)
+        parts = [adapt, pen, "● this step", f"area {area}", f"MSR {msr}"]
+        if getattr(self, "_title", None) != parts:   # a new title relayouts the plot
+            self._title = parts
+            title.set(parts)
 
 
 def _cost_unit(walk: Walkthrough) -> str:

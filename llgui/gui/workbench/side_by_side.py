@@ -89,6 +89,7 @@ class SecondSystem(QObject):
         diff = ""
         if len(self.shown) == 2:
             delta = pen_difference(*(replays[i] for i in (index, k)))
+            delta = 0.0 if round(delta, 2) == 0 else delta   # no "-0.00"
             diff = f"<small>Δ S_pen (this − other): {delta:+.2f}</small>"
         self.label.setText(
             f"<b>Side by side on {html.escape(doc or '')}</b> ({display_name(metric)})"

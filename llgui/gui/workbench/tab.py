@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import html
+import time
 
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import (
@@ -18,7 +19,7 @@ from PySide6.QtWidgets import (
     QStackedWidget, QStyle, QTableView, QVBoxLayout, QWidget,
 )
 
-from llgui.core.metrics import display_name, replay_metrics
+from llgui.core.metrics import WORD_METRICS, display_name, replay_metrics
 from llgui.core.significance.resample import MIN_UNITS
 from llgui.core.walkthrough import Walkthrough
 from llgui.gui.jobs import workbench as work
@@ -140,8 +141,8 @@ class Workbench(QWidget):
         # -- the document at the step
         self.mt_view = MTView()
         self.diar_view = DiarView()
-        self.empty = QLabel("Open a bundle (File › Open bundle…, Ctrl+O) or the demo "
-                            "(File › Open the demo).")
+        self.empty = QLabel(OPEN_A_BUNDLE)
+        self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         from llgui.gui.detection.doc_view import DetDocView
 
@@ -154,6 +155,8 @@ class Workbench(QWidget):
         right.addWidget(self.scores)
         right.addWidget(self.stack)
         right.setSizes([330, 520])
+        self.right_split = right
+        self._timeline_sized = False
 
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
@@ -172,7 +175,13 @@ class Workbench(QWidget):
         state.bundles_changed.connect(self._on_state_bundles_changed)
         state.policy_changed.connect(self._on_state_policy_changed)
         jobs.result_ready.connect(self._on_jobs_result_ready)
+        jobs.progressed.connect(self._on_jobs_progressed)
+        jobs.cancelled.connect(self._on_jobs_stopped)
+        jobs.failed.connect(lambda key, _message: self._on_jobs_stopped(key))
+        self._verify_started = 0.0
         self._collection: tuple[int, object] | None = None   # the aggregates on screen
+        self._collections: dict[int, object] = {}   # every bundle's, shown when it is selected
+        self._show_empty(True)   # until a document is open
 
     # -- recomputing ------------------------------------------------------------------------
 
@@ -185,9 +194,12 @@ class Workbench(QWidget):
             self._wanted = None
             self.cost_editor.setEnabled(False)
             self.model.set_walkthrough(None)
+            self.empty.setText(_empty_text(state.bundles))
             self.stack.setCurrentWidget(self.empty)
             self.step_label.setText("no document")
+            self._show_empty(True)
             return
+        self._show_empty(False)
         self._fill_metric_box(bundle.task)
         metric = work.track_metric(bundle, state.metric(bundle.task))
         cost = state.cost_model()
@@ -234,6 +246,10 @@ class Workbench(QWidget):
         self.verify_button.setEnabled(document.task in ("mt", "diarization"))
         self.model.set_walkthrough(result)
         self.table.resizeColumnsToContents()
+        # the answer (last) at most 16 ems: the scores stay in view, the tooltip has it whole
+        answer = self.model.COLUMNS.index("answer")
+        self.table.setColumnWidth(answer, min(self.table.columnWidth(answer),
+                                              16 * self.table.fontMetrics().height()))
         self.window_.signature_label.setText(
             f"{display_name(result.replay.metric)}: {result.replay.signature}")
         self.stack.setCurrentWidget({"mt": self.mt_view, "detection": self.det_view,
@@ -243,10 +259,11 @@ class Workbench(QWidget):
             self.mt_view.set_notes(_script_notes(bundle, result.replay.metric))
             self.cost_editor.set_unit(result.replay.cost_unit)
         if document.task == "diarization" and bundle is not None:
-            self.diar_view.set_speakers(t.speaker for d in bundle.documents for t in d.reference)
+            self.diar_view.set_speakers(t.speaker for t in document.reference)  # per meeting
             zones = work.zones_of(bundle.settings)
             self.diar_view.collar = zones["collar"]
             self.diar_view.skip_overlap = zones["skip_overlap"]
+            self._size_timeline()
         self.show_step(self.state.step)
 
     def ready(self) -> bool:
@@ -287,8 +304,43 @@ class Workbench(QWidget):
             # on a worker, the timeline follows when it is ready
             self.jobs.submit("step-view", work.view_job, result, step, **self._zones())
         self.scores.show_step(result, step)
+        self._set_step_text(result, step)
         n = len(result.steps)
-        what = describe_step(result.log[step - 1]) if step else "the system's first hypothesis"
+        self.buttons["first"].setEnabled(step > 0)
+        self.buttons["prev"].setEnabled(step > 0)
+        self.buttons["next"].setEnabled(step < n)
+        self.buttons["last"].setEnabled(step < n)
+
+    def _size_timeline(self) -> None:
+        """Once, on a short screen (1366x768): the timeline, its per-speaker table and its
+        zoomed panels get two thirds of the right column (the score panel the rest); with the
+        usual 40 % the panels' six lanes overlapped."""
+        total = sum(self.right_split.sizes())
+        if self._timeline_sized or total < 200 or total > 760:
+            return
+        self._timeline_sized = True
+        top = int(0.33 * total)
+        self.right_split.setSizes([top, total - top])
+
+    def _set_step_text(self, result: Walkthrough, step: int) -> None:
+        """The line above the table: the document, the step, what the human was asked or
+        gave (diarization: in the document's clock format, a named cluster's reference
+        speaker once the step's view, and so its mapping, is built)."""
+        n = len(result.steps)
+        hours = mapping = None
+        known: dict = {}
+        if step and result.document.task == "diarization":
+            from llgui.core.display.diar_text import long_document
+            from llgui.core.display.lanes import lane_geometry
+
+            hours = long_document(result.document.extent)
+            if work.turns(result.document) <= SYNC_TURNS or result.is_cached(step):
+                view = result.steps[step - 1]
+                mapping = view.mapping
+                known = {"reference_labels": lane_geometry(result.document.reference)["labels"],
+                         "seen_labels": lane_geometry(view.seen)["labels"]}
+        what = (describe_step(result.log[step - 1], hours, mapping, **known) if step
+                else "the system's first hypothesis")
         waiting = self._waiting_for
         note = (f" · <i>{display_name(waiting)} on its way, showing "
                 f"{display_name(result.replay.metric)}</i>" if waiting else "")
@@ -298,10 +350,6 @@ class Workbench(QWidget):
         self.step_label.setToolTip(what if short != what else "")
         self.step_label.setText(f"<b>{html.escape(result.document.id)}</b> · step {step} of {n} "
                                 f"· {html.escape(short)}{note}")
-        self.buttons["first"].setEnabled(step > 0)
-        self.buttons["prev"].setEnabled(step > 0)
-        self.buttons["next"].setEnabled(step < n)
-        self.buttons["last"].setEnabled(step < n)
 
     def _decision_threshold(self, walk: Walkthrough) -> float:
         from llgui.core.detection.track import make_det_metric
@@ -334,9 +382,13 @@ class Workbench(QWidget):
 
     def _show_timeline(self, result: Walkthrough, step: int) -> None:
         self.diar_view.show_step(result, step, result.errors_at(step))
+        if step and result.log[step - 1].kind == "name":
+            self._set_step_text(result, step)   # the view's mapping: the reference speaker
 
     def _fill_metric_box(self, task: str) -> None:
-        metrics = list(replay_metrics(task))
+        # the word metrics (cpWER, tcpWER, WDER) are scored by `llgui score` / `replay`: the
+        # walkthrough draws turns, not words
+        metrics = [m for m in replay_metrics(task) if m not in WORD_METRICS]
         current = self.state.metric(task)
         self.metric_box.blockSignals(True)
         self.metric_box.clear()
@@ -357,10 +409,18 @@ class Workbench(QWidget):
     @Slot()
     def _on_state_bundles_changed(self) -> None:
         self._cache.clear()
+        self._collections.clear()
+        self.empty.setText(_empty_text(self.state.bundles))
+        self._show_empty(self.state.document() is None)
 
     @Slot()
     def _on_state_selection_changed(self) -> None:
         self.refresh()
+        # another bundle (system): its own aggregates, never the previous one's
+        index = self.state.selection.bundle
+        shown = self._collection[0] if self._collection is not None else None
+        if index != shown and index in self._collections:
+            self.show_collection(index, self._collections[index])
 
     @Slot(int)
     def _on_state_step_changed(self, step: int) -> None:
@@ -401,11 +461,16 @@ class Workbench(QWidget):
 
     def show_collection(self, index: int, result) -> None:
         """Aggregates of a bundle (pooled, mean, policy) when its collection job is done."""
+        self._collections[index] = result
         if index != self.state.selection.bundle:
             return
         self._collection = (index, result)
         name = display_name(result.metric)
         found = getattr(self, "_intervals", None)
+        if found is None or found[0] is not result:
+            kept = self.intervals.estimates.get(index)
+            if kept is not None and kept[0] is result:
+                found = (result, kept[1], self.intervals.signature)
         interval_row = ("<tr><td>95 % CI [lo, hi]</td>"
                         + "<td align='right'>…</td>" * 3 + "</tr>")
         self.shown_intervals = {}
@@ -423,8 +488,12 @@ class Workbench(QWidget):
             f"<tr><td>{label}</td><td align='right'>{f(a)}</td><td align='right'>{f(b)}</td>"
             f"<td align='right'>{f(c)}</td></tr>"
             for label, (a, b, c) in result.aggregates(self.state.policy)) + interval_row
+        bundles = self.state.bundles
+        # which system (issue 23 item 15): two bundles on the same documents look alike
+        system = html.escape(bundles[index].name or "") if index < len(bundles) else ""
         self.aggregates.setText(
-            f"<b>{name}, all {len(result.replays)} documents</b><table cellspacing='4'>"
+            f"<b>{name}, all {len(result.replays)} documents</b>"
+            + (f" of <b>{system}</b>" if system else "") + "<table cellspacing='4'>"
             "<tr><th></th><th>S_base</th><th>S_adapt</th><th>S_pen</th></tr>" + rows
             + "</table><small>pooled: statistics summed over documents (corpus "
               "score / duration-weighted); mean: unweighted mean of per-document scores; "
@@ -433,6 +502,13 @@ class Workbench(QWidget):
               f"score above, {len(result.replays)} documents resampled "
               "(bs:1000|seed:12345|unit:document); 'too few units' below "
               f"{MIN_UNITS} documents.</small>")
+
+    def _show_empty(self, empty: bool) -> None:
+        """No document: the words alone, no empty table, plots or cost model around them."""
+        for widget in (self.splitter.widget(0), self.scores):
+            widget.setVisible(not empty)
+        for button in self.buttons.values():
+            button.setEnabled(not empty)
 
     def _on_state_policy_changed(self) -> None:
         if self._collection is not None:
@@ -447,8 +523,38 @@ class Workbench(QWidget):
             return
         from llgui.core.verify import verify_walkthrough
 
+        if self.jobs.is_running("verify"):   # the button reads "Cancel" while it runs
+            self.jobs.cancel("verify")
+            return
         self.window_.statusBar().showMessage("verifying with the reference libraries…")
+        self._verify_started = time.monotonic()
+        self.verify_button.setText("Cancel verify")
+        self.verify_button.setToolTip("stop the verification (Ctrl+R again)")
         self.jobs.submit("verify", verify_walkthrough, result, bundle.settings)
+
+    def _verify_done(self) -> None:
+        self.verify_button.setText("Verify with libraries")
+        self.verify_button.setToolTip("recompute every step of this document with sacrebleu / "
+                                      "jiwer / pyannote.metrics on a worker (Ctrl+R)")
+
+    @Slot(str, float)
+    def _on_jobs_progressed(self, key: str, fraction: float) -> None:
+        """Verify's progress and time left on its button (it is also the Cancel button)."""
+        if key != "verify":
+            return
+        from llgui.core.display.layout import format_time
+        from llgui.core.jobs import time_left
+
+        left = time_left(time.monotonic() - self._verify_started, fraction)
+        text = f"Cancel verify · {100 * fraction:.0f} %"
+        if left is not None:
+            text += f" · {format_time(left)} left"
+        self.verify_button.setText(text)
+
+    @Slot(str)
+    def _on_jobs_stopped(self, key: str, *_message) -> None:
+        if key == "verify":
+            self._verify_done()
 
     @Slot(str, object)
     def _on_jobs_result_ready(self, key: str, result) -> None:
@@ -474,6 +580,7 @@ class Workbench(QWidget):
             if walkthrough is self.walkthrough and step == self.state.step:
                 self._show_timeline(walkthrough, step)
         elif key == "verify":
+            self._verify_done()
             self.last_verification = result
             self.window_.statusBar().showMessage(result.summary(), 30000)
 
@@ -481,13 +588,19 @@ class Workbench(QWidget):
 
     def export_table(self, path: str, fmt: str) -> None:
         from llgui.core.reports.commands import replay_report
-        from llgui.io.export import replay_csv, to_json
+        from llgui.gui.table_models import describe_answer, describe_target
+        from llgui.io.export import corrections_csv, to_json
         from llgui.utils.atomic import write_atomic
 
-        if self.walkthrough is None:
+        walk = self.walkthrough
+        if walk is None:
             return
-        report = replay_report(self.walkthrough.replay)
-        write_atomic(path, to_json(report) if fmt == "json" else replay_csv(report))
+        report = replay_report(walk.replay)
+        # the table's target and answer columns too: what was corrected and what was given
+        for entry, step in zip(report["steps"], walk.log):
+            entry["target"] = describe_target(step)
+            entry["answer"] = describe_answer(step, walk.document)
+        write_atomic(path, to_json(report) if fmt == "json" else corrections_csv(report))
 
     def export_plot(self, path: str) -> None:
         from llgui.gui.widgets.plot_export import export_widget
@@ -498,6 +611,22 @@ class Workbench(QWidget):
 
 
 STEP_TEXT = 110   # characters of the step's description shown beside the buttons
+
+
+OPEN_A_BUNDLE = ("Open a bundle (File › Open bundle…, Ctrl+O) or the demo "
+                 "(File › Open the demo).")
+
+
+def _empty_text(bundles) -> str:
+    """What the empty workbench says: open something, or why what is open has no document to
+    step through (a detection bundle of score files only: issue 23 item 19)."""
+    if not bundles:
+        return OPEN_A_BUNDLE
+    if not any(b.documents for b in bundles):
+        names = ", ".join(b.name or "a bundle" for b in bundles)
+        return (f"{names}: detection scores only, no documents with an interaction log to "
+                "step through here.\nTheir DET curves, EER and DCFs are in the Detection tab.")
+    return "Choose a document in the Documents panel (View › Documents panel)."
 
 
 def _script_notes(bundle, metric: str) -> list[str]:

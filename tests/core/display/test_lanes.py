@@ -88,9 +88,9 @@ def test_lane_bars_group_turns_by_the_colour_of_their_label():
         assert {geometry["labels"][geometry["inverse"][m]] for m in members} == {
             label for label, c in colours.items() if c == colour and label in geometry["labels"]}
     parts = dict(lane_parts(bars, -2.0, 0.8))
-    height = 0.8 / bars["depth"]
     for colour, (x0, width, y0, h) in parts.items():
         members = bars["groups"][colour]
+        height = 0.8 / bars["depth"][members]
         assert np.array_equal(x0, bars["x0"][members])
         assert np.allclose(y0, -2.4 + bars["level"][members] * height)
         assert np.allclose(h, height * BAR_FILL)
@@ -144,3 +144,33 @@ def test_label_colours_follow_the_mapping():
     palette = ("#1", "#2", "#3")
     assert extend_colours(dict(colours), ["A", "C", "D"], palette) == {
         "A": "#aa0000", "B": "#00bb00", "C": "#3", "D": "#1"}
+
+
+def test_overlaps_stack_locally_and_in_the_same_speaker_order_in_every_lane():
+    """Issue 23, items 12 and 19: a triple overlap thinned every bar of the lane to a third,
+    and two speakers overlapping were stacked by start time, A over B in one lane and B over
+    A in the next."""
+    from llgui.core.display.lanes import stack_levels
+
+    reference = (Turn(0.0, 5.0, "B"), Turn(1.0, 4.0, "A"), Turn(10.0, 12.0, "A"),
+                 Turn(20.0, 30.0, "A"), Turn(21.0, 29.0, "B"), Turn(22.0, 28.0, "C"))
+    # the hypothesis: the same speech under cluster names, the overlap starting the other way
+    hypothesis = (Turn(0.0, 5.0, "h2"), Turn(0.5, 4.0, "h1"), Turn(10.0, 12.0, "h1"))
+    names = {"h1": "A", "h2": "B"}
+    ref_level, ref_depth = stack_levels(reference)
+    hyp_level, hyp_depth = stack_levels(hypothesis, rank=lambda h: names[h])
+    g_ref, g_hyp = lane_geometry(reference), lane_geometry(hypothesis)
+
+    def row_of(geometry, level, label):
+        return {geometry["labels"][geometry["inverse"][i]]: level[i]
+                for i in range(len(level)) if geometry["starts"][i] < 6}[label]
+
+    assert row_of(g_ref, ref_level, "A") == row_of(g_hyp, hyp_level, "h1") == 0
+    assert row_of(g_ref, ref_level, "B") == row_of(g_hyp, hyp_level, "h2") == 1
+    lone = [i for i in range(len(ref_level)) if g_ref["starts"][i] == 10.0]
+    assert ref_depth[lone].tolist() == [1.0]            # full height away from overlap
+    assert ref_depth.max() == 3.0 and hyp_depth.max() == 2.0
+    bars = lane_bars(reference, lambda label: "#000000")
+    (_, (_, _, _, heights)), = lane_parts(bars, 0.0, 0.8)
+    assert heights.max() == pytest.approx(0.8 * BAR_FILL)
+    assert heights.min() == pytest.approx(0.8 / 3 * BAR_FILL)

@@ -67,3 +67,73 @@ def test_colour_levels_span_the_finite_scores():
     assert colour_levels(np.array([[30.0, np.nan], [12.5, 41.0]])) == (12.5, 41.0)
     assert colour_levels(np.array([[7.0, 7.0]])) == (7.0, 8.0)
     assert colour_levels(np.full((2, 2), np.nan)) == (0.0, 1.0)
+
+
+# -- per meeting, and for colour-vision deficiencies (issue 23, item 10) ----------------------
+
+@pytest.mark.parametrize("vision, cvd_type", [("protan", "protanomaly"),
+                                              ("deutan", "deuteranomaly")])
+@pytest.mark.parametrize("colour", ["#0072b2", "#999933", "#e31a1c", "#80cdc1", "#ff9f1c"])
+def test_cvd_simulation_equals_colorspacious(colour, vision, cvd_type):
+    """Machado et al. (2009) at full severity, as colorspacious implements it."""
+    colorspacious = pytest.importorskip("colorspacious")
+    from llgui.core.display.palette import hex_to_rgb, simulate_cvd
+
+    expected = colorspacious.cspace_convert(
+        hex_to_rgb(colour), {"name": "sRGB1+CVD", "cvd_type": cvd_type, "severity": 100},
+        "sRGB1")
+    ours = hex_to_rgb(simulate_cvd(colour, vision))
+    for a, b in zip(ours, expected):
+        assert a == pytest.approx(min(max(b, 0.0), 1.0), abs=1 / 255 + 1e-9)
+
+
+def test_the_cvd_simulation_merges_red_and_green():
+    """Deuteranopes confuse the red of miss with a mid green (the point of the check)."""
+    from llgui.core.display.palette import colour_distance
+
+    assert colour_distance("#e31a1c", "#2ca02c") > 50
+    assert colour_distance("#e31a1c", "#8c8c00", "deutan") < 15
+
+
+def _ami_meetings(root):
+    for rttm in sorted((root / "vbx-ami-mixheadset" / "ref").glob("*/*.rttm")):
+        labels = {line.split()[7] for line in rttm.read_text().splitlines() if line.strip()}
+        yield rttm.stem, labels
+
+
+def test_every_ami_meeting_has_its_speakers_apart_in_every_vision(reference_data):
+    from llgui.core.display.palette import (
+        MIN_SPEAKER_DISTANCE, SAFE_SPEAKERS, colour_distance, speaker_colours,
+    )
+
+    meetings = list(_ami_meetings(reference_data))
+    assert len(meetings) >= 30
+    worst = {}
+    for meeting, labels in meetings:
+        assert len(labels) <= SAFE_SPEAKERS, meeting
+        colours = speaker_colours(labels)
+        for a, b in itertools.combinations(sorted(labels), 2):
+            for vision in ("normal", "protan", "deutan"):
+                d = colour_distance(colours[a], colours[b], vision)
+                worst[vision] = min(worst.get(vision, 99.0), d)
+                assert d >= MIN_SPEAKER_DISTANCE, (meeting, a, b, vision, d)
+    assert worst["normal"] >= MIN_SPEAKER_DISTANCE
+
+
+def test_assigned_over_a_whole_bundle_speakers_of_one_meeting_collide(reference_data):
+    """The old way (colours over every speaker of the bundle) cycles the palette: two
+    speakers of one meeting then share a colour or come close (TS3004c: 4.8 in the trial)."""
+    from llgui.core.display.palette import MIN_SPEAKER_DISTANCE, speaker_distance
+
+    meetings = dict(_ami_meetings(reference_data))
+    bundle_wide = speaker_colours(set().union(*meetings.values()))
+    closest = min(speaker_distance(bundle_wide[a], bundle_wide[b])
+                  for labels in meetings.values()
+                  for a, b in itertools.combinations(sorted(labels), 2))
+    assert closest < MIN_SPEAKER_DISTANCE
+
+
+def test_the_written_out_speaker_order_is_the_chosen_one():
+    from llgui.core.display.palette import SPEAKER_ORDER, _choose
+
+    assert _choose(tuple(RESERVED), float(MIN_DISTANCE)) == SPEAKER_ORDER

@@ -19,18 +19,31 @@ def test_bleu_cuts_the_penalty_from_the_top():
     assert bars.solid == (30.0, 36.0, 31.0, 29.0)      # the solid part up to S_pen
     assert bars.hatch == (29.0, 6.0)                   # S_pen .. S_adapt hatched
     assert bars.memorise is None
-    assert bars.labels[3] == (3, 35.0, None) and bars.labels[4] == (3, 29.0, "pen 29.00")
+    # each value under its own bar; the penalised bar's is S_pen
+    assert bars.ticks == ((0, "base\n30.00"), (1, "cor\n36.00"), (2, "imp\n31.00"),
+                          (3, "pen\n29.00"), (4, "mem."))
+    # the step's penalty S_imp - S_cor (-5) as its own mark, the accumulated one (-6) too
+    assert bars.step_penalty == (31.0, 36.0, -5.0)
+    assert bars.marks == ((2.0, 36.0, "-5.00"), (3.0, 35.0, "Σ-6.00"))
     assert bars.y_range == bar_range([30.0, 36.0, 31.0, 35.0, 29.0])
     low, high = bars.y_range
     assert bars.view == pytest.approx((low, high + HEADROOM * (high - low)))
+    assert bars.cut == (low > 0)
 
 
 def test_an_error_rate_stacks_the_penalty_on_top_and_no_penalty_no_hatch():
     bars = penalty_bars(values(s_adapt=20.0, s_pen=24.5, s_pen_memorise=23.0))
     assert bars.solid[3] == 20.0 and bars.hatch == (20.0, 4.5)
-    assert bars.labels[4] == (3, 20.0, "adapt 20.00") and bars.memorise == 23.0
-    flat = penalty_bars(values(s_adapt=25.0, s_pen=25.0))
-    assert flat.hatch is None and flat.labels[4] == (3, 25.0, "")
+    assert bars.memorise == 23.0 and bars.ticks[4] == (4, "mem.\n23.00")
+    assert bars.marks[-1] == (3.0, 24.5, "Σ+4.50")
+    flat = penalty_bars(values(s_adapt=25.0, s_pen=25.0, s_imp=36.0))
+    assert flat.hatch is None and flat.step_penalty is None and flat.marks == ()
+
+
+def test_a_cut_axis_is_said():
+    assert penalty_bars(values()).cut               # 29..36: the axis starts above 0
+    wide = penalty_bars(values(s_base=5.0, s_pen=2.0))
+    assert wide.y_range[0] == 0 and not wide.cut
 
 
 def test_the_curve_holds_each_score_until_the_next_step():

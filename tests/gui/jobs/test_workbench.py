@@ -139,6 +139,8 @@ def test_metric_choice_helpers(mt, diar):
     # EER has no penalised form: a detection bundle is replayed under one that has
     assert jobs.track_metric(detection, "eer") in ("err", "min_dcf", "act_dcf")
     assert jobs.track_metric(detection, "act_dcf") == "act_dcf"
+    # the word metrics are scored by the CLI; the workbench's walkthrough draws turns
+    assert jobs.track_metric(diar, "cpwer") == diar.metrics[0] == "der"
     assert jobs.turns(diar.documents[0]) == (len(diar.documents[0].reference)
                                              + len(diar.documents[0].hypothesis))
     assert jobs.zones_of(None) == {"collar": 0.0, "skip_overlap": False}

@@ -99,11 +99,18 @@ def test_far_apart_windows_get_split_zoomed_panels(qtbot, tmp_path):
     # the overview strip shows the whole show
     lo, hi = view.plot.getPlotItem().getViewBox().viewRange()[0]
     assert lo <= 1.0 and hi >= 990.0
-    # near windows: no split, the usual zoom
+    # near windows: one zoomed panel, and still the overview of the whole show above it
+    # (issue 23, item 12: a single-window step of a long recording said nowhere where it was)
     (tmp_path / "near").mkdir()
     near = diar_walk(tmp_path / "near", far=False)
     view.show_step(near, 1, near.errors_at(1))
-    assert not view.split.isVisible()
+    assert view.split.isVisible() and len(view.split.spans) == 1
+    (start, end), = view.split.spans
+    assert start <= 50.0 - 1.5 and end >= 60.0 + 1.5 and end - start < 30
+    lo, hi = view.plot.getPlotItem().getViewBox().viewRange()[0]
+    assert lo <= 1.0 and hi >= 990.0
+    # the brush on the overview marks where the panel lies
+    assert [b.getRegion() for b in view.split.brushes] == [(start, end)]
 
 
 class _Replay:
@@ -128,11 +135,19 @@ def test_bar_labels_never_overlap_for_close_values(qtbot, values):
     panel._draw_bars(_Replay(), shown)
     qtbot.wait(10)
     panel._place_bar_labels()
+    # the values are under their own bars (issue 23 item 16); the penalty marks above them
+    # overlap neither each other nor a bar
     labels = [label for label in panel._bar_items["labels"] if label.isVisible()]
-    assert len(labels) == 6
+    assert len(labels) == 2
     rects = [label.sceneBoundingRect() for label in labels]
     for a, b in itertools.combinations(rects, 2):
         assert not a.intersects(b), (a, b)
+    bars = [bar.mapRectToScene(bar.boundingRect()) for bar in
+            (*panel._bar_items["solid"], panel._bar_items["hatch"], panel._bar_items["memorise"])
+            if bar.isVisible()]
+    for label in rects:
+        for bar in bars:
+            assert not label.intersects(bar), (label, bar)
     # 1-3 point differences are differences: the axis does not start at 0
     low, high = panel.y_range
     assert low > 0 and high - low < 20
@@ -298,8 +313,8 @@ def test_a_long_post_edit_is_cut_in_the_step_line(qtbot, tmp_path):
         assert long not in label.text() and "…" in label.text()
         assert long in label.toolTip()
         model = window.workbench.mt_view.model
-        tip = model.data(model.index(0, 1), 3)   # ToolTipRole: the reference and its source
-        assert "source: eins zwei drei" in tip
+        # ToolTipRole of the source column (issue 23 item 7: a column of its own)
+        assert model.data(model.index(0, model.SOURCE), 3) == "eins zwei drei"
         assert STEP_TEXT < len(long)
     finally:
         window.jobs.shutdown(2000)
@@ -323,10 +338,24 @@ def test_the_mt_source_toggle_and_the_row_expander(qtbot, tmp_path):
     view.show_step(result, 0)
     assert view.source_box.isVisible()
     model = view.model
-    assert "eins" not in model.data(model.index(0, 1), HTML_ROLE)
+    table = view.table
+    assert table.isColumnHidden(model.SOURCE)
+    reference_before = model.data(model.index(0, 1), HTML_ROLE)
     view.source_box.setChecked(True)
-    assert "eins zwei drei" in model.data(model.index(0, 1), HTML_ROLE)
-    assert model.headerData(1, Qt.Orientation.Horizontal) == "source · reference"
+    qtbot.wait(50)
+    # issue 23 item 7: the source has its own column, before the reference, which keeps its
+    # text and its room (the two-line cap showed only the source before)
+    assert not table.isColumnHidden(model.SOURCE)
+    assert "eins zwei drei" in model.data(model.index(0, model.SOURCE), HTML_ROLE)
+    assert model.data(model.index(0, 1), HTML_ROLE) == reference_before
+    assert "eins" not in reference_before
+    assert model.headerData(model.SOURCE, Qt.Orientation.Horizontal) == "source"
+    source = table.visualRect(model.index(0, model.SOURCE))
+    reference = table.visualRect(model.index(0, 1))
+    assert source.right() < reference.left()          # side by side, source first
+    assert reference.width() >= 0.8 * source.width() > 100
+    view.source_box.setChecked(False)
+    assert table.isColumnHidden(model.SOURCE)
     closed = view.table.rowHeight(1)
     view._toggle_row(model.index(1, 1))
     assert view.table.rowHeight(1) > 2 * closed

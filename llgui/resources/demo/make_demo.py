@@ -8,7 +8,7 @@ order. Running the script twice gives the same bytes.
 
 Usage::
 
-    python resources/demo/make_demo.py [OUT_DIR]     # default: this script's folder
+    python llgui/resources/demo/make_demo.py [OUT_DIR]     # default: this script's folder
 
 Layout written into OUT_DIR (one bundle per task):
 
@@ -21,6 +21,9 @@ Layout written into OUT_DIR (one bundle per task):
 - detection/bundle.toml: 3 systems x 25,000 trials with a NIST/Kaldi style key;
 - detection-lifelong/bundle.toml: 2 systems x 1,200 trials and a log of `label` steps: one
   system adapts to the labels (per-speaker calibration) and generalises, one ignores them.
+
+The meeting with audio (meeting/) has a generator of its own, meeting/make_meeting.py (it needs
+espeak-ng); this script leaves that folder alone.
 
 What each document demonstrates (tests/test_demo.py checks the MT claims with sacrebleu):
 

@@ -1,0 +1,291 @@
+"""Every picture the README and docs/ show, made by llgui itself, offscreen.
+
+    python docs/make_pictures.py              # every picture (real data: when it is found)
+    python docs/make_pictures.py NAME ...     # only these (paths relative to docs/)
+    python docs/make_pictures.py --list       # what it makes
+
+`PICTURES` is the one list: tests/docs/test_pictures.py fails when a document shows a picture
+that is not in it, or when a picture in it is missing from docs/. Demo pictures are made from
+the bundled synthetic demo; `realdata/` pictures from public reference data (AMI, WMT23,
+bob.measure, pyeer) turned into bundles by `docs/realdata/make_bundles.py` in /tmp/realdata
+(set $LLGUI_REFERENCE_DATA to where that data lies; nothing of it is copied here).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+REPO = DOCS.parent
+DEMO = REPO / "llgui" / "resources" / "demo"
+REAL = Path(os.environ.get("LLGUI_REALDATA", "/tmp/realdata"))
+
+
+@dataclass(frozen=True)
+class Shot:
+    """A picture made by `llgui ARGS --screenshot` (the application's own rendering)."""
+
+    args: tuple[str, ...]
+    size: str = "1500x950"
+    real: bool = False      # needs docs/realdata/make_bundles.py's bundles
+
+
+@dataclass(frozen=True)
+class Scripted:
+    """A picture that needs the window driven (a threshold typed, a live session answered)."""
+
+    make: str               # the name of a function below, called with the PNG's path
+    size: tuple[int, int] = (1500, 950)
+    real: bool = False      # needs docs/realdata/make_bundles.py's bundles
+
+
+def _demo(*parts: str) -> str:
+    return str(DEMO.joinpath(*parts))
+
+
+def _real(*parts: str) -> str:
+    return str(REAL.joinpath(*parts))
+
+
+PICTURES: dict[str, Shot | Scripted] = {
+    # the demo (synthetic)
+    "workbench-mt.png": Shot(("--demo", "--doc", "news-2023-01-09", "--step", "4")),
+    "across-time.png": Shot((_demo("mt", "bundle.toml"), "--tab", "time")),
+    "campaign-systems.png": Shot(("--demo", "--tab", "systems")),
+    "campaign-time.png": Shot(("--demo", "--tab", "time")),
+    "workbench-detection.png": Shot((_demo("detection-lifelong", "bundle.toml"),
+                                     "--doc", "adaptive", "--step", "3")),
+    "side-by-side-mt.png": Shot((_demo("mt", "bundle.toml"),
+                                 _demo("campaign", "static", "online", "bundle.toml"),
+                                 "--doc", "news-2023-01-09", "--step", "2")),
+    "detection-threshold.png": Scripted("detection_threshold"),
+    "detection-qq.png": Scripted("detection_qq"),
+    "detection-bands.png": Scripted("detection_bands"),
+    "systems-few-units-1366x768.png": Scripted("systems_few_units", (1366, 768)),
+    "systems-few-units-1920x1080.png": Scripted("systems_few_units", (1920, 1080)),
+    "live-mt-question.png": Scripted("live_mt_question", (1300, 820)),
+    "live-diar-same.png": Scripted("live_diar_same", (1300, 700)),
+    "live-diar-boundary.png": Scripted("live_diar_boundary", (1300, 700)),
+    # real data
+    **{f"realdata/ami-workbench-{s}.png": Shot((_real("ami", "run", "bundle.toml"), "--doc",
+                                                "TS3003a", "--step", "3"), s, True)
+       for s in ("1366x768", "1500x950", "1920x1080")},
+    **{f"realdata/ami-time-{s}.png": Shot((_real("ami", "run", "bundle.toml"), "--tab", "time"),
+                                          s, True)
+       for s in ("1366x768", "1500x950", "1920x1080")},
+    **{f"realdata/wmt-workbench-{s}.png": Shot((_real("wmt", "run", "bundle.toml"), "--doc",
+                                                "wmt23-de-en-2", "--step", "3"), s, True)
+       for s in ("1366x768", "1500x950", "1920x1080")},
+    # WMT23 en-zh, two systems and a campaign: docs/realdata/make_zh_screenshots.py
+    **{f"realdata/wmt-zh-{name}.png": Scripted("zh_pictures", real=True)
+       for name in ("workbench-1366x768", "workbench-1920x1080", "workbench-ter-1366x768",
+                    "time-1366x768", "systems-1366x768")},
+    **{f"realdata/ami-long-{s}.png": Shot((_real("ami-dev", "run", "bundle.toml"), "--doc",
+                                           "IB4010+IB4011", "--step", "3"), s, True)
+       for s in ("1366x768", "1500x950", "1920x1080")},
+    **{f"realdata/detection-{s}.png": Shot((_real("det", "bundle.toml"), "--tab", "detection"),
+                                           s, True)
+       for s in ("1366x768", "1500x950", "1920x1080")},
+}
+
+
+# ---- the scripted pictures: the window driven as a user would, then grabbed ------------------
+
+def _app():
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+    from PySide6.QtWidgets import QApplication
+
+    return QApplication.instance() or QApplication([sys.argv[0]])
+
+
+def _settle(app, until=lambda: True, timeout: float = 300.0, extra: float = 0.5) -> None:
+    deadline = time.monotonic() + timeout
+    while not until() and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.01)
+    end = time.monotonic() + extra
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def _window(size):
+    from llgui.gui.main_window import MainWindow
+
+    app = _app()
+    window = MainWindow(use_session=False)
+    window.resize(*size)
+    window.show()
+    window.jobs.release()
+    return app, window
+
+
+def _detection(size):
+    app, window = _window(size)
+    window.open_bundles([Path(_demo("detection", "bundle.toml"))], tab="detection")
+    tab = window.detection_tab
+    _settle(app, lambda: not window.jobs.busy and bool(tab.results))
+    tab.reset_view()
+    return app, window, tab
+
+
+def detection_threshold(path: Path, size) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    app, window, tab = _detection(size)
+    edit = tab.threshold_panel.threshold_edit
+    edit.setFocus()
+    edit.selectAll()
+    QTest.keyClicks(edit, "1.25")
+    QTest.keyClick(edit, Qt.Key.Key_Return)
+    _settle(app, lambda: not window.jobs.busy)
+    window.grab().save(str(path))
+
+
+def detection_qq(path: Path, size) -> None:
+    app, window, tab = _detection(size)
+    views = tab.lecture_views
+    views.setCurrentIndex([views.tabText(i) for i in range(views.count())].index("Q-Q"))
+    _settle(app, lambda: not window.jobs.busy)
+    window.grab().save(str(path))
+
+
+def detection_bands(path: Path, size) -> None:
+    app, window, tab = _detection(size)
+    tab.bands.box.setChecked(True)
+    _settle(app, lambda: not window.jobs.busy and tab.bands.box.isChecked(), extra=1.0)
+    window.grab().save(str(path))
+
+
+def systems_few_units(path: Path, size) -> None:
+    """The Systems tab on the 4-document demo campaign: the paired test has too few
+    documents, so nothing is starred and the status line says why."""
+    from llgui.gui.demo import demo_campaign
+
+    app, window = _window(size)
+    assert window.open_campaign(demo_campaign())
+    window.show_tab("systems")
+    view = window.systems_view
+    _settle(app, lambda: view.model.comparison is not None and not view.model.pending)
+    window.grab().save(str(path))
+
+
+def first_document_bundle(task: str, where: Path) -> Path:
+    """The demo bundle of a task cut to its first document, paths made absolute."""
+    import json
+    import re
+
+    text = (DEMO / task / "bundle.toml").read_text(encoding="utf-8")
+    head, *docs = text.split("[[documents]]")
+    body = head + "[[documents]]" + docs[0].split("[interactions]")[0]
+    body = re.sub(r'"((?:ref|hyp|src|uem)/[^"]+)"',
+                  lambda m: json.dumps(str(DEMO / task / m.group(1))), body)
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "bundle.toml").write_text(body, encoding="utf-8")
+    return where / "bundle.toml"
+
+
+def _live(size, task: str, system: str, mode: str, budget: float, out: Path):
+    from llgui.gui.live.window import LiveSessionWindow
+
+    app = _app()
+    live = LiveSessionWindow()
+    live.resize(*size)
+    live.show()
+    bundle = first_document_bundle(task, out / "in")
+    live.bundle_edit.setText(str(bundle))
+    live.system.setEditText(system)
+    live.mode.setCurrentText(mode)
+    live.budget.setValue(budget)
+    live.out_edit.setText(str(out / "run"))
+    live.start_button.click()
+    _settle(app, lambda: not live.busy)
+    return app, live
+
+
+def live_mt_question(path: Path, size) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        app, live = _live(size, "mt", "mt_memory", "active", 40, Path(tmp))
+        live.grab().save(str(path))
+        live.close()
+
+
+def live_diar_same(path: Path, size) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        app, live = _live(size, "diarization", "diar_clusters", "active", 20, Path(tmp))
+        for _ in range(6):            # to the first `same` question
+            if live.snap.finished or live.snap.question.kind == "same":
+                break
+            panel = live.diar_panel
+            (panel.send_boundary if live.snap.question.kind == "boundary"
+             else panel.send_name).click()
+            _settle(app, lambda: not live.busy)
+        live.grab().save(str(path))
+        live.close()
+
+
+def live_diar_boundary(path: Path, size) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        app, live = _live(size, "diarization", "diar_clusters", "interactive", 40, Path(tmp))
+        panel = live.diar_panel
+        turn = max(live.live.document.reference, key=lambda t: t.end - t.start)
+        panel._zoom(turn.start, turn.end, 5.0)
+        panel.region.setRegion((turn.start + 0.4, turn.end - 0.6))
+        _settle(app)
+        live.grab().save(str(path))
+        live.close()
+
+
+def zh_pictures(path: Path, size) -> None:
+    """The WMT23 en-zh pictures (both systems open, the campaign), all five in one run of
+    docs/realdata/make_zh_screenshots.py."""
+    if not getattr(zh_pictures, "done", False):
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYQTGRAPH_QT_LIB="PySide6")
+        subprocess.run([sys.executable, str(DOCS / "realdata" / "make_zh_screenshots.py"),
+                        str(REAL)], check=True, cwd=REPO, env=env)
+        zh_pictures.done = True
+
+
+# ---- making them ---------------------------------------------------------------------------
+
+def make(name: str) -> str:
+    recipe, path = PICTURES[name], DOCS / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(recipe, Shot):
+        if recipe.real and not Path(recipe.args[0]).exists():
+            return f"skipped {name}: run docs/realdata/make_bundles.py first"
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYQTGRAPH_QT_LIB="PySide6")
+        subprocess.run([sys.executable, "-m", "llgui", *recipe.args, "--size", recipe.size,
+                        "--no-session", "--screenshot", str(path)], check=True, cwd=REPO,
+                       env=env)
+    else:
+        if recipe.real and not REAL.exists():
+            return f"skipped {name}: run docs/realdata/make_bundles.py first"
+        globals()[recipe.make](path, recipe.size)
+    return f"made {name}"
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--list"]:
+        print("\n".join(PICTURES))
+        return 0
+    unknown = [n for n in argv if n not in PICTURES]
+    if unknown:
+        print(f"make_pictures.py: not a picture of PICTURES: {', '.join(unknown)}",
+              file=sys.stderr)
+        return 2
+    sys.path.insert(0, str(REPO))
+    for name in argv or PICTURES:
+        print(make(name), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

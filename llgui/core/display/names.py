@@ -1,0 +1,38 @@
+"""Short names that tell systems apart: what differs between their names (issue 23, item 15).
+
+Two runs of one test set are usually named alike ("WMT23 en-zh (ONLINE-B) (simulated)",
+"WMT23 en-zh (NLLB_Greedy) (simulated)"); a narrow column needs only "ONLINE-B" and
+"NLLB_Greedy". Qt-free.
+"""
+from __future__ import annotations
+
+from os.path import commonprefix
+from typing import Sequence
+
+_WORD = str.isalnum
+
+
+def short_names(names: Sequence[str]) -> list[str]:
+    """Each name without the prefix and suffix all names share (cut at a word boundary,
+    with the brackets and separators around them); a name left empty, or equal to another,
+    keeps its whole form. One name: itself."""
+    names = [str(n) for n in names]
+    if len(names) < 2:
+        return list(names)
+    prefix = commonprefix(names)
+    suffix = commonprefix([n[::-1] for n in names])[::-1]
+    # back off to a word boundary: never cut "NLLB_Greedy" / "NLLB_MBR" to "Greedy" / "MBR"
+    while prefix and any(len(n) > len(prefix) and _WORD(n[len(prefix)]) and _WORD(prefix[-1])
+                         for n in names):
+        prefix = prefix[:-1]
+    while suffix and any(len(n) > len(suffix) and _WORD(n[-len(suffix) - 1]) and _WORD(suffix[0])
+                         for n in names):
+        suffix = suffix[1:]
+    out = []
+    for n in names:
+        end = len(n) - len(suffix)
+        core = n[len(prefix):end] if end > len(prefix) else ""
+        out.append(core.strip(" ()[]{}-_·,:/|") or n)
+    if len(set(out)) < len(out):
+        return list(names)
+    return out

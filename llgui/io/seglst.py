@@ -1,0 +1,161 @@
+"""Word transcripts in SegLST JSON (meeteval's and CHiME's segment list), reader and writer.
+
+A SegLST file is a JSON array of segments, each an object with at least `session_id`,
+`speaker`, `words` (a string of whitespace-separated words), `start_time` and `end_time`
+(seconds, finite, 0 <= start <= end); other keys are ignored. `load_seglst` returns
+`{session_id: words}` (sessions in order of first appearance), each segment split into its
+words with meeteval's `character_based` pseudo-word timing (the segment's interval divided
+in proportion to the words' lengths in characters; a one-word segment keeps its interval),
+so a file of one word per segment keeps its times exactly. Words are ordered by (start,
+segment number in the file, word number), the order in which meeteval concatenates them.
+Segments without words are skipped. Problems are reported as `FILE:LINE: reason` at the line
+where the segment starts; the file is a regular file of bounded size (`llgui.io._read`).
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Sequence
+
+from llgui.core.errors import Problems
+from llgui.core.numbers import show_value
+from llgui.core.types import Word
+from llgui.io._read import decode_lines, read_bytes
+
+REQUIRED = ("session_id", "speaker", "words", "start_time", "end_time")
+MAX_TIME = 1e9
+"""Seconds: a word time beyond 30 years of audio is a unit mistake (milliseconds, samples)."""
+
+
+def split_segment(start: float, end: float, text: str, speaker: str | None, segment: int
+                  ) -> list[Word]:
+    """The words of one segment, timed by meeteval's `character_based` rule."""
+    words = text.split()
+    if len(words) == 1:
+        return [Word(start, end, words[0], speaker, (start, segment, 0))]
+    total = sum(len(w) for w in words)
+    step = (end - start) / total if total else 0.0
+    out, done = [], 0
+    for k, w in enumerate(words):
+        s = start + step * done
+        done += len(w)
+        e = start + step * done
+        out.append(Word(s, e, w, speaker, (s, segment, k)))
+    return out
+
+
+def check_times(start: object, end: object) -> str | None:
+    """Why a segment's (start, end) cannot be used, or None."""
+    for name, value in (("start_time", start), ("end_time", end)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"{name} must be a number, not {show_value(value)}"
+        if not math.isfinite(value):
+            return f"{name} {show_value(value)} is not a finite number"
+        if not 0 <= value <= MAX_TIME:
+            return f"{name} must be a number between 0 and {MAX_TIME:g} s, not {value!r}"
+    if end < start:   # type: ignore[operator]
+        return f"end_time {end!r} is before start_time {start!r}"
+    return None
+
+
+def _elements(text: str, problems: Problems) -> list[tuple[int, object]] | None:
+    """[(line, value)] of the top-level JSON array's elements, or None after a problem."""
+    decoder = json.JSONDecoder(parse_constant=lambda name: float(name))
+    pos = len(text) - len(text.lstrip())
+    if pos >= len(text) or text[pos] != "[":
+        problems.add(text.count("\n", 0, pos) + 1 if pos < len(text) else 0,
+                     "a SegLST file is a JSON array of segments ([{...}, ...])")
+        return None
+    pos += 1
+    out: list[tuple[int, object]] = []
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n":
+            pos += 1
+        if pos < len(text) and text[pos] == "]" and not out:
+            pos += 1
+            break
+        try:
+            value, end = decoder.raw_decode(text, pos)
+        except (json.JSONDecodeError, RecursionError, ValueError) as exc:
+            line = text.count("\n", 0, getattr(exc, "pos", pos)) + 1
+            problems.add(line, f"invalid JSON ({getattr(exc, 'msg', 'too deeply nested')})")
+            return None
+        out.append((text.count("\n", 0, pos) + 1, value))
+        pos = end
+        while pos < len(text) and text[pos] in " \t\r\n":
+            pos += 1
+        if pos < len(text) and text[pos] == ",":
+            pos += 1
+            continue
+        if pos < len(text) and text[pos] == "]":
+            pos += 1
+            break
+        problems.add(text.count("\n", 0, pos) + 1, "invalid JSON (expected ',' or ']')")
+        return None
+    if text[pos:].strip():
+        problems.add(text.count("\n", 0, pos) + 1, "invalid JSON (text after the array)")
+        return None
+    return out
+
+
+def load_seglst(path: str | Path) -> dict[str, tuple[Word, ...]]:
+    """`{session_id: words}` of a SegLST file; raises LoadError listing every problem."""
+    problems = Problems(path)
+    data = read_bytes(path, problems)
+    if data is None:
+        problems.raise_if_any()
+    lines = decode_lines(data, problems, strip_bom=True)
+    problems.raise_if_any()
+    elements = _elements("\n".join(lines), problems)   # type: ignore[arg-type]
+    if elements is None:
+        problems.raise_if_any()
+    sessions: dict[str, list[Word]] = {}
+    for index, (line, segment) in enumerate(elements):
+        if not isinstance(segment, dict):
+            problems.add(line, f"segment {index + 1} must be an object, not "
+                               f"{type(segment).__name__}")
+            continue
+        missing = [k for k in REQUIRED if k not in segment]
+        if missing:
+            problems.add(line, f"segment {index + 1} has no {', '.join(missing)} (a SegLST "
+                               f"segment has {', '.join(REQUIRED)})")
+            continue
+        session, speaker, text = segment["session_id"], segment["speaker"], segment["words"]
+        bad = [k for k, v in (("session_id", session), ("speaker", speaker))
+               if not isinstance(v, str) or not v.strip()]
+        if bad:
+            problems.add(line, f"segment {index + 1}: {bad[0]} must be a non-empty string, "
+                               f"not {show_value(segment[bad[0]])}")
+            continue
+        if not isinstance(text, str):
+            problems.add(line, f"segment {index + 1}: words must be a string, not "
+                               f"{show_value(text)}")
+            continue
+        reason = check_times(segment["start_time"], segment["end_time"])
+        if reason is not None:
+            problems.add(line, f"segment {index + 1}: {reason}")
+            continue
+        bucket = sessions.setdefault(session, [])
+        if text.split():
+            bucket.extend(split_segment(float(segment["start_time"]),
+                                        float(segment["end_time"]), text, speaker, index))
+    if not problems and not any(sessions.values()):
+        problems.add(0, "no words")
+    problems.raise_if_any()
+    return {s: tuple(sorted(ws, key=lambda w: w.order)) for s, ws in sessions.items()}
+
+
+def format_seglst(session: str, words: Sequence[Word]) -> str:
+    """SegLST JSON of `words` (one segment per word; words without a speaker left out)."""
+    segments = [{"session_id": session, "speaker": w.speaker, "words": w.word,
+                 "start_time": w.start, "end_time": w.end}
+                for w in sorted(words, key=lambda w: w.order) if w.speaker is not None]
+    return "[\n" + ",\n".join(json.dumps(s, ensure_ascii=False) for s in segments) + "\n]\n"
+
+
+def write_seglst(path: str | Path, session: str, words: Sequence[Word]) -> None:
+    """Write `format_seglst(session, words)` to `path` (atomically)."""
+    from llgui.utils.atomic import write_atomic
+
+    write_atomic(Path(path), format_seglst(session, words))

@@ -1,0 +1,104 @@
+"""What the system did with a diarization correction (issue 23, item 14), on the steps of
+the demo's diarization bundle and an AMI meeting: applied, ignored, changed otherwise,
+nothing to correct; renaming clusters is not a change."""
+from __future__ import annotations
+
+import pytest
+
+from llgui.core.diarization.der import der_components
+from llgui.core.diarization.verdict import verdict
+from llgui.core.types import Turn
+from llgui.core.walkthrough import walk
+from llgui.io.bundle import load_bundle
+
+
+@pytest.fixture(scope="module")
+def views(demo_dir):
+    bundle = load_bundle(demo_dir / "diarization" / "bundle.toml")
+    out = []
+    for doc in bundle.documents:
+        w = walk(doc, bundle.steps_of(doc.id), "der", bundle.settings, bundle.cost)
+        out += [(doc, v) for v in w.steps if v.windows]
+    assert out
+    return out
+
+
+def _view_to_correct(views):
+    for doc, v in views:
+        got = verdict(v.seen, doc.reference, v.seen, v.windows, v.mapping, v.mapping)
+        if got.verdict == "ignored":
+            return doc, v
+    pytest.fail("no demo step corrects anything")
+
+
+def _mapping(doc, turns):
+    return dict(der_components(doc.reference, turns, uem=doc.uem).mapping)
+
+
+def test_the_corrected_hypothesis_as_h_n_is_applied(views):
+    doc, v = _view_to_correct(views)
+    got = verdict(v.seen, doc.reference, v.corrected, v.windows, v.mapping,
+                  _mapping(doc, v.corrected))
+    assert got.verdict == "applied" and got.agree_corrected >= 0.95
+
+
+def test_h_n_equal_to_h_n_minus_1_is_ignored_even_with_its_clusters_renamed(views):
+    doc, v = _view_to_correct(views)
+    renamed = tuple(Turn(t.start, t.end, "new-" + t.speaker) for t in v.seen)
+    mapping = {"new-" + h: r for h, r in v.mapping.items()}
+    got = verdict(v.seen, doc.reference, renamed, v.windows, v.mapping, mapping)
+    assert got.verdict == "ignored" and got.agree_seen == 1.0 and got.agree_corrected < 0.95
+    assert got.text() == (f"ignored ({100 * got.agree_corrected:.0f} % as corrected, "
+                          "nothing else changed)")
+
+
+def test_a_window_left_silent_is_changed_otherwise_and_changes_elsewhere_are_counted(views):
+    doc, v = _view_to_correct(views)
+    (a, b) = v.windows[0]
+    far = max(t.end for t in v.seen) + 50.0
+    silenced = []
+    for t in v.seen:   # every turn cut at the window's edges, nothing inside
+        if t.start < a:
+            silenced.append(Turn(t.start, min(t.end, a), t.speaker))
+        if t.end > b:
+            silenced.append(Turn(max(t.start, b), t.end, t.speaker))
+    silenced = tuple(silenced) + (Turn(far, far + 2.0, "extra"),)
+    reference = tuple(doc.reference)
+    got = verdict(v.seen, reference, silenced, v.windows[:1], v.mapping, v.mapping)
+    if any(t.end > a and t.start < b for t in reference):
+        assert got.verdict == "changed otherwise"
+    assert got.changed_elsewhere == pytest.approx(2.0, abs=0.11)
+
+
+def test_a_name_for_a_speaker_no_cluster_stood_for_is_applied(reference_data):
+    """ES2011a: FEE042 has no cluster in h_{n-1}; the correction gives the window a fresh
+    label, and h_n names the speaker: that is the correction applied (it read "changed
+    otherwise, 0 %" when the corrected lane's fresh label was compared)."""
+    from llgui.io.rttm import load_rttm
+
+    d = reference_data / "vbx-ami-mixheadset"
+    ref = next(iter(load_rttm(d / "ref" / "dev" / "ES2011a.rttm").values()))
+    window = (385.0, 391.0)
+    inside = [t for t in ref if t.end > window[0] and t.start < window[1]]
+    person = max(inside, key=lambda t: min(t.end, window[1]) - max(t.start, window[0])).speaker
+    seen = tuple(Turn(t.start, t.end, "c1") for t in ref)          # one cluster: all wrong there
+    adapted = tuple(t if not (t.end > window[0] and t.start < window[1]) else
+                    Turn(t.start, t.end, "c1" if t.speaker != person else "new")
+                    for t in seen)
+    adapted = tuple(Turn(t.start, t.end, "new") if (r.speaker == person and t.end > window[0]
+                                                      and t.start < window[1]) else t
+                    for t, r in zip(adapted, ref))
+    others = {t.speaker for t in ref} - {person}
+    biggest = max(others, key=lambda s: sum(t.end - t.start for t in ref if t.speaker == s))
+    got = verdict(seen, ref, adapted, [window], {"c1": biggest},
+                  {"c1": biggest, "new": person})
+    inside_others = any(t.speaker not in (person, biggest) for t in inside)
+    assert got.verdict in (("applied",) if not inside_others else ("applied", "changed otherwise"))
+    assert got.agree_corrected > got.agree_seen
+
+
+def test_the_demo_system_s_steps_each_get_a_verdict(views):
+    kinds = {verdict(v.seen, doc.reference, v.adapted, v.windows, v.mapping,
+                     v.adapted_mapping).verdict for doc, v in views}
+    assert kinds <= {"applied", "ignored", "changed otherwise", "nothing to correct"}
+    assert kinds

@@ -1,0 +1,117 @@
+"""Every command the README and docs/ show runs as written, with the output they show.
+
+The convention the documents follow (docs/developing.md, "Writing the docs"):
+
+- a ```sh block is commands, one a line (`# comments` are dropped): each must exit 0;
+- a ```console block is `$ command` lines each followed by the output it prints: the printed
+  lines must be those shown, from the top, up to a line `...`;
+- a ```python block runs as a script from the repository's root (stdin empty) and must exit 0;
+- a plain ``` block is a synopsis (BUNDLE, ID ...) or a listing: not run;
+- `<!-- not run: why -->` on the line before a block leaves it out, saying why (the two set-up
+  commands, a recipe for a cluster of several machines).
+
+`llgui ...` and `python3 dev.py llgui ...` run this checkout's llgui; a command that opens the
+window renders it offscreen once loaded (`--screenshot`) instead of waiting for a user;
+`/tmp/` becomes a fresh folder per block.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+BLOCK = re.compile(r"(?ms)^(?:<!-- not run: (?P<why>[^>]*?) -->\n)?```(?P<lang>\w*)\n(?P<body>.*?)^```")
+
+
+def blocks(language: str):
+    for document in DOCUMENTS:
+        text = document.read_text(encoding="utf-8")
+        for match in BLOCK.finditer(text):
+            if match.group("lang") != language or match.group("why"):
+                continue
+            line = text.count("\n", 0, match.start()) + 1
+            yield pytest.param(match.group("body"), id=f"{document.relative_to(REPO)}:{line}")
+
+
+def command_line(text: str, tmp: Path, png: Path) -> list[str]:
+    """The argv a documented command stands for, run against this checkout."""
+    words = shlex.split(text.replace("/tmp/", f"{tmp}/"))
+    if words[:3] == ["python3", "dev.py", "llgui"]:
+        words = ["llgui", *words[3:]]
+    assert words[0] == "llgui", f"a documented command that is not llgui's: {text!r}"
+    argv = [sys.executable, "-m", "llgui", *words[1:]]
+    from llgui.cli.main import SUBCOMMANDS
+
+    rest = words[1:]
+    if not rest or (rest[0] not in SUBCOMMANDS and rest[0] not in {"--demo-dir", "--version",
+                                                                   "--help", "-h"}):
+        argv += ["--no-session", "--screenshot", str(png)]   # the window: render, then exit
+    return argv
+
+
+def run(text: str, tmp: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", LLGUI_CACHE_DIR=str(tmp / "cache"),
+               PYQTGRAPH_QT_LIB="PySide6", COLUMNS="200")
+    env.pop("LLGUI_DEMO_DIR", None)
+    argv = command_line(text, tmp, tmp / "window.png")
+    return subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=600, stdin=subprocess.DEVNULL)
+
+
+def commands(body: str) -> list[str]:
+    lines = []
+    for raw in body.splitlines():
+        line = raw.split(" #", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
+        if line:
+            lines.append(line)
+    return lines
+
+
+@pytest.mark.parametrize("body", list(blocks("sh")))
+def test_sh_block_runs(body, tmp_path):
+    for text in commands(body):
+        done = run(text, tmp_path)
+        assert done.returncode == 0, f"{text}\n{done.stderr[-3000:]}"
+
+
+@pytest.mark.parametrize("body", list(blocks("console")))
+def test_console_block_prints_what_it_shows(body, tmp_path):
+    sessions = re.split(r"(?m)^\$ ", body)[1:]
+    assert sessions, "a console block shows at least one `$ command`"
+    for session in sessions:
+        text, *shown = session.rstrip("\n").split("\n")
+        done = run(text, tmp_path)
+        assert done.returncode == 0, f"{text}\n{done.stderr[-3000:]}"
+        printed = [line.rstrip() for line in done.stdout.splitlines()]
+        expected = [line.rstrip() for line in shown]
+        if "..." in expected:
+            expected = expected[:expected.index("...")]
+            printed = printed[:len(expected)]
+        assert printed == expected, f"{text}\nprinted:\n" + "\n".join(printed)
+
+
+@pytest.mark.parametrize("body", list(blocks("python")))
+def test_python_block_runs(body, tmp_path):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", LLGUI_CACHE_DIR=str(tmp_path / "cache"),
+               PYQTGRAPH_QT_LIB="PySide6")
+    env.pop("LLGUI_DEMO_DIR", None)
+    done = subprocess.run([sys.executable, "-c", body], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_every_runnable_block_is_found():
+    """The convention holds: documents show commands in sh/console blocks (a block in
+    another language would silently escape this test)."""
+    languages = set()
+    for document in DOCUMENTS:
+        languages |= {m.group("lang") for m in BLOCK.finditer(document.read_text("utf-8"))}
+    assert languages <= {"", "sh", "console", "toml", "json", "python", "jsonc"}, languages
+    assert list(blocks("sh")) and list(blocks("console"))

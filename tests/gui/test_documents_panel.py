@@ -1,0 +1,95 @@
+"""Issue 23, item 15 and 19: two systems on the same WMT23 en-zh documents in a 1366x768
+window. Their rows carry the system's name, Δ S_pen is in view, the aggregates name the
+system; the Documents panel can be closed and brought back from the View menu."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.gui.conftest import settle
+
+RANGES = ("1-37", "38-90")
+SYSTEMS = ("ONLINE-B", "NLLB_Greedy")
+
+
+def _bundle(tmp: Path, reference_data: Path, system: str) -> Path:
+    txt = reference_data / "wmt23-general" / "txt"
+    folder = tmp / system
+    folder.mkdir()
+    docs = "".join(
+        f'[[documents]]\nid = "wmt23-en-zh-{k}"\ntime = {k}\nlines = "{lines}"\n'
+        f'references = ["{txt}/references/generaltest2023.en-zh.ref.refA.zh"]\n'
+        f'hypothesis = "{txt}/system-outputs/generaltest2023.en-zh.hyp.{system}.zh"\n\n'
+        for k, lines in enumerate(RANGES, 1))
+    (folder / "bundle.toml").write_text(
+        f'[bundle]\ntask = "mt"\nname = "WMT23 en-zh ({system}) (run)"\nmetrics = ["bleu"]\n\n'
+        f'[settings]\ntrg_lang = "zh"\n\n{docs}', encoding="utf-8")
+    return folder / "bundle.toml"
+
+
+@pytest.fixture
+def two_systems(qtbot, tmp_path, reference_data):
+    from llgui.gui.main_window import MainWindow
+
+    paths = [_bundle(tmp_path, reference_data, s) for s in SYSTEMS]
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.open_bundles([str(p) for p in paths])
+    settle(qtbot, window)
+    model = window.documents_model
+    qtbot.waitUntil(lambda: all(model.difference(r) is not None
+                                for r in range(model.rowCount())), timeout=60000)
+    qtbot.wait(100)
+    yield window
+    window.jobs.shutdown(2000)
+
+
+def test_two_systems_rows_say_which_and_the_difference_is_in_view(qtbot, two_systems):
+    window = two_systems
+    view, model, proxy = window.documents_view, window.documents_model, window.documents_proxy
+    system = model.COLUMNS.index("system")
+    diff = len(model.COLUMNS) - 1
+    assert not view.isColumnHidden(system) and not view.isColumnHidden(diff)
+    shown = {}
+    for row in range(proxy.rowCount()):
+        source = proxy.mapToSource(proxy.index(row, 0)).row()
+        b, doc = model.key(source)
+        shown[(b, doc)] = proxy.index(row, system).data()
+        # every row's identity (document, system) is unique on screen
+    assert {v for (b, _), v in shown.items() if b == 0} == {"ONLINE-B"}
+    assert {v for (b, _), v in shown.items() if b == 1} == {"NLLB_Greedy"}
+    # the system and Δ S_pen columns lie whole inside the panel at 1366 px
+    viewport = view.viewport().width()
+    for column in (0, system, diff, model.COLUMNS.index("S_pen")):
+        x = view.columnViewportPosition(column)
+        assert 0 <= x, column
+        if column != model.COLUMNS.index("S_pen"):
+            assert x + view.columnWidth(column) <= viewport, column
+        assert all(proxy.index(r, diff).data() != "-0.00" for r in range(proxy.rowCount()))
+        text = proxy.index(0, column).data()
+        assert view.fontMetrics().horizontalAdvance(text) <= view.columnWidth(column), column
+    # the aggregates name the system they pool
+    window.state.select(1, "wmt23-en-zh-1")
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: "NLLB_Greedy" in window.workbench.aggregates.text(), timeout=30000)
+    assert "ONLINE-B" not in window.workbench.aggregates.text()
+
+
+def test_the_documents_panel_closes_and_comes_back_from_the_view_menu(qtbot, two_systems):
+    window = two_systems
+    dock = window.documents_dock
+    action = dock.toggleViewAction()
+    assert action in window.view_menu.actions()
+    assert dock.isVisible() and action.isChecked()
+    action.trigger()
+    assert not dock.isVisible()
+    # the central tabs take the room
+    qtbot.waitUntil(lambda: window.tabs.geometry().left() < 50, timeout=5000)
+    window.state.bundles_changed.emit()   # new bundles: a panel the user closed stays closed
+    assert not dock.isVisible()
+    action.trigger()
+    assert dock.isVisible()

@@ -1,0 +1,316 @@
+"""Issue 23, items 9, 16 and 19, measured on real widgets at the laptop sizes: titles,
+captions and headers fit their widgets (text width against widget width), the score bars
+keep their values under their own bars and the step's penalty readable, the DET plot is
+square, and the empty states say what is true. Real data: WMT23 en-zh, bob.measure and
+pyeer scores."""
+from __future__ import annotations
+
+import math
+
+import pytest
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QFontMetrics
+
+from tests.gui.conftest import settle
+from tests.gui.workbench.test_mt_reading import _zh_bundle
+
+SIZES = [(1366, 768), (1500, 950)]
+
+
+def _window(qtbot, size, paths, **kw):
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.open_bundles([str(p) for p in paths], **kw)
+    settle(qtbot, window)
+    return window
+
+
+@pytest.fixture(params=SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def zh(request, qtbot, tmp_path, reference_data):
+    path, *_ = _zh_bundle(tmp_path, reference_data)
+    window = _window(qtbot, request.param, [path], select_doc="zh", step=3)
+    qtbot.waitUntil(lambda: window.state.step == 3, timeout=30000)
+    qtbot.wait(200)
+    yield window
+    window.jobs.shutdown(2000)
+
+
+def _rendered_title_width(plot) -> tuple[float, float]:
+    """(the title as drawn, the width of its column: the view's)."""
+    item = plot.getPlotItem()
+    # the view's column from its left edge to the widget's right edge (the view itself grows
+    # with a title too wide for it)
+    left = item.getViewBox().sceneBoundingRect().left()
+    return item.titleLabel.item.boundingRect().width(), plot.width() - left
+
+
+def test_titles_captions_and_headers_fit_at_laptop_sizes(qtbot, zh):
+    window = zh
+    scores = window.workbench.scores
+    # the learning curve's title: as drawn, within its column, on at most two lines
+    drawn, room = _rendered_title_width(scores.curve)
+    assert drawn <= room + 1, (drawn, room)
+    assert 1 <= len(scores.curve_title.lines) <= 3
+    assert "MSR" in " ".join(scores.curve_title.lines)   # nothing dropped
+    # the score header and the MT caption: their text's height at their width fits them
+    for label in (scores.numbers, window.workbench.mt_view.summary):
+        assert label.heightForWidth(label.width()) <= label.height(), label.text()[:60]
+    # the corrections table's header: every visible section holds its name
+    table = window.workbench.table
+    header = table.horizontalHeader()
+    metrics = QFontMetrics(header.font())
+    for k in range(header.count()):
+        if not header.isSectionHidden(k):
+            name = table.model().headerData(k, 1)
+            assert metrics.horizontalAdvance(name) + 6 <= header.sectionSize(k), name
+
+
+def test_score_bars_values_under_their_bars_and_the_step_penalty_drawn(qtbot, zh):
+    window = zh
+    panel = window.workbench.scores
+    v = panel.shown
+    geometry = panel.bar_geometry
+    item = panel.bars.getPlotItem()
+    vb = item.getViewBox()
+    # each bar's value is its tick text, under it; no two tick texts meet
+    (x0, x1), (y0, y1) = vb.viewRange()
+    slot = vb.width() / (x1 - x0)   # pixels between two bars
+    metrics = QFontMetrics(panel.tick_font)
+    for x, text in geometry.ticks:
+        for line in text.split("\n"):
+            assert metrics.horizontalAdvance(line) + 2 <= slot, (line, slot)
+    # the values, rounded to the decimals the slot holds (two at these sizes when alone)
+    for (x, text), key in zip(geometry.ticks, ("s_base", "s_cor", "s_imp", "s_pen")):
+        shown = text.split("\n")[1]
+        digits = len(shown.split(".")[1]) if "." in shown else 0
+        assert float(shown) == pytest.approx(v[key], abs=0.5 * 10 ** -digits + 1e-9)
+    assert len(geometry.ticks[1][1].split("\n")[1].split(".")[1]) == 2
+    # the step's penalty: the imp bar outlined from S_imp up to S_cor, its value above it
+    gap = panel._bar_items["gap"]
+    assert gap.isVisible()
+    rect = gap.mapRectToScene(gap.boundingRect())
+    px_y = vb.height() / (y1 - y0)
+    assert rect.height() == pytest.approx(abs(v["s_cor"] - v["s_imp"]) * px_y, abs=3)
+    step_mark = panel._bar_items["labels"][0]
+    assert step_mark.isVisible()
+    assert step_mark.textItem.toPlainText() == f"{v['s_imp'] - v['s_cor']:+.2f}"
+    # marks never on a bar
+    bars = [b.mapRectToScene(b.boundingRect()) for b in
+            (*panel._bar_items["solid"], panel._bar_items["hatch"], panel._bar_items["memorise"])
+            if b.isVisible()]
+    for label in panel._bar_items["labels"]:
+        if label.isVisible():
+            for bar in bars:
+                assert not label.sceneBoundingRect().intersects(bar)
+    # a cut axis says so
+    low = geometry.y_range[0]
+    if low > 0:
+        assert "axis from" in item.getAxis("left").labelText
+        assert panel._bar_items["breaks"].isVisible()
+
+
+def _det_bundle(tmp_path, reference_data):
+    b, p = reference_data / "bob-measure", reference_data / "pyeer" / "non_hist"
+    tar = [b / "derived_nonsep-positives.txt", p / "exp1_true.txt", p / "exp2_true.txt"]
+    non = [b / "derived_nonsep-negatives.txt", p / "exp1_false.txt", p / "exp2_false.txt"]
+    q = lambda xs: "[" + ", ".join(f'"{x}"' for x in xs) + "]"   # noqa: E731
+    path = tmp_path / "det.toml"
+    path.write_text(f'[bundle]\ntask = "detection"\nname = "bob and pyeer"\n\n[detection]\n'
+                    f'targets = {q(tar)}\nnontargets = {q(non)}\n'
+                    f'names = ["bob-nonsep", "pyeer-exp1", "pyeer-exp2"]\n')
+    return path
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_det_plot_is_square_its_title_fits_and_the_workbench_says_why_empty(
+        qtbot, tmp_path, reference_data, size):
+    window = _window(qtbot, size, [_det_bundle(tmp_path, reference_data)], tab="detection")
+    try:
+        tab = window.detection_tab
+        qtbot.waitUntil(lambda: bool(tab.results), timeout=120000)
+        qtbot.wait(200)
+        drawn, room = _rendered_title_width(tab.plot)
+        assert drawn <= room + 1, (drawn, room)
+        assert "threshold" in " ".join(tab.title.lines)
+        # one probit unit as long across as up: the EER diagonal at 45 degrees
+        vb = tab.plot.getPlotItem().getViewBox()
+        # the legend (a line per system) whole inside the plot
+        assert vb.sceneBoundingRect().contains(tab.legend.sceneBoundingRect())
+        a, b = vb.mapViewToScene(QPointF(-2.0, -2.0)), vb.mapViewToScene(QPointF(-1.0, -1.0))
+        angle = math.degrees(math.atan2(a.y() - b.y(), b.x() - a.x()))
+        assert angle == pytest.approx(45.0, abs=1.0)
+        # the x axis' labels never overlap
+        axis = tab.x_axis
+        lo, hi = axis.range
+        values = axis.tickValues(lo, hi, axis.width())[0][1]
+        per_unit = axis.width() / (hi - lo)
+        widths = [axis.fontMetrics().horizontalAdvance(t)
+                  for t in axis.tickStrings(values, 1, 1)]
+        for (v1, w1), (v2, w2) in zip(zip(values, widths), zip(values[1:], widths[1:])):
+            assert (v2 - v1) * per_unit >= (w1 + w2) / 2, (v1, v2)
+        # a detection-only bundle: the workbench says where its scores are, not "Open a bundle"
+        text = window.workbench.empty.text()
+        assert "Open a bundle" not in text and "Detection tab" in text
+        # and nothing empty around the words: no table, no plots, no cost model
+        assert window.workbench.scores.isHidden() and window.workbench.table.parent().isHidden()
+    finally:
+        window.jobs.shutdown(2000)
+
+
+def test_an_operating_point_at_p_fa_zero_gets_an_arrow(qtbot):
+    import pyqtgraph as pg
+
+    from llgui.gui.detection.hints import EdgeHints
+
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    plot.resize(400, 400)
+    plot.show()
+    item = plot.getPlotItem()
+    item.setXRange(-3, 0, padding=0)
+    item.setYRange(-3, 0, padding=0)
+    hints = EdgeHints(item)
+    hints.set_points([(-math.inf, -1.0, pg.mkColor("b"), "sys minDCF"),
+                      (-math.inf, -math.inf, pg.mkColor("r"), "separated EER")])
+    assert hints.outside() == ["sys minDCF (P_fa = 0)"]
+    (arrow,) = hints.arrows
+    assert arrow.textItem.toPlainText().startswith("←")
+    x, y = arrow.pos().x(), arrow.pos().y()
+    assert x == pytest.approx(-3.0) and y == pytest.approx(-1.0)   # at the left edge, its P_miss
+
+
+def test_the_systems_tab_without_a_campaign_says_so_instead_of_an_empty_plot(qtbot):
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    window.show_tab("systems")
+    view = window.systems_view
+    assert view.pages.currentWidget() is view.empty
+    assert view.empty.isVisible() and not view.plot.isVisible()
+    assert "No campaign open" in view.empty.text()
+    assert window.workbench.empty.text().startswith("Open a bundle")
+
+
+def test_the_detection_tab_of_mt_bundles_says_so_instead_of_empty_plots(qtbot, zh):
+    window = zh
+    window.show_tab("detection")
+    tab = window.detection_tab
+    qtbot.waitUntil(lambda: getattr(tab, "pages", None) is not None
+                    and tab.empty.isVisible(), timeout=10000)
+    assert tab.pages.currentWidget() is tab.empty
+    assert not tab.plot.isVisible()
+    assert "No detection scores open: the open bundles are MT" in tab.empty.text()
+
+
+def test_the_heatmap_writes_values_in_cells_that_hold_them(qtbot):
+    import numpy as np
+
+    from llgui.gui.across_time.heatmap import ScoreHeatmap
+
+    heat = ScoreHeatmap()
+    qtbot.addWidget(heat)
+    heat.resize(500, 400)
+    heat.show()
+    qtbot.waitExposed(heat)
+    values = np.array([[41.54, 46.19], [23.71, np.nan]])
+    heat.set_matrix(values, ["M0", "M1"], ["t0", "t1"], "BLEU", True)
+    qtbot.wait(50)
+    heat._fit_cell_labels()
+    texts = sorted(label.textItem.toPlainText() for label in heat.cell_labels)
+    assert texts == ["23.7", "41.5", "46.2"]   # the NaN cell stays blank
+    vb = heat.plot.getPlotItem().getViewBox()
+    for label in heat.cell_labels:
+        assert label.isVisible()
+        assert label.sceneBoundingRect().width() <= vb.width() / 2   # two columns
+    # too small to hold them: colours and hover only
+    heat.resize(60, 60)
+    qtbot.wait(50)
+    heat._fit_cell_labels()
+    assert not any(label.isVisible() for label in heat.cell_labels)
+
+
+def _four_documents(tmp_path, reference_data):
+    """WMT23 en-zh as four documents, each fully post-edited at its one step (S_adapt 100, as
+    in a simulated run): scores at the top of the plot, on the right, where the legend is."""
+    import json
+
+    txt = reference_data / "wmt23-general" / "txt"
+    refs = (txt / "references" / "generaltest2023.en-zh.ref.refA.zh").read_text(
+        encoding="utf-8").split("\n")
+    docs, log = [], []
+    for k, (a, b) in enumerate(((1, 37), (38, 90), (91, 160), (161, 240)), 1):
+        docs.append(f'[[documents]]\nid = "d{k}"\ntime = "2023-0{k + 5}-01"\nlines = "{a}-{b}"\n'
+                    f'references = ["{txt}/references/generaltest2023.en-zh.ref.refA.zh"]\n'
+                    f'hypothesis = "{txt}/system-outputs/generaltest2023.en-zh.hyp.ONLINE-B.zh"\n')
+        log.append({"doc": f"d{k}", "step": 1, "initiative": "active", "kind": "reference",
+                    "target": {"sentence": 1},
+                    "adapted": {"lines": {str(i + 1): refs[a - 1 + i] for i in range(b - a + 1)}}})
+    (tmp_path / "log.jsonl").write_text("\n".join(json.dumps(e, ensure_ascii=False)
+                                                  for e in log) + "\n", encoding="utf-8")
+    path = tmp_path / "four.toml"
+    path.write_text('[bundle]\ntask = "mt"\nname = "four"\nmetrics = ["bleu"]\n\n[settings]\n'
+                    'trg_lang = "zh"\n\n[interactions]\nlog = "log.jsonl"\n\n'
+                    + "\n".join(docs), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_per_document_legend_covers_no_point(qtbot, tmp_path, reference_data, size):
+    """Across time at laptop sizes: the legend of the per-document scores sits above them
+    (four rows covered the last points at 1366x768)."""
+    import pyqtgraph as pg
+
+    window = _window(qtbot, size, [_four_documents(tmp_path, reference_data)], tab="time")
+    try:
+        tab = window.time_tab
+        qtbot.waitUntil(lambda: getattr(tab, "series_plot", None) is not None
+                        and tab.series_plot.getPlotItem().legend is not None
+                        and len(tab.series_plot.getPlotItem().legend.items) >= 3,
+                        timeout=60000)
+        # as short as with a lifelong table above it at 1366x768
+        tab.series_plot.setFixedHeight(190)
+        qtbot.wait(300)
+        item = tab.series_plot.getPlotItem()
+        legend = item.legend.sceneBoundingRect()
+        vb = item.getViewBox()
+        points = 0
+        for curve in item.listDataItems():
+            if not isinstance(curve, pg.PlotDataItem):
+                continue
+            xs, ys = curve.getData()
+            for x, y in zip(xs if xs is not None else [], ys if ys is not None else []):
+                if math.isfinite(x) and math.isfinite(y):
+                    points += 1
+                    assert not legend.contains(vb.mapViewToScene(QPointF(x, y))), (x, y)
+        assert points >= 12
+    finally:
+        window.jobs.shutdown(2000)
+
+
+def test_the_diarization_lanes_say_h0_at_step_0(qtbot):
+    """Issue 23 item 19: at step 0 nothing was seen or corrected: no "seen hₙ₋₁" lane."""
+    from llgui.core.walkthrough import walk
+    from llgui.gui.workbench.diar_view import LANES, DiarView
+    from llgui.io.bundle import load_bundle
+    from tests.conftest import REPO
+
+    bundle = load_bundle(REPO / "resources" / "demo" / "diarization" / "bundle.toml")
+    doc = bundle.documents[0]
+    result = walk(doc, bundle.steps_of(doc.id), "der", bundle.settings, bundle.cost)
+    view = DiarView()
+    qtbot.addWidget(view)
+    view.resize(900, 400)
+    view.show()
+    axis = view.plot.getPlotItem().getAxis("left")
+    view.show_step(result, 0)
+    assert axis.names[1] == "h₀ (system)" and "ₙ" not in " ".join(axis.names)
+    view.show_step(result, 1)
+    assert tuple(axis.names) == LANES and "seen hₙ₋₁" in axis.names

@@ -292,14 +292,9 @@ def is_campaign(path) -> bool:
     """A campaign file has a [campaign] table (read as text: no TOML parse needed here)."""
     if not isinstance(path, (str, Path)):
         return False
-    path = Path(path)
-    try:
-        if not path.is_file() or path.stat().st_size > 10_000_000:
-            return False
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    return any(line.strip() == "[campaign]" for line in text.splitlines())
+    from llgui.io.campaign import is_campaign_file
+
+    return is_campaign_file(path)
 
 
 def campaign_bundles(path: str | Path, reader=None) -> list:
@@ -379,10 +374,12 @@ def compare_report(bundles, baseline: str, test: str = "bs", unit: str | None = 
 
 
 def campaign_run(campaign, workers: int | None = None, scheduler: str | None = None,
-                 progress=None, announce=None):
+                 progress=None, announce=None, **options):
     """Score a campaign (its file, or the campaign `llgui.io.campaign.load_campaign` read) on
     Dask: local workers, or an existing `scheduler`. Returns the run: `.report`, `.partial`,
-    `.cached`, `.computed`, `.scores.problems`..."""
+    `.cached`, `.computed`, `.failed`, `.scores.problems`... `options` go to
+    `llgui.campaign.run.run_campaign` (scheduler_file, threads, memory_limit, cell_seconds,
+    connect_seconds, waiting)."""
     from llgui.campaign.executor import SchedulerUnreachable
     from llgui.campaign.run import run_campaign
     from llgui.io.campaign import load_campaign
@@ -390,7 +387,7 @@ def campaign_run(campaign, workers: int | None = None, scheduler: str | None = N
     loaded = load_campaign(Path(campaign)) if isinstance(campaign, (str, Path)) else campaign
     try:
         return run_campaign(loaded, workers=workers, scheduler=scheduler, progress=progress,
-                            announce=announce)
+                            announce=announce, **options)
     except SchedulerUnreachable as error:
         raise UsageError(str(error)) from None
 

@@ -4,6 +4,7 @@
   additive statistics, so a worker process started with `spawn` (or on another machine) can
   run them;
 - `cache`: the content-addressed cache of finished cells;
-- `executor`: in-process, a `LocalCluster` on this machine, or an existing cluster;
+- `executor`: in-process, a `LocalCluster` on this machine, or an existing cluster (the
+  default measured on the first cells; a failing, killed or hung cell a named problem);
 - `run`: the driver: cache look-ups, jobs, merging in a fixed order, the report.
 """

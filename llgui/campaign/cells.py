@@ -19,6 +19,8 @@ not 48 times.
 from __future__ import annotations
 
 import json
+import os
+import socket
 from collections import OrderedDict
 
 import numpy as np
@@ -46,23 +48,87 @@ def _remember(key: tuple, build):
     return value
 
 
+_VERSIONS: dict[str, dict] = {}
+
+
+def where() -> str:
+    """This process, as a problem names it: the host name and process id."""
+    return f"{socket.gethostname()} (pid {os.getpid()})"
+
+
+def check_worker(task: dict, kind: str, paths) -> list[list] | None:
+    """Problems that make this process unfit to score `task`, or None: library versions
+    other than the driver's (`task["versions"]`; the cache signs every cell with them), or a
+    file it cannot read (a worker on another machine needs the campaign's files at the same
+    absolute path). Each names this host and the cell (`task["label"]`)."""
+    from llgui.campaign import cache
+
+    label = task.get("label", "")
+    expected = task.get("versions")
+    if expected:
+        if kind not in _VERSIONS:
+            _VERSIONS[kind] = cache.library_versions(kind)
+        ours = _VERSIONS[kind]
+        differ = [f"{name} {ours.get(name, '?')} (the driver has {version})"
+                  for name, version in sorted(expected.items()) if ours.get(name) != version]
+        if differ:
+            return [[task["hypothesis"], 0, f"cell {label} not scored: the worker on "
+                     f"{where()} has {', '.join(differ)}; install the driver's versions on "
+                     f"every worker"]]
+    for path in paths:
+        if path and not os.access(path, os.R_OK):
+            why = "not found" if not os.path.exists(path) else "not readable"
+            return [[path, 0, f"cell {label}: {why} on the worker on {where()} (every worker "
+                              f"needs the campaign's files at the same absolute path)"]]
+    return None
+
+
+def cut(segments: tuple, task: dict, written: str, role: str = "hypothesis"):
+    """`segments` cut by the batch's selection (`task["rows"]`; None: the whole file), or a
+    problem row [file, 0, reason] when the file is too short for it (the bundle's check)."""
+    rows = task.get("rows")
+    if rows is None:
+        return segments, None
+    from llgui.io.text import selection_problem
+
+    problem = selection_problem(len(segments), task.get("exact"), task.get("least", 0),
+                                task.get("what", ""))
+    if problem is not None:
+        return None, [written, 0, f"{role} file {problem} (batch {task['batch']!r})"]
+    return tuple(segments[i] for i in rows), None
+
+
 def score_mt_cell(task: dict) -> dict:
     """Score an MT hypothesis file against its batch's references.
 
     `task`: hypothesis (path), references (paths), ref_key (their content hash), batch (id, for
-    messages), metrics (names), settings (sacrebleu's argument names)."""
+    messages), metrics (names), settings (sacrebleu's argument names); optional: rows, exact,
+    least, what (the batch's `lines` / `docids`: the references and a whole hypothesis file
+    are cut to those rows), versions (the driver's library versions), label (the cell)."""
     from llgui.core.mt.stats import make_metric
     from llgui.io.text import load_segments
 
+    unfit = check_worker(task, "mt", [task["hypothesis"], *task["references"]])
+    if unfit:
+        return {"stats": {}, "problems": unfit}
     try:
         hypothesis = load_segments(task["hypothesis"])
     except LoadError as error:
         return {"stats": {}, "problems": _problems(error)}
+    hypothesis, problem = cut(hypothesis, task, task["hypothesis"])
+    if problem:
+        return {"stats": {}, "problems": [problem]}
     settings = task["settings"]
     setting_key = json.dumps(settings, sort_keys=True)
 
     def streams():
-        return tuple(load_segments(path) for path in task["references"])
+        out = []
+        for path in task["references"]:
+            segments, problem = cut(load_segments(path), task, path, "references")
+            if problem:
+                raise LoadError([Problem(*problem)])
+            out.append(segments)
+        return tuple(out)
 
     try:
         references = _remember(("text", task["ref_key"]), streams)
@@ -98,6 +164,10 @@ def score_diar_cell(task: dict) -> dict:
     from llgui.core.diarization.track import make_diar_metric
     from llgui.io.rttm import load_turns, load_uem
 
+    unfit = check_worker(task, "diarization", [task["hypothesis"], task["reference"],
+                                               task.get("uem")])
+    if unfit:
+        return {"stats": {}, "problems": unfit}
     try:
         hypothesis = load_turns(task["hypothesis"]).get(task["uri"], ())
         reference = _remember(("turns", task["reference"], task["ref_key"]),

@@ -33,12 +33,15 @@ class CampaignResult:
 
 
 def campaign_in_child(path: str, progress=None, should_stop=None,
-                      workers: int | None = None) -> CampaignResult:
+                      workers: int | None = None, scheduler: str | None = None
+                      ) -> CampaignResult:
     from llgui.core.reports.campaign import table_from_report
 
     command = [sys.executable, "-m", "llgui", "campaign", str(path), "--format", "json"]
     if workers is not None:
         command += ["--workers", str(workers)]
+    elif scheduler:
+        command += ["--scheduler", scheduler]
     env = {**os.environ, "LLGUI_PROGRESS_EVERY": "0.2"}
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              env=env, start_new_session=os.name != "nt")

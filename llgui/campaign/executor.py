@@ -1,95 +1,253 @@
 """Where the cell jobs run: in this process, on a `LocalCluster`, or on an existing cluster.
 
-With no option the campaign uses every core of the machine with no set-up: a
-`dask.distributed.LocalCluster` of one single-threaded worker process per core (the scoring is
-pure Python under the GIL, so processes, not threads), unless the work is too small to pay for
-starting the processes (about a second each), in which case the jobs run in this process.
-`workers=N` asks for N worker processes (`workers=0`: in this process); `scheduler=ADDRESS`
-connects to a running cluster (`dask scheduler` / `dask worker`). `Plan.reason` is the one
-line the CLI prints to say which was chosen and why.
+With no option the choice is measured, not guessed (`choose` gives a plan of kind "auto"): the
+driver scores the first cells in this process, timing them, and starts worker processes only
+when they are predicted to finish the rest sooner on this machine (`worth_workers`): the cores
+not already busy (the load average), the time the last `LocalCluster` took to start here and
+the speed-up its workers reached (both remembered in the cache folder, `Measurements`; until a
+first run, the figures gate 7 measured on a 2-core machine). `workers=N` asks for N worker
+processes (`workers=0`: in this process); `scheduler=ADDRESS` connects to a running cluster
+(`dask scheduler` / `dask worker`, or dask-jobqueue's). `Plan.reason` is the one line the
+CLI prints to say which was chosen and why.
 
 `Executor.run(function, tasks)` yields (index, result) as jobs finish, in whatever order; the
-caller merges by index, so the results do not depend on the order or the number of workers.
+caller merges by index, so the results do not depend on the order or the number of workers. A
+job that raises, whose worker dies (`KilledWorker`) or that runs longer than the per-cell time
+limit yields a result whose only content is a problem naming the cell and the worker: a
+campaign always ends with a report, partial when some cells could not be scored.
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-IN_PROCESS_SECONDS = 4.0
-"""Below this estimated single-core time, worker processes cost more than they save."""
+CONNECT_SECONDS = 20.0
+"""How long a scheduler has to answer (`--connect-timeout`)."""
 
-SECONDS_PER_BYTE = {"mt": 3e-5, "diarization": 2e-7}
-"""Rough scoring time per byte of hypothesis (MT: BLEU + chrF + TER on news-like text;
-diarization: the fast DER sweep), only to decide whether a cluster is worth starting."""
+CELL_SECONDS = 600.0
+"""The default per-cell time limit on worker processes (`--cell-timeout`): a cell of 10,000
+sentences takes about 10 s here; a worker silent ten minutes on one cell is hung or stopped."""
+
+FETCH_SECONDS = 30.0
+"""The longest wait for a finished cell's result to come back from its worker."""
+
+MEASURE_SECONDS = 1.0
+"""The `auto` plan times the first cells in this process for about this long."""
+
+PRIOR_STARTUP_S = 2.5
+PRIOR_EFFICIENCY = 0.75
+"""Until a LocalCluster has run on this machine: the start-up (seconds, for 2 workers) and
+parallel efficiency gate 7 measured on a quiet 2-core machine."""
 
 
 class SchedulerUnreachable(ConnectionError):
-    """`--scheduler ADDRESS` named no running Dask scheduler."""
+    """The scheduler address named no running Dask scheduler, or no usable scheduler file."""
 
 
 @dataclass(frozen=True)
 class Plan:
-    kind: str            # "in-process" | "local" | "scheduler"
+    kind: str            # "in-process" | "local" | "scheduler" | "auto"
     workers: int         # worker processes (0 for in-process; -1: the cluster's own)
     address: str | None
     reason: str
+    threads: int = 1
+    memory_limit: str | None = None
+    cell_seconds: float = CELL_SECONDS
+    connect_seconds: float = CONNECT_SECONDS
 
 
-def choose(n_jobs: int, work_bytes: int, task: str, workers: int | None = None,
-           scheduler: str | None = None) -> Plan:
-    """The executor for `n_jobs` jobs reading `work_bytes` of hypotheses."""
+def scheduler_address(scheduler: str | None = None, scheduler_file: str | None = None
+                      ) -> tuple[str | None, str]:
+    """(address, where it came from): `--scheduler`, else `--scheduler-file` (the JSON file
+    `dask scheduler --scheduler-file` writes), else Dask's `scheduler-address` setting
+    ($DASK_SCHEDULER_ADDRESS or a Dask config file), else (None, "")."""
     if scheduler:
-        return Plan("scheduler", -1, scheduler, f"the Dask cluster at {scheduler} (--scheduler)")
+        return scheduler, "--scheduler"
+    if scheduler_file:
+        from llgui.utils.regular import read_regular
+
+        try:
+            data = json.loads(read_regular(scheduler_file, 1 << 20).decode("utf-8"))
+            address = data["address"]
+            if not isinstance(address, str) or not address.strip():
+                raise ValueError("its address is not a string")
+        except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as error:
+            reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+            raise SchedulerUnreachable(
+                f"--scheduler-file {scheduler_file}: not a Dask scheduler file ({reason}; "
+                f"`dask scheduler --scheduler-file FILE` writes one)") from None
+        return address, f"--scheduler-file {scheduler_file}"
+    import dask.config
+
+    address = dask.config.get("scheduler-address", None)
+    if isinstance(address, str) and address.strip():
+        source = ("$DASK_SCHEDULER_ADDRESS" if os.environ.get("DASK_SCHEDULER_ADDRESS")
+                  else "Dask's scheduler-address setting")
+        return address, source
+    return None, ""
+
+
+def choose(n_jobs: int, workers: int | None = None, scheduler: str | None = None,
+           source: str = "--scheduler", *, threads: int = 1, memory_limit: str | None = None,
+           cell_seconds: float = CELL_SECONDS, connect_seconds: float = CONNECT_SECONDS
+           ) -> Plan:
+    """The executor for `n_jobs` jobs (see the module docstring)."""
+    extra = dict(threads=threads, memory_limit=memory_limit, cell_seconds=cell_seconds,
+                 connect_seconds=connect_seconds)
+    if scheduler:
+        return Plan("scheduler", -1, scheduler, f"the Dask cluster at {scheduler} ({source})",
+                    **extra)
     cores = os.cpu_count() or 1
     if workers is not None:
         if workers <= 0:
-            return Plan("in-process", 0, None, "in this process (--workers 0)")
+            return Plan("in-process", 0, None, "in this process (--workers 0)", **extra)
         return Plan("local", workers, None,
                     f"a local Dask cluster of {workers} worker process"
-                    f"{'es' if workers != 1 else ''} (--workers {workers})")
-    estimate = work_bytes * SECONDS_PER_BYTE.get(task, 1e-5)
-    if n_jobs <= 1 or cores <= 1 or estimate < IN_PROCESS_SECONDS:
-        why = ("one core" if cores <= 1 else
-               f"{n_jobs} job{'s' if n_jobs != 1 else ''}, about {estimate:.1f} s of work: "
-               f"too small to gain from worker processes")
-        return Plan("in-process", 0, None, f"in this process ({why})")
-    n = min(cores, n_jobs)
-    return Plan("local", n, None, f"a local Dask cluster of {n} worker processes (every core; "
-                                  f"{n_jobs} jobs, about {estimate:.0f} s of work on one core)")
+                    f"{'es' if workers != 1 else ''} (--workers {workers})", **extra)
+    if n_jobs <= 1 or cores <= 1:
+        why = "one core" if cores <= 1 else "one job"
+        return Plan("in-process", 0, None, f"in this process ({why})", **extra)
+    return Plan("auto", 0, None, "in this process, timing the first cells to decide whether "
+                                 "worker processes would be faster", **extra)
+
+
+@dataclass
+class Measurements:
+    """What the last LocalCluster measured on this machine: its start-up time (seconds) and
+    the parallel efficiency of its workers (time per cell in this process / (time per cell
+    on the cluster x workers)). Kept in `executor.json` beside the cell cache."""
+
+    startup_s: float = PRIOR_STARTUP_S
+    efficiency: float = PRIOR_EFFICIENCY
+    measured: bool = False
+    path: Path | None = field(default=None, repr=False)
+
+    @classmethod
+    def load(cls, folder: Path | None) -> "Measurements":
+        if folder is None:
+            return cls()
+        path = Path(folder) / "executor.json"
+        try:
+            from llgui.core.numbers import check_number
+            from llgui.utils.regular import read_regular
+
+            data = json.loads(read_regular(path, 1 << 16).decode("utf-8"))
+            startup = check_number(data["startup_s"], "startup_s", minimum=0.0, maximum=600.0)
+            efficiency = check_number(data["efficiency"], "efficiency", minimum=0.01,
+                                      maximum=1.5)
+            return cls(startup, efficiency, True, path)
+        except Exception:   # absent or damaged: the priors (a cache, never trusted blindly)
+            return cls(path=path)
+
+    def save(self, startup_s: float, efficiency: float) -> None:
+        if self.path is None:
+            return
+        from llgui.utils.atomic import write_atomic
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.path, json.dumps({"startup_s": round(startup_s, 3),
+                                                "efficiency": round(efficiency, 3)}),
+                         fsync=False)
+        except OSError:
+            pass
+
+
+def free_cores() -> int:
+    """Cores not busy with other work: the core count less the 1-minute load average (the
+    llgui process itself counted as one), at least 1."""
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (OSError, AttributeError):   # Windows
+        return cores
+    return max(1, min(cores, int(cores - max(0.0, load - 1.0) + 0.5)))
+
+
+def worth_workers(per_cell_s: float, remaining: int, measurements: Measurements,
+                  cores: int | None = None) -> tuple[int, str]:
+    """(worker processes to start, why): 0 when this process is predicted to finish the
+    `remaining` cells (`per_cell_s` each, measured here) no later than a LocalCluster would,
+    starting included."""
+    cores = free_cores() if cores is None else cores
+    alone = per_cell_s * remaining
+    n = min(cores, remaining)
+    head = (f"{per_cell_s * 1000:.0f} ms a cell here, {remaining} left: about {alone:.1f} s "
+            f"in this process")
+    if n < 2:
+        return 0, f"{head}; {cores} core{'s' if cores != 1 else ''} free"
+    startup = measurements.startup_s * n / 2
+    cluster = startup + alone / (n * measurements.efficiency)
+    known = "measured" if measurements.measured else "gate 7's figures"
+    compare = (f"{n} workers: about {cluster:.1f} s (start-up {startup:.1f} s, efficiency "
+               f"{100 * measurements.efficiency:.0f} %, {known})")
+    if cluster < 0.9 * alone:
+        return n, f"{head}, {compare}"
+    return 0, f"{head}, faster than {compare}"
 
 
 class Executor:
     """Runs jobs according to a `Plan`; a context manager that shuts its cluster down."""
 
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: Plan, announce: Callable[[str], None] | None = None):
         self.plan = plan
+        self.announce = announce
         self._client = None
         self._cluster = None
+        self.startup_s = 0.0
+        self._lost_asked = 0.0
+        self._silent: set = set()   # workers that did not hand a finished result over
 
     def __enter__(self) -> "Executor":
-        if self.plan.kind == "in-process":
+        if self.plan.kind in ("in-process", "auto"):
             return self
+        began = time.monotonic()
+        import dask
         from dask.distributed import Client, LocalCluster
 
-        for name in ("distributed", "tornado", "bokeh"):
+        # Dask's own log lines (a gather rescheduled, a worker lost) are not the user's: the
+        # problems llgui names say what happened
+        names = [n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]
+        for name in ("distributed", "tornado", "bokeh", *names):
             logging.getLogger(name).setLevel(logging.ERROR)
         if self.plan.kind == "local":
-            self._cluster = LocalCluster(n_workers=self.plan.workers, threads_per_worker=1,
-                                         processes=True, dashboard_address=None,
-                                         silence_logs=logging.ERROR)
-            self._client = Client(self._cluster)
+            # a cell that kills its worker is named after its first death, not retried on
+            # every worker in turn; only this machine's loopback is listened on
+            with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+                kwargs = {}
+                if self.plan.memory_limit:
+                    kwargs["memory_limit"] = self.plan.memory_limit
+                self._cluster = LocalCluster(n_workers=self.plan.workers,
+                                             threads_per_worker=self.plan.threads,
+                                             processes=True, dashboard_address=None,
+                                             host="127.0.0.1", silence_logs=logging.ERROR,
+                                             **kwargs)
+            self._client = Client(self._cluster, set_as_default=False)
         else:
-            try:
-                self._client = Client(self.plan.address, timeout="20s")
-            except Exception as error:   # refused, timed out, or not a Dask scheduler at all
-                # (a TCP service speaking another protocol fails in many ways)
-                raise SchedulerUnreachable(
-                    f"cannot reach the Dask scheduler at {self.plan.address} "
-                    f"({type(error).__name__}: {error})") from None
+            self._client = connect(self.plan.address, self.plan.connect_seconds)
+            self._announce_dashboard()
+        self.startup_s = time.monotonic() - began
         return self
+
+    def _announce_dashboard(self) -> None:
+        if self.announce is None:
+            return
+        try:
+            info = self._client.scheduler_info()
+            services = info.get("services", {})
+            n = len(info.get("workers", {}))
+        except Exception:
+            return
+        link = self._client.dashboard_link if "dashboard" in services else None
+        if link and not _answers(link):   # listed, yet not served (--no-dashboard, no bokeh)
+            link = None
+        self.announce(f"{n} worker{'s' if n != 1 else ''} connected"
+                      + (f"; dashboard: {link}" if link else "; no dashboard"))
 
     def __exit__(self, *exc) -> None:
         if self._client is not None:
@@ -98,22 +256,292 @@ class Executor:
             self._cluster.close()
 
     def run(self, function: Callable[[dict], dict], tasks: Sequence[dict],
-            should_stop: Callable[[], bool] | None = None) -> Iterator[tuple[int, dict]]:
-        """(index, result) of every task, as they finish."""
+            should_stop: Callable[[], bool] | None = None,
+            waiting: Callable[[str], None] | None = None) -> Iterator[tuple[int, dict]]:
+        """(index, result) of every task, as they finish. `waiting(text)` is called about
+        once a second while no job finishes (how many run, the longest for how long)."""
         if self._client is None:
             for index, task in enumerate(tasks):
                 if should_stop is not None and should_stop():
                     return
-                yield index, function(task)
+                yield index, run_here(function, task)
             return
+        yield from self._run_distributed(function, tasks, should_stop, waiting)
+
+    def _run_distributed(self, function, tasks, should_stop, waiting):
         from dask.distributed import as_completed
 
-        futures = [self._client.submit(function, task, pure=False) for task in tasks]
+        client = self._client
+        futures = [client.submit(function, task, pure=False) for task in tasks]
         index_of = {f.key: i for i, f in enumerate(futures)}
+        left = {f.key: f for f in futures}
+        started: dict = {}     # key -> (when first seen running, worker address)
+        limit = self.plan.cell_seconds
+        # results are fetched as each cell finishes (with_results), so a worker stopped later
+        # does not take them with it
+        queue = as_completed(futures, loop=client.loop, with_results=True, raise_errors=False)
+        done_since: dict = {}   # key -> when seen finished but not yet fetched
+        last_poll = last_done = time.monotonic()
+        alone_since = None   # since when the cluster has had no worker
         try:
-            for future in as_completed(futures):
+            while left:
                 if should_stop is not None and should_stop():
                     return
-                yield index_of[future.key], future.result()
+                batch = queue.next_batch(block=False) if queue.has_ready() else []
+                for future, value in batch:
+                    if future.key not in left:
+                        continue   # timed out already: its problem was given
+                    i = index_of[future.key]
+                    if future.status == "finished" and isinstance(value, dict):
+                        outcome = value
+                    else:
+                        outcome = self._outcome(future, value, tasks[i],
+                                                started.get(future.key))
+                    del left[future.key]
+                    last_done = time.monotonic()
+                    yield i, outcome
+                now = time.monotonic()
+                if now - last_poll >= 1.0 and left:
+                    last_poll = now
+                    running = self._running(left, started, now)
+                    for key in [k for k in running if now - started[k][0] > limit]:
+                        future = left.pop(key)
+                        future.cancel()
+                        self._give_up(started[key][1])
+                        i = index_of[key]
+                        yield i, failed(tasks[i], f"no result after {limit:g} s on the worker "
+                                                  f"at {started[key][1]} (the per-cell time "
+                                                  f"limit, --cell-timeout): the worker is hung, "
+                                                  f"stopped or too slow")
+                    if self._workers() == 0:
+                        alone_since = alone_since or now
+                        if now - alone_since > limit:
+                            for key in list(left):
+                                left.pop(key)
+                                i = index_of[key]
+                                yield i, failed(tasks[i], f"not scored: no worker on the "
+                                                          f"cluster for {limit:g} s")
+                            break
+                    else:
+                        alone_since = None
+                    for key, future in list(left.items()):   # finished, never handed over
+                        if future.status != "finished":
+                            continue
+                        done_since.setdefault(key, now)
+                        if now - done_since[key] <= min(limit, FETCH_SECONDS):
+                            continue
+                        # a fetch may wait on another worker's stop: given up once its
+                        # holder was, or after FETCH_SECONDS
+                        holders = sorted(self._who_has(future))
+                        wait = (min(limit, FETCH_SECONDS) if holders and set(holders)
+                                <= self._silent else FETCH_SECONDS)
+                        if now - done_since[key] > wait:
+                            left.pop(key)
+                            self._silent |= set(holders)
+                            where = f" from the worker at {', '.join(holders)}" if holders \
+                                else ""
+                            yield index_of[key], failed(
+                                tasks[index_of[key]], f"its result could not be fetched"
+                                f"{where} within {wait:g} s (the worker is hung or stopped)")
+                    lost = self._lost(left, running, started, now)
+                    for key in lost:
+                        future = left.pop(key)
+                        i = index_of[key]
+                        yield i, failed(tasks[i], "failed on a worker, and its error could not "
+                                                  "be read back here")
+                    if waiting is not None and alone_since is not None:
+                        waiting(f"no worker on the cluster for {now - alone_since:.0f} s "
+                                f"(limit {limit:g} s); start workers with `dask worker "
+                                f"{self.plan.address}`")
+                    elif waiting is not None and now - last_done >= 2.0 and left:
+                        longest = max((now - started[k][0] for k in running if k in left),
+                                      default=0.0)
+                        waiting(f"no cell finished for {now - last_done:.0f} s; "
+                                f"{len(running)} running, the longest for {longest:.0f} s "
+                                f"(limit {limit:g} s)")
+                if not batch:
+                    time.sleep(0.05)
         finally:
-            self._client.cancel([f for f in futures if not f.done()])
+            self._client.cancel([f for f in left.values() if not f.done()])
+
+    def _running(self, left: dict, started: dict, now: float) -> list:
+        """Keys of `left` being run by a worker now (as the scheduler sees it)."""
+        try:
+            processing = self._client.processing()
+        except Exception:
+            return [k for k in left if k in started]
+        running = []
+        for worker, keys in processing.items():
+            for key in keys:
+                if key in left:
+                    started.setdefault(key, (now, worker))
+                    running.append(key)
+        return running
+
+    def _give_up(self, worker: str) -> None:
+        """Take a worker that held a cell past the time limit out of the cluster (as Dask's
+        worker-ttl would after minutes): its other cells go to the others. Its process is
+        left alone; a worker that was only slow connects again."""
+        if worker in self._silent:
+            return
+        self._silent.add(worker)
+        try:
+            self._client.run_on_scheduler(_on_scheduler()[0], address=worker)
+        except Exception:
+            pass
+
+    def _workers(self) -> int:
+        """Workers on the cluster now (-1 if the scheduler did not say)."""
+        try:
+            return len(self._client.nthreads())
+        except Exception:
+            return -1
+
+    def _who_has(self, future) -> list:
+        try:
+            return list(self._client.who_has([future]).get(future.key, ()))
+        except Exception:
+            return []
+
+    def _lost(self, left: dict, running: list, started: dict, now: float) -> list:
+        """Keys of `left` the scheduler holds as erred or forgotten while this client still
+        waits for them (an error that could not be sent back): asked every 5 s, about the
+        keys not running."""
+        if now - self._lost_asked < 5.0:
+            return []
+        self._lost_asked = now
+        idle = [k for k in left if k not in running]
+        if not idle:
+            return []
+        try:
+            states = self._client.run_on_scheduler(_on_scheduler()[1], keys=idle)
+        except Exception:
+            return []
+        return [k for k in idle if states.get(k) in ("erred", "forgotten", None)
+                and not left[k].done()]
+
+    @staticmethod
+    def _outcome(future, error, task: dict, seen) -> dict:
+        """The problem of a cell that gave no result: `error` is what its future raised (as
+        `as_completed(raise_errors=False)` gives it: (type, exception, traceback))."""
+        if isinstance(error, tuple):
+            error = next((e for e in error if isinstance(e, BaseException)), error)
+        if future.status == "cancelled":
+            return failed(task, "cancelled on the cluster (a worker or the scheduler went "
+                                "away)")
+        worker = _last_worker(error) or (seen[1] if seen else None)
+        on = f" on the worker at {worker}" if worker else ""
+        from distributed import KilledWorker
+
+        if isinstance(error, KilledWorker):
+            return failed(task, f"its worker process died while scoring it{on} (crashed, "
+                                f"killed, or out of memory)")
+        return failed(task, f"failed{on}: {_describe(error)}")
+
+def connect(address: str, seconds: float):
+    """A `Client` of the scheduler at `address`, or SchedulerUnreachable after `seconds`.
+
+    Dask's own timeout does not cover a server that accepts the connection and answers in
+    another protocol (an HTTP server, the dashboard's port): the Client waits forever. So the
+    address is first asked for its identity over Dask's protocol, within the deadline; only a
+    scheduler that answered is given to `Client`."""
+    import asyncio
+
+    from dask.distributed import Client
+
+    try:
+        identity = asyncio.run(asyncio.wait_for(_identity(address, seconds), seconds))
+    except (asyncio.TimeoutError, TimeoutError) as error:
+        raise SchedulerUnreachable(
+            f"no Dask scheduler answered at {address} within {seconds:g} s; is this the "
+            f"dashboard's port (8787) rather than the scheduler's (8786), or another "
+            f"service?") from None
+    except (OSError, ValueError, TypeError) as error:   # refused, unreachable, bad address
+        raise SchedulerUnreachable(
+            f"no Dask scheduler answered at {address} within {seconds:g} s "
+            f"({_describe(error)}); is it running? `dask scheduler` prints its address "
+            f"(tcp://HOST:8786)") from None
+    except Exception:   # a peer speaking something else (its bytes read as Dask frames)
+        raise SchedulerUnreachable(
+            f"no Dask scheduler answered at {address}: something else did; is this the "
+            f"dashboard's port (8787) rather than the scheduler's (8786), or another "
+            f"service?") from None
+    kind = identity.get("type") if isinstance(identity, dict) else None
+    if kind != "Scheduler":
+        raise SchedulerUnreachable(
+            f"{address} is not a Dask scheduler (it answers as {kind or 'something else'}); "
+            f"give the scheduler's address, which `dask scheduler` prints")
+    try:
+        return Client(address, timeout=f"{seconds}s", set_as_default=False)
+    except Exception as error:
+        raise SchedulerUnreachable(f"cannot use the Dask scheduler at {address} "
+                                   f"({_describe(error)})") from None
+
+
+async def _identity(address: str, seconds: float):
+    from distributed.comm import connect as open_comm
+    from distributed.security import Security
+
+    # TLS settings from Dask's config (distributed.comm.tls.*), as Client would use them
+    comm = await open_comm(address, timeout=seconds,
+                           **Security().get_connection_args("client"))
+    try:
+        await comm.write({"op": "identity", "reply": True})
+        return await comm.read()
+    finally:
+        comm.abort()
+
+
+def _on_scheduler():
+    """The functions run on the scheduler, made here so that they are sent by value (the
+    scheduler's machine need not have llgui): (remove a worker, the states of tasks)."""
+
+    async def remove_worker(address: str, dask_scheduler=None) -> None:
+        # forget the worker at `address`: its tasks and the results it held are rescheduled
+        await dask_scheduler.remove_worker(address=address, stimulus_id="llgui-cell-timeout",
+                                           close=False)
+
+    def task_states(keys, dask_scheduler=None) -> dict:
+        tasks = dask_scheduler.tasks   # the state of each key (None: no such task)
+        return {k: (tasks[k].state if k in tasks else None) for k in keys}
+
+    return remove_worker, task_states
+
+
+def _answers(url: str) -> bool:
+    """Whether `url` is served within a second (a scheduler without bokeh still runs an
+    HTTP server on the dashboard's port, for /health; its /status is then a 404)."""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=1.0):
+            return True
+    except Exception:
+        return False
+
+
+def run_here(function: Callable[[dict], dict], task: dict) -> dict:
+    """`function(task)` in this process; an exception (a bug, MemoryError) is the cell's
+    named problem, as on a worker, rather than the end of the campaign."""
+    try:
+        return function(task)
+    except Exception as error:
+        return failed(task, f"failed in this process: {_describe(error)}")
+
+
+def failed(task: dict, reason: str) -> dict:
+    """The result of a job that gave none: one problem naming the cell."""
+    where = task.get("hypothesis") or task.get("bundle") or ""
+    label = task.get("label") or task.get("batch") or ""
+    return {"stats": {}, "report": None, "figures": {},
+            "problems": [[where, 0, f"cell {label}: {reason}" if label else reason]]}
+
+
+def _last_worker(error) -> str | None:
+    worker = getattr(error, "last_worker", None)
+    return getattr(worker, "address", worker) if worker is not None else None
+
+
+def _describe(error) -> str:
+    text = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -23,7 +24,10 @@ from llgui.core.errors import Problem
 from llgui.core.jobs import Cancelled
 from llgui.campaign import cells as jobs
 from llgui.campaign.cache import CellCache, cell_key, file_digest, library_versions
-from llgui.campaign.executor import Executor, Plan, choose
+from llgui.campaign.executor import (
+    CELL_SECONDS, CONNECT_SECONDS, MEASURE_SECONDS, Executor, Measurements, Plan, choose,
+    run_here, scheduler_address, worth_workers,
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +42,7 @@ class CampaignRun:
     corrupt: int
     plan: Plan | None
     unwritable: str | None = None   # why the cache could not be written, if it could not
+    failed: int = 0                 # cells computed without a result (each a named problem)
 
     @property
     def partial(self) -> bool:
@@ -50,6 +55,8 @@ def _batch_keys(campaign: Campaign) -> list[str]:
     for batch in campaign.batches:
         parts = [file_digest(p) for p in batch.references]
         parts += [file_digest(batch.uem) if batch.uem else "", batch.uri or ""]
+        if batch.rows is not None:   # references cut by lines / docids
+            parts += [repr((batch.rows, batch.exact, batch.least))]
         keys.append(hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest())
     return keys
 
@@ -73,23 +80,35 @@ def run_campaign(
     *,
     workers: int | None = None,
     scheduler: str | None = None,
+    scheduler_file: str | None = None,
+    threads: int = 1,
+    memory_limit: str | None = None,
+    cell_seconds: float = CELL_SECONDS,
+    connect_seconds: float = CONNECT_SECONDS,
     cache: CellCache | None = None,
     use_cache: bool = True,
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     announce: Callable[[str], None] | None = None,
+    waiting: Callable[[str], None] | None = None,
 ) -> CampaignRun:
     """Score every cell of `campaign` and replay every online run.
 
     `progress(done, total)` is called after each cell or online run (cached cells count as
     done at once); `announce(text)` receives the one line saying which executor was chosen;
     `should_stop()` makes the run raise `llgui.core.jobs.Cancelled` (finished cells stay
-    cached). `cache` defaults to `CellCache()` (the platform cache folder, or
+    cached); `waiting(text)` hears, about once a second, why no cell has finished lately.
+    `scheduler` / `scheduler_file` (else Dask's scheduler-address setting) name a running
+    cluster (`executor.scheduler_address`); `threads` and `memory_limit` are a local
+    cluster's per worker; `cell_seconds` limits a cell on a worker process,
+    `connect_seconds` the wait for a scheduler (SchedulerUnreachable after it). `cache` defaults to `CellCache()` (the platform cache folder, or
     $LLGUI_CACHE_DIR); `use_cache=False` neither reads nor writes it."""
     if cache is None and use_cache:
         cache = CellCache()
     settings = scoring_settings(campaign)
     versions = library_versions(campaign.task)
+    address, source = scheduler_address(scheduler, scheduler_file) if workers is None else \
+        (None, "")
     batch_keys = _batch_keys(campaign)
     widths = {}   # the columns of each metric's statistics: a cached entry must have them
     for name in campaign.metrics:
@@ -102,6 +121,11 @@ def run_campaign(
     by_key: dict[str, int] = {}  # cells with the same content are one job
     work_bytes = 0
     for index, cell in enumerate(campaign.cells):
+        if index % 500 == 499:   # hashing every file and looking it up takes a while too
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            if progress is not None:
+                progress(len(merged), len(campaign.cells))
         batch = campaign.batches[cell.batch]
         key = cell_key(campaign.task, [file_digest(cell.hypothesis), batch_keys[cell.batch]],
                        campaign.metrics, settings, versions)
@@ -109,14 +133,19 @@ def run_campaign(
         if stats is not None and set(stats) == set(campaign.metrics):
             merged[(cell.system, cell.model, cell.batch)] = stats
             continue
-        if key in by_key:
+        if key in by_key:   # one job; its problems name every cell it stands for
             pending[by_key[key]][0].append(index)
+            pending[by_key[key]][2]["label"] += f", {campaign.label(cell)}"
             continue
         by_key[key] = len(pending)
         task = {"hypothesis": cell.hypothesis, "ref_key": batch_keys[cell.batch],
-                "batch": batch.id, "metrics": list(campaign.metrics), "settings": settings}
+                "batch": batch.id, "metrics": list(campaign.metrics), "settings": settings,
+                "versions": versions, "label": campaign.label(cell)}
         if campaign.task == "mt":
             task["references"] = list(batch.references)
+            if batch.rows is not None:
+                task.update(rows=list(batch.rows), exact=batch.exact, least=batch.least,
+                            what=batch.what)
         else:
             task.update(reference=batch.references[0], uem=batch.uem, uri=batch.uri)
         pending.append(([index], key, task))
@@ -141,7 +170,8 @@ def run_campaign(
             online_results[s] = found
             continue
         online.append((s, key, {"bundle": spec.bundle, "task": campaign.task,
-                                "metrics": list(campaign.metrics)}))
+                                "metrics": list(campaign.metrics),
+                                "label": f"{spec.name} (online run)"}))
     # submitted batch by batch, so a worker's consecutive cells share their references (the
     # results are merged by cell, so the order changes nothing in the report)
     pending.sort(key=lambda p: (campaign.cells[p[0][0]].batch, p[0][0]))
@@ -152,30 +182,67 @@ def run_campaign(
         progress(done, total)
     plan = None
     if pending or online:
-        plan = choose(len(pending) + len(online), work_bytes, campaign.task, workers, scheduler)
-        if announce is not None:
-            announce(plan.reason)
+        plan = choose(len(pending) + len(online), workers, address, source, threads=threads,
+                      memory_limit=memory_limit, cell_seconds=cell_seconds,
+                      connect_seconds=connect_seconds)
         function = jobs.score_mt_cell if campaign.task == "mt" else jobs.score_diar_cell
-        with Executor(plan) as executor:
-            for i, result in executor.run(function, [t for _, _, t in pending], should_stop):
-                indices, key, _ = pending[i]
-                if result["problems"]:
-                    problems.extend(jobs.as_problems(result["problems"]))
-                else:
-                    stats = {m: np.asarray(result["stats"][m], dtype=np.float64)
-                             for m in campaign.metrics}
-                    if use_cache and cache is not None:
-                        cache.put(key, stats)
-                    for index in indices:
-                        cell = campaign.cells[index]
-                        merged[(cell.system, cell.model, cell.batch)] = stats
-                done += len(indices)
-                if progress is not None:
-                    progress(done, total)
+        state = {"done": done, "failed": 0}
+
+        def take_cell(indices, key, result) -> None:
+            if result["problems"]:
+                problems.extend(jobs.as_problems(result["problems"]))
+                state["failed"] += len(indices)
+            else:
+                stats = {m: np.asarray(result["stats"][m], dtype=np.float64)
+                         for m in campaign.metrics}
+                if use_cache and cache is not None:
+                    cache.put(key, stats)
+                for index in indices:
+                    cell = campaign.cells[index]
+                    merged[(cell.system, cell.model, cell.batch)] = stats
+            state["done"] += len(indices)
+            if progress is not None:
+                progress(state["done"], total)
+
+        def stop() -> None:
             if should_stop is not None and should_stop():
                 raise Cancelled()
+
+        first = 0          # cells scored here while measuring (the `auto` plan)
+        per_cell = None
+        if plan.kind == "auto":
+            began = time.monotonic()
+            while first < len(pending) and (
+                    first == 0 or time.monotonic() - began < MEASURE_SECONDS):
+                stop()
+                indices, key, task = pending[first]
+                take_cell(indices, key, run_here(function, task))
+                first += 1
+            per_cell = (time.monotonic() - began) / first if first else 0.0
+            measurements = Measurements.load(cache.root if cache is not None else None)
+            n, why = worth_workers(per_cell, len(pending) - first + len(online), measurements)
+            extra = dict(threads=plan.threads, memory_limit=plan.memory_limit,
+                         cell_seconds=plan.cell_seconds)
+            plan = (Plan("local", n, None, f"a local Dask cluster of {n} worker processes "
+                                           f"({why})", **extra) if n else
+                    Plan("in-process", 0, None, f"in this process ({why})", **extra))
+        if announce is not None:
+            announce(f"running {plan.reason}")
+        with Executor(plan, announce) as executor:
+            began = time.monotonic()
+            rest = pending[first:]
+            for i, result in executor.run(function, [t for _, _, t in rest], should_stop,
+                                          waiting):
+                indices, key, _ = rest[i]
+                take_cell(indices, key, result)
+            stop()
+            if per_cell and plan.kind == "local" and len(rest) >= 2 * plan.workers:
+                # what this run measured, for the next choice on this machine
+                on_cluster = (time.monotonic() - began) / len(rest)
+                measurements.save(executor.startup_s * 2 / plan.workers,
+                                  per_cell / (on_cluster * plan.workers))
             for i, result in executor.run(jobs.replay_online, [t for _, _, t in online],
-                                          should_stop):
+                                          should_stop, waiting):
                 system, key, _ = online[i]
                 if result["problems"]:
                     problems.extend(jobs.as_problems(result["problems"]))
@@ -183,11 +250,10 @@ def run_campaign(
                     online_results[system] = result
                     if use_cache and cache is not None:
                         cache.put_json(key, result)
-                done += 1
+                state["done"] += 1
                 if progress is not None:
-                    progress(done, total)
-            if should_stop is not None and should_stop():
-                raise Cancelled()
+                    progress(state["done"], total)
+            stop()
     # rows of segments -> one summed vector per metric, in cell order (deterministic)
     sums = {}
     for cell in campaign.cells:
@@ -197,7 +263,9 @@ def run_campaign(
     scores = CampaignScores(cells=sums, online=online_results, problems=tuple(problems),
                             signatures=signatures(campaign) if campaign.metrics else {})
     report = build_report(campaign, scores)
-    return CampaignRun(report, scores, computed=sum(len(p[0]) for p in pending), cached=cached,
+    failed = state["failed"] if plan is not None else 0
+    return CampaignRun(report, scores, computed=sum(len(p[0]) for p in pending) - failed,
+                       cached=cached, failed=failed,
                        corrupt=cache.corrupt if cache is not None else 0, plan=plan,
                        unwritable=cache.unwritable if cache is not None else None)
 

@@ -4,7 +4,8 @@
     llgui replay BUNDLE | --ref REF ... --hyp HYP --log LOG|- [--doc ID] [--metric M] [--mode ...]
     llgui lifelong BUNDLE [--policy A|B|C|POLICY.json] [--penalised] [--format table|json|csv]
     llgui det SCORES ... [--key KEY] [--dcf P_TARGET,C_MISS,C_FA] [--format table|json|csv]
-    llgui campaign CAMPAIGN.toml [--workers N | --scheduler ADDRESS] [--out DIR] [--format ...]
+    llgui campaign CAMPAIGN.toml [--workers N | --scheduler ADDRESS | --scheduler-file FILE]
+                   [--out DIR] [--format ...]
     llgui compare BUNDLE ...|CAMPAIGN --baseline NAME [--test bs|ar] [--unit U] [--samples N]
     llgui simulate BUNDLE --system [NAME=]"COMMAND" ... [--oracle NAME ...] --out DIR
 
@@ -199,8 +200,26 @@ def _arguments_campaign(p: argparse.ArgumentParser) -> None:
                          help="local worker processes (default: every core, or this process "
                               "when the campaign is small; 0: this process)")
     workers.add_argument("--scheduler", metavar="ADDRESS", type=options.non_empty("--scheduler"),
-                         help="run the cells on an existing Dask cluster (default: none, local "
-                                   "workers as --workers says)")
+                         help="run the cells on an existing Dask cluster, e.g. "
+                              "tcp://HOST:8786 (default: $DASK_SCHEDULER_ADDRESS, Dask's "
+                              "scheduler-address setting, when set)")
+    workers.add_argument("--scheduler-file", metavar="FILE",
+                         type=options.non_empty("--scheduler-file"),
+                         help="the cluster whose scheduler wrote FILE (`dask scheduler "
+                              "--scheduler-file FILE`, dask-jobqueue; default: none)")
+    p.add_argument("--threads", type=options.integer(1, 64), metavar="N",
+                   help="threads per local worker process (default: 1; scoring is pure "
+                        "Python: more processes, not threads)")
+    p.add_argument("--memory-limit", metavar="BYTES", type=options.byte_size("--memory-limit"),
+                   help="memory limit per local worker process, e.g. 2GB (default: Dask's, "
+                        "the machine's memory shared among the workers)")
+    p.add_argument("--cell-timeout", type=options.number(above=0, maximum=options.MAX_SECONDS),
+                   metavar="SECONDS", default=600.0,
+                   help="a cell running longer than this on a worker process is given up "
+                        "as a problem naming it (default: 600)")
+    p.add_argument("--connect-timeout", metavar="SECONDS", default=20.0,
+                   type=options.number(above=0, maximum=3600),
+                   help="how long a scheduler has to answer (default: 20)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="write the reports into DIR (default: standard output only)")
     _format_flag(p)
@@ -638,12 +657,22 @@ def _det_output(report: dict, fmt: str) -> str:
 def cmd_campaign(args) -> str:
     """Score a campaign on Dask (llgui.campaign); exit 2 after writing partial results when any
     file was wrong (every problem listed on stderr)."""
-    from llgui.cli.progress import CellProgress
+    from llgui.cli.progress import CellProgress, fraction_progress
     from llgui.io.campaign import load_campaign
     from llgui.io.campaign_export import campaign_csv, campaign_table, to_json, write_campaign
 
+    if (args.threads or args.memory_limit) and (args.scheduler or args.scheduler_file):
+        raise UsageError("--threads and --memory-limit set the workers of a local cluster; "
+                         "a running cluster's workers take theirs from `dask worker "
+                         "--nthreads N --memory-limit BYTES`")
     _check_input(args.campaign)
-    campaign = load_campaign(args.campaign)
+    shown, close = fraction_progress("reading the campaign")
+    if shown is None:   # piped: a line per long phase (a bar on a terminal)
+        print(f"llgui campaign: reading {args.campaign}", file=sys.stderr, flush=True)
+    try:
+        campaign = load_campaign(args.campaign, progress=shown)
+    finally:
+        close()
     if args.out is not None:   # before any work: a run must not end in a write that fails
         inputs = [campaign.path] + [r for b in campaign.batches for r in b.references] + [
             c.hypothesis for c in campaign.cells] + [s.bundle for s in campaign.systems
@@ -658,13 +687,17 @@ def cmd_campaign(args) -> str:
     progress = CellProgress()
     try:
         run = api.campaign_run(campaign, workers=args.workers, scheduler=args.scheduler,
-                               progress=progress,
-                               announce=lambda text: print(f"llgui campaign: running {text}",
+                               scheduler_file=args.scheduler_file, threads=args.threads or 1,
+                               memory_limit=args.memory_limit, cell_seconds=args.cell_timeout,
+                               connect_seconds=args.connect_timeout,
+                               progress=progress, waiting=progress.note,
+                               announce=lambda text: print(f"llgui campaign: {text}",
                                                            file=sys.stderr, flush=True))
     finally:
         progress.close()
     print(f"llgui campaign: {len(campaign.cells)} cells: {run.cached} from the cache, "
           f"{run.computed} computed"
+          + (f", {run.failed} not scored (problems below)" if run.failed else "")
           + (f", {run.corrupt} damaged cache entries recomputed" if run.corrupt else "")
           + (f"; {len(campaign.gaps)} missing (no hypothesis file)" if campaign.gaps else ""),
           file=sys.stderr, flush=True)
@@ -672,11 +705,16 @@ def cmd_campaign(args) -> str:
         print(f"llgui campaign: the cell cache was not written ({run.unwritable})",
               file=sys.stderr, flush=True)
     if args.out is not None:
+        print(f"llgui campaign: writing {args.out} ({len(run.report['systems'])} lifelong "
+              f"tables and campaign.json)", file=sys.stderr, flush=True)
+        shown, close = fraction_progress("writing")
         try:
-            write_campaign(run.report, args.out)
+            write_campaign(run.report, args.out, progress=shown)
         except OSError as error:
             raise UsageError(f"--out {args.out}: cannot write the reports "
                              f"({error.strerror or type(error).__name__})") from None
+        finally:
+            close()
     if args.format == "json":
         text = to_json(run.report)
     elif args.format == "csv":

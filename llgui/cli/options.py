@@ -79,6 +79,31 @@ def non_empty(what: str):
     return convert
 
 
+_BYTES = __import__("re").compile(r"\s*([0-9]{1,15}(?:\.[0-9]{1,6})?)\s*"
+                                  r"(B|[kKMGT]i?B|[kKMGT])?\s*", __import__("re").ASCII)
+
+
+def byte_size(what: str):
+    """A memory size as Dask writes them ("2GB", "512MiB", "4e9" is not one), at least
+    64 MB and at most 1 PB: returned as written, for Dask to parse."""
+    units = {"": 1, "B": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+    def convert(text: str) -> str:
+        match = _BYTES.fullmatch(text)
+        if match is None:
+            raise argparse.ArgumentTypeError(f"{what} {text[:40]!r}: a size such as 2GB or "
+                                             f"512MiB")
+        number, unit = float(match.group(1)), match.group(2) or ""
+        scale = units[unit[:1]] * (1.024 ** (" KMGT".index(unit[:1].upper()))
+                                   if "i" in unit else 1)
+        if not 64e6 <= number * scale <= 1e15:
+            raise argparse.ArgumentTypeError(f"{what} {text[:40]!r}: must be between 64MB "
+                                             f"and 1PB")
+        return f"{match.group(1)}{unit}"
+    convert.__name__ = "size"
+    return convert
+
+
 # -- environment ---------------------------------------------------------------------------
 
 

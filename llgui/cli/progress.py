@@ -81,6 +81,8 @@ class CellProgress:
                 self.bar = tqdm(total=total, initial=done, unit="cell", file=self.stream,
                                 desc="cells", dynamic_ncols=True)
             else:
+                if self.bar.postfix:
+                    self.bar.set_postfix_str("", refresh=False)
                 self.bar.update(done - self.bar.n)
             return
         now = time.monotonic()
@@ -95,6 +97,19 @@ class CellProgress:
         speed = f", {rate:.2f} cells/s{eta}" if fresh > 0 else ""
         print(f"llgui campaign: {done}/{total} cells ({100 * done / max(total, 1):.0f} %)"
               f"{speed}", file=self.stream, flush=True)
+
+    def note(self, text: str) -> None:
+        """Why nothing has finished lately (a cell running long, a stalled worker): on the
+        bar's line on a terminal, else a plain line at most every `every` seconds."""
+        if self.terminal:
+            if self.bar is not None:
+                self.bar.set_postfix_str(text)
+            return
+        now = time.monotonic()
+        if now - self.last_line < self.every:
+            return
+        self.last_line = now
+        print(f"llgui campaign: {text}", file=self.stream, flush=True)
 
     def close(self) -> None:
         if self.bar is not None:

@@ -27,7 +27,8 @@ def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"llgui {__version__}")
     parser.add_argument("bundles", nargs="*", type=Path, metavar="BUNDLE",
-                        help="bundle files (*.toml) to open")
+                        help="bundle files (*.toml) to open; a campaign file (a [campaign] "
+                             "table) opens in the Systems tab")
     parser.add_argument("--demo", action="store_true", help="open the bundled demo")
     parser.add_argument("--screenshot", type=Path, metavar="PNG",
                         help="render offscreen once loaded, write the PNG and exit (exit 2 when a "
@@ -115,6 +116,31 @@ def display_problem() -> str | None:
     return None
 
 
+def open_arguments(window, args) -> bool:
+    """Open what the command line names: bundles in the workbench, a campaign file (one
+    with a [campaign] table, given where a bundle goes) in the Systems tab unless `--tab`
+    says otherwise, the demo; else the last session. False when the demo is missing."""
+    from llgui.io.campaign import is_campaign_file
+
+    campaigns = [] if args.demo else [p for p in args.bundles if is_campaign_file(p)]
+    paths = demo_bundles() if args.demo else [p for p in args.bundles if p not in campaigns]
+    if args.demo and not paths:
+        return False
+    # Load before showing, so the first paint already lists the documents (loaders are
+    # fast; scoring waits on workers until the window has painted).
+    if paths:
+        window.open_bundles(paths, select_doc=args.doc, step=args.step, tab=args.tab,
+                            metric=args.metric)
+        if args.demo and demo_campaign() is not None:
+            window.open_campaign(demo_campaign(), show=args.tab == "systems", defer=True)
+    elif not campaigns:
+        window.restore_session()
+    for campaign in campaigns:
+        window.open_campaign(campaign, show=args.tab in (None, "systems"))
+        window.show_tab(args.tab or "systems")
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
@@ -144,19 +170,10 @@ def main(argv: list[str] | None = None) -> int:
     window = MainWindow(use_session=not args.no_session and not args.screenshot)
     window.resize(width, height)
 
-    paths = demo_bundles() if args.demo else list(args.bundles)
-    if args.demo and not paths:
-        print(f"llgui: the demo bundles were not found in {demo_dir()} ($LLGUI_DEMO_DIR)", file=sys.stderr)
+    if not open_arguments(window, args):
+        print(f"llgui: the demo bundles were not found in {demo_dir()} ($LLGUI_DEMO_DIR)",
+              file=sys.stderr)
         return 2
-    # Load before showing, so the first paint already lists the documents (loaders are
-    # fast; scoring waits on workers until the window has painted).
-    if paths:
-        window.open_bundles(paths, select_doc=args.doc, step=args.step, tab=args.tab,
-                            metric=args.metric)
-        if args.demo and demo_campaign() is not None:
-            window.open_campaign(demo_campaign(), show=args.tab == "systems", defer=True)
-    else:
-        window.restore_session()
     window.show()
     if args.close_after is not None:
         QTimer.singleShot(max(0, args.close_after), window.close)

@@ -356,14 +356,27 @@ class MainWindow(QMainWindow):
             self.open_campaign(demo_campaign(), show=False, defer=True)
 
     def open_campaign_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open campaign", "",
-                                              "llgui campaigns (*.toml);;All files (*)")
-        if path:
-            self.open_campaign(path)
+        """The campaign file and, optionally, a Dask scheduler's address (remembered in the
+        session: `view["campaign_scheduler"]`)."""
+        from llgui.gui.open_campaign import OpenCampaignDialog
 
-    def open_campaign(self, path, show: bool = True, defer: bool = False) -> bool:
+        dialog = OpenCampaignDialog(self, getattr(self, "_campaign_path", None) or "",
+                                    self.state.view.get("campaign_scheduler") or "")
+        if dialog.exec() != OpenCampaignDialog.DialogCode.Accepted:
+            return
+        path, scheduler = dialog.result_spec()
+        if scheduler:
+            self.state.view["campaign_scheduler"] = scheduler
+        else:
+            self.state.view.pop("campaign_scheduler", None)
+        if path:
+            self.open_campaign(path, scheduler=scheduler)
+
+    def open_campaign(self, path, show: bool = True, defer: bool = False,
+                      scheduler: str | None = None) -> bool:
         """Load a campaign and score its cells on a worker (cached cells come back at once);
-        problems are shown and the rest is scored, as `llgui campaign` does. `show` brings
+        problems are shown and the rest is scored, as `llgui campaign` does (on the Dask
+        cluster at `scheduler` when given, else on this machine). `show` brings
         the Systems view forward when the scores arrive; `defer` waits until the Systems or
         Across-time tab is first shown (the demo: no scoring unless someone looks)."""
         if not Path(path).is_file():
@@ -376,12 +389,13 @@ class MainWindow(QMainWindow):
                                                 "or Across time is shown")
             return True
         self._pending_campaign = None
+        where = f"the Dask cluster at {scheduler}" if scheduler else "a worker"
         self.systems_view.set_progress_text(f"{Path(path).name}: loading and scoring the "
-                                            "cells on a worker…")
+                                            f"cells on {where}…")
         self._campaign_path = str(path)   # the Systems view's paired test reads it again
         from llgui.gui.jobs.campaign import campaign_job
 
-        self.jobs.submit("campaign", campaign_job, str(path))
+        self.jobs.submit("campaign", campaign_job, str(path), scheduler)
         return True
 
     def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt's name
@@ -390,10 +404,16 @@ class MainWindow(QMainWindow):
 
     def dropEvent(self, event) -> None:  # noqa: N802 - Qt's name
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
-        bundles = [p for p in paths if p.endswith(".toml")]
+        from llgui.io.campaign import is_campaign_file
+
+        campaigns = [p for p in paths if p.endswith(".toml") and is_campaign_file(p)]
+        bundles = [p for p in paths if p.endswith(".toml") and p not in campaigns]
+        if campaigns:   # one campaign at a time: the last dropped
+            self.open_campaign(campaigns[-1], scheduler=self.state.view.get(
+                "campaign_scheduler"))
         if bundles:
             self.open_bundles(bundles)
-        elif paths:
+        elif paths and not campaigns:
             self.show_error("Not a bundle", [f"{p}: drop a bundle (*.toml), or use File › Open "
                                              "files… for a reference and a hypothesis"
                                              for p in paths])
@@ -735,7 +755,8 @@ class MainWindow(QMainWindow):
         self.state.view.update(data.get("view") or {})
 
     def save_session(self) -> None:
-        if self.use_session and self.state.bundles:
+        if self.use_session and (self.state.bundles or self.state.view.get(
+                "campaign_scheduler")):
             try:
                 self.state.save()
             except OSError as error:

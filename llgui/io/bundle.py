@@ -60,7 +60,7 @@ from llgui.io._read import (
     NotRegularFile, check_regular, decode_lines, read_bytes, value_error_reason,
 )
 from llgui.io._tomlpos import TomlPositions, locate
-from llgui.io.text import load_docids, parse_line_range
+from llgui.io.text import load_docids, parse_line_range, selection_problem
 
 TABLES = ("bundle", "settings", "cost", "documents", "interactions", "lifelong", "detection",
           "classification")
@@ -1102,16 +1102,10 @@ class _Doc:
             if segments is None:
                 out[(role, line, written)] = None
                 continue
-            n = len(segments)
-            if exact is not None and n != exact:
+            problem = selection_problem(len(segments), exact, least, what)
+            if problem is not None:
                 self.ok = False
-                self.loader.add(line, f"{role} file {written!r} has {n} lines but {what} has "
-                                      f"{exact} (one document id per line of the test set)")
-                out[(role, line, written)] = None
-            elif n < least:
-                self.ok = False
-                self.loader.add(line, f"{role} file {written!r} has {n} lines; {what} needs "
-                                      f"at least {least}")
+                self.loader.add(line, f"{role} file {written!r} {problem}")
                 out[(role, line, written)] = None
             else:
                 out[(role, line, written)] = tuple(segments[i] for i in rows)

@@ -10,6 +10,9 @@ metrics = ["bleu", "chrf", "ter"] # optional (default: the task's)
 id = "2014-01"
 time = "2014-01-15"
 references = ["ref/2014-01.de"]   # MT: text file(s); diarization: one RTTM/MDTM (+ uem, uri)
+lines = "1-500"                   # MT, optional: the lines of the references (and of whole
+                                  # hypothesis files) this batch takes; or docids = "FILE"
+                                  # (+ docid, default the id), as in a bundle's document
 [[systems]]
 name = "sysA"
 models = [{id = "M00", time = "2014-01-01"}, {id = "M01", time = "2014-02-01"}]
@@ -24,8 +27,10 @@ file), and the caller scores the rest and marks its report partial. A batch or a
 problem is left out; a missing hypothesis file is a gap (`Campaign.gaps`), not a problem.
 
 Decisions: ids of batches and models are used in file names, so they are letters, digits, `.`,
-`_` and `-` (not starting with `.`); `hypotheses` holds both `{model}` and `{batch}` and no
-other field; all times (batches and models) are of one kind, numbers or ISO dates; batches and
+`_` and `-` (not starting with `.`); `hypotheses` holds `{model}` and `{batch}` and no other
+field (`{batch}` may be left out when every batch has `lines` or `docids`: then each model
+version's file is a whole system output, cut by each batch's selection when its cell is
+scored, with the same length checks as a bundle's); all times (batches and models) are of one kind, numbers or ISO dates; batches and
 a system's models are sorted by time (then id), as the lifelong table is.
 """
 from __future__ import annotations
@@ -36,14 +41,16 @@ from pathlib import Path
 
 from llgui.core.reports.campaign import Batch, Campaign, Cell, ModelVersion, SystemSpec
 from llgui.core.errors import LoadError
+from llgui.core.jobs import check, report
 from llgui.core.metrics import WORD_METRICS, default_metrics
 from llgui.core.types import Stamp
-from llgui.io.bundle import SETTINGS, _Loader, _show, missing_tokenizer_packages
+from llgui.io.bundle import SETTINGS, _Doc, _Loader, _show, missing_tokenizer_packages
+from llgui.io.text import selection_problem
 
 TABLES = ("campaign", "settings", "batches", "systems")
 CAMPAIGN_KEYS = ("name", "task", "metrics")
 CAMPAIGN_TASKS = ("mt", "diarization")
-BATCH_KEYS = {"mt": ("id", "time", "references"),
+BATCH_KEYS = {"mt": ("id", "time", "references", "lines", "docids", "docid"),
               "diarization": ("id", "time", "references", "uem", "uri")}
 SYSTEM_KEYS = ("name", "models", "hypotheses", "bundle")
 MODEL_KEYS = ("id", "time")
@@ -53,17 +60,52 @@ MAX_ID = 100
 MAX_SYSTEMS = 1000
 MAX_BATCHES = 10_000
 MAX_MODELS = 1000
+MAX_CELLS = 250_000
 """Counts of a campaign file: beyond these a campaign is a typo or an attack (10,000
 systems took 7.5 minutes before any output), and its cells would not fit a report."""
 
 
-def load_campaign(path: str | Path) -> Campaign:
-    """The campaign at `path` and every problem found in it (see the module docstring)."""
-    return _CampaignLoader(path).load()
+_CAMPAIGN_TABLE = re.compile(r"^[ \t]*\[[ \t]*campaign[ \t]*\][ \t]*(#.*)?$", re.MULTILINE)
+
+
+def is_campaign_file(path: str | Path) -> bool:
+    """Whether `path` is a campaign file rather than a bundle: a TOML file with a [campaign]
+    table (read as text, at most 10 MB: no TOML parse needed to tell)."""
+    from llgui.utils.regular import read_regular
+
+    try:
+        data = read_regular(path, 10_000_000)
+    except (OSError, ValueError):
+        return False
+    return _CAMPAIGN_TABLE.search(data.decode("utf-8", "replace")) is not None
+
+
+def load_campaign(path: str | Path, progress=None, should_stop=None) -> Campaign:
+    """The campaign at `path` and every problem found in it (see the module docstring).
+    `progress(fraction)` hears how far the reading is (batches' references, then the cells'
+    files); `should_stop()` makes it raise `llgui.core.jobs.Cancelled`."""
+    return _CampaignLoader(path, progress, should_stop).load()
+
+
+class _Selection(_Doc):
+    """A [[batches]] table read by the bundle's `lines` / `docids` code (`_Doc.mt_selection`):
+    the same syntax, checks and messages as an MT document's selection."""
+
+    def __init__(self, loader: _Loader, table: dict, line):
+        self.loader, self.task, self.table, self.ok, self._line = loader, "mt", table, True, line
+
+    def line(self, key: str | None = None, element: int | None = None) -> int:
+        return self._line(key, element)
 
 
 class _CampaignLoader(_Loader):
     tables = TABLES
+
+    def __init__(self, path: str | Path, progress=None, should_stop=None):
+        super().__init__(path, progress, should_stop)
+        # the files a campaign names are sent to worker processes, maybe on other machines
+        # and in other working directories: absolute paths, whatever the driver's folder
+        self.base = Path(path).parent.absolute()
 
     def table(self, data: dict, name: str, required: bool = False) -> dict | None:
         if name not in data:
@@ -116,10 +158,19 @@ class _CampaignLoader(_Loader):
             return self.empty(name)
         self.kind: tuple[bool, str, int] | None = None  # first time's kind, for mixing checks
         batches = self.batches(data.get("batches"), task)
-        systems = self.systems(data.get("systems"))
+        systems = self.systems(data.get("systems"), batches)
         cells, gaps = [], []
+        n_cells = sum(len(system.models) for system in systems) * len(batches)
+        if n_cells > MAX_CELLS:
+            self.add(0, f"{n_cells} cells (systems x model versions x batches): a campaign has "
+                        f"at most {MAX_CELLS}; split it into several campaigns")
+            systems = []
+        seen = 0
         for s, system in enumerate(systems):
             for m, model in enumerate(system.models):
+                check(self.should_stop)
+                report(self.progress, 0.5 + 0.5 * seen / max(n_cells, 1))
+                seen += len(batches)
                 for b, batch in enumerate(batches):
                     written = system.hypotheses.format(model=model.id, batch=batch.id)
                     target = self.base / written
@@ -205,7 +256,11 @@ class _CampaignLoader(_Loader):
     def batches(self, value: object, task: str) -> list[Batch]:
         out: list[tuple[Stamp, str, Batch]] = []
         first: dict[str, int] = {}
-        for index, table in enumerate(self.array_of_tables(value, "batches")):
+        tables = self.array_of_tables(value, "batches")
+        for index, table in enumerate(tables):
+            check(self.should_stop)
+            report(self.progress, 0.5 * index / len(tables))
+
             def line(key=None, element=None, index=index):
                 if key is None:
                     return self.pos.table_line(("batches",), index)
@@ -231,7 +286,11 @@ class _CampaignLoader(_Loader):
                     first[batch_id] = line("id")
             if "time" in table:
                 stamp = self.stamp(table["time"], line("time"), f"batch {batch_id or '?'!s}")
-            refs = self.references(table, task, line) if "references" in table else None
+            selection = None
+            if task == "mt" and any(k in table for k in ("lines", "docids", "docid")):
+                selection = _Selection(self, table, line).mt_selection()
+            refs = (self.references(table, task, line, selection) if "references" in table
+                    else None)
             uem = uri = None
             if task == "diarization" and refs:
                 uri = table.get("uri", batch_id)
@@ -251,10 +310,15 @@ class _CampaignLoader(_Loader):
                             self.add(line("uem"), f"uem file {table['uem']!r} has no line for "
                                                   f"{uri!r}")
             if len(self.problems.items) == count and batch_id and stamp and refs:
-                out.append((stamp, batch_id, Batch(batch_id, stamp, tuple(refs), uem, uri)))
+                cut = {}
+                if selection is not None:
+                    rows, exact, least, what = selection
+                    cut = dict(rows=tuple(rows), exact=exact, least=least, what=what)
+                out.append((stamp, batch_id, Batch(batch_id, stamp, tuple(refs), uem, uri,
+                                                   **cut)))
         return [b for _, _, b in sorted(out, key=lambda x: (x[0].value, x[1]))]
 
-    def references(self, table: dict, task: str, line) -> list[str] | None:
+    def references(self, table: dict, task: str, line, selection=None) -> list[str] | None:
         value = table["references"]
         entries = [(value, line("references"))] if isinstance(value, str) else None
         if entries is None:
@@ -274,12 +338,20 @@ class _CampaignLoader(_Loader):
             from llgui.io.text import load_segments
 
             lengths = []
-            for r in resolved:
+            for r, (written, where) in zip(resolved, entries):
                 segments = self.read(load_segments, r)
                 if segments is None:
                     return None
+                if selection is not None:
+                    rows, exact, least, what = selection
+                    if not rows:   # the selection's own problem was reported
+                        return None
+                    problem = selection_problem(len(segments), exact, least, what)
+                    if problem is not None:
+                        self.add(where, f"references file {written!r} {problem}")
+                        return None
                 lengths.append(len(segments))
-            if len(set(lengths)) > 1:
+            if selection is None and len(set(lengths)) > 1:
                 self.add(line("references"), f"the references have different numbers of lines "
                                              f"({', '.join(map(str, lengths))})")
                 return None
@@ -295,7 +367,7 @@ class _CampaignLoader(_Loader):
                            f"{Path(resolved).name!r} (its file fields: {held})")
 
     # --- [[systems]] -------------------------------------------------------------------------
-    def systems(self, value: object) -> list[SystemSpec]:
+    def systems(self, value: object, batches: list[Batch] = ()) -> list[SystemSpec]:
         out: list[SystemSpec] = []
         first: dict[str, int] = {}
         for index, table in enumerate(self.array_of_tables(value, "systems")):
@@ -326,7 +398,7 @@ class _CampaignLoader(_Loader):
             models = self.models(table["models"], line) if "models" in table else []
             template = table.get("hypotheses")
             if "hypotheses" in table:
-                self.template(template, line("hypotheses"))
+                self.template(template, line("hypotheses"), batches)
             bundle = None
             if "bundle" in table:
                 bundle = self.resolve(table["bundle"], "bundle", line("bundle"))
@@ -367,7 +439,7 @@ class _CampaignLoader(_Loader):
                 out.append(ModelVersion(model_id, stamp))
         return sorted(out, key=lambda m: (m.time.value, m.id))
 
-    def template(self, value: object, line: int) -> None:
+    def template(self, value: object, line: int, batches: list[Batch] = ()) -> None:
         if not isinstance(value, str) or not value.strip():
             self.add(line, f"hypotheses must be a path template with {{model}} and {{batch}}, "
                            f"not {_show(value)}")
@@ -388,7 +460,13 @@ class _CampaignLoader(_Loader):
         if unknown:
             self.add(line, f"hypotheses has an unknown field {{{unknown[0]}}} (known: "
                            f"{{model}}, {{batch}})")
-        for needed in ("model", "batch"):
-            if needed not in fields:
-                self.add(line, f"hypotheses {_show(value)} has no {{{needed}}}: every "
-                               f"(model, batch) needs its own file")
+        if "model" not in fields:
+            self.add(line, f"hypotheses {_show(value)} has no {{model}}: every model version "
+                           f"needs its own file")
+        whole = [b.id for b in batches if b.rows is None]
+        if "batch" not in fields and whole:
+            # one file per model version, cut by each batch's lines or docids
+            self.add(line, f"hypotheses {_show(value)} has no {{batch}}: a whole system file "
+                           f"is cut by each batch's lines or docids, and batch "
+                           f"{whole[0]!r} has neither (give it lines or docids, or write "
+                           f"{{batch}} in the template)")

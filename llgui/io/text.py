@@ -100,6 +100,18 @@ def parse_line_range(value: object) -> tuple[int, int]:
     return first, last
 
 
+def selection_problem(n: int, exact: int | None, least: int, what: str) -> str | None:
+    """Why a file of `n` lines cannot be cut by a selection (`lines` or `docids`), or None:
+    a docids selection needs exactly `exact` lines (the test set's), a range at least `least`.
+    The reason follows the file's name: "hypothesis file 'x' " + reason."""
+    if exact is not None and n != exact:
+        return (f"has {n} lines but {what} has {exact} (one document id per line of the test "
+                f"set)")
+    if n < least:
+        return f"has {n} lines; {what} needs at least {least}"
+    return None
+
+
 def load_docids(path: str | Path) -> tuple[str, ...]:
     """The document id of each line of a test set, from a WMT / sacrebleu doc-id file.
 

@@ -42,6 +42,12 @@ class Batch:
     references: tuple[str, ...]
     uem: str | None = None
     uri: str | None = None
+    rows: tuple[int, ...] | None = None
+    """MT: the 0-based lines this batch takes from its references and from every whole
+    hypothesis file (`lines` or `docids` in the campaign file); None: whole files."""
+    exact: int | None = None    # the length every file cut by `rows` must have (docids), or None
+    least: int = 0              # the least length such a file must have (lines)
+    what: str = ""              # the selection, for messages (`lines = "1-500"`)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,61 @@
+"""Every long phase of `llgui campaign` says so on stderr (reading the campaign, the cells,
+writing --out), stdout keeps only the report, and Ctrl-C during any phase is a clean exit 2."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+from tests.conftest import REPO
+
+
+def _campaign(root, systems: int):
+    (root / "ref").mkdir(parents=True)
+    (root / "ref" / "b0.txt").write_text("".join(f"the cat {i} sat\n" for i in range(5)))
+    toml = ['[campaign]', 'task = "mt"', 'metrics = ["bleu"]', '',
+            '[[batches]]', 'id = "b0"', 'time = 0', 'references = "ref/b0.txt"', '']
+    for s in range(systems):
+        (root / f"s{s}" / "M0").mkdir(parents=True)
+        (root / f"s{s}" / "M0" / "b0.txt").write_text(
+            "".join(f"the cat {i + s % 2} sat\n" for i in range(5)))
+        toml += ['[[systems]]', f'name = "s{s}"', 'models = [{id = "M0", time = 0}]',
+                 f'hypotheses = "s{s}/{{model}}/{{batch}}.txt"', '']
+    path = root / "campaign.toml"
+    path.write_text("\n".join(toml))
+    return path
+
+
+def test_each_phase_is_announced_and_stdout_is_the_report(tmp_path):
+    path = _campaign(tmp_path / "c", 3)
+    done = subprocess.run([sys.executable, "-m", "llgui", "campaign", str(path), "--out",
+                           str(tmp_path / "out"), "--format", "json", "--workers", "0"],
+                          cwd=REPO, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "LLGUI_CACHE_DIR": str(tmp_path / "cache")})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["systems"]
+    lines = done.stderr.splitlines()
+    assert lines[0] == f"llgui campaign: reading {path}"
+    assert lines[1] == "llgui campaign: running in this process (--workers 0)"
+    assert lines[-2] == "llgui campaign: 3 cells: 0 from the cache, 3 computed"
+    assert lines[-1] == (f"llgui campaign: writing {tmp_path / 'out'} (3 lifelong tables and "
+                         f"campaign.json)")
+
+
+def test_ctrl_c_while_writing_is_a_clean_exit(tmp_path):
+    path = _campaign(tmp_path / "c", 1000)   # 1,001 files to write: never done at once
+    child = subprocess.Popen([sys.executable, "-m", "llgui", "campaign", str(path), "--out",
+                              str(tmp_path / "out"), "--workers", "0"], cwd=REPO,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "LLGUI_CACHE_DIR": str(tmp_path / "cache")})
+    seen = []
+    for line in child.stderr:
+        seen.append(line)
+        if "writing" in line:
+            child.send_signal(signal.SIGINT)
+            break
+    rest = child.stderr.read()
+    assert child.wait(timeout=60) == 2, "".join(seen) + rest
+    assert "llgui campaign: interrupted by SIGINT; nothing more was done" in rest
+    assert "Traceback" not in rest

@@ -1,0 +1,96 @@
+"""The default executor is measured, not guessed: the first cells are timed in this process,
+and worker processes are started only when predicted to finish the rest sooner here (free
+cores, the start-up and efficiency a local cluster measured on this machine)."""
+from __future__ import annotations
+
+import json
+
+from llgui.campaign.executor import Measurements, choose, scheduler_address, worth_workers
+from llgui.campaign.run import run_campaign
+from llgui.io.campaign import load_campaign
+from llgui.io.campaign_export import to_json
+from tests.campaign.helpers import build_wmt_campaign
+
+
+def test_worth_workers_weighs_start_up_against_the_measured_cell_cost():
+    known = Measurements(startup_s=2.0, efficiency=0.8, measured=True)
+    # 0.5 s a cell, 100 left: 50 s here; 2 workers: 2 + 50 / 1.6 = 33 s
+    n, why = worth_workers(0.5, 100, known, cores=2)
+    assert n == 2 and "about 50.0 s in this process" in why and "33.2 s" in why
+    # 10 ms a cell, 100 left: 1 s here; the start-up alone costs more
+    n, why = worth_workers(0.01, 100, known, cores=2)
+    assert n == 0 and "faster than 2 workers" in why
+    # a loaded machine: one core free
+    n, why = worth_workers(0.5, 100, known, cores=1)
+    assert n == 0 and "1 core free" in why
+    # a poor measured efficiency keeps the work here
+    n, _ = worth_workers(0.5, 100, Measurements(2.0, 0.5, True), cores=2)
+    assert n == 0
+
+
+def test_measurements_are_read_back_and_damage_means_the_priors(tmp_path):
+    Measurements.load(tmp_path).save(3.0, 0.6)
+    back = Measurements.load(tmp_path)
+    assert (back.startup_s, back.efficiency, back.measured) == (3.0, 0.6, True)
+    (tmp_path / "executor.json").write_text(json.dumps({"startup_s": "nan",
+                                                        "efficiency": 0.6}))
+    assert not Measurements.load(tmp_path).measured
+
+
+def test_the_default_times_the_first_cells_and_says_why(reference_data, tmp_path):
+    path = build_wmt_campaign(tmp_path, reference_data, [list(range(0, 20)),
+                                                         list(range(20, 40))])
+    said = []
+    run = run_campaign(load_campaign(path), use_cache=False, announce=said.append)
+    assert run.plan.kind in ("in-process", "local")
+    assert " ms a cell here, " in said[0] and said[0].startswith("running ")
+    reference = run_campaign(load_campaign(path), workers=0, use_cache=False)
+    assert to_json(run.report) == to_json(reference.report)
+
+
+def test_scheduler_address_options_then_dask_config(tmp_path, monkeypatch):
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    assert scheduler_address() == (None, "")
+    assert scheduler_address("tcp://a:1") == ("tcp://a:1", "--scheduler")
+    file = tmp_path / "scheduler.json"
+    file.write_text(json.dumps({"type": "Scheduler", "address": "tcp://b:2"}))
+    assert scheduler_address(None, str(file)) == ("tcp://b:2", f"--scheduler-file {file}")
+    import dask
+
+    with dask.config.set({"scheduler-address": "tcp://c:3"}):
+        assert scheduler_address() == ("tcp://c:3", "Dask's scheduler-address setting")
+    assert choose(10, None, "tcp://c:3", "x").kind == "scheduler"
+    assert choose(10).kind == "auto" and choose(10, 0).kind == "in-process"
+
+
+def test_a_file_that_is_not_a_scheduler_file_is_exit_2(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "s.json").write_text("not json")
+    path = tmp_path / "c.toml"
+    path.write_text('[campaign]\ntask = "mt"\n')
+    done = subprocess.run([sys.executable, "-m", "llgui", "campaign", str(path),
+                           "--scheduler-file", str(tmp_path / "s.json")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert f"--scheduler-file {tmp_path / 's.json'}: not a Dask scheduler file" in done.stderr
+
+
+def test_a_cell_that_raises_in_this_process_is_a_named_problem(reference_data, tmp_path,
+                                                               monkeypatch):
+    from llgui.campaign import cells
+
+    path = build_wmt_campaign(tmp_path, reference_data, [list(range(0, 10))])
+    real = cells.score_mt_cell
+
+    def score(task):
+        if "beta/M1" in task["hypothesis"]:
+            raise MemoryError("no room")
+        return real(task)
+
+    monkeypatch.setattr(cells, "score_mt_cell", score)
+    run = run_campaign(load_campaign(path), workers=0, use_cache=False)
+    (problem,) = run.scores.problems
+    assert problem.reason == "cell beta/M1/b0: failed in this process: MemoryError: no room"
+    assert run.partial and run.failed == 1 and run.computed == 3

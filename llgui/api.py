@@ -86,6 +86,14 @@ def _bundle(bundle) -> "Bundle":
     return bundle if not isinstance(bundle, (str, Path)) else load(bundle)
 
 
+def _names(metrics) -> tuple[str, ...]:
+    """Metric names as a tuple: one name may be given alone (`metrics="bleu"`; a string is
+    not read letter by letter)."""
+    if not metrics:
+        return ()
+    return (metrics,) if isinstance(metrics, str) else tuple(metrics)
+
+
 def _check_metrics(task: str, metrics: Sequence[str], bundle=None) -> None:
     """Each metric applies to the task; a word metric (cpWER, tcpWER, WDER) finds what it
     needs in `bundle`: reference words in every document, tcpWER a word_collar."""
@@ -133,7 +141,7 @@ def score_report(bundle, metrics: Sequence[str] | None = None, policy_spec=None,
     bundle = _bundle(bundle)
     if bundle.task == "detection":
         return reports.det_report(bundle.detection, DEFAULT_DCF, "rocch")
-    metrics = tuple(metrics) if metrics else bundle.metrics
+    metrics = _names(metrics) or bundle.metrics
     _check_metrics(bundle.task, metrics, bundle)
     chosen = _policy(policy_spec) if policy_spec else None
     if mode not in ("paper", "llmt"):
@@ -350,6 +358,7 @@ def compare_report(bundles, baseline: str, test: str = "bs", unit: str | None = 
     from llgui.core.reports.compare import DEFAULT_UNIT, compare_bundles
     from llgui.core.significance.resample import DEFAULT_SAMPLES, Plan
 
+    metrics = _names(metrics)
     loaded = _systems(bundles)
     if not loaded:
         raise UsageError("give at least one bundle")

@@ -157,3 +157,22 @@ def test_bad_arguments_are_usage_errors():
         llgui.det(DET, dcf=(2, 1, 1))
     with pytest.raises(AttributeError):
         llgui.no_such_function  # noqa: B018
+
+
+def test_one_metric_may_be_named_alone():
+    """`metrics="bleu"` (a newcomer's first try) is one metric, not the letters b, l, e, u."""
+    import sacrebleu
+    import tomllib
+
+    import llgui
+
+    folder = llgui.demo_dir() / "mt"
+    frame = llgui.score(llgui.load(folder / "bundle.toml"), metrics="bleu")
+    spec = tomllib.loads((folder / "bundle.toml").read_text(encoding="utf-8"))
+    hyps, refs = [], []
+    for document in spec["documents"]:
+        hyps += (folder / document["hypothesis"]).read_text(encoding="utf-8").splitlines()
+        refs += (folder / document["references"][0]).read_text(encoding="utf-8").splitlines()
+    assert list(frame.attrs["pooled"]) == ["bleu"]
+    assert frame.attrs["pooled"]["bleu"] == pytest.approx(sacrebleu.corpus_bleu(hyps, [refs]).score,
+                                                          abs=1e-9)

@@ -104,8 +104,8 @@ def _input_arguments(p: argparse.ArgumentParser, log_help: str) -> None:
     files.add_argument("--src", type=Path, metavar="FILE",
                        help="MT source text, line-aligned with the hypothesis (default: none)")
     files.add_argument("--uem", type=Path, metavar="FILE",
-                       help="diarization: the scored regions of each recording (default: all "
-                            "of the reference)")
+                       help="diarization: the scored regions of each recording (default: the "
+                            "union of the reference and hypothesis extents, as pyannote.metrics)")
     files.add_argument("--task", choices=("mt", "diarization"),
                        help="the task of the plain files (default: diarization for .rttm/.mdtm "
                             "files, else mt)")

@@ -141,6 +141,28 @@ def open_arguments(window, args) -> bool:
     return True
 
 
+OFFSCREEN_NOTES = ("This plugin does not support propagateSizeHints()",)
+"""What Qt's offscreen platform says on every window it renders (three lines per
+--screenshot): not a problem, and said to nobody who can act on it."""
+
+
+def _quiet_offscreen_notes() -> None:
+    """Drop Qt's offscreen-platform notes from stderr; every other Qt message goes through."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    previous = None
+
+    def handler(kind, context, message):
+        if message in OFFSCREEN_NOTES:
+            return
+        if previous is not None:
+            previous(kind, context, message)
+        else:
+            sys.stderr.write(message + "\n")
+
+    previous = qInstallMessageHandler(handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
@@ -161,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     if problem:   # Qt would abort (SIGABRT) in the QApplication constructor
         print(f"llgui: {problem}", file=sys.stderr)
         return 2
+    _quiet_offscreen_notes()
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("llgui")
     app.setOrganizationName("llgui")

@@ -11,9 +11,11 @@ process group at once and raises `Cancelled`.
 """
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,6 +61,13 @@ def parse_system(spec: str, python: str = sys.executable) -> SystemSpec:
         raise ValueError(f"--system {spec!r}: {exc}") from None
     if not argv:
         raise ValueError(f"--system {spec!r}: empty command")
+    if len(argv) == 1 and "/" not in argv[0] and shutil.which(argv[0]) is None:
+        # one word that is no program: a mistyped reference system is the user's error (exit
+        # 2), not the system's failure to start (exit 3)
+        close = difflib.get_close_matches(argv[0], REFERENCE_SYSTEMS, n=1, cutoff=0.6)
+        hint = (f"did you mean {close[0]!r}?" if close
+                else f"the reference systems are {', '.join(REFERENCE_SYSTEMS)}")
+        raise ValueError(f"--system {spec!r}: no program {argv[0]!r} on PATH; {hint}")
     if name is None:
         if len(argv) >= 3 and argv[1] == "-m":
             name = argv[2].rsplit(".", 1)[-1]

@@ -12,7 +12,8 @@ The convention the documents follow (docs/developing.md, "Writing the docs"):
 
 `llgui ...` and `python3 dev.py llgui ...` run this checkout's llgui; a command that opens the
 window renders it offscreen once loaded (`--screenshot`) instead of waiting for a user;
-`/tmp/` becomes a fresh folder per block.
+`/tmp/` becomes a fresh folder per block, and `$(llgui --demo-dir)` the demo's folder, as the
+shell would make it.
 """
 from __future__ import annotations
 
@@ -42,6 +43,9 @@ def blocks(language: str):
 
 def command_line(text: str, tmp: Path, png: Path) -> list[str]:
     """The argv a documented command stands for, run against this checkout."""
+    from llgui.resources import demo_dir
+
+    text = text.replace("$(llgui --demo-dir)", str(demo_dir()))   # what the shell would do
     words = shlex.split(text.replace("/tmp/", f"{tmp}/"))
     if words[:3] == ["python3", "dev.py", "llgui"]:
         words = ["llgui", *words[3:]]

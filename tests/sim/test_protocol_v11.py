@@ -683,3 +683,13 @@ def test_a_silent_active_system_is_told_what_llgui_waits_for(tmp_path):
     assert "no reply within --timeout 2 s: llgui was waiting for your request, quote or stop" \
         in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_mistyped_reference_system_is_a_usage_error_with_a_suggestion(tmp_path):
+    bundle = REPO / "llgui" / "resources" / "demo" / "mt" / "bundle.toml"
+    done = subprocess.run([sys.executable, "-m", "llgui", "simulate", str(bundle), "--system",
+                           "mt_memroy", "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "did you mean 'mt_memory'?" in done.stderr
+    assert not (tmp_path / "out").exists()

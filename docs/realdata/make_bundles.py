@@ -178,25 +178,21 @@ ZH_MODELS = {"online": (("ONLINE-A", "2023-05-01"), ("ONLINE-B", "2023-08-01")),
 
 
 def wmt_zh_campaign(out: Path) -> Path:
-    """Four batches (the zh documents' lines), two systems of two model versions each, the
-    two simulated runs as their online runs."""
+    """Four batches (the zh documents' lines of the whole test set), two systems of two model
+    versions each (whole system outputs, cut by the batches' lines), the two simulated runs as
+    their online runs."""
     d = REF / "wmt23-general" / "txt"
     folder = out / "wmt-zh-campaign"
     batches = []
     for i, (lines, date) in enumerate(zip(ZH_RANGES, WMT_DATES), 1):
-        a, b = (int(x) for x in lines.split("-"))
         batches.append(f'[[batches]]\nid = "b{i}"\ntime = "{date}"\n'
-                       f'references = ["{out}/wmt-zh/cut/wmt23-en-zh-{i}.zh"]\n')
-        for name, models in ZH_MODELS.items():
-            for model, _ in models:
-                rows = (d / "system-outputs" / f"generaltest2023.en-zh.hyp.{model}.zh").read_text(
-                    encoding="utf-8").split("\n")[a - 1:b]
-                write(folder / name / model / f"b{i}.zh", "\n".join(rows) + "\n")
+                       f'references = ["{d}/references/generaltest2023.en-zh.ref.refA.zh"]\n'
+                       f'lines = "{lines}"\n')
     systems = []
     for (name, models), run in zip(ZH_MODELS.items(), ("wmt-zh", "wmt-zh-nllb")):
         listed = ", ".join(f'{{id = "{m}", time = "{t}"}}' for m, t in models)
         systems.append(f'[[systems]]\nname = "{name}"\nmodels = [{listed}]\n'
-                       f'hypotheses = "{name}/{{model}}/{{batch}}.zh"\n'
+                       f'hypotheses = "{d}/system-outputs/generaltest2023.en-zh.hyp.{{model}}.zh"\n'
                        f'bundle = "{out / run / "run" / "bundle.toml"}"\n')
     return write(folder / "campaign.toml", '[campaign]\nname = "WMT23 en-zh dry run"\n'
                  'task = "mt"\n\n[settings]\ntrg_lang = "zh"\n\n' + "\n".join(batches)

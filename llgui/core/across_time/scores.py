@@ -195,6 +195,8 @@ def diagonal_tests(scores: LifelongScores, metric: str, penalised: bool = False)
     usable = (~np.isnan(values)
               & (scores.test_time_values()[None, :] <= scores.model_time_values()[:, None]))
     n_tests = values.shape[1]
+    if n_tests == 0 or values.shape[0] == 0:   # a table of this metric with no test (or model)
+        return np.full(values.shape[0], -1, dtype=int)
     # Last True per row: argmax on the reversed rows finds the first from the end.
     last_from_end = np.argmax(usable[:, ::-1], axis=1)
     index = n_tests - 1 - last_from_end

@@ -96,6 +96,12 @@ class Problems:
     def __bool__(self) -> bool:
         return bool(self.items)
 
+    @property
+    def count(self) -> int:
+        """Every problem added, the ones past the limit too: a reader that asks "did this
+        table add a problem?" compares counts, which keep growing once the list is full."""
+        return len(self.items) + self.dropped
+
     def raise_if_any(self) -> None:
         if not self.items:
             return

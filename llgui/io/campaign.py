@@ -40,7 +40,7 @@ import string
 from pathlib import Path
 
 from llgui.core.reports.campaign import Batch, Campaign, Cell, ModelVersion, SystemSpec
-from llgui.core.errors import LoadError
+from llgui.core.errors import LoadError, Problem
 from llgui.core.jobs import check, report
 from llgui.core.metrics import WORD_METRICS, default_metrics
 from llgui.core.types import Stamp
@@ -126,7 +126,15 @@ class _CampaignLoader(_Loader):
 
     def empty(self, name: str = "", task: str = "") -> Campaign:
         return Campaign(self.file, name or Path(self.file).stem, task, (), {}, (), (), (),
-                        problems=tuple(self.problems.items))
+                        problems=self._problems())
+
+    def _problems(self) -> tuple:
+        """The problems found, and past the limit a last one saying how many more."""
+        items = list(self.problems.items)
+        if self.problems.dropped:
+            items.append(Problem(self.file, 0,
+                                 f"... and {self.problems.dropped} more problems"))
+        return tuple(items)
 
     def load(self) -> Campaign:
         try:
@@ -187,7 +195,7 @@ class _CampaignLoader(_Loader):
                     else:
                         gaps.append(cell)
         return Campaign(self.file, name, task, metrics, settings, tuple(batches), tuple(systems),
-                        tuple(cells), tuple(gaps), tuple(self.problems.items))
+                        tuple(cells), tuple(gaps), self._problems())
 
     # --- [campaign] ------------------------------------------------------------------------
     def task(self, head: dict) -> str:
@@ -268,7 +276,7 @@ class _CampaignLoader(_Loader):
                     return self.pos.element_line(("batches",), key, element, index)
                 return self.pos.key_line(("batches",), key, index)
 
-            count = len(self.problems.items)
+            count = self.problems.count
             for key in table:
                 if key not in BATCH_KEYS[task]:
                     self.add(line(key), f"unknown key {key!r} in [[batches]] (known: "
@@ -309,7 +317,7 @@ class _CampaignLoader(_Loader):
                         if spans is not None and uri not in spans:
                             self.add(line("uem"), f"uem file {table['uem']!r} has no line for "
                                                   f"{uri!r}")
-            if len(self.problems.items) == count and batch_id and stamp and refs:
+            if self.problems.count == count and batch_id and stamp and refs:
                 cut = {}
                 if selection is not None:
                     rows, exact, least, what = selection
@@ -378,7 +386,7 @@ class _CampaignLoader(_Loader):
                     return self.pos.element_line(("systems",), key, element, index)
                 return self.pos.key_line(("systems",), key, index)
 
-            count = len(self.problems.items)
+            count = self.problems.count
             for key in table:
                 if key not in SYSTEM_KEYS:
                     self.add(line(key), f"unknown key {key!r} in [[systems]] (known: "
@@ -402,7 +410,7 @@ class _CampaignLoader(_Loader):
             bundle = None
             if "bundle" in table:
                 bundle = self.resolve(table["bundle"], "bundle", line("bundle"))
-            if len(self.problems.items) == count and models:
+            if self.problems.count == count and models:
                 out.append(SystemSpec(name, tuple(models), template, bundle))
         return out
 

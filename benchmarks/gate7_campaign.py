@@ -164,6 +164,18 @@ def run() -> GateResult:
     cell_cost = sum(our_times) / len(our_times)
     identical = (reports[0] == reports[1] == reports[2] == reports[None]
                  == to_json(cached.report))
+    differs = []
+    if not identical:   # say where, so that a difference can be looked into
+        import difflib
+
+        base = reports[0].splitlines() if isinstance(reports[0], str) else [repr(reports[0])]
+        for label, other in (("1 worker", reports[1]), ("2 workers", reports[2]),
+                             ("default", reports[None]), ("cached", to_json(cached.report))):
+            lines = other.splitlines() if isinstance(other, str) else [repr(other)]
+            diff = [d for d in difflib.unified_diff(base, lines, lineterm="", n=0)
+                    if d[:1] in "+-" and d[:3] not in ("+++", "---")]
+            if diff:
+                differs.append(f"{label} differs from in-process: " + " | ".join(diff[:4]))
     passed = (default_ok and efficiency >= 0.8 and cached_ratio <= 0.02 and cell_cost <= library
               and equal and identical and cached.computed == 0)
     chosen = plans[None]
@@ -188,6 +200,7 @@ def run() -> GateResult:
                  f"process alone, whose cells pay no worker transfer)",
                  f"the default chose: {chosen.reason}; not slower than in-process (<= 110 %): "
                  f"{default_ok} ({timings[None] / timings[0]:.0%})",
+                 *differs,
                  f"sacrebleu corpus_score (BLEU + chrF + TER) of one cell: {library * 1000:.0f} "
                  f"ms; the cell job on the same file: {cell_cost * 1000:.0f} ms (means of "
                  f"{len(library_times)} cells, interleaved)",

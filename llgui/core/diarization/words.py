@@ -240,7 +240,9 @@ class Scorer:
         self.unmappable = frozenset(unmappable)
         self._build()
 
-    def _build(self) -> None:
+    def _group(self) -> None:
+        """The hypothesis labels in first-appearance order (meeteval's groupby order), each
+        with the positions of its words; words of unmappable labels counted apart."""
         by_label: dict[str, list[int]] = {}
         self.n_unmappable = 0
         for g, i in enumerate(self.order):
@@ -251,8 +253,11 @@ class Scorer:
                 self.n_unmappable += 1
                 continue
             by_label.setdefault(label, []).append(g)
-        self.hyp_labels = list(by_label)   # first appearance (meeteval's groupby order)
+        self.hyp_labels = list(by_label)
         self.positions = {h: np.array(by_label[h], np.int64) for h in self.hyp_labels}
+
+    def _build(self) -> None:
+        self._group()
         self.pairs = {(r, h): engine.PairDistance(a, self.all.take(self.positions[h]),
                                                   self.timed)
                       for r, a in zip(self.ref_labels, self.ref_streams)
@@ -362,18 +367,7 @@ class Scorer:
         old_positions = self.positions
         self.labels = list(labels)
         old_pairs = self.pairs
-        by_label: dict[str, list[int]] = {}
-        self.n_unmappable = 0
-        for g, i in enumerate(self.order):
-            label = self.labels[i]
-            if label is None:
-                continue
-            if label in self.unmappable:
-                self.n_unmappable += 1
-                continue
-            by_label.setdefault(label, []).append(g)
-        self.hyp_labels = list(by_label)   # first appearance (meeteval's groupby order)
-        self.positions = {h: np.array(by_label[h], np.int64) for h in self.hyp_labels}
+        self._group()
         self.pairs = {}
         for h in self.hyp_labels:
             same = h in old_positions and np.array_equal(old_positions[h], self.positions[h])

@@ -154,6 +154,10 @@ class MainWindow(QMainWindow):
         bar.addPermanentWidget(self.progress)
         bar.addPermanentWidget(self.cancel_load_button)
         bar.addWidget(self.signature_label, 1)
+        # a temporary message takes the signature's place while it is shown (Qt hides normal
+        # widgets only when they were visible at that moment: a message shown before the
+        # first paint was drawn over the signature)
+        bar.messageChanged.connect(lambda message: self.signature_label.setVisible(not message))
 
     def _action(self, menu, text: str, slot: Callable, shortcut=None, tip: str = "") -> QAction:
         action = QAction(text, self)

@@ -112,3 +112,23 @@ def test_a_missing_xcb_library_is_named_with_its_package(monkeypatch):
     assert problem is not None and "apt install libxcb-cursor0" in problem
     monkeypatch.setattr(ctypes.util, "find_library", lambda name: "lib.so")
     assert app.display_problem() is None
+
+
+
+def test_a_message_before_the_first_paint_does_not_draw_over_the_signature(qapp):
+    """`llgui --demo --doc news-2023-1-09 --screenshot`: the 'no such document' message, shown
+    before the window was, was drawn over the status bar's signature (a newcomer's screenshot):
+    Qt hides the normal widgets only when they are visible at that moment."""
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    try:
+        window.signature_label.setText("BLEU: nrefs:1|case:mixed|eff:no|tok:13a")
+        window.statusBar().showMessage("no document 'x' is open", 30000)
+        window.show()
+        qapp.processEvents()
+        assert not window.signature_label.isVisible()
+        window.statusBar().clearMessage()
+        assert window.signature_label.isVisible()
+    finally:
+        window.close()

@@ -21,7 +21,7 @@ from typing import Sequence
 from llgui.core.errors import Problems
 from llgui.core.numbers import show_value
 from llgui.core.types import Word
-from llgui.io._read import decode_lines, read_bytes
+from llgui.io._read import decode_lines, read_bytes, value_error_reason
 
 REQUIRED = ("session_id", "speaker", "words", "start_time", "end_time")
 MAX_TIME = 1e9
@@ -79,7 +79,13 @@ def _elements(text: str, problems: Problems) -> list[tuple[int, object]] | None:
             value, end = decoder.raw_decode(text, pos)
         except (json.JSONDecodeError, RecursionError, ValueError) as exc:
             line = text.count("\n", 0, getattr(exc, "pos", pos)) + 1
-            problems.add(line, f"invalid JSON ({getattr(exc, 'msg', 'too deeply nested')})")
+            if isinstance(exc, json.JSONDecodeError):
+                reason = exc.msg
+            elif isinstance(exc, RecursionError):
+                reason = "too deeply nested"
+            else:   # e.g. an integer longer than Python's conversion limit
+                reason = value_error_reason(exc)
+            problems.add(line, f"invalid JSON ({reason})")
             return None
         out.append((text.count("\n", 0, pos) + 1, value))
         pos = end

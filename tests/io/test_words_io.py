@@ -94,6 +94,8 @@ def test_stm_and_ctm_read_as_meeteval_reads_them(tmp_path):
     ('[{"session_id": "m", "speaker": "A", "words": "x", "start_time": true, '
      '"end_time": 1}]', 1, "start_time must be a number"),
     ('[\n{"session_id": "m",\n "speaker": "A" "words": "x"}]', 3, "invalid JSON"),
+    ('[{"session_id": "m", "speaker": "A", "words": "x", "start_time": ' + "9" * 5000
+     + ', "end_time": 1}]', 1, "invalid JSON (an integer has too many digits)"),
     ('[]', 0, "no words"),
 ])
 def test_seglst_bad_input(tmp_path, content, line, reason):

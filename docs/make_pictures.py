@@ -22,7 +22,7 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 REPO = DOCS.parent
-DEMO = REPO / "llgui" / "resources" / "demo"
+DEMO = REPO / "resources" / "demo"
 REAL = Path(os.environ.get("LLGUI_REALDATA", "/tmp/realdata"))
 
 

@@ -25,7 +25,7 @@ os.environ.pop("LLGUI_NO_CACHE", None)
 atexit.register(shutil.rmtree, _CACHE, True)
 
 REPO = Path(__file__).resolve().parent.parent
-DEMO = REPO / "llgui" / "resources" / "demo"
+DEMO = REPO / "resources" / "demo"
 
 
 def reference_data_dir() -> Path:

@@ -1,10 +1,10 @@
-"""The demo bundles in llgui/resources/demo: reproducible, big enough, loadable, and true to their claims.
+"""The demo bundles in resources/demo: reproducible, big enough, loadable, and true to their claims.
 
 - `make_demo.py` regenerates every file byte for byte;
 - the files are as large as the issue asks (documents, sentences, steps, shows, minutes,
   speakers, trials, models x tests), read here with the standard library only;
 - each bundle loads with `llgui.io.bundle.load_bundle` without a single warning;
-- what llgui/resources/demo/README.md claims is checked with the reference libraries directly (sacrebleu
+- what resources/demo/README.md claims is checked with the reference libraries directly (sacrebleu
   for the penalised BLEU of DESIGN.md 1.1, pyannote.metrics for DER and EER), never with llgui's
   own engine, so the demo can serve as an independent check of that engine.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-DEMO = Path(__file__).resolve().parent.parent / "llgui" / "resources" / "demo"
+DEMO = Path(__file__).resolve().parent.parent / "resources" / "demo"
 NOT_GENERATED = {"make_demo.py", "README.md"}
 OWN_GENERATOR = ("meeting/",)
 """Folders made by a script of their own (meeting/make_meeting.py; tests/test_demo_meeting.py)."""
@@ -68,7 +68,7 @@ def test_make_demo_reproduces_every_file_byte_for_byte(tmp_path):
     assert run.returncode == 0, run.stderr
     shipped, fresh = _generated(DEMO), _generated(tmp_path)
     assert shipped == fresh, (
-        f"only in llgui/resources/demo: {sorted(set(shipped) - set(fresh))}; "
+        f"only in resources/demo: {sorted(set(shipped) - set(fresh))}; "
         f"only in the fresh copy: {sorted(set(fresh) - set(shipped))}"
     )
     differing = [rel for rel in shipped

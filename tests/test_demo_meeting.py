@@ -1,4 +1,4 @@
-"""The demo meeting in llgui/resources/demo/meeting: its audio, reference RTTM and words agree.
+"""The demo meeting in resources/demo/meeting: its audio, reference RTTM and words agree.
 
 Read with the standard library and numpy only (never with llgui's loaders, except the check
 that the bundle loads): the WAV's length against the RTTM's extent and meeting.json; every
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-MEETING = Path(__file__).resolve().parent.parent / "llgui" / "resources" / "demo" / "meeting"
+MEETING = Path(__file__).resolve().parent.parent / "resources" / "demo" / "meeting"
 SEGLST_KEYS = {"session_id", "speaker", "start_time", "end_time", "words"}
 
 

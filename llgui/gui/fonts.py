@@ -5,13 +5,13 @@ A stock Linux server, container or CI has no CJK or Thai font: Qt draws such tex
 boxes and says nothing. `check_bundle(bundle)` (once per bundle, when it opens) takes the
 bundle's distinct non-ASCII characters (`llgui.core.mt.script.distinct_characters`, computed
 in core), asks Qt which of them no font can draw (`QFontMetrics.inFontUcs4`, which counts
-the fallback fonts Qt would use), and only then registers the fonts of `llgui/resources/fonts/`
+the fallback fonts Qt would use), and only then registers the fonts of `resources/fonts/`
 (`QFontDatabase.addApplicationFont`: fontconfig, and so Qt's per-character fallback, finds
 them for every widget). Start-up pays nothing for a bundle of Latin text. `FontCheck.message`
 says what was done and the fix for what is left; the window shows it in the status bar and
 above the MT segments.
 
-The bundled fonts (SIL Open Font License 1.1, see llgui/resources/fonts/OFL.txt):
+The bundled fonts (SIL Open Font License 1.1, see resources/fonts/OFL.txt):
 `LLGUI-CJK-Fallback.otf`, a subset of Noto Sans CJK SC (13,252 characters: GB2312, JIS X 0208
 and Big5 level-1 Han, KS X 1001 Hangul, kana, CJK punctuation; 2.7 MB), and
 `NotoSansThai-Regular.ttf` (38 kB).

@@ -21,10 +21,10 @@ from llgui.cli.main import main
 from tests.cli.test_campaign_cli import GOOD, HYPS, REFS
 
 ROOT = Path(__file__).resolve().parents[2]
-MT = ROOT / "llgui" / "resources" / "demo" / "mt" / "bundle.toml"
-DET = ROOT / "llgui" / "resources" / "demo" / "detection" / "bundle.toml"
-DET_ARGS = [ROOT / "llgui" / "resources" / "demo" / "detection" / "scores" / "sysA.txt", "--key",
-            ROOT / "llgui" / "resources" / "demo" / "detection" / "scores" / "trials.key"]
+MT = ROOT / "resources" / "demo" / "mt" / "bundle.toml"
+DET = ROOT / "resources" / "demo" / "detection" / "bundle.toml"
+DET_ARGS = [ROOT / "resources" / "demo" / "detection" / "scores" / "sysA.txt", "--key",
+            ROOT / "resources" / "demo" / "detection" / "scores" / "trials.key"]
 
 
 def run(capsys, *args) -> tuple[int, str, str]:

@@ -302,7 +302,7 @@ def test_the_diarization_lanes_say_h0_at_step_0(qtbot):
     from llgui.io.bundle import load_bundle
     from tests.conftest import REPO
 
-    bundle = load_bundle(REPO / "llgui" / "resources" / "demo" / "diarization" / "bundle.toml")
+    bundle = load_bundle(REPO / "resources" / "demo" / "diarization" / "bundle.toml")
     doc = bundle.documents[0]
     result = walk(doc, bundle.steps_of(doc.id), "der", bundle.settings, bundle.cost)
     view = DiarView()

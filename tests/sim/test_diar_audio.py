@@ -19,7 +19,7 @@ import pytest
 from llgui.sim import protocol as P
 from llgui.sim.output import TIMING_FIELDS
 
-MEETING = Path(__file__).resolve().parents[2] / "llgui" / "resources" / "demo" / "meeting"
+MEETING = Path(__file__).resolve().parents[2] / "resources" / "demo" / "meeting"
 BUDGET = "20"
 """Seconds listened: the default 60 s is for 12-20 minute shows; on a 3-minute meeting with
 2.5 minutes of speech it would be 40 % of it, and the penalties of the steps alone (each

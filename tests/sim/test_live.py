@@ -17,7 +17,7 @@ from llgui.sim.live import COMPARED, Effort, LiveSession, read_log, resume
 from llgui.sim.run import parse_system
 
 ROOT = Path(__file__).resolve().parents[2]
-MT = ROOT / "llgui" / "resources" / "demo" / "mt" / "bundle.toml"
+MT = ROOT / "resources" / "demo" / "mt" / "bundle.toml"
 
 
 def two_docs(src: Path, tmp: Path) -> Path:
@@ -232,7 +232,7 @@ def _edit_state(folder: Path, change) -> None:
     path.write_text(json.dumps(state))
 
 
-OTHER_BUNDLE = ROOT / "llgui" / "resources" / "demo" / "diarization" / "bundle.toml"
+OTHER_BUNDLE = ROOT / "resources" / "demo" / "diarization" / "bundle.toml"
 HOSTILE_STATES = {
     "a JSON list": lambda s: [s],
     "no mode": lambda s: {k: v for k, v in s.items() if k != "mode"},

@@ -674,7 +674,7 @@ def test_a_silent_active_system_is_told_what_llgui_waits_for(tmp_path):
                 print(json.dumps({"type": "hypothesis", "doc": m["doc"], "step": m["step"],
                                   "lines": m["hypothesis"]}), flush=True)
     '''), encoding="utf-8")
-    bundle = REPO / "llgui" / "resources" / "demo" / "mt" / "bundle.toml"
+    bundle = REPO / "resources" / "demo" / "mt" / "bundle.toml"
     done = subprocess.run([sys.executable, "-m", "llgui", "simulate", str(bundle), "--system",
                            f"{sys.executable} {script}", "--mode", "active", "--timeout", "2",
                            "--out", str(tmp_path / "out")],
@@ -686,7 +686,7 @@ def test_a_silent_active_system_is_told_what_llgui_waits_for(tmp_path):
 
 
 def test_a_mistyped_reference_system_is_a_usage_error_with_a_suggestion(tmp_path):
-    bundle = REPO / "llgui" / "resources" / "demo" / "mt" / "bundle.toml"
+    bundle = REPO / "resources" / "demo" / "mt" / "bundle.toml"
     done = subprocess.run([sys.executable, "-m", "llgui", "simulate", str(bundle), "--system",
                            "mt_memroy", "--out", str(tmp_path / "out")],
                           capture_output=True, text=True, timeout=120)

@@ -370,7 +370,7 @@ def test_replay_penalty_from_the_registry(ami):
 
 
 # --------------------------------------------------------------------------------------------
-# The demo meeting (llgui/resources/demo/meeting/, made with real audio by its script)
+# The demo meeting (resources/demo/meeting/, made with real audio by its script)
 
 
 def demo_meeting_bundles():
@@ -388,7 +388,7 @@ def test_demo_meeting_equals_meeteval(name, collar):
     documents = [d for path in demo_meeting_bundles() for d in load_bundle(path).documents
                  if getattr(d, "words", None)]
     if not documents:
-        pytest.skip("no demo meeting with words in llgui/resources/demo/meeting/ yet")
+        pytest.skip("no demo meeting with words in resources/demo/meeting/ yet")
     for doc in documents:
         track = WordTrack(doc, make_word_metric(name, {} if collar is None
                                                 else {"word_collar": collar}))

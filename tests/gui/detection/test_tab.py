@@ -24,7 +24,7 @@ from llgui.core.types import Trials
 
 
 from tests.conftest import REPO  # noqa: E402
-SCORES = REPO / "llgui" / "resources" / "demo" / "detection" / "scores"
+SCORES = REPO / "resources" / "demo" / "detection" / "scores"
 SYSTEMS = ("sysA", "sysB", "sysB-adapted")
 
 

@@ -18,7 +18,7 @@ from PySide6.QtCore import QPointF, Qt
 from llgui.cli.main import main as cli_main
 
 from tests.conftest import REPO  # noqa: E402
-SCORES = REPO / "llgui" / "resources" / "demo" / "detection" / "scores"
+SCORES = REPO / "resources" / "demo" / "detection" / "scores"
 
 
 @pytest.fixture

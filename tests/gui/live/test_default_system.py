@@ -5,7 +5,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-DEMO = Path(__file__).resolve().parents[3] / "llgui" / "resources" / "demo"
+DEMO = Path(__file__).resolve().parents[3] / "resources" / "demo"
 
 
 def test_a_bundle_with_audio_defaults_to_diar_audio(qtbot, tmp_path):

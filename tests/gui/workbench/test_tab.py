@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from tests.conftest import REPO
 from tests.gui.conftest import settle
 
-MT_BUNDLE = REPO / "llgui" / "resources" / "demo" / "mt" / "bundle.toml"
-DIAR_BUNDLE = REPO / "llgui" / "resources" / "demo" / "diarization" / "bundle.toml"
+MT_BUNDLE = REPO / "resources" / "demo" / "mt" / "bundle.toml"
+DIAR_BUNDLE = REPO / "resources" / "demo" / "diarization" / "bundle.toml"
 
 
 def cli_replay(bundle, doc: str, metric: str) -> dict:

@@ -19,7 +19,7 @@ backchannels over someone else's turn. Two of the male voices are close on purpo
 base voice and variant, pitches 20 apart), as colleagues' voices can be: a system that hears may confuse
 them, and a correction can teach it the difference.
 
-Usage: python llgui/resources/demo/meeting/make_meeting.py [OUT_DIR]
+Usage: python resources/demo/meeting/make_meeting.py [OUT_DIR]
 
 Needs libespeak-ng (Debian: `apt-get install espeak-ng`), numpy and scipy. espeak-ng gives the
 same samples for the same version and voice data, so the files are reproducible where its
@@ -305,7 +305,7 @@ def build() -> dict[str, bytes]:
     import scipy
 
     about = {
-        "made_by": "llgui/resources/demo/meeting/make_meeting.py",
+        "made_by": "resources/demo/meeting/make_meeting.py",
         "tool": f"espeak-ng {engine.version} (libespeak-ng, ctypes)",
         "espeak_ng": engine.version,
         "numpy": np.__version__,

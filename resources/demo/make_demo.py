@@ -8,7 +8,7 @@ order. Running the script twice gives the same bytes.
 
 Usage::
 
-    python llgui/resources/demo/make_demo.py [OUT_DIR]     # default: this script's folder
+    python resources/demo/make_demo.py [OUT_DIR]     # default: this script's folder
 
 Layout written into OUT_DIR (one bundle per task):
 

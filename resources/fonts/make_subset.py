@@ -1,4 +1,4 @@
-"""How llgui/resources/fonts/LLGUI-CJK-Fallback.otf was made (not used at run time).
+"""How resources/fonts/LLGUI-CJK-Fallback.otf was made (not used at run time).
 
 A subset of Noto Sans CJK SC Regular (SIL Open Font License 1.1; Debian package
 fonts-noto-cjk, NotoSansCJK-Regular.ttc, face "Noto Sans CJK SC") to the characters of
@@ -14,7 +14,7 @@ in their Chinese form).
 NotoSansThai-Regular.ttf beside it is Noto Sans Thai (OFL 1.1, Debian fonts-noto-core), as is.
 
     pip install fonttools
-    python llgui/resources/fonts/make_subset.py NotoSansCJK-Regular.ttc llgui/resources/fonts/
+    python resources/fonts/make_subset.py NotoSansCJK-Regular.ttc resources/fonts/
 """
 from __future__ import annotations
 

@@ -76,7 +76,11 @@ def main(argv: list[str]) -> int:
         parallel = ([] if any(a == "-n" or a.startswith("-n") for a in rest)
                     else ["-n", "auto", "--dist", "loadgroup", "--max-worker-restart=0"])
         args = [str(PYTHON), "-m", "pytest", *parallel, *rest]
-    return subprocess.run(args, cwd=ROOT, env=env).returncode
+    # The window and llgui's commands run where the user is, so relative paths they give
+    # (`--screenshot demo.png`, a bundle) mean what they would mean to `llgui` itself; the
+    # tests and the benchmarks run from the repository's root.
+    cwd = ROOT if command in {"test", "bench"} else Path.cwd()
+    return subprocess.run(args, cwd=cwd, env=env).returncode
 
 
 if __name__ == "__main__":

@@ -85,8 +85,27 @@ def platform_problem() -> str | None:
 
 
 NO_DISPLAY = ("no display: neither DISPLAY nor WAYLAND_DISPLAY is set. Run llgui on a desktop, "
-              "render the window to a picture instead (llgui --demo --screenshot demo.png), "
-              "or set QT_QPA_PLATFORM=offscreen")
+              "or render the window to a picture instead: llgui --demo --screenshot demo.png "
+              "(python3 dev.py demo --screenshot demo.png in a clone); the headless commands "
+              "(llgui score, replay, compare, ...) need no display")
+"""Every command it names ends by itself: an offscreen window without --screenshot would not
+(it shows nobody anything and waits for a close that never comes)."""
+HEADLESS_PLATFORMS = {"offscreen", "minimal"}
+"""Qt platforms that show a window to nobody at this machine's screen."""
+
+
+def invisible_window_problem(args) -> str | None:
+    """Why opening the window would run unseen until killed, or None: a platform that shows
+    nothing (QT_QPA_PLATFORM=offscreen) with nothing that ends the run (--screenshot,
+    --close-after)."""
+    platform = os.environ.get("QT_QPA_PLATFORM", "").split(":", 1)[0].strip().lower()
+    if platform not in HEADLESS_PLATFORMS or args.screenshot:
+        return None
+    if args.close_after is not None or os.environ.get("LLGUI_EXIT_AFTER_FIRST_PAINT"):
+        return None
+    return (f"QT_QPA_PLATFORM={platform} draws the window where nobody sees it, and it would "
+            "run until killed: add --screenshot PNG to render it once and exit "
+            "(llgui --demo --screenshot demo.png), or unset QT_QPA_PLATFORM on a desktop")
 XCB_LIBRARIES = {"xcb-cursor": "libxcb-cursor0", "xkbcommon-x11": "libxkbcommon-x11-0",
                  "xcb-icccm": "libxcb-icccm4", "xcb-keysyms": "libxcb-keysyms1",
                  "xcb-image": "libxcb-image0", "xcb-render-util": "libxcb-render-util0",
@@ -178,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    problem = ((platform_problem() or display_problem())
+    problem = ((platform_problem() or display_problem() or invisible_window_problem(args))
                if QApplication.instance() is None else None)
     if problem:   # Qt would abort (SIGABRT) in the QApplication constructor
         print(f"llgui: {problem}", file=sys.stderr)

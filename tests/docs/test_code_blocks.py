@@ -45,8 +45,12 @@ def command_line(text: str, tmp: Path, png: Path) -> list[str]:
     """The argv a documented command stands for, run against this checkout."""
     from llgui.resources import demo_dir
 
+    # /tmp/ in a documented command is a scratch file: it becomes the test's own folder. That
+    # happens before the demo's path goes in, which may itself lie under /tmp/ (a clone in the
+    # system's temporary folder) and must stay as it is.
+    text = text.replace("/tmp/", f"{tmp}/")
     text = text.replace("$(llgui --demo-dir)", str(demo_dir()))   # what the shell would do
-    words = shlex.split(text.replace("/tmp/", f"{tmp}/"))
+    words = shlex.split(text)
     if words[:3] == ["python3", "dev.py", "llgui"]:
         words = ["llgui", *words[3:]]
     assert words[0] == "llgui", f"a documented command that is not llgui's: {text!r}"
@@ -119,3 +123,13 @@ def test_every_runnable_block_is_found():
         languages |= {m.group("lang") for m in BLOCK.finditer(document.read_text("utf-8"))}
     assert languages <= {"", "sh", "console", "toml", "json", "python", "jsonc"}, languages
     assert list(blocks("sh")) and list(blocks("console"))
+
+
+def test_a_clone_under_the_temporary_folder_keeps_its_demo_path(monkeypatch, tmp_path):
+    """/tmp/ of a documented command becomes the test's folder, but the demo's own path is left
+    alone even when the clone lives under /tmp/ (three README blocks failed there)."""
+    monkeypatch.setenv("LLGUI_DEMO_DIR", "/tmp/clone/resources/demo")
+    argv = command_line('llgui score "$(llgui --demo-dir)/mt/bundle.toml" --format json '
+                        '> /tmp/out.json', tmp_path, tmp_path / "w.png")
+    assert "/tmp/clone/resources/demo/mt/bundle.toml" in argv
+    assert f"{tmp_path}/out.json" in argv

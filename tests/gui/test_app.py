@@ -132,3 +132,47 @@ def test_a_message_before_the_first_paint_does_not_draw_over_the_signature(qapp)
         assert window.signature_label.isVisible()
     finally:
         window.close()
+
+
+def _no_display_env():
+    return {k: v for k, v in os.environ.items()
+            if k not in {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}}
+
+
+def test_every_command_the_no_display_advice_names_ends(tmp_path):
+    """Issue 37: the advice said 'or set QT_QPA_PLATFORM=offscreen', which runs an invisible
+    window that prints nothing and never ends. Every command it names now ends, exit 0, with
+    the picture it promises (run here with no display, as a server would)."""
+    import re
+
+    from llgui.gui.app import NO_DISPLAY
+
+    assert "QT_QPA_PLATFORM=offscreen" not in NO_DISPLAY
+    commands = re.findall(r"(?:llgui|python3 dev\.py demo) [^();,]*--screenshot \S+", NO_DISPLAY)
+    assert len(commands) == 2, NO_DISPLAY
+    for command in commands:
+        words = command.split()
+        if words[0] == "llgui":
+            argv = [sys.executable, "-m", "llgui", *words[1:]]
+        else:
+            argv = [sys.executable, str(REPO / "dev.py"), *words[2:]]
+        done = subprocess.run(argv + ["--no-session"], capture_output=True, text=True,
+                              env=_no_display_env(), cwd=tmp_path, timeout=300,
+                              stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, (command, done.stderr[-2000:])
+        assert (tmp_path / words[-1]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", command
+        (tmp_path / words[-1]).unlink()
+
+
+@pytest.mark.parametrize("platform", ["offscreen", "minimal"])
+def test_an_invisible_window_without_screenshot_refuses_instead_of_running_forever(platform,
+                                                                                   tmp_path):
+    """QT_QPA_PLATFORM=offscreen with nothing to end the run: exit 2 saying why and what to
+    add, instead of a silent window that never ends (the subprocess timeout would fail this)."""
+    env = dict(_no_display_env(), QT_QPA_PLATFORM=platform)
+    done = subprocess.run([sys.executable, "-m", "llgui", "--demo", "--no-session"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 2, done.stderr
+    assert f"QT_QPA_PLATFORM={platform}" in done.stderr and "--screenshot PNG" in done.stderr
+    assert "Traceback" not in done.stderr

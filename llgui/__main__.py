@@ -15,6 +15,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if argv and argv[0] in cli.SUBCOMMANDS:
         return cli.main(argv)
+    if len(argv) > 1 and argv[0] in {"-q", "--quiet"} and argv[1] in cli.SUBCOMMANDS:
+        return cli.main(argv)   # `llgui -q score B`: the commands' global option
     if argv and argv[0] in {"-h", "--help"}:
         from llgui.gui.app import build_parser  # argparse only: Qt is not imported here
 

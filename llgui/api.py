@@ -423,12 +423,31 @@ def _frame(rows: list[dict], index: str | None, attrs: Mapping) -> "pandas.DataF
     import pandas as pd
 
     frame = pd.DataFrame(rows)
+    for column in [c for c in frame.columns if c == "time" or str(c).endswith("_time")]:
+        frame[column] = _time_column(frame[column])
     if index is not None and index in frame.columns:
         frame = frame.set_index(index)
     frame.attrs.update(attrs)
     if "report" in attrs:
         frame.attrs["report"] = Report(attrs["report"])
     return frame
+
+
+def _time_column(values: "pandas.Series") -> "pandas.Series":
+    """A bundle's times as pandas can sort and plot them: numbers (a bundle's `time = 3`)
+    as numbers, ISO dates and datetimes as datetime64; anything else stays as written."""
+    import pandas as pd
+
+    if values.isna().all():
+        return values
+    try:
+        return pd.to_numeric(values)
+    except (TypeError, ValueError):
+        pass
+    try:
+        return pd.to_datetime(values, format="ISO8601")
+    except (TypeError, ValueError, OverflowError):
+        return values
 
 
 def score(bundle, metrics: Sequence[str] | None = None, *, policy: str | Path | None = None,

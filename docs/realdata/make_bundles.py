@@ -1,4 +1,4 @@
-"""Build real-data bundles from ../shared/reference-data, outside the repository.
+"""Build real-data bundles from the public reference data ($LLGUI_REFERENCE_DATA), outside the repository.
 
     python docs/realdata/make_bundles.py [OUT]      # default OUT: /tmp/realdata
 
@@ -226,7 +226,27 @@ def simulate(base: Path, system: str, budget: str, out: Path, *extra: str) -> No
     subprocess.run(cmd, check=True)
 
 
+NEEDED = ("vbx-ami-mixheadset", "wmt23-general", "bob-measure", "pyeer")
+"""The reference data's folders the bundles point at."""
+
+
+def missing_reference_data() -> str | None:
+    """Why the bundles cannot be built (nothing is written then), or None."""
+    if not REF.is_dir():
+        return (f"the reference data is not at {REF}: set LLGUI_REFERENCE_DATA to its folder "
+                "(the one holding vbx-ami-mixheadset/, wmt23-general/, ...)")
+    gone = [name for name in NEEDED if not (REF / name).is_dir()]
+    if gone:
+        return (f"{REF} lacks {', '.join(gone)}: set LLGUI_REFERENCE_DATA to the reference "
+                "data's folder")
+    return None
+
+
 def main() -> None:
+    problem = missing_reference_data()
+    if problem:   # before anything is written: no half-made bundle is left behind
+        print(f"make_bundles.py: {problem}", file=sys.stderr)
+        sys.exit(2)
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/realdata")
     if os.environ.get("ONLY") == "ami-dev":
         simulate(ami_dev_bundle(out), "diar_clusters", os.environ.get("AMI_BUDGET", "22"),

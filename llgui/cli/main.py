@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 import traceback
 from dataclasses import dataclass
@@ -55,9 +56,18 @@ def build_parser() -> argparse.ArgumentParser:
                "the window.",
     )
     parser.add_argument("--version", action="version", version=f"llgui {__version__}")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print only the report and errors: no progress, notes or "
+                             "warnings on stderr (as sacrebleu's -q)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, command in COMMANDS.items():
-        command.arguments(sub.add_parser(name, help=command.help))
+        p = sub.add_parser(name, help=command.help)
+        command.arguments(p)
+        taken = {o for a in p._actions for o in a.option_strings}
+        # after the command too (`llgui score B -q`); SUPPRESS keeps `llgui -q score B`'s value
+        p.add_argument(*[o for o in ("-q", "--quiet") if o not in taken], dest="quiet",
+                       action="store_true", default=argparse.SUPPRESS,
+                       help="print only the report and errors on stderr")
     return parser
 
 
@@ -66,16 +76,54 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
     `--collar`?); exit 2 as argparse's own errors."""
     import difflib
 
-    args, extra = parser.parse_known_args(argv)
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+    def known_options(command: argparse.ArgumentParser | None) -> list[str]:
+        return [o for a in (command or parser)._actions for o in a.option_strings]
+
+    def hint(unknown: str, known: list[str]) -> str:
+        close = difflib.get_close_matches(unknown.split("=")[0], known, n=1, cutoff=0.6)
+        return f"; did you mean {close[0]}?" if close and unknown.startswith("-") else ""
+
+    class Refused(Exception):
+        """argparse's error, held back until we know whether a mistyped option caused it."""
+
+    def held(self, message):
+        raise Refused(self, message)
+
+    parsers = [parser, *action.choices.values()]
+    for each in parsers:
+        each.error = held.__get__(each)
+    try:
+        args, extra = parser.parse_known_args(argv)
+    except Refused as refused:
+        failed, message = refused.args
+        # A mistyped long option is named before what argparse missed because of it: `compare
+        # B --baseine X` said only that --baseline is required.
+        first = next((i for i, word in enumerate(argv) if not word.startswith("-")), None)
+        command = action.choices.get(argv[first]) if first is not None else None
+        known = known_options(command) if command is not None else []
+        for word in argv[first + 1:] if command is not None else ():
+            if word == "--":
+                break
+            name = word.split("=", 1)[0]
+            if (word.startswith("--") and name not in known
+                    and not [o for o in known if o.startswith(name)]):   # abbreviations
+                message = f"unrecognized arguments: {word}{hint(word, known)}"
+                failed = command
+                break
+        for each in parsers:
+            del each.error
+        failed.error(message)
+        raise AssertionError("unreachable") from None   # argparse's error exits
+    for each in parsers:
+        del each.error
     if not extra:
         return args
-    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     command = action.choices.get(args.command) if args.command else None
-    known = [o for a in (command or parser)._actions for o in a.option_strings]
     unknown = next((e for e in extra if e.startswith("-")), extra[0])
-    close = difflib.get_close_matches(unknown.split("=")[0], known, n=1, cutoff=0.6)
-    hint = f"; did you mean {close[0]}?" if close and unknown.startswith("-") else ""
-    (command or parser).error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+    (command or parser).error(f"unrecognized arguments: {' '.join(extra)}"
+                              f"{hint(unknown, known_options(command))}")
     raise AssertionError("unreachable")   # argparse's error exits
 
 
@@ -376,6 +424,21 @@ def _terminate_as_interrupt():
             signal.signal(number, old)
 
 
+@contextlib.contextmanager
+def _quiet_stderr(quiet: bool):
+    """-q: what a command says on stderr while it works (progress, notes, warnings) goes
+    nowhere; its errors are printed by main() after it, as always."""
+    if not quiet:
+        yield
+        return
+    previous, sys.stderr = sys.stderr, open(os.devnull, "w", encoding="utf-8")
+    try:
+        yield
+    finally:
+        sys.stderr.close()
+        sys.stderr = previous
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = _parse(parser, list(sys.argv[1:] if argv is None else argv))
@@ -389,7 +452,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     options.check_environment()
                 except ValueError as error:
                     raise UsageError(str(error)) from None
-            text = COMMANDS[args.command].run(args)
+            with _quiet_stderr(args.quiet):
+                text = COMMANDS[args.command].run(args)
     except KeyboardInterrupt as stop:   # Ctrl-C, SIGTERM, SIGHUP: the job was stopped, its
         # children ended (simulate: the system's process group, run.json marked partial)
         what = str(stop) or "interrupted"
@@ -478,27 +542,30 @@ def _flag_settings(args) -> dict:
 
 
 @contextlib.contextmanager
-def _stdin_file(args, names: Sequence[str]):
+def _stdin_file(args, names: Sequence[str], labels: dict[str, str] | None = None):
     """The one input given as '-' (a plain-file option in `names`), read from standard input
     into a temporary regular file, so that it is read, bounded and checked as any file is.
-    Problems in it are reported as `<stdin>:LINE: reason`."""
+    Problems in it are reported as `<stdin>:LINE: reason`. `labels` names an input that is
+    not a `--NAME` option in messages (det's positional SCORES)."""
     import tempfile
 
+    labels = labels or {}
     dashes = [n for n in names if _is_dash(getattr(args, n, None))]
     if len(dashes) > 1:
         raise UsageError(f"only one input can be read from standard input, not "
-                         f"{' and '.join('--' + n for n in dashes)}")
+                         f"{' and '.join(labels.get(n, '--' + n) for n in dashes)}")
     if not dashes:
         yield None
         return
     from llgui.utils.regular import MAX_INPUT_BYTES
 
+    label = labels.get(dashes[0], f"--{dashes[0]}")
     if sys.stdin is None or sys.stdin.isatty():
-        raise UsageError(f"--{dashes[0]} -: standard input is a terminal; pipe the file in "
+        raise UsageError(f"{label} -: standard input is a terminal; pipe the file in "
                          f"(llgui {args.command} ... < FILE) or name it")
     data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
     if len(data) > MAX_INPUT_BYTES:
-        raise UsageError(f"--{dashes[0]} -: standard input is larger than the largest input "
+        raise UsageError(f"{label} -: standard input is larger than the largest input "
                          f"read ({MAX_INPUT_BYTES >> 20} MiB)")
     name = dashes[0]
     with tempfile.TemporaryDirectory(prefix="llgui-stdin-") as folder:
@@ -526,8 +593,8 @@ def _stdin_suffix(args, name: str) -> str:
 
     if name == "log":
         return ".jsonl"
-    suffixes = [r.suffix.lower() for r in args.ref or ()]
-    diarization = args.task == "diarization" or any(s in DIARIZATION_SUFFIXES for s in suffixes)
+    suffixes = [r.suffix.lower() for r in getattr(args, "ref", None) or ()]
+    diarization = getattr(args, "task", None) == "diarization" or any(s in DIARIZATION_SUFFIXES for s in suffixes)
     if diarization and name == "hyp":
         return next((s for s in suffixes if s in DIARIZATION_SUFFIXES), ".rttm")
     return ".txt"
@@ -632,6 +699,20 @@ def cmd_det(args) -> str:
     dcf = api.parse_dcf(args.dcf, "--dcf")
     if not args.scores and not args.pair:
         raise UsageError("give score files, or --pair TARGETS NONTARGETS")
+    dashes = [i for i, path in enumerate(args.scores) if _is_dash(path)]
+    if len(dashes) > 1:
+        raise UsageError("only one score file can be read from standard input ('-')")
+    if dashes:   # `llgui det - --key KEY < scores.txt`: the system is named 'stdin'
+        args.stdin_scores = args.scores[dashes[0]]
+        with _stdin_file(args, ("stdin_scores",), {"stdin_scores": "SCORES"}):
+            args.scores[dashes[0]] = args.stdin_scores
+            return _det_report_text(args, dcf)
+    return _det_report_text(args, dcf)
+
+
+def _det_report_text(args, dcf) -> str:
+    from llgui import api
+
     _check_input(*args.scores, *(p for pair in args.pair for p in pair),
                  *([args.key] if args.key is not None else []))
     trials = api.det_trials(args.scores, args.key, args.pair)

@@ -1,4 +1,4 @@
-"""Where the bundled demo lives: one bundle per task and a campaign, in resources/demo/
+"""Where the bundled demo lives: one bundle per task, a lifelong detection bundle, a campaign and a meeting with audio, in resources/demo/
 ($LLGUI_DEMO_DIR overrides). Plain paths, no Qt: the start-up (`llgui.gui.app`) and the
 window's File › Open the demo (`llgui.gui.main_window`) both read them from here."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ def _root() -> Path:
 
 
 def demo_bundles() -> list[Path]:
-    """The bundled demo: one bundle per task, in resources/demo/ ($LLGUI_DEMO_DIR overrides)."""
+    """The bundled demo's bundles (one per task), in resources/demo/ ($LLGUI_DEMO_DIR overrides)."""
     root = _root()
     return [p for p in (root / "mt" / "bundle.toml", root / "diarization" / "bundle.toml",
                         root / "detection" / "bundle.toml",

@@ -1,0 +1,131 @@
+"""A newcomer's first hour (issue 37, item 4): each small thing that went wrong, as a user met it.
+
+Every command runs as a user runs it, in a subprocess; the expected outputs come from the same
+command without the option under test (the report llgui prints is not in question here, only
+what the option adds or takes away) or from the files themselves.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import DEMO, REPO
+
+KEY = DEMO / "detection" / "scores" / "trials.key"
+SYS_A = DEMO / "detection" / "scores" / "sysA.txt"
+
+
+def llgui(*args, stdin=None, env=None, cwd=REPO):
+    return subprocess.run([sys.executable, "-m", "llgui", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=300, input=stdin,
+                          env={**os.environ, **(env or {})})
+
+
+@pytest.fixture(scope="module")
+def campaign_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_quiet_prints_the_report_and_nothing_else(where, campaign_cache):
+    """`llgui -q score X` said 'score: no such file' (the window's parser took it); -q now
+    silences a command's progress and notes, before or after the command, as sacrebleu's."""
+    campaign = DEMO / "campaign" / "campaign.toml"
+    env = {"LLGUI_CACHE_DIR": str(campaign_cache)}
+    loud = llgui("campaign", campaign, "--workers", "0", "--format", "json", env=env)
+    assert loud.returncode == 0, loud.stderr
+    assert loud.stderr.strip(), "the campaign says what it does on stderr (the premise)"
+    args = (["-q", "campaign", campaign] if where == "before" else ["campaign", campaign, "-q"])
+    quiet = llgui(*args, "--workers", "0", "--format", "json", env=env)
+    assert quiet.returncode == 0, quiet.stderr
+    assert quiet.stderr == ""
+    assert json.loads(quiet.stdout)["systems"] == json.loads(loud.stdout)["systems"]
+
+
+def test_quiet_still_says_what_is_wrong():
+    done = llgui("-q", "score", "nothere.toml")
+    assert done.returncode == 2
+    assert "nothere.toml" in done.stderr and "no such file" in done.stderr
+
+
+def test_a_mistyped_option_is_named_before_a_missing_required_one():
+    """`llgui compare B --baseine X` answered only 'the following arguments are required:
+    --baseline', never what was wrong with what was typed."""
+    done = llgui("compare", DEMO / "mt" / "bundle.toml", "--baseine", "static")
+    assert done.returncode == 2
+    assert "--baseine" in done.stderr and "did you mean --baseline?" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_an_abbreviated_option_still_works():
+    """argparse's unambiguous abbreviations (`--form json`) are not mistaken for typos."""
+    done = llgui("score", DEMO / "mt" / "bundle.toml", "--form", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["task"] == "mt"
+
+
+def test_det_reads_scores_from_standard_input():
+    """`llgui det - --key KEY < scores` read nothing ('-: file not found'); it gives the same
+    numbers as the file named, the system called 'stdin'."""
+    named = llgui("det", SYS_A, "--key", KEY, "--format", "json")
+    piped = llgui("det", "-", "--key", KEY, "--format", "json", stdin=SYS_A.read_text())
+    assert named.returncode == 0 and piped.returncode == 0, piped.stderr
+    a, b = json.loads(named.stdout)["systems"][0], json.loads(piped.stdout)["systems"][0]
+    assert b["name"] == "stdin"
+    assert {k: v for k, v in a.items() if k != "name"} == {k: v for k, v in b.items()
+                                                           if k != "name"}
+    bad = llgui("det", "-", "--key", KEY, stdin="e1 t1 abc\n")
+    assert bad.returncode == 2 and bad.stderr.startswith("<stdin>"), bad.stderr
+
+
+def test_the_api_times_are_times_not_strings():
+    """The API's `time` column was a string: it sorts and plots as datetime64 now (ISO dates),
+    and a model's time in the lifelong table too."""
+    import pandas as pd
+
+    import llgui
+
+    frame = llgui.score(DEMO / "mt" / "bundle.toml")
+    assert pd.api.types.is_datetime64_any_dtype(frame["time"])
+    assert frame["time"].iloc[0] == pd.Timestamp("2023-01-09T08:00:00")
+    table = llgui.lifelong(DEMO / "mt" / "bundle.toml")
+    assert pd.api.types.is_datetime64_any_dtype(table["time"])
+
+
+def test_make_bundles_without_the_reference_data_names_the_variable_and_writes_nothing(
+        tmp_path):
+    """It printed 15 'not found' lines and a traceback (exit 1), left a half-written bundle,
+    and never named LLGUI_REFERENCE_DATA."""
+    out = tmp_path / "realdata"
+    done = subprocess.run([sys.executable, str(REPO / "docs" / "realdata" / "make_bundles.py"),
+                           str(out)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "LLGUI_REFERENCE_DATA": str(tmp_path / "none")})
+    assert done.returncode == 2
+    assert "LLGUI_REFERENCE_DATA" in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_the_developer_docs_say_what_the_tree_holds():
+    """docs/developing.md said 'Python 3.11' (the README: 3.11 or newer) and 'one bundle per
+    task' where the demo has six folders; its layout showed resources/ where there was none."""
+    text = (REPO / "docs" / "developing.md").read_text(encoding="utf-8")
+    assert "Python 3.11 or newer" in text and "Python 3.11 and pip" not in text
+    folders = sorted(p.name for p in (REPO / "resources" / "demo").iterdir() if p.is_dir()
+                     and p.name != "__pycache__")
+    assert len(folders) == 6
+    for folder in folders:
+        assert f"`{folder}/`" in text, folder
+    layout = text[text.index("## Layout"):]
+    assert re.search(r"(?m)^resources/ ", layout) and (REPO / "resources").is_dir()
+
+
+def test_the_index_page_does_not_promise_a_package_that_is_not_published():
+    text = (REPO / "docs" / "index-page.md").read_text(encoding="utf-8")
+    assert "pip install llgui\n" not in text
+    assert "not yet published" in text

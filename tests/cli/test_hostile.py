@@ -23,6 +23,7 @@ from tests.cli.test_campaign_cli import GOOD, HYPS, REFS
 ROOT = Path(__file__).resolve().parents[2]
 MT = ROOT / "resources" / "demo" / "mt" / "bundle.toml"
 DET = ROOT / "resources" / "demo" / "detection" / "bundle.toml"
+DET_SMALL = ROOT / "resources" / "demo" / "detection-lifelong" / "bundle.toml"
 DET_ARGS = [ROOT / "resources" / "demo" / "detection" / "scores" / "sysA.txt", "--key",
             ROOT / "resources" / "demo" / "detection" / "scores" / "trials.key"]
 
@@ -89,10 +90,10 @@ def test_campaign_out_that_would_overwrite_an_input_is_refused(tmp_path, capsys,
 
 @pytest.mark.parametrize("workers", ["1000", str(10 ** 12), "-1", "\u0663", "1_0", "2.5", ""])
 def test_campaign_workers_out_of_bounds_is_exit_2(workers, campaign, capsys):
-    start = time.monotonic()
+    start = time.process_time()
     code, _, err = run(capsys, "campaign", campaign, "--workers", workers)
     assert code == 2 and "--workers" in err
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
 
 
 @pytest.mark.parametrize("scheduler", ["", "   "])
@@ -132,10 +133,10 @@ def test_a_scheduler_address_that_is_not_dask_is_exit_2(campaign, capsys):
 def test_a_template_with_a_format_spec_is_refused(template, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("LLGUI_CACHE_DIR", str(tmp_path / "cache"))
     path = make_campaign(tmp_path, GOOD.replace("sys/{model}/{batch}.txt", template))
-    start = time.monotonic()
+    start = time.process_time()
     code, _, err = run(capsys, "campaign", path, "--workers", "0")
     assert code == 2 and "format spec" in err
-    assert time.monotonic() - start < 10
+    assert time.process_time() - start < 10
 
 
 def test_a_system_name_of_300_characters_writes_inside_out(tmp_path, capsys, monkeypatch):
@@ -217,10 +218,10 @@ def test_a_damaged_cache_entry_is_recomputed(damage, campaign, capsys, tmp_path,
         os.mkfifo(entry)
     else:   # a valid entry, right key and checksum, arrays of the wrong shape
         CellCache(cache / "campaign").put(key, {"bleu": np.ones(3), "chrf": np.ones((3, 2))})
-    start = time.monotonic()
+    start = time.process_time()
     code, out, err = run(capsys, "campaign", campaign, "--workers", "0", "--format", "json")
     assert code == 0, err
-    assert time.monotonic() - start < 20
+    assert time.process_time() - start < 20
     assert json.loads(out)["systems"] == truth
     assert "recomputed" in err
 
@@ -289,10 +290,10 @@ def test_a_statistics_pack_that_is_not_a_regular_file_is_skipped(damage, capsys,
                 os.mkfifo(pack)
             else:
                 pack.symlink_to("/dev/zero")
-        start = time.monotonic()
+        start = time.process_time()
         code, out, err = run(capsys, "score", MT, "--metric", "bleu", "--format", "json")
         assert code == 0, err
-        assert time.monotonic() - start < 30
+        assert time.process_time() - start < 30
     finally:
         stats_cache.forget()
 
@@ -306,11 +307,11 @@ def test_a_statistics_pack_that_is_not_a_regular_file_is_skipped(damage, capsys,
     ["--interactive-ratio", "nan"], ["--seed", "\u0661"], ["--seed", "1e3"],
 ])
 def test_simulate_numeric_options_are_finite_and_in_range(args, tmp_path, capsys):
-    start = time.monotonic()
+    start = time.process_time()
     code, _, err = run(capsys, "simulate", MT, "--system", "static", "--out",
                        tmp_path / "out", "--quiet", *args)
     assert code == 2 and args[0] in err
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
 
 
 @pytest.mark.parametrize("out", ["/dev/null", "FILE", "/proc/llgui-cannot-write-here"])
@@ -351,10 +352,10 @@ def test_a_system_named_dotdot_writes_inside_out(tmp_path, capsys):
 
 @pytest.mark.parametrize("samples", [str(10 ** 8), str(10 ** 12), "0", "\u0661\u0660"])
 def test_compare_samples_are_bounded(samples, capsys):
-    start = time.monotonic()
+    start = time.process_time()
     code, _, err = run(capsys, "compare", MT, MT, "--baseline", "x", "--samples", samples)
     assert code == 2 and "--samples" in err
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
 
 
 @pytest.mark.parametrize("threshold", ["\u0661", "nan", "inf", "1_0"])
@@ -380,9 +381,11 @@ FAST = settings(max_examples=25, deadline=None,
 
 
 def _bounded(capsys, *args, seconds=60.0) -> int:
-    start = time.monotonic()
+    """The command's exit code; it spent less than `seconds` of CPU (its own threads: a busy
+    machine makes the wall clock longer, not this; a blocked hang is pytest-timeout's)."""
+    start = time.process_time()
     code = run(capsys, *args)[0]
-    assert time.monotonic() - start < seconds
+    assert time.process_time() - start < seconds
     return code
 
 
@@ -421,9 +424,12 @@ def test_property_campaign_settings(key, value, tmp_path_factory, capsys, monkey
 
 
 def test_the_detection_bundle_compares(capsys):
-    """The property below must reach the comparison: its bundle's systems compare."""
-    code, _, err = run(capsys, "compare", DET, "--baseline", "sysA", "--samples", "50")
+    """The property below must reach the comparison: its bundle's systems compare (the
+    lifelong detection bundle: 1,200 trials, where the 25,000 of DET made every example of the
+    property seconds of bootstrap that tell nothing more about parsing)."""
+    code, out, err = run(capsys, "compare", DET_SMALL, "--baseline", "static", "--samples", "50")
     assert code == 0, err
+    assert "adaptive" in out
 
 
 @FAST
@@ -432,8 +438,8 @@ def test_property_compare_options(option, value, capsys):
     if option == "--samples" and value.strip().isascii() and value.strip().isdigit():
         # a valid count runs that many resamples, as asked: keep the property about parsing
         # (the bound itself is test_compare_samples_are_bounded)
-        assume(int(value) <= 2000 or int(value) > 10 ** 6)
-    code = _bounded(capsys, "compare", DET, "--baseline", "sysA", option, value)
+        assume(int(value) <= 200 or int(value) > 10 ** 6)
+    code = _bounded(capsys, "compare", DET_SMALL, "--baseline", "static", option, value)
     assert code in (0, 2)
 
 

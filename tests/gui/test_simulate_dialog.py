@@ -3,7 +3,6 @@ ends the system's process, and the finished run opens with the numbers of `llgui
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 
@@ -58,9 +57,11 @@ class GapMeter:
         self.last, self.last_cpu = now, cpu
 
     def check(self, limit: float = 0.100) -> None:
-        assert self.worst_cpu < limit, f"the event loop was busy {1000 * self.worst_cpu:.0f} ms"
-        if os.getloadavg()[0] <= (os.cpu_count() or 1):   # a machine not overloaded
-            assert self.worst < limit, f"the event loop stalled {1000 * self.worst:.0f} ms"
+        # the main thread's own work only: wall-clock stalls grow with the machine's load (the
+        # 1-minute load average said 'not overloaded' while two test workers ran) and are the
+        # benchmarks' (tests/gui/stall.py)
+        assert self.worst_cpu < limit, (f"the event loop was busy {1000 * self.worst_cpu:.0f} "
+                                        f"ms (longest gap {1000 * self.worst:.0f} ms)")
 
 
 def test_simulate_runs_on_a_worker_and_opens_the_run(window, qtbot, tmp_path, demo_dir, capsys):

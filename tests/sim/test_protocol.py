@@ -100,7 +100,9 @@ def test_hostile_system_fails_cleanly(fault, at, where, reason, hostile, tmp_pat
     elapsed = time.monotonic() - start
     err = capsys.readouterr().err
     assert code == 3, err
-    assert elapsed < TIMEOUT + 2.0
+    # ended by the fault or the timeout, not by waiting out the system's 60-s child: the
+    # bound is far from both (a loaded machine takes seconds to start the system itself)
+    assert elapsed < 30.0
     first = "news-2023-01-09" if fault != "wrong-doc" else "news-2023-02-06"
     assert f"(doc {first}, {where})" in err, err
     assert reason in err, err

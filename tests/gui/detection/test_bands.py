@@ -13,7 +13,7 @@ from PySide6.QtCore import QTimer
 from llgui.core.detection import det
 from llgui.core.significance import detection as _significance  # noqa: F401 - imported before the clicks are timed
 from llgui.gui.detection.bands import BANDS_KEY
-from tests.gui.stall import MainThreadClock
+from tests.gui.stall import BusyClock, MainThreadClock
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def test_bands_on_a_worker_newest_wins_and_drawn(window, tab, qtbot):
     delivered = []
     window.jobs.result_ready.connect(lambda key, result: delivered.append((key, result))
                                      if key == BANDS_KEY else None)
-    gaps, clock = [], MainThreadClock(time.perf_counter())
+    gaps, clock, busy = [], MainThreadClock(time.perf_counter()), BusyClock()
     seen = {"running": False, "delivered": 0, "shown": False}
 
     def tick():
@@ -37,11 +37,12 @@ def test_bands_on_a_worker_newest_wins_and_drawn(window, tab, qtbot):
         curves are on screen (drawing them is the tab's own work) to the tick after its result
         arrived and the bands were drawn (only they: the curves stay)."""
         gap = clock.gap(time.perf_counter())
+        work = busy.busy()
         running = window.jobs.is_running(BANDS_KEY)
         overlapped = running or seen["running"] or len(delivered) != seen["delivered"]
         shown = tab.shown_dcf == new_dcf and not window.jobs.is_running("det")
         if overlapped and shown and seen["shown"]:
-            gaps.append(gap)
+            gaps.append((work, gap))
         seen["running"], seen["delivered"], seen["shown"] = running, len(delivered), shown
 
     timer = QTimer()
@@ -64,7 +65,10 @@ def test_bands_on_a_worker_newest_wins_and_drawn(window, tab, qtbot):
     assert len(delivered) == 1, "only the newest request's result is delivered"
     # the job can end before the new curves are drawn (then nothing overlapped it alone);
     # whatever did overlap it must be short
-    assert max(gaps, default=0.0) < 0.1, f"the event loop stalled {1000 * max(gaps):.0f} ms"
+    # (the main thread's own work between ticks, which holds on a loaded machine; wall-clock
+    # stalls are gate 3's, on a quiet one)
+    work, gap = max(gaps, default=(0.0, 0.0))
+    assert work < 0.1, f"the event loop worked {1000 * work:.0f} ms (a gap of {1000 * gap:.0f})"
     results = delivered[0][1]
     systems = tab.systems()
     assert [r.band.name for r in results] == [t.name for t in systems]

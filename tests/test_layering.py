@@ -166,6 +166,8 @@ def _import_graph() -> dict[str, set[str]]:
         parts = list(path.relative_to(REPO).with_suffix("").parts)
         is_package = parts[-1] == "__init__"
         modules[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    # the top-level resources/ is the package llgui.resources (pyproject's package-dir)
+    modules["llgui.resources"] = (REPO / "resources" / "__init__.py", True)
 
     def resolve(name: str) -> str | None:
         parts = name.split(".")

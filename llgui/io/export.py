@@ -147,6 +147,10 @@ def replay_table(report: Mapping) -> str:
     out.append(f"final: S_adapt = {fmt(report['s_adapt'])}, S_pen = {fmt(report['s_pen'])}; "
                f"{area_text}; MSR = "
                + (f"{fmt(msr)} %" if msr is not None else f"n/a ({name} is not an error count)"))
+    if report.get("question_value"):   # issue 34: the system's questions, valued
+        from llgui.io.effort_report import question_summary_line
+
+        out.append(question_summary_line(report["question_value"], "document"))
     return "\n".join(out) + "\n"
 
 
@@ -219,6 +223,10 @@ def score_table(report: Mapping) -> str:
             out.append("DER pooled components (s): " + ", ".join(
                 f"{k} {fmt(components[k], 3)}" for k in ("miss", "false_alarm", "confusion", "total")
                 if k in components))
+    if report.get("question_value"):   # issue 34: the system's questions, valued
+        from llgui.io.effort_report import question_summary_line
+
+        out.append(question_summary_line(report["question_value"]))
     out.append("signatures:")
     for m, name in zip(metrics, names):
         out.append(f"  {name}: {report['metrics'][m]['signature']}")

@@ -7,18 +7,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from llgui.io.export import fmt, render_table, to_csv
-
-
-def question_summary_line(q: Mapping, what: str = "run") -> str:
-    """One line: request precision, asked / random / best, gain and regret."""
-    run = q["run"] if "run" in q else q
-    precision = run["precision"]
-    return (f"question value ({q.get('unit', 'errors')}, {what}): {run['questions']} questions, "
-            f"precision {fmt(None if precision is None else 100 * precision, 1)} %, "
-            f"asked {fmt(run['asked'])} vs random {fmt(run['random'])} vs best "
-            f"{fmt(run['best'])}: gain over random {fmt(run['gain'])}, regret "
-            f"{fmt(run['regret'])}")
+from llgui.io.export import fmt, question_summary_line, render_table, to_csv  # noqa: F401
 
 
 def question_table(q: Mapping) -> str:

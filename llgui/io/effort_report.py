@@ -51,13 +51,7 @@ def effort_table(report: Mapping) -> str:
 
 
 def human_table(h: Mapping) -> str:
-    a = h["agreement"]
-    low, high = a["interval"]
-    level = round(100 * a["level"])
-    out = ["== the human against the oracle",
-           f"answers compared: {a['compared']}, agree {a['agree']}, disagree {a['disagree']}: "
-           f"human error rate {fmt(_pct(a['error_rate']), 1)} % [{fmt(_pct(low), 1)}, "
-           f"{fmt(_pct(high), 1)}] ({a['method']}, {level} %): the oracle {a['noisy']}"]
+    out = ["== the human against the oracle", agreement_line(h["agreement"])]
     rows = [(c["doc"], c["step"], c["kind"], "yes" if c["agree"] else "no",
              _short(c["human"]), _short(c["oracle"])) for c in h["answers"]]
     if rows:
@@ -68,25 +62,47 @@ def human_table(h: Mapping) -> str:
     out.append("")
     fit = h.get("cost_fit")
     if fit:
-        out.append(f"cost model fitted to {fit['steps']} steps' seconds ({fit['method']}; "
-                   f"residual sd {fmt(fit['residual_sd'])} s, R2 {fmt(fit['r2'], 3)}):")
+        out.append(fit_line(fit) + ":")
         out.append(render_table(("weight", "value", f"{round(100 * fit['level'])} % interval",
-                                 "unit"),
-                                [(k, fmt(w["value"], 3), f"[{fmt(w['interval'][0], 3)}, "
-                                  f"{fmt(w['interval'][1], 3)}]", w["unit"])
-                                 for k, w in fit["weights"].items()]))
+                                 "unit"), fit_rows(fit)))
     else:
         out.append(f"cost model: not fitted ({h.get('cost_fit_problem')})")
     ranking = h.get("ranking")
     if ranking:
         out.append("")
-        out.append(f"rankings by pooled S_pen ({ranking['metric']}), live vs simulated: "
-                   f"Kendall's tau = {fmt(ranking['tau'], 3)} (p = {fmt(ranking['p_value'], 3)}, "
-                   f"{len(ranking['systems'])} systems)")
+        out.append(ranking_line(ranking))
         out.append(render_table(("system", "live S_pen", "simulated S_pen"),
                                 [(s, fmt(ranking["live"].get(s)), fmt(ranking["simulated"].get(s)))
                                  for s in sorted(set(ranking["live"]) | set(ranking["simulated"]))]))
     return "\n".join(out) + "\n"
+
+
+def agreement_line(a: Mapping) -> str:
+    """The human error rate with its interval and the oracle it implies, in one line."""
+    low, high = a["interval"]
+    level = round(100 * a["level"])
+    return (f"answers compared: {a['compared']}, agree {a['agree']}, disagree "
+            f"{a['disagree']}: human error rate {fmt(_pct(a['error_rate']), 1)} % "
+            f"[{fmt(_pct(low), 1)}, {fmt(_pct(high), 1)}] ({a['method']}, {level} %): the "
+            f"oracle {a['noisy']}")
+
+
+def fit_rows(fit: Mapping) -> list[tuple[str, str, str, str]]:
+    """(weight, value, interval, unit) rows of a cost fit, as text."""
+    return [(k, fmt(w["value"], 3), f"[{fmt(w['interval'][0], 3)}, {fmt(w['interval'][1], 3)}]",
+             w["unit"]) for k, w in fit["weights"].items()]
+
+
+def fit_line(fit: Mapping) -> str:
+    return (f"cost model fitted to {fit['steps']} steps' seconds ({fit['method']}; residual sd "
+            f"{fmt(fit['residual_sd'])} s, R2 {fmt(fit['r2'], 3)}; "
+            f"{round(100 * fit['level'])} % t intervals)")
+
+
+def ranking_line(ranking: Mapping) -> str:
+    return (f"rankings by pooled S_pen ({ranking['metric']}), live vs simulated: Kendall's tau = "
+            f"{fmt(ranking['tau'], 3)} (p = {fmt(ranking['p_value'], 3)}, "
+            f"{len(ranking['systems'])} systems)")
 
 
 def effort_csv(report: Mapping) -> str:

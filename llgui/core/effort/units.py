@@ -108,18 +108,27 @@ def _units_of(track, step: Step) -> tuple:
 
 
 def _mt_value(track, step, cost_model, done):
-    from llgui.core.mt.script import count_units
-
     index = step.target.sentence - 1
-    metric = track.metric
-    errors = np.array([metric.errors(row)[0] for row in track.stats], dtype=float)
-    refs = track.doc.references[0]
-    costs = np.array([count_units(r, track.cost_unit) for r in refs],
-                     dtype=float) * cost_model.reference_weight
+    stats = track.stats
+    # TER and WER rows are (edits, reference words): the first column is `metric.errors`'s
+    errors = np.asarray(stats[:, 0], dtype=float)
+    costs = _mt_costs(track) * cost_model.reference_weight
     pool = np.ones(errors.size, dtype=bool)
     pool[list(done)] = False
     pool[index] = True       # the asked sentence is a question the system could ask
     return float(costs[index]), float(errors[index]), errors[pool], costs[pool]
+
+
+def _mt_costs(track) -> np.ndarray:
+    """Reference words (characters) of every sentence, counted once per track."""
+    from llgui.core.mt.script import count_units
+
+    costs = getattr(track, "_question_costs", None)
+    if costs is None:
+        costs = np.array([count_units(r, track.cost_unit) for r in track.doc.references[0]],
+                         dtype=float)
+        track._question_costs = costs
+    return costs
 
 
 def _diar_value(track, step, cost_model, done):

@@ -74,11 +74,27 @@ def walk_job(key, document, steps, metric, settings, cost, documents, progress=N
     name, mode = metric_and_mode(metric)
     result = walk(document, steps, name, settings, cost, mode=mode, should_stop=should_stop,
                   documents=documents, progress=progress, memorise=memorise_affordable(document))
+    result.questions = question_values(document, steps, name, settings, cost, documents,
+                                       should_stop=should_stop)
     if document.task == "diarization" and turns(document) > SYNC_TURNS:
         # the first view of a long show (its base timeline) too: built here, it does not
         # run beside the window's first paint of the document
         view_job(result, 0, True, should_stop=should_stop, **zones_of(settings))
     return key, result
+
+
+def question_values(document, steps, metric, settings, cost, documents, should_stop=None
+                    ) -> dict | None:
+    """Step number -> question value of each active step (issue 34; `llgui.core.effort`),
+    None when the document has none or its task counts no errors (detection)."""
+    from llgui.core.effort.units import ERROR_METRIC, document_values, error_metric
+    from llgui.core.penalty import make_track
+
+    if document.task not in ERROR_METRIC or not any(s.initiative == "active" for s in steps):
+        return None
+    track = make_track(document, error_metric(document.task, metric), settings, cost,
+                       documents)
+    return {v.step: v for v in document_values(track, steps, cost, should_stop=should_stop)}
 
 
 def view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,

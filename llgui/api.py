@@ -439,7 +439,15 @@ def compare_report(bundles, baseline: str, test: str = "bs", unit: str | None = 
                                      dcf=point, progress=progress)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    return comparison.report()
+    report = comparison.report()
+    questions = {}
+    for bundle in loaded:   # issue 34: each system's questions, valued (active logs only)
+        q = _question_value(bundle)
+        if q is not None:
+            questions[bundle.name] = {"unit": q["unit"], "run": q["run"]}
+    if questions:
+        report["question_value"] = questions
+    return report
 
 
 def campaign_run(campaign, workers: int | None = None, scheduler: str | None = None,

@@ -36,12 +36,12 @@ def levenshtein(a: list[str], b: list[str]) -> int:
     return row[-1]
 
 
-def run_mt(bundle: Path, out: Path, rng, system="mt_memory") -> dict:
+def run_mt(bundle: Path, out: Path, rng, system="mt_memory", budget: float = 40.0) -> dict:
     """Odd steps: the reference typed (agrees with the oracle); even steps: the hypothesis
     with its last word replaced (disagrees). Seconds = W_REF x reference words or W_EDIT x
     word edits, plus noise. Returns the hand count."""
     live = LiveSession(load_bundle(bundle), parse_system(system).command, out,
-                       mode="active", budget=40.0)
+                       mode="active", budget=budget)
     live.start()
     count = {"answered": 0, "wrong": 0}
     while True:
@@ -90,14 +90,19 @@ def right_name(ref, hypothesis, t):
 
 
 def run_meeting(out: Path, rng) -> dict:
-    """`same` and `name` questions of diar_audio answered from the reference, wrongly on every
+    return run_diar(MEETING, out, rng)
+
+
+def run_diar(path: Path, out: Path, rng, system: str = "diar_audio", budget: float = 40.0
+             ) -> dict:
+    """`same` and `name` questions of `system` answered from the reference, wrongly on every
     third step (a `same` flipped, the name "nobody"); seconds = W_LISTEN x seconds listened
     (3 s windows centred on each time, merged) plus noise."""
-    bundle = load_bundle(MEETING)
+    bundle = load_bundle(path)
     document = bundle.documents[0]
     ref = [(t.start, t.end, t.speaker) for t in document.reference]
-    live = LiveSession(bundle, parse_system("diar_audio").command, out, mode="active",
-                       budget=40.0)
+    live = LiveSession(bundle, parse_system(system).command, out, mode="active",
+                       budget=budget)
     live.start()
     count = {"answered": 0, "wrong": 0}
     while (q := live.question()) is not None:

@@ -238,20 +238,23 @@ def effort_report(paths: Sequence[str | Path], simulated: Sequence[str | Path] =
 
     questions: dict[str, dict] = {}
     live = []
-    for path in paths:
-        path = Path(path)
-        bundle_path = path / "bundle.toml" if path.is_dir() else path
-        bundle = load(bundle_path, warn=False)
-        q = _question_value(bundle, metric)
-        questions[str(path)] = q if q is not None else {"steps": []}
-        if path.is_dir() and has_effort(path):
-            live.append(path)
-    if simulated and not live:
-        raise UsageError("--simulated compares rankings with live sessions: give their folders")
     try:
+        for path in paths:
+            path = Path(path)
+            bundle_path = path / "bundle.toml" if path.is_dir() else path
+            bundle = load(bundle_path, warn=False)
+            q = _question_value(bundle, metric)
+            questions[str(path)] = q if q is not None else {"steps": []}
+            if path.is_dir() and has_effort(path):
+                live.append(path)
+        if simulated and not live:
+            raise UsageError("--simulated compares rankings with live sessions: give their "
+                             "folders")
         human = (human_report(live, simulated, metric, interval, level, tolerance)
                  if live else None)
-    except ValueError as error:
+    except LoadError:
+        raise
+    except ValueError as error:   # a log line, an effort value, a metric: said, not raised
         raise UsageError(str(error)) from None
     return {"questions": questions, "human": human}
 

@@ -99,7 +99,12 @@ def read_session(folder: str | Path, tolerance: float = BOUNDARY_TOLERANCE) -> H
             record = records.get((step.doc, step.step), {})
             effort = record.get("effort")
             if isinstance(effort, dict) and "seconds" in effort:
-                rows.append(_effort_row(step, effort, document, track, listen))
+                try:
+                    rows.append(_effort_row(step, effort, document, track, listen))
+                except (TypeError, ValueError) as error:
+                    where = f"{folder / 'logs' / 'system.jsonl'}:{step.line or 0}"
+                    raise ValueError(f"{where}: effort of document {step.doc!r} step "
+                                     f"{step.step}: {error}") from None
             pair = _compare(step, document, view, oracle, tolerance)
             if pair is None:
                 skipped.append(f"{step.doc} step {step.step} ({step.kind})")
@@ -156,7 +161,8 @@ def _effort_row(step: Step, effort: dict, document, track, listen: CostModel) ->
     from llgui.core.numbers import check_number
 
     seconds = check_number(effort.get("seconds"), "effort seconds", minimum=0.0, maximum=1e7)
-    keys = int(effort.get("keystrokes", 0) or 0)
+    keys = int(check_number(effort.get("keystrokes", 0), "keystrokes", minimum=0, maximum=1e12,
+                            integer=True))
     if isinstance(document, MTDocument):
         index = step.target.sentence - 1
         if step.kind == "reference":
@@ -166,7 +172,8 @@ def _effort_row(step: Step, effort: dict, document, track, listen: CostModel) ->
             edits = effort.get("word_edits")
             if edits is None:
                 edits = track.cost(step, CostModel(use_log_cost=False))
-            features = (0.0, float(edits), 0.0)
+            features = (0.0, float(check_number(edits, "word_edits", minimum=0.0,
+                                                maximum=1e9)), 0.0)
     else:
         features = (0.0, 0.0, float(track.cost(step, listen)))
     return EffortRow(step.doc, step.step, step.kind, float(seconds), keys, features)

@@ -241,3 +241,24 @@ def test_a_log_without_effort_is_said_so(sessions, tmp_path):
     report = effort_report([tmp_path / "sim"])
     assert report["cost_fit"] is None and "no effort" in report["cost_fit_problem"]
     assert read_log(tmp_path / "sim")
+
+
+@pytest.mark.parametrize("bad", ['"seconds": -1', '"seconds": "soon"', '"word_edits": 1e999'])
+def test_a_bad_effort_in_the_log_exits_2_naming_the_line(sessions, tmp_path, capsys, bad):
+    import re
+    import shutil
+
+    root, *_ = sessions
+    folder = tmp_path / "mt"
+    shutil.copytree(root / "mt", folder)
+    log = folder / "logs" / "system.jsonl"
+    lines = log.read_text().splitlines()
+    key = bad.split(":")[0]
+    second = re.sub(key + r": [^,}]+", bad, lines[1], count=1)
+    if key not in lines[1]:
+        second = lines[1].replace('"seconds":', bad + ', "seconds":', 1)
+    lines[1] = second
+    log.write_text("\n".join(lines) + "\n")
+    assert cli.main(["effort", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "system.jsonl:2:" in err and "Traceback" not in err

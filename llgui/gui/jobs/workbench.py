@@ -74,13 +74,20 @@ def walk_job(key, document, steps, metric, settings, cost, documents, progress=N
     name, mode = metric_and_mode(metric)
     result = walk(document, steps, name, settings, cost, mode=mode, should_stop=should_stop,
                   documents=documents, progress=progress, memorise=memorise_affordable(document))
-    result.questions = question_values(document, steps, name, settings, cost, documents,
-                                       should_stop=should_stop)
     if document.task == "diarization" and turns(document) > SYNC_TURNS:
         # the first view of a long show (its base timeline) too: built here, it does not
         # run beside the window's first paint of the document
         view_job(result, 0, True, should_stop=should_stop, **zones_of(settings))
     return key, result
+
+
+def questions_job(result: Walkthrough, metric, settings, cost, documents, progress=None,
+                  should_stop=None):
+    """Worker job, after the walkthrough is shown: its question values (issue 34), returned
+    with the walkthrough they belong to."""
+    name, _ = metric_and_mode(metric)
+    return result, question_values(result.document, result.log, name, settings, cost,
+                                   documents, should_stop=should_stop)
 
 
 def question_values(document, steps, metric, settings, cost, documents, should_stop=None

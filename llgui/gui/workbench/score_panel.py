@@ -317,6 +317,10 @@ class ScorePanel(QWidget):
             item.getAxis("bottom").enableAutoSIPrefix(False)
         self._curve_title(r, step)
 
+    def forget_curve(self) -> None:
+        """Redraw the whole curve at the next step (its marks arrived)."""
+        self._curve_of = None
+
     def _draw_questions(self, walk: Walkthrough, item, costs, adapt) -> None:
         """Issue 34: each active step marked where it lands on the curve, ▲ when its question
         held more errors than a random one of the same cost, ▼ when fewer (the values are

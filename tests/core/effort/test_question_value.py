@@ -305,3 +305,26 @@ def test_diar_clusters_on_an_ami_meeting(ami_run):
 
 def test_mt_memory_on_wmt23_de_en(wmt_run):
     _check(wmt_run, expected_mt(wmt_run))
+
+
+def test_classification_constructed_case(tmp_path):
+    # truth cat dog emu cat dog, decisions cat cat emu dog dog: i2 and i4 wrong.
+    # Step 1 asks i1, i2 (cost 2): asked 1, random 2 x 2/5 = 0.8, best 2; i2 is then fixed.
+    # Step 2 asks i3 from the pool {i3, i4, i5} (1 wrong): asked 0, random 1/3, best 1.
+    (tmp_path / "items.key").write_text("i1 cat\ni2 dog\ni3 emu\ni4 cat\ni5 dog\n")
+    (tmp_path / "sys.txt").write_text("i1 cat\ni2 cat\ni3 emu\ni4 dog\ni5 dog\n")
+    steps = [{"doc": "sys", "step": 1, "initiative": "active", "kind": "label",
+              "target": {"items": ["i1", "i2"]}, "answer": ["cat", "dog"],
+              "adapted": {"labels": {"i2": "dog"}}},
+             {"doc": "sys", "step": 2, "initiative": "active", "kind": "label",
+              "target": {"items": ["i3"]}, "answer": ["emu"]}]
+    (tmp_path / "log.jsonl").write_text("".join(json.dumps(s) + "\n" for s in steps))
+    (tmp_path / "bundle.toml").write_text(
+        '[bundle]\ntask = "classification"\n[classification]\nkey = "items.key"\n'
+        'decisions = ["sys.txt"]\n[interactions]\nlog = "log.jsonl"\n')
+    report = question_report(load_bundle(tmp_path / "bundle.toml"))
+    assert report.unit == "wrong labels"
+    first, second = report.steps
+    assert (first.cost, first.asked, first.random, first.best) == pytest.approx((2, 1, 0.8, 2))
+    assert (second.cost, second.asked, second.random, second.best) == pytest.approx(
+        (1, 0, 1 / 3, 1))

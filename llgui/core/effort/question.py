@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable
 
 import numpy as np
 
@@ -195,8 +195,3 @@ def _finite(value: float) -> float | None:
 __all__ = ["QuestionValue", "QuestionSummary", "QuestionReport", "random_and_best",
            "summarise", "TOUCH", "DEFINITION"]
 
-
-def as_arrays(values: Sequence[QuestionValue]) -> dict[str, np.ndarray]:
-    """Per-step arrays (asked, random, best, cost) for plots."""
-    return {k: np.array([getattr(v, k) for v in values], dtype=float)
-            for k in ("asked", "random", "best", "cost")}

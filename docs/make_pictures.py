@@ -12,6 +12,7 @@ bob.measure, pyeer) turned into bundles by `docs/realdata/make_bundles.py` in /t
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -75,6 +76,11 @@ PICTURES: dict[str, Shot | Scripted] = {
     **{f"audio-workbench-{w}x{h}.png": Scripted("audio_workbench", (w, h))
        for w, h in ((1366, 768), (1920, 1080))},
     **{f"audio-live-{w}x{h}.png": Scripted("audio_live", (w, h))
+       for w, h in ((1366, 768), (1920, 1080))},
+    # issue 34 on the reference data: question value in the workbench; the human vs oracle
+    **{f"question-value-{name}-{w}x{h}.png": Scripted(f"question_value_{name}", (w, h))
+       for name in ("ami", "wmt") for w, h in ((1366, 768), (1920, 1080))},
+    **{f"human-oracle-{w}x{h}.png": Scripted("human_oracle", (w, h))
        for w, h in ((1366, 768), (1920, 1080))},
     # real data
     **{f"realdata/ami-workbench-{s}.png": Shot((_real("ami", "run", "bundle.toml"), "--doc",
@@ -309,6 +315,105 @@ def audio_live(path: Path, size) -> None:
         panel.player.stop()
         live.close()
         live.jobs.shutdown(5000)
+
+
+REFERENCE = Path(os.environ.get("LLGUI_REFERENCE_DATA", REPO.parent / "shared" / "reference-data"))
+_RUNS: dict[str, Path] = {}
+
+
+def _real_bundles() -> dict[str, Path]:
+    """AMI ES2011a (VBx's system output) and 30 sentences of WMT23 de-en (ONLINE-B) as
+    bundles, made once per process under a temporary folder (the tests' own choice)."""
+    if "ami" in _RUNS:
+        return _RUNS
+    root = Path(tempfile.mkdtemp(prefix="llgui-effort-pictures-"))
+    vbx = REFERENCE / "vbx-ami-mixheadset"
+    ref, sys_, uem = (vbx / k / "dev" / f"ES2011a.{e}"
+                      for k, e in (("ref", "rttm"), ("sys", "rttm"), ("uem", "uem")))
+    (root / "ami.toml").write_text(
+        '[bundle]\ntask = "diarization"\nname = "AMI ES2011a (VBx)"\nmetrics = ["der", "jer"]\n\n'
+        '[[documents]]\nid = "ES2011a"\ntime = 1\n'
+        f'references = [{json.dumps(str(ref))}]\nhypothesis = {json.dumps(str(sys_))}\n'
+        f'uem = {json.dumps(str(uem))}\n', encoding="utf-8")
+    base = REFERENCE / "wmt23-general" / "txt"
+    refs = (base / "references" / "generaltest2023.de-en.ref.refA.en").read_text(
+        encoding="utf-8").split("\n")
+    hyps = (base / "system-outputs" / "generaltest2023.de-en.hyp.ONLINE-B.en").read_text(
+        encoding="utf-8").split("\n")
+    keep = [i for i, r in enumerate(refs[:len(hyps)]) if 0 < len(r.split()) <= 30][:30]
+    for name, lines in (("ref.en", refs), ("hyp.en", hyps)):
+        (root / name).write_text("".join(lines[i] + "\n" for i in keep), encoding="utf-8")
+    (root / "wmt.toml").write_text(
+        '[bundle]\ntask = "mt"\nname = "WMT23 de-en (ONLINE-B), 30 sentences"\n'
+        'metrics = ["bleu", "ter"]\n\n[[documents]]\nid = "wmt23-de-en"\ntime = 1\n'
+        f'references = [{json.dumps(str(root / "ref.en"))}]\n'
+        f'hypothesis = {json.dumps(str(root / "hyp.en"))}\n', encoding="utf-8")
+    _RUNS.update(ami=root / "ami.toml", wmt=root / "wmt.toml", root=root)
+    return _RUNS
+
+
+def _simulated(name: str) -> Path:
+    from llgui.sim.run import run_simulation
+
+    key = f"{name}-run"
+    if key not in _RUNS:
+        bundles = _real_bundles()
+        system, budget = (("diar_clusters", 30.0) if name == "ami" else ("mt_memory", 200.0))
+        out = bundles["root"] / key
+        run_simulation(bundles[name], [system], ["allies"], out, budget=budget)
+        _RUNS[key] = out / "bundle.toml"
+    return _RUNS[key]
+
+
+def _question_value(path: Path, size, name: str, step: int) -> None:
+    app, window = _window(size)
+    assert window.open_bundles([_simulated(name)], step=step, tab="workbench")
+    bench = window.workbench
+    _settle(app, lambda: not window.jobs.busy and bench.ready(), extra=0.5)
+    model = bench.model
+    bench.table.scrollTo(model.index(step, model.COLUMNS.index("question")))
+    _settle(app, extra=0.3)
+    window.grab().save(str(path))
+    window.jobs.shutdown(2000)
+    window.close()
+
+
+def question_value_ami(path: Path, size) -> None:
+    """diar_clusters on AMI ES2011a under allies: the question column, the curve's marks."""
+    _question_value(path, size, "ami", 4)
+
+
+def question_value_wmt(path: Path, size) -> None:
+    """mt_memory on 30 sentences of WMT23 de-en under allies."""
+    _question_value(path, size, "wmt", 4)
+
+
+def human_oracle(path: Path, size) -> None:
+    """Session › Human vs oracle… on two live sessions on the reference data, answered by the
+    tests' scripted expert (tests/sim/test_human_effort.py: stated seconds per word, edit and
+    second listened; every third answer wrong)."""
+    import numpy as np
+
+    from tests.sim.test_human_effort import run_diar, run_mt
+
+    bundles = _real_bundles()
+    live = [bundles["root"] / "live-wmt", bundles["root"] / "live-ami"]
+    if not (live[0] / "run.json").is_file():
+        rng = np.random.default_rng(34)
+        run_mt(bundles["wmt"], live[0], rng, budget=200.0)
+        run_diar(bundles["ami"], live[1], rng, system="diar_clusters", budget=30.0)
+    app, window = _window(size)
+    window.show_effort_dialog()
+    dialog = window.effort_dialog
+    dialog.folders_edit.setPlainText("\n".join(map(str, live)))
+    dialog.compute_button.click()
+    _settle(app, lambda: dialog.report is not None or bool(dialog.error), extra=0.3)
+    dialog.resize(*size)
+    _settle(app, extra=0.3)
+    dialog.grab().save(str(path))
+    dialog.close()
+    window.jobs.shutdown(2000)
+    window.close()
 
 
 def zh_pictures(path: Path, size) -> None:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:   # pragma: no cover
 __all__ = ["LoadError", "UsageError", "demo_dir", "load", "load_files", "with_settings",
            "score", "replay", "lifelong", "det", "compare", "score_campaign",
            "score_report", "replay_report", "lifelong_report", "det_report", "compare_report",
-           "campaign_report"]
+           "campaign_report", "question_value_report", "effort_report"]
 
 DEFAULT_DCF = (0.01, 1.0, 1.0)
 
@@ -149,7 +149,11 @@ def score_report(bundle, metrics: Sequence[str] | None = None, policy_spec=None,
     if mode == "llmt" and (bundle.task != "mt" or "bleu" not in metrics):
         raise UsageError("mode llmt is the WMT lifelong MT scorer: it needs an MT bundle and "
                          "the bleu metric")
-    return reports.score_report(bundle, metrics, chosen, mode=mode)
+    report = reports.score_report(bundle, metrics, chosen, mode=mode)
+    question = _question_value(bundle, metrics[0])
+    if question is not None:   # run and documents; the steps are replay's and effort's
+        report["question_value"] = {k: v for k, v in question.items() if k != "steps"}
+    return report
 
 
 def replay_report(bundle, doc: str | None = None, metric: str | None = None,
@@ -193,7 +197,66 @@ def replay_report(bundle, doc: str | None = None, metric: str | None = None,
         raise UsageError(str(error)) from None
     result = run_replay(track, bundle.steps_of(document.id), bundle.cost, doc=document.id,
                         mode=mode, memorise=twin)
-    return reports.replay_report(result)
+    report = reports.replay_report(result)
+    question = _question_value(bundle, chosen, docs=(document.id,))
+    if question is not None:
+        report["question_value"] = question
+    return report
+
+
+def _question_value(bundle, metric: str | None = None, docs=None) -> dict | None:
+    """The question value of the bundle's active steps (issue 34), or None where the log has
+    none or the task has no error count to value them with (detection)."""
+    from llgui.core.effort.units import ERROR_METRIC, question_report
+
+    if bundle.task not in ERROR_METRIC or not any(
+            s.initiative == "active" and (docs is None or s.doc in docs) for s in bundle.steps):
+        return None
+    return question_report(bundle, metric, docs=docs).to_dict()
+
+
+def question_value_report(bundle, metric: str | None = None) -> dict:
+    """The value of every question the system asked (active steps): per step, per document
+    and over the run, with their definition (docs/metrics.md, "Question value")."""
+    from llgui.core.effort.units import ERROR_METRIC, question_report
+
+    bundle = _bundle(bundle)
+    if bundle.task not in ERROR_METRIC:
+        raise UsageError(f"question value is defined for MT, diarization and classification "
+                         f"logs, not {bundle.task}")
+    return question_report(bundle, metric).to_dict()
+
+
+def effort_report(paths: Sequence[str | Path], simulated: Sequence[str | Path] = (), *,
+                  metric: str | None = None, interval: str = "exact", level: float = 0.95,
+                  tolerance: float = 0.5) -> dict:
+    """The `llgui effort` report: the question value of each input (a bundle file, or a run
+    or live-session folder), and, over the live-session folders among them, the human
+    against the oracle (agreement, the fitted cost model, Kendall's tau against `simulated`
+    run folders of the same systems)."""
+    from llgui.sim.human import effort_report as human_report, has_effort
+
+    questions: dict[str, dict] = {}
+    live = []
+    try:
+        for path in paths:
+            path = Path(path)
+            bundle_path = path / "bundle.toml" if path.is_dir() else path
+            bundle = load(bundle_path, warn=False)
+            q = _question_value(bundle, metric)
+            questions[str(path)] = q if q is not None else {"steps": []}
+            if path.is_dir() and has_effort(path):
+                live.append(path)
+        if simulated and not live:
+            raise UsageError("--simulated compares rankings with live sessions: give their "
+                             "folders")
+        human = (human_report(live, simulated, metric, interval, level, tolerance)
+                 if live else None)
+    except LoadError:
+        raise
+    except ValueError as error:   # a log line, an effort value, a metric: said, not raised
+        raise UsageError(str(error)) from None
+    return {"questions": questions, "human": human}
 
 
 def _some_ids(bundle) -> str:
@@ -379,7 +442,15 @@ def compare_report(bundles, baseline: str, test: str = "bs", unit: str | None = 
                                      dcf=point, progress=progress)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    return comparison.report()
+    report = comparison.report()
+    questions = {}
+    for bundle in loaded:   # issue 34: each system's questions, valued (active logs only)
+        q = _question_value(bundle)
+        if q is not None:
+            questions[bundle.name] = {"unit": q["unit"], "run": q["run"]}
+    if questions:
+        report["question_value"] = questions
+    return report
 
 
 def campaign_run(campaign, workers: int | None = None, scheduler: str | None = None,

@@ -8,6 +8,7 @@
                    [--out DIR] [--format ...]
     llgui compare BUNDLE ...|CAMPAIGN --baseline NAME [--test bs|ar] [--unit U] [--samples N]
     llgui simulate BUNDLE --system [NAME=]"COMMAND" ... [--oracle NAME ...] --out DIR
+    llgui effort INPUT ... [--simulated DIR ...] [--cost-out FILE] [--format ...]
 
 Exit codes: 0 success; 2 bad input (one `FILE:LINE: reason` line per problem on stderr, no
 traceback); 1 internal error; 3 the system under evaluation failed (`simulate`). A thin layer
@@ -877,7 +878,15 @@ COMMANDS: dict[str, Command] = {
         _arguments_compare, cmd_compare),
     "simulate": Command("drive a system with a simulated human expert",
         _arguments_simulate, cmd_simulate),
+    "effort": Command("question value; a live expert against the oracle; the fitted cost model",
+        lambda p: _effort().arguments(p), lambda args: _effort().run(args)),
 }
+
+
+def _effort():
+    from llgui.cli import effort   # issue 34
+
+    return effort
 SUBCOMMANDS = tuple(COMMANDS)
 
 

@@ -138,6 +138,9 @@ class Walkthrough:
         self._lock = threading.Lock()
         self._views: OrderedDict[int, StepView] = OrderedDict()
         self._base_extra: tuple | None = None
+        self.questions: dict | None = None
+        """Step number -> its question value (`llgui.core.effort.question.QuestionValue`)
+        for the active steps, when the job that built the walkthrough computed them."""
 
     @property
     def steps(self) -> _Steps:

@@ -216,6 +216,9 @@ class MainWindow(QMainWindow):
         session = bar.addMenu("&Session")
         self._action(session, "Start &live session…", self.show_live_session, None,
                      "answer a system's questions yourself: your effort is the cost")
+        self._action(session, "&Human vs oracle…", self.show_effort_dialog, None,
+                     "a live session's answers against the oracle's, the cost model fitted "
+                     "to your effort, what each question was worth")
 
         tools = bar.addMenu("&Tools")
         self._action(tools, "&Verify current document with the reference libraries",
@@ -644,6 +647,17 @@ class MainWindow(QMainWindow):
                                                  str(bundle) if bundle else None, self)
         self.live_window.show()
         self.live_window.raise_()
+
+    def show_effort_dialog(self) -> None:
+        """Session › Human vs oracle… (issue 34): one dialog, kept."""
+        from llgui.gui.effort_dialog import EffortDialog
+
+        if getattr(self, "effort_dialog", None) is None:
+            window = getattr(self, "live_window", None)   # the last live session's folder
+            live = window.out_edit.text().strip() if window is not None else None
+            self.effort_dialog = EffortDialog(self.jobs, live or None, self)
+        self.effort_dialog.show()
+        self.effort_dialog.raise_()
 
     def verify_current(self) -> None:
         self.workbench.verify()

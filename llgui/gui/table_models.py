@@ -176,7 +176,7 @@ class CorrectionsModel(QAbstractTableModel):
 
     # the answer last: long text (a post-edit) stretches there, the scores stay in view
     COLUMNS = ("step", "initiative", "kind", "target", "cost", "S_cor", "S_imp", "S_adapt",
-               "S_pen", "answer")
+               "S_pen", "question", "answer")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -224,6 +224,10 @@ class CorrectionsModel(QAbstractTableModel):
                 "S_adapt": "score of the system's hypothesis after the step",
                 "S_pen": "S_adapt + Σ_{k≤n} (S_imp,k − S_cor,k)",
                 "cost": f"cost of the step ({self._cost_unit()}, per the cost model)",
+                "question": "active steps: the errors inside what the system asked / what a "
+                            "random question of the same cost holds on average / the best "
+                            "question of that cost (TER edits, DER error seconds or wrong "
+                            "labels; docs/metrics.md, Question value)",
                 "answer": "what the human gave: the post-edit or reference (MT), the name, "
                           "same / different, the true edges of the turn (diarization), the "
                           "labels (detection); the tooltip shows it whole",
@@ -256,7 +260,7 @@ class CorrectionsModel(QAbstractTableModel):
                 "target": describe_target(step, self._hours()), "answer": _one_line(
                     describe_answer(step, walk.document)), "cost": _num(s.cost, 1),
                 "S_cor": _num(s.s_cor), "S_imp": _num(s.s_imp), "S_adapt": _num(s.s_adapt),
-                "S_pen": _num(s.s_pen),
+                "S_pen": _num(s.s_pen), "question": _question_text(walk, s.step),
             }[column]
         if role == Qt.ItemDataRole.ForegroundRole and column == "S_pen":
             verdict = walk.replay.versus_base(s.s_pen)
@@ -265,6 +269,14 @@ class CorrectionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and column == "S_imp" \
                 and walk.replay.impaired_better(s):
             return QBrush(WORSE)
+        if column == "question" and role in (Qt.ItemDataRole.ForegroundRole,
+                                             Qt.ItemDataRole.ToolTipRole):
+            value = (walk.questions or {}).get(s.step)
+            if value is None:
+                return None
+            if role == Qt.ItemDataRole.ForegroundRole:
+                return QBrush(BETTER if value.gain > 0 else WORSE) if value.gain else None
+            return question_tooltip(value)
         if role == Qt.ItemDataRole.ToolTipRole and column == "answer":
             return describe_answer(step, walk.document)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -272,6 +284,22 @@ class CorrectionsModel(QAbstractTableModel):
                     "lower bound at this step" if walk.replay.impaired_better(s) else "")
             return f"{describe_step(step, self._hours())}\n{walk.replay.signature}{note}"
         return None
+
+
+def _question_text(walk: Walkthrough, step: int) -> str:
+    """asked / random / best of an active step ("" for the others)."""
+    value = (walk.questions or {}).get(step)
+    if value is None:
+        return ""
+    return f"{value.asked:.1f} / {value.random:.1f} / {value.best:.1f}"
+
+
+def question_tooltip(value) -> str:
+    gain = "better" if value.gain > 0 else "worse" if value.gain < 0 else "no better"
+    return (f"asked {value.asked:.3f} errors (cost {value.cost:.3g}); a random question of "
+            f"the same cost: {value.random:.3f} on average, the best: {value.best:.3f}\n"
+            f"gain over random {value.gain:+.3f} ({gain} than random selection), regret "
+            f"{value.regret:.3f}" + ("" if value.touched else "\nthis question touched no error"))
 
 
 def _short_time(text: str) -> str:

@@ -105,6 +105,10 @@ def compare_table(report: Mapping) -> str:
         note = "" if meta["resampling"] == report["signature"] else \
             f"  [resampled: {meta['resampling']}]"
         lines.append(f"{meta['label']}: {meta['signature']}{note}")
+    for name, q in (report.get("question_value") or {}).items():   # issue 34
+        from llgui.io.export import question_summary_line
+
+        lines.append(question_summary_line(q, name))
     return "\n".join(lines) + "\n"
 
 

@@ -147,11 +147,24 @@ def replay_table(report: Mapping) -> str:
     out.append(f"final: S_adapt = {fmt(report['s_adapt'])}, S_pen = {fmt(report['s_pen'])}; "
                f"{area_text}; MSR = "
                + (f"{fmt(msr)} %" if msr is not None else f"n/a ({name} is not an error count)"))
+    if report.get("question_value"):   # issue 34: the system's questions, valued
+        out.append(question_summary_line(report["question_value"], "document"))
     return "\n".join(out) + "\n"
 
 
 # --------------------------------------------------------------------------------------------
 # score
+
+
+def question_summary_line(q: Mapping, what: str = "run") -> str:
+    """One line: request precision, asked / random / best, gain and regret."""
+    run = q["run"] if "run" in q else q
+    precision = run["precision"]
+    return (f"question value ({q.get('unit', 'errors')}, {what}): {run['questions']} questions, "
+            f"precision {fmt(None if precision is None else 100 * precision, 1)} %, "
+            f"asked {fmt(run['asked'])} vs random {fmt(run['random'])} vs best "
+            f"{fmt(run['best'])}: gain over random {fmt(run['gain'])}, regret "
+            f"{fmt(run['regret'])}")
 
 
 def score_csv(report: Mapping) -> str:
@@ -219,6 +232,8 @@ def score_table(report: Mapping) -> str:
             out.append("DER pooled components (s): " + ", ".join(
                 f"{k} {fmt(components[k], 3)}" for k in ("miss", "false_alarm", "confusion", "total")
                 if k in components))
+    if report.get("question_value"):   # issue 34: the system's questions, valued
+        out.append(question_summary_line(report["question_value"]))
     out.append("signatures:")
     for m, name in zip(metrics, names):
         out.append(f"  {name}: {report['metrics'][m]['signature']}")

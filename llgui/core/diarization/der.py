@@ -672,6 +672,33 @@ def error_regions(
                     [ERROR_KINDS[k] for k in rank[order].tolist()]))
 
 
+def error_pieces(
+    reference: Sequence[Turn],
+    hypothesis: Sequence[Turn],
+    uem: Iterable[Span] | None = None,
+    collar: float = 0.0,
+    skip_overlap: bool = False,
+    mapping: Mapping[str, str] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Where the DER's error seconds lie, with their weight: (starts, ends, errors per
+    second, UEM seconds). `errors per second` of a piece is its missed + false alarm +
+    confused speakers (max(n_ref, n_hyp) - n_correct under `mapping`, default the optimal
+    one), so sum(errors x (ends - starts)) is the DER's error seconds. Only pieces with
+    errors are returned (sorted, disjoint); the UEM seconds count the whole extent used
+    (collars and skipped overlap included: they hold no error). The question value's pool
+    (`llgui.core.effort`)."""
+    sw = _sweep(reference, hypothesis, uem, float(collar), bool(skip_overlap))
+    pairs = (_hungarian(sw, ()) if mapping is None else _mapping_pairs(sw, mapping))
+    uem_seconds = float(sum(b - a for a, b in sw.uem_used))
+    if sw.piece_start.size == 0:
+        empty = np.empty(0)
+        return empty, empty, empty, uem_seconds
+    _, nr, nh, correct = _per_interval(sw, pairs)
+    count = (np.maximum(nr, nh) - correct)[sw.piece_interval]
+    on = count > 0
+    return sw.piece_start[on], sw.piece_end[on], count[on].astype(float), uem_seconds
+
+
 # --------------------------------------------------------------------------------------------
 # Metric objects (llgui.core.track.Metric)
 

@@ -81,6 +81,29 @@ def walk_job(key, document, steps, metric, settings, cost, documents, progress=N
     return key, result
 
 
+def questions_job(result: Walkthrough, metric, settings, cost, documents, progress=None,
+                  should_stop=None):
+    """Worker job, after the walkthrough is shown: its question values (issue 34), returned
+    with the walkthrough they belong to."""
+    name, _ = metric_and_mode(metric)
+    return result, question_values(result.document, result.log, name, settings, cost,
+                                   documents, should_stop=should_stop)
+
+
+def question_values(document, steps, metric, settings, cost, documents, should_stop=None
+                    ) -> dict | None:
+    """Step number -> question value of each active step (issue 34; `llgui.core.effort`),
+    None when the document has none or its task counts no errors (detection)."""
+    from llgui.core.effort.units import ERROR_METRIC, document_values, error_metric
+    from llgui.core.penalty import make_track
+
+    if document.task not in ERROR_METRIC or not any(s.initiative == "active" for s in steps):
+        return None
+    track = make_track(document, error_metric(document.task, metric), settings, cost,
+                       documents)
+    return {v.step: v for v in document_values(track, steps, cost, should_stop=should_stop)}
+
+
 def view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
              should_stop=None, collar: float = 0.0, skip_overlap: bool = False):
     """Worker job: what step `step` looked like (its error regions, where its bars go, its

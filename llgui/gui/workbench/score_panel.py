@@ -23,6 +23,8 @@ COR = QColor("#2e86c1")
 IMP = QColor("#c0392b")
 ADAPT = QColor("#27ae60")
 PEN = QColor("#8e44ad")
+QUESTION_BETTER = QColor(0, 120, 60)     # the steps table's better / worse colours
+QUESTION_WORSE = QColor(180, 30, 30)
 
 
 class ScorePanel(QWidget):
@@ -301,6 +303,7 @@ class ScorePanel(QWidget):
                   pen=pg.mkPen(PEN, width=2, style=Qt.PenStyle.DashLine))
         item.addItem(pg.InfiniteLine(r.s_base, angle=0,
                                      pen=pg.mkPen(BASE, style=Qt.PenStyle.DotLine)))
+        self._draw_questions(walk, item, costs, adapt)
         self._marker = item.plot([costs[step]], [adapt[step]], pen=None, symbol="o",
                                  symbolSize=11, symbolBrush=ADAPT, symbolPen=pg.mkPen("k"))
         self._curve_of = walk
@@ -313,6 +316,26 @@ class ScorePanel(QWidget):
             item.getAxis("left").enableAutoSIPrefix(False)
             item.getAxis("bottom").enableAutoSIPrefix(False)
         self._curve_title(r, step)
+
+    def forget_curve(self) -> None:
+        """Redraw the whole curve at the next step (its marks arrived)."""
+        self._curve_of = None
+
+    def _draw_questions(self, walk: Walkthrough, item, costs, adapt) -> None:
+        """Issue 34: each active step marked where it lands on the curve, ▲ when its question
+        held more errors than a random one of the same cost, ▼ when fewer (the values are
+        the walkthrough's `questions`, computed in core on the worker)."""
+        values = walk.questions or {}
+        self._questions_shown = bool(values)
+        if not values:
+            return
+        for up, colour in ((True, QUESTION_BETTER), (False, QUESTION_WORSE)):
+            at = [k for k, s in enumerate(walk.replay.steps, 1)
+                  if s.step in values and (values[s.step].gain > 0) == up]
+            if at:
+                item.plot([costs[k] for k in at], [adapt[k] for k in at], pen=None,
+                          symbol="t1" if up else "t", symbolSize=9, symbolBrush=colour,
+                          symbolPen=pg.mkPen(colour))
 
     def _curve_title(self, r, step: int) -> None:
         """The legend and the curve's figures; the same for every step of a document (the
@@ -329,6 +352,10 @@ class ScorePanel(QWidget):
             # one line when it fits, else two (at 1366x768 one line was cut after "area")
             title = self.curve_title = FittedTitle(self.curve, 8)
         parts = [adapt, pen, "● this step", f"area {area}", f"MSR {msr}"]
+        if getattr(self, "_questions_shown", False):
+            parts.insert(3, (f"<span style='color:{QUESTION_BETTER.name()}'>▲</span>/"
+                             f"<span style='color:{QUESTION_WORSE.name()}'>▼</span> question vs "
+                             f"random", "▲/▼ question vs random"))
         if getattr(self, "_title", None) != parts:   # a new title relayouts the plot
             self._title = parts
             title.set(parts)

@@ -254,6 +254,7 @@ class Workbench(QWidget):
         # the reference libraries verify MT and diarization; detection scores are counts
         self.verify_button.setEnabled(document.task in ("mt", "diarization"))
         self.model.set_walkthrough(result)
+        self._ask_questions(result, bundle)
         self.table.resizeColumnsToContents()
         # the answer (last) at most 16 ems: the scores stay in view, the tooltip has it whole
         answer = self.model.COLUMNS.index("answer")
@@ -274,6 +275,17 @@ class Workbench(QWidget):
             self.diar_view.skip_overlap = zones["skip_overlap"]
             self._size_timeline()
         self.show_step(self.state.step)
+
+    def _ask_questions(self, result: Walkthrough, bundle) -> None:
+        """Issue 34: the value of the document's questions, on a worker after the walkthrough
+        is shown (`walkthrough.questions`: None until computed, {} when there is none)."""
+        if result.questions is not None or bundle is None:
+            return
+        if not any(s.initiative == "active" for s in result.log):
+            result.questions = {}
+            return
+        self.jobs.submit("questions", work.questions_job, result, result.replay.metric,
+                         bundle.settings, self.state.cost_model(), bundle.documents)
 
     def ready(self) -> bool:
         """True when the current document's walkthrough is on screen (tests wait on this)."""
@@ -585,6 +597,16 @@ class Workbench(QWidget):
                   and self._waiting_for is None):
                 # another metric of the document arrived first: show it until ours comes
                 self._show_walkthrough(walkthrough, waiting_for=self._wanted[2])
+        elif key == "questions":
+            walkthrough, values = result
+            walkthrough.questions = values or {}
+            if walkthrough is self.walkthrough and values:
+                column = self.model.COLUMNS.index("question")
+                self.model.dataChanged.emit(self.model.index(0, column),
+                                            self.model.index(self.model.rowCount() - 1, column))
+                self.table.resizeColumnToContents(column)
+                self.scores.forget_curve()
+                self.show_step(self.state.step)
         elif key == "step-view":
             walkthrough, step = result
             if walkthrough is self.walkthrough and step == self.state.step:

@@ -349,23 +349,39 @@ def _systems(inputs) -> list:
             for b, n in zip(bundles, distinct_names(bundles))]
 
 
-def compare_report(bundles, baseline: str, test: str = "bs", unit: str | None = None,
+def compare_report(bundles, baseline: str | None, test: str = "bs", unit: str | None = None,
                    samples: int | None = None, seed: int = 12345,
-                   metrics: Sequence[str] | None = None, dcf=None, progress=None) -> dict:
+                   metrics: Sequence[str] | None = None, dcf=None, progress=None,
+                   all_pairs: bool = False, correction: str = "holm", cells: bool = False,
+                   human=None) -> dict:
     """The `compare` report: every system against `baseline` (a bundle's name or file stem)
-    with intervals and p-values, on the same documents. `bundles`: bundles or their paths, a
-    campaign file (its online runs), or a mapping of system name to bundle."""
+    with intervals and p-values, on the same documents; or, with `all_pairs` (or `baseline`
+    None), every pair of systems, p-values adjusted by `correction` (holm | none). `bundles`:
+    bundles or their paths, a campaign file (its online runs; its scored outputs, each
+    system's last model version, when it has no online run or `cells` is set), or a mapping of
+    system name to bundle. `human`: a human-score file (or scores read by
+    `llgui.io.human.read_human_scores`): each metric's agreement with it is reported."""
     from llgui.core.reports.compare import DEFAULT_UNIT, compare_bundles
     from llgui.core.significance.resample import DEFAULT_SAMPLES, Plan
 
     metrics = _names(metrics)
-    loaded = _systems(bundles)
-    if not loaded:
-        raise UsageError("give at least one bundle")
     if test not in DEFAULT_SAMPLES:
         raise UsageError(f"test {test!r}: bs or ar")
     if samples is not None and samples < 1:
         raise UsageError(f"samples {samples}: need at least 1")
+    if correction not in ("holm", "none"):
+        raise UsageError(f"correction {correction!r}: holm or none")
+    if all_pairs:
+        baseline = None
+    elif baseline is None:
+        raise UsageError("name a baseline, or ask for all pairs")
+    campaign = _campaign_of(bundles, cells)
+    if campaign is not None:
+        return _compare_cells(campaign, baseline, test, unit, samples, seed, metrics,
+                              correction, human, progress)
+    loaded = _systems(bundles)
+    if not loaded:
+        raise UsageError("give at least one bundle")
     task = loaded[0].task
     chosen_unit = unit or DEFAULT_UNIT.get(task, "document")
     if metrics:
@@ -376,10 +392,89 @@ def compare_report(bundles, baseline: str, test: str = "bs", unit: str | None = 
     plan = Plan(test, samples or DEFAULT_SAMPLES[test], seed, chosen_unit)
     try:
         comparison = compare_bundles(loaded, baseline, plan, list(metrics) if metrics else None,
-                                     dcf=point, progress=progress)
+                                     dcf=point, progress=progress, correction=correction)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    return comparison.report()
+    out = comparison.report()
+    if human is not None:
+        _add_agreement(out, human)
+    return out
+
+
+def _campaign_of(inputs, cells: bool):
+    """The loaded campaign when `inputs` is one campaign file whose scored outputs are to be
+    compared (`cells`, or no system has an online run); else None."""
+    if isinstance(inputs, (list, tuple)) and len(inputs) == 1:
+        inputs = inputs[0]
+    if not (isinstance(inputs, (str, Path)) and is_campaign(inputs)):
+        if cells:
+            raise UsageError("cells: give one campaign file")
+        return None
+    from llgui.io.campaign import load_campaign
+
+    loaded = load_campaign(Path(inputs))
+    if loaded.problems:
+        raise LoadError(loaded.problems)
+    if cells or not any(s.bundle for s in loaded.systems):
+        return loaded
+    return None
+
+
+def _compare_cells(campaign, baseline, test, unit, samples, seed, metrics, correction, human,
+                   progress) -> dict:
+    """`compare` on a campaign's scored outputs (`llgui.campaign.cell_samples`)."""
+    from llgui.campaign.cell_samples import cell_samples
+    from llgui.core.reports.compare import compare_samples
+    from llgui.core.significance.all_pairs import all_pairs
+    from llgui.core.significance.resample import DEFAULT_SAMPLES, Plan
+
+    if metrics:
+        _check_metrics(campaign.task, metrics)
+    try:
+        found = cell_samples(campaign, metrics or None, unit)
+        plan = Plan(test, samples or DEFAULT_SAMPLES[test], seed, found.unit)
+        if baseline is None:
+            result = all_pairs(found.names, found.entries, plan, correction, found.task,
+                               source=found.source, progress=progress)
+            out = result.report()
+        else:
+            if baseline not in found.names:
+                raise ValueError(f"no system named {baseline!r} (systems: "
+                                 f"{', '.join(found.names)})")
+            result = compare_samples(found.names, baseline, found.entries, plan, found.task,
+                                     progress=progress)
+            out = result.report()
+            out["source"] = found.source
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if human is None and campaign.human is not None:
+        human = (campaign.human, campaign.human_pair)
+    if human is not None:
+        _add_agreement(out, human, (found.names, found.entries))
+    return out
+
+
+def _add_agreement(out: dict, human, entries=None) -> None:
+    """Each metric's agreement with human scores (`llgui.core.significance.agreement`):
+    pairwise accuracy from the report's scores; soft pairwise accuracy where `entries` (the
+    paired samples) and segment-level human scores are at hand."""
+    from llgui.core.significance.agreement import agreement
+    from llgui.io.human import read_human_scores
+
+    if isinstance(human, (str, Path)):
+        human = (human, None)
+    scores = read_human_scores(*human) if isinstance(human, tuple) else human
+    metrics = out["metric_signatures"]
+    by_metric = {key: {s["name"]: s["metrics"][key]["score"] for s in out["systems"]}
+                 for key in metrics if "." not in key}   # plain metrics, not penalised ones
+    higher = {key: metrics[key]["higher_is_better"] for key in by_metric}
+    samples = None
+    if entries is not None:
+        names = [s["name"] for s in out["systems"]]
+        order = {n: k for k, n in enumerate(entries[0])}
+        samples = {key: {n: e[5][order[n]] for n in names} for e in entries[1]
+                   for key in [e[0]]}
+    out["human"] = agreement(by_metric, higher, scores, samples)
 
 
 def campaign_run(campaign, workers: int | None = None, scheduler: str | None = None,

@@ -43,6 +43,9 @@ class CampaignRun:
     plan: Plan | None
     unwritable: str | None = None   # why the cache could not be written, if it could not
     failed: int = 0                 # cells computed without a result (each a named problem)
+    segments: dict | None = None
+    """Per scored cell (system, model, batch): each metric's per-row statistics (MT: one row
+    a segment; diarization: the recording), what paired tests over the cells resample."""
 
     @property
     def partial(self) -> bool:
@@ -267,5 +270,6 @@ def run_campaign(
     return CampaignRun(report, scores, computed=sum(len(p[0]) for p in pending) - failed,
                        cached=cached, failed=failed,
                        corrupt=cache.corrupt if cache is not None else 0, plan=plan,
-                       unwritable=cache.unwritable if cache is not None else None)
+                       unwritable=cache.unwritable if cache is not None else None,
+                       segments=merged)
 

@@ -26,6 +26,7 @@ from typing import Callable, Sequence
 
 from llgui._version import __version__
 from llgui.cli import options
+from llgui.cli.compare_pairs import _pairs_arguments, campaign_cells, pairs_options, pairs_output
 from llgui.core.errors import LoadError, SystemFailed, UsageError
 
 FORMATS = ("table", "json", "csv")
@@ -229,9 +230,10 @@ def _arguments_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("inputs", type=Path, nargs="+", metavar="BUNDLE|CAMPAIGN",
                    help="one bundle per system, all on the same documents (or one detection "
                         "bundle with several score files, or a campaign file: its online runs)")
-    p.add_argument("--baseline", required=True, metavar="NAME",
+    p.add_argument("--baseline", metavar="NAME",
                    help="the system the others are tested against (a bundle's name, or its "
-                        "file stem)")
+                        "file stem; or --all-pairs)")
+    _pairs_arguments(p)
     p.add_argument("--test", choices=("bs", "ar"), default="bs",
                    help="paired bootstrap (bs) or approximate randomisation (ar); exact "
                         "randomisation on few units (default: bs)")
@@ -739,7 +741,9 @@ def cmd_compare(args) -> str:
     from llgui.io.compare_report import compare_csv, compare_table
 
     problems, bundles = [], []
-    for path in args.inputs:
+    if campaign_cells(args, api):   # a campaign's scored outputs: read by compare_report
+        bundles = list(args.inputs)
+    for path in [] if bundles else args.inputs:
         try:
             if api.is_campaign(path):
                 bundles.extend(api.campaign_bundles(path, reader=_load))
@@ -755,11 +759,14 @@ def cmd_compare(args) -> str:
     try:
         dcf = api.parse_dcf(args.dcf, "--dcf") if args.dcf is not None else None
         report = api.compare_report(bundles, args.baseline, args.test, args.unit, args.samples,
-                                    args.seed, args.metric, dcf, progress=progress)
+                                    args.seed, args.metric, dcf, progress=progress,
+                                    **pairs_options(args))
     finally:
         close()
     if args.format == "json":
         return export.to_json(report)
+    if report.get("mode") == "all-pairs" or "human" in report:
+        return pairs_output(report, args.format, compare_csv, compare_table)
     if args.format == "csv":
         return compare_csv(report)
     return compare_table(report)

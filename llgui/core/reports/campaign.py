@@ -91,6 +91,8 @@ class Campaign:
     cells: tuple[Cell, ...]
     gaps: tuple[Cell, ...] = ()
     problems: tuple[Problem, ...] = ()
+    human: str | None = None        # [human] scores: a file of human scores (llgui.io.human)
+    human_pair: str | None = None   # the language pair to read from it, when it has several
 
     def __post_init__(self) -> None:
         if not isinstance(self.settings, MappingProxyType):

@@ -6,8 +6,9 @@ Three layouts, told apart by their content:
   `humaneval/DA+SQM/*.csv` (11 fields: UserID, SystemID, SegmentID, Type, SourceLanguage,
   TargetLanguage, Score, DocumentID, IsDocument?, StartTime, EndTime) and WMT24's ESA
   `humeval/esa_generalMT2024_wave*.csv` (12 fields: the error spans, a JSON list, before the
-  two times). Lines of Type other than TGT and document-level lines (IsDocument? True) are
-  skipped. A segment is (DocumentID, SegmentID); its score is the mean of its judgments; a
+  two times). Lines of Type other than TGT, document-level lines (IsDocument? True), and what
+  WMT24's own scripts drop (tutorial systems, the `canary` document, documents marked
+  `#incomplete` or `#dup`) are skipped. A segment is (DocumentID, SegmentID); its score is the mean of its judgments; a
   system's score is the mean of all its judgments (as WMT24's `convert_to_metrics.py`). A file
   holding several language pairs needs the pair named (`pair = "eng-jpn"`, `--human-pair`).
 - **mt-metrics-eval** score files (`SYSTEM<TAB>SCORE`, WMT's `human-scores/*.sys.score` and
@@ -129,7 +130,7 @@ def _annotations(path: Path, text: str, pair) -> HumanScores:
             raise LoadError([Problem(str(path), number, f"{len(row)} fields: a WMT human "
                                                         "annotation line has 11 (DA+SQM) or "
                                                         "12 (ESA), comma-separated")])
-        if row[3] != "TGT" or row[8].strip().lower() == "true":
+        if row[3] != "TGT" or row[8].strip().lower() == "true" or _skipped(row):
             continue
         system, segment, document = row[1].strip(), row[2].strip(), row[7].strip()
         if not system:
@@ -165,6 +166,14 @@ def _annotations(path: Path, text: str, pair) -> HumanScores:
                        pair=f"{key[0]}-{key[1]}",
                        notes=("a segment's score: the mean of its judgments; a system's: the "
                               "mean of all its judgments",))
+
+
+def _skipped(row: list[str]) -> bool:
+    """WMT24's own filters (`humeval/tools.py`): tutorial items, the canary, documents used
+    to fill an annotator's account (`#incomplete`, `#dup`)."""
+    document = row[7]
+    return ("tutorial" in row[1] or document == "canary" or "#incomplete" in document
+            or "#dup" in document)
 
 
 def _results(path: Path, lines: list[str], pair) -> HumanScores:

@@ -189,15 +189,32 @@ def _pairs_of(samples: list, plan: Plan, progress, should_stop):
     if plan.test == "bs" or n_units < MIN_UNITS or not all(
             isinstance(s, Additive) for s in samples):
         return _by_paired_test(samples, plan, pairs, progress, should_stop)
-    # AR on additive statistics: one draw of the swaps for every pair (sacrebleu's draws)
+    # AR on additive statistics: one draw of the swaps for every pair (sacrebleu's draws).
+    # A pair's moved statistics take @ (stats_j - stats_i) are take @ stats_j - take @ stats_i:
+    # one product per system instead of one per pair (exact on integer counts, which MT
+    # statistics are; other statistics take the product per pair)
     rng = np.random.default_rng(plan.seed)
     take = rng.integers(2, size=(plan.samples, n_units), dtype=bool).astype(np.float64)
     estimates = _intervals(samples, plan, should_stop)
+    integral = all(np.array_equal(s.stats, np.round(s.stats)) for s in samples)
+    products: dict[int, np.ndarray] = {}
+
+    def product(k: int) -> np.ndarray:
+        if k not in products:
+            check(should_stop)
+            products[k] = take @ samples[k].stats
+        return products[k]
+
     raw = []
     for k, (i, j) in enumerate(pairs):
         check(should_stop)
         system, _ = snap_ties(samples[j], samples[i])
-        a, b = system.swapped(samples[i], take)
+        if integral and system is samples[j]:
+            moved = product(i) - product(j)
+            a = system.score(system.stats.sum(axis=0) + moved)
+            b = system.score(samples[i].stats.sum(axis=0) - moved)
+        else:
+            a, b = system.swapped(samples[i], take)
         diffs = np.abs(a - b)
         real = snap_difference(points[i], system.point())
         p = p_value(diffs, real, real == 0 and not np.any(diffs))

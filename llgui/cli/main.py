@@ -699,10 +699,14 @@ def cmd_campaign(args) -> str:
         progress.close()
     print(f"llgui campaign: {len(campaign.cells)} cells: {run.cached} from the cache, "
           f"{run.computed} computed"
+          + (f" ({run.scored} file{'s' if run.scored != 1 else ''} scored: cells of the same "
+             f"content are scored once)" if run.scored and run.scored < run.computed else "")
           + (f", {run.failed} not scored (problems below)" if run.failed else "")
           + (f", {run.corrupt} damaged cache entries recomputed" if run.corrupt else "")
           + (f"; {len(campaign.gaps)} missing (no hypothesis file)" if campaign.gaps else ""),
           file=sys.stderr, flush=True)
+    for note in run.report.get("notes", ()):
+        print(f"llgui campaign: note: {note}", file=sys.stderr, flush=True)
     if run.unwritable:
         print(f"llgui campaign: the cell cache was not written ({run.unwritable})",
               file=sys.stderr, flush=True)

@@ -114,6 +114,9 @@ class CampaignScores:
     online: Mapping[int, Mapping] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
     signatures: Mapping[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    """What went wrong during the run and was recovered (a worker lost, its cells
+    rescheduled): said in the report, without making it partial."""
 
 
 def make_scorer(task: str, metric: str, settings: Mapping[str, object]):
@@ -243,6 +246,7 @@ def build_report(campaign: Campaign, scores: CampaignScores) -> dict:
         "signatures": dict(scores.signatures),
         "partial": bool(problems),
         "problems": [str(p) for p in problems],
+        "notes": list(scores.notes),
         "gaps": [{"system": campaign.systems[g.system].name,
                   "model": campaign.systems[g.system].models[g.model].id,
                   "batch": campaign.batches[g.batch].id, "hypothesis": g.hypothesis}

@@ -32,6 +32,11 @@ def pairs_table(report: Mapping) -> str:
         head = (f"{n} pairs of {len(report['systems'])} systems per metric, no correction: at "
                 f"level {report['level']:g} about {report['level'] * n:.1f} pairs would be "
                 f"'significant' by chance alone (--correction holm adjusts for it)")
+    smallest = report.get("smallest_adjusted_p")
+    if smallest is not None and smallest >= report["level"]:
+        head += (f"\nwith {report['samples']} resamples no p is below 1/{report['samples'] + 1}"
+                 f", so no adjusted p can be below {smallest:.4f}: nothing can be starred; "
+                 f"use --samples {int(n / report['level']) + 1} or more")
     scores = [[s["name"]] + [fmt(s["metrics"][k]["score"], 2)
                              for k in report["metric_signatures"]] for s in report["systems"]]
     labels = [m["label"] for m in report["metric_signatures"].values()]
@@ -39,8 +44,9 @@ def pairs_table(report: Mapping) -> str:
              (f"{r['p_adjusted']:.4f}" if r["p_adjusted"] is not None else "")
              + ("*" if r["significant"] else ""), r["better"]] for r in _rows(report)]
     source = report.get("source") or {}
-    lines = [head, "", render_table(["system", *labels], scores), "",
-             render_table(["metric", "a", "b", "b - a", "p", "p adjusted", "better"], rows), ""]
+    lines = [head, "", render_table(["system", *labels], scores).rstrip("\n"), "",
+             render_table(["metric", "a", "b", "b - a", "p", "p adjusted", "better"],
+                          rows).rstrip("\n"), ""]
     if source.get("kind") == "cells":
         models = ", ".join(f"{k} {v}" for k, v in source["models"].items())
         lines.append(f"compared: {source['what']} ({models}); batches "
@@ -70,7 +76,7 @@ def agreement_table(human: Mapping) -> str:
              + (f" ({human['pair']})" if human.get("pair") else "")
              + f", {human['n_systems']} systems with both",
              render_table(["metric", "pairwise accuracy", "pairs", "soft pairwise accuracy"],
-                          rows),
+                          rows).rstrip("\n"),
              "pairwise accuracy: Kocmi et al. 2021; soft pairwise accuracy: Thompson et al. "
              "2024 (WMT24 metrics task)"]
     if human.get("systems_without_human_score"):

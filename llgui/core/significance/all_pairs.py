@@ -129,6 +129,8 @@ class AllPairs:
             "signature": self.plan.signature, "correction": self.correction,
             "level": LEVEL, "n_pairs": n_pairs,
             "expected_false_positives": LEVEL * n_pairs if self.correction == "none" else None,
+            "smallest_adjusted_p": (min(1.0, n_pairs / (self.plan.samples + 1))
+                                    if self.correction == "holm" else None),
             "min_units": MIN_UNITS,
             "metric_signatures": {m.key: {"signature": m.signature, "resampling": m.resampling,
                                           "higher_is_better": m.higher_is_better,

@@ -10,21 +10,23 @@ from llgui.core.errors import UsageError
 def _pairs_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--all-pairs", action="store_true",
                    help="test every pair of systems instead of each against a baseline; "
-                        "p-values adjusted for the number of pairs (--correction)")
+                        "p-values adjusted for the number of pairs (--correction; default: "
+                        "against --baseline)")
     p.add_argument("--correction", choices=("holm", "none"), default="holm",
                    help="with --all-pairs: Holm's step-down adjustment of the p-values over "
                         "each metric's pairs (Holm 1979), or none (default: holm)")
     p.add_argument("--cells", action="store_true",
                    help="a campaign: compare its scored outputs (each system's last model "
                         "version over the batches all of them have) rather than its online "
-                        "runs (the default when no system has an online run)")
+                        "runs (default: the online runs, the outputs when no system has one)")
     p.add_argument("--human", metavar="FILE",
                    help="human scores of the systems (WMT's DA/ESA annotation CSV, "
                         "mt-metrics-eval's SYSTEM<TAB>SCORE, or WMT23's results): each "
-                        "metric's agreement with them (a campaign's [human] scores by default)")
+                        "metric's agreement with them (default: a campaign's [human] scores, "
+                        "else none)")
     p.add_argument("--human-pair", metavar="SRC-TGT",
                    help="the language pair to read from a human-score file holding several, "
-                        "e.g. deu-eng")
+                        "e.g. deu-eng (default: the file's only one)")
 
 
 def campaign_cells(args, api) -> bool:

@@ -6,7 +6,8 @@
     llgui det SCORES ... [--key KEY] [--dcf P_TARGET,C_MISS,C_FA] [--format table|json|csv]
     llgui campaign CAMPAIGN.toml [--workers N | --scheduler ADDRESS | --scheduler-file FILE]
                    [--out DIR] [--format ...]
-    llgui compare BUNDLE ...|CAMPAIGN --baseline NAME [--test bs|ar] [--unit U] [--samples N]
+    llgui compare BUNDLE ...|CAMPAIGN --baseline NAME | --all-pairs [--correction holm|none]
+                  [--test bs|ar] [--unit U] [--samples N] [--cells] [--human FILE]
     llgui simulate BUNDLE --system [NAME=]"COMMAND" ... [--oracle NAME ...] --out DIR
 
 Exit codes: 0 success; 2 bad input (one `FILE:LINE: reason` line per problem on stderr, no
@@ -232,7 +233,7 @@ def _arguments_compare(p: argparse.ArgumentParser) -> None:
                         "bundle with several score files, or a campaign file: its online runs)")
     p.add_argument("--baseline", metavar="NAME",
                    help="the system the others are tested against (a bundle's name, or its "
-                        "file stem; or --all-pairs)")
+                        "file stem; default: none, then --all-pairs is needed)")
     _pairs_arguments(p)
     p.add_argument("--test", choices=("bs", "ar"), default="bs",
                    help="paired bootstrap (bs) or approximate randomisation (ar); exact "

@@ -272,6 +272,10 @@ def run_campaign(
                             notes=tuple(dict.fromkeys(notes)),
                             signatures=signatures(campaign) if campaign.metrics else {})
     report = build_report(campaign, scores)
+    if campaign.human is not None and campaign.metrics:   # issue 32: beside the metrics
+        from llgui.campaign.cell_samples import human_block
+
+        report["human"] = human_block(campaign, merged, scores.signatures)
     failed = state["failed"] if plan is not None else 0
     return CampaignRun(report, scores, computed=sum(len(p[0]) for p in pending) - failed,
                        cached=cached, failed=failed,

@@ -728,6 +728,10 @@ def cmd_campaign(args) -> str:
         text = campaign_csv(run.report)
     else:
         text = campaign_table(run.report)
+        if (run.report.get("human") or {}).get("metrics"):   # issue 32
+            from llgui.io.compare_pairs_report import agreement_table
+
+            text += "\n" + agreement_table(run.report["human"])
     if run.partial:
         sys.stdout.write(text)  # the partial results, marked partial; the problems follow
         sys.stdout.flush()

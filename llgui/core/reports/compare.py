@@ -251,7 +251,7 @@ def _finish(names, baseline, entries, plan, task, groups, progress, should_stop,
 
         return all_pairs(names, entries, plan, correction or "holm", task,
                          source={"kind": "bundles"}, progress=progress,
-                         should_stop=should_stop)
+                         should_stop=should_stop, groups=groups)
     return compare_samples(names, baseline, entries, plan, task, groups=groups,
                            progress=progress, should_stop=should_stop)
 

@@ -151,9 +151,11 @@ def all_pairs(names: Sequence[str],
               plan: Plan, correction: str = "holm", task: str = "",
               source: dict | None = None,
               progress: Callable[[float], None] | None = None,
-              should_stop: Callable[[], bool] | None = None) -> AllPairs:
+              should_stop: Callable[[], bool] | None = None,
+              groups: np.ndarray | None = None) -> AllPairs:
     """Every pair of `names` under `plan`, for each metric (key, label, higher_is_better,
-    signature, unit, samples) with one Sample per system in the order of `names`."""
+    signature, unit, samples) with one Sample per system in the order of `names`. `groups`:
+    the unit `speaker`'s speakers, as `paired_test` takes them."""
     if correction not in CORRECTIONS:
         raise ValueError(f"unknown correction {correction!r} (choose from "
                          f"{', '.join(CORRECTIONS)})")
@@ -167,7 +169,8 @@ def all_pairs(names: Sequence[str],
         def part(f: float, i: int = i) -> None:
             report(progress, (i + f) / max(1, len(metrics)))
 
-        estimates, raw = _pairs_of(list(samples), unit_plan, part, should_stop)
+        estimates, raw = _pairs_of(list(samples), unit_plan, part, should_stop,
+                                   groups if unit == "speaker" else None)
         adjusted = adjust([p for _, _, _, p in raw], correction)
         tests = []
         for (a, b, delta, p), q in zip(raw, adjusted):
@@ -180,7 +183,7 @@ def all_pairs(names: Sequence[str],
     return AllPairs(task, tuple(names), plan, correction, tuple(out), dict(source or {}))
 
 
-def _pairs_of(samples: list, plan: Plan, progress, should_stop):
+def _pairs_of(samples: list, plan: Plan, progress, should_stop, groups=None):
     """Each system's estimate and (i, j, delta, p) of every pair."""
     n_units = samples[0].n_units
     for s in samples:
@@ -188,9 +191,9 @@ def _pairs_of(samples: list, plan: Plan, progress, should_stop):
             raise ValueError(f"paired test: {s.n_units} units against {n_units}")
     points = [s.point() for s in samples]
     pairs = pair_indices(len(samples))
-    if plan.test == "bs" or n_units < MIN_UNITS or not all(
+    if plan.test == "bs" or n_units < MIN_UNITS or groups is not None or not all(
             isinstance(s, Additive) for s in samples):
-        return _by_paired_test(samples, plan, pairs, progress, should_stop)
+        return _by_paired_test(samples, plan, pairs, progress, should_stop, groups)
     # AR on additive statistics: one draw of the swaps for every pair (sacrebleu's draws).
     # A pair's moved statistics take @ (stats_j - stats_i) are take @ stats_j - take @ stats_i:
     # one product per system instead of one per pair (exact on integer counts, which MT
@@ -236,7 +239,7 @@ def _intervals(samples: list, plan: Plan, should_stop) -> list[Estimate]:
     return [estimate_from(s.point(), sc, s.n_units) for s, sc in zip(samples, scores)]
 
 
-def _by_paired_test(samples: list, plan: Plan, pairs, progress, should_stop):
+def _by_paired_test(samples: list, plan: Plan, pairs, progress, should_stop, groups=None):
     """The general route: `paired_test` per pair (bootstrap, exact tests on few units,
     non-additive samples). The bootstrap draws the same indices for every system, so a
     pair's p equals sacrebleu's test of that pair."""
@@ -246,10 +249,13 @@ def _by_paired_test(samples: list, plan: Plan, pairs, progress, should_stop):
     raw = []
     for k, (i, j) in enumerate(pairs):
         check(should_stop)
-        base, other = paired_test(samples[i], [samples[j]], plan, should_stop=should_stop)
+        base, other = paired_test(samples[i], [samples[j]], plan, groups=groups,
+                                  should_stop=should_stop)
         if estimates is None:
-            estimates = _intervals(samples, plan, should_stop) if plan.test == "ar" else \
-                list(paired_test(samples[0], samples[1:], plan, should_stop=should_stop))
+            estimates = list(paired_test(samples[0], samples[1:], plan, groups=groups,
+                                         should_stop=should_stop))
+            estimates = [Estimate(e.score, e.mean, e.ci, low=e.low, high=e.high,
+                                  n_units=e.n_units, too_few=e.too_few) for e in estimates]
         raw.append((i, j, other.score - base.score, other.p_value))
         report(progress, (k + 1) / len(pairs))
     return estimates, raw

@@ -306,6 +306,21 @@ def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and not math.isfinite(value))
 
 
+def human_note(human: dict | None) -> str:
+    """The campaign's agreement with its human scores, for the status line (issue 32)."""
+    if not human:
+        return ""
+    if "metrics" not in human:
+        return f" Human scores not used: {human.get('problem', '')}"
+    parts = []
+    for key, e in human["metrics"].items():
+        spa = e["soft_pairwise_accuracy"]
+        parts.append(f"{display_name(key)} {100 * e['pairwise_accuracy']:.1f} % of "
+                     f"{e['pairs']} pairs" + ("" if spa is None else f", SPA {spa:.3f}"))
+    return (" Agreement with the human scores (pairwise accuracy, Kocmi et al. 2021; soft "
+            "pairwise accuracy, Thompson et al. 2024): " + "; ".join(parts) + ".")
+
+
 def comparison_note(report: dict) -> str:
     """The status line's account of a paired test: which test, over how many units, and
     why nothing is starred when the units are too few."""
@@ -430,7 +445,8 @@ class SystemsView(QWidget):
         if report["partial"]:
             parts.append(f"PARTIAL: {len(report['problems'])} problems (see the message)")
         self.status.setText("; ".join(parts) + ". S_P: mean over model versions; online "
-                            "figures pooled over the online run's documents.")
+                            "figures pooled over the online run's documents."
+                            + human_note(report.get("human")))
         self._campaign_text = self.status.text()
         if self.baseline_box.isEnabled():
             self.compare_against(self.baseline_box.currentText())

@@ -151,3 +151,7 @@ def test_soft_pairwise_accuracy_on_wmt24_en_zh_esa(tmp_path, capsys):
         expected = 1.0 - np.mean([abs(human_p[k] - metric_p[k]) for k in human_p])
         assert block["metrics"][name]["soft_pairwise_accuracy"] == pytest.approx(expected,
                                                                                  abs=1e-12)
+    # the campaign report carries the same block, from its cells
+    assert main(["campaign", str(path), "--workers", "0", "--format", "json"]) == 0
+    campaign = json.loads(capsys.readouterr().out)
+    assert campaign["human"]["metrics"] == block["metrics"]

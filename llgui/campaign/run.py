@@ -273,7 +273,7 @@ def run_campaign(
                             signatures=signatures(campaign) if campaign.metrics else {})
     report = build_report(campaign, scores)
     if campaign.human is not None and campaign.metrics:   # issue 32: beside the metrics
-        from llgui.campaign.cell_samples import human_block
+        from llgui.campaign.last_versions import human_block
 
         report["human"] = human_block(campaign, merged, scores.signatures)
     failed = state["failed"] if plan is not None else 0

@@ -400,11 +400,25 @@ def compare_report(bundles, baseline: str | None, test: str = "bs", unit: str | 
     except ValueError as error:
         raise UsageError(str(error)) from None
     out = comparison.report()
+    if human is None:   # a campaign's online runs: its [human] scores, if any
+        human = _campaign_human(bundles)
     if human is not None:
         from llgui.campaign.compare_cells import add_agreement
 
         add_agreement(out, human)
     return out
+
+
+def _campaign_human(inputs):
+    """(path, pair) of the `[human] scores` of `inputs` when it is one campaign file."""
+    if isinstance(inputs, (list, tuple)) and len(inputs) == 1:
+        inputs = inputs[0]
+    if not (isinstance(inputs, (str, Path)) and is_campaign(inputs)):
+        return None
+    from llgui.io.campaign import load_campaign
+
+    loaded = load_campaign(Path(inputs))
+    return None if loaded.human is None else (loaded.human, loaded.human_pair)
 
 
 def _campaign_of(inputs, cells: bool):

@@ -54,6 +54,10 @@ def pairs_options(args) -> dict:
         human = (args.human, args.human_pair)
     elif args.human_pair is not None:
         raise UsageError("--human-pair goes with --human")
+    elif len(args.inputs) == 1:   # a campaign's [human] scores, whichever runs are compared
+        from llgui.api import _campaign_human
+
+        human = _campaign_human(args.inputs[0])
     return {"all_pairs": args.all_pairs, "correction": args.correction, "cells": args.cells,
             "human": human}
 

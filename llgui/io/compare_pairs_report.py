@@ -22,14 +22,18 @@ def _rows(report: Mapping):
                    "significant": e["significant"], "better": e["better"] or ""}
 
 
+def _pairs(n: int) -> str:
+    return f"{n} pair" + ("" if n == 1 else "s")
+
+
 def pairs_table(report: Mapping) -> str:
     n = report["n_pairs"]
     if report["correction"] == "holm":
-        head = (f"{n} pairs of {len(report['systems'])} systems per metric; p-values adjusted "
-                f"by Holm's method (Holm 1979) over each metric's {n} pairs: '*' = adjusted "
-                f"p < {report['level']:g}")
+        head = (f"{_pairs(n)} of {len(report['systems'])} systems per metric; p-values "
+                f"adjusted by Holm's method (Holm 1979) over each metric's {_pairs(n)}: '*' = "
+                f"adjusted p < {report['level']:g}")
     else:
-        head = (f"{n} pairs of {len(report['systems'])} systems per metric, no correction: at "
+        head = (f"{_pairs(n)} of {len(report['systems'])} systems per metric, no correction: at "
                 f"level {report['level']:g} about {report['level'] * n:.1f} pairs would be "
                 f"'significant' by chance alone (--correction holm adjusts for it)")
     smallest = report.get("smallest_adjusted_p")

@@ -72,6 +72,7 @@ class PairTest:
     p_value: float
     p_adjusted: float
     better: int | None
+    test: str = ""   # what gave the p: ar, bs, ar-exact (all swaps of few units)
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ class AllPairs:
             entry = {}
             for m in self.metrics:
                 t = m.pairs[index]
-                entry[m.key] = {"delta": t.delta, "p_value": t.p_value,
+                entry[m.key] = {"delta": t.delta, "p_value": t.p_value, "test": t.test,
                                 "p_adjusted": finite_or_none(t.p_adjusted),
                                 "significant": t.better is not None,
                                 "better": None if t.better is None else self.systems[t.better]}
@@ -171,20 +172,22 @@ def all_pairs(names: Sequence[str],
 
         estimates, raw = _pairs_of(list(samples), unit_plan, part, should_stop,
                                    groups if unit == "speaker" else None)
-        adjusted = adjust([p for _, _, _, p in raw], correction)
+        adjusted = adjust([r[3] for r in raw], correction)
         tests = []
-        for (a, b, delta, p), q in zip(raw, adjusted):
+        for (a, b, delta, p, test), q in zip(raw, adjusted):
             better = None
-            if q < LEVEL and delta != 0 and not (estimates[a].too_few and plan.test == "bs"):
+            # on too few units a bootstrap's p is the exact randomisation one (`paired_test`):
+            # trusted, as `Estimate.significant` trusts it
+            if q < LEVEL and delta != 0:
                 better = b if (delta > 0) == higher else a
-            tests.append(PairTest(a, b, delta, p, float(q), better))
+            tests.append(PairTest(a, b, delta, p, float(q), better, test))
         out.append(MetricPairs(key, label, higher, signature, unit_plan.signature,
                                tuple(estimates), tuple(tests)))
     return AllPairs(task, tuple(names), plan, correction, tuple(out), dict(source or {}))
 
 
 def _pairs_of(samples: list, plan: Plan, progress, should_stop, groups=None):
-    """Each system's estimate and (i, j, delta, p) of every pair."""
+    """Each system's estimate and (i, j, delta, p, test) of every pair."""
     n_units = samples[0].n_units
     for s in samples:
         if s.n_units != n_units:
@@ -223,7 +226,7 @@ def _pairs_of(samples: list, plan: Plan, progress, should_stop, groups=None):
         diffs = np.abs(a - b)
         real = snap_difference(points[i], system.point())
         p = p_value(diffs, real, real == 0 and not np.any(diffs))
-        raw.append((i, j, system.point() - points[i], p))
+        raw.append((i, j, system.point() - points[i], p, "ar"))
         report(progress, (k + 1) / len(pairs))
     return estimates, raw
 
@@ -256,6 +259,6 @@ def _by_paired_test(samples: list, plan: Plan, pairs, progress, should_stop, gro
                                          should_stop=should_stop))
             estimates = [Estimate(e.score, e.mean, e.ci, low=e.low, high=e.high,
                                   n_units=e.n_units, too_few=e.too_few) for e in estimates]
-        raw.append((i, j, other.score - base.score, other.p_value))
+        raw.append((i, j, other.score - base.score, other.p_value, other.test or plan.test))
         report(progress, (k + 1) / len(pairs))
     return estimates, raw

@@ -412,23 +412,43 @@ def _systems(inputs) -> list:
             for b, n in zip(bundles, distinct_names(bundles))]
 
 
-def compare_report(bundles, baseline: str, test: str = "bs", unit: str | None = None,
+def compare_report(bundles, baseline: str | None, test: str = "bs", unit: str | None = None,
                    samples: int | None = None, seed: int = 12345,
-                   metrics: Sequence[str] | None = None, dcf=None, progress=None) -> dict:
+                   metrics: Sequence[str] | None = None, dcf=None, progress=None,
+                   all_pairs: bool = False, correction: str = "holm", cells: bool = False,
+                   human=None) -> dict:
     """The `compare` report: every system against `baseline` (a bundle's name or file stem)
-    with intervals and p-values, on the same documents. `bundles`: bundles or their paths, a
-    campaign file (its online runs), or a mapping of system name to bundle."""
+    with intervals and p-values, on the same documents; or, with `all_pairs` (or `baseline`
+    None), every pair of systems, p-values adjusted by `correction` (holm | none). `bundles`:
+    bundles or their paths, a campaign file (its online runs; its scored outputs, each
+    system's last model version, when it has no online run or `cells` is set), or a mapping of
+    system name to bundle. `human`: a human-score file (or scores read by
+    `llgui.io.human.read_human_scores`): each metric's agreement with it is reported."""
     from llgui.core.reports.compare import DEFAULT_UNIT, compare_bundles
     from llgui.core.significance.resample import DEFAULT_SAMPLES, Plan
 
     metrics = _names(metrics)
-    loaded = _systems(bundles)
-    if not loaded:
-        raise UsageError("give at least one bundle")
     if test not in DEFAULT_SAMPLES:
         raise UsageError(f"test {test!r}: bs or ar")
     if samples is not None and samples < 1:
         raise UsageError(f"samples {samples}: need at least 1")
+    if correction not in ("holm", "none"):
+        raise UsageError(f"correction {correction!r}: holm or none")
+    if all_pairs:
+        baseline = None
+    elif baseline is None:
+        raise UsageError("name a baseline, or ask for all pairs")
+    campaign = _campaign_of(bundles, cells)
+    if campaign is not None:
+        from llgui.campaign.compare_cells import compare_cells
+
+        if metrics:
+            _check_metrics(campaign.task, metrics)
+        return compare_cells(campaign, baseline, test, unit, samples, seed, metrics,
+                             correction, human, progress)
+    loaded = _systems(bundles)
+    if not loaded:
+        raise UsageError("give at least one bundle")
     task = loaded[0].task
     chosen_unit = unit or DEFAULT_UNIT.get(task, "document")
     if metrics:
@@ -439,18 +459,55 @@ def compare_report(bundles, baseline: str, test: str = "bs", unit: str | None = 
     plan = Plan(test, samples or DEFAULT_SAMPLES[test], seed, chosen_unit)
     try:
         comparison = compare_bundles(loaded, baseline, plan, list(metrics) if metrics else None,
-                                     dcf=point, progress=progress)
+                                     dcf=point, progress=progress, correction=correction)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    report = comparison.report()
+    out = comparison.report()
     questions = {}
     for bundle in loaded:   # issue 34: each system's questions, valued (active logs only)
         q = _question_value(bundle)
         if q is not None:
             questions[bundle.name] = {"unit": q["unit"], "run": q["run"]}
     if questions:
-        report["question_value"] = questions
-    return report
+        out["question_value"] = questions
+    if human is None:   # a campaign's online runs: its [human] scores, if any
+        human = _campaign_human(bundles)
+    if human is not None:
+        from llgui.campaign.compare_cells import add_agreement
+
+        add_agreement(out, human)
+    return out
+
+
+def _campaign_human(inputs):
+    """(path, pair) of the `[human] scores` of `inputs` when it is one campaign file."""
+    if isinstance(inputs, (list, tuple)) and len(inputs) == 1:
+        inputs = inputs[0]
+    if not (isinstance(inputs, (str, Path)) and is_campaign(inputs)):
+        return None
+    from llgui.io.campaign import load_campaign
+
+    loaded = load_campaign(Path(inputs))
+    return None if loaded.human is None else (loaded.human, loaded.human_pair)
+
+
+def _campaign_of(inputs, cells: bool):
+    """The loaded campaign when `inputs` is one campaign file whose scored outputs are to be
+    compared (`cells`, or no system has an online run); else None."""
+    if isinstance(inputs, (list, tuple)) and len(inputs) == 1:
+        inputs = inputs[0]
+    if not (isinstance(inputs, (str, Path)) and is_campaign(inputs)):
+        if cells:
+            raise UsageError("cells: give one campaign file")
+        return None
+    from llgui.io.campaign import load_campaign
+
+    loaded = load_campaign(Path(inputs))
+    if loaded.problems:
+        raise LoadError(loaded.problems)
+    if cells or not any(s.bundle for s in loaded.systems):
+        return loaded
+    return None
 
 
 def campaign_run(campaign, workers: int | None = None, scheduler: str | None = None,

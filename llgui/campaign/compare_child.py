@@ -16,13 +16,15 @@ from llgui.core.significance.resample import Plan
 from llgui.campaign.child import wait_for_child
 
 
-def compare_in_child(path: str, baseline: str, plan: Plan, progress=None,
-                     should_stop=None) -> dict:
+def compare_in_child(path: str, baseline: str | None, plan: Plan, progress=None,
+                     should_stop=None, cells: bool = False) -> dict:
     """The JSON report of `llgui compare PATH --baseline BASELINE` with `plan`'s test,
-    resamples, seed and unit (`llgui.core.reports.compare.Comparison.report`)."""
-    command = [sys.executable, "-m", "llgui", "compare", str(path), "--baseline", baseline,
+    resamples, seed and unit (`llgui.core.reports.compare.Comparison.report`); `baseline`
+    None: `--all-pairs` (Holm's correction); `cells`: the campaign's scored outputs."""
+    which = ["--all-pairs"] if baseline is None else ["--baseline", baseline]
+    command = [sys.executable, "-m", "llgui", "compare", str(path), *which,
                "--test", plan.test, "--samples", str(plan.samples), "--seed", str(plan.seed),
-               "--unit", plan.unit, "--format", "json"]
+               "--unit", plan.unit, "--format", "json", *(["--cells"] if cells else [])]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              start_new_session=os.name != "nt")
     out: list[bytes] = []

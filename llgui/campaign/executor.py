@@ -169,6 +169,29 @@ def free_cores() -> int:
     return max(1, min(cores, int(cores - max(0.0, load - 1.0) + 0.5)))
 
 
+def measured_enough(times: Sequence[float]) -> bool:
+    """Whether the `auto` plan has timed enough cells in this process: the first cell (it
+    pays one-time costs, see `per_cell_estimate`) and then cells for MEASURE_SECONDS, at
+    least one."""
+    return len(times) >= 2 and sum(times[1:]) >= MEASURE_SECONDS
+
+
+def per_cell_estimate(times: Sequence[float]) -> float:
+    """Seconds a cell takes here, from the cells timed in this process (in order).
+
+    The first cell pays costs no later cell pays: importing sacrebleu and numpy's friends,
+    loading the compiled TER engine (numba), building the metric objects, and the reference
+    statistics of its batch, which the batch's other cells share (cells are run batch by
+    batch). Timed alone it made the estimate 4 to 50 times too high (issue 32: 21.4 s for a
+    first WMT23 cell under load, 0.45 s for the next ones; 3.3 s against 0.2 s quiet). So the
+    first cell is left out whenever a later one was timed; the mean of the later ones keeps
+    the reference cost of any new batch among them."""
+    if not times:
+        return 0.0
+    later = list(times[1:])
+    return sum(later) / len(later) if later else float(times[0])
+
+
 def worth_workers(per_cell_s: float, remaining: int, measurements: Measurements,
                   cores: int | None = None) -> tuple[int, str]:
     """(worker processes to start, why): 0 when this process is predicted to finish the
@@ -202,6 +225,8 @@ class Executor:
         self.startup_s = 0.0
         self._lost_asked = 0.0
         self._silent: set = set()   # workers that did not hand a finished result over
+        self._seen: dict = {}       # worker address -> threads, every worker seen in this run
+        self.notes: list[str] = []  # what went wrong and was recovered (a worker lost...)
 
     def __enter__(self) -> "Executor":
         if self.plan.kind in ("in-process", "auto"):
@@ -283,6 +308,7 @@ class Executor:
         done_since: dict = {}   # key -> when seen finished but not yet fetched
         last_poll = last_done = time.monotonic()
         alone_since = None   # since when the cluster has had no worker
+        self._seen.update(self._worker_threads() or {})
         try:
             while left:
                 if should_stop is not None and should_stop():
@@ -313,7 +339,9 @@ class Executor:
                                                   f"at {started[key][1]} (the per-cell time "
                                                   f"limit, --cell-timeout): the worker is hung, "
                                                   f"stopped or too slow")
-                    if self._workers() == 0:
+                    threads = self._worker_threads()
+                    self._note_departures(threads)
+                    if threads is not None and not threads:
                         alone_since = alone_since or now
                         if now - alone_since > limit:
                             for key in list(left):
@@ -357,11 +385,12 @@ class Executor:
                         longest = max((now - started[k][0] for k in running if k in left),
                                       default=0.0)
                         waiting(f"no cell finished for {now - last_done:.0f} s; "
-                                f"{len(running)} running, the longest for {longest:.0f} s "
-                                f"(limit {limit:g} s)")
+                                f"{running_text(len(running), threads)}, the longest for "
+                                f"{longest:.0f} s (limit {limit:g} s)")
                 if not batch:
                     time.sleep(0.05)
         finally:
+            self._note_departures(self._worker_threads())
             self._client.cancel([f for f in left.values() if not f.done()])
 
     def _running(self, left: dict, started: dict, now: float) -> list:
@@ -389,6 +418,27 @@ class Executor:
             self._client.run_on_scheduler(_on_scheduler()[0], address=worker)
         except Exception:
             pass
+
+    def _worker_threads(self) -> dict | None:
+        """{worker address: threads} on the cluster now (None if the scheduler did not say)."""
+        try:
+            return dict(self._client.nthreads())
+        except Exception:
+            return None
+
+    def _note_departures(self, threads: dict | None) -> None:
+        """A worker seen earlier in this run and gone now (died, killed, stopped by its
+        nanny) is noted: Dask reschedules what it held, so the run may end whole, but the
+        organiser should know a worker was lost (issue 32). Workers llgui took out itself
+        (`_give_up`) have their own problem."""
+        if threads is None:
+            return
+        for address in sorted(set(self._seen) - set(threads) - self._silent):
+            self.notes.append(f"the worker at {address} left the cluster during the run "
+                              f"(died, was killed or stopped); Dask rescheduled the cells it "
+                              f"held on the other workers")
+            self._seen.pop(address)
+        self._seen.update(threads)
 
     def _workers(self) -> int:
         """Workers on the cluster now (-1 if the scheduler did not say)."""
@@ -518,6 +568,18 @@ def _answers(url: str) -> bool:
             return True
     except Exception:
         return False
+
+
+def running_text(running: int, threads: dict | None) -> str:
+    """"N running" as the workers can run them: the scheduler also counts cells queued on a
+    worker behind the one it runs (two a single-threaded worker, by Dask's saturation), so
+    at most as many as the workers have threads run; the rest wait there."""
+    if threads is None:
+        return f"{running} running or queued on the workers"
+    capacity = sum(threads.values())
+    if running <= capacity:
+        return f"{running} running"
+    return f"{capacity} running, {running - capacity} queued on the workers"
 
 
 def run_here(function: Callable[[dict], dict], task: dict) -> dict:

@@ -25,8 +25,8 @@ from llgui.core.jobs import Cancelled
 from llgui.campaign import cells as jobs
 from llgui.campaign.cache import CellCache, cell_key, file_digest, library_versions
 from llgui.campaign.executor import (
-    CELL_SECONDS, CONNECT_SECONDS, MEASURE_SECONDS, Executor, Measurements, Plan, choose,
-    run_here, scheduler_address, worth_workers,
+    CELL_SECONDS, CONNECT_SECONDS, Executor, Measurements, Plan, choose, measured_enough,
+    per_cell_estimate, run_here, scheduler_address, worth_workers,
 )
 
 
@@ -43,6 +43,10 @@ class CampaignRun:
     plan: Plan | None
     unwritable: str | None = None   # why the cache could not be written, if it could not
     failed: int = 0                 # cells computed without a result (each a named problem)
+    scored: int = 0                 # files scored: cells of one content are scored once
+    segments: dict | None = None
+    """Per scored cell (system, model, batch): each metric's per-row statistics (MT: one row
+    a segment; diarization: the recording), what paired tests over the cells resample."""
 
     @property
     def partial(self) -> bool:
@@ -117,6 +121,7 @@ def run_campaign(
             widths[name] = width
     merged: dict[tuple[int, int, int], dict[str, np.ndarray]] = {}
     problems: list[Problem] = []
+    notes: list[str] = []   # recovered faults (a worker lost, its cells rescheduled)
     pending: list[tuple[list[int], str, dict]] = []  # (cell indices, key, task)
     by_key: dict[str, int] = {}  # cells with the same content are one job
     work_bytes = 0
@@ -186,13 +191,14 @@ def run_campaign(
                       memory_limit=memory_limit, cell_seconds=cell_seconds,
                       connect_seconds=connect_seconds)
         function = jobs.score_mt_cell if campaign.task == "mt" else jobs.score_diar_cell
-        state = {"done": done, "failed": 0}
+        state = {"done": done, "failed": 0, "scored": 0}
 
         def take_cell(indices, key, result) -> None:
             if result["problems"]:
                 problems.extend(jobs.as_problems(result["problems"]))
                 state["failed"] += len(indices)
             else:
+                state["scored"] += 1
                 stats = {m: np.asarray(result["stats"][m], dtype=np.float64)
                          for m in campaign.metrics}
                 if use_cache and cache is not None:
@@ -211,14 +217,15 @@ def run_campaign(
         first = 0          # cells scored here while measuring (the `auto` plan)
         per_cell = None
         if plan.kind == "auto":
-            began = time.monotonic()
-            while first < len(pending) and (
-                    first == 0 or time.monotonic() - began < MEASURE_SECONDS):
+            times: list[float] = []   # each measured cell's seconds, the first one warming up
+            while first < len(pending) and not measured_enough(times):
                 stop()
                 indices, key, task = pending[first]
+                began = time.monotonic()
                 take_cell(indices, key, run_here(function, task))
+                times.append(time.monotonic() - began)
                 first += 1
-            per_cell = (time.monotonic() - began) / first if first else 0.0
+            per_cell = per_cell_estimate(times)
             measurements = Measurements.load(cache.root if cache is not None else None)
             n, why = worth_workers(per_cell, len(pending) - first + len(online), measurements)
             extra = dict(threads=plan.threads, memory_limit=plan.memory_limit,
@@ -254,6 +261,7 @@ def run_campaign(
                 if progress is not None:
                     progress(state["done"], total)
             stop()
+            notes.extend(executor.notes)
     # rows of segments -> one summed vector per metric, in cell order (deterministic)
     sums = {}
     for cell in campaign.cells:
@@ -261,11 +269,18 @@ def run_campaign(
         if key in merged:
             sums[key] = {m: merged[key][m].sum(axis=0) for m in campaign.metrics}
     scores = CampaignScores(cells=sums, online=online_results, problems=tuple(problems),
+                            notes=tuple(dict.fromkeys(notes)),
                             signatures=signatures(campaign) if campaign.metrics else {})
     report = build_report(campaign, scores)
+    if campaign.human is not None and campaign.metrics:   # issue 32: beside the metrics
+        from llgui.campaign.last_versions import human_block
+
+        report["human"] = human_block(campaign, merged, scores.signatures)
     failed = state["failed"] if plan is not None else 0
     return CampaignRun(report, scores, computed=sum(len(p[0]) for p in pending) - failed,
                        cached=cached, failed=failed,
                        corrupt=cache.corrupt if cache is not None else 0, plan=plan,
-                       unwritable=cache.unwritable if cache is not None else None)
+                       scored=state["scored"] if plan is not None else 0,
+                       unwritable=cache.unwritable if cache is not None else None,
+                       segments=merged)
 

@@ -6,7 +6,8 @@
     llgui det SCORES ... [--key KEY] [--dcf P_TARGET,C_MISS,C_FA] [--format table|json|csv]
     llgui campaign CAMPAIGN.toml [--workers N | --scheduler ADDRESS | --scheduler-file FILE]
                    [--out DIR] [--format ...]
-    llgui compare BUNDLE ...|CAMPAIGN --baseline NAME [--test bs|ar] [--unit U] [--samples N]
+    llgui compare BUNDLE ...|CAMPAIGN --baseline NAME | --all-pairs [--correction holm|none]
+                  [--test bs|ar] [--unit U] [--samples N] [--cells] [--human FILE]
     llgui simulate BUNDLE --system [NAME=]"COMMAND" ... [--oracle NAME ...] --out DIR
     llgui effort INPUT ... [--simulated DIR ...] [--cost-out FILE] [--format ...]
 
@@ -28,6 +29,7 @@ from typing import Callable, Sequence
 
 from llgui._version import __version__
 from llgui.cli import options
+from llgui.cli.compare_pairs import _pairs_arguments, campaign_cells, pairs_options, pairs_output
 from llgui.core.errors import LoadError, SystemFailed, UsageError
 
 FORMATS = ("table", "json", "csv")
@@ -278,9 +280,10 @@ def _arguments_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("inputs", type=Path, nargs="+", metavar="BUNDLE|CAMPAIGN",
                    help="one bundle per system, all on the same documents (or one detection "
                         "bundle with several score files, or a campaign file: its online runs)")
-    p.add_argument("--baseline", required=True, metavar="NAME",
+    p.add_argument("--baseline", metavar="NAME",
                    help="the system the others are tested against (a bundle's name, or its "
-                        "file stem)")
+                        "file stem; default: none, then --all-pairs is needed)")
+    _pairs_arguments(p)
     p.add_argument("--test", choices=("bs", "ar"), default="bs",
                    help="paired bootstrap (bs) or approximate randomisation (ar); exact "
                         "randomisation on few units (default: bs)")
@@ -779,10 +782,14 @@ def cmd_campaign(args) -> str:
         progress.close()
     print(f"llgui campaign: {len(campaign.cells)} cells: {run.cached} from the cache, "
           f"{run.computed} computed"
+          + (f" ({run.scored} file{'s' if run.scored != 1 else ''} scored: cells of the same "
+             f"content are scored once)" if run.scored and run.scored < run.computed else "")
           + (f", {run.failed} not scored (problems below)" if run.failed else "")
           + (f", {run.corrupt} damaged cache entries recomputed" if run.corrupt else "")
           + (f"; {len(campaign.gaps)} missing (no hypothesis file)" if campaign.gaps else ""),
           file=sys.stderr, flush=True)
+    for note in run.report.get("notes", ()):
+        print(f"llgui campaign: note: {note}", file=sys.stderr, flush=True)
     if run.unwritable:
         print(f"llgui campaign: the cell cache was not written ({run.unwritable})",
               file=sys.stderr, flush=True)
@@ -803,6 +810,10 @@ def cmd_campaign(args) -> str:
         text = campaign_csv(run.report)
     else:
         text = campaign_table(run.report)
+        if (run.report.get("human") or {}).get("metrics"):   # issue 32
+            from llgui.io.compare_pairs_report import agreement_table
+
+            text += "\n" + agreement_table(run.report["human"])
     if run.partial:
         sys.stdout.write(text)  # the partial results, marked partial; the problems follow
         sys.stdout.flush()
@@ -821,7 +832,9 @@ def cmd_compare(args) -> str:
     from llgui.io.compare_report import compare_csv, compare_table
 
     problems, bundles = [], []
-    for path in args.inputs:
+    if campaign_cells(args, api):   # a campaign's scored outputs: read by compare_report
+        bundles = list(args.inputs)
+    for path in [] if bundles else args.inputs:
         try:
             if api.is_campaign(path):
                 bundles.extend(api.campaign_bundles(path, reader=_load))
@@ -837,11 +850,14 @@ def cmd_compare(args) -> str:
     try:
         dcf = api.parse_dcf(args.dcf, "--dcf") if args.dcf is not None else None
         report = api.compare_report(bundles, args.baseline, args.test, args.unit, args.samples,
-                                    args.seed, args.metric, dcf, progress=progress)
+                                    args.seed, args.metric, dcf, progress=progress,
+                                    **pairs_options(args))
     finally:
         close()
     if args.format == "json":
         return export.to_json(report)
+    if report.get("mode") == "all-pairs" or "human" in report:
+        return pairs_output(report, args.format, compare_csv, compare_table)
     if args.format == "csv":
         return compare_csv(report)
     return compare_table(report)

@@ -47,13 +47,14 @@ from llgui.core.types import Stamp
 from llgui.io.bundle import SETTINGS, _Doc, _Loader, _show, missing_tokenizer_packages
 from llgui.io.text import selection_problem
 
-TABLES = ("campaign", "settings", "batches", "systems")
+TABLES = ("campaign", "settings", "batches", "systems", "human")
 CAMPAIGN_KEYS = ("name", "task", "metrics")
 CAMPAIGN_TASKS = ("mt", "diarization")
 BATCH_KEYS = {"mt": ("id", "time", "references", "lines", "docids", "docid"),
               "diarization": ("id", "time", "references", "uem", "uri")}
 SYSTEM_KEYS = ("name", "models", "hypotheses", "bundle")
 MODEL_KEYS = ("id", "time")
+HUMAN_KEYS = ("scores", "pair")
 _ID = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]*", re.ASCII)
 MAX_ID = 100
 """The longest batch or model id (ids name files; a file name has at most 255 bytes)."""
@@ -117,7 +118,8 @@ class _CampaignLoader(_Loader):
             self.add(self.pos.key_line((), name), f"{name} must be a table [{name}], "
                                                   f"not {_show(value)}")
             return None
-        known = {"campaign": CAMPAIGN_KEYS, "settings": tuple(SETTINGS)}[name]
+        known = {"campaign": CAMPAIGN_KEYS, "settings": tuple(SETTINGS),
+                 "human": HUMAN_KEYS}[name]
         for key in value:
             if key not in known:
                 self.add(self.key_line(name, key),
@@ -194,8 +196,35 @@ class _CampaignLoader(_Loader):
                         cells.append(cell)
                     else:
                         gaps.append(cell)
+        human, pair = self.human(self.table(data, "human"))
         return Campaign(self.file, name, task, metrics, settings, tuple(batches), tuple(systems),
-                        tuple(cells), tuple(gaps), self._problems())
+                        tuple(cells), tuple(gaps), self._problems(), human=human,
+                        human_pair=pair)
+
+    def human(self, table: dict | None) -> tuple[str | None, str | None]:
+        """[human] scores = FILE (pair = "deu-eng"): read now, so a bad file is a problem at
+        its own line (llgui.io.human); the path and pair are kept."""
+        if not table:
+            return None, None
+        scores, pair = table.get("scores"), table.get("pair")
+        if not isinstance(scores, str) or not scores.strip():
+            self.add(self.key_line("human", "scores") if "scores" in table else
+                     self.pos.key_line((), "human"),
+                     f"[human] scores must name a file of human scores, not {_show(scores)}")
+            return None, None
+        if pair is not None and not isinstance(pair, str):
+            self.add(self.key_line("human", "pair"), f"pair must be a string such as "
+                                                     f"\"deu-eng\", not {_show(pair)}")
+            return None, None
+        from llgui.io.human import read_human_scores
+
+        path = str(self.base / scores)
+        try:
+            read_human_scores(path, pair)
+        except LoadError as error:   # FILE:LINE in the human-score file itself
+            self.extend(error.problems)
+            return None, None
+        return path, pair
 
     # --- [campaign] ------------------------------------------------------------------------
     def task(self, head: dict) -> str:

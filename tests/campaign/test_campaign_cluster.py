@@ -199,9 +199,12 @@ def test_a_stopped_worker_is_given_up_after_the_cell_time_limit(small, tmp_path)
                               "tcp://127.0.0.1:" in stop[0], done.stderr
     assert "the worker is hung, stopped or too slow" in stop[0]
     # while it hung, the progress said so rather than "a few seconds left"
-    assert any(line.startswith("llgui campaign: no cell finished for ")
-               and " running, the longest for " in line for line in done.stderr.splitlines()), \
-        done.stderr
+    stalls = [line for line in done.stderr.splitlines()
+              if line.startswith("llgui campaign: no cell finished for ")]
+    assert any(" running, the longest for " in line or " queued on the workers, the longest"
+               in line for line in stalls), done.stderr
+    # two single-threaded workers run at most two cells (issue 32: it said "4 running")
+    assert all(int(line.split("; ")[1].split()[0]) <= 2 for line in stalls), stalls
     assert seconds < 120
 
 
@@ -291,3 +294,21 @@ def test_jobqueue_worker_command_run_here(small, tmp_path):
             _end(worker)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == reference
+
+
+def test_a_worker_death_dask_recovers_from_is_reported(small, tmp_path):
+    """Issue 32: a worker dies on a cell, Dask runs the cell again on the other worker and the
+    run ends whole; the report and the terminal say a worker was lost."""
+    root, reference = small
+    campaign = _with_faulty_system(root, "crash-once")
+    with dask_cluster(tmp_path / "elsewhere") as (address, _):   # allowed-failures: Dask's 3
+        done, seconds = llgui([campaign, "--scheduler", address, "--format", "json"], root,
+                              LLGUI_CACHE_DIR=str(tmp_path / "cache"))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["partial"] is False and report["problems"] == []
+    _finished_cells_are_the_same(report, reference, done.stderr)
+    assert [c["batch"] for c in report["systems"][-1]["cells"]] == ["b3"]   # scored after all
+    (note,) = report["notes"]
+    assert note.startswith("the worker at tcp://127.0.0.1:") and "left the cluster" in note
+    assert f"llgui campaign: note: {note}" in done.stderr

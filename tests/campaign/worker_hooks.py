@@ -1,7 +1,8 @@
 """A test build of a Dask worker: `dask worker ... --preload tests/campaign/worker_hooks.py`.
 
 Never imported by llgui. In a worker started with it, a cell whose hypothesis lies in a folder
-named `crash` ends its worker process (`os._exit`), one in a folder named `stop` stops it
+named `crash` ends its worker process (`os._exit`), one in a folder named `crash-once` does so the first time only (a death Dask
+recovers from by running the cell on another worker), one in a folder named `stop` stops it
 (SIGSTOP, as `kill -STOP` would), and `$LLGUI_TEST_FAKE_SACREBLEU`, when set, is the sacrebleu
 version this worker reports: the faults of tests/campaign/test_campaign_cluster.py, made by a
 real worker process on real cells.
@@ -22,6 +23,13 @@ _score_mt_cell = cells.__dict__.setdefault("_unhooked_score_mt_cell", cells.scor
 def score_mt_cell(task: dict) -> dict:
     parts = Path(task["hypothesis"]).parts
     if "crash" in parts:
+        os._exit(13)
+    if "crash-once" in parts:   # the first worker to take it dies; Dask retries it elsewhere
+        marker = Path(task["hypothesis"]).with_suffix(".died")
+        try:
+            marker.open("x").close()
+        except FileExistsError:
+            return _score_mt_cell(task)
         os._exit(13)
     if "stop" in parts:
         os.kill(os.getpid(), signal.SIGSTOP)

@@ -52,7 +52,9 @@ def test_compare_over_a_campaign_equals_compare_over_its_bundles(tmp_path, capsy
     assert by_campaign["signature"] == by_bundles["signature"]
 
 
-def test_a_campaign_without_online_runs_has_nothing_to_compare(tmp_path, capsys):
+def test_a_campaign_of_one_output_only_system_has_nothing_to_compare(tmp_path, capsys):
+    """Without online runs a campaign's scored outputs are compared (issue 32); with one
+    system there is no pair."""
     ref = sorted((DEMO / "mt" / "ref").iterdir())[0]
     path = tmp_path / "campaign.toml"
     path.write_text('[campaign]\ntask = "mt"\n\n[[batches]]\nid = "b1"\ntime = 1\n'
@@ -60,4 +62,4 @@ def test_a_campaign_without_online_runs_has_nothing_to_compare(tmp_path, capsys)
                     'models = [{id = "M0", time = 1}]\nhypotheses = "a/{model}/{batch}.drm"\n',
                     encoding="utf-8")
     assert main(["compare", str(path), "--baseline", "a"]) == 2
-    assert "no system of this campaign has an online run" in capsys.readouterr().err
+    assert "the campaign has 1 system; a comparison needs two" in capsys.readouterr().err

@@ -91,6 +91,8 @@ class Campaign:
     cells: tuple[Cell, ...]
     gaps: tuple[Cell, ...] = ()
     problems: tuple[Problem, ...] = ()
+    human: str | None = None        # [human] scores: a file of human scores (llgui.io.human)
+    human_pair: str | None = None   # the language pair to read from it, when it has several
 
     def __post_init__(self) -> None:
         if not isinstance(self.settings, MappingProxyType):
@@ -112,6 +114,9 @@ class CampaignScores:
     online: Mapping[int, Mapping] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
     signatures: Mapping[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    """What went wrong during the run and was recovered (a worker lost, its cells
+    rescheduled): said in the report, without making it partial."""
 
 
 def make_scorer(task: str, metric: str, settings: Mapping[str, object]):
@@ -241,6 +246,7 @@ def build_report(campaign: Campaign, scores: CampaignScores) -> dict:
         "signatures": dict(scores.signatures),
         "partial": bool(problems),
         "problems": [str(p) for p in problems],
+        "notes": list(scores.notes),
         "gaps": [{"system": campaign.systems[g.system].name,
                   "model": campaign.systems[g.system].models[g.model].id,
                   "batch": campaign.batches[g.batch].id, "hypothesis": g.hypothesis}

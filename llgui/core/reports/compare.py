@@ -188,17 +188,19 @@ def system_names(bundles: Sequence) -> list[str]:
     return names
 
 
-def compare_bundles(bundles: Sequence, baseline: str, plan: Plan,
+def compare_bundles(bundles: Sequence, baseline: str | None, plan: Plan,
                     metrics: Sequence[str] | None = None,
                     dcf: tuple[float, float, float] = (0.01, 1.0, 1.0),
                     progress: Callable[[float], None] | None = None,
-                    should_stop: Callable[[], bool] | None = None) -> Comparison:
+                    should_stop: Callable[[], bool] | None = None,
+                    correction: str | None = None) -> Comparison:
     """Compare the systems of `bundles` (the same documents) against `baseline`.
 
     `plan.unit` applies to the plain metrics (segment or document for MT, document for
     diarization, trial for detection); penalised measures (bundles with an interaction log)
     are always resampled by document. Raises LoadError when documents differ, ValueError
-    for a bad baseline, unit or metric."""
+    for a bad baseline, unit or metric. `baseline=None`: every pair of systems instead
+    (`llgui.core.significance.all_pairs`, with `correction`), an `AllPairs`."""
     check_same_documents(bundles)
     task = bundles[0].task
     if task not in UNITS_OF_TASK:   # e.g. classification: no paired test is defined yet
@@ -208,9 +210,11 @@ def compare_bundles(bundles: Sequence, baseline: str, plan: Plan,
         raise ValueError(f"unit {plan.unit!r} does not apply to {task} "
                          f"(use {' or '.join(UNITS_OF_TASK[task])})")
     if task == "detection":
-        return _compare_detection(bundles, baseline, plan, metrics, dcf, progress, should_stop)
+        return _compare_detection(bundles, baseline, plan, metrics, dcf, progress, should_stop,
+                                  correction)
     names = system_names(bundles)
-    baseline = _resolve(baseline, names, bundles)
+    if baseline is not None:
+        baseline = _resolve(baseline, names, bundles)
     metrics = tuple(metrics) if metrics else bundles[0].metrics
     order = [d.id for d in bundles[0].documents]
     aligned = [_aligned(b, order) for b in bundles]
@@ -237,8 +241,19 @@ def compare_bundles(bundles: Sequence, baseline: str, plan: Plan,
     def rest(f: float) -> None:
         report(progress, 0.5 + 0.5 * f)
 
-    return compare_samples(names, baseline, entries, plan, task, progress=rest,
-                           should_stop=should_stop)
+    return _finish(names, baseline, entries, plan, task, None, rest, should_stop, correction)
+
+
+def _finish(names, baseline, entries, plan, task, groups, progress, should_stop, correction):
+    """Against the baseline, or (baseline None) every pair."""
+    if baseline is None:
+        from llgui.core.significance.all_pairs import all_pairs
+
+        return all_pairs(names, entries, plan, correction or "holm", task,
+                         source={"kind": "bundles"}, progress=progress,
+                         should_stop=should_stop, groups=groups)
+    return compare_samples(names, baseline, entries, plan, task, groups=groups,
+                           progress=progress, should_stop=should_stop)
 
 
 def _resolve(baseline: str, names: Sequence[str], bundles: Sequence) -> str:
@@ -320,7 +335,8 @@ def _in_key_order(trials):
                                groups=None if trials.groups is None else trials.groups[order])
 
 
-def _compare_detection(bundles, baseline, plan, metrics, dcf, progress, should_stop):
+def _compare_detection(bundles, baseline, plan, metrics, dcf, progress, should_stop,
+                       correction=None):
     from llgui.core.significance.detection import TrialSample
 
     systems = [_in_key_order(t) for b in bundles for t in b.detection]
@@ -356,5 +372,5 @@ def _compare_detection(bundles, baseline, plan, metrics, dcf, progress, should_s
         signature = f"{m}|dcf:{dcf[0]:g},{dcf[1]:g},{dcf[2]:g}|eer:rocch"
         entries.append((m, display_name(m), info(m).higher_is_better, signature, plan.unit,
                         samples))
-    return compare_samples(names, baseline, entries, plan, "detection", groups=groups,
-                           progress=progress, should_stop=should_stop)
+    return _finish(names, baseline, entries, plan, "detection", groups, progress, should_stop,
+                   correction)

@@ -38,11 +38,17 @@ from llgui.core.reports.campaign import (
 from llgui.core.across_time.scores import policy_scores
 from llgui.core.significance.resample import Plan
 from llgui.core.metrics import display_name
+from llgui.gui.systems.pairs_view import PairsView
 from llgui.gui.table_models import SORT_ROLE
 
 PLAN = Plan("bs", 1000, 12345, "document")
 """The Systems view's paired test: paired bootstrap over documents, 1000 resamples, fixed seed."""
 COMPARE_KEY = "systems:compare"
+PAIRS_KEY = "systems:pairs"
+OUTPUTS_UNIT = {"mt": "segment", "diarization": "document"}
+"""An output-only campaign's systems are compared on their last model versions' outputs
+(`llgui compare CAMPAIGN --cells`), by segment (MT) or recording (issue 32): a bootstrap
+against the baseline, an approximate randomisation (1000 trials) over every pair."""
 TEST_TIP = ("paired bootstrap against the baseline chosen above, resampling the online run's "
             "documents; signature " + PLAN.signature)
 
@@ -300,12 +306,31 @@ def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and not math.isfinite(value))
 
 
+def human_note(human: dict | None) -> str:
+    """The campaign's agreement with its human scores, for the status line (issue 32)."""
+    if not human:
+        return ""
+    if "metrics" not in human:
+        return f" Human scores not used: {human.get('problem', '')}"
+    parts = []
+    for key, e in human["metrics"].items():
+        spa = e["soft_pairwise_accuracy"]
+        parts.append(f"{display_name(key)} {100 * e['pairwise_accuracy']:.1f} % of "
+                     f"{e['pairs']} pairs" + ("" if spa is None else f", SPA {spa:.3f}"))
+    return (" Agreement with the human scores (pairwise accuracy, Kocmi et al. 2021; soft "
+            "pairwise accuracy, Thompson et al. 2024): " + "; ".join(parts) + ".")
+
+
 def comparison_note(report: dict) -> str:
     """The status line's account of a paired test: which test, over how many units, and
     why nothing is starred when the units are too few."""
     entries = [e for s in report["systems"] for e in s["metrics"].values()
                if e.get("p_value") is not None]
-    text = (f"Paired test against {report['baseline']} over the online runs' documents "
+    over = "the online runs' documents"
+    if (report.get("source") or {}).get("kind") == "cells":   # no online run (issue 32)
+        over = ("the systems' last model versions' outputs (no online run: the S_base "
+                "interval and p columns are of those outputs)")
+    text = (f"Paired test against {report['baseline']} over {over} "
             f"({report['signature']}); * p < 0.05.")
     few = [e for e in entries if e.get("too_few")]
     if few:
@@ -325,6 +350,8 @@ class SystemsView(QWidget):
         self.state = state
         self.jobs = jobs
         self.path: str | None = None    # the campaign file (the paired test reads it again)
+        self.outputs_only = False       # no online run: the outputs are compared (issue 32)
+        self._outputs_unit = "segment"
         self.requests = 0               # paired tests asked for (tests count them)
         self._campaign_text = ""
         self.model = LeaderboardModel(self)
@@ -367,7 +394,9 @@ class SystemsView(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.view)
         splitter.addWidget(self._build_plot())
-        splitter.setSizes([260, 600])
+        self.pairs_view = PairsView()   # every pair of systems (issue 32)
+        splitter.addWidget(self.pairs_view)
+        splitter.setSizes([260, 420, 220])
         layout.addWidget(splitter, 1)
         # no campaign: words, not an empty table over an empty plot (issue 23 item 19)
         self.empty = QLabel(EMPTY)
@@ -400,10 +429,13 @@ class SystemsView(QWidget):
         self.model.set_comparison(None)
         self.model.set_report(report, tables)
         self.baseline_box.clear()
-        for system in report["systems"]:
-            if system.get("online") is not None:
-                self.baseline_box.addItem(system["name"])
+        online = [s["name"] for s in report["systems"] if s.get("online") is not None]
+        # no online run: the systems' scored outputs are compared (issue 32)
+        self.outputs_only = not online
+        self.baseline_box.addItems(online or [s["name"] for s in report["systems"]
+                                              if s["cells"]])
         self.baseline_box.setEnabled(self.baseline_box.count() > 1 and path is not None)
+        self._compare_all_pairs(report)
         self._show_curves()
         n_cells = sum(len(s["cells"]) for s in report["systems"])
         parts = [f"{report['campaign']}: {len(report['systems'])} systems, "
@@ -413,7 +445,8 @@ class SystemsView(QWidget):
         if report["partial"]:
             parts.append(f"PARTIAL: {len(report['problems'])} problems (see the message)")
         self.status.setText("; ".join(parts) + ". S_P: mean over model versions; online "
-                            "figures pooled over the online run's documents.")
+                            "figures pooled over the online run's documents."
+                            + human_note(report.get("human")))
         self._campaign_text = self.status.text()
         if self.baseline_box.isEnabled():
             self.compare_against(self.baseline_box.currentText())
@@ -429,7 +462,31 @@ class SystemsView(QWidget):
         self.model.set_comparison(None, pending=True)
         self.status.setText(f"{self._campaign_text} Paired test against {baseline}: "
                             "computing on a worker…")
-        self.jobs.submit(COMPARE_KEY, compare_in_child, self.path, baseline, PLAN)
+        if self.outputs_only:
+            plan = Plan("bs", PLAN.samples, PLAN.seed, self._outputs_unit)
+            self.jobs.submit(COMPARE_KEY, compare_in_child, self.path, baseline, plan,
+                             cells=True)
+        else:
+            self.jobs.submit(COMPARE_KEY, compare_in_child, self.path, baseline, PLAN)
+
+    def _compare_all_pairs(self, report: dict) -> None:
+        """Every pair of the systems' last model versions, on a worker."""
+        self._outputs_unit = OUTPUTS_UNIT.get(report["task"], "document")
+        if self.jobs is None:
+            return
+        self.jobs.cancel(PAIRS_KEY)
+        if self.path is None or sum(1 for s in report["systems"] if s["cells"]) < 2:
+            self.pairs_view.set_pending("every pair of systems: needs two systems with "
+                                        "scored outputs")
+            return
+        from llgui.campaign.compare_child import compare_in_child
+
+        self.pairs_view.set_pending("every pair of systems: computing on a worker…")
+        self.pairs_view.metric = self.metric_box.currentData()
+        # 10,000 trials: Holm's smallest adjusted p is pairs/(trials + 1), under 0.05 up to
+        # 500 pairs (32 systems)
+        plan = Plan("ar", 10_000, PLAN.seed, self._outputs_unit)
+        self.jobs.submit(PAIRS_KEY, compare_in_child, self.path, None, plan, cells=True)
 
     @Slot(int)
     def _on_baseline_box_activated(self, k: int) -> None:
@@ -437,6 +494,8 @@ class SystemsView(QWidget):
 
     @Slot(str, object)
     def _on_jobs_result_ready(self, key: str, result: object) -> None:
+        if key == PAIRS_KEY:
+            self.pairs_view.set_report(result)
         if key != COMPARE_KEY:
             return
         self.model.set_comparison(result)
@@ -444,6 +503,8 @@ class SystemsView(QWidget):
 
     @Slot(str, str)
     def _on_jobs_failed(self, key: str, message: str) -> None:
+        if key == PAIRS_KEY:
+            self.pairs_view.set_pending(f"every pair of systems failed: {message}")
         if key == COMPARE_KEY:
             self.model.set_comparison(None)
             self.status.setText(f"{self._campaign_text} The paired test failed: {message}")
@@ -507,6 +568,7 @@ class SystemsView(QWidget):
     @Slot(int)
     def _on_metric_box_activated(self, k: int) -> None:
         self.model.set_metric(self.metric_box.itemData(k))
+        self.pairs_view.set_metric(self.metric_box.itemData(k))
         self._show_curves()
 
     @Slot()

@@ -1,0 +1,68 @@
+"""Campaign minors of issue 32: identical outputs scored once and said so; the `auto` plan's
+time estimate leaves out the first cell's one-time costs; the stall line counts no more cells
+running than the workers have threads."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import llgui.campaign.cells as cells
+from llgui.campaign.cache import CellCache
+from llgui.campaign.executor import measured_enough, per_cell_estimate, running_text
+from llgui.campaign.run import run_campaign
+from llgui.io.campaign import load_campaign
+from tests.campaign.helpers import build_wmt_campaign
+from tests.conftest import REPO
+
+
+def test_identical_outputs_are_scored_once_and_the_count_says_so(reference_data, tmp_path,
+                                                                 monkeypatch):
+    root = tmp_path / "campaign"
+    path = build_wmt_campaign(root, reference_data, [[0, 1, 2], [3, 4, 5]])
+    # beta's second model version publishes the very files of its first
+    for batch in ("b0", "b1"):
+        shutil.copyfile(root / "beta" / "M0" / f"{batch}.en", root / "beta" / "M1" / f"{batch}.en")
+    calls = []
+    real = cells.score_mt_cell
+
+    def counting(task):   # the real scoring, counted
+        calls.append(task["hypothesis"])
+        return real(task)
+
+    monkeypatch.setattr(cells, "score_mt_cell", counting)
+    run = run_campaign(load_campaign(path), workers=0, cache=CellCache(tmp_path / "cache"))
+    assert len(calls) == 6 and run.scored == 6 and run.computed == 8
+    beta = run.report["systems"][1]["cells"]
+    assert [c["scores"] for c in beta if c["model"] == "M0"] == \
+        [c["scores"] for c in beta if c["model"] == "M1"]
+    monkeypatch.undo()
+    done = subprocess.run([sys.executable, "-m", "llgui", "campaign", str(path), "--workers", "0"],
+                          capture_output=True, text=True, cwd=REPO,
+                          env={**os.environ, "LLGUI_CACHE_DIR": str(tmp_path / "fresh")})
+    assert done.returncode == 0, done.stderr
+    assert ("8 cells: 0 from the cache, 8 computed (6 files scored: cells of the same content "
+            "are scored once)") in done.stderr
+
+
+def test_the_estimate_leaves_the_first_cells_one_time_costs_out():
+    # the figures of issue 32's investigation: a first WMT23 cell under load (imports, the
+    # compiled TER engine loaded, its batch's reference statistics) against the next ones
+    times = [21.4, 0.45, 0.44, 0.46]
+    assert per_cell_estimate(times) == pytest.approx((0.45 + 0.44 + 0.46) / 3)
+    assert per_cell_estimate([3.3]) == 3.3        # nothing else timed: all there is
+    assert per_cell_estimate([]) == 0.0
+    assert not measured_enough([21.4])            # a later cell is always timed
+    assert not measured_enough([21.4, 0.45])
+    assert measured_enough([21.4, 0.6, 0.5])
+
+
+def test_the_stall_line_runs_no_more_cells_than_the_workers_have_threads():
+    two_single = {"tcp://127.0.0.1:1": 1, "tcp://127.0.0.1:2": 1}
+    assert running_text(4, two_single) == "2 running, 2 queued on the workers"
+    assert running_text(2, two_single) == "2 running"
+    assert running_text(3, {"tcp://127.0.0.1:1": 4}) == "3 running"
+    assert running_text(4, None) == "4 running or queued on the workers"

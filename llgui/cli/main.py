@@ -33,7 +33,8 @@ FORMATS = ("table", "json", "csv")
 # tests/cli/test_main.py holds them equal to llgui.sim.oracles.ORACLES and
 # llgui.sim.run.REFERENCE_SYSTEMS.
 ORACLE_NAMES = ("allies", "worst-first", "in-order", "random", "noisy:P")
-SYSTEM_NAMES = ("static", "mt_memory", "diar_clusters", "diar_audio")
+SYSTEM_NAMES = ("static", "mt_memory", "diar_clusters", "diar_audio",
+                "mt_complete")
 
 
 @dataclass(frozen=True)

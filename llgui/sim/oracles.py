@@ -38,7 +38,7 @@ from llgui.core.types import (
     DiarDocument, MTDocument, PointTarget, SameTarget, SentenceTarget, SpanTarget, Step, Target,
 )
 
-ORACLES = ("allies", "worst-first", "in-order", "random", "noisy:P")
+ORACLES = ("allies", "worst-first", "in-order", "random", "noisy:P", "prefix", "prefix-char")
 LOOKAHEAD = 50
 ERROR_KINDS = ("miss", "false_alarm", "confusion")
 _DER_KINDS = ("correct", "confusion", "miss", "false_alarm")   # der.error_regions' kind order
@@ -348,6 +348,10 @@ def make_oracle(spec: str) -> Oracle:
     text = spec.strip()
     if text in _BASES:
         return _BASES[text]()
+    if text in ("prefix", "prefix-char"):   # interactive-predictive MT (protocol 1.2)
+        from llgui.sim.prefix import PREFIX_ORACLES, PrefixOracle
+
+        return PrefixOracle(PREFIX_ORACLES[text])
     if text.startswith("noisy:"):
         parts = text.split(":")
         try:

@@ -31,7 +31,7 @@ from llgui.core.reports.oracle_panel import Panel, PanelRun, make_panel
 from llgui.sim.driver import RunResult, Session
 from llgui.sim.oracles import make_oracle, oracle_folder
 
-REFERENCE_SYSTEMS = ("static", "mt_memory", "diar_clusters", "diar_audio")
+REFERENCE_SYSTEMS = ("static", "mt_memory", "diar_clusters", "diar_audio", "mt_complete")
 
 
 @dataclass(frozen=True)

@@ -193,7 +193,14 @@ def replay_report(bundle, doc: str | None = None, metric: str | None = None,
         raise UsageError(str(error)) from None
     result = run_replay(track, bundle.steps_of(document.id), bundle.cost, doc=document.id,
                         mode=mode, memorise=twin)
-    return reports.replay_report(result)
+    report = reports.replay_report(result)
+    if bundle.task == "mt":   # interactive-predictive MT's effort beside S_pen
+        from llgui.core.mt.ipmt import ipmt_effort
+
+        effort = ipmt_effort(bundle.steps_of(document.id), {document.id: document.references[0]})
+        if effort is not None:
+            report["ipmt"] = effort.to_json()
+    return report
 
 
 def _some_ids(bundle) -> str:

@@ -9,7 +9,7 @@ exchange: its target is the sentence, its answer a `PrefixAnswer` (the validated
 what was typed after it; nothing typed is the final acceptance) and its adapted line the
 completed sentence, `prefix + typed + completion`.
 
-Effort (Barrachina 2009, section 5.1), over the sentences the expert accepted:
+Effort (Barrachina 2009, section 5.1), over the sentences the expert accepted, in percent:
 
 - WSR, word-stroke ratio: words typed / reference words (word-level interaction);
 - KSR, key-stroke ratio: characters typed / reference characters;
@@ -130,26 +130,31 @@ class IpmtEffort:
     unit: str              # "word", "character" or "mixed"
     open_sentences: int = 0   # sentences with prefix steps but no acceptance (not counted)
 
+    # the ratios in percent, as Barrachina et al. report them
+
     @property
     def wsr(self) -> float | None:
-        """Words typed / reference words (word-level interaction only)."""
+        """100 x words typed / reference words (word-level interaction only)."""
         if self.unit != WORD or not self.reference_words:
             return None
-        return self.word_strokes / self.reference_words
+        return 100.0 * self.word_strokes / self.reference_words
 
     @property
     def ksr(self) -> float | None:
-        return self.keystrokes / self.reference_chars if self.reference_chars else None
+        """100 x characters typed / reference characters."""
+        return 100.0 * self.keystrokes / self.reference_chars if self.reference_chars else None
 
     @property
     def mar(self) -> float | None:
-        return self.mouse_actions / self.reference_chars if self.reference_chars else None
+        """100 x mouse actions / reference characters."""
+        return 100.0 * self.mouse_actions / self.reference_chars if self.reference_chars else None
 
     @property
     def ksmr(self) -> float | None:
+        """100 x (keystrokes + mouse actions) / reference characters."""
         if not self.reference_chars:
             return None
-        return (self.keystrokes + self.mouse_actions) / self.reference_chars
+        return 100.0 * (self.keystrokes + self.mouse_actions) / self.reference_chars
 
     def to_json(self) -> dict:
         return {"wsr": self.wsr, "ksr": self.ksr, "mar": self.mar, "ksmr": self.ksmr,
@@ -214,3 +219,22 @@ def bundle_effort(bundle, steps: Iterable | None = None) -> IpmtEffort | None:
     references = {d.id: d.references[0] for d in bundle.documents
                   if getattr(d, "references", None)}
     return ipmt_effort(bundle.steps if steps is None else steps, references)
+
+
+IPMT_COLUMNS = (("wsr", "WSR"), ("ksr", "KSR"), ("mar", "MAR"), ("ksmr", "KSMR"))
+"""The effort measures as reports show them: key in `IpmtEffort.to_json`, column title."""
+
+
+def add_ipmt(report: dict, bundle) -> None:
+    """A `score` report's IPMT effort, when the bundle's log has prefix steps: `ipmt` over
+    the bundle and each document's `ipmt` (in place; keys added, none renamed)."""
+    if bundle.task != "mt" or not any(s.kind == "prefix" for s in bundle.steps):
+        return
+    references = {d.id: d.references[0] for d in bundle.documents}
+    for entry in report["documents"]:
+        effort = ipmt_effort(bundle.steps_of(entry["id"]), references)
+        if effort is not None:
+            entry["ipmt"] = effort.to_json()
+    total = ipmt_effort(bundle.steps, references)
+    if total is not None:
+        report["ipmt"] = total.to_json()

@@ -165,11 +165,13 @@ class IpmtEffort:
                 "reference_chars": self.reference_chars}
 
 
-def _moved(prefix: str, written: str) -> bool:
-    """A pointer movement: the validated prefix (trailing spaces aside) is not what the expert
-    had written so far in the sentence (a space typed before the next word is a keystroke
-    of that word's, not a movement)."""
-    return prefix.rstrip(" ") != written.rstrip(" ")
+def _moved(prefix: str, written: str, unit: str) -> bool:
+    """A pointer movement: the validated prefix reaches past what the expert had written so
+    far in the sentence, counted in words at word level (the space before the next word is
+    the completion's, not a position to point at), in characters at character level."""
+    if unit == WORD:
+        return len(prefix.split()) != len(written.split())
+    return len(prefix) != len(written)
 
 
 def ipmt_effort(steps: Iterable, references: Mapping[str, Sequence[str]]) -> IpmtEffort | None:
@@ -202,7 +204,7 @@ def ipmt_effort(steps: Iterable, references: Mapping[str, Sequence[str]]) -> Ipm
             for name, value in zip(("words", "keys", "mouse", "steps"), pending.pop(key)):
                 counts[name] += value
             continue
-        if _moved(answer.prefix, written.get(key, "")):
+        if _moved(answer.prefix, written.get(key, ""), answer.unit):
             tally[2] += 1
         tally[0] += 1 if answer.unit == WORD else 0
         tally[1] += len(answer.typed)

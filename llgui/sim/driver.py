@@ -39,10 +39,10 @@ from llgui.core.metrics import error_metrics
 from llgui.core.penalty import PenaltyAccumulator, feedback_of, make_track
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
 from llgui.sim import protocol as P
-from llgui.sim.oracles import Move, Oracle, RefIndex, View, step_for
+from llgui.sim.oracles import Move, Oracle, PrefixOracle, RefIndex, View, step_for
 from llgui.sim.output import RunWriter
 from llgui.sim.prefix import (
-    PREFIX_MINOR, Completion, PrefixOracle, completed_lines, prefix_message, run_effort,
+    PREFIX_MINOR, Completion, completed_lines, prefix_message, run_effort,
     step_limit as prefix_step_limit,
 )
 from llgui.sim.process import SystemProcess

@@ -17,22 +17,18 @@ empty completion. A system opts in by answering hello with `"minor": 2` or more;
 hello says `"minor": 2`, which version-1.0 and 1.1 systems ignore: they are sent no prefix
 messages unless a prefix oracle runs, which then stops at their hello (exit 3).
 
-`PrefixOracle` is the simulated expert (`--oracle prefix`, `prefix-char`): sentence by
-sentence from the start of the document, `llgui.core.mt.ipmt.next_prefix` of the line as it
-stands, until the expert accepts it.
+The simulated expert is `llgui.sim.oracles.PrefixOracle` (`--oracle prefix`, `prefix-char`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from llgui.core.mt.ipmt import CHARACTER, PREFIX_UNITS, WORD, PrefixAnswer, next_prefix
+from llgui.core.mt.ipmt import CHARACTER, PREFIX_UNITS, WORD, PrefixAnswer
 from llgui.core.types import SentenceTarget
-from llgui.sim.oracles import Fits, Move, Oracle, View
 
 PREFIX_MINOR = 2
 """The minor protocol version that brings the prefix interaction."""
-PREFIX_ORACLES = {"prefix": WORD, "prefix-char": CHARACTER}
 
 
 @dataclass(frozen=True)
@@ -89,7 +85,8 @@ class Completion:
         return out
 
 
-def prefix_message(move: Move, cost: float, left: float) -> PrefixMessage:
+def prefix_message(move, cost: float, left: float) -> PrefixMessage:
+    """The message of a prefix oracle's move (`llgui.sim.oracles.PrefixOracle`)."""
     answer: PrefixAnswer = move.answer
     return PrefixMessage(move.target, answer.prefix, answer.typed, answer.unit, answer.accept,
                          cost, left)
@@ -123,36 +120,6 @@ def completed_lines(message: PrefixMessage, reply: Completion) -> dict[int, str]
     out[number] = (message.prefix if message.accept
                    else message.prefix + message.typed + reply.completion)
     return out
-
-
-class PrefixOracle(Oracle):
-    """The IPMT expert: in-order, one sentence at a time; the longest common prefix with the
-    first reference, then the next word (`unit` "word") or character ("character"); accepts
-    the sentence once it starts with the whole reference (the rest cut)."""
-
-    default_mode = "interactive"
-
-    def __init__(self, unit: str = WORD):
-        self.unit = unit
-        self.name = "prefix" if unit == WORD else "prefix-char"
-
-    def volunteer(self, view: View, fits: Fits) -> Move | None:
-        accepted = view.__dict__.setdefault("accepted_sentences", set())
-        hypothesis = view.track.hypothesis
-        for index in range(len(hypothesis)):
-            if index in accepted:
-                continue
-            answer = next_prefix(hypothesis[index], view.reference(index), self.unit)
-            move = Move("prefix", SentenceTarget(index + 1), answer, answer)
-            if not fits(move):
-                return None     # the expert stops here: sentences are taken in order
-            if answer.accept:
-                accepted.add(index)
-            return move
-        return None
-
-    def answer(self, kind, target, view):
-        raise ValueError("the prefix oracle volunteers; it answers no request")
 
 
 def step_limit(document, unit: str) -> int:

@@ -35,7 +35,7 @@ PRELOAD = ("llgui.io.bundle", "llgui.sim.run", "llgui.core.mt.track", "llgui.cor
            "sacrebleu.tokenizers.tokenizer_13a", "zoneinfo", "sortedcontainers")
 """Imported with the window: a first import on the worker holds the GIL while it compiles
 and would stall the window for a third of a second."""
-SYSTEMS = ("mt_memory", "diar_clusters", "diar_audio", "static")
+SYSTEMS = ("mt_memory", "diar_clusters", "diar_audio", "static", "mt_complete")
 HEARING_SYSTEM = "diar_audio"
 """The default system for a diarization bundle whose documents name their recording."""
 
@@ -157,6 +157,7 @@ class LiveSessionWindow(QWidget):
         self.diar_panel = DiarPanel()
         self.mt_panel.submitted.connect(self._on_submitted)
         self.diar_panel.submitted.connect(self._on_submitted)
+        self.mt_panel.prefix_submitted.connect(self._on_prefix)
         self.panels = QStackedWidget()
         self.panels.addWidget(QWidget())
         self.panels.addWidget(self.mt_panel)
@@ -379,6 +380,14 @@ class LiveSessionWindow(QWidget):
             self._run("answer", J.answer, self.live, value, effort)
         else:
             self._run("correct", J.correct, self.live, kind, target, value, effort)
+
+    def _on_prefix(self, sentence: int, prefix: str, typed: str, keystrokes: int) -> None:
+        """Interactive-predictive MT: the validated prefix and the typed word (or, typed "",
+        the accepted sentence) to the system."""
+        if self.live is None or self.busy:
+            return
+        effort = Effort(max(1e-3, time.monotonic() - self.asked_at), keystrokes)
+        self._run("prefix", J.prefix, self.live, sentence, prefix, typed, "word", effort)
 
     def _on_pause(self) -> None:
         if self.live is not None:

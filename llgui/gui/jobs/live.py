@@ -42,6 +42,8 @@ class Snapshot:
     note: str = ""
     audio: object = None             # diarization: the document's recording (core Audio)
     prefix_ok: bool = False          # MT: the system takes the prefix interaction (1.2)
+    ipmt: dict | None = None         # MT: WSR, KSR, MAR, KSMR of the accepted sentences
+    accepted: frozenset = frozenset()  # MT: sentences (1-based) the expert accepted (prefix)
 
 
 def snapshot(live: L.LiveSession, question=None, record=None, refused=False, note="",
@@ -67,7 +69,21 @@ def snapshot(live: L.LiveSession, question=None, record=None, refused=False, not
         question=question, steps=state.steps, spent=state.cost, budget=state.budget,
         s_base=state.scores.base[metric].score, s_adapt=s_adapt, s_pen=s_pen, record=record,
         refused=refused, labels=labels, extent=extent, window=bundle.cost.window,
-        out=live.out, note=note, audio=audio, prefix_ok=live.speaks_prefix)
+        out=live.out, note=note, audio=audio, prefix_ok=live.speaks_prefix,
+        ipmt=_effort(live),
+        accepted=frozenset(s.target.sentence for s in live.prefix_steps
+                           if s.doc == document.id and s.answer.accept))
+
+
+def _effort(live: L.LiveSession) -> dict | None:
+    """The session's interactive-predictive MT effort so far (`llgui.core.mt.ipmt`)."""
+    if not live.prefix_steps:
+        return None
+    from llgui.core.mt.ipmt import ipmt_effort
+
+    effort = ipmt_effort(live.prefix_steps, {d.id: d.references[0]
+                                             for d in live.bundle.documents})
+    return effort.to_json() if effort is not None else None
 
 
 def _next(live: L.LiveSession, record=None, refused=False, note="") -> Snapshot:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
+from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut, QTextCharFormat
 from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QListWidget, QPlainTextEdit, QPushButton, QVBoxLayout,
     QWidget,
@@ -127,8 +127,12 @@ class MTPanel(QWidget):
         kept = self.sentences.currentRow() if self.prefix_mode else -1
         self.sentences.blockSignals(True)
         self.sentences.clear()
+        accepted = getattr(snap, "accepted", frozenset())
         for i, line in enumerate(snap.hypothesis, 1):
-            self.sentences.addItem(f"{i:>3}  {line}")
+            mark = "\u2713" if i in accepted else " "
+            self.sentences.addItem(f"{i:>3} {mark} {line}")
+            if i in accepted:   # finished by the expert (interactive-predictive MT)
+                self.sentences.item(i - 1).setBackground(QColor(214, 240, 214))
         if 0 <= kept < len(snap.hypothesis):   # the sentence the expert is completing
             self.sentences.setCurrentRow(kept)
         self.sentences.blockSignals(False)
@@ -171,6 +175,7 @@ class MTPanel(QWidget):
             self.editor.setPlainText("")
             self.source.setText("")
             return
+        self.editor.setCurrentCharFormat(QTextCharFormat())   # no colour carried over
         self.editor.setPlainText(snap.hypothesis[n - 1])
         cursor = self.editor.textCursor()
         cursor.movePosition(cursor.MoveOperation.End)
@@ -178,8 +183,16 @@ class MTPanel(QWidget):
             line, position = snap.hypothesis[n - 1], self._cursor_at[1]
             position += line[position:position + 1] == " "   # and the completion's space
             cursor.setPosition(min(position, len(line)))
+            done = self.editor.textCursor()   # what the expert fixed: prefix and typed word
+            done.setPosition(0)
+            done.setPosition(cursor.position(), done.MoveMode.KeepAnchor)
+            fixed = QTextCharFormat()
+            fixed.setForeground(QColor(0, 110, 0))
+            fixed.setFontWeight(QFont.Weight.Bold)
+            done.mergeCharFormat(fixed)
         self._cursor_at = None
         self.editor.setTextCursor(cursor)
+        self.editor.setCurrentCharFormat(QTextCharFormat())   # what is typed next is plain
         if snap.source:
             self.source.setText(f"source: {snap.source[n - 1]}")
 

@@ -314,7 +314,7 @@ class LiveSessionWindow(QWidget):
             f"<b>{snap.doc}</b> ({snap.index + 1}/{snap.n_docs}, {snap.mode}) · "
             f"{snap.steps} step(s) · cost {snap.spent:g} of {snap.budget:g} · "
             f"{snap.metric}: S_base {snap.s_base:.2f}, S_adapt <b>{snap.s_adapt:.2f}</b>, "
-            f"S_pen <b>{snap.s_pen:.2f}</b>{last}")
+            f"S_pen <b>{snap.s_pen:.2f}</b>{last}{self._effort_text(snap)}")
         q = snap.question
         self.status.setTextFormat(Qt.TextFormat.AutoText)
         asks = {"reference": "for the translation of a sentence", "same": "whether two "
@@ -324,6 +324,19 @@ class LiveSessionWindow(QWidget):
                             + (f"Question {q.step}: the system asks {asks.get(q.kind, q.kind)}."
                                if q is not None else
                                "Your turn: correct what you see, or go to the next document."))
+
+    @staticmethod
+    def _effort_text(snap) -> str:
+        """Interactive-predictive MT: the effort of the sentences accepted so far."""
+        effort = snap.ipmt
+        if not effort or not effort.get("sentences"):
+            return (" · prefix interaction: Ctrl+Enter sends, Ctrl+Shift+Enter accepts"
+                    if snap.prefix_ok and snap.mode == "interactive" else "")
+        shown = ", ".join(f"{title} {effort[key]:.1f} %" for key, title in
+                          (("wsr", "WSR"), ("ksr", "KSR"), ("mar", "MAR"), ("ksmr", "KSMR"))
+                          if effort.get(key) is not None)
+        return (f"<br>effort of the {effort['sentences']} sentence(s) accepted "
+                f"(Barrachina et al. 2009): {shown}")
 
     def _history(self) -> str:
         return "<br>".join(f"{d} step {s}: S_adapt {a:.2f}, S_pen {p:.2f}"

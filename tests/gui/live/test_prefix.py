@@ -80,7 +80,9 @@ def test_prefix_session_with_real_keys(live, qtbot, tmp_path, demo_dir):  # noqa
     assert live.snap.hypothesis[0].split() == reference.split()
     # what the window showed is what the log scores; the effort stands beside S_pen
     _, step, s_adapt, s_pen = live.shown[-1]
-    assert f"S_pen {s_pen:.2f}" in live.scores.text()
+    assert f"S_pen <b>{s_pen:.2f}</b>" in live.scores.text()
+    wsr = 100 * len(sent) / len(reference.split())
+    assert f"WSR {wsr:.1f} %" in live.scores.text()
     report = api.replay_report(tmp_path / "out" / "bundle.toml", doc=log[0]["doc"])
     assert report["s_pen"] == pytest.approx(s_pen, abs=1e-9)
     assert report["ipmt"]["sentences"] == 1

@@ -230,3 +230,29 @@ def test_log_round_trip(tmp_path):
                     '"target": {"sentence": 1}, "answer": {"prefix": "a"}}\n', encoding="utf-8")
     with pytest.raises(Exception, match="prefix step must be"):
         load_log(path)
+
+
+def test_the_minimal_system_of_the_protocol_page_runs(tmp_path, demo_dir):
+    """docs/protocol.md's 1.2 example, as written, finishes every sentence of a demo
+    document under both prefix oracles."""
+    import re
+
+    from tests.sim.test_simulate_demo import first_document_bundle
+
+    text = (HERE.parents[1] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    section = text.split("## Interactive-predictive MT (protocol 1.2)", 1)[1]
+    example = tmp_path / "rest.py"
+    example.write_text(re.search(r"```python\n(.*?)```", section, re.S).group(1),
+                       encoding="utf-8")
+    bundle = first_document_bundle(demo_dir, "mt", tmp_path / "in")
+    run_simulation(bundle, [f"rest={sys.executable} {example}"], ["prefix", "prefix-char"],
+                   tmp_path / "out", budget=100000.0)
+    from llgui.io.bundle import load_bundle
+
+    n = load_bundle(bundle).documents[0].n_segments
+    for oracle in ("prefix", "prefix-char"):
+        run = json.loads((tmp_path / "out" / "rest" / oracle / "run.json").read_text())
+        assert run["exit"] == 0 and run["ipmt"]["open_sentences"] == 0
+        assert run["ipmt"]["sentences"] == n
+        replay = api.replay_report(tmp_path / "out" / "rest" / oracle / "bundle.toml")
+        assert replay["s_adapt"] == pytest.approx(100.0)   # every sentence its reference

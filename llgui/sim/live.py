@@ -590,6 +590,17 @@ def _replay_one(live: LiveSession, record: dict) -> None:
     if kind in ("reference", "post_edit") and value is None:
         value = live.document.references[0][target.sentence - 1]
     state = live._doc_state
+    if kind == "prefix":   # interactive-predictive MT: the same prefix, the same completion
+        answer = value if isinstance(value, dict) else {}
+        made = live.prefix(target.sentence, str(answer.get("prefix", "")),
+                           str(answer.get("typed", "")), effort, str(answer.get("unit", "word")))
+        got = None if made is None or made.step.adapted is None else {
+            str(k): v for k, v in made.step.adapted.lines.items()}
+        if got != (record.get("adapted") or {}).get("lines"):
+            raise ResumeMismatch(f"resume: the system differs from the recorded session at "
+                                 f"document {record['doc']!r} step {record['step']}: its "
+                                 "completion is not the one recorded")
+        return
     if record["initiative"] == "active":
         question = live.question()
         want = "reference" if kind in ("reference", "post_edit") else kind

@@ -6,6 +6,9 @@ sentence is accepted with Ctrl+Shift+Enter. The log holds the prefix steps (pref
 the completed line, the real keystrokes), and scores with WSR/KSR beside S_pen."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 from PySide6.QtCore import Qt
 
@@ -15,6 +18,7 @@ from llgui.sim.live import read_log
 from tests.gui.live.test_window import live, start, wait_idle  # noqa: F401 - the fixture
 from tests.sim.test_simulate_demo import first_document_bundle
 
+EXTERNAL = Path(__file__).resolve().parents[2] / "sim" / "ipmt_external_system.py"
 CTRL = Qt.KeyboardModifier.ControlModifier
 SHIFT = Qt.KeyboardModifier.ShiftModifier
 
@@ -88,3 +92,29 @@ def test_prefix_session_with_real_keys(live, qtbot, tmp_path, demo_dir):  # noqa
     assert report["ipmt"]["sentences"] == 1
     assert report["ipmt"]["word_strokes"] == len(sent)
     assert report["ipmt"]["wsr"] == pytest.approx(100 * len(sent) / len(reference.split()))
+
+
+def test_a_prefix_session_pauses_and_resumes(tmp_path, demo_dir):
+    """The prefix steps of a paused session are replayed to a restarted mt_complete: the same
+    completions, the session where the expert stopped; a system that completes otherwise is
+    a mismatch."""
+    from llgui.io.bundle import load_bundle
+    from llgui.sim.live import Effort, LiveSession, ResumeMismatch, resume
+
+    bundle = first_document_bundle(demo_dir, "mt", tmp_path / "in")
+    live = LiveSession(load_bundle(bundle), [sys.executable, "-m", "llgui.systems.mt_complete"],
+                       tmp_path / "out", mode="interactive", budget=1000)
+    live.start()
+    reference = live.document.references[0][0]
+    for _ in range(3):
+        answer = next_prefix(live.hypothesis[0], reference)
+        live.prefix(1, answer.prefix, answer.typed, Effort(1.0, 3))
+    seen = live.hypothesis
+    live.pause()
+    again = resume(tmp_path / "out")
+    try:
+        assert again.hypothesis == seen and again._doc_state.steps == 3
+    finally:
+        again.pause()
+    with pytest.raises(ResumeMismatch, match="completion"):
+        resume(tmp_path / "out", command=[sys.executable, str(EXTERNAL)])

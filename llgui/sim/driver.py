@@ -172,6 +172,11 @@ class Session:
             raise ValueError(f"simulate needs an MT or diarization bundle, not {bundle.task!r}")
         if mode is not None and mode not in P.MODES:
             raise ValueError(f"mode must be one of {', '.join(P.MODES)}")
+        if isinstance(oracle, PrefixOracle) and (bundle.task != "mt" or mode == "active" or (
+                mode is None and interactive_ratio is not None)):
+            raise ValueError(f"the {oracle.name} oracle is interactive-predictive MT: it needs "
+                             "an MT bundle and volunteers (not --mode active, nor "
+                             "--interactive-ratio)")
         self.bundle, self.command, self.oracle = bundle, command, oracle
         self.out = Path(out)
         self.system_name = system_name

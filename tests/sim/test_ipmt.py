@@ -256,3 +256,15 @@ def test_the_minimal_system_of_the_protocol_page_runs(tmp_path, demo_dir):
         assert run["ipmt"]["sentences"] == n
         replay = api.replay_report(tmp_path / "out" / "rest" / oracle / "bundle.toml")
         assert replay["s_adapt"] == pytest.approx(100.0)   # every sentence its reference
+
+
+@pytest.mark.parametrize("task,extra", [("diarization", []), ("mt", ["--mode", "active"]),
+                                        ("mt", ["--interactive-ratio", "0.5"])])
+def test_the_prefix_oracle_refuses_what_it_cannot_do(tmp_path, demo_dir, task, extra):
+    done = subprocess.run(
+        [sys.executable, "-m", "llgui", "simulate", str(demo_dir / task / "bundle.toml"),
+         "--system", "static", "--oracle", "prefix", *extra, "--out", str(tmp_path / "o"),
+         "--quiet"], capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    assert "interactive-predictive MT: it needs an MT bundle" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -268,3 +268,44 @@ def test_the_prefix_oracle_refuses_what_it_cannot_do(tmp_path, demo_dir, task, e
     assert done.returncode == 2, done.stderr
     assert "interactive-predictive MT: it needs an MT bundle" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+FAULTY = '''
+import json, sys
+fault = sys.argv[1]
+for raw in sys.stdin:
+    m = json.loads(raw)
+    if m["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "faulty", "minor": 2}), flush=True)
+    elif m["type"] == "document":
+        print(json.dumps({"type": "hypothesis", "doc": m["doc"], "lines": m["hypothesis"]}),
+              flush=True)
+    elif m["type"] == "prefix":
+        reply = {"adapted": {"type": "adapted", "step": m["step"]},
+                 "break": {"type": "completion", "completion": " a\\nb"},
+                 "own": {"type": "completion", "completion": "",
+                         "lines": {str(m["target"]["sentence"]): "x"}},
+                 "number": {"type": "completion", "completion": 3}}[fault]
+        if m["accept"] and fault != "accept":
+            reply = {"type": "completion", "completion": ""}
+        print(json.dumps(reply), flush=True)
+    elif m["type"] == "bye":
+        break
+'''
+
+
+@pytest.mark.parametrize("fault,reason", [
+    ("adapted", "expected completion, got adapted"),
+    ("break", "completion contains a line break"),
+    ("own", "completion lines name sentence 1"),
+    ("number", "completion must be a string"),
+])
+def test_a_wrong_completion_is_a_protocol_fault(tmp_path, demo_dir, fault, reason):
+    script = tmp_path / "faulty.py"
+    script.write_text(FAULTY, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "llgui", "simulate", str(demo_dir / "mt" / "bundle.toml"),
+         "--system", f"{sys.executable} {script} {fault}", "--oracle", "prefix",
+         "--out", str(tmp_path / "o"), "--quiet"], capture_output=True, text=True)
+    assert done.returncode == 3, done.stderr
+    assert reason in done.stderr and "step 1" in done.stderr

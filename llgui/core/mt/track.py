@@ -151,9 +151,11 @@ class MTTrack:
         unit = self.cost_unit
         if step.kind == "reference":
             return count_units(self.doc.references[0][index], unit) * cost_model.reference_weight
-        if step.kind == "prefix":   # the units typed (an acceptance costs nothing)
-            typed = self._prefix_answer(step).typed
-            return count_units(typed, unit) * cost_model.post_edit_weight
+        if step.kind == "prefix":   # what was typed (an acceptance costs nothing)
+            answer = self._prefix_answer(step)
+            typed = (len(answer.typed) if answer.unit == "character"   # keystrokes
+                     else count_units(answer.typed, unit))
+            return typed * cost_model.post_edit_weight
         edited = self._post_edit_text(step)
         edits = word_edits(units(self._hyp[index], unit), units(edited, unit))
         return edits * cost_model.post_edit_weight

@@ -309,3 +309,25 @@ def test_a_wrong_completion_is_a_protocol_fault(tmp_path, demo_dir, fault, reaso
          "--out", str(tmp_path / "o"), "--quiet"], capture_output=True, text=True)
     assert done.returncode == 3, done.stderr
     assert reason in done.stderr and "step 1" in done.stderr
+
+
+@pytest.mark.parametrize("oracle", ["prefix", "prefix-char"])
+def test_penalised_scores_of_prefix_steps_equal_sacrebleu(runs, oracle):
+    """S_cor, S_imp (the typed text replaced by characters no reference holds) and S_adapt of
+    the first prefix steps, recomputed by sacrebleu on the rebuilt hypotheses
+    (`llgui.core.verify`), equal the engine's."""
+    from llgui.core.verify import verify_walkthrough
+    from llgui.core.walkthrough import walk
+    from llgui.io.bundle import load_bundle
+
+    bundle = load_bundle(runs / "out" / "mt_complete" / oracle / "bundle.toml")
+    document = bundle.documents[0]
+    every = bundle.steps_of(document.id)
+    ends = [i for i, s in enumerate(every) if s.answer.accept]
+    steps = every[:ends[1] + 1]     # two sentences: typed steps and acceptances
+    result = verify_walkthrough(walk(document, steps, "bleu", bundle.settings, bundle.cost,
+                                     documents=bundle.documents), bundle.settings)
+    quantities = {c.quantity for c in result.checks}
+    assert quantities == {"s_base", "s_cor", "s_imp", "s_adapt"}
+    for c in result.checks:
+        assert c.library is not None and c.engine == pytest.approx(c.library, abs=1e-9), c

@@ -386,7 +386,14 @@ def compare_report(bundles, baseline: str, test: str = "bs", unit: str | None = 
                                      dcf=point, progress=progress)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    return comparison.report()
+    report = comparison.report()
+    if task == "mt":   # interactive-predictive MT: each system's effort (no test on it)
+        from llgui.core.mt.ipmt import bundle_effort
+
+        efforts = {b.name: bundle_effort(b) for b in loaded}
+        if any(efforts.values()):
+            report["ipmt"] = {k: e.to_json() for k, e in efforts.items() if e is not None}
+    return report
 
 
 def campaign_run(campaign, workers: int | None = None, scheduler: str | None = None,

@@ -105,6 +105,11 @@ def compare_table(report: Mapping) -> str:
         note = "" if meta["resampling"] == report["signature"] else \
             f"  [resampled: {meta['resampling']}]"
         lines.append(f"{meta['label']}: {meta['signature']}{note}")
+    if report.get("ipmt"):   # interactive-predictive MT effort per system (not tested)
+        from llgui.io.export import ipmt_text
+
+        for name, effort in report["ipmt"].items():
+            lines.append(f"{name}: {ipmt_text(effort)}")
     return "\n".join(lines) + "\n"
 
 

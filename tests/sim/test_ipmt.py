@@ -331,3 +331,16 @@ def test_penalised_scores_of_prefix_steps_equal_sacrebleu(runs, oracle):
     assert quantities == {"s_base", "s_cor", "s_imp", "s_adapt"}
     for c in result.checks:
         assert c.library is not None and c.engine == pytest.approx(c.library, abs=1e-9), c
+
+
+def test_compare_shows_each_systems_effort(runs):
+    from llgui.io.bundle import load_bundle
+    from llgui.io.compare_report import compare_table
+
+    out = runs / "out"
+    bundles = {s: load_bundle(out / s / "prefix" / "bundle.toml") for s in SYSTEMS}
+    report = api.compare_report(bundles, "external", samples=20, metrics=["bleu"])
+    for s in SYSTEMS:
+        run = json.loads((out / s / "prefix" / "run.json").read_text())
+        _close(report["ipmt"][s], {k: run["ipmt"][k] for k in ("wsr", "ksr", "mar", "ksmr")})
+        assert f"{s}: interactive-predictive MT effort" in compare_table(report)

@@ -102,6 +102,11 @@ PICTURES: dict[str, Shot | Scripted] = {
     **{f"realdata/detection-{s}.png": Shot((_real("det", "bundle.toml"), "--tab", "detection"),
                                            s, True)
        for s in ("1366x768", "1500x950", "1920x1080")},
+    # interactive-predictive MT in the live session, WMT23 de-en (read from the reference data)
+    **{f"realdata/wmt-live-prefix-{w}x{h}.png": Scripted("live_prefix", (w, h))
+       for w, h in ((1366, 768), (1920, 1080))},
+    **{f"realdata/wmt-workbench-prefix-{w}x{h}.png": Scripted("workbench_prefix", (w, h))
+       for w, h in ((1366, 768), (1920, 1080))},
 }
 
 
@@ -445,6 +450,90 @@ def make(name: str) -> str:
     return f"made {name}"
 
 
+def _wmt23_de_en(root: Path) -> list[str]:
+    """A bundle in `root` of 30 sentences of WMT23 de-en (at most 30 words each) with
+    ONLINE-B's output as the hypothesis, read from $LLGUI_REFERENCE_DATA (default:
+    ../shared/reference-data beside the repository); returns the references."""
+    import json
+
+    data = Path(os.environ.get("LLGUI_REFERENCE_DATA",
+                               Path(__file__).resolve().parents[2] / "shared" / "reference-data"))
+    txt = data / "wmt23-general" / "txt"
+    refs = (txt / "references" / "generaltest2023.de-en.ref.refA.en").read_text("utf-8").split("\n")
+    hyps = (txt / "system-outputs" / "generaltest2023.de-en.hyp.ONLINE-B.en").read_text(
+        "utf-8").split("\n")
+    srcs = (txt / "sources" / "generaltest2023.de-en.src.de").read_text("utf-8").split("\n")
+    keep = [i for i, r in enumerate(refs[:len(hyps)]) if 0 < len(r.split()) <= 30][:30]
+    for name, lines in (("ref.en", refs), ("hyp.en", hyps), ("src.de", srcs)):
+        (root / name).write_text("".join(lines[i] + "\n" for i in keep), encoding="utf-8")
+    (root / "bundle.toml").write_text(
+        '[bundle]\ntask = "mt"\nname = "WMT23 de-en, ONLINE-B (30 sentences)"\n'
+        'metrics = ["bleu", "chrf"]\n\n[[documents]]\nid = "wmt23-de-en"\ntime = 1\n'
+        f'references = [{json.dumps(str(root / "ref.en"))}]\n'
+        f'hypothesis = {json.dumps(str(root / "hyp.en"))}\n'
+        f'source = {json.dumps(str(root / "src.de"))}\n', encoding="utf-8")
+    return [refs[i] for i in keep]
+
+
+def workbench_prefix(path: Path, size) -> None:
+    """The workbench on a run of `mt_complete` under the word-level prefix oracle on 30
+    sentences of WMT23 de-en: the prefix steps, and WSR/KSR/MAR/KSMR beside S_pen."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        _wmt23_de_en(root)
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYQTGRAPH_QT_LIB="PySide6")
+        subprocess.run([sys.executable, "-m", "llgui", "simulate", str(root / "bundle.toml"),
+                        "--system", "mt_complete", "--oracle", "prefix", "--budget", "100000",
+                        "--out", str(root / "run"), "--quiet"], check=True, cwd=REPO, env=env,
+                       stdout=subprocess.DEVNULL)
+        subprocess.run([sys.executable, "-m", "llgui", str(root / "run" / "bundle.toml"),
+                        "--tab", "workbench", "--step", "5", "--size", f"{size[0]}x{size[1]}",
+                        "--no-session", "--screenshot", str(path)], check=True, cwd=REPO,
+                       env=env)
+
+
+def live_prefix(path: Path, size) -> None:
+    """The live session with `mt_complete` on 30 sentences of WMT23 de-en (ONLINE-B as h0):
+    the first two sentences completed word by word and accepted, the third under way (the
+    editor holds the system's completion after the typed words), the effort so far shown."""
+    from llgui.core.mt.ipmt import next_prefix
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        refs = _wmt23_de_en(root)
+        from llgui.gui.live.window import LiveSessionWindow
+
+        app = _app()
+        live = LiveSessionWindow()
+        live.resize(*size)
+        live.show()
+        live.bundle_edit.setText(str(root / "bundle.toml"))
+        live.system.setEditText("mt_complete")
+        live.mode.setCurrentText("interactive")
+        live.budget.setValue(1000)
+        live.out_edit.setText(str(root / "run"))
+        live.start_button.click()
+        _settle(app, lambda: not live.busy)
+        panel, editor = live.mt_panel, live.mt_panel.editor
+        for row, steps in ((0, 99), (1, 99), (2, 2)):
+            panel.sentences.setCurrentRow(row)
+            _settle(app, lambda: True)
+            for _ in range(steps):
+                answer = next_prefix(live.snap.hypothesis[row], refs[row])
+                if answer.accept:
+                    panel._on_accept()
+                    _settle(app, lambda: not live.busy)
+                    break
+                editor.setPlainText(answer.prefix + answer.typed)   # what the expert typed
+                cursor = editor.textCursor()
+                cursor.movePosition(cursor.MoveOperation.End)
+                editor.setTextCursor(cursor)
+                panel._on_prefix()
+                _settle(app, lambda: not live.busy)
+        live.grab().save(str(path))
+        live.close()
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--list"]:
         print("\n".join(PICTURES))
@@ -462,3 +551,4 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+

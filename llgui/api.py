@@ -201,6 +201,12 @@ def replay_report(bundle, doc: str | None = None, metric: str | None = None,
     question = _question_value(bundle, chosen, docs=(document.id,))
     if question is not None:
         report["question_value"] = question
+    if bundle.task == "mt":   # interactive-predictive MT's effort beside S_pen
+        from llgui.core.mt.ipmt import ipmt_effort
+
+        effort = ipmt_effort(bundle.steps_of(document.id), {document.id: document.references[0]})
+        if effort is not None:
+            report["ipmt"] = effort.to_json()
     return report
 
 
@@ -470,6 +476,12 @@ def compare_report(bundles, baseline: str | None, test: str = "bs", unit: str | 
             questions[bundle.name] = {"unit": q["unit"], "run": q["run"]}
     if questions:
         out["question_value"] = questions
+    if task == "mt":   # interactive-predictive MT: each system's effort (no test on it)
+        from llgui.core.mt.ipmt import bundle_effort
+
+        efforts = {b.name: bundle_effort(b) for b in loaded}
+        if any(efforts.values()):
+            out["ipmt"] = {k: e.to_json() for k, e in efforts.items() if e is not None}
     if human is None:   # a campaign's online runs: its [human] scores, if any
         human = _campaign_human(bundles)
     if human is not None:

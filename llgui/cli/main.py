@@ -36,8 +36,10 @@ FORMATS = ("table", "json", "csv")
 # Named in `simulate --help` without importing the simulation (numpy, ~90 ms on every command):
 # tests/cli/test_main.py holds them equal to llgui.sim.oracles.ORACLES and
 # llgui.sim.run.REFERENCE_SYSTEMS.
-ORACLE_NAMES = ("allies", "worst-first", "in-order", "random", "noisy:P")
-SYSTEM_NAMES = ("static", "mt_memory", "diar_clusters", "diar_audio")
+ORACLE_NAMES = ("allies", "worst-first", "in-order", "random", "noisy:P", "prefix",
+                "prefix-char")
+SYSTEM_NAMES = ("static", "mt_memory", "diar_clusters", "diar_audio",
+                "mt_complete")
 
 
 @dataclass(frozen=True)

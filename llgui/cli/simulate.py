@@ -44,6 +44,13 @@ def run_rows(sim: Simulation) -> tuple[list[str], list[list[object]]]:
         for metric, s in doc.scores.items():
             rows.append([doc.doc, metric, doc.mode, doc.steps, doc.cost, doc.budget,
                          s["s_base"], s["s_adapt"], s["s_pen"], s.get("msr")])
+    efforts = {d["doc"]: d.get("ipmt") for d in sim.outcomes[0].result.run["documents"]}
+    if any(efforts.values()):   # interactive-predictive MT: WSR, KSR, MAR, KSMR beside S_pen
+        from llgui.core.mt.ipmt import IPMT_COLUMNS
+
+        header += [title for _, title in IPMT_COLUMNS]
+        for row in rows:
+            row += [(efforts.get(row[0]) or {}).get(key) for key, _ in IPMT_COLUMNS]
     return header, rows
 
 

@@ -24,7 +24,8 @@ from llgui.core.numbers import check_number, parse_number, show_value
 
 TASKS = ("mt", "diarization", "detection", "classification")
 INITIATIVES = ("active", "interactive")
-MT_KINDS = ("reference", "post_edit")
+MT_KINDS = ("reference", "post_edit", "prefix")
+"""`prefix`: interactive-predictive MT, one validated prefix and typed word (llgui.core.mt.ipmt)."""
 DIAR_KINDS = ("same", "boundary", "name", "segment")
 LABEL_KINDS = ("label",)
 """Detection and classification kinds: the true label of some items (DESIGN.md 1.8)."""

@@ -110,6 +110,14 @@ class _MTScorer:
         """The library's score of a real strictly wrong version of the corrected segment."""
         index = view.corrected_segments[0]
         refs = self.doc.segment_references(index)
+        if view.step.kind == "prefix":   # interactive-predictive MT: the typed text wrong
+            from llgui.core.mt.ipmt import NOTHING, prefix_versions
+
+            if any(NOTHING in r for r in refs):
+                return None, "the reference contains the replacement character"
+            hypothesis = list(view.seen)
+            hypothesis[index] = prefix_versions(view.seen[index], view.step.answer)[1]
+            return self.score(hypothesis), ""
         row = self.metric.segment_stats(view.seen[index],
                                         self.metric.reference_info(list(refs)))
         name = self.metric.name

@@ -25,6 +25,8 @@ from llgui.gui.workers import JobRunner
 
 KEY = "simulate"
 BASE_ORACLES = ("allies", "worst-first", "in-order", "random")
+PREFIX_ORACLES = ("prefix", "prefix-char")
+"""Interactive-predictive MT (a system speaking protocol 1.2, e.g. mt_complete)."""
 
 
 class SimulateDialog(QDialog):
@@ -46,12 +48,13 @@ class SimulateDialog(QDialog):
         form.addRow("Bundle", self._with_browse(self.bundle_edit, self._on_browse_bundle))
         self.systems_edit = QPlainTextEdit("mt_memory")
         self.systems_edit.setToolTip("one system a line: a reference system (static, mt_memory, "
-                                     "diar_clusters, diar_audio) or NAME=COMMAND")
+                                     "diar_clusters, diar_audio, mt_complete) or "
+                                     "NAME=COMMAND")
         self.systems_edit.setFixedHeight(70)
         form.addRow("Systems", self.systems_edit)
         oracles = QHBoxLayout()
         self.oracle_boxes = {}
-        for name in BASE_ORACLES:
+        for name in BASE_ORACLES + PREFIX_ORACLES:
             box = QCheckBox(name)
             box.setChecked(name == "allies")
             self.oracle_boxes[name] = box

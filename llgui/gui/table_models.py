@@ -360,6 +360,9 @@ def describe_answer(step, document=None) -> str:
         return str(answer)
     if kind == "segment":
         return "the reference turns of the span"
+    if kind == "prefix":   # interactive-predictive MT: the prefix kept, then what was typed
+        return (f"accepted: {answer.prefix}" if answer.accept
+                else f"{answer.prefix}[{answer.typed}]")
     if kind == "label":
         if not set(answer) <= {"target", "nontarget"}:
             return ", ".join(answer)
@@ -397,4 +400,10 @@ def describe_step(step, hours: bool | None = None, mapping=None, **labels) -> st
         return f"step {step.step}: turn around {describe_target(step)} is {span}"
     if kind == "name":
         return f"step {step.step}: the speaker at {describe_target(step)} is {answer}"
+    if kind == "prefix":
+        if answer.accept:
+            return f"step {step.step}: the human accepted {describe_target(step)}"
+        what = "character" if answer.unit == "character" else "word"
+        return (f"step {step.step}: the human kept {len(answer.prefix.split())} word(s) of "
+                f"{describe_target(step)} and typed the {what} “{answer.typed}”")
     return f"step {step.step}: segment {describe_target(step)} annotated"

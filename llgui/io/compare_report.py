@@ -109,6 +109,11 @@ def compare_table(report: Mapping) -> str:
         from llgui.io.export import question_summary_line
 
         lines.append(question_summary_line(q, name))
+    if report.get("ipmt"):   # interactive-predictive MT effort per system (not tested)
+        from llgui.io.export import ipmt_text
+
+        for name, effort in report["ipmt"].items():
+            lines.append(f"{name}: {ipmt_text(effort)}")
     return "\n".join(lines) + "\n"
 
 

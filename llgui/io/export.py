@@ -149,7 +149,21 @@ def replay_table(report: Mapping) -> str:
                + (f"{fmt(msr)} %" if msr is not None else f"n/a ({name} is not an error count)"))
     if report.get("question_value"):   # issue 34: the system's questions, valued
         out.append(question_summary_line(report["question_value"], "document"))
+    if report.get("ipmt"):
+        out.append(ipmt_text(report["ipmt"]))
     return "\n".join(out) + "\n"
+
+
+def ipmt_text(effort: Mapping) -> str:
+    """One line: an interactive-predictive MT effort (`llgui.core.mt.ipmt`), in percent."""
+    parts = ", ".join(f"{title} {fmt(effort[key])} %" for key, title in
+                      (("wsr", "WSR"), ("ksr", "KSR"), ("mar", "MAR"), ("ksmr", "KSMR"))
+                      if effort.get(key) is not None)
+    text = (f"interactive-predictive MT effort ({effort['unit']}-level, "
+            f"{effort['sentences']} sentences accepted): {parts}")
+    if effort.get("open_sentences"):
+        text += f"; {effort['open_sentences']} sentences left unfinished are not counted"
+    return text
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,6 +240,8 @@ def score_table(report: Mapping) -> str:
         out.append("score = S_base (the first hypothesis); adapt = S_adapt (the hypothesis after "
                    "the document's last interaction step); pen = the penalised score S_pen "
                    "there (see `llgui replay`).")
+    if report.get("ipmt"):
+        out.append(ipmt_text(report["ipmt"]))
     for m in metrics:
         components = report["metrics"][m].get("components") or {}
         if m == "der" and components:

@@ -17,6 +17,8 @@ Keys (any other key is an error: a misspelt optional key would otherwise vanish 
   |-----------|---------------------------------|-------------------------------------|
   | reference | {"sentence": i}                 | absent or null (the reference)      |
   | post_edit | {"sentence": i}                 | the post-edited text (one line)     |
+  | prefix    | {"sentence": i}                 | {"prefix": text, "typed": text,     |
+  |           |                                 |  "unit"?: "word" or "character"}    |
   | same      | {"t1": s, "t2": s, "doc2"?: id} | true or false                       |
   | boundary  | {"t": s}                        | [start, end], end > start           |
   | name      | {"t": s}                        | the speaker label (non-empty)       |
@@ -42,7 +44,7 @@ Keys (any other key is an error: a misspelt optional key would otherwise vanish 
   detection: `{"path": FILE}` is a score file of the system's new scores for every trial,
   read by the bundle (it needs the key); `{"scores": {"ID": score, ...}}` the changed scores.
 
-A log holds one task: MT kinds (reference, post_edit), diarization kinds (same, boundary,
+A log holds one task: MT kinds (reference, post_edit, prefix), diarization kinds (same, boundary,
 name, segment) and the detection kind (label) never mix, and when `task` is given every kind must belong to it. Checks that
 need the documents (sentence numbers, times within the recording, doc2) are the bundle's.
 JSON's NaN/Infinity extensions and duplicate keys in an object are errors.
@@ -61,6 +63,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from llgui.core.errors import LoadError, Problems
+from llgui.core.mt.ipmt import PREFIX_UNITS, WORD, PrefixAnswer
 from llgui.core.types import (
     DIAR_KINDS, INITIATIVES, LABEL_KINDS, MT_KINDS, STEP_KINDS, Adapted, ItemsTarget,
     PointTarget, SameTarget, SentenceTarget, SpanTarget, Step, Target, Turn,
@@ -80,6 +83,7 @@ _REQUIRED = ("doc", "step", "initiative", "kind", "target")
 _TARGET_KEYS = {
     "reference": (("sentence",), ()),
     "post_edit": (("sentence",), ()),
+    "prefix": (("sentence",), ()),
     "same": (("t1", "t2"), ("doc2",)),
     "boundary": (("t",), ()),
     "name": (("t",), ()),
@@ -492,11 +496,14 @@ class _Reader:
             return None
         if not present:
             what = {"post_edit": "the post-edited text", "same": "true or false",
+                    "prefix": '{"prefix": text, "typed": text}',
                     "boundary": "[start, end] in seconds", "name": "the speaker",
                     "label": "one label per item"}[kind]
             raise self.fail(f"missing key 'answer' (a {kind} step needs {what})")
         if kind == "label":
             return self._labels(value, self.target_now)
+        if kind == "prefix":
+            return self._prefix(value)
         if kind == "post_edit":
             if not isinstance(value, str):
                 raise self.fail(
@@ -532,6 +539,31 @@ class _Reader:
         if end <= start:
             raise self.fail(f"answer end {_show(value[1])} is not after start {_show(value[0])}")
         return (start, end)
+
+    def _prefix(self, value: object) -> PrefixAnswer:
+        """A prefix step's answer (interactive-predictive MT, llgui.core.mt.ipmt): the
+        validated prefix and the text typed after it ("" = the acceptance)."""
+        if not isinstance(value, dict) or not {"prefix", "typed"} <= set(value):
+            raise self.fail('answer of a prefix step must be {"prefix": text, "typed": text}, '
+                            f"not {_show(value)}")
+        extra = set(value) - {"prefix", "typed", "unit"}
+        if extra:
+            raise self.fail(f"answer of a prefix step: unknown key {_show(sorted(extra)[0])} "
+                            "(expected: prefix, typed, unit)")
+        texts = []
+        for key in ("prefix", "typed"):
+            text = value[key]
+            if not isinstance(text, str):
+                raise self.fail(f"answer {key} of a prefix step must be a string, "
+                                f"not {_show(text)}")
+            if _LINE_BREAK.search(text):
+                raise self.fail(f"answer {key} of a prefix step contains a line break")
+            texts.append(text)
+        unit = value.get("unit", WORD)
+        if unit not in PREFIX_UNITS:
+            raise self.fail(f"answer unit of a prefix step must be one of "
+                            f"{', '.join(PREFIX_UNITS)}, not {_show(unit)}")
+        return PrefixAnswer(texts[0], texts[1], unit)
 
     def _segment_turns(self, value: object) -> tuple:
         """A segment step's answer: the turns the human annotated in the span (what
@@ -803,6 +835,8 @@ def step_line(step: Step, extra: Mapping[str, object] | None = None, *,
         answer = [answer[0], answer[1]]
     elif step.kind == "segment" and answer is not None:
         answer = [[float(t[0]), float(t[1]), str(t[2])] for t in answer]
+    elif isinstance(answer, PrefixAnswer):
+        answer = answer.to_json()
     record["answer"] = answer
     if step.cost is not None:
         record["cost"] = step.cost

@@ -39,8 +39,12 @@ from llgui.core.metrics import error_metrics
 from llgui.core.penalty import PenaltyAccumulator, feedback_of, make_track
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
 from llgui.sim import protocol as P
-from llgui.sim.oracles import Move, Oracle, RefIndex, View, step_for
+from llgui.sim.oracles import Move, Oracle, PrefixOracle, RefIndex, View, step_for
 from llgui.sim.output import RunWriter
+from llgui.sim.prefix import (
+    PREFIX_MINOR, Completion, completed_lines, prefix_message, run_effort,
+    step_limit as prefix_step_limit,
+)
 from llgui.sim.process import SystemProcess
 
 DEFAULT_BUDGET_SHARE = 0.6     # MT: 60 % of the document's reference words (ALLIES plans)
@@ -168,6 +172,11 @@ class Session:
             raise ValueError(f"simulate needs an MT or diarization bundle, not {bundle.task!r}")
         if mode is not None and mode not in P.MODES:
             raise ValueError(f"mode must be one of {', '.join(P.MODES)}")
+        if isinstance(oracle, PrefixOracle) and (bundle.task != "mt" or mode == "active" or (
+                mode is None and interactive_ratio is not None)):
+            raise ValueError(f"the {oracle.name} oracle is interactive-predictive MT: it needs "
+                             "an MT bundle and volunteers (not --mode active, nor "
+                             "--interactive-ratio)")
         self.bundle, self.command, self.oracle = bundle, command, oracle
         self.out = Path(out)
         self.system_name = system_name
@@ -191,6 +200,7 @@ class Session:
         self.llgui_seconds = 0.0  # llgui's own time in steps (the system's excluded)
         self.parse_seconds = 0.0  # of which parsing the system's messages
         self.pipe_seconds = 0.0   # writing to the system's stdin (not llgui's time)
+        self.prefix_steps: list[Step] = []   # interactive-predictive MT steps (effort)
 
     # -- the system -----------------------------------------------------------------------------
 
@@ -268,6 +278,10 @@ class Session:
         if not isinstance(message, P.SystemHello):
             raise self._fault(f"expected hello, got {message.type}")
         self.hello = message
+        if isinstance(self.oracle, PrefixOracle) and (message.minor or 0) < PREFIX_MINOR:
+            raise self._fault(f"the {self.oracle.name} oracle needs a system speaking protocol "
+                              f"1.{PREFIX_MINOR} (the prefix interaction): its hello must say "
+                              f'"minor": {PREFIX_MINOR}')
         return message
 
     # -- documents ------------------------------------------------------------------------------
@@ -354,6 +368,8 @@ class Session:
         document, view = state.document, state.view
         limit = (STEP_LIMIT_PER_SEGMENT * document.n_segments
                  if isinstance(document, MTDocument) else STEP_LIMIT_DIAR)
+        if isinstance(self.oracle, PrefixOracle):   # a step per word typed, and acceptances
+            limit = prefix_step_limit(document, self.oracle.unit)
         if state.mode == "none":
             state.done = True
             return None
@@ -401,19 +417,30 @@ class Session:
                 return None
             cost = costs[id(move)]
             move = self.oracle.distort(move, view)
-            self._send(P.Correction(move.kind, move.target, move.answer, cost,
-                                    left=max(0.0, state.budget - state.cost - cost)))
+            left = max(0.0, state.budget - state.cost - cost)
+            if move.kind == "prefix":   # protocol 1.2: answered by a completion
+                sent = prefix_message(move, cost, left)
+                self._send(sent)
+            else:
+                self._send(P.Correction(move.kind, move.target, move.answer, cost, left=left))
             initiative = "interactive"
         llgui_s = time.perf_counter() - t0 - (self.pipe_seconds - piped_before)
-        reply, elapsed = self._receive("adapted (your hypothesis after this step)")
-        t1 = time.perf_counter()
-        if not isinstance(reply, P.AdaptedReply):
-            raise self._fault(f"out of turn: expected adapted, got {reply.type}")
-        adapted = self._adapted(document, reply)
+        if move.kind == "prefix":
+            reply, elapsed = self._receive("completion (the rest of the sentence)")
+            t1 = time.perf_counter()
+            adapted = self._completed(document, sent, reply)
+        else:
+            reply, elapsed = self._receive("adapted (your hypothesis after this step)")
+            t1 = time.perf_counter()
+            if not isinstance(reply, P.AdaptedReply):
+                raise self._fault(f"out of turn: expected adapted, got {reply.type}")
+            adapted = self._adapted(document, reply)
         step = step_for(move, document.id, self.step, initiative, cost, adapted)
         scores = state.scores.add(step, cost)
         state.steps += 1
-        if isinstance(move.target, SentenceTarget):
+        if move.kind == "prefix":
+            self.prefix_steps.append(step)
+        elif isinstance(move.target, SentenceTarget):
             view.corrected_sentences.add(move.target.sentence - 1)
         else:
             view.corrected_windows.extend(view.track.windows(step))
@@ -476,6 +503,21 @@ class Session:
             if t > end:
                 raise self._fault(f"target time {t:g} s is outside document {document.id!r} "
                                   f"(0..{end:g} s)")
+
+    def _completed(self, document, sent, reply) -> Adapted:
+        """A prefix step's sentence, prefix + typed + the system's completion, and the other
+        lines its reply changes (protocol 1.2)."""
+        if not isinstance(reply, Completion):
+            raise self._fault(f"out of turn: expected completion, got {reply.type}")
+        if sent.accept and reply.completion:
+            raise self._fault("completion of an accepted sentence must be empty")
+        if reply.lines and sent.target.sentence in reply.lines:
+            raise self._fault(f"completion lines name sentence {sent.target.sentence}, the "
+                              "prefix's own (its text is prefix + typed + completion)")
+        others = self._adapted(document, P.AdaptedReply(lines=reply.lines))
+        lines = dict(others.lines) if others is not None else {}
+        lines.update(completed_lines(sent, reply))
+        return Adapted(lines=lines)
 
     def _adapted(self, document, reply: P.AdaptedReply) -> Adapted | None:
         if isinstance(document, MTDocument):
@@ -591,6 +633,8 @@ class Session:
             "documents": [{"doc": r.doc, "mode": r.mode, "budget": r.budget, "steps": r.steps,
                            "cost": r.cost, "scores": r.scores} for r in self.results],
         }
+        if self.prefix_steps:   # WSR, KSR, MAR, KSMR beside S_pen (llgui.core.mt.ipmt)
+            run.update(run_effort(self.bundle, self.prefix_steps, run["documents"]))
         run = _finite(run)
         if self.writer is not None:
             self.writer.write_run(run)

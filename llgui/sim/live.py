@@ -291,6 +291,56 @@ class LiveSession(Session):
         self._save()
         return record
 
+    # -- interactive-predictive MT (protocol 1.2) ----------------------------------------------
+
+    @property
+    def speaks_prefix(self) -> bool:
+        """Does the system take the prefix interaction (its hello says minor 2 or more)?"""
+        from llgui.sim.prefix import PREFIX_MINOR
+
+        return self.hello is not None and (self.hello.minor or 0) >= PREFIX_MINOR
+
+    def prefix(self, sentence: int, prefix: str, typed: str, effort: Effort,
+               unit: str = "word") -> StepRecord | None:
+        """Interactive mode, a system that `speaks_prefix`: the expert validated `prefix` of
+        sentence `sentence` (1-based) and typed `typed` after it ("" accepts the sentence,
+        which is then `prefix`); the system's completion makes the new sentence. None if the
+        step does not fit the budget."""
+        from llgui.core.mt.ipmt import PrefixAnswer
+        from llgui.sim.prefix import prefix_message, step_limit
+
+        state = self._doc_state
+        if state is None or state.mode != "interactive" or state.done:
+            raise RuntimeError("no interactive document is open")
+        if not self.speaks_prefix:
+            raise RuntimeError("the system does not take the prefix interaction (protocol 1.2)")
+        document = state.document
+        if state.steps >= step_limit(document, unit):
+            state.done = True
+            return None
+        self.step = state.steps + 1
+        self.waited = 0.0
+        target = SentenceTarget(sentence)
+        self._check_target(document, "prefix", target)
+        answer = PrefixAnswer(prefix, typed, unit)
+        move = Move("prefix", target, answer, answer)
+        cost = self._cost(move, state)
+        if state.cost + cost > state.budget + 1e-9:
+            return None
+        sent = prefix_message(move, cost, max(0.0, state.budget - state.cost - cost))
+        self._send(sent)
+        reply, elapsed = self._receive("completion (the rest of the sentence)")
+        adapted = self._completed(document, sent, reply)
+        step = step_for(move, document.id, self.step, "interactive", cost, adapted)
+        scores = state.scores.add(step, cost)
+        state.steps += 1
+        self.prefix_steps.append(step)
+        self.writer.append_step(step, elapsed, {"effort": effort.to_json(None)})
+        record = StepRecord(step, elapsed, 0.0, scores, state.cost, state.budget)
+        self.records.append(record)
+        self._save()
+        return record
+
     # -- the end, pause, failure ---------------------------------------------------------------
 
     def finish(self) -> RunResult:
@@ -540,6 +590,17 @@ def _replay_one(live: LiveSession, record: dict) -> None:
     if kind in ("reference", "post_edit") and value is None:
         value = live.document.references[0][target.sentence - 1]
     state = live._doc_state
+    if kind == "prefix":   # interactive-predictive MT: the same prefix, the same completion
+        answer = value if isinstance(value, dict) else {}
+        made = live.prefix(target.sentence, str(answer.get("prefix", "")),
+                           str(answer.get("typed", "")), effort, str(answer.get("unit", "word")))
+        got = None if made is None or made.step.adapted is None else {
+            str(k): v for k, v in made.step.adapted.lines.items()}
+        if got != (record.get("adapted") or {}).get("lines"):
+            raise ResumeMismatch(f"resume: the system differs from the recorded session at "
+                                 f"document {record['doc']!r} step {record['step']}: its "
+                                 "completion is not the one recorded")
+        return
     if record["initiative"] == "active":
         question = live.question()
         want = "reference" if kind in ("reference", "post_edit") else kind

@@ -14,6 +14,9 @@ the session advances after every step.
   optimal mapping gives the reference speaker there).
 - `in-order`: the same corrections from the start of the document, as a post-editor reads it.
 - `random`: the same corrections in a random order (seeded).
+- `prefix`, `prefix-char`: interactive-predictive MT (protocol 1.2, `llgui.sim.prefix`): in
+  order, one sentence at a time, the longest common prefix with the reference, then the next
+  reference word (character), until the sentence starts with the whole reference: accepted.
 - `noisy:P[:BASE]`: BASE (default `allies`) giving a wrong answer with probability P: a `same`
   flipped, a boundary shifted by one window, a name swapped for another label, a segment left
   unannotated, a post-edit (or a requested reference) left unedited. The cost is what the
@@ -34,11 +37,12 @@ from typing import Callable, Iterator
 import numpy as np
 
 from llgui.core.cost import CostModel
+from llgui.core.mt.ipmt import CHARACTER, WORD, next_prefix
 from llgui.core.types import (
     DiarDocument, MTDocument, PointTarget, SameTarget, SentenceTarget, SpanTarget, Step, Target,
 )
 
-ORACLES = ("allies", "worst-first", "in-order", "random", "noisy:P")
+ORACLES = ("allies", "worst-first", "in-order", "random", "noisy:P", "prefix", "prefix-char")
 LOOKAHEAD = 50
 ERROR_KINDS = ("miss", "false_alarm", "confusion")
 _DER_KINDS = ("correct", "confusion", "miss", "false_alarm")   # der.error_regions' kind order
@@ -73,6 +77,7 @@ class View:
         self.index = index
         self.seed = seed
         self.corrected_sentences: set[int] = set()      # 0-based
+        self.accepted_sentences: set[int] = set()       # 0-based, by a prefix oracle
         self.corrected_windows: list[tuple[float, float]] = []
         self.is_mt = isinstance(document, MTDocument)
         self.others: dict[str, "RefIndex"] = {}
@@ -340,6 +345,38 @@ class Noisy(Oracle):
         return move
 
 
+class PrefixOracle(Oracle):
+    """The IPMT expert: in-order, one sentence at a time; the longest common prefix with the
+    first reference, then the next word (`unit` "word") or character ("character"); accepts
+    the sentence once it starts with the whole reference (the rest cut)."""
+
+    default_mode = "interactive"
+
+    def __init__(self, unit: str = WORD):
+        self.unit = unit
+        self.name = "prefix" if unit == WORD else "prefix-char"
+
+    def volunteer(self, view: View, fits: Fits) -> Move | None:
+        accepted = view.accepted_sentences
+        hypothesis = view.track.hypothesis
+        for index in range(len(hypothesis)):
+            if index in accepted:
+                continue
+            answer = next_prefix(hypothesis[index], view.reference(index), self.unit)
+            move = Move("prefix", SentenceTarget(index + 1), answer, answer)
+            if not fits(move):
+                return None     # the expert stops here: sentences are taken in order
+            if answer.accept:
+                accepted.add(index)
+            return move
+        return None
+
+    def answer(self, kind, target, view):
+        raise ValueError("the prefix oracle volunteers; it answers no request")
+
+
+PREFIX_ORACLES = {"prefix": WORD, "prefix-char": CHARACTER}
+
 _BASES = {"allies": Allies, "worst-first": WorstFirst, "in-order": InOrder, "random": Random}
 
 
@@ -348,6 +385,8 @@ def make_oracle(spec: str) -> Oracle:
     text = spec.strip()
     if text in _BASES:
         return _BASES[text]()
+    if text in PREFIX_ORACLES:   # interactive-predictive MT (protocol 1.2)
+        return PrefixOracle(PREFIX_ORACLES[text])
     if text.startswith("noisy:"):
         parts = text.split(":")
         try:

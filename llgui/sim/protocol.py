@@ -17,6 +17,10 @@ echo is a fault at once: a duplicate, skipped or late reply), `answer`/`correcti
 say the budget `left`, and in active mode a system may ask the cost of a request first
 (`quote`, answered by a `quote`, no step spent). docs/protocol.schema.json is the schema of
 every message.
+
+Version 1.2 (hello: `"minor": 2`) adds the prefix interaction of interactive-predictive MT
+(`llgui.sim.prefix`: llgui's `prefix`, the system's `completion`), spoken only with a system
+whose hello says `"minor": 2`; 1.0 and 1.1 systems run unchanged.
 """
 from __future__ import annotations
 
@@ -33,12 +37,13 @@ from llgui.core.numbers import show_value
 
 from llgui.core.errors import SystemFailed
 from llgui.io.interactions import target_to_json, turns_to_json
+from llgui.sim.prefix import Completion, PrefixMessage, parse_completion, parse_prefix
 from llgui.core.types import (
     DIAR_KINDS, MT_KINDS, PointTarget, SameTarget, SentenceTarget, SpanTarget, Target, Turn,
 )
 
 PROTOCOL_VERSION = 1
-PROTOCOL_MINOR = 1
+PROTOCOL_MINOR = 2
 MAX_QUOTES_PER_STEP = 1000
 """Quotes a system may ask before it requests or stops (a loop of quotes is a fault)."""
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -150,6 +155,8 @@ class Bye:
 class SystemHello:
     name: str
     version: str = ""
+    minor: int | None = None
+    """The minor protocol version the system speaks, when its hello says (2: prefix)."""
     type = "hello"
 
 
@@ -203,8 +210,10 @@ class AdaptedReply:
     type = "adapted"
 
 
-LlguiMessage = Union[Hello, DocumentStart, Answer, Refused, Correction, Quote, EndDocument, Bye]
-SystemMessage = Union[SystemHello, Hypothesis, Request, QuoteRequest, Stop, AdaptedReply]
+LlguiMessage = Union[Hello, DocumentStart, Answer, Refused, Correction, Quote, EndDocument, Bye,
+                     PrefixMessage]
+SystemMessage = Union[SystemHello, Hypothesis, Request, QuoteRequest, Stop, AdaptedReply,
+                      Completion]
 
 
 # --------------------------------------------------------------------------------------------
@@ -256,6 +265,8 @@ def _where(out: dict, message) -> None:
 
 def to_json(message) -> dict:
     """The JSON object of a message (either direction)."""
+    if isinstance(message, (PrefixMessage, Completion)):   # protocol 1.2
+        return message.to_json()
     out: dict = {"type": message.type}
     if isinstance(message, Hello):
         out.update(protocol=message.protocol, minor=message.minor, task=message.task,
@@ -300,6 +311,8 @@ def to_json(message) -> dict:
         out["doc"] = message.doc
     elif isinstance(message, SystemHello):
         out.update(name=message.name, version=message.version)
+        if message.minor is not None:
+            out["minor"] = message.minor
     elif isinstance(message, Hypothesis):
         _where(out, message)
         if message.lines is not None:
@@ -530,8 +543,12 @@ def parse_system(raw: bytes | str, number: int, task: str, doc: str | None = Non
         obj = _decode(raw)
         kind = obj["type"]
         if kind == "hello":
+            minor = obj.get("minor")
+            if minor is not None and (isinstance(minor, bool) or not isinstance(minor, int)
+                                      or not 0 <= minor < 1000):
+                raise _Bad(f"hello minor must be an integer >= 0, not {_show(minor)}")
             return SystemHello(_string(obj.get("name", ""), "name"),
-                               str(obj.get("version", "")))
+                               str(obj.get("version", "")), minor)
         if kind == "hypothesis":
             _string(obj.get("doc"), "doc", empty=False)
             echo = _echo(obj)
@@ -551,6 +568,8 @@ def parse_system(raw: bytes | str, number: int, task: str, doc: str | None = Non
             return cls(what, parse_target(what, obj.get("target")), **_echo(obj))
         if kind == "stop":
             return Stop(**_echo(obj))
+        if kind == "completion" and task == "mt":   # protocol 1.2
+            return parse_completion(obj, _echo(obj), _string, _parse_changed, _one_line)
         if kind == "adapted":
             echo = _echo(obj)
             if task == "mt":
@@ -604,6 +623,8 @@ def parse_llgui(raw: bytes | str) -> LlguiMessage:
                      float(obj["cost"]), float(obj["left"]), obj.get("doc"), obj.get("step"))
     if kind == "end_document":
         return EndDocument(obj["doc"])
+    if kind == "prefix":   # protocol 1.2
+        return parse_prefix(obj)
     if kind == "bye":
         return Bye()
     raise _Bad(f"unknown type {_show(kind)}")

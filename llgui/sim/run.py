@@ -31,7 +31,7 @@ from llgui.core.reports.oracle_panel import Panel, PanelRun, make_panel
 from llgui.sim.driver import RunResult, Session
 from llgui.sim.oracles import make_oracle, oracle_folder
 
-REFERENCE_SYSTEMS = ("static", "mt_memory", "diar_clusters", "diar_audio")
+REFERENCE_SYSTEMS = ("static", "mt_memory", "diar_clusters", "diar_audio", "mt_complete")
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ def run_summary(result: RunResult, metric: str, msr_metric: str | None) -> Panel
                          [d.errors.get(msr_metric) for d in docs])
     return PanelRun(system="", oracle="", s_base=mean("s_base"), s_adapt=mean("s_adapt"),
                     s_pen=mean("s_pen"), msr=msr, cost=float(sum(d.cost for d in docs)),
-                    exit=result.exit)
+                    exit=result.exit, ipmt=result.run.get("ipmt"))
 
 
 def _inputs(bundle) -> list[str]:
@@ -206,7 +206,8 @@ def run_simulation(
                 continue
             summary = run_summary(o.result, metric, msr_metric)
             runs.append(PanelRun(o.system, o.oracle, summary.s_base, summary.s_adapt,
-                                 summary.s_pen, summary.msr, summary.cost, summary.exit))
+                                 summary.s_pen, summary.msr, summary.cost, summary.exit,
+                                 summary.ipmt))
         panel = make_panel(runs, metric, msr_metric)
         data = panel.to_dict()
         data["runs"] = [dict(r, folder=str(o.out.relative_to(out)))

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import IO
 
 from llgui.sim import protocol as P
+from llgui.sim.prefix import Completion, PrefixMessage
 
 
 class System:
@@ -15,6 +16,8 @@ class System:
 
     name = "system"
     version = "1"
+    minor: int | None = None
+    """The minor protocol version the hello announces (2: the prefix interaction)."""
 
     def hello(self, message: P.Hello) -> None:
         self.task = message.task
@@ -28,6 +31,11 @@ class System:
 
     def learn(self, message: P.Answer | P.Correction) -> P.AdaptedReply:
         return P.AdaptedReply()
+
+    def complete(self, message: PrefixMessage) -> Completion:
+        """Protocol 1.2 (a system whose `minor` is 2): the rest of the sentence after the
+        expert's prefix and typed text."""
+        return Completion()
 
     def end_document(self, message: P.EndDocument) -> None:
         pass
@@ -53,7 +61,7 @@ def serve(system: System, stdin: IO[bytes] | None = None, stdout: IO[str] | None
         message = P.parse_llgui(raw)
         if isinstance(message, P.Hello):
             system.hello(message)
-            say(P.SystemHello(system.name, system.version))
+            say(P.SystemHello(system.name, system.version, system.minor))
         elif isinstance(message, P.DocumentStart):
             mode, doc, step = message.mode, message.doc, message.step or 0
             say(replace(system.document(message), step=message.step))
@@ -64,6 +72,9 @@ def serve(system: System, stdin: IO[bytes] | None = None, stdout: IO[str] | None
             say(replace(system.learn(message), doc=message.doc, step=message.step))
             if isinstance(message, P.Answer):
                 ask()
+        elif isinstance(message, PrefixMessage):
+            step = message.step if message.step is not None else step + 1
+            say(replace(system.complete(message), doc=message.doc, step=message.step))
         elif isinstance(message, P.EndDocument):
             system.end_document(message)
         elif isinstance(message, P.Bye):

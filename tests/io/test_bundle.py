@@ -410,7 +410,7 @@ def test_log_of_the_other_task(mt_dir):
                          diar_step("d1", 1, "name", {"t": 1}, "A")))
     assert problems(load_bundle, mt_dir / "bundle.toml") == [
         (log_path, 1, "kind 'name' is a diarization kind, but the task is mt (expected one "
-                      "of: reference, post_edit)"),
+                      "of: reference, post_edit, prefix)"),
     ]
 
 

@@ -11,8 +11,8 @@ from llgui.core.types import (
 from llgui.io.interactions import load_log
 from tests.io.helpers import problems, write
 
-KINDS = "reference, post_edit, same, boundary, name, segment, label"
-KINDS = "reference, post_edit, same, boundary, name, segment, label"
+KINDS = "reference, post_edit, prefix, same, boundary, name, segment, label"
+KINDS = "reference, post_edit, prefix, same, boundary, name, segment, label"
 KEYS = "version, doc, step, initiative, kind, target, answer, cost, adapted, elapsed_s, effort"
 
 

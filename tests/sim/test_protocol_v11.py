@@ -517,6 +517,8 @@ def test_every_message_sent_and_accepted_fits_the_schema(probe, tmp_path, demo_d
         (diar, f"{py} {asker}", "allies", "60"),
         (diar, f"{py} -m llgui.systems.diar_clusters", "worst-first", "60"),
         (diar, f"{py} -m llgui.systems.static", "noisy:0.5:worst-first", "30"),
+        (mt, f"{py} -m llgui.systems.mt_complete", "prefix", "40"),   # protocol 1.2
+        (mt, f"{py} -m llgui.systems.mt_complete", "prefix-char", "40"),
     ]
     seen = {"llgui": set(), "system": set()}
     kinds = set()

@@ -22,6 +22,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from llgui.core.mt import stats_cache
+from llgui.core.mt.ipmt import PrefixAnswer, prefix_versions
 from llgui.core.cost import CostModel
 from llgui.core.jobs import check, report
 from llgui.core.mt.script import UNITS, count_units, detect_unit, units
@@ -119,6 +120,8 @@ class MTTrack:
     def impaired(self, step: Step) -> Scored:
         """S_imp: the corrected segment replaced by a strictly wrong version."""
         index = self._segment(step)
+        if step.kind == "prefix":   # the typed text replaced by one that matches nothing
+            return self._swapped(index, self._row(index, self._prefix_versions(step, index)[1]))
         return self._swapped(index, self.metric.impaired(self._stats[index]))
 
     def advance(self, step: Step) -> Scored:
@@ -148,6 +151,11 @@ class MTTrack:
         unit = self.cost_unit
         if step.kind == "reference":
             return count_units(self.doc.references[0][index], unit) * cost_model.reference_weight
+        if step.kind == "prefix":   # what was typed (an acceptance costs nothing)
+            answer = self._prefix_answer(step)
+            typed = (len(answer.typed) if answer.unit == "character"   # keystrokes
+                     else count_units(answer.typed, unit))
+            return typed * cost_model.post_edit_weight
         edited = self._post_edit_text(step)
         edits = word_edits(units(self._hyp[index], unit), units(edited, unit))
         return edits * cost_model.post_edit_weight
@@ -248,9 +256,21 @@ class MTTrack:
             raise ValueError(f"{where}a post_edit step needs the edited text as its answer")
         return step.answer
 
+    def _prefix_answer(self, step: Step):
+        if not isinstance(step.answer, PrefixAnswer):
+            where = f"log line {step.line}: " if step.line else ""
+            raise ValueError(f"{where}a prefix step needs the validated prefix and the typed "
+                             "text as its answer")
+        return step.answer
+
+    def _prefix_versions(self, step: Step, index: int) -> tuple[str, str]:
+        return prefix_versions(self._hyp[index], self._prefix_answer(step))
+
     def _correct_text(self, step: Step, index: int) -> str:
         if step.kind == "reference":
             return self.doc.references[0][index]
+        if step.kind == "prefix":
+            return self._prefix_versions(step, index)[0]
         return self._post_edit_text(step)
 
     def _correct_row(self, step: Step, index: int) -> np.ndarray:

@@ -12,6 +12,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from llgui.core.mt.ipmt import add_ipmt
 from llgui.core.penalty import Replay
 from llgui.core.types import Document
 
@@ -106,6 +107,7 @@ def score_report(bundle, metrics: Sequence[str], policy=None, mode: str = "paper
     report["mode"] = mode
     if replays:
         _add_penalised(report, replays, weights)
+        add_ipmt(report, bundle)   # interactive-predictive MT: WSR, KSR, MAR, KSMR
     return report
 
 

@@ -27,6 +27,7 @@ class PanelRun:
     msr: float | None      # percent
     cost: float
     exit: int = 0
+    ipmt: Mapping | None = None   # interactive-predictive MT effort (run.json's `ipmt`)
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,8 @@ class Panel:
         return {
             "metric": self.metric, "msr_metric": self.msr_metric,
             "systems": list(self.systems), "oracles": list(self.oracles),
-            "runs": [{k: clean(v) for k, v in r.__dict__.items()} for r in self.runs],
+            "runs": [{k: clean(v) for k, v in r.__dict__.items()
+                      if not (k == "ipmt" and v is None)} for r in self.runs],
             "best_msr": {k: clean(v) for k, v in self.best_msr.items()},
             "weights": dict(self.weights),
             "panel_msr": {k: clean(v) for k, v in self.panel_msr.items()},
@@ -110,4 +112,12 @@ def panel_rows(panel: Panel) -> tuple[list[str], list[list[object]]]:
     for s in panel.systems:
         rows.append([s, "panel (weighted)", None, None, None, panel.panel_s_pen[s],
                      panel.panel_msr[s], None])
+    if any(r.ipmt for r in panel.runs):   # WSR, KSR, MAR, KSMR beside S_pen (prefix oracles)
+        from llgui.core.mt.ipmt import IPMT_COLUMNS
+
+        header += [title for _, title in IPMT_COLUMNS]
+        for row, r in zip(rows, panel.runs):
+            row += [(r.ipmt or {}).get(key) for key, _ in IPMT_COLUMNS]
+        for row in rows[len(panel.runs):]:
+            row += [None] * len(IPMT_COLUMNS)
     return header, rows

@@ -41,6 +41,9 @@ class Snapshot:
     loaded: object = None            # the finished run's Bundle, loaded on the worker
     note: str = ""
     audio: object = None             # diarization: the document's recording (core Audio)
+    prefix_ok: bool = False          # MT: the system takes the prefix interaction (1.2)
+    ipmt: dict | None = None         # MT: WSR, KSR, MAR, KSMR of the accepted sentences
+    accepted: frozenset = frozenset()  # MT: sentences (1-based) the expert accepted (prefix)
 
 
 def snapshot(live: L.LiveSession, question=None, record=None, refused=False, note="",
@@ -66,7 +69,21 @@ def snapshot(live: L.LiveSession, question=None, record=None, refused=False, not
         question=question, steps=state.steps, spent=state.cost, budget=state.budget,
         s_base=state.scores.base[metric].score, s_adapt=s_adapt, s_pen=s_pen, record=record,
         refused=refused, labels=labels, extent=extent, window=bundle.cost.window,
-        out=live.out, note=note, audio=audio)
+        out=live.out, note=note, audio=audio, prefix_ok=live.speaks_prefix,
+        ipmt=_effort(live),
+        accepted=frozenset(s.target.sentence for s in live.prefix_steps
+                           if s.doc == document.id and s.answer.accept))
+
+
+def _effort(live: L.LiveSession) -> dict | None:
+    """The session's interactive-predictive MT effort so far (`llgui.core.mt.ipmt`)."""
+    if not live.prefix_steps:
+        return None
+    from llgui.core.mt.ipmt import ipmt_effort
+
+    effort = ipmt_effort(live.prefix_steps, {d.id: d.references[0]
+                                             for d in live.bundle.documents})
+    return effort.to_json() if effort is not None else None
 
 
 def _next(live: L.LiveSession, record=None, refused=False, note="") -> Snapshot:
@@ -129,6 +146,14 @@ def answer(live, value, effort, progress=None, should_stop=None):
 def correct(live, kind, target, value, effort, progress=None, should_stop=None):
     _use(live, should_stop)
     record = live.correct(kind, target, value, effort)
+    return snapshot(live, record=record, refused=record is None,
+                    note="over the budget left: not sent" if record is None else "")
+
+
+def prefix(live, sentence, prefix_text, typed, unit, effort, progress=None, should_stop=None):
+    """Interactive-predictive MT: the expert's validated prefix and typed text."""
+    _use(live, should_stop)
+    record = live.prefix(sentence, prefix_text, typed, effort, unit)
     return snapshot(live, record=record, refused=record is None,
                     note="over the budget left: not sent" if record is None else "")
 

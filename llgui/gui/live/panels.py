@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
+from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut, QTextCharFormat
 from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QListWidget, QPlainTextEdit, QPushButton, QVBoxLayout,
     QWidget,
@@ -44,11 +44,39 @@ class KeyCounter(QObject):
         return False
 
 
+class PrefixKeys(QObject):
+    """Ctrl+Enter and Ctrl+Shift+Enter in the editor (interactive-predictive MT)."""
+
+    def __init__(self, on_prefix, on_accept, parent=None):
+        super().__init__(parent)
+        self.on_prefix, self.on_accept = on_prefix, on_accept
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() not in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
+            return False
+        if event.key() not in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            return False
+        modifiers = event.modifiers()
+        if not modifiers & Qt.KeyboardModifier.ControlModifier:
+            return False
+        if event.type() == QEvent.Type.KeyPress and not event.isAutoRepeat():
+            (self.on_accept if modifiers & Qt.KeyboardModifier.ShiftModifier
+             else self.on_prefix)()
+        return True
+
+
 class MTPanel(QWidget):
     """The document's sentences (select one in interactive mode), its source, and an editor
-    filled with the hypothesis the expert corrects or translates."""
+    filled with the hypothesis the expert corrects or translates.
+
+    With a system that takes the prefix interaction (interactive-predictive MT, protocol 1.2)
+    the expert works at the cursor: the words before it are the validated prefix and the
+    word typed last; Ctrl+Enter sends them (`prefix_submitted`), the system's completion
+    fills the rest and the cursor waits after the typed word; Ctrl+Shift+Enter accepts the
+    sentence as the editor holds it."""
 
     submitted = Signal(str, object, object, int)
+    prefix_submitted = Signal(int, str, str, int)   # sentence, prefix, typed ("" = accept), keys
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -72,6 +100,16 @@ class MTPanel(QWidget):
         self.send = QPushButton("Send translation")
         self.send.setDefault(True)
         self.send.clicked.connect(self._on_send)
+        self.send_prefix = QPushButton("Send prefix and word (Ctrl+Enter)")
+        self.send_prefix.setToolTip("the words before the cursor are right, the last one "
+                                    "typed by you: the system completes the sentence")
+        self.send_prefix.clicked.connect(self._on_prefix)
+        self.accept = QPushButton("Accept sentence (Ctrl+Shift+Enter)")
+        self.accept.clicked.connect(self._on_accept)
+        # the editor's own keys, ahead of its text control (which would take Ctrl+Return)
+        self.prefix_keys = PrefixKeys(self._on_prefix, self._on_accept, self)
+        self.editor.installEventFilter(self.prefix_keys)
+        self._cursor_at: tuple[int, int] | None = None   # (sentence, position) after a reply
         layout = QVBoxLayout(self)
         layout.addWidget(self.sentences, 1)
         layout.addWidget(self.prompt)
@@ -79,15 +117,24 @@ class MTPanel(QWidget):
         layout.addWidget(self.editor)
         row = QHBoxLayout()
         row.addStretch(1)
+        row.addWidget(self.send_prefix)
+        row.addWidget(self.accept)
         row.addWidget(self.send)
         layout.addLayout(row)
 
     def show_snapshot(self, snap) -> None:
         self.snapshot = snap
+        kept = self.sentences.currentRow() if self.prefix_mode else -1
         self.sentences.blockSignals(True)
         self.sentences.clear()
+        accepted = getattr(snap, "accepted", frozenset())
         for i, line in enumerate(snap.hypothesis, 1):
-            self.sentences.addItem(f"{i:>3}  {line}")
+            mark = "\u2713" if i in accepted else " "
+            self.sentences.addItem(f"{i:>3} {mark} {line}")
+            if i in accepted:   # finished by the expert (interactive-predictive MT)
+                self.sentences.item(i - 1).setBackground(QColor(214, 240, 214))
+        if 0 <= kept < len(snap.hypothesis):   # the sentence the expert is completing
+            self.sentences.setCurrentRow(kept)
         self.sentences.blockSignals(False)
         q = snap.question
         interactive = snap.mode == "interactive"
@@ -109,10 +156,16 @@ class MTPanel(QWidget):
             self._fill(n)
             self.send.setText("Send translation")
         elif interactive:
-            self.prompt.setText("Pick a sentence, correct it, send the post-edit.")
+            self.prompt.setText(
+                "Pick a sentence. Put the cursor after the last right word, type the next "
+                "word, Ctrl+Enter: the system completes the sentence; Ctrl+Shift+Enter "
+                "accepts it." if self.prefix_mode else
+                "Pick a sentence, correct it, send the post-edit.")
             self.send.setText("Send post-edit")
             row = self.sentences.currentRow()
             self._fill(row + 1 if row >= 0 else None)
+        for button in (self.send_prefix, self.accept):
+            button.setVisible(self.prefix_mode)
         self.keys.count = 0
         self.editor.setFocus()
 
@@ -122,12 +175,52 @@ class MTPanel(QWidget):
             self.editor.setPlainText("")
             self.source.setText("")
             return
+        self.editor.setCurrentCharFormat(QTextCharFormat())   # no colour carried over
         self.editor.setPlainText(snap.hypothesis[n - 1])
         cursor = self.editor.textCursor()
         cursor.movePosition(cursor.MoveOperation.End)
+        if self._cursor_at is not None and self._cursor_at[0] == n:   # after the typed word
+            line, position = snap.hypothesis[n - 1], self._cursor_at[1]
+            position += line[position:position + 1] == " "   # and the completion's space
+            cursor.setPosition(min(position, len(line)))
+            done = self.editor.textCursor()   # what the expert fixed: prefix and typed word
+            done.setPosition(0)
+            done.setPosition(cursor.position(), done.MoveMode.KeepAnchor)
+            fixed = QTextCharFormat()
+            fixed.setForeground(QColor(0, 110, 0))
+            fixed.setFontWeight(QFont.Weight.Bold)
+            done.mergeCharFormat(fixed)
+        self._cursor_at = None
         self.editor.setTextCursor(cursor)
+        self.editor.setCurrentCharFormat(QTextCharFormat())   # what is typed next is plain
         if snap.source:
             self.source.setText(f"source: {snap.source[n - 1]}")
+
+    @property
+    def prefix_mode(self) -> bool:
+        snap = self.snapshot
+        return bool(snap is not None and snap.mode == "interactive"
+                    and getattr(snap, "prefix_ok", False))
+
+    def _on_prefix(self) -> None:
+        row = self.sentences.currentRow()
+        if not self.prefix_mode or row < 0:
+            return
+        before = self.editor.toPlainText()[:self.editor.textCursor().position()].split()
+        if not before:
+            return
+        prefix = "".join(word + " " for word in before[:-1])
+        typed = before[-1]
+        self._cursor_at = (row + 1, len(prefix) + len(typed))   # after the typed word
+        self.prefix_submitted.emit(row + 1, prefix, typed, self.keys.count)
+
+    def _on_accept(self) -> None:
+        row = self.sentences.currentRow()
+        if not self.prefix_mode or row < 0:
+            return
+        text = " ".join(self.editor.toPlainText().split())
+        if text:
+            self.prefix_submitted.emit(row + 1, text, "", self.keys.count)
 
     def _on_row(self, row: int) -> None:
         if self.snapshot is not None and self.snapshot.mode == "interactive" and row >= 0:

@@ -35,7 +35,7 @@ PRELOAD = ("llgui.io.bundle", "llgui.sim.run", "llgui.core.mt.track", "llgui.cor
            "sacrebleu.tokenizers.tokenizer_13a", "zoneinfo", "sortedcontainers")
 """Imported with the window: a first import on the worker holds the GIL while it compiles
 and would stall the window for a third of a second."""
-SYSTEMS = ("mt_memory", "diar_clusters", "diar_audio", "static")
+SYSTEMS = ("mt_memory", "diar_clusters", "diar_audio", "static", "mt_complete")
 HEARING_SYSTEM = "diar_audio"
 """The default system for a diarization bundle whose documents name their recording."""
 
@@ -157,6 +157,7 @@ class LiveSessionWindow(QWidget):
         self.diar_panel = DiarPanel()
         self.mt_panel.submitted.connect(self._on_submitted)
         self.diar_panel.submitted.connect(self._on_submitted)
+        self.mt_panel.prefix_submitted.connect(self._on_prefix)
         self.panels = QStackedWidget()
         self.panels.addWidget(QWidget())
         self.panels.addWidget(self.mt_panel)
@@ -313,7 +314,7 @@ class LiveSessionWindow(QWidget):
             f"<b>{snap.doc}</b> ({snap.index + 1}/{snap.n_docs}, {snap.mode}) · "
             f"{snap.steps} step(s) · cost {snap.spent:g} of {snap.budget:g} · "
             f"{snap.metric}: S_base {snap.s_base:.2f}, S_adapt <b>{snap.s_adapt:.2f}</b>, "
-            f"S_pen <b>{snap.s_pen:.2f}</b>{last}")
+            f"S_pen <b>{snap.s_pen:.2f}</b>{last}{self._effort_text(snap)}")
         q = snap.question
         self.status.setTextFormat(Qt.TextFormat.AutoText)
         asks = {"reference": "for the translation of a sentence", "same": "whether two "
@@ -323,6 +324,19 @@ class LiveSessionWindow(QWidget):
                             + (f"Question {q.step}: the system asks {asks.get(q.kind, q.kind)}."
                                if q is not None else
                                "Your turn: correct what you see, or go to the next document."))
+
+    @staticmethod
+    def _effort_text(snap) -> str:
+        """Interactive-predictive MT: the effort of the sentences accepted so far."""
+        effort = snap.ipmt
+        if not effort or not effort.get("sentences"):
+            return (" · prefix interaction: Ctrl+Enter sends, Ctrl+Shift+Enter accepts"
+                    if snap.prefix_ok and snap.mode == "interactive" else "")
+        shown = ", ".join(f"{title} {effort[key]:.1f} %" for key, title in
+                          (("wsr", "WSR"), ("ksr", "KSR"), ("mar", "MAR"), ("ksmr", "KSMR"))
+                          if effort.get(key) is not None)
+        return (f"<br>effort of the {effort['sentences']} sentence(s) accepted "
+                f"(Barrachina et al. 2009): {shown}")
 
     def _history(self) -> str:
         return "<br>".join(f"{d} step {s}: S_adapt {a:.2f}, S_pen {p:.2f}"
@@ -379,6 +393,14 @@ class LiveSessionWindow(QWidget):
             self._run("answer", J.answer, self.live, value, effort)
         else:
             self._run("correct", J.correct, self.live, kind, target, value, effort)
+
+    def _on_prefix(self, sentence: int, prefix: str, typed: str, keystrokes: int) -> None:
+        """Interactive-predictive MT: the validated prefix and the typed word (or, typed "",
+        the accepted sentence) to the system."""
+        if self.live is None or self.busy:
+            return
+        effort = Effort(max(1e-3, time.monotonic() - self.asked_at), keystrokes)
+        self._run("prefix", J.prefix, self.live, sentence, prefix, typed, "word", effort)
 
     def _on_pause(self) -> None:
         if self.live is not None:

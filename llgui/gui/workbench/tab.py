@@ -517,13 +517,28 @@ class Workbench(QWidget):
             f"<b>{name}, all {len(result.replays)} documents</b>"
             + (f" of <b>{system}</b>" if system else "") + "<table cellspacing='4'>"
             "<tr><th></th><th>S_base</th><th>S_adapt</th><th>S_pen</th></tr>" + rows
-            + "</table><small>pooled: statistics summed over documents (corpus "
+            + "</table>" + self._effort_html(index)
+            + "<small>pooled: statistics summed over documents (corpus "
               "score / duration-weighted); mean: unweighted mean of per-document scores; "
               f"policy-weighted: policy {self.state.policy_name} over document times; "
               "95 % CI: percentile interval of the pooled scores around the pooled "
               f"score above, {len(result.replays)} documents resampled "
               "(bs:1000|seed:12345|unit:document); 'too few units' below "
               f"{MIN_UNITS} documents.</small>")
+
+    def _effort_html(self, index: int) -> str:
+        """Interactive-predictive MT: the bundle's WSR, KSR, MAR, KSMR beside the S_pen above
+        (`llgui.core.mt.ipmt`, over the log's prefix steps), when its log has any."""
+        bundles = self.state.bundles
+        bundle = bundles[index] if index < len(bundles) else None
+        if bundle is None or bundle.task != "mt" or not any(
+                s.kind == "prefix" for s in bundle.steps):
+            return ""
+        from llgui.core.mt.ipmt import bundle_effort
+        from llgui.io.export import ipmt_text
+
+        effort = bundle_effort(bundle)
+        return "" if effort is None else f"<b>{html.escape(ipmt_text(effort.to_json()))}</b><br>"
 
     def _show_empty(self, empty: bool) -> None:
         """No document: the words alone, no empty table, plots or cost model around them."""

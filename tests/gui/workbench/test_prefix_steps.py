@@ -1,0 +1,44 @@
+"""A run of interactive-predictive MT (mt_complete under the word-level prefix oracle, the
+demo's first MT document) in the workbench: each step reads as the prefix kept and the
+typed word, and the bundle's WSR/KSR/MAR/KSMR stand under its S_pen, the numbers of
+`llgui score`."""
+from __future__ import annotations
+
+import sys
+
+from llgui import api
+from llgui.core.mt.ipmt import PrefixAnswer
+from llgui.gui.table_models import describe_answer, describe_step
+from llgui.sim.run import run_simulation
+from tests.gui.conftest import settle
+from tests.sim.test_simulate_demo import first_document_bundle
+
+
+def test_prefix_run_in_the_workbench(qtbot, tmp_path, demo_dir):
+    from llgui.gui.main_window import MainWindow
+
+    bundle = first_document_bundle(demo_dir, "mt", tmp_path / "in")
+    run_simulation(bundle, [f"c={sys.executable} -m llgui.systems.mt_complete"], ["prefix"],
+                   tmp_path / "out", budget=100000.0)
+    folder = tmp_path / "out"
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        assert window.open_bundles([str(folder / "bundle.toml")])
+        settle(qtbot, window)
+        bench = window.workbench
+        qtbot.waitUntil(lambda: "S_pen" in bench.aggregates.text(), timeout=120000)
+        effort = api.score_report(folder / "bundle.toml")["ipmt"]
+        text = bench.aggregates.text()
+        assert f"WSR {effort['wsr']:.2f} %" in text and f"KSMR {effort['ksmr']:.2f} %" in text
+    finally:
+        window.jobs.shutdown(2000)
+    step = window.state.bundles[0].steps[0]
+    assert step.kind == "prefix"
+    assert describe_answer(step) == f"{step.answer.prefix}[{step.answer.typed}]"
+    assert "typed the word" in describe_step(step)
+    accepted = step.__class__(**{**step.__dict__, "answer": PrefixAnswer("a b", "")})
+    assert describe_answer(accepted) == "accepted: a b"

@@ -15,8 +15,10 @@ def main(argv: list[str] | None = None) -> int:
 
     if argv and argv[0] in cli.SUBCOMMANDS:
         return cli.main(argv)
-    if len(argv) > 1 and argv[0] in {"-q", "--quiet"} and argv[1] in cli.SUBCOMMANDS:
-        return cli.main(argv)   # `llgui -q score B`: the commands' global option
+    if argv and argv[0] in {"-q", "--quiet"}:
+        if len(argv) > 1 and argv[1] in cli.SUBCOMMANDS:
+            return cli.main(argv)   # `llgui -q score B`: the commands' global option
+        argv = argv[1:]   # the window prints only its errors anyway: -q changes nothing there
     if argv and argv[0] in {"-h", "--help"}:
         from llgui.gui.app import build_parser  # argparse only: Qt is not imported here
 
@@ -29,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
 
         print(demo_dir())
         return 0
-    if argv and argv[0] == "--version":
+    if argv and (argv[0] == "--version" or "--version" in argv and "--" not in argv):
         from llgui._version import __version__
 
         print(f"llgui {__version__}")

@@ -101,8 +101,13 @@ def _check_metrics(task: str, metrics: Sequence[str], bundle=None) -> None:
 
     for m in metrics:
         if m not in metrics_for(task):
+            import difflib
+
+            close = difflib.get_close_matches(str(m).lower(), metrics_for(task), n=1,
+                                              cutoff=0.5)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
             raise UsageError(f"metric {m!r} does not apply to {task} bundles "
-                             f"(known: {', '.join(metrics_for(task))})")
+                             f"(known: {', '.join(metrics_for(task))}){hint}")
         if bundle is None or m not in WORD_METRICS:
             continue
         where = bundle.path or bundle.name

@@ -703,6 +703,9 @@ def cmd_det(args) -> str:
     from llgui import api
 
     dcf = api.parse_dcf(args.dcf, "--dcf")
+    if not args.scores and not args.pair and args.key is not None and sys.stdin is not None \
+            and not sys.stdin.isatty():
+        args.scores = [Path("-")]   # `llgui det --key KEY < scores`, as score reads a hypothesis
     if not args.scores and not args.pair:
         raise UsageError("give score files, or --pair TARGETS NONTARGETS")
     dashes = [i for i, path in enumerate(args.scores) if _is_dash(path)]

@@ -42,6 +42,8 @@ def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
                         help="window size (default: 1500x950)")
     parser.add_argument("--no-session", action="store_true",
                         help="neither restore nor save the session file")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="accepted as the commands take it; the window prints only errors")
     parser.add_argument("--close-after", type=int, metavar="MS",
                         help="close the window after MS milliseconds, as a user would "
                              "(unattended demos, tests)")
@@ -200,6 +202,14 @@ def main(argv: list[str] | None = None) -> int:
     problem = ((platform_problem() or display_problem() or invisible_window_problem(args))
                if QApplication.instance() is None else None)
     if problem:   # Qt would abort (SIGABRT) in the QApplication constructor
+        if args.bundles and not args.demo:   # the picture of what was asked for
+            import shlex
+
+            asked = " ".join(shlex.quote(str(p)) for p in args.bundles)
+            problem = problem.replace("llgui --demo --screenshot demo.png",
+                                      f"llgui {asked} --screenshot out.png").replace(
+                "python3 dev.py demo --screenshot demo.png",
+                f"python3 dev.py llgui {asked} --screenshot out.png")
         print(f"llgui: {problem}", file=sys.stderr)
         return 2
     _quiet_offscreen_notes()

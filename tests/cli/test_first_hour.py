@@ -129,3 +129,41 @@ def test_the_index_page_does_not_promise_a_package_that_is_not_published():
     text = (REPO / "docs" / "index-page.md").read_text(encoding="utf-8")
     assert "pip install llgui\n" not in text
     assert "not yet published" in text
+
+
+def test_quiet_is_taken_everywhere_and_version_is_said_once(tmp_path):
+    """From an outsider: `llgui -q --version` printed the version twice; `llgui -q BUNDLE
+    --screenshot` was 'unrecognized arguments: -q'."""
+    done = llgui("-q", "--version")
+    assert done.returncode == 0 and done.stdout == done.stdout.splitlines()[0] + "\n"
+    png = tmp_path / "q.png"
+    shot = llgui("-q", DEMO / "mt" / "bundle.toml", "--no-session", "--screenshot", png,
+                 env={"QT_QPA_PLATFORM": "offscreen"})
+    assert shot.returncode == 0, shot.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_mistyped_metric_gets_the_likeliest_one():
+    done = llgui("score", DEMO / "mt" / "bundle.toml", "--metric", "tre")
+    assert done.returncode == 2
+    assert "did you mean 'ter'?" in done.stderr
+
+
+def test_det_with_a_key_and_no_score_file_reads_standard_input():
+    """As `score --ref REF < HYP` reads the hypothesis: `det --key KEY < scores`."""
+    named = llgui("det", SYS_A, "--key", KEY, "--format", "json")
+    piped = llgui("det", "--key", KEY, "--format", "json", stdin=SYS_A.read_text())
+    assert piped.returncode == 0, piped.stderr
+    assert (json.loads(piped.stdout)["systems"][0]["eer"]
+            == json.loads(named.stdout)["systems"][0]["eer"])
+
+
+def test_the_no_display_advice_names_the_bundle_asked_for(tmp_path):
+    env = {k: v for k, v in os.environ.items()
+           if k not in {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}}
+    bundle = DEMO / "mt" / "bundle.toml"
+    done = subprocess.run([sys.executable, "-m", "llgui", str(bundle), "--no-session"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2
+    assert f"llgui {bundle} --screenshot out.png" in done.stderr
+    assert "--demo" not in done.stderr

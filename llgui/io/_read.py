@@ -19,6 +19,7 @@ final "\\n" does not start an extra line.
 """
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 from typing import Callable
 
@@ -52,6 +53,31 @@ def read_bytes(path: str | Path, problems: Problems, limit: int = MAX_INPUT_BYTE
     else:
         return data
     return None
+
+
+LIBRARY_ERRORS: tuple[type[BaseException], ...] = (
+    ValueError, RuntimeError, OSError, EOFError, struct.error, OverflowError, MemoryError,
+    RecursionError, IndexError, KeyError, TypeError)
+"""What a parsing library (`wave`, `soundfile`, `json`, `tomllib`, numpy) can raise on a file
+that lies about itself: the guard every reader of a binary or structured file catches, so a
+file's content is a problem at its line or a warning, never an internal error. (`wave` alone
+raises `wave.Error`, `EOFError`, `struct.error`, `RuntimeError` from a chunk whose size runs
+past the file, `OverflowError` and `MemoryError` on a size field of 2**32 - 16.)"""
+
+
+def library_reason(exc: BaseException) -> str:
+    """A library's exception as a reason for a message (its text, or its kind when it has
+    none; a MemoryError is a size the file announces and does not hold)."""
+    if isinstance(exc, MemoryError):
+        return "a size in its header is larger than memory"
+    if isinstance(exc, RecursionError):
+        return "too deeply nested"
+    text = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    return describe_reason(text)
+
+
+def describe_reason(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def decode_lines(data: bytes, problems: Problems, *, strip_bom: bool) -> list[str | None]:

@@ -1232,14 +1232,14 @@ class _Doc:
                           f"speaker)")
             return None
         found: list = []
-        held: list[str] = []
+        held: dict[str, None] = {}   # the files' sessions, in order (a dict: linear)
         for written, line in entries:
             resolved = self.file(key, written, line)
             loaded = self.loader.read(load_words, resolved) if resolved else None
             if loaded is None:
                 self.ok = False
                 continue
-            held.extend(f for f in loaded if f not in held)
+            held.update(dict.fromkeys(loaded))
             if uri is not None:
                 found.extend(loaded.get(uri, ()))
         if not self.ok or uri is None:
@@ -1247,7 +1247,7 @@ class _Doc:
         if not found:
             from llgui.utils.names import shown as neutral
 
-            listed = ", ".join(neutral(h) for h in held[:_SHOWN_URIS]) + (
+            listed = ", ".join(neutral(h) for h in list(held)[:_SHOWN_URIS]) + (
                 ", ..." if len(held) > _SHOWN_URIS else "")
             self.add(key, f"{key}: no word for {uri!r} (the files' sessions: {listed})")
             return None

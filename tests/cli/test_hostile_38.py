@@ -59,3 +59,127 @@ def test_simulate_warns_of_a_lying_wav_and_runs(lying, tmp_path):
     assert run.returncode == 0, run.stderr
     assert WARNING in run.stderr and "Traceback" not in run.stderr
     assert json.loads((tmp_path / "run" / "run.json").read_text())["documents"]
+
+
+# -- 2. one run at a time in an output folder ------------------------------------------------
+
+
+def test_a_second_simulate_into_a_busy_folder_is_refused_naming_the_first(tmp_path):
+    """Two `simulate` into one --out both exited 0 and interleaved their logs; now the
+    second is exit 2 naming the first (pid, command, start), which runs on undisturbed."""
+    import signal
+    import time
+
+    out = tmp_path / "run"
+    sleeper = f'{sys.executable} -c "import time; time.sleep(120)"'   # never says hello
+    first = subprocess.Popen([sys.executable, "-m", "llgui", "simulate",
+                              DEMO / "diarization" / "bundle.toml", "--system", sleeper,
+                              "--timeout", "300", "--out", out, "--quiet"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        lock = out / ".llgui.lock"
+        for _ in range(600):   # until the first run holds the folder (no time is asserted)
+            if lock.exists() and lock.read_text().strip():
+                break
+            assert first.poll() is None, first.communicate()
+            time.sleep(0.05)
+        second = llgui("simulate", DEMO / "diarization" / "bundle.toml", "--system",
+                       "diar_clusters", "--out", out, "--quiet")
+        assert second.returncode == 2, second.stderr
+        assert (f"llgui simulate: --out {out}: another run is writing there (pid {first.pid}, "
+                f"`llgui simulate {DEMO / 'diarization' / 'bundle.toml'}") in second.stderr
+        assert ", started 20" in second.stderr and "Traceback" not in second.stderr
+        assert first.poll() is None   # the first run was not disturbed
+    finally:
+        first.send_signal(signal.SIGTERM)
+        _, err = first.communicate(timeout=60)
+    assert first.returncode == 2 and "interrupted" in err, err
+    assert json.loads((out / "run.json").read_text())["partial"] is True
+    assert not (out / ".llgui.lock").exists()   # released when the run ended
+
+
+def test_a_stale_lock_does_not_stop_a_run(tmp_path):
+    """A lock file left by a run that died (SIGKILL: the kernel released its flock) is taken
+    over: the folder is held by a live process or by none."""
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / ".llgui.lock").write_text(json.dumps({"pid": 999999999, "command": "llgui simulate",
+                                                 "started": "2026-01-01T00:00:00+00:00"}))
+    run = llgui("simulate", DEMO / "diarization" / "bundle.toml", "--system", "diar_clusters",
+                "--oracle", "worst-first", "--budget", "5", "--out", out, "--quiet")
+    assert run.returncode == 0, run.stderr
+    assert json.loads((out / "run.json").read_text())["exit"] == 0
+
+
+# -- 3. a write that fails -------------------------------------------------------------------
+
+
+def limit_file_size(size: int):
+    def apply() -> None:   # in the child, as `ulimit -f` (Python ignores SIGXFSZ: EFBIG)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    return apply
+
+
+REPORTS = {
+    "score": ["score", DEMO / "diarization" / "bundle.toml", "--format", "json"],
+    "compare": ["compare", DEMO / "campaign" / "campaign.toml", "--baseline", "static",
+                "--samples", "20", "--format", "json"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(REPORTS))
+def test_a_report_cut_by_a_file_size_limit_is_exit_2(command, tmp_path):
+    """`ulimit -f 1; llgui score B --format json > big.json` was exit 0 with big.json cut at
+    1,024 bytes (Python's buffered writer drops the short count)."""
+    whole = llgui(*REPORTS[command])
+    assert whole.returncode == 0 and len(whole.stdout) > 1024, whole.stderr
+    with open(tmp_path / "big.json", "w") as f:
+        run = llgui(*REPORTS[command], stdout=f, preexec_fn=limit_file_size(1024))
+    assert run.returncode == 2, run.stderr
+    assert (f"llgui {command}: cannot write the report to standard output (File too large)"
+            in run.stderr and "Traceback" not in run.stderr)
+    assert (tmp_path / "big.json").read_text() == whole.stdout[:1024]   # what was written
+
+
+@pytest.mark.parametrize("command", sorted(REPORTS))
+def test_a_report_into_dev_full_is_exit_2(command):
+    with open("/dev/full", "w") as f:
+        run = llgui(*REPORTS[command], stdout=f)
+    assert run.returncode == 2, run.stderr
+    assert (f"llgui {command}: cannot write the report to standard output (No space left on "
+            f"device)" in run.stderr and "Traceback" not in run.stderr)
+
+
+def test_simulate_under_a_file_size_limit_stops_cleanly_and_reopens(tmp_path):
+    """simulate under `ulimit -f` was exit 1 (OSError in append_step), a log cut mid-line
+    and no run.json; now exit 2 with the reason, the log cut back to its last whole step,
+    run.json written (exit 2, partial, the reason) and the folder reopens."""
+    out = tmp_path / "run"
+    run = llgui("simulate", DEMO / "diarization" / "bundle.toml", "--system", "diar_clusters",
+                "--oracle", "worst-first", "--out", out, "--quiet",
+                preexec_fn=limit_file_size(8192))
+    assert run.returncode == 2, run.stderr
+    assert (f"llgui simulate: cannot write {out / 'logs' / 'system.jsonl'} (File too large); "
+            "the run stopped after") in run.stderr and "Traceback" not in run.stderr
+    lines = (out / "logs" / "system.jsonl").read_text().splitlines(keepends=True)
+    assert lines and all(line.endswith("\n") for line in lines)
+    steps = [json.loads(line) for line in lines]   # every line whole
+    done = json.loads((out / "run.json").read_text())
+    assert done["exit"] == 2 and done["partial"] is True
+    assert done["error"].startswith("cannot write") and "File too large" in done["error"]
+    assert f"stopped after {len(steps)} steps" in done["error"]
+    again = llgui("replay", out / "bundle.toml", "--doc", steps[0]["doc"], "--format", "json")
+    assert again.returncode == 0, again.stderr
+    assert len(json.loads(again.stdout)["steps"]) == sum(s["doc"] == steps[0]["doc"]
+                                                         for s in steps)
+
+
+def test_simulate_into_dev_full_is_exit_2(tmp_path):
+    with open("/dev/full", "w") as f:
+        run = llgui("simulate", DEMO / "diarization" / "bundle.toml", "--system",
+                    "diar_clusters", "--oracle", "worst-first", "--budget", "5", "--out",
+                    tmp_path / "run", "--quiet", "--format", "json", stdout=f)
+    assert run.returncode == 2, run.stderr
+    assert "llgui simulate: cannot write the report to standard output (No space left on " \
+           "device)" in run.stderr
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["exit"] == 0   # the run

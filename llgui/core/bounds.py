@@ -99,15 +99,14 @@ class Bound:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise UsageError(f"{name} {shown[:60]}: must be {self.range_text()}, not "
                              f"{type(value).__name__}")
-        if self.integer:
-            if not isinstance(value, numbers.Integral):
-                raise UsageError(f"{name} {shown}: is not an integer (must be "
-                                 f"{self.range_text()})")
-            value = int(value)
-        else:
-            value = float(value)
-            if not math.isfinite(value):
+        if not isinstance(value, numbers.Integral):   # in the command line's order
+            if not math.isfinite(float(value)):
                 raise UsageError(f"{name} {shown}: is not a finite number")
+            if self.integer:
+                raise UsageError(f"{name} {shown}: is not an integer")
+            value = float(value)
+        else:
+            value = int(value) if self.integer else float(value)
         reason = self.reason(value)
         if reason is not None:
             raise UsageError(f"{name} {shown}: {reason}")

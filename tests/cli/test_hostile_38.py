@@ -183,3 +183,45 @@ def test_simulate_into_dev_full_is_exit_2(tmp_path):
     assert "llgui simulate: cannot write the report to standard output (No space left on " \
            "device)" in run.stderr
     assert json.loads((tmp_path / "run" / "run.json").read_text())["exit"] == 0   # the run
+
+
+# -- 6. the minors ---------------------------------------------------------------------------
+
+SURROGATE_SYSTEM = '''
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "s", "version": "0"}), flush=True)
+    elif msg["type"] == "document":
+        lines = list(msg["hypothesis"])
+        lines[0] = "\\ud800" + lines[0]   # a lone surrogate: json.dumps writes it as \\ud800
+        print(json.dumps({"type": "hypothesis", "doc": msg["doc"], "lines": lines}),
+              flush=True)
+    elif msg["type"] == "bye":
+        break
+'''
+
+
+def test_a_lone_surrogate_in_a_systems_line_is_its_fault(tmp_path):
+    """A `\\ud800` escape without its pair decodes to a string no file can hold: it was
+    llgui's own error at the next write; now the system's fault (exit 3) with the message
+    number, document and step, as the other protocol faults."""
+    script = tmp_path / "surrogate.py"
+    script.write_text(SURROGATE_SYSTEM)
+    run = llgui("simulate", DEMO / "mt" / "bundle.toml", "--system",
+                f"{sys.executable} {script}", "--out", tmp_path / "run", "--quiet")
+    assert run.returncode == 3, run.stderr
+    assert "message 2 (doc news-2023-01-09, step 0)" in run.stderr, run.stderr
+    assert "lone surrogate" in run.stderr and "internal error" not in run.stderr
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["exit"] == 3
+
+
+def test_a_deeply_nested_scheduler_file_is_exit_2(tmp_path):
+    """100,000 nested arrays: json's RecursionError was an internal error (exit 1)."""
+    path = tmp_path / "scheduler.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    run = llgui("campaign", DEMO / "campaign" / "campaign.toml", "--scheduler-file", path)
+    assert run.returncode == 2, run.stderr
+    assert (f"--scheduler-file {path}: not a Dask scheduler file (too deeply nested"
+            in run.stderr)

@@ -386,9 +386,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _terminate_as_interrupt():
             if not getattr(args, "no_cache", False):
                 try:
-                    options.check_environment()
+                    unusable = options.check_environment()
                 except ValueError as error:
                     raise UsageError(str(error)) from None
+                if unusable:   # skipped, as a read-only cache is
+                    print(f"llgui {args.command}: the cache is not used ({unusable})",
+                          file=sys.stderr)
             text = COMMANDS[args.command].run(args)
     except KeyboardInterrupt as stop:   # Ctrl-C, SIGTERM, SIGHUP: the job was stopped, its
         # children ended (simulate: the system's process group, run.json marked partial)

@@ -70,9 +70,11 @@ def byte_size(what: str):
 # -- environment ---------------------------------------------------------------------------
 
 
-def check_environment() -> None:
+def check_environment() -> str | None:
     """Raise ValueError naming the first environment variable the README names that cannot
-    be used (a number that is not finite or out of range, a cache folder that is a file)."""
+    be used (a number that is not finite or out of range). A cache folder that cannot be one
+    (a file, /dev/null) is not an error, as a read-only cache is not (issue 38.6): the caches
+    skip it, and its reason is returned for a note."""
     from llgui.core.numbers import ENV_NUMBERS, env_problem
     from llgui.utils.cachedir import cache_root
 
@@ -82,7 +84,11 @@ def check_environment() -> None:
             problem = env_problem(name, value)
             if problem is not None:
                 raise ValueError(problem)
-    cache_root()
+    try:
+        cache_root()
+    except ValueError as exc:   # the caches skip it (stats_cache, campaign.run)
+        return str(exc)
+    return None
 
 
 # -- output folders: llgui.utils.regular.output_folder

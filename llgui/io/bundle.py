@@ -691,11 +691,12 @@ class _Loader:
             if found is not None:
                 resolved.append(found)
         classes = table.get("classes")
-        if classes is not None and (not isinstance(classes, list) or not all(
+        if classes is not None and (not isinstance(classes, list) or not classes or not all(
                 isinstance(c, str) and c.strip() and len(c.split()) == 1 for c in classes)
                 or len(set(classes)) != len(classes)):
             self.add(self.key_line("classification", "classes"),
-                     "classes must be an array of distinct class names (no spaces)")
+                     "classes must be a non-empty array of distinct class names (no "
+                     "spaces)")
             return [], []
         if key is None or len(resolved) != len(files):
             return [], []

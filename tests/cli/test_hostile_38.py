@@ -225,3 +225,52 @@ def test_a_deeply_nested_scheduler_file_is_exit_2(tmp_path):
     assert run.returncode == 2, run.stderr
     assert (f"--scheduler-file {path}: not a Dask scheduler file (too deeply nested"
             in run.stderr)
+
+
+CHATTY_SYSTEM = '''
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        sys.stderr.write("e" * 300_000 + "\\nthe last words\\n"); sys.stderr.flush()
+        print(json.dumps({"type": "hello", "name": "s", "version": "0"}), flush=True)
+    elif msg["type"] == "document":
+        print(json.dumps({"type": "hypothesis", "doc": msg["doc"],
+                          "lines": msg["hypothesis"]}), flush=True)
+        print(json.dumps({"type": "stop"}), flush=True)
+    elif msg["type"] == "bye":
+        break
+'''
+
+
+def test_system_stderr_is_capped(tmp_path, monkeypatch, capsys):
+    """A system printing without end filled the disk through system.stderr; the file now
+    keeps at most llgui.sim.process.MAX_STDERR_BYTES (16 MiB; 100 KB here) and says how much
+    was dropped, the system never blocking on the pipe."""
+    from llgui.cli.main import main
+    from llgui.sim import process
+
+    assert process.MAX_STDERR_BYTES == 16 << 20
+    monkeypatch.setattr(process, "MAX_STDERR_BYTES", 100_000)
+    script = tmp_path / "chatty.py"
+    script.write_text(CHATTY_SYSTEM)
+    out = tmp_path / "run"
+    code = main(["simulate", str(DEMO / "mt" / "bundle.toml"), "--system",
+                 f"{sys.executable} {script}", "--out", str(out), "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    text = (out / "system.stderr").read_bytes()
+    dropped = 300_000 + len("\nthe last words\n") - 100_000
+    assert text == b"e" * 100_000 + (f"\n[llgui: system.stderr is capped at 100000 bytes; "
+                                      f"{dropped} more were dropped]\n").encode()
+
+
+@pytest.mark.parametrize("oracle", ["noisy:\uff10.\uff15", "noisy:\u0660.5", "noisy:0_5"])
+def test_a_noisy_oracle_reads_its_probability_as_the_command_line_reads_numbers(oracle):
+    """`noisy:０.５` (full-width digits) was read by float() as 0.5; every number llgui reads
+    is ASCII (llgui.core.numbers.parse_number)."""
+    from llgui.sim.oracles import make_oracle
+
+    with pytest.raises(ValueError, match=r"P must be a probability in \[0, 1\] \(P is not a "
+                                         r"number"):
+        make_oracle(oracle)
+    assert make_oracle("noisy:0.5").name == "noisy:0.5"

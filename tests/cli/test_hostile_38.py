@@ -274,3 +274,63 @@ def test_a_noisy_oracle_reads_its_probability_as_the_command_line_reads_numbers(
                                          r"number"):
         make_oracle(oracle)
     assert make_oracle("noisy:0.5").name == "noisy:0.5"
+
+
+def _zip_bomb(path: Path, key: str, megabytes: int = 100) -> None:
+    """An .npz entry named for `key` whose statistics member inflates from ~100 KB to
+    `megabytes` MB of zeros (deflate), written in chunks (the test never holds it whole)."""
+    import zipfile
+
+    import numpy as np
+
+    rows = megabytes * (1 << 20) // 8
+    header = np.lib.format.header_data_from_array_1_0(np.zeros((1, 1)))
+    header["shape"] = (rows, 1)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("stats_0.npy", "w", force_zip64=True) as member:
+            np.lib.format.write_array_header_1_0(member, header)
+            chunk = bytes(1 << 20)
+            for _ in range(megabytes):
+                member.write(chunk)
+        meta = json.dumps({"format": 1, "key": key, "metrics": ["bleu"], "digest": ""})
+        buffer = __import__("io").BytesIO()
+        np.save(buffer, np.frombuffer(meta.encode(), dtype=np.uint8))
+        archive.writestr("header.npy", buffer.getvalue())
+
+
+def test_a_zip_bomb_cache_entry_costs_its_own_size(tmp_path):
+    """A 2.5 MB cache entry inflating to 4.9 GB cost that memory and 30 s, deaf to SIGTERM
+    (zlib in C). A compressed member is not llgui's (np.savez stores them): damage, removed
+    before anything is inflated. Measured by memory (tracemalloc sees numpy's buffers; the
+    16 MiB read buffer of `read_regular` is the floor), not by time."""
+    import tracemalloc
+
+    from llgui.campaign.cache import CellCache
+
+    cache = CellCache(tmp_path / "campaign")
+    key = "ab" + "0" * 62
+    entry = cache.path(key)
+    entry.parent.mkdir(parents=True)
+    _zip_bomb(entry, key)
+    assert entry.stat().st_size < 1 << 20   # ~100 KB on disk, 100 MB inflated
+    tracemalloc.start()
+    try:
+        assert cache.get(key) is None
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 48 << 20, f"{peak / 2 ** 20:.0f} MiB used to refuse a 100 KB entry"
+    assert cache.corrupt == 1 and not entry.exists()
+
+
+def test_a_cell_timeout_below_a_millisecond_is_refused(capsys):
+    """`--cell-timeout 0.000001` gave up no cell (a limit below the clock's resolution): it
+    is refused as out of range, as every option's bound (llgui.core.bounds)."""
+    from llgui.cli.main import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["campaign", str(DEMO / "campaign" / "campaign.toml"), "--cell-timeout",
+              "0.000001"])
+    assert stopped.value.code == 2
+    assert ("argument --cell-timeout: '0.000001': must be a number between 0.001 and 604800"
+            in capsys.readouterr().err)

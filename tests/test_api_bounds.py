@@ -122,7 +122,7 @@ API_OF = {
                         lambda t, c: ["campaign", c, "--workers", "0", "--connect-timeout", t]),
     "threshold": (lambda v, c: api.det_report(DET, threshold=v),
                   lambda t, c: ["det", DEMO / "detection" / "scores" / "sysA.txt", "--key",
-                                DEMO / "detection" / "key.txt", "--threshold", t]),
+                                DEMO / "detection" / "scores" / "trials.key", "--threshold", t]),
 }
 CLI_ONLY = {"budget", "interactive_ratio", "timeout"}
 

@@ -34,9 +34,20 @@ MAX_INPUT_BYTES = 1 << 30
 """1 GiB: the largest input file read (a 10**6-document bundle or 10**7 trials fit well under)."""
 
 
-def read_bytes(path: str | Path, problems: Problems, limit: int = MAX_INPUT_BYTES) -> bytes | None:
+MAX_RTTM_LINES = 2_000_000
+"""Lines of one RTTM/MDTM/UEM file (10**6 turns: ~40 s and 0.7 GB to score on 2 cores)."""
+MAX_SCORE_LINES = 10_000_000
+"""Lines of one detection score or key file (10**7 trials: ~40 s and 2.8 GB)."""
+MAX_BUNDLE_LINES = 2_000_000
+"""Lines of one bundle file (TOML is parsed whole: ~300,000 documents)."""
+
+
+def read_bytes(path: str | Path, problems: Problems, limit: int = MAX_INPUT_BYTES,
+               max_lines: int | None = None, split: str = "") -> bytes | None:
     """The file's bytes, or None after adding a line-0 problem (missing, not a regular file,
-    larger than `limit` bytes, unreadable). Never blocks on a FIFO, never reads a device."""
+    larger than `limit` bytes, unreadable, more than `max_lines` lines: then `split` says how
+    to cut it). Never blocks on a FIFO, never reads a device. (The line limits bound memory:
+    a reader holds a few hundred bytes per line, so 10**7 lines are ~3 GB; issue 38.6.)"""
     try:
         data = read_regular(path, limit)
     except FileNotFoundError:
@@ -51,6 +62,12 @@ def read_bytes(path: str | Path, problems: Problems, limit: int = MAX_INPUT_BYTE
         reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
         problems.add(0, f"cannot read ({reason})")
     else:
+        if max_lines is not None:
+            count = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+            if count > max_lines:
+                problems.add(0, f"has {count:,} lines: at most {max_lines:,} are read"
+                                + (f" ({split})" if split else ""))
+                return None
         return data
     return None
 

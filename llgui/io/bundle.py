@@ -373,7 +373,10 @@ class _Loader:
         )
 
     def parse(self) -> dict:
-        data = read_bytes(self.path, self.problems)
+        from llgui.io._read import MAX_BUNDLE_LINES
+
+        data = read_bytes(self.path, self.problems, max_lines=MAX_BUNDLE_LINES,
+                          split="split its documents into several bundles")
         if data is None:
             self.problems.raise_if_any()
         if not data.strip():

@@ -334,3 +334,34 @@ def test_a_cell_timeout_below_a_millisecond_is_refused(capsys):
     assert stopped.value.code == 2
     assert ("argument --cell-timeout: '0.000001': must be a number between 0.001 and 604800"
             in capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("kind", ["rttm", "scores", "bundle"])
+def test_a_file_of_too_many_lines_is_exit_2_before_it_is_parsed(kind, monkeypatch, capsys,
+                                                               tmp_path):
+    """Inputs of 10**6-10**7 lines cost over 60 s and 2.3-2.6 GB: each reader now has a
+    documented line limit (2*10**6 RTTM lines, 10**7 score lines, 2*10**6 bundle lines),
+    checked on the bytes before any line is parsed. Shown here with the limit lowered to the
+    demo files' size: the message names the file, the count and how to split it."""
+    from llgui.cli.main import main
+    from llgui.io import _read, detection, rttm
+
+    if kind == "rttm":
+        monkeypatch.setattr(rttm, "MAX_RTTM_LINES", 5)
+        path = DEMO / "diarization" / "ref" / sorted(
+            p.name for p in (DEMO / "diarization" / "ref").iterdir())[0]
+        args, split = ["score", "--ref", path, "--hyp", path], "split it by recording"
+    elif kind == "scores":
+        monkeypatch.setattr(detection, "MAX_SCORE_LINES", 5)
+        path = DEMO / "detection" / "scores" / "trials.key"   # read first, as a score file
+        args, split = ["det", DEMO / "detection" / "scores" / "sysA.txt", "--key", path], \
+            "split it by system or by enrolment"
+    else:
+        monkeypatch.setattr(_read, "MAX_BUNDLE_LINES", 5)
+        path = DEMO / "mt" / "bundle.toml"
+        args, split = ["score", path], "split its documents into several bundles"
+    lines = path.read_bytes().count(b"\n")
+    assert lines > 5
+    assert main([str(a) for a in args]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: has {lines:,} lines: at most 5 are read ({split})" in err, err

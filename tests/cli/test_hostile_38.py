@@ -365,3 +365,25 @@ def test_a_file_of_too_many_lines_is_exit_2_before_it_is_parsed(kind, monkeypatc
     assert main([str(a) for a in args]) == 2
     err = capsys.readouterr().err
     assert f"{path}: has {lines:,} lines: at most 5 are read ({split})" in err, err
+
+
+def test_json_nested_too_deep_in_a_run_folder_is_damage_not_a_crash(tmp_path):
+    """The readers of a run folder's JSON (run.json naming the run's system in the window,
+    a live session's log and state) catch what json raises on 10**5 nested arrays
+    (RecursionError, which is no ValueError), through the readers' guard."""
+    from llgui.io.run_names import run_system
+    from llgui.sim.live import read_log, read_state
+
+    deep = "[" * 100_000 + "]" * 100_000
+    (tmp_path / "run.json").write_text(deep)
+    assert run_system(tmp_path / "bundle.toml") is None
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "system.jsonl").write_text(deep + "\n")
+    with pytest.raises(ValueError, match=r"system\.jsonl:1: not a log line \(too deeply "
+                                         r"nested\)"):
+        read_log(tmp_path)
+    from llgui.sim.live import LIVE_FILE
+
+    (tmp_path / LIVE_FILE).write_text(deep)
+    with pytest.raises(ValueError, match=r"not a live-session file \(too deeply nested\)"):
+        read_state(tmp_path)

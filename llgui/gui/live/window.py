@@ -256,7 +256,7 @@ class LiveSessionWindow(QWidget):
         if key != KEY:
             return
         what, self._job = self._job, None
-        for prefix in ("ProtocolFault: ", "ResumeMismatch: ", "SystemFailed: "):
+        for prefix in ("ProtocolFault: ", "ResumeMismatch: ", "SystemFailed: ", "WriteFailed: "):
             message = message.removeprefix(prefix)      # the type says nothing to the expert
         if what in ("start", "resume") or self.live is None:
             self.status.setText(f"Could not {what}: {message}")

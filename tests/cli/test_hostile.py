@@ -402,7 +402,8 @@ def _bounded(capsys, *args, seconds=60.0) -> int:
 
 
 @FAST
-@given(option=st.sampled_from(["--workers"]), value=NUMBERS)
+@given(option=st.sampled_from(["--workers", "--threads", "--cell-timeout",
+                               "--connect-timeout"]), value=NUMBERS)
 def test_property_campaign_options(option, value, tmp_path_factory, capsys, monkeypatch):
     from llgui.campaign import run as campaign_run
     from llgui.campaign.executor import Plan

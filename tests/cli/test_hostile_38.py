@@ -5,7 +5,12 @@ real subprocesses of `llgui` (its exit code and stderr are the contract).
    and the live session: tests/gui/test_audio.py, tests/gui/live/test_listen.py);
 2. two `simulate` runs into one `--out`: the second is refused, naming the first;
 3. a write that fails (a file-size limit, /dev/full) is exit 2 with the reason, never exit 0
-   with a truncated report, never a traceback;
+   with a truncated report, never a traceback; simulate stops cleanly and its folder reopens;
+6. the minors: a lone surrogate from a system, a scheduler file nested 10**5 deep, JSON of
+   a run folder nested as deep, system.stderr's cap, noisy:P's digits, a zip-bomb cache
+   entry, --cell-timeout below a millisecond, files of too many lines.
+(4, the API's bounds: tests/test_api_bounds.py; 5, word files: tests/io/test_words_io.py and
+gate 15; an unusable cache folder: tests/cli/test_hostile.py.)
 """
 from __future__ import annotations
 

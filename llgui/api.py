@@ -18,6 +18,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
+from llgui.core import bounds
 from llgui.core.errors import LoadError, UsageError
 from llgui.resources import demo_dir
 
@@ -42,6 +43,7 @@ def load(path: str | Path, *, warn: bool = True, **settings) -> "Bundle":
     issued as Python warnings unless `warn` is False; they stay in `bundle.warnings`."""
     from llgui.io.bundle import load_bundle
 
+    bounds.check_path(path, "path")
     bundle = load_bundle(Path(path))
     if warn:
         for warning in bundle.warnings:
@@ -62,7 +64,13 @@ def load_files(ref: str | Path | Sequence[str | Path], hyp: str | Path, *,
 
     from llgui.io.loose import DIARIZATION_SUFFIXES
 
-    refs = [ref] if isinstance(ref, (str, Path)) else list(ref)
+    refs = [ref] if isinstance(ref, (str, Path)) else bounds.check_sequence(ref, "ref")
+    for r in refs:
+        bounds.check_path(r, "ref")
+    for name, value in (("hyp", hyp), ("log", log), ("src", src), ("uem", uem),
+                        ("log_base", log_base)):
+        if value is not None or name == "hyp":
+            bounds.check_path(value, name)
     if task is not None and task not in ("mt", "diarization"):
         raise UsageError(f"task {task!r}: plain files are mt or diarization")
     if task is None and any(Path(p).suffix.lower() in DIARIZATION_SUFFIXES
@@ -83,15 +91,14 @@ def with_settings(bundle: "Bundle", **settings) -> "Bundle":
 
 
 def _bundle(bundle) -> "Bundle":
-    return bundle if not isinstance(bundle, (str, Path)) else load(bundle)
+    bounds.check_bundle(bundle)   # UsageError for anything else (llgui.score(None))
+    return bundle if bounds.is_bundle(bundle) else load(bundle)
 
 
 def _names(metrics) -> tuple[str, ...]:
     """Metric names as a tuple: one name may be given alone (`metrics="bleu"`; a string is
     not read letter by letter)."""
-    if not metrics:
-        return ()
-    return (metrics,) if isinstance(metrics, str) else tuple(metrics)
+    return bounds.check_names(metrics or None, "metrics")
 
 
 def _check_metrics(task: str, metrics: Sequence[str], bundle=None) -> None:
@@ -125,6 +132,9 @@ def _policy(spec: str | Path):
     from llgui.core.across_time.policy import PRESETS
     from llgui.io.policy_file import load_policy
 
+    if not isinstance(spec, (str, Path)):
+        raise UsageError(f"policy must be A, B, C or the path of a policy file, not "
+                         f"{type(spec).__name__}")
     text = str(spec)
     if text.upper() in PRESETS:
         return text.upper(), PRESETS[text.upper()]
@@ -148,7 +158,7 @@ def score_report(bundle, metrics: Sequence[str] | None = None, policy_spec=None,
         return reports.det_report(bundle.detection, DEFAULT_DCF, "rocch")
     metrics = _names(metrics) or bundle.metrics
     _check_metrics(bundle.task, metrics, bundle)
-    chosen = _policy(policy_spec) if policy_spec else None
+    chosen = _policy(policy_spec) if policy_spec is not None else None
     if mode not in ("paper", "llmt"):
         raise UsageError(f"mode {mode!r}: paper or llmt")
     if mode == "llmt" and (bundle.task != "mt" or "bleu" not in metrics):
@@ -169,6 +179,9 @@ def replay_report(bundle, doc: str | None = None, metric: str | None = None,
     from llgui.core.reports import commands as reports
 
     bundle = _bundle(bundle)
+    bounds.check_text("doc", doc)
+    bounds.check_text("metric", metric)
+    bounds.check_choice(mode, "mode", ("paper", "llmt"))
     where = bundle.path or bundle.name
     if bundle.task == "detection" and not bundle.steps:
         raise UsageError(f"{where} has no interaction log to replay")
@@ -281,6 +294,8 @@ def lifelong_report(bundle, policy_spec: str | Path = "B", penalised: bool = Fal
     from llgui.core.reports import commands as reports
 
     bundle = _bundle(bundle)
+    bounds.check_flag(penalised, "penalised")
+    bounds.check_text("metric", metric)
     if bundle.lifelong is None:
         raise UsageError(f"{bundle.path or bundle.name} has no [lifelong] score table")
     table = bundle.lifelong
@@ -299,6 +314,9 @@ def parse_dcf(value, what: str = "dcf") -> tuple[float, float, float]:
     UsageError names `what`."""
     from llgui.core.numbers import parse_number
 
+    if not isinstance(value, str) and not isinstance(value, (list, tuple)):
+        raise UsageError(f"{what} must be \"P_TARGET,C_MISS,C_FA\" or three numbers, not "
+                         f"{type(value).__name__}")
     parts = value.split(",") if isinstance(value, str) else list(value)
     try:
         values = tuple(parse_number(str(p).strip()) for p in parts)
@@ -319,6 +337,11 @@ def det_trials(scores: Sequence[str | Path] = (), key: str | Path | None = None,
     from llgui.core.errors import Problem
     from llgui.io.detection import load_key, load_score_pair, load_scores
 
+    scores = [bounds.check_path(p, "scores") for p in ([scores] if isinstance(
+        scores, (str, Path)) else bounds.check_sequence(scores, "scores"))]
+    pairs = bounds.check_pairs(pairs)   # each a (targets, nontargets) pair of file names
+    if key is not None:
+        bounds.check_path(key, "key")
     if not scores and not pairs:
         raise UsageError("give score files, or pairs of target and non-target score files")
     loaded_key = load_key(key) if key is not None else None   # read once for all systems
@@ -348,14 +371,11 @@ def det_report(scores=(), key=None, pairs=(), dcf=DEFAULT_DCF, eer_method: str =
                calibrated: Sequence[str] = (), threshold: float | None = None) -> dict:
     """The `det` report (EER, minDCF, actDCF per system) of score files, of a detection
     bundle (`scores` = the bundle or its path), or of loaded trials."""
-    import math
-
     from llgui.core.reports import commands as reports
 
-    if eer_method not in ("rocch", "threshold"):
-        raise UsageError(f"eer_method {eer_method!r}: rocch or threshold")
-    if threshold is not None and not math.isfinite(threshold):
-        raise UsageError(f"threshold {threshold}: expected a finite number")
+    bounds.check_choice(eer_method, "eer_method", ("rocch", "threshold"))
+    threshold = bounds.check("threshold", threshold)   # the bound of `det --threshold`
+    calibrated = bounds.check_names(calibrated, "calibrated")
     dcf = parse_dcf(dcf)
     if isinstance(scores, (str, Path)) and Path(scores).suffix == ".toml":
         scores = load(scores)
@@ -407,6 +427,9 @@ def _systems(inputs) -> list:
 
     if isinstance(inputs, Mapping):
         return [dataclasses.replace(_bundle(b), name=str(name)) for name, b in inputs.items()]
+    if not (isinstance(inputs, (str, Path, list, tuple)) or bounds.is_bundle(inputs)):
+        raise UsageError(f"bundles must be bundles or their paths, a campaign file or a "
+                         f"mapping of system name to bundle, not {type(inputs).__name__}")
     items = [inputs] if isinstance(inputs, (str, Path)) or hasattr(inputs, "task") else inputs
     bundles, problems = [], []
     for item in items:
@@ -438,6 +461,12 @@ def compare_report(bundles, baseline: str | None, test: str = "bs", unit: str | 
     from llgui.core.reports.compare import DEFAULT_UNIT, compare_bundles
     from llgui.core.significance.resample import DEFAULT_SAMPLES, Plan
 
+    # the command line's bounds (--samples, --seed, --test, --unit), checked before any work
+    samples, seed = bounds.check("samples", samples), bounds.check("seed", seed)
+    bounds.check_choice(test, "test", ("bs", "ar"))
+    if unit is not None:
+        bounds.check_choice(unit, "unit", ("segment", "document", "trial", "speaker"))
+    bounds.check_text("baseline", baseline)
     metrics = _names(metrics)
     if test not in DEFAULT_SAMPLES:
         raise UsageError(f"test {test!r}: bs or ar")
@@ -538,6 +567,17 @@ def campaign_run(campaign, workers: int | None = None, scheduler: str | None = N
     from llgui.campaign.run import run_campaign
     from llgui.io.campaign import load_campaign
 
+    workers = bounds.check("workers", workers)   # the command line's bounds, one check
+    bounds.check_text("scheduler", scheduler)
+    bounds.check_text("scheduler_file", options.get("scheduler_file"))
+    for option, name in (("threads", "threads"), ("cell_seconds", "cell_timeout"),
+                         ("connect_seconds", "connect_timeout")):
+        if options.get(option) is not None:
+            options[option] = bounds.check(name, options[option], option)
+    if options.get("memory_limit") is not None:
+        bounds.check_byte_size(options["memory_limit"], "memory_limit")
+    if isinstance(campaign, (str, Path)) or not hasattr(campaign, "systems"):
+        bounds.check_path(campaign, "campaign")
     loaded = load_campaign(Path(campaign)) if isinstance(campaign, (str, Path)) else campaign
     try:
         return run_campaign(loaded, workers=workers, scheduler=scheduler, progress=progress,
@@ -690,6 +730,7 @@ def score_campaign(path: str | Path, metric: str | None = None, *, workers: int 
     `signatures`, `settings`, `problems`, `partial`, `report` (cells, per-model scores)."""
     from llgui.core.reports.campaign import leaderboard_rows
 
+    bounds.check_text("metric", metric)
     report = campaign_report(path, workers, scheduler)
     chosen = metric or (report["metrics"][0] if report["metrics"] else None)
     if chosen not in report["metrics"]:

@@ -77,3 +77,21 @@ def decode(path: Path, start: float, end: float) -> bytes:
         last = min(last, w.getnframes())
         w.setpos(first)
         return w.readframes(last - first)
+
+
+def write_lying_wav(path: Path, lie: str = "data") -> Path:
+    """A 16-bit WAV whose header lies (issue 38.1): `data`, its data chunk announces 10 times
+    the bytes it holds; `fmt`, its fmt chunk announces 0xFFFFFFF0 bytes. Python's `wave` raises
+    RuntimeError (not wave.Error) reading either."""
+    import struct
+
+    body = samples().tobytes()
+    fmt = struct.pack("<HHIIHH", 1, 1, RATE, 2 * RATE, 2, 16)
+    if lie == "data":
+        payload = (b"WAVE" + b"fmt " + struct.pack("<I", 16) + fmt + b"data"
+                   + struct.pack("<I", 10 * len(body)) + body)
+    else:
+        payload = (b"WAVE" + b"fmt " + struct.pack("<I", 0xFFFFFFF0) + fmt + b"data"
+                   + struct.pack("<I", len(body)) + body)
+    path.write_bytes(b"RIFF" + struct.pack("<I", len(payload)) + payload)
+    return path

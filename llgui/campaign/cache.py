@@ -38,6 +38,20 @@ from llgui.utils.regular import read_regular
 MAX_ENTRY_BYTES = 1 << 30
 """The largest cache entry read (a cell of 10**6 segments is ~100 MB)."""
 
+
+def _check_stored(data: bytes) -> None:
+    """Raise ValueError unless every member of the .npz archive `data` is stored as it is
+    (`np.savez` writes them so) and no larger than the archive: a compressed member is not
+    ours, and may inflate 2.5 MB into 4.9 GB (a zip bomb, issue 38.6; zlib runs in C for
+    seconds, deaf to SIGTERM). So an entry costs at most its own size in memory."""
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for info in archive.infolist():
+            if info.compress_type != zipfile.ZIP_STORED or info.file_size > len(data):
+                raise ValueError(f"entry member {info.filename[:40]!r} is compressed or "
+                                 "larger than the entry")
+
 CACHE_FORMAT = 1
 
 
@@ -119,6 +133,7 @@ class CellCache:
         if data is None:
             return None
         try:
+            _check_stored(data)   # a zip bomb is damage, before anything is inflated
             with np.load(io.BytesIO(data), allow_pickle=False) as archive:
                 header = json.loads(bytes(archive["header"]).decode("utf-8"))
                 stats = {name: np.array(archive[f"stats_{i}"], dtype=np.float64)

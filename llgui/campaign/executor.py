@@ -69,6 +69,7 @@ def scheduler_address(scheduler: str | None = None, scheduler_file: str | None =
     if scheduler:
         return scheduler, "--scheduler"
     if scheduler_file:
+        from llgui.io._read import LIBRARY_ERRORS, library_reason
         from llgui.utils.regular import read_regular
 
         try:
@@ -76,8 +77,8 @@ def scheduler_address(scheduler: str | None = None, scheduler_file: str | None =
             address = data["address"]
             if not isinstance(address, str) or not address.strip():
                 raise ValueError("its address is not a string")
-        except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as error:
-            reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+        except LIBRARY_ERRORS as error:   # RecursionError: 10**5 nested arrays (issue 38.6)
+            reason = library_reason(error)
             raise SchedulerUnreachable(
                 f"--scheduler-file {scheduler_file}: not a Dask scheduler file ({reason}; "
                 f"`dask scheduler --scheduler-file FILE` writes one)") from None

@@ -107,8 +107,12 @@ def run_campaign(
     cluster's per worker; `cell_seconds` limits a cell on a worker process,
     `connect_seconds` the wait for a scheduler (SchedulerUnreachable after it). `cache` defaults to `CellCache()` (the platform cache folder, or
     $LLGUI_CACHE_DIR); `use_cache=False` neither reads nor writes it."""
+    unusable = None
     if cache is None and use_cache:
-        cache = CellCache()
+        try:
+            cache = CellCache()
+        except ValueError as exc:   # LLGUI_CACHE_DIR a file or /dev/null: run without one
+            use_cache, unusable = False, str(exc)
     settings = scoring_settings(campaign)
     versions = library_versions(campaign.task)
     address, source = scheduler_address(scheduler, scheduler_file) if workers is None else \
@@ -281,6 +285,6 @@ def run_campaign(
                        cached=cached, failed=failed,
                        corrupt=cache.corrupt if cache is not None else 0, plan=plan,
                        scored=state["scored"] if plan is not None else 0,
-                       unwritable=cache.unwritable if cache is not None else None,
+                       unwritable=cache.unwritable if cache is not None else unusable,
                        segments=merged)
 

@@ -234,7 +234,7 @@ def _arguments_det(p: argparse.ArgumentParser) -> None:
                    help="NIST/Kaldi trial key (default: labels in the score files)")
     p.add_argument("--dcf", default="0.01,1,1", metavar="P_TARGET,C_MISS,C_FA",
                    help="DCF parameters (default: 0.01,1,1)")
-    p.add_argument("--threshold", type=options.number(), metavar="T",
+    p.add_argument("--threshold", type=options.bounded("threshold"), metavar="T",
                    help="also give counts, precision, recall, F1 and error rate when accepting "
                         "score >= T (default: none)")
     p.add_argument("--eer-method", choices=("rocch", "threshold"), default="rocch",
@@ -248,7 +248,7 @@ def _arguments_det(p: argparse.ArgumentParser) -> None:
 def _arguments_campaign(p: argparse.ArgumentParser) -> None:
     p.add_argument("campaign", type=Path, metavar="CAMPAIGN", help="the campaign file (.toml)")
     workers = p.add_mutually_exclusive_group()
-    workers.add_argument("--workers", type=options.integer(0, options.max_workers()),
+    workers.add_argument("--workers", type=options.bounded("workers"),
                          metavar="N",
                          help="local worker processes (default: every core, or this process "
                               "when the campaign is small; 0: this process)")
@@ -260,18 +260,18 @@ def _arguments_campaign(p: argparse.ArgumentParser) -> None:
                          type=options.non_empty("--scheduler-file"),
                          help="the cluster whose scheduler wrote FILE (`dask scheduler "
                               "--scheduler-file FILE`, dask-jobqueue; default: none)")
-    p.add_argument("--threads", type=options.integer(1, 64), metavar="N",
+    p.add_argument("--threads", type=options.bounded("threads"), metavar="N",
                    help="threads per local worker process (default: 1; scoring is pure "
                         "Python: more processes, not threads)")
     p.add_argument("--memory-limit", metavar="BYTES", type=options.byte_size("--memory-limit"),
                    help="memory limit per local worker process, e.g. 2GB (default: Dask's, "
                         "the machine's memory shared among the workers)")
-    p.add_argument("--cell-timeout", type=options.number(above=0, maximum=options.MAX_SECONDS),
+    p.add_argument("--cell-timeout", type=options.bounded("cell_timeout"),
                    metavar="SECONDS", default=600.0,
                    help="a cell running longer than this on a worker process is given up "
                         "as a problem naming it (default: 600)")
     p.add_argument("--connect-timeout", metavar="SECONDS", default=20.0,
-                   type=options.number(above=0, maximum=3600),
+                   type=options.bounded("connect_timeout"),
                    help="how long a scheduler has to answer (default: 20)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="write the reports into DIR (default: standard output only)")
@@ -292,10 +292,10 @@ def _arguments_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--unit", choices=("segment", "document", "trial", "speaker"),
                    default=None, help="resampling unit (default: segment for MT, document "
                                       "otherwise)")
-    p.add_argument("--samples", type=options.integer(1, options.MAX_SAMPLES), default=None,
+    p.add_argument("--samples", type=options.bounded("samples"), default=None,
                    metavar="N", help=f"resamples (default: 1000 for bs, 10000 for ar; at "
                                      f"most {options.MAX_SAMPLES:,})")
-    p.add_argument("--seed", type=options.integer(0, options.MAX_SEED), default=12345,
+    p.add_argument("--seed", type=options.bounded("seed"), default=12345,
                    metavar="S", help="seed of the resampling, as sacrebleu's (default: 12345)")
     p.add_argument("--metric", action="append", metavar="M",
                    help="metric to compare (repeatable; default: the bundles' metrics)")
@@ -315,7 +315,7 @@ def _arguments_simulate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--oracle", action="append", metavar="NAME",
                    help=f"the simulated human: {', '.join(ORACLE_NAMES)} (noisy:P wraps another, "
                         "e.g. noisy:0.1:worst-first); repeatable (default: allies)")
-    p.add_argument("--budget", type=options.number(0, 1e15), metavar="X",
+    p.add_argument("--budget", type=options.bounded("budget"), metavar="X",
                    help="per document, in cost-model units (MT: reference words, or characters "
                         "for scripts without spaces, and word edits; diarization: seconds "
                         "listened) (default: 60 %% of the document's reference for MT, 60 s for "
@@ -327,13 +327,13 @@ def _arguments_simulate(p: argparse.ArgumentParser) -> None:
                         "interactive (the oracle volunteers corrections), none (h0 only, no "
                         "steps) (default: the oracle's: allies is active, the others "
                         "interactive)")
-    p.add_argument("--interactive-ratio", type=options.number(0, 1), metavar="R",
+    p.add_argument("--interactive-ratio", type=options.bounded("interactive_ratio"), metavar="R",
                    help="each document is interactive with probability R, else active, drawn "
                         "per document from the seed, as ALLIES; --mode wins when both are "
                         "given (default: unset)")
-    p.add_argument("--seed", type=options.integer(0, options.MAX_SEED), default=0, metavar="S",
+    p.add_argument("--seed", type=options.bounded("seed"), default=0, metavar="S",
                    help="seed of the oracles and of the system's hello (default: 0)")
-    p.add_argument("--timeout", type=options.number(above=0, maximum=options.MAX_SECONDS),
+    p.add_argument("--timeout", type=options.bounded("timeout"),
                    default=30.0, metavar="SEC",
                    help="seconds the system may take for each message it owes: its hello "
                         "(start-up included), each hypothesis, request and adapted, and its "
@@ -455,9 +455,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _terminate_as_interrupt():
             if not getattr(args, "no_cache", False):
                 try:
-                    options.check_environment()
+                    unusable = options.check_environment()
                 except ValueError as error:
                     raise UsageError(str(error)) from None
+                if unusable and not args.quiet:   # skipped, as a read-only cache is
+                    print(f"llgui {args.command}: the cache is not used ({unusable})",
+                          file=sys.stderr)
             with _quiet_stderr(args.quiet):
                 text = COMMANDS[args.command].run(args)
     except KeyboardInterrupt as stop:   # Ctrl-C, SIGTERM, SIGHUP: the job was stopped, its
@@ -481,9 +484,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"llgui {args.command}: internal error, please report:", file=sys.stderr)
         traceback.print_exc()
         return 1
-    sys.stdout.write(text)
-    sys.stdout.flush()
-    return 0
+    return write_stdout(text, args.command)
+
+
+def write_stdout(text: str, command: str) -> int:
+    """Print a command's report: 0 when it was written whole, else 2 with the reason (a full
+    disk, a file-size limit, /dev/full), never exit 0 over a truncated report (issue 38.3)."""
+    from llgui.cli.output import write_whole
+
+    return write_whole(text, command)
 
 
 # --------------------------------------------------------------------------------------------
@@ -819,9 +828,9 @@ def cmd_campaign(args) -> str:
             from llgui.io.compare_pairs_report import agreement_table
 
             text += "\n" + agreement_table(run.report["human"])
-    if run.partial:
-        sys.stdout.write(text)  # the partial results, marked partial; the problems follow
-        sys.stdout.flush()
+    if run.partial:   # the partial results, marked partial; the problems follow
+        if write_stdout(text, "campaign") != 0:
+            raise UsageError("the partial report could not be written (above)")
         problems = [p for p in campaign.problems] + list(run.scores.problems)
         raise LoadError(sorted(set(problems), key=lambda p: (p.file, p.line == 0, p.line)))
     return text

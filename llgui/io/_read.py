@@ -19,6 +19,7 @@ final "\\n" does not start an extra line.
 """
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 from typing import Callable
 
@@ -33,9 +34,20 @@ MAX_INPUT_BYTES = 1 << 30
 """1 GiB: the largest input file read (a 10**6-document bundle or 10**7 trials fit well under)."""
 
 
-def read_bytes(path: str | Path, problems: Problems, limit: int = MAX_INPUT_BYTES) -> bytes | None:
+MAX_RTTM_LINES = 2_000_000
+"""Lines of one RTTM/MDTM/UEM file (10**6 turns: ~40 s and 0.7 GB to score on 2 cores)."""
+MAX_SCORE_LINES = 10_000_000
+"""Lines of one detection score or key file (10**7 trials: ~40 s and 2.8 GB)."""
+MAX_BUNDLE_LINES = 2_000_000
+"""Lines of one bundle file (TOML is parsed whole: ~300,000 documents)."""
+
+
+def read_bytes(path: str | Path, problems: Problems, limit: int = MAX_INPUT_BYTES,
+               max_lines: int | None = None, split: str = "") -> bytes | None:
     """The file's bytes, or None after adding a line-0 problem (missing, not a regular file,
-    larger than `limit` bytes, unreadable). Never blocks on a FIFO, never reads a device."""
+    larger than `limit` bytes, unreadable, more than `max_lines` lines: then `split` says how
+    to cut it). Never blocks on a FIFO, never reads a device. (The line limits bound memory:
+    a reader holds a few hundred bytes per line, so 10**7 lines are ~3 GB; issue 38.6.)"""
     try:
         data = read_regular(path, limit)
     except FileNotFoundError:
@@ -50,8 +62,39 @@ def read_bytes(path: str | Path, problems: Problems, limit: int = MAX_INPUT_BYTE
         reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
         problems.add(0, f"cannot read ({reason})")
     else:
+        if max_lines is not None:
+            count = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+            if count > max_lines:
+                problems.add(0, f"has {count:,} lines: at most {max_lines:,} are read"
+                                + (f" ({split})" if split else ""))
+                return None
         return data
     return None
+
+
+LIBRARY_ERRORS: tuple[type[BaseException], ...] = (
+    ValueError, RuntimeError, OSError, EOFError, struct.error, OverflowError, MemoryError,
+    RecursionError, IndexError, KeyError, TypeError)
+"""What a parsing library (`wave`, `soundfile`, `json`, `tomllib`, numpy) can raise on a file
+that lies about itself: the guard every reader of a binary or structured file catches, so a
+file's content is a problem at its line or a warning, never an internal error. (`wave` alone
+raises `wave.Error`, `EOFError`, `struct.error`, `RuntimeError` from a chunk whose size runs
+past the file, `OverflowError` and `MemoryError` on a size field of 2**32 - 16.)"""
+
+
+def library_reason(exc: BaseException) -> str:
+    """A library's exception as a reason for a message (its text, or its kind when it has
+    none; a MemoryError is a size the file announces and does not hold)."""
+    if isinstance(exc, MemoryError):
+        return "a size in its header is larger than memory"
+    if isinstance(exc, RecursionError):
+        return "too deeply nested"
+    text = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    return describe_reason(text)
+
+
+def describe_reason(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def decode_lines(data: bytes, problems: Problems, *, strip_bom: bool) -> list[str | None]:

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from llgui.core.types import Audio
+from llgui.io._read import LIBRARY_ERRORS, library_reason
 from llgui.utils.regular import NotRegularFile, check_regular, size_text
 
 MAX_AUDIO_BYTES = 4 << 30
@@ -85,8 +86,8 @@ def probe(path: str | Path) -> Audio:
         raise AudioError(_wave_reason(str(exc), head)) from None
     except EOFError:
         raise AudioError("is cut short inside its header") from None
-    except (OSError, struct.error) as exc:
-        raise AudioError(f"cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    except LIBRARY_ERRORS as exc:   # e.g. RuntimeError: a chunk's size runs past the file
+        raise AudioError(_lying_header(exc, size)) from None
     if not 1 <= channels <= MAX_CHANNELS:
         raise AudioError(f"has {channels} channels in its header (1 to {MAX_CHANNELS} are played)")
     if not 1 <= rate <= MAX_RATE:
@@ -115,7 +116,7 @@ def _soundfile():
 
 def _probe_flac(path, size: int) -> Audio:
     sf = _soundfile()
-    errors = (sf.LibsndfileError, RuntimeError, OSError, ValueError)
+    errors = (sf.LibsndfileError, *LIBRARY_ERRORS)
     try:
         f = sf.SoundFile(str(path))
     except errors as exc:
@@ -143,6 +144,16 @@ def _probe_flac(path, size: int) -> Audio:
         raise AudioError(f"is cut short: its header announces {frames} frames "
                          f"({frames / rate:.3f} s) but the file ({size_text(size)}) ends before")
     return Audio(str(path), "flac", rate, channels, width, frames)
+
+
+def _lying_header(exc: BaseException, size: int) -> str:
+    """The reason of a WAV whose header does not hold: a chunk announcing more bytes than the
+    file has (wave raises RuntimeError from its chunk reader), a size field it cannot use."""
+    if isinstance(exc, (RuntimeError, EOFError, struct.error, MemoryError, OverflowError)):
+        detail = str(exc) if not isinstance(exc, RuntimeError) else ""
+        return (f"is cut short: its header announces more bytes than the file "
+                f"({size_text(size)}) holds" + (f" ({detail})" if detail else ""))
+    return f"cannot be read ({library_reason(exc)})"
 
 
 def _wave_reason(message: str, head: bytes) -> str:
@@ -176,8 +187,8 @@ class AudioReader:
                          self._wave.getnchannels(), self._wave.getsampwidth())
         except AudioError:
             raise
-        except (OSError, wave.Error, EOFError, RuntimeError, ValueError) as exc:
-            raise AudioError(f"cannot be opened any more ({exc})") from None
+        except (wave.Error, *LIBRARY_ERRORS) as exc:
+            raise AudioError(f"cannot be opened any more ({library_reason(exc)})") from None
         if found != (audio.frames, audio.rate, audio.channels, audio.sample_width):
             self.close()
             raise AudioError("changed since the bundle was opened (reopen the bundle)")
@@ -196,8 +207,8 @@ class AudioReader:
                     "<i2", copy=False).tobytes()
             self._wave.setpos(first)
             raw = self._wave.readframes(count)
-        except (OSError, wave.Error, EOFError, RuntimeError, ValueError) as exc:
-            raise AudioError(f"cannot be read any more ({exc})") from None
+        except (wave.Error, *LIBRARY_ERRORS) as exc:
+            raise AudioError(f"cannot be read any more ({library_reason(exc)})") from None
         return to_int16(raw, a.sample_width).tobytes()
 
     def close(self) -> None:

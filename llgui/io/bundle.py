@@ -373,7 +373,10 @@ class _Loader:
         )
 
     def parse(self) -> dict:
-        data = read_bytes(self.path, self.problems)
+        from llgui.io._read import MAX_BUNDLE_LINES
+
+        data = read_bytes(self.path, self.problems, max_lines=MAX_BUNDLE_LINES,
+                          split="split its documents into several bundles")
         if data is None:
             self.problems.raise_if_any()
         if not data.strip():
@@ -691,11 +694,12 @@ class _Loader:
             if found is not None:
                 resolved.append(found)
         classes = table.get("classes")
-        if classes is not None and (not isinstance(classes, list) or not all(
+        if classes is not None and (not isinstance(classes, list) or not classes or not all(
                 isinstance(c, str) and c.strip() and len(c.split()) == 1 for c in classes)
                 or len(set(classes)) != len(classes)):
             self.add(self.key_line("classification", "classes"),
-                     "classes must be an array of distinct class names (no spaces)")
+                     "classes must be a non-empty array of distinct class names (no "
+                     "spaces)")
             return [], []
         if key is None or len(resolved) != len(files):
             return [], []
@@ -1232,14 +1236,14 @@ class _Doc:
                           f"speaker)")
             return None
         found: list = []
-        held: list[str] = []
+        held: dict[str, None] = {}   # the files' sessions, in order (a dict: linear)
         for written, line in entries:
             resolved = self.file(key, written, line)
             loaded = self.loader.read(load_words, resolved) if resolved else None
             if loaded is None:
                 self.ok = False
                 continue
-            held.extend(f for f in loaded if f not in held)
+            held.update(dict.fromkeys(loaded))
             if uri is not None:
                 found.extend(loaded.get(uri, ()))
         if not self.ok or uri is None:
@@ -1247,7 +1251,7 @@ class _Doc:
         if not found:
             from llgui.utils.names import shown as neutral
 
-            listed = ", ".join(neutral(h) for h in held[:_SHOWN_URIS]) + (
+            listed = ", ".join(neutral(h) for h in list(held)[:_SHOWN_URIS]) + (
                 ", ..." if len(held) > _SHOWN_URIS else "")
             self.add(key, f"{key}: no word for {uri!r} (the files' sessions: {listed})")
             return None

@@ -35,7 +35,7 @@ from llgui.core.errors import LoadError, Problems
 from llgui.core.types import Trials
 from llgui.core.numbers import parse_number
 from llgui.io._read import (
-    decode_lines, describe, foreign, raise_in_line_order, read_bytes,
+    MAX_SCORE_LINES, decode_lines, describe, foreign, raise_in_line_order, read_bytes,
 )
 
 LABELS = {
@@ -183,7 +183,8 @@ def _shaped_single(line: bytes) -> bool:
 
 def _table(path: str | Path, problems: Problems, n_fields: int, layout: str) -> _Rows | None:
     """The non-blank, non-comment lines split into `n_fields` columns, or None on a problem."""
-    data = read_bytes(path, problems)
+    data = read_bytes(path, problems, max_lines=MAX_SCORE_LINES,
+                      split="split it by system or by enrolment")
     if data is None:
         return None
     problems.expect_format(f"a file of '{layout}' lines",

@@ -20,7 +20,7 @@ from llgui.core.errors import Problems
 from llgui.core.numbers import parse_number
 from llgui.core.types import Word
 from llgui.io._read import decode_lines, describe, read_bytes
-from llgui.io.seglst import MAX_TIME, split_segment
+from llgui.io.seglst import MAX_TIME, WordSessions
 
 _STM_FIELDS = "file chan speaker start end words..."
 _CTM_FIELDS = "file chan start dur word [conf]"
@@ -46,11 +46,13 @@ def _time(problems: Problems, line: int, name: str, text: str) -> float | None:
     return value
 
 
-def _finish(problems: Problems, files: dict[str, list[Word]]) -> dict[str, tuple[Word, ...]]:
+def _finish(problems: Problems, files: dict[str, list[tuple]]) -> WordSessions:
+    """The files' segments, checked, as `WordSessions` (each file's words made when asked
+    for: `llgui.io.seglst`)."""
     if not problems and not any(files.values()):
         problems.add(0, "no words")
     problems.raise_if_any()
-    return {f: tuple(sorted(ws, key=lambda w: w.order)) for f, ws in files.items()}
+    return WordSessions(files)
 
 
 def _skip(line: str) -> bool:
@@ -58,10 +60,10 @@ def _skip(line: str) -> bool:
     return not stripped or stripped.startswith(";;")
 
 
-def load_stm(path: str | Path) -> dict[str, tuple[Word, ...]]:
+def load_stm(path: str | Path) -> WordSessions:
     """`{file: words}` of an STM file; raises LoadError listing every problem."""
     problems = Problems(path)
-    files: dict[str, list[Word]] = {}
+    files: dict[str, list[tuple]] = {}
     for number, line in enumerate(_lines(path, problems), 1):
         if line is None or _skip(line):
             continue
@@ -79,17 +81,17 @@ def load_stm(path: str | Path) -> dict[str, tuple[Word, ...]]:
             continue
         text = fields[5] if len(fields) > 5 else ""
         bucket = files.setdefault(fields[0], [])
-        if text.split():
-            bucket.extend(split_segment(start, end, text, fields[2], number))
+        if text and not text.isspace():
+            bucket.append((start, end, text, fields[2], number))
     return _finish(problems, files)
 
 
-def load_ctm(path: str | Path, speaker: str | None = None) -> dict[str, tuple[Word, ...]]:
+def load_ctm(path: str | Path, speaker: str | None = None) -> WordSessions:
     """`{file: words}` of a CTM file, every word of `speaker` (default: the file's name
     without its extension); raises LoadError listing every problem."""
     speaker = speaker if speaker is not None else Path(path).stem
     problems = Problems(path)
-    files: dict[str, list[Word]] = {}
+    files: dict[str, list[tuple]] = {}
     for number, line in enumerate(_lines(path, problems), 1):
         if line is None or _skip(line):
             continue
@@ -103,12 +105,12 @@ def load_ctm(path: str | Path, speaker: str | None = None) -> dict[str, tuple[Wo
             continue
         if not math.isfinite(start + duration):   # pragma: no cover (bounded above)
             continue
-        files.setdefault(fields[0], []).extend(
-            split_segment(start, start + duration, fields[4], speaker, number))
+        files.setdefault(fields[0], []).append(
+            (start, start + duration, fields[4], speaker, number))
     return _finish(problems, files)
 
 
-def load_words(path: str | Path) -> dict[str, tuple[Word, ...]]:
+def load_words(path: str | Path) -> WordSessions:
     """By extension: `.stm` STM, `.ctm` CTM (speaker: the file name), otherwise SegLST JSON."""
     suffix = Path(path).suffix.lower()
     if suffix == ".stm":

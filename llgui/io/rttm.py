@@ -41,7 +41,7 @@ from llgui.core.diarization.edit import merge_spans
 from llgui.core.errors import Problems
 from llgui.core.types import Turn
 from llgui.core.numbers import parse_number
-from llgui.io._read import decode_lines, describe, foreign, read_bytes
+from llgui.io._read import MAX_RTTM_LINES, decode_lines, describe, foreign, read_bytes
 
 RTTM_TYPES = (
     "SEGMENT", "NOSCORE", "NO_RT_METADATA", "LEXEME", "NON-LEX", "NON-SPEECH", "FILLER",
@@ -63,7 +63,7 @@ _SHAPES = {
 
 
 def _lines(path: str | Path, problems: Problems, what: str) -> list[str | None] | None:
-    data = read_bytes(path, problems)
+    data = read_bytes(path, problems, max_lines=MAX_RTTM_LINES, split="split it by recording")
     if data is None:
         return None
     problems.expect_format(what, foreign(data, _SHAPES[what], b";"))

@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Sequence
 
+from llgui.io._read import LIBRARY_ERRORS
 from llgui.utils.regular import read_regular
 
 _RUN_LIMIT = 10_000_000
@@ -24,7 +25,7 @@ def _run(bundle_path: str | Path | None) -> dict:
         return {}
     try:
         data = json.loads(read_regular(Path(bundle_path).parent / "run.json", _RUN_LIMIT))
-    except (OSError, ValueError):
+    except LIBRARY_ERRORS:   # unreadable, damaged, nested too deep: no run
         return {}
     return data if isinstance(data, dict) else {}
 

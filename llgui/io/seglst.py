@@ -10,13 +10,20 @@ so a file of one word per segment keeps its times exactly. Words are ordered by 
 segment number in the file, word number), the order in which meeteval concatenates them.
 Segments without words are skipped. Problems are reported as `FILE:LINE: reason` at the line
 where the segment starts; the file is a regular file of bounded size (`llgui.io._read`).
+
+Linear time (issue 38.5: a line number counted from the file's start for every segment made
+reading quadratic, 10**6 words did not finish in 7 minutes): the file is parsed by the
+standard library's C decoder in one pass, each segment's line counted from the previous one
+only, and every segment checked; the `Word`s of a session are made when that session is
+asked for (`WordSessions`), so a document reading its session from a file holding every
+session of a data set makes only its own words (gate 15 "word files": 10**6 words).
 """
 from __future__ import annotations
 
 import json
 import math
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Mapping, Sequence
 
 from llgui.core.errors import Problems
 from llgui.core.numbers import show_value
@@ -45,6 +52,41 @@ def split_segment(start: float, end: float, text: str, speaker: str | None, segm
     return out
 
 
+class WordSessions(Mapping):
+    """`{session: words}` of a word file: every segment already checked, each session's
+    `Word`s made (split, timed and ordered) when it is first asked for."""
+
+    def __init__(self, segments: dict[str, list[tuple]]):
+        # session -> [(start, end, text, speaker, segment number)]
+        self._segments = segments
+        self._words: dict[str, tuple[Word, ...]] = {}
+
+    def __getitem__(self, session: str) -> tuple[Word, ...]:
+        words = self._words.get(session)
+        if words is None:
+            made = [w for start, end, text, speaker, number in self._segments[session]
+                    for w in split_segment(start, end, text, speaker, number)]
+            words = self._words[session] = tuple(sorted(made, key=lambda w: w.order))
+        return words
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._segments)
+
+    def __len__(self) -> int:
+        return len(self._segments)
+
+    def __contains__(self, session: object) -> bool:
+        return session in self._segments
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and dict(self.items()) == dict(other.items())
+
+    __hash__ = None   # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"WordSessions({len(self)} sessions)"
+
+
 def check_times(start: object, end: object) -> str | None:
     """Why a segment's (start, end) cannot be used, or None."""
     for name, value in (("start_time", start), ("end_time", end)):
@@ -69,6 +111,15 @@ def _elements(text: str, problems: Problems) -> list[tuple[int, object]] | None:
         return None
     pos += 1
     out: list[tuple[int, object]] = []
+    line, counted = 1, 0   # the line of position `counted` (counted forward only: linear)
+
+    def line_at(at: int) -> int:
+        nonlocal line, counted
+        if at >= counted:
+            line += text.count("\n", counted, at)
+            counted = at
+            return line
+        return line - text.count("\n", at, counted)
     while True:
         while pos < len(text) and text[pos] in " \t\r\n":
             pos += 1
@@ -78,16 +129,16 @@ def _elements(text: str, problems: Problems) -> list[tuple[int, object]] | None:
         try:
             value, end = decoder.raw_decode(text, pos)
         except (json.JSONDecodeError, RecursionError, ValueError) as exc:
-            line = text.count("\n", 0, getattr(exc, "pos", pos)) + 1
+            where = line_at(getattr(exc, "pos", pos))
             if isinstance(exc, json.JSONDecodeError):
                 reason = exc.msg
             elif isinstance(exc, RecursionError):
                 reason = "too deeply nested"
             else:   # e.g. an integer longer than Python's conversion limit
                 reason = value_error_reason(exc)
-            problems.add(line, f"invalid JSON ({reason})")
+            problems.add(where, f"invalid JSON ({reason})")
             return None
-        out.append((text.count("\n", 0, pos) + 1, value))
+        out.append((line_at(pos), value))
         pos = end
         while pos < len(text) and text[pos] in " \t\r\n":
             pos += 1
@@ -97,16 +148,17 @@ def _elements(text: str, problems: Problems) -> list[tuple[int, object]] | None:
         if pos < len(text) and text[pos] == "]":
             pos += 1
             break
-        problems.add(text.count("\n", 0, pos) + 1, "invalid JSON (expected ',' or ']')")
+        problems.add(line_at(pos), "invalid JSON (expected ',' or ']')")
         return None
     if text[pos:].strip():
-        problems.add(text.count("\n", 0, pos) + 1, "invalid JSON (text after the array)")
+        problems.add(line_at(pos), "invalid JSON (text after the array)")
         return None
     return out
 
 
-def load_seglst(path: str | Path) -> dict[str, tuple[Word, ...]]:
-    """`{session_id: words}` of a SegLST file; raises LoadError listing every problem."""
+def load_seglst(path: str | Path) -> WordSessions:
+    """`{session_id: words}` of a SegLST file (a `WordSessions`: each session's words made
+    when asked for); raises LoadError listing every problem."""
     problems = Problems(path)
     data = read_bytes(path, problems)
     if data is None:
@@ -116,7 +168,7 @@ def load_seglst(path: str | Path) -> dict[str, tuple[Word, ...]]:
     elements = _elements("\n".join(lines), problems)   # type: ignore[arg-type]
     if elements is None:
         problems.raise_if_any()
-    sessions: dict[str, list[Word]] = {}
+    sessions: dict[str, list[tuple]] = {}
     for index, (line, segment) in enumerate(elements):
         if not isinstance(segment, dict):
             problems.add(line, f"segment {index + 1} must be an object, not "
@@ -143,13 +195,13 @@ def load_seglst(path: str | Path) -> dict[str, tuple[Word, ...]]:
             problems.add(line, f"segment {index + 1}: {reason}")
             continue
         bucket = sessions.setdefault(session, [])
-        if text.split():
-            bucket.extend(split_segment(float(segment["start_time"]),
-                                        float(segment["end_time"]), text, speaker, index))
+        if text and not text.isspace():
+            bucket.append((float(segment["start_time"]), float(segment["end_time"]), text,
+                           speaker, index))
     if not problems and not any(sessions.values()):
         problems.add(0, "no words")
     problems.raise_if_any()
-    return {s: tuple(sorted(ws, key=lambda w: w.order)) for s, ws in sessions.items()}
+    return WordSessions(sessions)
 
 
 def format_seglst(session: str, words: Sequence[Word]) -> str:

@@ -34,13 +34,14 @@ from typing import Callable, Sequence
 from llgui._version import __version__
 from llgui.core.cost import CostModel
 from llgui.core.diarization.track import DiarTrack
+from llgui.core.errors import UsageError
 from llgui.core.jobs import Cancelled, check
 from llgui.core.metrics import error_metrics
 from llgui.core.penalty import PenaltyAccumulator, feedback_of, make_track
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
 from llgui.sim import protocol as P
 from llgui.sim.oracles import Move, Oracle, PrefixOracle, RefIndex, View, step_for
-from llgui.sim.output import RunWriter
+from llgui.sim.output import RunWriter, WriteFailed
 from llgui.sim.prefix import (
     PREFIX_MINOR, Completion, completed_lines, prefix_message, run_effort,
     step_limit as prefix_step_limit,
@@ -189,6 +190,7 @@ class Session:
                                               else [])
         self.process: SystemProcess | None = None
         self.writer: RunWriter | None = None
+        self.run_written = False
         self.hello: P.SystemHello | None = None
         self.results: list[DocumentResult] = []
         self.started = ""
@@ -596,6 +598,12 @@ class Session:
             code = 3
         elif isinstance(error, Cancelled):
             code = 130
+        elif isinstance(error, WriteFailed):   # a full disk, a file-size limit: exit 2
+            message = f"{error}; the run stopped after {self._steps_done()} steps"
+            result = self._write_run(2, message)
+            kept = ("run.json, marked partial, says what was done" if self.run_written
+                    else "run.json could not be written either")
+            return result, UsageError(f"{message}; {self.out} holds the steps written ({kept})")
         elif isinstance(error, KeyboardInterrupt):   # a signal: 128 + its number
             signum = int(getattr(error, "signum", signal.SIGINT))
             code = 128 + signum
@@ -604,6 +612,9 @@ class Session:
             code = 1
         message = message or str(error) or type(error).__name__
         return self._write_run(code, message), error
+
+    def _steps_done(self) -> int:
+        return self.writer.steps if self.writer is not None else 0
 
     def close(self) -> None:
         if self.process is not None:
@@ -637,8 +648,14 @@ class Session:
             run.update(run_effort(self.bundle, self.prefix_steps, run["documents"]))
         run = _finite(run)
         if self.writer is not None:
-            self.writer.write_run(run)
-            self.writer.close()
+            try:
+                self.writer.write_run(run)
+                self.run_written = True
+            except WriteFailed:
+                if code == 0:
+                    raise   # the run's last write: fail() records what it can
+            finally:
+                self.writer.close()
         return RunResult(self.out, run, tuple(self.results), error)
 
     def run(self, progress: Callable[[float], None] | None = None) -> RunResult:

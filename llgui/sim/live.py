@@ -33,6 +33,7 @@ from typing import Callable, Sequence
 from llgui.utils.atomic import write_atomic
 from llgui.utils.regular import read_regular
 from llgui.core.errors import SystemFailed
+from llgui.io._read import LIBRARY_ERRORS, library_reason
 from llgui.core.jobs import check
 from llgui.core.mt.textdiff import word_edits
 from llgui.core.types import MTDocument, SentenceTarget
@@ -456,8 +457,9 @@ def read_log(folder: str | Path) -> list[dict]:
             continue
         try:
             record = json.loads(line)
-        except ValueError as exc:
-            raise ValueError(f"{path}:{number}: not a log line ({exc})") from None
+        except LIBRARY_ERRORS as exc:   # RecursionError too: a line nested 10**5 deep
+            raise ValueError(f"{path}:{number}: not a log line ({library_reason(exc)})"
+                             ) from None
         if not isinstance(record, dict) or not isinstance(record.get("doc"), str):
             raise ValueError(f"{path}:{number}: not a log line (no document id)")
         records.append(record)
@@ -472,8 +474,9 @@ def read_state(folder: Path) -> dict:
     try:
         state = json.loads(_read_json_file(path, MAX_STATE_BYTES),
                            parse_constant=lambda name: float("nan"))
-    except ValueError as exc:
-        raise ValueError(f"{path}: not a live-session file ({exc})"[:300]) from None
+    except LIBRARY_ERRORS as exc:
+        raise ValueError(f"{path}: not a live-session file ({library_reason(exc)})"[:300]
+                         ) from None
     if not isinstance(state, dict):
         raise ValueError(f"{path}: not a live-session file (a JSON object is expected)")
     for key in ("bundle", "command", "mode", "seed", "timeout", "index"):

@@ -38,6 +38,7 @@ import numpy as np
 
 from llgui.core.cost import CostModel
 from llgui.core.mt.ipmt import CHARACTER, WORD, next_prefix
+from llgui.core.numbers import parse_number
 from llgui.core.types import (
     DiarDocument, MTDocument, PointTarget, SameTarget, SentenceTarget, SpanTarget, Step, Target,
 )
@@ -389,12 +390,13 @@ def make_oracle(spec: str) -> Oracle:
         return PrefixOracle(PREFIX_ORACLES[text])
     if text.startswith("noisy:"):
         parts = text.split(":")
-        try:
-            p = float(parts[1])
-        except (IndexError, ValueError):
-            p = math.nan
+        why = ""
+        try:   # the command line's number: ASCII digits only (float() reads '０.５')
+            p = parse_number(parts[1].strip())
+        except (IndexError, ValueError) as exc:
+            p, why = math.nan, f" (P {exc})" if isinstance(exc, ValueError) else ""
         if not 0 <= p <= 1:
-            raise ValueError(f"oracle {spec!r}: P must be a probability in [0, 1]")
+            raise ValueError(f"oracle {spec!r}: P must be a probability in [0, 1]{why}")
         base = parts[2] if len(parts) > 2 else "allies"
         if base not in _BASES or len(parts) > 3:
             raise ValueError(f"oracle {spec!r}: noisy wraps one of {', '.join(_BASES)}")

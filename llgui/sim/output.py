@@ -22,7 +22,9 @@ step is logged, so a run that fails at any moment leaves a folder that opens.
 from __future__ import annotations
 
 import json
+import os
 import tomllib
+from contextlib import contextmanager
 from pathlib import Path
 
 from llgui.core.types import Bundle, DiarDocument, Step
@@ -68,8 +70,28 @@ def safe_name(doc_id: str) -> str:
     return _safe_name(doc_id, "doc")
 
 
+class WriteFailed(Exception):
+    """A file of the run folder could not be written (a full disk, a file-size limit, ...):
+    the run stops there (exit 2), its log cut back to its last whole step so the folder
+    reopens, and run.json says what was done and why it stopped (issue 38.3)."""
+
+    def __init__(self, path: Path, error: OSError):
+        self.path, self.error = path, error
+        super().__init__(f"cannot write {path} ({error.strerror or type(error).__name__})")
+
+
+@contextmanager
+def _writing(path: Path):
+    try:
+        yield
+    except WriteFailed:
+        raise
+    except OSError as error:
+        raise WriteFailed(path, error) from None
+
+
 class RunWriter:
-    """Writes one run's folder as it happens."""
+    """Writes one run's folder as it happens; a write that fails raises WriteFailed."""
 
     def __init__(self, out: str | Path, bundle: Bundle):
         self.out = Path(out)
@@ -77,10 +99,12 @@ class RunWriter:
         self.tables = source_tables(bundle)
         self.documents: list[tuple[str, str]] = []  # (doc id, hyp file relative to out)
         self.steps = 0
-        (self.out / "hyp").mkdir(parents=True, exist_ok=True)
-        (self.out / "logs").mkdir(parents=True, exist_ok=True)
         self.log_path = self.out / "logs" / "system.jsonl"
-        self._log = open(self.log_path, "w", encoding="utf-8", newline="\n")
+        self._whole = 0   # bytes of the log that hold whole steps
+        with _writing(self.log_path):
+            (self.out / "hyp").mkdir(parents=True, exist_ok=True)
+            (self.out / "logs").mkdir(parents=True, exist_ok=True)
+            self._log = open(self.log_path, "w", encoding="utf-8", newline="\n")
         self._turns_text = TurnTexts()
         self.write_bundle()
 
@@ -90,14 +114,15 @@ class RunWriter:
         Returns the file written (the session reads it back, so the run scores what a
         loader sees, to the last bit)."""
         name = safe_name(document.id)
-        if isinstance(document, DiarDocument):
-            relative = f"hyp/{name}.rttm"
-            write_rttm(self.out / relative, document.uri, hypothesis)
-        else:
-            relative = f"hyp/{name}.txt"
-            write_segments(self.out / relative, hypothesis)
-            if self.tables.get(document.id, {}).get("cut"):
-                self._write_cut(document, name)
+        relative = f"hyp/{name}.rttm" if isinstance(document, DiarDocument) else \
+            f"hyp/{name}.txt"
+        with _writing(self.out / relative):
+            if isinstance(document, DiarDocument):
+                write_rttm(self.out / relative, document.uri, hypothesis)
+            else:
+                write_segments(self.out / relative, hypothesis)
+                if self.tables.get(document.id, {}).get("cut"):
+                    self._write_cut(document, name)
         self.documents.append((document.id, relative))
         self.write_bundle()
         return self.out / relative
@@ -126,8 +151,13 @@ class RunWriter:
         rest = dict(extra or {})
         rest["elapsed_s"] = round(float(elapsed), 6)
         line = step_line(step, rest, turns_text=self._turns_text)
-        self._log.write(line + "\n")
-        self._log.flush()
+        try:
+            self._log.write(line + "\n")
+            self._log.flush()
+        except OSError as error:
+            self._cut_log()
+            raise WriteFailed(self.log_path, error) from None
+        self._whole = self._log.tell()
         self.steps += 1
         if self.steps == 1:
             self.write_bundle()
@@ -146,6 +176,11 @@ class RunWriter:
                                                        "words", "audio")
                                  if k in table},
                               "hypothesis": relative})
+        with _writing(self.out / "bundle.toml"):
+            self._write_bundle(documents)
+
+    def _write_bundle(self, documents: list[dict]) -> None:
+        b = self.bundle
         write_bundle(self.out / "bundle.toml",
                      comment="Written by llgui simulate: h0 of every document as the "
                              "hypothesis, the interaction log of the run.",
@@ -154,11 +189,24 @@ class RunWriter:
                      documents=documents, log="logs/system.jsonl" if self.steps else None)
 
     def write_run(self, run: dict) -> None:
-        write_atomic(self.out / "run.json", json.dumps(run, indent=2, ensure_ascii=False,
-                                                       allow_nan=False) + "\n")
+        with _writing(self.out / "run.json"):
+            write_atomic(self.out / "run.json", json.dumps(run, indent=2, ensure_ascii=False,
+                                                           allow_nan=False) + "\n")
+
+    def _cut_log(self) -> None:
+        """After a failed write: the log closed and cut back to its last whole step (a
+        partial line would make the folder unreadable: 'invalid JSON')."""
+        try:
+            self._log.close()
+        except OSError:   # the buffered rest of the line could not be written either
+            pass
+        try:
+            os.truncate(self.log_path, self._whole)
+        except OSError:
+            pass
 
     def close(self) -> None:
         try:
             self._log.close()
         except OSError:
-            pass
+            self._cut_log()

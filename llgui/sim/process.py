@@ -5,6 +5,11 @@ it ends every process it started; its stderr goes to a file; one reader thread r
 into a bounded queue, a line at most `MAX_LINE_BYTES` long (a system flooding stdout cannot
 exhaust memory: the reader stops at the limit and reports it). `receive(timeout)` waits for
 one line at most `timeout` seconds, checking `should_stop` every 50 ms.
+
+The system's stderr is copied into its file by a second thread, at most `MAX_STDERR_BYTES`
+(16 MiB; issue 38.6: a system printing without end filled the disk): beyond it the rest is
+read and dropped (the system never blocks on a full pipe), and the file ends with a line
+saying how many bytes were dropped. The last 4 KiB are kept in memory for failure messages.
 """
 from __future__ import annotations
 
@@ -23,6 +28,9 @@ from llgui.sim import protocol
 from llgui.sim.protocol import ProtocolFault
 
 _POLL = 0.05  # seconds between should_stop checks while waiting for the system
+MAX_STDERR_BYTES = 16 << 20
+"""The most of a system's stderr kept in system.stderr (16 MiB); the rest is counted."""
+_TAIL = 4096
 
 
 class _Eof:
@@ -47,9 +55,10 @@ class SystemProcess:
         self.stderr_path = Path(stderr_path)
         self.stderr_path.parent.mkdir(parents=True, exist_ok=True)
         self._stderr = open(self.stderr_path, "wb")
+        self._stderr_kept, self._stderr_dropped, self._stderr_tail = 0, 0, b""
         try:
             self.proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 cwd=cwd, start_new_session=True, env=env)
         except OSError as exc:
             self._stderr.close()
@@ -62,6 +71,9 @@ class SystemProcess:
         self._reader = threading.Thread(target=self._read, name=f"system-{self.pid}",
                                         daemon=True)
         self._reader.start()
+        self._stderr_reader = threading.Thread(target=self._copy_stderr, daemon=True,
+                                               name=f"system-{self.pid}-stderr")
+        self._stderr_reader.start()
 
     # -- the reader thread ----------------------------------------------------------------------
 
@@ -89,6 +101,42 @@ class SystemProcess:
         except (OSError, ValueError):
             pass
         self._put(_Eof())
+
+    def _copy_stderr(self) -> None:
+        """Copy the system's stderr into its file, at most MAX_STDERR_BYTES (module text)."""
+        fd = self.proc.stderr.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                break
+            if not chunk:
+                break
+            self._stderr_tail = (self._stderr_tail + chunk)[-_TAIL:]
+            room = max(0, MAX_STDERR_BYTES - self._stderr_kept)
+            kept = chunk[:room]
+            if kept:
+                try:
+                    self._stderr.write(kept)
+                    self._stderr.flush()
+                except (OSError, ValueError):   # a full disk, or the file closed at the end
+                    kept = b""
+            self._stderr_kept += len(kept)
+            self._stderr_dropped += len(chunk) - len(kept)
+
+    def _close_stderr(self) -> None:
+        self._stderr_reader.join(timeout=1.0)
+        try:
+            if self._stderr_dropped and not self._stderr.closed:
+                self._stderr.write(f"\n[llgui: system.stderr is capped at {MAX_STDERR_BYTES} "
+                                   f"bytes; {self._stderr_dropped} more were dropped]\n"
+                                   .encode("utf-8"))
+        except (OSError, ValueError):
+            pass
+        try:
+            self._stderr.close()
+        except OSError:
+            pass
 
     # -- talking --------------------------------------------------------------------------------
 
@@ -233,18 +281,10 @@ class SystemProcess:
         # stdout is not closed here: the reader thread may sit in readline, and closing a
         # buffered stream under it blocks; the group is dead, so it sees EOF and ends
         self._reader.join(timeout=1.0)
-        self._stderr.close()
+        self._close_stderr()
 
     def stderr_tail(self, lines: int = 5, limit: int = 2000) -> str:
         """The last lines the system wrote to stderr (for the failure message)."""
-        try:
-            if not self._stderr.closed:
-                self._stderr.flush()
-            with open(self.stderr_path, "rb") as handle:
-                handle.seek(0, os.SEEK_END)
-                size = handle.tell()
-                handle.seek(max(0, size - limit))
-                text = handle.read().decode("utf-8", errors="replace")
-        except OSError:
-            return ""
+        self._stderr_reader.join(timeout=0.2)   # what it wrote just before it ended
+        text = self._stderr_tail[-limit:].decode("utf-8", errors="replace")
         return "\n".join(text.strip().splitlines()[-lines:])

@@ -367,9 +367,34 @@ def _decode(raw: bytes | str) -> dict:
         raise _Bad(f"not valid JSON: {exc}") from None
     if not isinstance(obj, dict):
         raise _Bad(f"expected a JSON object, got {type(obj).__name__}")
+    if _SURROGATE_ESCAPE.search(text) and _lone_surrogate(obj):
+        raise _Bad("a string holds a lone surrogate (a \\uD800-\\uDFFF escape without its "
+                   "pair), which is no character: send UTF-8 text")
     if "type" not in obj:
         raise _Bad("missing key 'type'")
     return obj
+
+
+_SURROGATE_ESCAPE = __import__("re").compile(r"\\u[dD][89abcdefABCDEF]")
+"""A JSON escape of a UTF-16 surrogate: json.loads pairs two of them into one character, and
+leaves a lone one in the string, where it fails every later write (issue 38.6)."""
+
+
+def _lone_surrogate(value: object) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _show(value: object) -> str:

@@ -169,50 +169,53 @@ def run_simulation(
     writes = ["panel.json"] + [safe_name(s.name, "system") for s in specs] if several else [
         "bundle.toml", "run.json", "system.stderr", "hyp", "logs", "ref", "src"]
     output_folder(out, "--out", _inputs(bundle), writes)   # ValueError: exit 2
-    metric = bundle.metrics[0]
-    errors = error_metrics(bundle.task)   # the metrics whose replay has an MSR
-    msr_metric = next((m for m in errors if m in bundle.metrics), errors[0])
-    outcomes: list[RunOutcome] = []
-    first_failure: SystemFailed | None = None
-    total = len(specs) * len(made)
-    for i, spec in enumerate(specs):
-        for j, oracle in enumerate(made):
-            k = i * len(made) + j
-            folder = (out / safe_name(spec.name, "system") / safe_name(oracle_folder(oracle.name), "oracle")
-                      if several else out)
-            sub = None
-            if progress is not None:
-                def sub(f, k=k):
-                    progress((k + f) / total)
-            session = Session(bundle, spec.command, oracle, folder, system_name=spec.name,
-                              mode=mode, interactive_ratio=interactive_ratio, budget=budget,
-                              seed=seed, timeout=timeout, should_stop=should_stop,
-                              on_step=on_step)
-            try:
-                result = session.run(sub)
-            except SystemFailed as error:
-                if not several:
-                    raise
-                first_failure = first_failure or error
-                outcomes.append(RunOutcome(spec.name, oracle.name, folder, None, str(error)))
-                continue
-            outcomes.append(RunOutcome(spec.name, oracle.name, folder, result))
-    panel = None
-    if several:
-        runs = []
-        for o in outcomes:
-            if o.result is None:
-                runs.append(PanelRun(o.system, o.oracle, None, None, None, None, math.nan, 3))
-                continue
-            summary = run_summary(o.result, metric, msr_metric)
-            runs.append(PanelRun(o.system, o.oracle, summary.s_base, summary.s_adapt,
-                                 summary.s_pen, summary.msr, summary.cost, summary.exit,
-                                 summary.ipmt))
-        panel = make_panel(runs, metric, msr_metric)
-        data = panel.to_dict()
-        data["runs"] = [dict(r, folder=str(o.out.relative_to(out)))
-                        for r, o in zip(data["runs"], outcomes)]
-        write_atomic(out / "panel.json", json.dumps(data, indent=2, allow_nan=False) + "\n")
-    if first_failure is not None:
-        raise first_failure
-    return Simulation(out, tuple(outcomes), panel, metric, msr_metric)
+    from llgui.utils.folder_lock import hold
+
+    with hold(out, "--out"):   # one run at a time in a folder (FolderBusy: exit 2)
+        metric = bundle.metrics[0]
+        errors = error_metrics(bundle.task)   # the metrics whose replay has an MSR
+        msr_metric = next((m for m in errors if m in bundle.metrics), errors[0])
+        outcomes: list[RunOutcome] = []
+        first_failure: SystemFailed | None = None
+        total = len(specs) * len(made)
+        for i, spec in enumerate(specs):
+            for j, oracle in enumerate(made):
+                k = i * len(made) + j
+                folder = (out / safe_name(spec.name, "system") / safe_name(oracle_folder(oracle.name), "oracle")
+                          if several else out)
+                sub = None
+                if progress is not None:
+                    def sub(f, k=k):
+                        progress((k + f) / total)
+                session = Session(bundle, spec.command, oracle, folder, system_name=spec.name,
+                                  mode=mode, interactive_ratio=interactive_ratio, budget=budget,
+                                  seed=seed, timeout=timeout, should_stop=should_stop,
+                                  on_step=on_step)
+                try:
+                    result = session.run(sub)
+                except SystemFailed as error:
+                    if not several:
+                        raise
+                    first_failure = first_failure or error
+                    outcomes.append(RunOutcome(spec.name, oracle.name, folder, None, str(error)))
+                    continue
+                outcomes.append(RunOutcome(spec.name, oracle.name, folder, result))
+        panel = None
+        if several:
+            runs = []
+            for o in outcomes:
+                if o.result is None:
+                    runs.append(PanelRun(o.system, o.oracle, None, None, None, None, math.nan, 3))
+                    continue
+                summary = run_summary(o.result, metric, msr_metric)
+                runs.append(PanelRun(o.system, o.oracle, summary.s_base, summary.s_adapt,
+                                     summary.s_pen, summary.msr, summary.cost, summary.exit,
+                                     summary.ipmt))
+            panel = make_panel(runs, metric, msr_metric)
+            data = panel.to_dict()
+            data["runs"] = [dict(r, folder=str(o.out.relative_to(out)))
+                            for r, o in zip(data["runs"], outcomes)]
+            write_atomic(out / "panel.json", json.dumps(data, indent=2, allow_nan=False) + "\n")
+        if first_failure is not None:
+            raise first_failure
+        return Simulation(out, tuple(outcomes), panel, metric, msr_metric)

@@ -48,6 +48,7 @@ import wave
 
 import numpy as np
 
+from llgui.io._read import LIBRARY_ERRORS, library_reason
 from llgui.sim import protocol as P
 from llgui.systems._serve import System, serve
 
@@ -192,8 +193,9 @@ class DiarAudio(System):
                              "document needs audio = \"FILE.wav\")")
         try:
             samples, rate = read_wav(audio)
-        except (OSError, EOFError, ValueError, wave.Error) as error:
-            raise SystemExit(f"diar_audio: cannot read the audio {audio!r}: {error}") from None
+        except (wave.Error, *LIBRARY_ERRORS) as error:   # a header that lies: RuntimeError
+            raise SystemExit(f"diar_audio: cannot read the audio {audio!r}: "
+                             f"{library_reason(error)}") from None
         if len(samples) < rate:
             raise SystemExit(f"diar_audio: the audio {audio!r} is shorter than a second")
         self.energy, mfcc = features(samples, rate)
@@ -228,9 +230,15 @@ class DiarAudio(System):
         emb = np.array([np.concatenate([self.mfcc[x:y].mean(0), self.mfcc[x:y].std(0),
                                         _pitch_stats(self.f0[x:y])])
                         for x, y in units]).reshape(-1, DIM)
-        if first:   # the recording's unit statistics, fixed from then on
-            fill = np.nanmedian(emb, axis=0)
-            self.norm = (np.nan_to_num(fill), np.nanstd(emb, axis=0) + 1e-8)
+        if first:   # the recording's unit statistics, fixed from then on (a statistic no
+            # unit has, e.g. the pitch of a recording without a voiced frame: 0, spread 1)
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)   # all-NaN columns
+                fill = np.nanmedian(emb, axis=0) if len(emb) else np.zeros(DIM)
+                spread = np.nanstd(emb, axis=0) if len(emb) else np.ones(DIM)
+            self.norm = (np.nan_to_num(fill), np.nan_to_num(spread, nan=1.0) + 1e-8)
         self.unit_f0 = emb[:, 2 * N_MFCC]     # median log pitch (NaN: unvoiced)
         emb = np.where(np.isnan(emb), self.norm[0], emb)
         emb = (emb - self.norm[0]) / self.norm[1]
@@ -258,7 +266,11 @@ class DiarAudio(System):
         n = len(self.emb)
         if n < 2:
             return np.zeros(n, dtype=int)
-        tree = linkage(self.emb, method="average", metric="cosine")
+        from scipy.spatial.distance import pdist
+
+        # a unit without any feature left (all zeros) has no cosine distance: the farthest
+        distances = np.nan_to_num(pdist(self.emb, metric="cosine"), nan=2.0, posinf=2.0)
+        tree = linkage(distances, method="average")
         groups = fcluster(tree, t=THRESHOLD, criterion="distance")
         seconds = self.spans[:, 1] - self.spans[:, 0]
         while True:   # small clusters join their nearest neighbour (by centroid)

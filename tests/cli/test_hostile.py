@@ -226,9 +226,11 @@ def test_a_damaged_cache_entry_is_recomputed(damage, campaign, capsys, tmp_path,
     assert "recomputed" in err
 
 
-@pytest.mark.parametrize("where", ["file", "/dev/null", "xdg-file"])
-def test_a_cache_folder_that_is_not_a_folder_is_exit_2(where, campaign, capsys, tmp_path,
-                                                       monkeypatch):
+@pytest.mark.parametrize("where", ["file", "/dev/null", "xdg-file", "~nosuchuser-llgui/c"])
+def test_a_cache_folder_that_is_not_a_folder_is_skipped_with_a_note(where, campaign, capsys,
+                                                                    tmp_path, monkeypatch):
+    """Issue 38.6: as a read-only cache is (below): the run goes on without the cache and
+    says why, where it was exit 2; the scores are those of a run with a cache."""
     afile = tmp_path / "afile"
     afile.write_text("x")
     if where == "xdg-file":
@@ -238,8 +240,21 @@ def test_a_cache_folder_that_is_not_a_folder_is_exit_2(where, campaign, capsys, 
     else:
         monkeypatch.setenv("LLGUI_CACHE_DIR", str(afile) if where == "file" else where)
         name = "LLGUI_CACHE_DIR"
-    code, _, err = run(capsys, "campaign", campaign, "--workers", "0")
-    assert code == 2 and name in err
+    code, out, err = run(capsys, "campaign", campaign, "--workers", "0", "--format", "json")
+    assert code == 0, err
+    assert f"llgui campaign: the cache is not used ({name}=" in err
+    assert "the cell cache was not written" in err and afile.read_text() == "x"
+    monkeypatch.setenv("LLGUI_CACHE_DIR", str(tmp_path / "cache"))
+    assert json.loads(out)["systems"] == json.loads(run(capsys, "campaign", campaign,
+                                                        "--workers", "0", "--format",
+                                                        "json")[1])["systems"]
+    monkeypatch.delenv("LLGUI_CACHE_DIR")
+    monkeypatch.setenv(name, str(afile) if where in ("file", "xdg-file") else where)
+    from llgui.core.mt import stats_cache
+
+    stats_cache.forget()
+    code, _, err = run(capsys, "score", MT, "--metric", "bleu")
+    assert code == 0 and "llgui score: the cache is not used" in err
 
 
 def test_a_read_only_cache_is_skipped_with_a_warning(campaign, capsys, tmp_path,
@@ -258,7 +273,7 @@ def test_a_read_only_cache_is_skipped_with_a_warning(campaign, capsys, tmp_path,
 
 
 @pytest.mark.parametrize("name,value", [
-    ("LLGUI_CACHE_DIR", "~nosuchuser-llgui/cache"), ("LLGUI_CACHE_MAX_MB", "nan"),
+    ("LLGUI_CACHE_MAX_MB", "nan"),
     ("LLGUI_CACHE_MAX_MB", "inf"), ("LLGUI_CACHE_MAX_MB", "1e400"),
     ("LLGUI_CACHE_MAX_MB", "-5"), ("LLGUI_CACHE_MAX_MB", "\u0665"),
     ("LLGUI_PROGRESS_EVERY", "nan"),
@@ -390,7 +405,8 @@ def _bounded(capsys, *args, seconds=60.0) -> int:
 
 
 @FAST
-@given(option=st.sampled_from(["--workers"]), value=NUMBERS)
+@given(option=st.sampled_from(["--workers", "--threads", "--cell-timeout",
+                               "--connect-timeout"]), value=NUMBERS)
 def test_property_campaign_options(option, value, tmp_path_factory, capsys, monkeypatch):
     from llgui.campaign import run as campaign_run
     from llgui.campaign.executor import Plan

@@ -230,13 +230,16 @@ def test_shift_drag_selects_a_region_that_space_plays(qtbot, bench, tmp_path):
 @pytest.mark.parametrize("audio, reason", [
     ("gone.wav", "audio file 'gone.wav' not found"),
     ("short.wav", "audio file 'short.wav' lasts 5.000 s but the document's turns reach"),
+    # issue 38.1: a header announcing 10x the bytes the file holds (wave: RuntimeError)
+    ("lying.wav", "audio file 'lying.wav' is cut short: its header announces more bytes"),
 ])
 def test_missing_or_mismatched_audio_is_said_and_the_window_stays(qtbot, bench, tmp_path,
                                                                    audio, reason):
-    from tests.meeting_audio import samples, write_wav
+    from tests.meeting_audio import samples, write_lying_wav, write_wav
 
     tmp_path.mkdir(exist_ok=True)
     write_wav(tmp_path / "short.wav", samples(5.0))
+    write_lying_wav(tmp_path / "lying.wav")
     bundle = open_meeting(qtbot, bench, tmp_path, audio=audio)
     qtbot.waitUntil(lambda: reason in bench.statusBar().currentMessage(), timeout=5000)
     message = bench.statusBar().currentMessage()

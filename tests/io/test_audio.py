@@ -220,3 +220,15 @@ def test_a_file_too_large_is_refused_before_reading(tmp_path):
         f.truncate((4 << 30) + 1)
     assert "audio file 'huge.wav' is too large (4.0 GiB; files larger than 4.0 GiB are not " \
            "read)" in _bad(tmp_path, "huge.wav")
+
+
+@pytest.mark.parametrize("lie", ["data", "fmt"])
+def test_a_header_that_lies_is_the_warning(tmp_path, lie):
+    """Issue 38.1: a chunk announcing more bytes than the file holds makes `wave` raise
+    RuntimeError (neither wave.Error nor EOFError): the documented warning, not exit 1."""
+    from tests.meeting_audio import write_lying_wav
+
+    tmp_path.mkdir(exist_ok=True)
+    write_lying_wav(tmp_path / "lying.wav", lie)
+    assert "audio file 'lying.wav' is cut short: its header announces more bytes than the " \
+           "file (625.0 KiB) holds" in _bad(tmp_path, "lying.wav")

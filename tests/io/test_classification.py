@@ -103,3 +103,12 @@ def test_compare_of_classification_bundles_is_exit_2_saying_why(tmp_path, capsys
     assert cli_main(["compare", str(path), str(path), "--baseline", "x"]) == 2
     err = capsys.readouterr().err
     assert "classification" in err and "Traceback" not in err
+
+
+def test_an_empty_list_of_classes_is_refused(tmp_path):
+    """Issue 38.6: `classes = []` was accepted (no class at all: every decision "not one of
+    the task's"); now it is the key's line's problem."""
+    path = bundle(tmp_path, extra="classes = []\n")
+    assert problems(load_bundle, path) == [
+        (str(path), 6, "classes must be a non-empty array of distinct class names (no "
+                       "spaces)")]

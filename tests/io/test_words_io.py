@@ -2,6 +2,7 @@
 read back as meeteval reads it; bad input reported as FILE:LINE: reason."""
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -240,3 +241,46 @@ def test_campaign_refuses_word_metrics(tmp_path):
         reasons = [(p.line, p.reason) for p in getattr(found, "problems", ())]
     assert any(line == 3 and "metric cpwer scores words" in reason
                for line, reason in reasons), reasons
+
+
+@pytest.mark.parametrize("name", ["w.json", "w.stm", "w.ctm"])
+def test_only_the_session_asked_for_is_made_into_words(tmp_path, monkeypatch, name):
+    """Issue 38.5: a word file holds every session of a data set; a document reads its own.
+    Every segment is checked, but only the asked session's segments become words."""
+    import llgui.io.seglst as seglst
+    from llgui.core.types import Word
+
+    words = [Word(float(k), k + 0.5, f"w{k}", "A", (float(k), k, 0)) for k in range(6)]
+    path = tmp_path / name
+    if name.endswith(".json"):
+        segments = [{"session_id": f"s{k % 3}", "speaker": "A", "words": w.word,
+                     "start_time": w.start, "end_time": w.end} for k, w in enumerate(words)]
+        path.write_text(json.dumps(segments, indent=1))
+    elif name.endswith(".stm"):
+        path.write_text("".join(f"s{k % 3} 1 A {w.start} {w.end} {w.word}\n"
+                                for k, w in enumerate(words)))
+    else:
+        path.write_text("".join(f"s{k % 3} 1 {w.start} 0.5 {w.word}\n"
+                                for k, w in enumerate(words)))
+    split = []
+    original = seglst.split_segment
+    monkeypatch.setattr(seglst, "split_segment",
+                        lambda *a: split.append(a[2]) or original(*a))
+    loaded = load_words(path)
+    assert list(loaded) == ["s0", "s1", "s2"] and split == []
+    assert [w.word for w in loaded["s1"]] == ["w1", "w4"]
+    assert split == ["w1", "w4"]   # the other sessions' segments were never split
+
+
+def test_a_problem_deep_in_a_long_seglst_file_is_at_its_line(tmp_path):
+    """The line of each segment is counted forward from the previous one (linear time);
+    a problem far into the file is still named at its own line."""
+    segments = [{"session_id": "m", "speaker": "A", "words": "a b", "start_time": k,
+                 "end_time": k + 1} for k in range(3000)]
+    segments[2500]["end_time"] = -1
+    path = tmp_path / "w.json"
+    path.write_text("[\n" + ",\n".join(json.dumps(s, indent=1) for s in segments) + "\n]\n")
+    found = problems(load_seglst, path)
+    line = 1 + 1 + 2500 * 7   # '[' then 7 lines per segment
+    assert [(p[1], p[2]) for p in found] == [
+        (line, "segment 2501: end_time must be a number between 0 and 1e+09 s, not -1")]

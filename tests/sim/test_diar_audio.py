@@ -150,3 +150,32 @@ def test_one_answer_changes_labels_far_from_where_the_human_listened():
         before = metric(reference, annotation(h0))
         now = metric(reference, annotation(after))
     assert now < before - 0.10, (before, now)
+
+
+def test_white_noise_is_a_hypothesis_not_a_crash(tmp_path):
+    """Issue 38.6: 30 s of white noise has no voiced frame: the pitch statistics of every unit
+    are NaN (once NaN standardisation, then scipy's linkage refused non-finite distances)."""
+    import numpy as np
+
+    from llgui.systems.diar_audio import DiarAudio
+    from tests.meeting_audio import write_wav
+
+    rng = np.random.default_rng(0)
+    noise = (rng.standard_normal(30 * 16000) * 8000).clip(-32768, 32767)
+    path = write_wav(tmp_path / "noise.wav", noise)
+    system = DiarAudio()
+    hypothesis = system.document(P.DocumentStart("noise", 0, "active", 20.0, audio=str(path)))
+    assert hypothesis.turns and all(0 <= s < e <= 30.1 for s, e, _ in hypothesis.turns)
+    assert system.request() is not None
+
+
+def test_a_lying_header_is_a_message_not_a_traceback(tmp_path):
+    """Issue 38.1: the reference system reads the recording itself; a fmt chunk announcing
+    0xFFFFFFF0 bytes ends it with a message (wave's RuntimeError was uncaught). (A data chunk
+    announcing more than it holds is read for what it holds.)"""
+    from llgui.systems.diar_audio import DiarAudio
+    from tests.meeting_audio import write_lying_wav
+
+    path = write_lying_wav(tmp_path / "lying.wav", "fmt")
+    with pytest.raises(SystemExit, match=r"diar_audio: cannot read the audio .*lying\.wav"):
+        DiarAudio().document(P.DocumentStart("m", 0, "active", 20.0, audio=str(path)))

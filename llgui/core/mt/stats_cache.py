@@ -130,9 +130,9 @@ def segment_rows(
     i's references. Observers (`observe`) hear of every row computed."""
     n = len(hypotheses)
     rows = np.zeros((n, metric.n_stats), dtype=np.float64)
-    use = enabled()
+    store = _store(metric) if enabled() else None
+    use = store is not None
     if use:
-        store = _store(metric)
         keys = [segment_key(h, r) for h, r in zip(hypotheses, references)]
         found = store.lookup(keys)
         missing = [i for i in range(n) if found[i] is None]
@@ -178,10 +178,10 @@ def _notify(computed: int, expected: int) -> None:
 def remember(metric, hypothesis: str, references: Sequence[str | None],
              compute: Callable[[], np.ndarray]) -> np.ndarray:
     """One segment's row through the cache (written on the next flush or at exit)."""
-    if not enabled():
+    store = _store(metric) if enabled() else None
+    if store is None:
         counts["computed"] += 1
         return compute()
-    store = _store(metric)
     key = segment_key(hypothesis, references)
     row = store.lookup([key])[0]
     if row is not None:
@@ -210,8 +210,13 @@ def forget() -> None:
         _stores.clear()
 
 
-def _store(metric) -> "_Store":
-    root = cache_dir() / f"stats-v{FORMAT}"
+def _store(metric) -> "_Store | None":
+    """The metric's store, or None when the cache folder cannot be one ($LLGUI_CACHE_DIR a
+    file or /dev/null: skipped as a read-only cache is, issue 38.6; the CLI says so once)."""
+    try:
+        root = cache_dir() / f"stats-v{FORMAT}"
+    except ValueError:
+        return None
     name = getattr(metric, "_llgui_cache_namespace", None)
     if name is None:
         name = namespace(metric)

@@ -46,12 +46,13 @@ def names_audio(bundle: str) -> bool:
     unreadable is simply "no": the load then says why, and the system chosen stays.)"""
     import tomllib
 
+    from llgui.io._read import LIBRARY_ERRORS
     from llgui.io.audio import AudioError, probe
     from llgui.utils.regular import read_regular
 
     try:
         data = tomllib.loads(read_regular(bundle, limit=1 << 20).decode("utf-8"))
-    except (OSError, ValueError):
+    except LIBRARY_ERRORS:   # unreadable, not TOML, nested too deep: simply "no"
         return False
     documents = data.get("documents")
     if not (isinstance(data.get("bundle"), dict) and data["bundle"].get("task") == "diarization"
@@ -256,7 +257,7 @@ class LiveSessionWindow(QWidget):
         if key != KEY:
             return
         what, self._job = self._job, None
-        for prefix in ("ProtocolFault: ", "ResumeMismatch: ", "SystemFailed: "):
+        for prefix in ("ProtocolFault: ", "ResumeMismatch: ", "SystemFailed: ", "WriteFailed: "):
             message = message.removeprefix(prefix)      # the type says nothing to the expert
         if what in ("start", "resume") or self.live is None:
             self.status.setText(f"Could not {what}: {message}")

@@ -187,3 +187,17 @@ def test_the_demo_meeting_answered_by_listening(live, qtbot, tmp_path, capsys): 
     log = read_log(tmp_path / "out")
     assert [(r["kind"], r["answer"]) for r in log] == answers and len(answers) >= 2
     assert_replays(capsys, live, tmp_path / "out")
+
+
+def test_a_lying_header_is_the_warning_and_the_session_runs(live, qtbot, tmp_path):  # noqa: F811
+    """Issue 38.1: a WAV whose data chunk announces 10x its bytes (wave raises RuntimeError,
+    once an internal error) is the documented warning in the live session too."""
+    from tests.meeting_audio import write_lying_wav
+
+    bundle = write_meeting(tmp_path / "in", audio="lying.wav")
+    write_lying_wav(tmp_path / "in" / "lying.wav")
+    start(qtbot, live, bundle, "diar_clusters", "active", 30, tmp_path / "out")
+    assert (f"{bundle}:10: warning: document 'meeting': audio file 'lying.wav' is cut short: "
+            "its header announces more bytes") in live.status.text()
+    assert live.snap.question is not None
+    assert not live.diar_panel.play.isEnabled()

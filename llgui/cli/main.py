@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
                "the window.",
     )
     parser.add_argument("--version", action="version", version=f"llgui {__version__}")
-    parser.add_argument("-q", "--quiet", action="store_true",
+    parser.add_argument("-q", "--quiet", action="store_true", dest="silent",
                         help="print only the report and errors: no progress, notes or "
                              "warnings on stderr (as sacrebleu's -q)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -69,8 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=command.help)
         command.arguments(p)
         taken = {o for a in p._actions for o in a.option_strings}
-        # after the command too (`llgui score B -q`); SUPPRESS keeps `llgui -q score B`'s value
-        p.add_argument(*[o for o in ("-q", "--quiet") if o not in taken], dest="quiet",
+        # after the command too (`llgui score B -q`); SUPPRESS keeps `llgui -q score B`'s value.
+        # simulate's own --quiet (no progress bar, warnings still said) keeps its meaning.
+        p.add_argument(*[o for o in ("-q", "--quiet") if o not in taken], dest="silent",
                        action="store_true", default=argparse.SUPPRESS,
                        help="print only the report and errors on stderr")
     return parser
@@ -458,10 +459,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     unusable = options.check_environment()
                 except ValueError as error:
                     raise UsageError(str(error)) from None
-                if unusable and not args.quiet:   # skipped, as a read-only cache is
+                if unusable and not args.silent:   # skipped, as a read-only cache is
                     print(f"llgui {args.command}: the cache is not used ({unusable})",
                           file=sys.stderr)
-            with _quiet_stderr(args.quiet):
+            with _quiet_stderr(args.silent):
                 text = COMMANDS[args.command].run(args)
     except KeyboardInterrupt as stop:   # Ctrl-C, SIGTERM, SIGHUP: the job was stopped, its
         # children ended (simulate: the system's process group, run.json marked partial)

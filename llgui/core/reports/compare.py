@@ -82,7 +82,7 @@ class Comparison:
                         "unit": m.resampling.rsplit(":", 1)[1]}
                 if k > 0:
                     # the plain metric only: the published curves are of corpus scores
-                    item["effect"] = effect_entry(m.key, e.score - base.score)
+                    item["effect"] = effect_entry(m.key, e.score - base.score, m.signature)
                 entry[m.key] = item
             systems.append({"name": name, "metrics": entry})
         return {

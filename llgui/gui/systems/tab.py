@@ -167,6 +167,8 @@ class LeaderboardModel(QAbstractTableModel):
                     effect.get("human_agreement", None)
                 cells["s_base_agree_known"] = effect is not None and \
                     effect.get("human_agreement") is not None
+                cells["s_base_agree_reading"] = None if effect is None else \
+                    effect.get("reading")
         cells["baseline"] = self.comparison is not None and \
             self.comparison["baseline"] == system
         return cells
@@ -238,7 +240,7 @@ class LeaderboardModel(QAbstractTableModel):
             if self.comparison is None or row.get("s_base_test") is None:
                 return "–"
             if not row.get("s_base_agree_known"):
-                return "none known"
+                return row.get("s_base_agree_reading") or "none known"
             return f"{100 * row[key]:.1f}%"
         test = row.get(f"{key.rsplit('_', 1)[0]}_test")
         if test is None or _missing(row.get(key)):

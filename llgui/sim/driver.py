@@ -40,7 +40,7 @@ from llgui.core.penalty import PenaltyAccumulator, feedback_of, make_track
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
 from llgui.sim import protocol as P
 from llgui.sim.oracles import Move, Oracle, RefIndex, View, step_for
-from llgui.sim.output import RunWriter
+from llgui.sim.output import RunWriter, run_name
 from llgui.sim.process import SystemProcess
 
 DEFAULT_BUDGET_SHARE = 0.6     # MT: 60 % of the document's reference words (ALLIES plans)
@@ -261,13 +261,16 @@ class Session:
         """Start the system and exchange hellos."""
         self.started = _now()
         self.out.mkdir(parents=True, exist_ok=True)
-        self.writer = RunWriter(self.out, self.bundle)
+        self.writer = RunWriter(self.out, self.bundle,
+                                run_name(self.system_name, self.oracle.name))
         self.process = SystemProcess(self.command, self.out / "system.stderr", cwd=self.cwd)
         self._send(P.Hello(self.bundle.task, self.seed))
         message, _ = self._receive("hello (start-up counts in --timeout)")
         if not isinstance(message, P.SystemHello):
             raise self._fault(f"expected hello, got {message.type}")
         self.hello = message
+        if self.writer.run_name is None:   # named by its hello
+            self.writer.run_name = run_name(message.name, self.oracle.name)
         return message
 
     # -- documents ------------------------------------------------------------------------------

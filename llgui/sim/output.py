@@ -63,6 +63,15 @@ def source_tables(bundle: Bundle) -> dict[str, dict]:
     return out
 
 
+def run_name(system: str | None, oracle: str | None) -> str | None:
+    """The name of a run's bundle: its system and oracle, "diar_clusters (allies)", as
+    `compare` tells runs apart (`llgui.io.run_names`); None without a system name."""
+    system = (system or "").strip()
+    if not system:
+        return None
+    return f"{system} ({oracle})" if oracle else system
+
+
 def safe_name(doc_id: str) -> str:
     """A document id as a file name: injective and inside hyp/ (`llgui.utils.names`)."""
     return _safe_name(doc_id, "doc")
@@ -71,9 +80,10 @@ def safe_name(doc_id: str) -> str:
 class RunWriter:
     """Writes one run's folder as it happens."""
 
-    def __init__(self, out: str | Path, bundle: Bundle):
+    def __init__(self, out: str | Path, bundle: Bundle, run_name: str | None = None):
         self.out = Path(out)
         self.bundle = bundle
+        self.run_name = run_name   # "SYSTEM (ORACLE)": the bundle's name (`run_name`)
         self.tables = source_tables(bundle)
         self.documents: list[tuple[str, str]] = []  # (doc id, hyp file relative to out)
         self.steps = 0
@@ -149,7 +159,8 @@ class RunWriter:
         write_bundle(self.out / "bundle.toml",
                      comment="Written by llgui simulate: h0 of every document as the "
                              "hypothesis, the interaction log of the run.",
-                     task=b.task, name=(b.name or "bundle") + " (simulated)",
+                     task=b.task,
+                     name=self.run_name or (b.name or "bundle") + " (simulated)",
                      metrics=b.metrics, settings=b.settings, cost=b.cost.to_dict(),
                      documents=documents, log="logs/system.jsonl" if self.steps else None)
 

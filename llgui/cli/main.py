@@ -286,6 +286,11 @@ def _arguments_simulate(p: argparse.ArgumentParser) -> None:
                         "exit after bye; past it the run ends with exit 3 (default: 30). A "
                         "message is at most 16 MiB. SIGTERM, SIGINT or SIGHUP end the system's "
                         "process group and write run.json marked partial")
+    p.add_argument("--startup-timeout", type=options.number(above=0,
+                                                            maximum=options.MAX_SECONDS),
+                   default=None, metavar="SEC",
+                   help="seconds the system may take to start and send its hello (loading a "
+                        "model), instead of --timeout (default: --timeout)")
     p.add_argument("--out", type=Path, required=True, metavar="DIR",
                    help="the run folder: bundle.toml, hyp/, logs/system.jsonl, run.json, "
                         "system.stderr, and ref/ src/ for documents cut by lines or docids "

@@ -2,7 +2,7 @@
 
     llgui simulate BUNDLE --system [NAME=]"COMMAND" ... [--oracle NAME ...] [--budget X]
                    [--mode active|interactive|none] [--interactive-ratio R] [--seed S]
-                   [--timeout SEC] --out DIR [--format table|json|csv] [--quiet]
+                   [--timeout SEC] [--startup-timeout SEC] --out DIR [--format table|json|csv] [--quiet]
 
 One run: one row per document and metric (S_base, S_adapt, S_pen, MSR, cost); JSON is
 run.json. Several systems or oracles: the panel of evaluated oracles; JSON is panel.json.
@@ -20,6 +20,9 @@ from llgui.sim.run import Simulation, run_simulation
 def simulate_command(args) -> str:
     if args.timeout <= 0:
         raise ValueError("--timeout must be > 0 seconds")
+    startup = getattr(args, "startup_timeout", None)
+    if startup is not None and not startup > 0:
+        raise ValueError("--startup-timeout must be > 0 seconds")
     if args.budget is not None and not args.budget >= 0:
         raise ValueError("--budget must be >= 0")
     if args.interactive_ratio is not None and not 0 <= args.interactive_ratio <= 1:
@@ -29,7 +32,7 @@ def simulate_command(args) -> str:
         sim = run_simulation(
             args.bundle, args.system, args.oracle or ["allies"], args.out,
             budget=args.budget, mode=args.mode, interactive_ratio=args.interactive_ratio,
-            seed=args.seed, timeout=args.timeout, progress=progress,
+            seed=args.seed, timeout=args.timeout, startup_timeout=startup, progress=progress,
             on_step=getattr(progress, "on_step", None))
     finally:
         close()

@@ -162,6 +162,7 @@ class Session:
                  out: str | Path, *, system_name: str | None = None, mode: str | None = None,
                  interactive_ratio: float | None = None, budget: float | None = None,
                  seed: int = 0, timeout: float = 30.0, cwd: str | Path | None = None,
+                 startup_timeout: float | None = None,
                  should_stop: Callable[[], bool] | None = None,
                  on_step: Callable[[StepRecord], None] | None = None):
         if bundle.task not in ("mt", "diarization"):
@@ -173,6 +174,8 @@ class Session:
         self.system_name = system_name
         self.mode, self.ratio, self.budget, self.seed = mode, interactive_ratio, budget, seed
         self.timeout, self.cwd = float(timeout), cwd
+        # the wait for hello (start-up: loading a model); None: `timeout`, as every reply
+        self.startup_timeout = None if startup_timeout is None else float(startup_timeout)
         self.should_stop, self.on_step = should_stop, on_step
         self.metrics = list(bundle.metrics)
         view_metric = VIEW_METRIC[bundle.task]
@@ -194,12 +197,15 @@ class Session:
 
     # -- the system -----------------------------------------------------------------------------
 
-    def _receive(self, owed: str | None = None) -> tuple[P.SystemMessage, float]:
+    def _receive(self, owed: str | None = None,
+                 timeout: float | None = None) -> tuple[P.SystemMessage, float]:
         """The system's next message, parsed, and how long it took (seconds). `owed`: what
-        the system owes now, named when it sends nothing in time."""
+        the system owes now, named when it sends nothing in time; `timeout`: the wait
+        (default `self.timeout`)."""
         t0 = time.perf_counter()
         try:
-            raw = self.process.receive(self.timeout, self.should_stop)
+            raw = self.process.receive(self.timeout if timeout is None else timeout,
+                                       self.should_stop)
         except P.ProtocolFault as fault:
             reason = fault.reason
             if owed and reason.startswith("no reply within"):
@@ -265,7 +271,11 @@ class Session:
                                 run_name(self.system_name, self.oracle.name))
         self.process = SystemProcess(self.command, self.out / "system.stderr", cwd=self.cwd)
         self._send(P.Hello(self.bundle.task, self.seed))
-        message, _ = self._receive("hello (start-up counts in --timeout)")
+        if self.startup_timeout is None:
+            message, _ = self._receive("hello (start-up counts in --timeout)")
+        else:
+            message, _ = self._receive("hello (start-up counts in --startup-timeout)",
+                                       self.startup_timeout)
         if not isinstance(message, P.SystemHello):
             raise self._fault(f"expected hello, got {message.type}")
         self.hello = message
@@ -584,6 +594,7 @@ class Session:
             "budget": self.budget,
             "seed": self.seed,
             "timeout": self.timeout,
+            "startup_timeout": self.startup_timeout,
             "llgui": __version__,
             "started": self.started,
             "ended": _now(),

@@ -145,6 +145,7 @@ def run_simulation(
     interactive_ratio: float | None = None,
     seed: int = 0,
     timeout: float = 30.0,
+    startup_timeout: float | None = None,
     progress: Callable[[float], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     on_step: Callable | None = None,
@@ -186,7 +187,8 @@ def run_simulation(
                     progress((k + f) / total)
             session = Session(bundle, spec.command, oracle, folder, system_name=spec.name,
                               mode=mode, interactive_ratio=interactive_ratio, budget=budget,
-                              seed=seed, timeout=timeout, should_stop=should_stop,
+                              seed=seed, timeout=timeout, startup_timeout=startup_timeout,
+                              should_stop=should_stop,
                               on_step=on_step)
             try:
                 result = session.run(sub)

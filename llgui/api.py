@@ -133,9 +133,11 @@ def _policy(spec: str | Path):
 
 
 def score_report(bundle, metrics: Sequence[str] | None = None, policy_spec=None,
-                 mode: str = "paper") -> dict:
+                 mode: str = "paper", include_partial: bool = False) -> dict:
     """The `score` report: per-metric pooled score and signature, aggregates, per-document
-    scores (a detection bundle gives the `det` report)."""
+    scores (a detection bundle gives the `det` report). Documents cut short (a run stopped in
+    them: `bundle.partial`) are marked and left out of the aggregates unless
+    `include_partial` (`report["partial"]` says so)."""
     from llgui.core.reports import commands as reports
 
     bundle = _bundle(bundle)
@@ -149,7 +151,8 @@ def score_report(bundle, metrics: Sequence[str] | None = None, policy_spec=None,
     if mode == "llmt" and (bundle.task != "mt" or "bleu" not in metrics):
         raise UsageError("mode llmt is the WMT lifelong MT scorer: it needs an MT bundle and "
                          "the bleu metric")
-    return reports.score_report(bundle, metrics, chosen, mode=mode)
+    return reports.score_report(bundle, metrics, chosen, mode=mode,
+                                include_partial=include_partial)
 
 
 def replay_report(bundle, doc: str | None = None, metric: str | None = None,
@@ -193,7 +196,10 @@ def replay_report(bundle, doc: str | None = None, metric: str | None = None,
         raise UsageError(str(error)) from None
     result = run_replay(track, bundle.steps_of(document.id), bundle.cost, doc=document.id,
                         mode=mode, memorise=twin)
-    return reports.replay_report(result)
+    report = reports.replay_report(result)
+    if document.id in (getattr(bundle, "partial", ()) or ()):
+        report["partial"] = True   # cut short: the run stopped in this document
+    return report
 
 
 def _some_ids(bundle) -> str:

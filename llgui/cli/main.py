@@ -140,6 +140,9 @@ def _arguments_score(p: argparse.ArgumentParser) -> None:
                    help="penalised scores: paper (equation 1 summed over steps) or llmt (the "
                         "WMT 2020/21 lifelong MT scorer, BLEU only, pooled over the stream) "
                         "(default: paper)")
+    p.add_argument("--include-partial", action="store_true",
+                   help="count documents cut short (a run stopped in them, `partial = true`) "
+                        "in the pooled scores and means (default: listed, marked, left out)")
     _format_flag(p)
 
 
@@ -597,7 +600,8 @@ def cmd_score(args) -> str:
         if bundle.task == "detection":
             return _det_output(api.det_report(bundle), args.format)
         with _scoring(args):
-            report = api.score_report(bundle, args.metric, args.policy, mode=args.mode)
+            report = api.score_report(bundle, args.metric, args.policy, mode=args.mode,
+                                      include_partial=args.include_partial)
     if args.format == "json":
         return export.to_json(report)
     if args.format == "csv":

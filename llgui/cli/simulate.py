@@ -45,7 +45,7 @@ def run_rows(sim: Simulation) -> tuple[list[str], list[list[object]]]:
     rows = []
     for doc in sim.outcomes[0].result.documents:
         for metric, s in doc.scores.items():
-            rows.append([doc.doc, metric, doc.mode, doc.steps, doc.cost, doc.budget,
+            rows.append([doc.doc + (" (cut short)" if doc.partial else ""), metric, doc.mode, doc.steps, doc.cost, doc.budget,
                          s["s_base"], s["s_adapt"], s["s_pen"], s.get("msr")])
     return header, rows
 

@@ -74,6 +74,7 @@ class DocumentResult:
     scores: dict           # metric -> {"s_base", "s_adapt", "s_pen", "msr"?}
     errors: dict = field(default_factory=dict)  # metric -> (final errors, reference size)
     feedback: dict = field(default_factory=dict)  # metric -> feedback in its error unit (MSR)
+    partial: bool = False   # cut short: the run stopped before the document's end
 
 
 @dataclass(frozen=True)
@@ -520,6 +521,15 @@ class Session:
         """Close the current document: end_document to the system, its summary."""
         state = self._doc_state
         self._send(P.EndDocument(state.document.id))
+        result = self._summary(state)
+        self.writer.end_document(state.document.id)
+        self.results.append(result)
+        self._doc_state = None
+        self.doc, self.step = None, 0
+        return result
+
+    def _summary(self, state, partial: bool = False) -> DocumentResult:
+        """The document's scores as they stand: at its end, or where the run stopped."""
         scores, errors, feedback = {}, {}, {}
         for m in self.metrics + [e for e in error_metrics(self.bundle.task)
                                  if e in self._score_metrics and e not in self.metrics]:
@@ -535,12 +545,8 @@ class Session:
                 errors[m] = track.metric.errors(state.scores.last[m].stats)
                 feedback[m] = state.scores.sums[m].feedback
             scores[m] = entry
-        result = DocumentResult(state.document.id, state.mode, state.budget, state.steps,
-                                state.cost, scores, errors, feedback)
-        self.results.append(result)
-        self._doc_state = None
-        self.doc, self.step = None, 0
-        return result
+        return DocumentResult(state.document.id, state.mode, state.budget, state.steps,
+                              state.cost, scores, errors, feedback, partial)
 
     # -- the end --------------------------------------------------------------------------------
 
@@ -583,6 +589,7 @@ class Session:
             self.writer.close()
 
     def _write_run(self, code: int, error: str | None) -> RunResult:
+        results = self._results_so_far()
         run = {
             "system": {"name": self.system_name or (self.hello.name if self.hello else ""),
                        "version": self.hello.version if self.hello else "",
@@ -603,13 +610,29 @@ class Session:
             "error": error,
             "metrics": self.metrics,
             "documents": [{"doc": r.doc, "mode": r.mode, "budget": r.budget, "steps": r.steps,
-                           "cost": r.cost, "scores": r.scores} for r in self.results],
+                           "cost": r.cost, "scores": r.scores,
+                           **({"partial": True} if r.partial else {})}
+                          for r in results],
         }
+        cut = [d["doc"] for d in run["documents"] if d.get("partial")]
+        run["cut_short"] = cut   # documents with h0 and steps the stop cut off
         run = _finite(run)
         if self.writer is not None:
             self.writer.write_run(run)
             self.writer.close()
-        return RunResult(self.out, run, tuple(self.results), error)
+        return RunResult(self.out, run, tuple(results), error)
+
+    def _results_so_far(self) -> list[DocumentResult]:
+        """Every document with its h0: the ended ones, then the one the run stopped in
+        (marked partial), scored as it stood."""
+        results = list(self.results)
+        state = self._doc_state
+        if state is not None and not any(r.doc == state.document.id for r in results):
+            try:
+                results.append(self._summary(state, partial=True))
+            except Exception:   # noqa: BLE001 - a summary must never hide the run's own error
+                pass
+        return results
 
     def run(self, progress: Callable[[float], None] | None = None) -> RunResult:
         """Run every document to the end; ProtocolFault / Cancelled propagate after the

@@ -95,8 +95,9 @@ class Simulation:
 
 
 def run_summary(result: RunResult, metric: str, msr_metric: str | None) -> PanelRun:
-    """Means over documents of S_base, S_adapt, S_pen (`metric`), the pooled MSR."""
-    docs = result.documents
+    """Means over documents of S_base, S_adapt, S_pen (`metric`), the pooled MSR; documents
+    cut short (the run stopped in them) are left out, as every report leaves them out."""
+    docs = [d for d in result.documents if not d.partial]
     def mean(key):
         values = [d.scores[metric][key] for d in docs if metric in d.scores
                   and d.scores[metric][key] is not None]

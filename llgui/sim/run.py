@@ -45,9 +45,9 @@ class SystemSpec:
 
 
 def parse_system(spec: str, python: str = sys.executable) -> SystemSpec:
-    """`[NAME=]COMMAND`; a bare reference-system name (static, mt_memory, diar_clusters,
-    diar_audio)
-    runs `python -m llgui.systems.NAME`."""
+    """`[NAME=]COMMAND`; a reference-system name (static, mt_memory, diar_clusters,
+    diar_audio), with its options if any (`diar_clusters --global-speakers`), runs
+    `python -m llgui.systems.NAME [OPTIONS]`."""
     name = None
     text = spec.strip()
     head, sep, rest = text.partition("=")
@@ -61,6 +61,9 @@ def parse_system(spec: str, python: str = sys.executable) -> SystemSpec:
         raise ValueError(f"--system {spec!r}: {exc}") from None
     if not argv:
         raise ValueError(f"--system {spec!r}: empty command")
+    if argv[0] in REFERENCE_SYSTEMS:   # a reference system with its options
+        return SystemSpec(name or argv[0], (python, "-m", f"llgui.systems.{argv[0]}",
+                                            *argv[1:]))
     if len(argv) == 1 and "/" not in argv[0] and shutil.which(argv[0]) is None:
         # one word that is no program: a mistyped reference system is the user's error (exit
         # 2), not the system's failure to start (exit 3)

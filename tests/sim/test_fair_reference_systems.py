@@ -92,3 +92,56 @@ def test_diar_clusters_carries_merges_only_when_told_labels_are_global(diar_runs
     assert changed, "with --global-speakers a merge of the first meeting carries on"
     assert _turns(run / "hyp" / "EN2002a.rttm", "EN2002a.Mix-Headset") == _turns(
         root / "rttm_test_vb", "EN2002a.Mix-Headset")
+
+
+# -- mt_memory on Japanese ----------------------------------------------------------------------
+
+JA_REFS = [
+    ["今日は機械翻訳の研究について話します。", "機械翻訳は多くの言語で使われています。",
+     "私たちの機械翻訳システムは新しいです。", "学生は機械翻訳を毎日使います。",
+     "この会議では機械翻訳の評価を議論します。", "機械翻訳の品質は向上しました。"],
+    ["新しい機械翻訳の論文を読みました。", "先生は機械翻訳が好きです。",
+     "機械翻訳の速度も大切です。", "明日も機械翻訳について学びます。"],
+]
+"""A term every sentence repeats; the hypothesis writes it wrong everywhere (通訳 for 翻訳)."""
+
+
+@pytest.fixture(scope="module")
+def ja_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ja")
+    lines = ['[bundle]', 'task = "mt"', 'name = "ja"', 'metrics = ["chrf"]']
+    for k, refs in enumerate(JA_REFS):
+        (folder / f"ref{k}.ja").write_text("\n".join(refs) + "\n", encoding="utf-8")
+        (folder / f"hyp{k}.ja").write_text(
+            "\n".join(r.replace("機械翻訳", "機械通訳") for r in refs) + "\n", encoding="utf-8")
+        lines += ['', '[[documents]]', f'id = "d{k}"', f'time = {k}',
+                  f'references = ["ref{k}.ja"]', f'hypothesis = "hyp{k}.ja"']
+    bundle = folder / "bundle.toml"
+    bundle.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = folder / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "llgui", "simulate", str(bundle), "--system", "mt_memory",
+         "--oracle", "worst-first", "--mode", "interactive", "--budget", "25",
+         "--out", str(out), "--quiet"], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_mt_memory_generalises_below_the_word_on_japanese(ja_run, capsys):
+    from sacrebleu.metrics import CHRF
+
+    from llgui.cli.main import main
+
+    assert main(["replay", str(ja_run / "bundle.toml"), "--doc", "d0", "--format",
+                 "json"]) == 0
+    replay = json.loads(capsys.readouterr().out)
+    assert len(replay["steps"]) == 1   # one sentence corrected (the budget: 25 characters)
+    net = replay["s_pen"] - replay["s_pen_memorise"]
+    assert net > 0, replay
+    # the correction reached every other sentence: after the one step, every line is its
+    # reference (chrF 100 from sacrebleu on the adapted lines)
+    refs = JA_REFS[0]
+    assert replay["s_adapt"] == pytest.approx(CHRF().corpus_score(refs, [refs]).score)
+    # and the next document starts from what was learned: its h0 is its reference
+    h0 = (ja_run / "hyp" / "d1.txt").read_text(encoding="utf-8").splitlines()
+    assert h0 == JA_REFS[1]

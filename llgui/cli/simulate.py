@@ -69,6 +69,8 @@ def report(sim: Simulation, fmt: str) -> str:
     what = (f"S_* are means over documents of {sim.metric}; MSR (pooled, %) from "
             f"{sim.panel.msr_metric}; weight = max(0, 1 - best MSR of the oracle)"
             if sim.panel is not None else "scores in %; MSR from error-count metrics")
+    if sim.panel is not None and sim.panel.notes:
+        what += "\n" + "\n".join(sim.panel.notes)
     where = (f"written to {sim.out}/SYSTEM/ORACLE/ and {sim.out}/panel.json"
              if sim.panel is not None
              else f"written to {sim.out} (open: llgui {sim.out}/bundle.toml)")

@@ -75,6 +75,18 @@ class DocumentResult:
     errors: dict = field(default_factory=dict)  # metric -> (final errors, reference size)
     feedback: dict = field(default_factory=dict)  # metric -> feedback in its error unit (MSR)
     partial: bool = False   # cut short: the run stopped before the document's end
+    curve: tuple = ()       # ((cumulative cost, {metric: S_pen}), ...) after each step
+
+    def s_pen_at(self, metric: str, cost: float) -> float | None:
+        """S_pen of `metric` read on the document's learning curve at `cost`: after the last
+        step whose cumulative cost is within it (S_base before any; the final S_pen past
+        the last step, the system having stopped asking)."""
+        value = self.scores.get(metric, {}).get("s_base")
+        for cum_cost, s_pen in self.curve:
+            if cum_cost > cost + 1e-9:
+                break
+            value = s_pen.get(metric, value)
+        return value
 
 
 @dataclass(frozen=True)
@@ -427,6 +439,7 @@ class Session:
         step = step_for(move, document.id, self.step, initiative, cost, adapted)
         scores = state.scores.add(step, cost)
         state.steps += 1
+        state.curve.append((state.cost, {m: v[3] for m, v in scores.items()}))
         if isinstance(move.target, SentenceTarget):
             view.corrected_sentences.add(move.target.sentence - 1)
         else:
@@ -546,7 +559,8 @@ class Session:
                 feedback[m] = state.scores.sums[m].feedback
             scores[m] = entry
         return DocumentResult(state.document.id, state.mode, state.budget, state.steps,
-                              state.cost, scores, errors, feedback, partial)
+                              state.cost, scores, errors, feedback, partial,
+                              tuple(state.curve))
 
     # -- the end --------------------------------------------------------------------------------
 
@@ -670,6 +684,7 @@ class _DocState:
         self.document, self.mode, self.budget = document, mode, budget
         self.scores, self.view = scores, view
         self.steps, self.done = 0, False
+        self.curve: list = []   # (cumulative cost, {metric: S_pen}) after each step
         self.turns: dict[tuple, Turn] = {}     # (start, end, speaker) -> the Turn made once
 
     @property

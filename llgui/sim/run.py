@@ -17,7 +17,7 @@ import math
 import shlex
 import shutil
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -112,6 +112,31 @@ def run_summary(result: RunResult, metric: str, msr_metric: str | None) -> Panel
     return PanelRun(system="", oracle="", s_base=mean("s_base"), s_adapt=mean("s_adapt"),
                     s_pen=mean("s_pen"), msr=msr, cost=float(sum(d.cost for d in docs)),
                     exit=result.exit)
+
+
+def equal_spend(outcomes: Sequence[RunOutcome], metric: str
+                ) -> tuple[dict[tuple[str, str], float | None], dict[str, float | None]]:
+    """Each run's S_pen at equal spend (`oracle_panel`): per oracle and document, the common
+    cost is the least any system's run spent on the document; each run's S_pen is read on
+    its learning curve there (`DocumentResult.s_pen_at`) and averaged over the documents
+    every run of the oracle completed. Returns ({(system, oracle): S_pen@equal}, {oracle:
+    the common cost summed over those documents})."""
+    equal: dict[tuple[str, str], float | None] = {}
+    common: dict[str, float | None] = {}
+    for oracle in dict.fromkeys(o.oracle for o in outcomes):
+        done = [o for o in outcomes if o.oracle == oracle and o.result is not None]
+        if not done:
+            common[oracle] = None
+            continue
+        docs = [{d.doc: d for d in o.result.documents if not d.partial} for o in done]
+        ids = [i for i in docs[0] if all(i in d for d in docs[1:])]
+        least = {i: min(d[i].cost for d in docs) for i in ids}
+        common[oracle] = float(sum(least.values())) if ids else None
+        for o, by_id in zip(done, docs):
+            values = [by_id[i].s_pen_at(metric, least[i]) for i in ids]
+            values = [v for v in values if v is not None]
+            equal[(o.system, o.oracle)] = float(sum(values) / len(values)) if values else None
+    return equal, common
 
 
 def _inputs(bundle) -> list[str]:
@@ -213,7 +238,9 @@ def run_simulation(
             summary = run_summary(o.result, metric, msr_metric)
             runs.append(PanelRun(o.system, o.oracle, summary.s_base, summary.s_adapt,
                                  summary.s_pen, summary.msr, summary.cost, summary.exit))
-        panel = make_panel(runs, metric, msr_metric)
+        equal, common = equal_spend(outcomes, metric)
+        runs = [replace(r, s_pen_equal=equal.get((r.system, r.oracle))) for r in runs]
+        panel = make_panel(runs, metric, msr_metric, common)
         data = panel.to_dict()
         data["runs"] = [dict(r, folder=str(o.out.relative_to(out)))
                         for r, o in zip(data["runs"], outcomes)]

@@ -241,6 +241,11 @@ class SimulateDialog(QDialog):
                 table.setItem(r, c, QTableWidgetItem(text))
         table.resizeColumnsToContents()
         table.setVisible(True)
+        if panel.notes:   # what the panel combines; where its figures disagree (issue 32)
+            table.setToolTip("\n".join(panel.notes))
+            disagree = [n for n in panel.notes[1:]]
+            if disagree:
+                self.status.setText(self.status.text() + " " + " ".join(disagree))
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         if self.jobs.is_running(KEY):

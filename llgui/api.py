@@ -438,18 +438,23 @@ def _frame(rows: list[dict], index: str | None, attrs: Mapping) -> "pandas.DataF
 
 
 def score(bundle, metrics: Sequence[str] | None = None, *, policy: str | Path | None = None,
-          mode: str = "paper") -> "pandas.DataFrame":
+          mode: str = "paper", include_partial: bool = False) -> "pandas.DataFrame":
     """One row per document (index: its id): its time, the score of each metric and, with an
-    interaction log, `METRIC.s_base`, `.s_adapt`, `.s_pen`. `.attrs`: `pooled` (the corpus
-    scores, which are not the mean of the rows), `signatures`, `settings`, `aggregates`,
-    `penalised` and `report`. A detection bundle gives `det`'s table."""
+    interaction log, `METRIC.s_base`, `.s_adapt`, `.s_pen`; a run's bundle also has
+    `partial` (True for a document cut short: the run stopped in it). `.attrs`: `pooled` (the
+    corpus scores, which are not the mean of the rows), `signatures`, `settings`,
+    `aggregates`, `penalised`, `partial` (which documents were cut short and left out of the
+    aggregates, unless `include_partial`) and `report`. A detection bundle gives `det`'s
+    table."""
     bundle = _bundle(bundle)
-    report = score_report(bundle, metrics, policy, mode)
+    report = score_report(bundle, metrics, policy, mode, include_partial)
     if bundle.task == "detection":
         return _det_frame(report)
     rows = []
     for entry in report["documents"]:
         row = {"document": entry["id"], "time": entry["time"], **entry["scores"]}
+        if bundle.partial:
+            row["partial"] = bool(entry.get("partial", False))
         for metric, values in entry.get("penalised", {}).items():
             for key in ("s_base", "s_adapt", "s_pen"):
                 row[f"{metric}.{key}"] = values[key]
@@ -461,7 +466,7 @@ def score(bundle, metrics: Sequence[str] | None = None, *, policy: str | Path | 
         "pooled": {m: v["score"] for m, v in metrics_part.items()},
         "signatures": {m: v["signature"] for m, v in metrics_part.items()},
         "aggregates": report["aggregates"], "penalised": report.get("penalised", {}),
-        "report": report})
+        "partial": report.get("partial"), "report": report})
 
 
 def replay(bundle, doc: str | None = None, metric: str | None = None, *,

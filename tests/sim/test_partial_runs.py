@@ -206,3 +206,48 @@ def test_the_window_marks_it(stopped, qtbot, monkeypatch, tmp_path):
     assert "1 of 2 documents</b>" in text and "1 of 2 documents cut short, left out" in text
     window.jobs.shutdown(2000)
     window.close()
+
+
+def test_the_python_api_marks_it_and_its_pooled_score_leaves_it_out(stopped):
+    from sacrebleu.metrics import BLEU
+
+    import llgui
+
+    _, out = stopped
+    frame = llgui.score(out / "bundle.toml")
+    assert frame["partial"].to_dict() == {FIRST: False, SECOND: True}
+    assert frame.attrs["partial"]["note"] == "1 of 2 documents cut short, left out"
+    doc = load_bundle(out / "bundle.toml").document(FIRST)
+    assert frame.attrs["pooled"]["bleu"] == pytest.approx(
+        BLEU().corpus_score(list(doc.hypothesis), [list(doc.references[0])]).score, abs=1e-9)
+    assert llgui.score(out / "bundle.toml", include_partial=True).attrs["partial"][
+        "left_out"] is False
+
+
+def test_a_campaign_online_run_cut_short_is_marked_and_pooled_without_it(stopped, capsys,
+                                                                          monkeypatch):
+    from sacrebleu.metrics import BLEU
+
+    _, out = stopped
+    monkeypatch.setenv("LLGUI_CACHE_DIR", str(out.parent / "cache"))
+    campaign = out.parent / "campaign.toml"
+    cell = out.parent / "sys" / "M00" / "b1.drm"
+    cell.parent.mkdir(parents=True, exist_ok=True)
+    cell.write_bytes((DEMO / "mt" / "hyp" / (FIRST + ".drm")).read_bytes())
+    campaign.write_text(
+        '[campaign]\nname = "cut"\ntask = "mt"\nmetrics = ["bleu"]\n\n'
+        f'[[batches]]\nid = "b1"\ntime = "2023-01-15"\n'
+        f'references = "{DEMO / "mt" / "ref" / (FIRST + ".drm")}"\n\n'
+        f'[[systems]]\nname = "learner"\nmodels = [{{id = "M00", time = "2023-01-01"}}]\n'
+        f'hypotheses = "{out.parent / "sys" / "{model}" / "{batch}.drm"}"\n'
+        f'bundle = "{out / "bundle.toml"}"\n', encoding="utf-8")
+    assert main(["campaign", str(campaign), "--workers", "0", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    board = report["systems"][0]["leaderboard"]["bleu"]
+    assert board["partial"] == "1 of 2 documents cut short, left out"
+    doc = load_bundle(out / "bundle.toml").document(FIRST)
+    assert board["s_base"] == pytest.approx(
+        BLEU().corpus_score(list(doc.hypothesis), [list(doc.references[0])]).score, abs=1e-9)
+    assert main(["campaign", str(campaign), "--workers", "0"]) == 0
+    table = capsys.readouterr().out
+    assert "learner (cut short)" in table and "1 of 2 documents cut short" in table

@@ -96,13 +96,14 @@ def score_report(bundle, metrics: Sequence[str], policy=None, mode: str = "paper
     if policy:
         report["policy"] = {"name": policy[0], **policy[1].to_dict()}
     for r in results:
-        report["metrics"][r.name] = {"score": r.pooled, "signature": r.signature,
-                                     "higher_is_better": r.metric.higher_is_better,
-                                     "components": tidy(dict(r.pooled_components()))}
         counted = r if not left_out else MetricScores(
             r.metric, tuple(d for i, d in enumerate(r.documents) if i not in left_out))
-        aggregate = {"pooled": counted.pooled if counted.documents else math.nan,
-                     "mean": counted.mean}
+        pooled = counted.pooled if counted.documents else math.nan
+        report["metrics"][r.name] = {"score": pooled, "signature": r.signature,
+                                     "higher_is_better": r.metric.higher_is_better,
+                                     "components": tidy(dict(counted.pooled_components()))
+                                     if counted.documents else {}}
+        aggregate = {"pooled": pooled, "mean": counted.mean}
         if weights is not None:
             aggregate["policy"] = r.weighted(np.where(
                 [i in left_out for i in range(len(r.documents))], 0.0, weights))

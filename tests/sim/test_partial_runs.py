@@ -80,7 +80,7 @@ def stopped(request, tmp_path_factory):
     proc = subprocess.Popen(
         [sys.executable, "-m", "llgui", "simulate", str(_two_documents(folder)),
          "--system", f"mt_memory={sys.executable} {system} {marker} {CUT_AT}",
-         "--oracle", "worst-first", "--mode", "interactive", "--budget", "200",
+         "--oracle", "worst-first", "--mode", "interactive", "--budget", "80",
          "--timeout", "120", "--out", str(out), "--quiet"],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

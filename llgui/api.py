@@ -148,9 +148,11 @@ def _policy(spec: str | Path):
 
 
 def score_report(bundle, metrics: Sequence[str] | None = None, policy_spec=None,
-                 mode: str = "paper") -> dict:
+                 mode: str = "paper", include_partial: bool = False) -> dict:
     """The `score` report: per-metric pooled score and signature, aggregates, per-document
-    scores (a detection bundle gives the `det` report)."""
+    scores (a detection bundle gives the `det` report). Documents cut short (a run stopped in
+    them: `bundle.partial`) are marked and left out of the aggregates unless
+    `include_partial` (`report["partial"]` says so)."""
     from llgui.core.reports import commands as reports
 
     bundle = _bundle(bundle)
@@ -164,7 +166,8 @@ def score_report(bundle, metrics: Sequence[str] | None = None, policy_spec=None,
     if mode == "llmt" and (bundle.task != "mt" or "bleu" not in metrics):
         raise UsageError("mode llmt is the WMT lifelong MT scorer: it needs an MT bundle and "
                          "the bleu metric")
-    report = reports.score_report(bundle, metrics, chosen, mode=mode)
+    report = reports.score_report(bundle, metrics, chosen, mode=mode,
+                                  include_partial=include_partial)
     question = _question_value(bundle, metrics[0])
     if question is not None:   # run and documents; the steps are replay's and effort's
         report["question_value"] = {k: v for k, v in question.items() if k != "steps"}
@@ -225,6 +228,8 @@ def replay_report(bundle, doc: str | None = None, metric: str | None = None,
         effort = ipmt_effort(bundle.steps_of(document.id), {document.id: document.references[0]})
         if effort is not None:
             report["ipmt"] = effort.to_json()
+    if document.id in (getattr(bundle, "partial", ()) or ()):
+        report["partial"] = True   # cut short: the run stopped in this document
     return report
 
 
@@ -636,18 +641,23 @@ def _time_column(values: "pandas.Series") -> "pandas.Series":
 
 
 def score(bundle, metrics: Sequence[str] | None = None, *, policy: str | Path | None = None,
-          mode: str = "paper") -> "pandas.DataFrame":
+          mode: str = "paper", include_partial: bool = False) -> "pandas.DataFrame":
     """One row per document (index: its id): its time, the score of each metric and, with an
-    interaction log, `METRIC.s_base`, `.s_adapt`, `.s_pen`. `.attrs`: `pooled` (the corpus
-    scores, which are not the mean of the rows), `signatures`, `settings`, `aggregates`,
-    `penalised` and `report`. A detection bundle gives `det`'s table."""
+    interaction log, `METRIC.s_base`, `.s_adapt`, `.s_pen`; a run's bundle also has
+    `partial` (True for a document cut short: the run stopped in it). `.attrs`: `pooled` (the
+    corpus scores, which are not the mean of the rows), `signatures`, `settings`,
+    `aggregates`, `penalised`, `partial` (which documents were cut short and left out of the
+    aggregates, unless `include_partial`) and `report`. A detection bundle gives `det`'s
+    table."""
     bundle = _bundle(bundle)
-    report = score_report(bundle, metrics, policy, mode)
+    report = score_report(bundle, metrics, policy, mode, include_partial)
     if bundle.task == "detection":
         return _det_frame(report)
     rows = []
     for entry in report["documents"]:
         row = {"document": entry["id"], "time": entry["time"], **entry["scores"]}
+        if bundle.partial:
+            row["partial"] = bool(entry.get("partial", False))
         for metric, values in entry.get("penalised", {}).items():
             for key in ("s_base", "s_adapt", "s_pen"):
                 row[f"{metric}.{key}"] = values[key]
@@ -659,7 +669,7 @@ def score(bundle, metrics: Sequence[str] | None = None, *, policy: str | Path | 
         "pooled": {m: v["score"] for m, v in metrics_part.items()},
         "signatures": {m: v["signature"] for m, v in metrics_part.items()},
         "aggregates": report["aggregates"], "penalised": report.get("penalised", {}),
-        "report": report})
+        "partial": report.get("partial"), "report": report})
 
 
 def replay(bundle, doc: str | None = None, metric: str | None = None, *,

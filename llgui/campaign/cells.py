@@ -230,6 +230,8 @@ def replay_online(task: dict) -> dict:
                     "steps": len(r.steps), "cost": r.total_cost, "msr": r.msr}
         figures[name] = {"s_base": result.pooled_base, "s_adapt": result.pooled_adapt,
                          "s_pen": result.pooled_pen, "msr": result.msr}
+        if result.partial_note is not None:   # a run stopped in a document (issue 32)
+            figures[name]["partial"] = result.partial_note
     return {"report": clean(report), "figures": clean(figures), "problems": []}
 
 
@@ -246,7 +248,7 @@ def bundle_digest(path: str) -> tuple[str | None, list[list]]:
         return None, _problems(error)
     content = repr((bundle.path, bundle.task, bundle.name, bundle.metrics,
                     sorted(bundle.settings.items()), bundle.cost, bundle.documents,
-                    bundle.steps))
+                    bundle.steps, "partial", bundle.partial))   # a run ended: a new result
     return hashlib.sha256(content.encode("utf-8")).hexdigest(), []
 
 

@@ -194,6 +194,9 @@ def _arguments_score(p: argparse.ArgumentParser) -> None:
                    help="penalised scores: paper (equation 1 summed over steps) or llmt (the "
                         "WMT 2020/21 lifelong MT scorer, BLEU only, pooled over the stream) "
                         "(default: paper)")
+    p.add_argument("--include-partial", action="store_true",
+                   help="count documents cut short (a run stopped in them, `partial = true`) "
+                        "in the pooled scores and means (default: listed, marked, left out)")
     _format_flag(p)
 
 
@@ -341,6 +344,11 @@ def _arguments_simulate(p: argparse.ArgumentParser) -> None:
                         "exit after bye; past it the run ends with exit 3 (default: 30). A "
                         "message is at most 16 MiB. SIGTERM, SIGINT or SIGHUP end the system's "
                         "process group and write run.json marked partial")
+    p.add_argument("--startup-timeout", type=options.number(above=0,
+                                                            maximum=options.MAX_SECONDS),
+                   default=None, metavar="SEC",
+                   help="seconds the system may take to start and send its hello (loading a "
+                        "model), instead of --timeout (default: --timeout)")
     p.add_argument("--out", type=Path, required=True, metavar="DIR",
                    help="the run folder: bundle.toml, hyp/, logs/system.jsonl, run.json, "
                         "system.stderr, and ref/ src/ for documents cut by lines or docids "
@@ -675,7 +683,8 @@ def cmd_score(args) -> str:
         if bundle.task == "detection":
             return _det_output(api.det_report(bundle), args.format)
         with _scoring(args):
-            report = api.score_report(bundle, args.metric, args.policy, mode=args.mode)
+            report = api.score_report(bundle, args.metric, args.policy, mode=args.mode,
+                                      include_partial=args.include_partial)
     if args.format == "json":
         return export.to_json(report)
     if args.format == "csv":

@@ -2,7 +2,7 @@
 
     llgui simulate BUNDLE --system [NAME=]"COMMAND" ... [--oracle NAME ...] [--budget X]
                    [--mode active|interactive|none] [--interactive-ratio R] [--seed S]
-                   [--timeout SEC] --out DIR [--format table|json|csv] [--quiet]
+                   [--timeout SEC] [--startup-timeout SEC] --out DIR [--format table|json|csv] [--quiet]
 
 One run: one row per document and metric (S_base, S_adapt, S_pen, MSR, cost); JSON is
 run.json. Several systems or oracles: the panel of evaluated oracles; JSON is panel.json.
@@ -20,6 +20,9 @@ from llgui.sim.run import Simulation, run_simulation
 def simulate_command(args) -> str:
     if args.timeout <= 0:
         raise ValueError("--timeout must be > 0 seconds")
+    startup = getattr(args, "startup_timeout", None)
+    if startup is not None and not startup > 0:
+        raise ValueError("--startup-timeout must be > 0 seconds")
     if args.budget is not None and not args.budget >= 0:
         raise ValueError("--budget must be >= 0")
     if args.interactive_ratio is not None and not 0 <= args.interactive_ratio <= 1:
@@ -29,7 +32,7 @@ def simulate_command(args) -> str:
         sim = run_simulation(
             args.bundle, args.system, args.oracle or ["allies"], args.out,
             budget=args.budget, mode=args.mode, interactive_ratio=args.interactive_ratio,
-            seed=args.seed, timeout=args.timeout, progress=progress,
+            seed=args.seed, timeout=args.timeout, startup_timeout=startup, progress=progress,
             on_step=getattr(progress, "on_step", None))
     finally:
         close()
@@ -42,7 +45,7 @@ def run_rows(sim: Simulation) -> tuple[list[str], list[list[object]]]:
     rows = []
     for doc in sim.outcomes[0].result.documents:
         for metric, s in doc.scores.items():
-            rows.append([doc.doc, metric, doc.mode, doc.steps, doc.cost, doc.budget,
+            rows.append([doc.doc + (" (cut short)" if doc.partial else ""), metric, doc.mode, doc.steps, doc.cost, doc.budget,
                          s["s_base"], s["s_adapt"], s["s_pen"], s.get("msr")])
     efforts = {d["doc"]: d.get("ipmt") for d in sim.outcomes[0].result.run["documents"]}
     if any(efforts.values()):   # interactive-predictive MT: WSR, KSR, MAR, KSMR beside S_pen
@@ -73,6 +76,8 @@ def report(sim: Simulation, fmt: str) -> str:
     what = (f"S_* are means over documents of {sim.metric}; MSR (pooled, %) from "
             f"{sim.panel.msr_metric}; weight = max(0, 1 - best MSR of the oracle)"
             if sim.panel is not None else "scores in %; MSR from error-count metrics")
+    if sim.panel is not None and sim.panel.notes:
+        what += "\n" + "\n".join(sim.panel.notes)
     where = (f"written to {sim.out}/SYSTEM/ORACLE/ and {sim.out}/panel.json"
              if sim.panel is not None
              else f"written to {sim.out} (open: llgui {sim.out}/bundle.toml)")

@@ -469,6 +469,26 @@ class BundleReplay:
     """Pooled memorise-only S_pen (`replay_bundle(memorise=True)`, paper mode), else None."""
     metric_impl: Metric | None = field(default=None, repr=False, compare=False)
     """The metric object the documents were scored with (scores S_base pooled, components)."""
+    partial: tuple[str, ...] = ()
+    """Documents cut short (`Bundle.partial`): their replays are here, marked."""
+    left_out: tuple[str, ...] = ()
+    """Documents the aggregates (pooled, means, MSR) leave out: the cut-short ones unless
+    `replay_bundle(include_partial=True)`."""
+
+    @property
+    def counted(self) -> tuple[Replay, ...]:
+        """The replays the aggregates are over (every one but those `left_out`)."""
+        if not self.left_out:
+            return self.replays
+        out = set(self.left_out)
+        return tuple(r for r in self.replays if r.doc not in out)
+
+    @property
+    def partial_note(self) -> str | None:
+        """"1 of 2 documents cut short, left out" (or "..., included"); None when none is."""
+        from llgui.core.partial import partial_note
+
+        return partial_note(len(self.partial), len(self.replays), bool(self.left_out))
 
     @property
     def cost_unit(self) -> str:
@@ -480,19 +500,19 @@ class BundleReplay:
         """The pooled Minimal Supervision Rate (`pooled_msr`): every document's feedback in
         error units (`feedback_of`), the errors left counted on the documents' summed final
         statistics; None for metrics that count no errors."""
-        if self.metric_impl is None or not self.replays:
+        if self.metric_impl is None or not self.counted:
             return None
-        final = np.sum([r.stats_final for r in self.replays], axis=0)
-        feedback = float(sum(r.feedback for r in self.replays))
+        final = np.sum([r.stats_final for r in self.counted], axis=0)
+        feedback = float(sum(r.feedback for r in self.counted))
         return pooled_msr(feedback, [self.metric_impl.errors(final)])
 
     @property
     def msr_cost(self) -> float | None:
         """The pooled MSR with the cost model's cost as feedback (the older rule)."""
-        if self.metric_impl is None or not self.replays:
+        if self.metric_impl is None or not self.counted:
             return None
-        final = np.sum([r.stats_final for r in self.replays], axis=0)
-        feedback = float(sum(r.total_cost for r in self.replays))
+        final = np.sum([r.stats_final for r in self.counted], axis=0)
+        feedback = float(sum(r.total_cost for r in self.counted))
         return pooled_msr(feedback, [self.metric_impl.errors(final)])
 
     def summaries(self) -> dict[str, "DocumentSummary"]:
@@ -500,7 +520,9 @@ class BundleReplay:
         the collection job builds it on the worker)."""
         cached = self.__dict__.get("_summaries")
         if cached is None:
-            cached = {r.doc: DocumentSummary(r.s_base, r.s_pen, r.gain, len(r.steps))
+            cut = set(self.partial)
+            cached = {r.doc: DocumentSummary(r.s_base, r.s_pen, r.gain, len(r.steps),
+                                             r.doc in cut)
                       for r in self.replays}
             object.__setattr__(self, "_summaries", cached)
         return cached
@@ -519,14 +541,19 @@ class BundleReplay:
         )
 
     def mean(self, attribute: str) -> float:
-        """Unweighted mean over documents of `s_base`, `s_adapt` or `s_pen`."""
-        values = [getattr(r, attribute) for r in self.replays]
+        """Unweighted mean over documents of `s_base`, `s_adapt` or `s_pen` (those
+        `left_out` left out)."""
+        values = [getattr(r, attribute) for r in self.counted]
         return float(np.mean(values)) if values else math.nan
 
     def weighted(self, attribute: str, weights: np.ndarray) -> float:
-        """Weighted mean over documents (weights need not be normalised)."""
+        """Weighted mean over documents (weights need not be normalised; those `left_out`
+        weigh nothing)."""
         from llgui.core.across_time.policy import weighted_mean
 
+        out = set(self.left_out)
+        weights = np.where([r.doc in out for r in self.replays], 0.0,
+                           np.asarray(weights, dtype=float))
         return weighted_mean([getattr(r, attribute) for r in self.replays], weights)
 
     def aggregates(self, policy=None) -> tuple[tuple[str, tuple[float, float, float]], ...]:
@@ -554,6 +581,8 @@ class DocumentSummary:
     s_pen: float
     gain: float
     steps: int
+    partial: bool = False
+    """Cut short: the run stopped in this document (`Bundle.partial`)."""
 
 
 def pen_difference(mine, theirs, higher_is_better: bool | None = None) -> float:
@@ -604,9 +633,12 @@ def replay_bundle(
     progress: Callable[[float], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     memorise: bool = False,
+    include_partial: bool = False,
 ) -> BundleReplay:
     """Replay every document of `bundle` under one metric, in processing order; with
-    `memorise`, each step also gets its memorise-only S_pen (see `replay`)."""
+    `memorise`, each step also gets its memorise-only S_pen (see `replay`). Documents cut
+    short (`bundle.partial`) are replayed and marked; the aggregates leave them out unless
+    `include_partial`."""
     cost_model = bundle.cost if cost_model is None else cost_model
     replays: list[Replay] = []
     metric: Metric | None = None
@@ -623,7 +655,15 @@ def replay_bundle(
             progress((i + 1) / n)
     if metric is None:
         raise ValueError("the bundle has no documents to replay")
-    base, adapt, pen = pooled_scores(metric, replays)
+    partial = tuple(getattr(bundle, "partial", ()) or ())
+    left_out = () if include_partial else partial
+    counted = [r for r in replays if r.doc not in set(left_out)]
+    if counted:
+        base, adapt, pen = pooled_scores(metric, counted)
+        memorised = pooled_memorise(metric, counted)
+    else:   # every document cut short: no complete one to pool
+        base = adapt = pen = math.nan
+        memorised = None
     return BundleReplay(
         metric=metric.name,
         signature=metric.signature,
@@ -633,8 +673,10 @@ def replay_bundle(
         pooled_base=base,
         pooled_adapt=adapt,
         pooled_pen=pen,
-        pooled_pen_memorise=pooled_memorise(metric, replays),
+        pooled_pen_memorise=memorised,
         metric_impl=metric,
+        partial=partial,
+        left_out=left_out,
     )
 
 

@@ -496,6 +496,10 @@ class Bundle:
     warnings: tuple = ()
     """`Problem`s that do not stop the load but make a number meaningless (e.g. a document
     whose UEM misses all speech: nothing of it is scored). Shown, never silently dropped."""
+    partial: tuple[str, ...] = ()
+    """Ids of documents cut short: a run stopped (signal, failure) after their h0 and before
+    their last step (`partial = true` in the bundle file, as `llgui simulate` writes it).
+    Their scores are shown, marked; means leave them out unless asked (`core.partial`)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.settings, MappingProxyType):

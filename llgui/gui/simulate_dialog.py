@@ -80,6 +80,13 @@ class SimulateDialog(QDialog):
         self.timeout.setValue(30.0)
         self.timeout.setSuffix(" s")
         form.addRow("Timeout per reply", self.timeout)
+        self.startup_timeout = QDoubleSpinBox()   # issue 32: a slow start-up of its own
+        self.startup_timeout.setRange(0.0, 3600.0)
+        self.startup_timeout.setSuffix(" s")
+        self.startup_timeout.setSpecialValueText("as per reply")
+        self.startup_timeout.setToolTip("seconds the system may take to start and send its "
+                                        "hello (loading a model); 0: the timeout per reply")
+        form.addRow("Start-up timeout", self.startup_timeout)
         default_out = Path.home() / "llgui-simulations" / time.strftime("%Y%m%d-%H%M%S")
         self.out_edit = QLineEdit(str(default_out))
         form.addRow("Output folder", self._with_browse(self.out_edit, self._on_browse_out))
@@ -175,7 +182,8 @@ class SimulateDialog(QDialog):
         self.cancel_button.setEnabled(True)
         self.jobs.submit(KEY, simulate_and_load, bundle, self.systems(), self.oracles(), out,
                          budget=self.budget.value() or None, seed=self.seed.value(),
-                         timeout=self.timeout.value())
+                         timeout=self.timeout.value(),
+                         startup_timeout=self.startup_timeout.value() or None)
 
     @Slot()
     def _on_cancel_clicked(self) -> None:
@@ -236,6 +244,11 @@ class SimulateDialog(QDialog):
                 table.setItem(r, c, QTableWidgetItem(text))
         table.resizeColumnsToContents()
         table.setVisible(True)
+        if panel.notes:   # what the panel combines; where its figures disagree (issue 32)
+            table.setToolTip("\n".join(panel.notes))
+            disagree = [n for n in panel.notes[1:]]
+            if disagree:
+                self.status.setText(self.status.text() + " " + " ".join(disagree))
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         if self.jobs.is_running(KEY):

@@ -74,7 +74,19 @@ class SessionState(QObject):
                 self.cost_models.append(bundle.cost)
             if bundle.metrics:
                 self.metrics.setdefault(bundle.task, bundle.metrics[0])
+        self._name_apart()
         self.bundles_changed.emit()
+
+    def _name_apart(self) -> None:
+        """Bundles sharing a name (two runs of one input bundle) are named by their run's
+        system and oracle, as `compare` names them (`llgui.io.run_names`)."""
+        import dataclasses
+
+        from llgui.io.run_names import distinct_names
+
+        for i, name in enumerate(distinct_names(self.bundles)):
+            if name != self.bundles[i].name:
+                self.bundles[i] = dataclasses.replace(self.bundles[i], name=name)
 
     def bundle(self, index: int | None = None) -> Bundle | None:
         index = self.selection.bundle if index is None else index

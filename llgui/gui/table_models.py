@@ -124,6 +124,7 @@ class DocumentsModel(QAbstractTableModel):
         column = self.COLUMNS[index.column()]
         summary = self._summaries.get(b, {}).get(doc.id)
         raw: Any
+        cut = doc.id in self._bundles[b].partial
         if column == "document":
             raw = doc.id
         elif column == "system":
@@ -143,6 +144,8 @@ class DocumentsModel(QAbstractTableModel):
                 return -math.inf
             return doc.time.value if column == "time" else raw
         if role == Qt.ItemDataRole.DisplayRole:
+            if column == "steps" and cut:   # the run stopped in it (issue 32)
+                return f"{raw} (cut short)"
             if column in ("S_base", "S_pen"):
                 return _num(raw) if raw is not None else "…"
             if column == "gain":
@@ -155,9 +158,15 @@ class DocumentsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             if column == "gain" and raw is not None:
                 return QBrush(BETTER if raw > 0 else WORSE if raw < 0 else QColor(0, 0, 0))
+            if column == "steps" and cut:
+                return QBrush(WORSE)
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
             bundle = self._bundles[b]
+            if cut:
+                return ("cut short: the run stopped in this document (a signal or a failure) "
+                        "before its end, with fewer steps than it would have had; left out of "
+                        "the bundle's aggregates")
             result = self._results.get(b)
             if result is not None:
                 return (f"{bundle.name or bundle.path}\n{display_name(result.metric)} — "

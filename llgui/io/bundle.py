@@ -66,9 +66,10 @@ TABLES = ("bundle", "settings", "cost", "documents", "interactions", "lifelong",
           "classification")
 BUNDLE_KEYS = ("task", "name", "metrics")
 DOCUMENT_KEYS = {
-    "mt": ("id", "time", "references", "hypothesis", "source", "lines", "docids", "docid"),
+    "mt": ("id", "time", "references", "hypothesis", "source", "lines", "docids", "docid",
+           "partial"),
     "diarization": ("id", "time", "references", "hypothesis", "uem", "uri", "words",
-                    "hypothesis_words", "audio"),
+                    "hypothesis_words", "audio", "partial"),
 }
 INTERACTIONS_KEYS = ("log",)
 LIFELONG_KEYS = ("scores",)
@@ -370,6 +371,7 @@ class _Loader:
             path=self.file, task=task, name=name, metrics=metrics, settings=settings, cost=cost,
             documents=tuple(documents), steps=tuple(steps), lifelong=lifelong,
             detection=tuple(detection), warnings=tuple(self.warnings),
+            partial=tuple(getattr(self, "partial", ())),
         )
 
     def parse(self) -> dict:
@@ -592,6 +594,7 @@ class _Loader:
             return [], set()
         documents: list = []
         failed: set[str] = set()
+        self.partial: list[str] = []   # documents cut short (`partial = true`, issue 32)
         first_id: dict[str, int] = {}
         first_time: tuple[bool, str, int] | None = None
         for index, table in enumerate(value):
@@ -621,6 +624,12 @@ class _Loader:
                                                f"mix numbers and dates)")
                     stamp = None
             built = doc.build(doc_id, stamp)
+            if "partial" in table:
+                if not isinstance(table["partial"], bool):
+                    doc.add("partial", "partial must be true or false, not "
+                                       f"{_show(table['partial'])}")
+                elif table["partial"] and built is not None:
+                    self.partial.append(built.id)
             if built is not None:
                 documents.append(built)
             elif doc_id is not None:

@@ -82,7 +82,8 @@ def campaign_table(report: Mapping) -> str:
     header = ["system", "S_base", "S_adapt", "S_pen", "MSR"] + [f"S_P {p}" for p in
                                                                  POLICY_NAMES]
     for metric in report["metrics"]:
-        rows = [[r["system"]] + [fmt(clean(r.get(k))) for k in ONLINE_FIGURES]
+        rows = [[r["system"] + (" (cut short)" if r.get("partial") else "")]
+                + [fmt(clean(r.get(k))) for k in ONLINE_FIGURES]
                 + [_s_p_cell(r, p) for p in POLICY_NAMES]
                 for r in leaderboard_rows(report, metric)]
         out.append(f"{display_name(metric)}: {report['signatures'].get(metric, '')}")
@@ -90,6 +91,11 @@ def campaign_table(report: Mapping) -> str:
     out.append("S_base, S_adapt, S_pen, MSR: the online run, pooled over its documents; "
                "S_P: mean over model versions of the policy-weighted score (presets A, B, C), "
                "(k/n): over k of the system's n versions, the others' windows hold no batch.")
+    for metric in report["metrics"][:1]:
+        for r in leaderboard_rows(report, metric):
+            if r.get("partial"):
+                out.append(shown(f"cut short: {r['system']}'s online run stopped before its "
+                                 f"end: {r['partial']}"))
     for gap in report["gaps"][:20]:
         out.append(shown(f"missing: {gap['system']}/{gap['model']}/{gap['batch']} "
                          f"({gap['hypothesis']})"))

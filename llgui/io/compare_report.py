@@ -54,7 +54,9 @@ def _agreement(e: Mapping) -> str:
     if effect is None:
         return ""
     value = effect.get("human_agreement")
-    return "none known" if value is None else f"{100 * value:.1f}%"
+    if value is not None:
+        return f"{100 * value:.1f}%"
+    return effect.get("reading") or "none known"
 
 
 def compare_table(report: Mapping) -> str:
@@ -98,7 +100,10 @@ def compare_table(report: Mapping) -> str:
         lines.append(f"ties: units whose statistics agree within {report['tie_tolerance']:g} "
                      "(relative) are the baseline's in every test")
     lines.append("humans agree: probability that humans rank the two systems as the metric "
-                 "difference does (Kocmi et al. 2024, mt-thresholds); BLEU and chrF only")
+                 "difference does (Kocmi et al. 2024, mt-thresholds); BLEU and chrF with "
+                 "sacreBLEU's default settings only; one curve pooled over many language "
+                 "pairs, so on one pair it may be far off; below its coin-toss point it reads "
+                 "'≤ 50 % (coin toss)', at Δ = 0 nothing")
     if sacrebleu:
         lines.append("sacrebleu mean ± 95% CI: sacrebleu's own output (segment rows)")
     for meta in report["metric_signatures"].values():

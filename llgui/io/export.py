@@ -121,7 +121,9 @@ def corrections_csv(report: Mapping) -> str:
 def replay_table(report: Mapping) -> str:
     name = display_name(report["metric"])
     better = "higher is better" if report["higher_is_better"] else "lower is better"
-    out = [f"document {report['doc']} - {name} ({better}) - mode {report['mode']}",
+    out = [f"document {report['doc']} - {name} ({better}) - mode {report['mode']}"
+           + (" - CUT SHORT: the run stopped in this document, fewer steps than it would have "
+              "had" if report.get("partial") else ""),
            f"signature: {report['signature']}",
            f"S_base = {fmt(report['s_base'])}", ""]
     rows = [(s["step"], s["initiative"], s["kind"], fmt(s["cost"], 1), fmt(s["cum_cost"], 1),
@@ -215,7 +217,7 @@ def score_table(report: Mapping) -> str:
         header += [name] + [f"{name} {k[2:]}" for k in shown]
     rows = []
     for doc in report["documents"]:
-        row = [doc["id"], doc["time"]]
+        row = [doc["id"] + (" (cut short)" if doc.get("partial") else ""), doc["time"]]
         for m in metrics:
             row.append("nothing scored" if m in doc.get("notes", {}) else fmt(doc["scores"][m]))
             if shown:
@@ -236,6 +238,11 @@ def score_table(report: Mapping) -> str:
     n = len(report["documents"])
     out = [f"{title} ({report['task']}, {n} document{'' if n == 1 else 's'})", ""]
     out.append(render_table(header, rows, align_left=2))
+    partial = report.get("partial")
+    if partial:
+        out.append(f"{partial['note']}: the run stopped in "
+                   f"{', '.join(partial['documents'])} before its end"
+                   + (" (--include-partial counts them)" if partial["left_out"] else ""))
     if penalised:
         out.append("score = S_base (the first hypothesis); adapt = S_adapt (the hypothesis after "
                    "the document's last interaction step); pen = the penalised score S_pen "

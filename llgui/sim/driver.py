@@ -41,7 +41,7 @@ from llgui.core.penalty import PenaltyAccumulator, feedback_of, make_track
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
 from llgui.sim import protocol as P
 from llgui.sim.oracles import Move, Oracle, PrefixOracle, RefIndex, View, step_for
-from llgui.sim.output import RunWriter, WriteFailed
+from llgui.sim.output import RunWriter, WriteFailed, run_name
 from llgui.sim.prefix import (
     PREFIX_MINOR, Completion, completed_lines, prefix_message, run_effort,
     step_limit as prefix_step_limit,
@@ -79,6 +79,19 @@ class DocumentResult:
     scores: dict           # metric -> {"s_base", "s_adapt", "s_pen", "msr"?}
     errors: dict = field(default_factory=dict)  # metric -> (final errors, reference size)
     feedback: dict = field(default_factory=dict)  # metric -> feedback in its error unit (MSR)
+    partial: bool = False   # cut short: the run stopped before the document's end
+    curve: tuple = ()       # ((cumulative cost, {metric: S_pen}), ...) after each step
+
+    def s_pen_at(self, metric: str, cost: float) -> float | None:
+        """S_pen of `metric` read on the document's learning curve at `cost`: after the last
+        step whose cumulative cost is within it (S_base before any; the final S_pen past
+        the last step, the system having stopped asking)."""
+        value = self.scores.get(metric, {}).get("s_base")
+        for cum_cost, s_pen in self.curve:
+            if cum_cost > cost + 1e-9:
+                break
+            value = s_pen.get(metric, value)
+        return value
 
 
 @dataclass(frozen=True)
@@ -167,6 +180,7 @@ class Session:
                  out: str | Path, *, system_name: str | None = None, mode: str | None = None,
                  interactive_ratio: float | None = None, budget: float | None = None,
                  seed: int = 0, timeout: float = 30.0, cwd: str | Path | None = None,
+                 startup_timeout: float | None = None,
                  should_stop: Callable[[], bool] | None = None,
                  on_step: Callable[[StepRecord], None] | None = None):
         if bundle.task not in ("mt", "diarization"):
@@ -183,6 +197,8 @@ class Session:
         self.system_name = system_name
         self.mode, self.ratio, self.budget, self.seed = mode, interactive_ratio, budget, seed
         self.timeout, self.cwd = float(timeout), cwd
+        # the wait for hello (start-up: loading a model); None: `timeout`, as every reply
+        self.startup_timeout = None if startup_timeout is None else float(startup_timeout)
         self.should_stop, self.on_step = should_stop, on_step
         self.metrics = list(bundle.metrics)
         view_metric = VIEW_METRIC[bundle.task]
@@ -206,12 +222,15 @@ class Session:
 
     # -- the system -----------------------------------------------------------------------------
 
-    def _receive(self, owed: str | None = None) -> tuple[P.SystemMessage, float]:
+    def _receive(self, owed: str | None = None,
+                 timeout: float | None = None) -> tuple[P.SystemMessage, float]:
         """The system's next message, parsed, and how long it took (seconds). `owed`: what
-        the system owes now, named when it sends nothing in time."""
+        the system owes now, named when it sends nothing in time; `timeout`: the wait
+        (default `self.timeout`)."""
         t0 = time.perf_counter()
         try:
-            raw = self.process.receive(self.timeout, self.should_stop)
+            raw = self.process.receive(self.timeout if timeout is None else timeout,
+                                       self.should_stop)
         except P.ProtocolFault as fault:
             reason = fault.reason
             if owed and reason.startswith("no reply within"):
@@ -273,10 +292,15 @@ class Session:
         """Start the system and exchange hellos."""
         self.started = _now()
         self.out.mkdir(parents=True, exist_ok=True)
-        self.writer = RunWriter(self.out, self.bundle)
+        self.writer = RunWriter(self.out, self.bundle,
+                                run_name(self.system_name, self.oracle.name))
         self.process = SystemProcess(self.command, self.out / "system.stderr", cwd=self.cwd)
         self._send(P.Hello(self.bundle.task, self.seed))
-        message, _ = self._receive("hello (start-up counts in --timeout)")
+        if self.startup_timeout is None:
+            message, _ = self._receive("hello (start-up counts in --timeout)")
+        else:
+            message, _ = self._receive("hello (start-up counts in --startup-timeout)",
+                                       self.startup_timeout)
         if not isinstance(message, P.SystemHello):
             raise self._fault(f"expected hello, got {message.type}")
         self.hello = message
@@ -284,6 +308,8 @@ class Session:
             raise self._fault(f"the {self.oracle.name} oracle needs a system speaking protocol "
                               f"1.{PREFIX_MINOR} (the prefix interaction): its hello must say "
                               f'"minor": {PREFIX_MINOR}')
+        if self.writer.run_name is None:   # named by its hello
+            self.writer.run_name = run_name(message.name, self.oracle.name)
         return message
 
     # -- documents ------------------------------------------------------------------------------
@@ -440,6 +466,7 @@ class Session:
         step = step_for(move, document.id, self.step, initiative, cost, adapted)
         scores = state.scores.add(step, cost)
         state.steps += 1
+        state.curve.append((state.cost, {m: v[3] for m, v in scores.items()}))
         if move.kind == "prefix":
             self.prefix_steps.append(step)
         elif isinstance(move.target, SentenceTarget):
@@ -551,6 +578,15 @@ class Session:
         """Close the current document: end_document to the system, its summary."""
         state = self._doc_state
         self._send(P.EndDocument(state.document.id))
+        result = self._summary(state)
+        self.writer.end_document(state.document.id)
+        self.results.append(result)
+        self._doc_state = None
+        self.doc, self.step = None, 0
+        return result
+
+    def _summary(self, state, partial: bool = False) -> DocumentResult:
+        """The document's scores as they stand: at its end, or where the run stopped."""
         scores, errors, feedback = {}, {}, {}
         for m in self.metrics + [e for e in error_metrics(self.bundle.task)
                                  if e in self._score_metrics and e not in self.metrics]:
@@ -566,12 +602,9 @@ class Session:
                 errors[m] = track.metric.errors(state.scores.last[m].stats)
                 feedback[m] = state.scores.sums[m].feedback
             scores[m] = entry
-        result = DocumentResult(state.document.id, state.mode, state.budget, state.steps,
-                                state.cost, scores, errors, feedback)
-        self.results.append(result)
-        self._doc_state = None
-        self.doc, self.step = None, 0
-        return result
+        return DocumentResult(state.document.id, state.mode, state.budget, state.steps,
+                              state.cost, scores, errors, feedback, partial,
+                              tuple(state.curve))
 
     # -- the end --------------------------------------------------------------------------------
 
@@ -623,6 +656,7 @@ class Session:
             self.writer.close()
 
     def _write_run(self, code: int, error: str | None) -> RunResult:
+        results = self._results_so_far()
         run = {
             "system": {"name": self.system_name or (self.hello.name if self.hello else ""),
                        "version": self.hello.version if self.hello else "",
@@ -634,6 +668,7 @@ class Session:
             "budget": self.budget,
             "seed": self.seed,
             "timeout": self.timeout,
+            "startup_timeout": self.startup_timeout,
             "llgui": __version__,
             "started": self.started,
             "ended": _now(),
@@ -642,8 +677,12 @@ class Session:
             "error": error,
             "metrics": self.metrics,
             "documents": [{"doc": r.doc, "mode": r.mode, "budget": r.budget, "steps": r.steps,
-                           "cost": r.cost, "scores": r.scores} for r in self.results],
+                           "cost": r.cost, "scores": r.scores,
+                           **({"partial": True} if r.partial else {})}
+                          for r in results],
         }
+        cut = [d["doc"] for d in run["documents"] if d.get("partial")]
+        run["cut_short"] = cut   # documents with h0 and steps the stop cut off
         if self.prefix_steps:   # WSR, KSR, MAR, KSMR beside S_pen (llgui.core.mt.ipmt)
             run.update(run_effort(self.bundle, self.prefix_steps, run["documents"]))
         run = _finite(run)
@@ -656,7 +695,19 @@ class Session:
                     raise   # the run's last write: fail() records what it can
             finally:
                 self.writer.close()
-        return RunResult(self.out, run, tuple(self.results), error)
+        return RunResult(self.out, run, tuple(results), error)
+
+    def _results_so_far(self) -> list[DocumentResult]:
+        """Every document with its h0: the ended ones, then the one the run stopped in
+        (marked partial), scored as it stood."""
+        results = list(self.results)
+        state = self._doc_state
+        if state is not None and not any(r.doc == state.document.id for r in results):
+            try:
+                results.append(self._summary(state, partial=True))
+            except Exception:   # noqa: BLE001 - a summary must never hide the run's own error
+                pass
+        return results
 
     def run(self, progress: Callable[[float], None] | None = None) -> RunResult:
         """Run every document to the end; ProtocolFault / Cancelled propagate after the
@@ -694,6 +745,7 @@ class _DocState:
         self.document, self.mode, self.budget = document, mode, budget
         self.scores, self.view = scores, view
         self.steps, self.done = 0, False
+        self.curve: list = []   # (cumulative cost, {metric: S_pen}) after each step
         self.turns: dict[tuple, Turn] = {}     # (start, end, speaker) -> the Turn made once
 
     @property

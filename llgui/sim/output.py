@@ -12,8 +12,11 @@
                            per-document steps, cost and scores
     DIR/system.stderr      the system's stderr
 
-`bundle.toml` is rewritten (atomically) whenever a document's h0 arrives and when the first
-step is logged, so a run that fails at any moment leaves a folder that opens.
+`bundle.toml` is rewritten (atomically) whenever a document's h0 arrives, when the first
+step is logged and when a document ends, so a run that fails at any moment leaves a folder
+that opens. A document whose h0 arrived and whose end never came (the run stopped by a
+signal or a failure) carries `partial = true`: it is cut short, and stays marked in the
+bundle reopened later (run.json says the same: `"partial": true` in its entry).
 
 `RunWriter` decides what goes where; each file is written by its format's writer in
 `llgui.io`, beside the reader that loads it back: `io.text.write_segments`,
@@ -65,6 +68,15 @@ def source_tables(bundle: Bundle) -> dict[str, dict]:
     return out
 
 
+def run_name(system: str | None, oracle: str | None) -> str | None:
+    """The name of a run's bundle: its system and oracle, "diar_clusters (allies)", as
+    `compare` tells runs apart (`llgui.io.run_names`); None without a system name."""
+    system = (system or "").strip()
+    if not system:
+        return None
+    return f"{system} ({oracle})" if oracle else system
+
+
 def safe_name(doc_id: str) -> str:
     """A document id as a file name: injective and inside hyp/ (`llgui.utils.names`)."""
     return _safe_name(doc_id, "doc")
@@ -93,11 +105,13 @@ def _writing(path: Path):
 class RunWriter:
     """Writes one run's folder as it happens; a write that fails raises WriteFailed."""
 
-    def __init__(self, out: str | Path, bundle: Bundle):
+    def __init__(self, out: str | Path, bundle: Bundle, run_name: str | None = None):
         self.out = Path(out)
         self.bundle = bundle
+        self.run_name = run_name   # "SYSTEM (ORACLE)": the bundle's name (`run_name`)
         self.tables = source_tables(bundle)
         self.documents: list[tuple[str, str]] = []  # (doc id, hyp file relative to out)
+        self.ended: set[str] = set()   # documents whose end_document was sent
         self.steps = 0
         self.log_path = self.out / "logs" / "system.jsonl"
         self._whole = 0   # bytes of the log that hold whole steps
@@ -144,6 +158,11 @@ class RunWriter:
             write_segments(self.out / f"src/{name}.txt", document.source)
             table["source"] = f"src/{name}.txt"
 
+    def end_document(self, doc_id: str) -> None:
+        """The document ran to its end: the bundle stops marking it `partial`."""
+        self.ended.add(doc_id)
+        self.write_bundle()
+
     # -- the log --------------------------------------------------------------------------------
     def append_step(self, step: Step, elapsed: float, extra: dict | None = None) -> None:
         """One line of schema 1 plus `elapsed_s` (and `extra`, e.g. a live session's
@@ -175,7 +194,10 @@ class RunWriter:
                               **{k: table[k] for k in ("uri", "references", "source", "uem",
                                                        "words", "audio")
                                  if k in table},
-                              "hypothesis": relative})
+                              "hypothesis": relative,
+                              # h0 and fewer steps than it would have had: a run stopped
+                              # before its end_document (issue 32); rewritten when it ends
+                              **({} if doc_id in self.ended else {"partial": True})})
         with _writing(self.out / "bundle.toml"):
             self._write_bundle(documents)
 
@@ -184,7 +206,8 @@ class RunWriter:
         write_bundle(self.out / "bundle.toml",
                      comment="Written by llgui simulate: h0 of every document as the "
                              "hypothesis, the interaction log of the run.",
-                     task=b.task, name=(b.name or "bundle") + " (simulated)",
+                     task=b.task,
+                     name=self.run_name or (b.name or "bundle") + " (simulated)",
                      metrics=b.metrics, settings=b.settings, cost=b.cost.to_dict(),
                      documents=documents, log="logs/system.jsonl" if self.steps else None)
 

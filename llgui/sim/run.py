@@ -17,7 +17,7 @@ import math
 import shlex
 import shutil
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -45,9 +45,9 @@ class SystemSpec:
 
 
 def parse_system(spec: str, python: str = sys.executable) -> SystemSpec:
-    """`[NAME=]COMMAND`; a bare reference-system name (static, mt_memory, diar_clusters,
-    diar_audio)
-    runs `python -m llgui.systems.NAME`."""
+    """`[NAME=]COMMAND`; a reference-system name (static, mt_memory, diar_clusters,
+    diar_audio), with its options if any (`diar_clusters --global-speakers`), runs
+    `python -m llgui.systems.NAME [OPTIONS]`."""
     name = None
     text = spec.strip()
     head, sep, rest = text.partition("=")
@@ -61,6 +61,9 @@ def parse_system(spec: str, python: str = sys.executable) -> SystemSpec:
         raise ValueError(f"--system {spec!r}: {exc}") from None
     if not argv:
         raise ValueError(f"--system {spec!r}: empty command")
+    if argv[0] in REFERENCE_SYSTEMS:   # a reference system with its options
+        return SystemSpec(name or argv[0], (python, "-m", f"llgui.systems.{argv[0]}",
+                                            *argv[1:]))
     if len(argv) == 1 and "/" not in argv[0] and shutil.which(argv[0]) is None:
         # one word that is no program: a mistyped reference system is the user's error (exit
         # 2), not the system's failure to start (exit 3)
@@ -95,8 +98,9 @@ class Simulation:
 
 
 def run_summary(result: RunResult, metric: str, msr_metric: str | None) -> PanelRun:
-    """Means over documents of S_base, S_adapt, S_pen (`metric`), the pooled MSR."""
-    docs = result.documents
+    """Means over documents of S_base, S_adapt, S_pen (`metric`), the pooled MSR; documents
+    cut short (the run stopped in them) are left out, as every report leaves them out."""
+    docs = [d for d in result.documents if not d.partial]
     def mean(key):
         values = [d.scores[metric][key] for d in docs if metric in d.scores
                   and d.scores[metric][key] is not None]
@@ -108,6 +112,31 @@ def run_summary(result: RunResult, metric: str, msr_metric: str | None) -> Panel
     return PanelRun(system="", oracle="", s_base=mean("s_base"), s_adapt=mean("s_adapt"),
                     s_pen=mean("s_pen"), msr=msr, cost=float(sum(d.cost for d in docs)),
                     exit=result.exit, ipmt=result.run.get("ipmt"))
+
+
+def equal_spend(outcomes: Sequence[RunOutcome], metric: str
+                ) -> tuple[dict[tuple[str, str], float | None], dict[str, float | None]]:
+    """Each run's S_pen at equal spend (`oracle_panel`): per oracle and document, the common
+    cost is the least any system's run spent on the document; each run's S_pen is read on
+    its learning curve there (`DocumentResult.s_pen_at`) and averaged over the documents
+    every run of the oracle completed. Returns ({(system, oracle): S_pen@equal}, {oracle:
+    the common cost summed over those documents})."""
+    equal: dict[tuple[str, str], float | None] = {}
+    common: dict[str, float | None] = {}
+    for oracle in dict.fromkeys(o.oracle for o in outcomes):
+        done = [o for o in outcomes if o.oracle == oracle and o.result is not None]
+        if not done:
+            common[oracle] = None
+            continue
+        docs = [{d.doc: d for d in o.result.documents if not d.partial} for o in done]
+        ids = [i for i in docs[0] if all(i in d for d in docs[1:])]
+        least = {i: min(d[i].cost for d in docs) for i in ids}
+        common[oracle] = float(sum(least.values())) if ids else None
+        for o, by_id in zip(done, docs):
+            values = [by_id[i].s_pen_at(metric, least[i]) for i in ids]
+            values = [v for v in values if v is not None]
+            equal[(o.system, o.oracle)] = float(sum(values) / len(values)) if values else None
+    return equal, common
 
 
 def _inputs(bundle) -> list[str]:
@@ -145,6 +174,7 @@ def run_simulation(
     interactive_ratio: float | None = None,
     seed: int = 0,
     timeout: float = 30.0,
+    startup_timeout: float | None = None,
     progress: Callable[[float], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     on_step: Callable | None = None,
@@ -189,7 +219,8 @@ def run_simulation(
                         progress((k + f) / total)
                 session = Session(bundle, spec.command, oracle, folder, system_name=spec.name,
                                   mode=mode, interactive_ratio=interactive_ratio, budget=budget,
-                                  seed=seed, timeout=timeout, should_stop=should_stop,
+                                  seed=seed, timeout=timeout, startup_timeout=startup_timeout,
+                                  should_stop=should_stop,
                                   on_step=on_step)
                 try:
                     result = session.run(sub)
@@ -211,7 +242,9 @@ def run_simulation(
                 runs.append(PanelRun(o.system, o.oracle, summary.s_base, summary.s_adapt,
                                      summary.s_pen, summary.msr, summary.cost, summary.exit,
                                      summary.ipmt))
-            panel = make_panel(runs, metric, msr_metric)
+            equal, common = equal_spend(outcomes, metric)
+            runs = [replace(r, s_pen_equal=equal.get((r.system, r.oracle))) for r in runs]
+            panel = make_panel(runs, metric, msr_metric, common)
             data = panel.to_dict()
             data["runs"] = [dict(r, folder=str(o.out.relative_to(out)))
                             for r, o in zip(data["runs"], outcomes)]

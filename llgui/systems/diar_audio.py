@@ -38,6 +38,10 @@ they lie more than `PITCH_MODES` apart (two close voices merged), `same` between
 pairs of clusters (one voice split), then `name` at the units it is least sure of (the
 smallest margin between the nearest two centroids). Deterministic: no randomness anywhere.
 Needs numpy and scipy only. Run as `python -m llgui.systems.diar_audio`.
+
+Across recordings only its speech-activity threshold carries over (learned from `segment`
+and `boundary` answers); every recording is clustered afresh from its own audio, so speaker
+identities never carry: there it is the memorise-only line.
 """
 from __future__ import annotations
 

@@ -7,6 +7,15 @@ sentence, aligns it with what it had written (`difflib` on words) and learns the
 of up to `MAX_PHRASE` words; it applies the rules it has learned to the rest of the document
 and to every later document (a rule seen with several targets takes the most frequent). It
 never reads a reference except the ones it is given. Run as `python -m llgui.systems.mt_memory`.
+
+Below the word on scripts without spaces: a line written mostly in Chinese, Japanese, Thai
+(`llgui.core.mt.script.detect_unit`) has whole clauses between its spaces, so a "word" rule
+would only ever rewrite the very sentence it came from. There it aligns characters (spaces
+kept as characters) and learns substitutions of up to `MAX_PHRASE_CHARS` characters with
+one character of context on each side, so a corrected term is rewritten wherever it
+recurs. What it cannot learn: reordering, and anything a later sentence writes differently
+from the corrected one; then it is the memorise-only line (it only applies the
+corrections).
 """
 from __future__ import annotations
 
@@ -18,16 +27,36 @@ from llgui.sim import protocol as P
 from llgui.systems._serve import System, serve
 
 MAX_PHRASE = 3
+MAX_PHRASE_CHARS = 8   # characters of a substitution on scripts without spaces
 
 
-def learn_rules(seen: list[str], corrected: list[str]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    """Word substitutions (source phrase -> target phrase) between two versions of a
-    sentence; each source phrase keeps one word of context on each side when it has it, so a
-    common word is not rewritten everywhere."""
+def unspaced(line: str) -> bool:
+    """True for a line written mostly in a script without spaces (`detect_unit`)."""
+    from llgui.core.mt.script import CHARACTERS, detect_unit
+
+    return detect_unit((line,)) == CHARACTERS
+
+
+def tokens(line: str) -> list[str]:
+    """What a rule is made of: the words of a spaced line, the characters (spaces included,
+    so the line reads back whole) of a line written mostly without spaces."""
+    return list(line) if unspaced(line) else line.split()
+
+
+def joined(line: str, parts: list[str]) -> str:
+    """`parts` (the `tokens` of `line`, rewritten) as a line again."""
+    return "".join(parts) if unspaced(line) else " ".join(parts)
+
+
+def learn_rules(seen: list[str], corrected: list[str],
+                longest: int = MAX_PHRASE) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Substitutions (source phrase -> target phrase) of up to `longest` tokens between two
+    versions of a sentence; each source phrase keeps one token of context on each side when
+    it has it, so a common word is not rewritten everywhere."""
     rules = []
     matcher = SequenceMatcher(a=seen, b=corrected, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op != "replace" or i2 - i1 > MAX_PHRASE or j2 - j1 > MAX_PHRASE + 1:
+        if op != "replace" or i2 - i1 > longest or j2 - j1 > longest + 1:
             continue
         left = 1 if i1 > 0 and j1 > 0 and seen[i1 - 1] == corrected[j1 - 1] else 0
         right = 1 if i2 < len(seen) and j2 < len(corrected) and seen[i2] == corrected[j2] else 0
@@ -65,8 +94,8 @@ class MTMemory(System):
 
     def document(self, message: P.DocumentStart) -> P.Hypothesis:
         base = message.hypothesis if message.hypothesis is not None else message.source or ()
-        self.lines = [" ".join(apply_rules(line.split(), self.rules)) if self.rules else line
-                      for line in base]
+        self.lines = [joined(line, apply_rules(tokens(line), self.rules)) if self.rules
+                      else line for line in base]
         self.fixed: set[int] = set()
         self.asked: set[int] = set()
         return P.Hypothesis(message.doc, lines=tuple(self.lines))
@@ -76,7 +105,7 @@ class MTMemory(System):
         for i, line in enumerate(self.lines):
             if i in self.asked or i in self.fixed:
                 continue
-            words = line.split()
+            words = tokens(line)
             key = (sum(1 for w in words if w not in self.confirmed), len(words), -i)
             if best_key is None or key > best_key:
                 best, best_key = i, key
@@ -94,9 +123,13 @@ class MTMemory(System):
             changed[index] = corrected
         self.lines[index] = corrected
         self.fixed.add(index)
-        self.confirmed.update(corrected.split())
+        self.confirmed.update(tokens(corrected))
         new_rules = {}
-        for source, target in learn_rules(seen.split(), corrected.split()):
+        chars = unspaced(seen) or unspaced(corrected)
+        seen_tokens = list(seen) if chars else seen.split()
+        corrected_tokens = list(corrected) if chars else corrected.split()
+        for source, target in learn_rules(seen_tokens, corrected_tokens,
+                                          MAX_PHRASE_CHARS if chars else MAX_PHRASE):
             self.counts[source][target] += 1
             best = max(sorted(self.counts[source].items()), key=lambda kv: kv[1])[0]
             if self.rules.get(source) != best:
@@ -106,10 +139,10 @@ class MTMemory(System):
             for i, line in enumerate(self.lines):
                 if i in self.fixed:
                     continue
-                words = line.split()
+                words = tokens(line)
                 if not any(s[0] in words for s in new_rules):
                     continue
-                text = " ".join(apply_rules(words, new_rules))
+                text = joined(line, apply_rules(words, new_rules))
                 if text != line:
                     self.lines[i] = text
                     changed[i] = text

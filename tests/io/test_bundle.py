@@ -336,7 +336,7 @@ id = "d4"
         (path, line_of(text, "uem ="), "key 'uem' is for diarization documents, not mt"),
         (path, line_of(text, "referenses"), "unknown key 'referenses' in [[documents]] (known: "
                                             "id, time, references, hypothesis, source, lines, docids, "
-                                            "docid)"),
+                                            "docid, partial)"),
         (path, second, f"duplicate document id 'd1' (first at line {line_of(text, 'id = ')})"),
         (path, second + 1, "time 7 is a number, but document 'd1' (line 16) has an ISO date "
                            "(times must not mix numbers and dates)"),

@@ -395,7 +395,9 @@ def test_a_run_of_a_bundle_cut_by_lines_reopens_everywhere(reference_data, tmp_p
     assert main(["compare", str(run), str(runs["static"] / "bundle.toml"), "--baseline",
                  "static", "--format", "json"]) == 0
     compared = json.loads(capsys.readouterr().out)
-    assert [s["name"] for s in compared["systems"]] == ["static", "mt_memory"]
+    # runs are named by system and oracle (issue 32); the system alone names the baseline
+    assert [s["name"] for s in compared["systems"]] == ["static (worst-first)",
+                                                        "mt_memory (worst-first)"]
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     shot = subprocess.run([sys.executable, "-m", "llgui", str(run), "--screenshot",
                            str(tmp_path / "run.png"), "--size", "900x600"], cwd=REPO, env=env,

@@ -270,6 +270,8 @@ def build_report(campaign: Campaign, scores: CampaignScores) -> dict:
             s_p, per_model = policy_summary(table, metric)
             figures = (online or {}).get("figures", {}).get(metric, {})
             leaderboard[metric] = {key: figures.get(key, math.nan) for key in ONLINE_FIGURES}
+            if figures.get("partial"):   # documents of the online run cut short (issue 32)
+                leaderboard[metric]["partial"] = figures["partial"]
             leaderboard[metric]["s_p"] = s_p
             # over how many of the system's model versions each S_P averages (issue 21)
             leaderboard[metric]["s_p_versions"] = {
@@ -306,5 +308,6 @@ def leaderboard_rows(report: Mapping, metric: str) -> list[dict]:
             versions = (entry.get("s_p_versions") or {}).get(name)
             row[f"s_p_{name}_versions"] = versions
         row["n_versions"] = entry.get("n_versions")
+        row["partial"] = entry.get("partial")
         rows.append(row)
     return rows

@@ -61,19 +61,24 @@ def document_entry(document: Document) -> dict:
     return {"id": document.id, "time": document.time.text, "scores": {}, "components": {}}
 
 
-def score_report(bundle, metrics: Sequence[str], policy=None, mode: str = "paper") -> dict:
+def score_report(bundle, metrics: Sequence[str], policy=None, mode: str = "paper",
+                 include_partial: bool = False) -> dict:
     """The `score` JSON shape: per-metric pooled score and signature, aggregates (pooled,
     mean, and with a policy the policy-weighted mean), per-document scores and components.
     When the bundle has an interaction log, each document also gets its penalised summary:
-    mode "paper" for every metric, or mode "llmt" (the WMT LLMT scorer) for BLEU only."""
+    mode "paper" for every metric, or mode "llmt" (the WMT LLMT scorer) for BLEU only.
+    Documents cut short (`bundle.partial`, a run stopped in them) are listed, marked
+    `"partial": true`, and left out of every aggregate unless `include_partial`; the report's
+    `"partial"` says which and how (`llgui.core.partial`)."""
     from llgui.core.penalty import replay_bundle
     from llgui.core.across_time.policy import document_weights
-    from llgui.core.scoring import score_bundle, scores_from_replay
+    from llgui.core.scoring import MetricScores, score_bundle, scores_from_replay
 
     # with a log, one replay per metric gives both the scores as they stand (S_base) and the
     # penalised ones: every document is scored once, not twice
     penalised = [m for m in metrics if mode == "paper" or m == "bleu"]
-    replays = ({name: replay_bundle(bundle, name, mode=mode) for name in penalised}
+    replays = ({name: replay_bundle(bundle, name, mode=mode, include_partial=include_partial)
+                for name in penalised}
                if bundle.steps and bundle.documents else {})
     if replays:
         results = tuple(scores_from_replay(replays[name]) if name in replays
@@ -82,20 +87,32 @@ def score_report(bundle, metrics: Sequence[str], policy=None, mode: str = "paper
         results = score_bundle(bundle, tuple(metrics))
     weights = (document_weights(policy[1], [d.time.value for d in bundle.documents])
                if policy else None)
+    from llgui.core.partial import partial_entry
+
+    cut = set(getattr(bundle, "partial", ()) or ())
+    left_out = [] if include_partial else [i for i, d in enumerate(bundle.documents)
+                                           if d.id in cut]
     report = {"task": bundle.task, "bundle": bundle.path, "name": bundle.name,
               "metrics": {}, "aggregates": {}, "documents": []}
     if policy:
         report["policy"] = {"name": policy[0], **policy[1].to_dict()}
     for r in results:
-        report["metrics"][r.name] = {"score": r.pooled, "signature": r.signature,
+        counted = r if not left_out else MetricScores(
+            r.metric, tuple(d for i, d in enumerate(r.documents) if i not in left_out))
+        pooled = counted.pooled if counted.documents else math.nan
+        report["metrics"][r.name] = {"score": pooled, "signature": r.signature,
                                      "higher_is_better": r.metric.higher_is_better,
-                                     "components": tidy(dict(r.pooled_components()))}
-        aggregate = {"pooled": r.pooled, "mean": r.mean}
+                                     "components": tidy(dict(counted.pooled_components()))
+                                     if counted.documents else {}}
+        aggregate = {"pooled": pooled, "mean": counted.mean}
         if weights is not None:
-            aggregate["policy"] = r.weighted(weights)
+            aggregate["policy"] = r.weighted(np.where(
+                [i in left_out for i in range(len(r.documents))], 0.0, weights))
         report["aggregates"][r.name] = aggregate
     for i, document in enumerate(bundle.documents):
         entry = document_entry(document)
+        if document.id in cut:
+            entry["partial"] = True
         for r in results:
             entry["scores"][r.name] = r.score(i)   # NaN, written null: nothing scored
             if math.isnan(r.score(i)):
@@ -105,6 +122,10 @@ def score_report(bundle, metrics: Sequence[str], policy=None, mode: str = "paper
                 entry["components"][r.name] = tidy(dict(components))
         report["documents"].append(entry)
     report["mode"] = mode
+    partial = partial_entry([d.id for d in bundle.documents if d.id in cut],
+                            len(bundle.documents), bool(left_out))
+    if partial is not None:
+        report["partial"] = partial
     if replays:
         _add_penalised(report, replays, weights)
         add_ipmt(report, bundle)   # interactive-predictive MT: WSR, KSR, MAR, KSMR

@@ -82,7 +82,7 @@ class Comparison:
                         "unit": m.resampling.rsplit(":", 1)[1]}
                 if k > 0:
                     # the plain metric only: the published curves are of corpus scores
-                    item["effect"] = effect_entry(m.key, e.score - base.score)
+                    item["effect"] = effect_entry(m.key, e.score - base.score, m.signature)
                 entry[m.key] = item
             systems.append({"name": name, "metrics": entry})
         return {
@@ -144,6 +144,13 @@ def check_same_documents(bundles: Sequence) -> None:
                          for b in bundles[1:] if b.task != first.task])
     if first.task == "detection":
         return
+    for b in bundles:   # a document cut short is compared as a missing one would be: not
+        cut = list(getattr(b, "partial", ()) or ())   # (issue 32)
+        if cut:
+            problems.append(Problem(str(b.path), 0, "documents cut short here (the run "
+                                    "stopped in them, fewer steps than they would have had): "
+                                    + ", ".join(cut) + "; compare needs every document of "
+                                    "every system complete, as for a missing one"))
     ref = {d.id: d for d in first.documents}
     for b in bundles[1:]:
         ids = {d.id for d in b.documents}
@@ -264,6 +271,10 @@ def _resolve(baseline: str, names: Sequence[str], bundles: Sequence) -> str:
     for b, n in zip(bundles, names):  # the file stem works too
         if b.path and Path(b.path).stem == baseline:
             return n
+    # a run named "SYSTEM (ORACLE)" (`llgui simulate`) by its system alone, when only one is
+    runs = [n for n in names if n.startswith(baseline + " (") and n.endswith(")")]
+    if len(runs) == 1:
+        return runs[0]
     raise ValueError(f"no system named {baseline!r} (systems: {', '.join(names)})")
 
 

@@ -235,7 +235,9 @@ def collection_intervals(bundle, result, plan, progress=None, should_stop=None) 
     the same resamples."""
     from llgui.core.significance.resample import bootstrap_scores, estimate_from
 
-    stream = Stream.from_replays(result.replays, metric_of(bundle, result.metric))
+    # the documents the pooled scores are over (cut-short ones left out: `BundleReplay.counted`)
+    replays = getattr(result, "counted", result.replays)
+    stream = Stream.from_replays(replays, metric_of(bundle, result.metric))
     samples = [StreamSample(stream, m) for m in MEASURES]
     scores = bootstrap_scores(samples, plan, progress=progress, should_stop=should_stop)
     points = (result.pooled_base, result.pooled_adapt, result.pooled_pen)

@@ -141,7 +141,7 @@ class LeaderboardModel(QAbstractTableModel):
             return
         for system in self.report["systems"]:
             board = system["leaderboard"].get(self.metric, {})
-            row = {"system": system["name"]}
+            row = {"system": system["name"], "partial": board.get("partial")}
             row.update({k: board.get(k) for k in ONLINE_FIGURES})
             row.update({f"s_p_{p}": (board.get("s_p") or {}).get(p) for p in POLICY_NAMES})
             for p in POLICY_NAMES:
@@ -173,6 +173,8 @@ class LeaderboardModel(QAbstractTableModel):
                     effect.get("human_agreement", None)
                 cells["s_base_agree_known"] = effect is not None and \
                     effect.get("human_agreement") is not None
+                cells["s_base_agree_reading"] = None if effect is None else \
+                    effect.get("reading")
         cells["baseline"] = self.comparison is not None and \
             self.comparison["baseline"] == system
         return cells
@@ -197,8 +199,8 @@ class LeaderboardModel(QAbstractTableModel):
         value = row.get(key)
         tested = key.endswith(("_ci", "_p", "_agree"))
         if role == Qt.ItemDataRole.DisplayRole:
-            if key == "system":
-                return value
+            if key == "system":   # an online run stopped in a document (issue 32)
+                return value + (" (cut short)" if row.get("partial") else "")
             if tested:
                 return self._tested_text(row, key)
             if key.startswith("s_p_"):
@@ -210,6 +212,9 @@ class LeaderboardModel(QAbstractTableModel):
             return -math.inf if _missing(value) else float(value)
         if role == Qt.ItemDataRole.TextAlignmentRole and key != "system":
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and key == "system" and row.get("partial"):
+            return (f"{value}'s online run stopped before its end: {row['partial']} of its "
+                    "S_base, S_adapt, S_pen and MSR")
         if role == Qt.ItemDataRole.ToolTipRole and self.report is not None:
             signature = self.report.get("signatures", {}).get(self.metric, "")
             test = row.get(f"{key.rsplit('_', 1)[0]}_test") if tested else None
@@ -244,7 +249,7 @@ class LeaderboardModel(QAbstractTableModel):
             if self.comparison is None or row.get("s_base_test") is None:
                 return "–"
             if not row.get("s_base_agree_known"):
-                return "none known"
+                return row.get("s_base_agree_reading") or "none known"
             return f"{100 * row[key]:.1f}%"
         test = row.get(f"{key.rsplit('_', 1)[0]}_test")
         if test is None or _missing(row.get(key)):

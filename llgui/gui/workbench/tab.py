@@ -513,8 +513,11 @@ class Workbench(QWidget):
         bundles = self.state.bundles
         # which system (issue 23 item 15): two bundles on the same documents look alike
         system = html.escape(bundles[index].name or "") if index < len(bundles) else ""
+        counted = len(result.counted)   # documents cut short are left out (issue 32)
+        cut = result.partial_note
         self.aggregates.setText(
-            f"<b>{name}, all {len(result.replays)} documents</b>"
+            (f"<b>{name}, {counted} of {len(result.replays)} documents</b>" if cut else
+             f"<b>{name}, all {len(result.replays)} documents</b>")
             + (f" of <b>{system}</b>" if system else "") + "<table cellspacing='4'>"
             "<tr><th></th><th>S_base</th><th>S_adapt</th><th>S_pen</th></tr>" + rows
             + "</table>" + self._effort_html(index)
@@ -522,9 +525,11 @@ class Workbench(QWidget):
               "score / duration-weighted); mean: unweighted mean of per-document scores; "
               f"policy-weighted: policy {self.state.policy_name} over document times; "
               "95 % CI: percentile interval of the pooled scores around the pooled "
-              f"score above, {len(result.replays)} documents resampled "
+              f"score above, {counted} documents resampled "
               "(bs:1000|seed:12345|unit:document); 'too few units' below "
-              f"{MIN_UNITS} documents.</small>")
+              f"{MIN_UNITS} documents."
+            + (f" <b>{cut}</b>: the run stopped in it before its end." if cut else "")
+            + "</small>")
 
     def _effort_html(self, index: int) -> str:
         """Interactive-predictive MT: the bundle's WSR, KSR, MAR, KSMR beside the S_pen above

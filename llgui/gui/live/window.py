@@ -100,6 +100,7 @@ class LiveSessionWindow(QWidget):
         self.live = None
         self.snap = None
         self.shown: list[tuple] = []
+        self.font_notes: set[str] = set()   # font messages said this session
         self.failure: str | None = None
         self.asked_at = time.monotonic()
         self._job = None
@@ -303,6 +304,7 @@ class LiveSessionWindow(QWidget):
             return
         self.panels.setCurrentIndex(1 if snap.task == "mt" else 2)
         panel = self.mt_panel if snap.task == "mt" else self.diar_panel
+        font_note = self._check_fonts(snap)
         panel.show_snapshot(snap)
         self.asked_at = time.monotonic()
         last = ""
@@ -322,7 +324,21 @@ class LiveSessionWindow(QWidget):
         self.status.setText((snap.note[:1].upper() + snap.note[1:] + ". " if snap.note else "")
                             + (f"Question {q.step}: the system asks {asks.get(q.kind, q.kind)}."
                                if q is not None else
-                               "Your turn: correct what you see, or go to the next document."))
+                               "Your turn: correct what you see, or go to the next document.")
+                            + (f" {font_note}" if font_note else ""))
+
+    def _check_fonts(self, snap) -> str | None:
+        """The fonts for the text this snapshot brings (`llgui.gui.fonts.prepare`, before it
+        is painted): the fallbacks registered for what no font draws; the note said once per
+        session for what is still missing."""
+        from llgui.gui.fonts import prepare
+
+        texts = [snap.doc or "", *snap.hypothesis, *(snap.source or ()), *snap.labels]
+        message = prepare(texts).message
+        if message is None or message in self.font_notes:
+            return None
+        self.font_notes.add(message)
+        return message
 
     def _history(self) -> str:
         return "<br>".join(f"{d} step {s}: S_adapt {a:.2f}, S_pen {p:.2f}"

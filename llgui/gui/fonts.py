@@ -95,7 +95,9 @@ class FontCheck:
 
         if not self.missing:
             return None
-        scripts = " and ".join(s for s in self.scripts[:2]) or "non-Latin"
+        named = [s for s in self.scripts if not (s == "Chinese/Japanese" and "Japanese"
+                                                  in self.scripts)]   # kana: Japanese
+        scripts = " and ".join(named[:2]) or "non-Latin"
         if not self.undrawable:
             part = (" (common characters only)" if _PARTIAL.intersection(self.scripts)
                     else "")
@@ -183,3 +185,19 @@ def check_bundle(bundle) -> tuple[FontCheck, bool]:
     check = prepare(texts)
     _checked[id(bundle)] = (bundle, check)
     return check, True
+
+
+def strings_of(data, limit: int = 200_000):
+    """Every string in plain data (a campaign's report: system, model and document names),
+    the first `limit` of them: what `prepare` checks for a window that shows a report."""
+    stack, seen = [data], 0
+    while stack and seen < limit:
+        item = stack.pop()
+        if isinstance(item, str):
+            seen += 1
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)

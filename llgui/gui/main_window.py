@@ -138,7 +138,8 @@ class MainWindow(QMainWindow):
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
-        self.signature_label = QLabel("")
+        self.signature_label = _SignatureLabel(lambda: self._on_status_message(
+            self.statusBar().currentMessage()))
         self.signature_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(180)
@@ -157,7 +158,23 @@ class MainWindow(QMainWindow):
         # a temporary message takes the signature's place while it is shown (Qt hides normal
         # widgets only when they were visible at that moment: a message shown before the
         # first paint was drawn over the signature)
-        bar.messageChanged.connect(lambda message: self.signature_label.setVisible(not message))
+        bar.messageChanged.connect(self._on_status_message)
+        # while a message hides it, the signature's tokenizer stays in sight (a picture of a
+        # Japanese bundle says which tokenizer its BLEU used, issue 35)
+        self.signature_short = QLabel("")
+        self.signature_short.setVisible(False)
+        bar.addPermanentWidget(self.signature_short)
+
+    def _on_status_message(self, message: str) -> None:
+        self.signature_label.setVisible(not message)
+        short = ""
+        if message:
+            name, _, signature = self.signature_label.text().partition(": ")
+            short = " ".join(f"{name} {part}" for part in signature.split("|")
+                             if part.startswith("tok:"))
+        self.signature_short.setText(short)
+        self.signature_short.setToolTip(self.signature_label.text())
+        self.signature_short.setVisible(bool(short))
 
     def _action(self, menu, text: str, slot: Callable, shortcut=None, tip: str = "") -> QAction:
         action = QAction(text, self)
@@ -574,6 +591,12 @@ class MainWindow(QMainWindow):
 
     def _on_campaign_scored(self, result) -> None:
         report = result.report
+        from llgui.gui.fonts import prepare, strings_of
+
+        font_note = prepare(strings_of(report)).message   # its names, before they are drawn
+        if font_note:
+            self.statusBar().showMessage(f"{report.get('campaign', 'campaign')}: {font_note}",
+                                         30000)
         self.systems_view.set_campaign(report, result.tables,
                                        path=getattr(self, "_campaign_path", None))
         self.time_tab.set_campaign(result.tables)
@@ -837,6 +860,19 @@ def _comparing(bundles) -> bool:
 FIT_ROWS = 200
 """Documents up to which the panel refits its columns when scores arrive (on the GUI thread:
 a fit measures every column's cells)."""
+
+
+class _SignatureLabel(QLabel):
+    """The status bar's metric signature; `changed()` hears each new text (the short form
+    beside a message follows it)."""
+
+    def __init__(self, changed: Callable[[], None]):
+        super().__init__("")
+        self._changed = changed
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        super().setText(text)
+        self._changed()
 
 
 def _font_messages(bundles) -> list[str]:

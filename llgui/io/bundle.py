@@ -352,6 +352,8 @@ class _Loader:
         self.collar = float(settings.get("collar", 0.0))  # type: ignore[arg-type]
         cost = self.cost(self.table(data, "cost"))
         documents, unchecked = self.documents(data, task)
+        if task == "mt" and "bleu" in metrics:
+            self.bleu_tokenizer_note(settings, documents)
         if task == "diarization":
             self.check_word_metrics(metrics, settings, documents, bool(unchecked))
         steps, log_file = self.interactions(self.table(data, "interactions"), task, documents)
@@ -371,6 +373,17 @@ class _Loader:
             documents=tuple(documents), steps=tuple(steps), lifelong=lifelong,
             detection=tuple(detection), warnings=tuple(self.warnings),
         )
+
+    def bleu_tokenizer_note(self, settings: dict, documents) -> None:
+        """Said once, at the line that decides it: BLEU not tokenized as WMT tokenizes this
+        Chinese/Japanese/Korean text (`llgui.core.mt.script.bleu_tokenizer_note`)."""
+        from llgui.core.mt.script import bleu_tokenizer_note, sample_texts
+
+        note = bleu_tokenizer_note(settings, sample_texts(documents))
+        if note:
+            key = "tokenize" if "tokenize" in settings else "trg_lang"
+            line = self.key_line("settings", key) or self.key_line("bundle", "metrics")
+            self.warnings.append(Problem(self.file, line, f"warning: {note}"))
 
     def parse(self) -> dict:
         data = read_bytes(self.path, self.problems)

@@ -193,6 +193,66 @@ def ter_script_note(settings: Mapping[str, object] | None) -> str | None:
             "100 %. Set asian_support = true and normalized = true to count characters")
 
 
+BLEU_TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
+"""WMT's (and sacrebleu's, from trg_lang) BLEU tokenizer for Chinese, Japanese, Korean."""
+_LANGUAGE_NAMES = {"zh": "Chinese", "ja": "Japanese", "ko": "Korean"}
+
+
+def cjk_language(texts: Iterable[str], limit: int = _SAMPLE_CHARS) -> str | None:
+    """"ja" (kana), "ko" (Hangul) or "zh" (Han without kana) when at least a third of the
+    first `limit` visible characters of `texts` are of those scripts; else None."""
+    counts = {"ja": 0, "ko": 0, "zh": 0}
+    total = 0
+    for text in texts:
+        if not isinstance(text, str):
+            continue
+        for char in text[:_SAMPLE_PER_TEXT]:
+            if char.isspace():
+                continue
+            total += 1
+            name = script_of(char)
+            if name == "Japanese":
+                counts["ja"] += 1
+            elif name == "Korean":
+                counts["ko"] += 1
+            elif name == "Chinese/Japanese":
+                counts["zh"] += 1
+        if total >= limit:
+            break
+    if total == 0 or 3 * sum(counts.values()) < total:
+        return None
+    if counts["ja"]:
+        return "ja"
+    return "ko" if counts["ko"] > counts["zh"] else "zh"
+
+
+def bleu_tokenizer_note(settings: Mapping[str, object] | None, texts: Iterable[str] = ()
+                        ) -> str | None:
+    """What a reader of a BLEU score must know when it is not tokenized as WMT tokenizes
+    Chinese, Japanese or Korean: `tokenize` set to another tokenizer for such a `trg_lang`,
+    or no `trg_lang` and no `tokenize` on text of such a language (`cjk_language`), where
+    sacrebleu's default 13a cuts only at spaces and punctuation. None when all is well.
+    (sacrebleu's own "Consider using ..." is silenced: this note says it once.)"""
+    settings = settings or {}
+    tokenize, trg = settings.get("tokenize"), settings.get("trg_lang")
+    if trg in BLEU_TOKENIZERS:
+        wanted = BLEU_TOKENIZERS[str(trg)]
+        if tokenize is None or tokenize in (wanted, "spm", "flores101", "flores200",
+                                            "spBLEU-1K"):
+            return None
+        return (f"BLEU tokenizes this trg_lang = {trg!r} text with {tokenize!r} (the tokenize "
+                f"setting), not with WMT's {wanted!r}: the numbers are not comparable to "
+                f"published {_LANGUAGE_NAMES[str(trg)]} BLEU")
+    if trg is not None or tokenize is not None:
+        return None
+    lang = cjk_language(texts)
+    if lang is None:
+        return None
+    return (f"this text is {_LANGUAGE_NAMES[lang]} but the bundle has no trg_lang: BLEU "
+            f"tokenizes it with sacrebleu's default 13a (spaces and punctuation only), not "
+            f"with WMT's {BLEU_TOKENIZERS[lang]!r}. Set trg_lang = {lang!r} in [settings]")
+
+
 _INVISIBLE = ("C", "Z")   # control, format, private use, unassigned; separators: never drawn
 
 

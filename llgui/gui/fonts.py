@@ -122,6 +122,12 @@ def undrawable(chars: Iterable[str], font: QFont | None = None) -> list[str]:
 
 def load_fallbacks() -> tuple[str, ...]:
     """Register the bundled fallback fonts (once); their family names."""
+    from PySide6.QtCore import QLoggingCategory
+
+    # Qt says "OpenType support missing for ..., script N" for every font without the
+    # script's tables (DejaVu and the emoji font), dozens of lines on stderr that tell a user
+    # nothing: the check above says what is missing
+    QLoggingCategory.setFilterRules("qt.text.font.db.warning=false")
     families: list[str] = []
     for name in FALLBACK_FILES:
         font_id = _loaded.get(name)

@@ -60,7 +60,7 @@ from llgui.io._read import (
     NotRegularFile, check_regular, decode_lines, read_bytes, value_error_reason,
 )
 from llgui.io._tomlpos import TomlPositions, locate
-from llgui.io.text import load_docids, parse_line_range, selection_problem
+from llgui.io.text import load_docid_fields, parse_line_range, selection_problem
 
 TABLES = ("bundle", "settings", "cost", "documents", "interactions", "lifelong", "detection",
           "classification")
@@ -1084,11 +1084,14 @@ class _Doc:
             return failed  # a bad id is reported by `id`
         written = table["docids"]
         resolved = self.file("docids", written, self.line("docids"))
-        ids = self.loader.read(load_docids, resolved) if resolved else None
-        if ids is None:
+        fields = self.loader.read(load_docid_fields, resolved) if resolved else None
+        if fields is None:
             self.ok = False
             return failed
-        rows = tuple(i for i, d in enumerate(ids) if d == docid)
+        ids = [f[-1] for f in fields]        # the document id: the last field (WMT's .docs)
+        rows = tuple(i for i, f in enumerate(fields) if docid in f)
+        if rows:
+            self.warn_block(docid, rows, fields, written)
         if not rows:
             known = list(dict.fromkeys(ids))
             if all(_DOCID_SHAPE.fullmatch(d) for d in known):
@@ -1102,6 +1105,20 @@ class _Doc:
                      f"document id {docid!r} is not in docids file {written!r} ({listing})")
             return failed
         return rows, len(ids), 0, f"docids file {written!r}"
+
+    def warn_block(self, docid: str, rows, fields, written: str) -> None:
+        """A docid found in a field that is not the document id (WMT's `.docs` layout,
+        `domain<TAB>docid`: "literary" is a domain) selects every document of that block as
+        one: said as a warning, at the line."""
+        documents = {fields[i][-1] for i in rows}
+        if len(documents) < 2:
+            return
+        key = "docid" if "docid" in self.table else "id"
+        self.loader.warnings.append(Problem(self.loader.file, self.line(key), (
+            f"warning: docid {docid!r} matches a block of {len(rows)} lines of "
+            f"{len(documents)} documents in docids file {written!r} (a domain, not a "
+            "document id): they are scored as one document; give one document's id to "
+            "select one")))
 
     def select(self, selection, loaded: dict) -> dict:
         """`loaded` (role, line, written) -> segments, cut to the selected rows; a file too

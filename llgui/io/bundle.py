@@ -1088,10 +1088,14 @@ class _Doc:
         if fields is None:
             self.ok = False
             return failed
-        ids = [f[-1] for f in fields]        # the document id: the last field (WMT's .docs)
+        # the document ids: the field with the most distinct values (sacrebleu's `docid
+        # origlang` has them first, WMT's `.docs`, `domain docid`, last)
+        width = min(len(f) for f in fields)
+        column = max(range(width), key=lambda k: (len({f[k] for f in fields}), -k))
+        ids = [f[column] for f in fields]
         rows = tuple(i for i, f in enumerate(fields) if docid in f)
         if rows:
-            self.warn_block(docid, rows, fields, written)
+            self.warn_block(docid, [ids[i] for i in rows], written)
         if not rows:
             known = list(dict.fromkeys(ids))
             if all(_DOCID_SHAPE.fullmatch(d) for d in known):
@@ -1106,11 +1110,11 @@ class _Doc:
             return failed
         return rows, len(ids), 0, f"docids file {written!r}"
 
-    def warn_block(self, docid: str, rows, fields, written: str) -> None:
+    def warn_block(self, docid: str, rows: list[str], written: str) -> None:
         """A docid found in a field that is not the document id (WMT's `.docs` layout,
         `domain<TAB>docid`: "literary" is a domain) selects every document of that block as
-        one: said as a warning, at the line."""
-        documents = {fields[i][-1] for i in rows}
+        one: said as a warning, at the line. `rows`: the document id of each selected line."""
+        documents = set(rows)
         if len(documents) < 2:
             return
         key = "docid" if "docid" in self.table else "id"

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from llgui.core.display.palette import speaker_colours
+from llgui.gui.widgets.speaker_brush import fill_brush, pattern_brush
 from llgui.core.types import PointTarget, SentenceTarget
 
 WINDOW_BRUSHES = ((255, 170, 0, 90), (0, 160, 255, 90))
@@ -281,13 +282,15 @@ class DiarPanel(QWidget):
         colors = speaker_colours(labels)
         for label in labels:
             turns = [t for t in snap.hypothesis if t.speaker == label]
-            color = colors[label]
-            bars = pg.BarGraphItem(x0=[t.start for t in turns],
-                                   width=[t.end - t.start for t in turns],
-                                   y0=[rows[label] + 0.15] * len(turns), height=0.7,
-                                   brush=pg.mkBrush(color), pen=pg.mkPen(None))
-            self.plot.addItem(bars)
-            self.windows.append(bars)
+            for brush in (fill_brush(colors[label]), pattern_brush(colors[label])):
+                if brush is None:
+                    continue   # a plain speaker: its colour only
+                bars = pg.BarGraphItem(x0=[t.start for t in turns],
+                                       width=[t.end - t.start for t in turns],
+                                       y0=[rows[label] + 0.15] * len(turns), height=0.7,
+                                       brush=brush, pen=pg.mkPen(None))
+                self.plot.addItem(bars)
+                self.windows.append(bars)
         axis = self.plot.getAxis("left")
         axis.setTicks([[(i + 0.5, label) for label, i in rows.items()]])
         self.plot.setYRange(0, max(1, len(labels)), padding=0.05)

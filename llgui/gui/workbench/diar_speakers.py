@@ -82,7 +82,13 @@ class SpeakerTable(QTableWidget):
                 for c, text in enumerate(cells):
                     item = QTableWidgetItem(text)
                     if c == 0 and row.speaker in colours:
-                        item.setForeground(QColor(colours[row.speaker]))
+                        from llgui.core.display.palette import (
+                            PATTERN_GLYPHS, speaker_style)
+
+                        colour, pattern = speaker_style(colours[row.speaker])
+                        item.setForeground(QColor(colour))
+                        if pattern != "solid":   # the fill that tells it from its colour's twin
+                            item.setText(f"{PATTERN_GLYPHS[pattern]} {text}")
                     if c >= 3:
                         item.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                               | Qt.AlignmentFlag.AlignVCenter)

@@ -53,6 +53,8 @@ SERIES_COLOURS = {"s_base": "#7f8c8d", "s_adapt": "#27ae60", "s_pen": "#8e44ad"}
 DIAGONAL_COLOUR = "#e67e22"
 COST_COLOUR = "#34495e"
 SYSTEM_COLOURS = CAMPAIGN_SYSTEM_COLOURS
+MAX_NAMED_SYSTEMS = 4
+"""Other systems of a campaign named one by one in the S_P legend; beyond, one entry."""
 """The other systems of a campaign, overlaid on the S_P plot."""
 MAX_SYMBOLS = 60   # curves with more points are drawn without symbols (faster, and clearer)
 MODES = (("relative", "relative"), ("absolute", "absolute"))
@@ -710,13 +712,35 @@ class AcrossTimeTab(QWidget):
             if label is not None:
                 label.setText(name)
             curves["name"] = name
+        legend = self.sp_plot.getPlotItem().legend
         if s_p_pen is not None:
             curves["pen"].setData(x, s_p_pen)
             curves["pen"].show()
+            if legend is not None and legend.getLabel(curves["pen"]) is None:
+                legend.addItem(curves["pen"], "current, penalised (eq. 3)")
         else:
             curves["pen"].setData([], [])
             curves["pen"].hide()
+            # no entry for a curve that is not drawn (pyqtgraph showed a hidden one as ⊘)
+            if legend is not None and legend.getLabel(curves["pen"]) is not None:
+                legend.removeItem(curves["pen"])
         self.penalised_box.setEnabled(has_pen)
+        # greyed means off: a table without penalised scores shows the box unticked (the
+        # choice made where it applies is kept for when it does)
+        if not has_pen and self.penalised_box.isChecked():
+            self._pen_wanted = True
+            self.penalised_box.blockSignals(True)
+            self.penalised_box.setChecked(False)
+            self.penalised_box.blockSignals(False)
+        elif has_pen and getattr(self, "_pen_wanted", False):
+            self._pen_wanted = False
+            self.penalised_box.blockSignals(True)
+            self.penalised_box.setChecked(True)
+            self.penalised_box.blockSignals(False)
+        self.penalised_box.setToolTip(
+            "also weigh the table's value_pen column (S_pen of each cell), equation 3" if has_pen
+            else "this table has no penalised scores (value_pen): a campaign's output-only "
+                 "cells have none")
 
     def _fit_sp_range(self, curves: dict, s_p, s_p_pen, dragging: bool) -> None:
         """Y range over every S_P curve with headroom at the top for the legend. While
@@ -775,14 +799,33 @@ class AcrossTimeTab(QWidget):
         current.sigPointsClicked.connect(self._on_sp_points_clicked)
         systems = []
         if 0 <= self.system_index < len(self.campaign_tables):
-            for k, (name, other) in enumerate(self.campaign_tables):
-                if k == self.system_index or self.table_metric not in other.metrics:
-                    continue
-                colour = SYSTEM_COLOURS[len(systems) % len(SYSTEM_COLOURS)]
-                curve = item.plot([], [], pen=pg.mkPen(colour, width=2), symbol="o" if few
-                                  else None, symbolSize=5, symbolBrush=colour, symbolPen=None,
-                                  name=f"{html.escape(name)} (current policy)")
+            from llgui.gui.systems.legend import system_style
+
+            others = [(name, other) for k, (name, other) in enumerate(self.campaign_tables)
+                      if k != self.system_index and self.table_metric in other.metrics]
+            # many systems: colour + marker + line style apart, named on hover and in one
+            # legend entry (21 entries covered the plot, issue 35)
+            many = len(others) > MAX_NAMED_SYSTEMS
+            for name, other in others:
+                colour, symbol, dash = system_style(len(systems), SYSTEM_COLOURS)
+                curve = item.plot([], [], pen=pg.mkPen(colour, width=2 if not many else 1.2,
+                                                       style=dash),
+                                  symbol=symbol if few or many else None,
+                                  symbolSize=5 if not many else 7, symbolBrush=colour,
+                                  symbolPen=None,
+                                  name=None if many else f"{html.escape(name)} (current policy)")
+                if many:
+                    curve.scatter.opts.update(
+                        hoverable=True, tip=lambda x, y, data, name=name: f"{name}: {y:.2f}")
+                    curve.scatter.setAcceptHoverEvents(True)
+                    curve.setToolTip(name)
                 systems.append((name, other, curve))
+            if many and item.legend is not None:
+                item.legend.addItem(pg.PlotDataItem([], [], pen=pg.mkPen("#888888")),
+                                    f"{len(others)} other systems: hover for names")
+                item.legend.setToolTip("the other systems' S_P under the current policy, "
+                                       "told apart by colour, marker and line style; hover "
+                                       "a point for its system")
         item.addItem(self.selected_line)
         self._sp_curves = {"table": table, "metric": self.table_metric, "current": current,
                            "pen": pen_curve, "name": self._current_name(),
@@ -863,8 +906,17 @@ class AcrossTimeTab(QWidget):
         self.series_points = {}
         bundle = self.bundle()
         if bundle is None:
-            item.setTitle("no bundle", size="9pt", color=TEXT)
+            # say why, not an empty plot with 0-1 ticks (issue 35)
+            item.setTitle("no bundle: open one to see its documents over time",
+                          size="9pt", color=TEXT)
+            for plot in (self.series_plot, self.cost_plot):
+                for side in ("left", "bottom"):
+                    plot.getPlotItem().getAxis(side).setStyle(showValues=False)
             return
+        for side in ("left",):
+            item.getAxis(side).setStyle(showValues=True)
+            cost_item.getAxis(side).setStyle(showValues=True)
+        cost_item.getAxis("bottom").setStyle(showValues=True)
         dates = bool(bundle.documents and bundle.documents[0].time.is_date) or self._dates()
         clock = dates and any("T" in d.time.text or " " in d.time.text.strip()
                               for d in bundle.documents)

@@ -220,6 +220,14 @@ class MainWindow(QMainWindow):
         view = bar.addMenu("&View")
         view.addAction(self.documents_dock.toggleViewAction())
         self.view_menu = view
+        # a key per tab, wherever the focus is (Ctrl+Tab needed a click inside a tab first)
+        view.addSeparator()
+        for key, (name, text) in enumerate((("workbench", "&Workbench"),
+                                            ("time", "&Across time"),
+                                            ("detection", "&Detection"),
+                                            ("systems", "&Systems")), 1):
+            self._action(view, text, lambda _on=False, name=name: self.show_tab(name),
+                         f"Ctrl+{key}")
 
         nav = bar.addMenu("&Navigate")
         # Arrow keys act on the workbench unless a text field has the focus (see Workbench).

@@ -1,0 +1,28 @@
+"""Issue 35's minors in the main window: a documented key per tab (Ctrl+1..4), whatever has
+the focus."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+
+def test_ctrl_digit_switches_tabs_from_anywhere(qtbot):
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitActive(window)      # shortcuts go to the active window
+    try:
+        window.documents_view.setFocus()          # focus outside the tabs
+        for key, widget in ((Qt.Key.Key_4, window.systems_view), (Qt.Key.Key_2, window.time_tab),
+                            (Qt.Key.Key_3, window.detection_tab),
+                            (Qt.Key.Key_1, window.workbench)):
+            # through the window system, as a key press arrives (a widget-level key event
+            # never reaches the shortcut map)
+            qtbot.keyClick(window.windowHandle(), key, Qt.KeyboardModifier.ControlModifier)
+            assert window.tabs.currentWidget() is widget
+    finally:
+        window.jobs.shutdown(2000)
+        window.close()

@@ -799,7 +799,7 @@ class AcrossTimeTab(QWidget):
         current.sigPointsClicked.connect(self._on_sp_points_clicked)
         systems = []
         if 0 <= self.system_index < len(self.campaign_tables):
-            from llgui.gui.systems.legend import system_style
+            from llgui.gui.widgets.system_legend import system_style
 
             others = [(name, other) for k, (name, other) in enumerate(self.campaign_tables)
                       if k != self.system_index and self.table_metric in other.metrics]

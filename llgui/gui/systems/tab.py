@@ -503,7 +503,7 @@ class SystemsView(QWidget):
     def _build_plot(self):
         import pyqtgraph as pg
 
-        from llgui.gui.systems.legend import LegendList
+        from llgui.gui.widgets.system_legend import LegendList
 
         self.plot = pg.PlotWidget()
         self.plot.setBackground("w")
@@ -525,7 +525,7 @@ class SystemsView(QWidget):
         import pyqtgraph as pg
 
         from llgui.core.display.palette import CAMPAIGN_SYSTEM_COLOURS as SYSTEM_COLOURS
-        from llgui.gui.systems.legend import system_style
+        from llgui.gui.widgets.system_legend import system_style
 
         item = self.plot.getPlotItem()
         item.clear()

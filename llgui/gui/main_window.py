@@ -310,8 +310,16 @@ class MainWindow(QMainWindow):
         self.open_problems = [str(p) for p in problems] or (
             [] if loaded or not paths else [f"{p}: nothing to open" for p in paths])
         if problems:
-            self.show_error("Could not open " + ", ".join(str(Path(p).name) for p in paths),
-                            problems)
+            title = "Could not open " + ", ".join(str(Path(p).name) for p in paths)
+            self.show_error(title, problems)
+            if not self.state.bundles and not loaded:
+                # the empty workbench keeps the reason (the status message goes after 15 s)
+                from llgui.gui.workbench.tab import OPEN_A_BUNDLE
+
+                said = [str(p) for p in problems[:5]]
+                more = f"\n… and {len(problems) - 5} more" if len(problems) > 5 else ""
+                self.workbench.empty.setText(f"{title}:\n" + "\n".join(said) + more
+                                             + "\n\n" + OPEN_A_BUNDLE)
         if not loaded:
             return False
         # the jobs the new bundles start (their scores, the first document's walkthrough)

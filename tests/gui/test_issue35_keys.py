@@ -26,3 +26,23 @@ def test_ctrl_digit_switches_tabs_from_anywhere(qtbot):
     finally:
         window.jobs.shutdown(2000)
         window.close()
+
+
+def test_a_bundle_that_fails_to_open_leaves_its_reason_in_the_window(qtbot, tmp_path):
+    from llgui.gui.main_window import MainWindow
+
+    bad = tmp_path / "bundle.toml"
+    bad.write_text('[bundle]\ntask = "mt"\nname = "x"\n\n[[documents]]\nid = "d"\ntime = "1"\n'
+                   'references = ["missing.txt"]\nhypothesis = "missing.txt"\n')
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    try:
+        assert not window.open_bundles([str(bad)])
+        qtbot.waitUntil(lambda: not window.jobs.busy, timeout=30000)
+        window.statusBar().clearMessage()           # the timed message is gone
+        text = window.workbench.empty.text()
+        assert "Could not open bundle.toml" in text and "missing.txt" in text
+        assert f"{bad}:" in text and "Open a bundle" in text
+    finally:
+        window.jobs.shutdown(2000)
+        window.close()

@@ -493,8 +493,11 @@ class MainWindow(QMainWindow):
         self.documents_view.setColumnHidden(len(columns) - 1, not comparing)   # Δ S_pen
         # comparing: Δ S_pen and S_pen beside the system, where a 1366-px panel shows them
         header = self.documents_view.horizontalHeader()
+        # one system: its scores next to the document too (at 1366 px a fifth of the window
+        # showed the id, time and steps, the scores off to the right, issue 35)
         order = (["document", "system", columns[-1], "S_pen", "S_base"] if comparing
-                 else list(columns))
+                 else ["document", "S_pen", "S_base", "gain"]
+                 + [c for c in columns if c not in ("document", "S_pen", "S_base", "gain")])
         for place, name in enumerate(order):
             header.moveSection(header.visualIndex(columns.index(name)), place)
         self.documents_view.resizeColumnsToContents()
@@ -575,11 +578,17 @@ class MainWindow(QMainWindow):
                 self._fit_documents_dock()
 
     def _cap_system_column(self) -> None:
-        """The system column at most 10 ems wide (the whole name is in its tooltip)."""
+        """The system column at most 10 ems wide (the whole name is in its tooltip); the
+        document column at most 8, its long ids cut in the middle (WMT24's
+        "test-en-news_brisbanetimes.com.au.228963" hid every score column at 1366, issue 35)."""
         view = self.documents_view
         system = self.documents_model.COLUMNS.index("system")
         view.setColumnWidth(system, min(view.columnWidth(system),
                                         10 * self.fontMetrics().height()))
+        document = self.documents_model.COLUMNS.index("document")
+        view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        view.setColumnWidth(document, min(view.columnWidth(document),
+                                          8 * self.fontMetrics().height()))
 
     def _fit_documents_dock(self) -> None:
         """Widen the Documents panel to its columns once the scores are in (S_base, S_pen

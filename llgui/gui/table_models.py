@@ -159,10 +159,11 @@ class DocumentsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             bundle = self._bundles[b]
             result = self._results.get(b)
+            whole = f"{doc.id}\n" if column == "document" else ""   # a long id is elided
             if result is not None:
-                return (f"{bundle.name or bundle.path}\n{display_name(result.metric)} — "
+                return (f"{whole}{bundle.name or bundle.path}\n{display_name(result.metric)} — "
                         f"{result.signature}")
-            return f"{bundle.name or bundle.path}"
+            return f"{whole}{bundle.name or bundle.path}"
         return None
 
 

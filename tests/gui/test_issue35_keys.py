@@ -46,3 +46,36 @@ def test_a_bundle_that_fails_to_open_leaves_its_reason_in_the_window(qtbot, tmp_
     finally:
         window.jobs.shutdown(2000)
         window.close()
+
+
+def test_long_document_ids_leave_the_scores_in_the_documents_panel(qtbot, tmp_path):
+    """WMT24's document ids ("test-en-news_brisbanetimes.com.au.228963") took the whole
+    panel at 1366x768: the id column is capped, cut in the middle, whole in its tooltip."""
+    from PySide6.QtCore import Qt
+
+    from llgui.gui.main_window import MainWindow
+
+    long_id = "test-en-news_brisbanetimes.com.au.228963"
+    (tmp_path / "ref.txt").write_text("the cat sat\non the mat\n")
+    (tmp_path / "hyp.txt").write_text("the cat sat\non a mat\n")
+    bundle = tmp_path / "bundle.toml"
+    bundle.write_text(f'[bundle]\ntask = "mt"\nname = "x"\n\n[[documents]]\nid = "{long_id}"\n'
+                      'time = "1"\nreferences = ["ref.txt"]\nhypothesis = "hyp.txt"\n')
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        assert window.open_bundles([str(bundle)])
+        qtbot.waitUntil(lambda: not window.jobs.busy, timeout=60000)
+        view, model = window.documents_view, window.documents_model
+        header = view.horizontalHeader()
+        s_pen = model.COLUMNS.index("S_pen")
+        right = header.sectionViewportPosition(s_pen) + header.sectionSize(s_pen)
+        assert 0 < right <= view.viewport().width() + 1
+        index = window.documents_proxy.index(0, model.COLUMNS.index("document"))
+        assert index.data(Qt.ItemDataRole.ToolTipRole).startswith(long_id)
+    finally:
+        window.jobs.shutdown(2000)
+        window.close()

@@ -592,14 +592,17 @@ class AcrossTimeTab(QWidget):
         self.mode_box.setCurrentIndex(self.mode_box.findData(policy.mode))
         self.normalise_box.setChecked(policy.normalise)
 
-    def _set_time_axis(self, widget: pg.PlotWidget, dates: bool, label: str) -> None:
-        """Give `widget` a calendar (UTC) bottom axis when the times are dates."""
-        if self._time_axes.get(id(widget)) != dates:
-            axis = CalendarAxis("bottom", utcOffset=0) if dates else pg.AxisItem("bottom")
+    def _set_time_axis(self, widget: pg.PlotWidget, dates: bool, label: str,
+                       whole: bool = False) -> None:
+        """Give `widget` a calendar (UTC) bottom axis when the times are dates; ticks on whole
+        numbers only when the times are (documents at times 1, 2, 3, 4 ticked at 1.5, 2.5)."""
+        if self._time_axes.get(id(widget)) != (dates, whole):
+            axis = (CalendarAxis("bottom", utcOffset=0) if dates
+                    else WholeAxis("bottom") if whole else pg.AxisItem("bottom"))
             axis.enableAutoSIPrefix(False)
             axis.setTextPen(TEXT)
             widget.getPlotItem().setAxisItems({"bottom": axis})
-            self._time_axes[id(widget)] = dates
+            self._time_axes[id(widget)] = (dates, whole)
         if label:
             widget.getPlotItem().setLabel("bottom", label)
         else:
@@ -921,8 +924,9 @@ class AcrossTimeTab(QWidget):
         clock = dates and any("T" in d.time.text or " " in d.time.text.strip()
                               for d in bundle.documents)
         label = "time" + (" (UTC)" if clock else "")   # plain dates have no time zone
-        self._set_time_axis(self.series_plot, dates, "")
-        self._set_time_axis(self.cost_plot, dates, label)
+        whole = not dates and all(float(d.time.value).is_integer() for d in bundle.documents)
+        self._set_time_axis(self.series_plot, dates, "", whole)
+        self._set_time_axis(self.cost_plot, dates, label, whole)
         self.series_plot.getPlotItem().getAxis("bottom").setStyle(showValues=False)
         result = self.collections.get(self.bundle_index)
         table = self.table()
@@ -1063,3 +1067,17 @@ NO_TABLE = (
     "more.")
 
 __all__ = ["AcrossTimeTab"]
+
+
+class WholeAxis(pg.AxisItem):
+    """A time axis for times that are whole numbers (documents at 1, 2, 3): ticks on whole
+    numbers only."""
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
+        levels = []
+        for spacing, values in super().tickValues(minVal, maxVal, size):
+            kept = [v for v in values if float(v).is_integer()]
+            if kept:
+                levels.append((max(spacing, 1.0), kept))
+        return levels or [(1.0, [float(v) for v in range(math.ceil(minVal),
+                                                           math.floor(maxVal) + 1)])]

@@ -35,3 +35,36 @@ def test_across_time_with_many_output_only_systems(many, qapp):  # noqa: F811
     assert "no bundle: open one" in series.titleLabel.text
     assert not series.getAxis("left").style["showValues"]
     assert not tab.heatmap.plot.getPlotItem().getAxis("left").autoSIPrefix
+
+
+def test_documents_at_whole_times_tick_on_whole_numbers(qtbot, tmp_path):
+    """A bundle whose documents are at times 1, 2, 3, 4 (no lifelong table): the time axis
+    ticked at 1.5, 2.5, 3.5, times no document has."""
+    from llgui.gui.main_window import MainWindow
+    from tests.gui.conftest import settle
+
+    docs = []
+    for d in range(1, 5):
+        (tmp_path / f"r{d}.txt").write_text("the cat sat on the mat\n")
+        (tmp_path / f"h{d}.txt").write_text("the cat sat on a mat\n")
+        docs.append(f'[[documents]]\nid = "d{d}"\ntime = {d}\nreferences = ["r{d}.txt"]\n'
+                    f'hypothesis = "h{d}.txt"\n')
+    bundle = tmp_path / "bundle.toml"
+    bundle.write_text('[bundle]\ntask = "mt"\nname = "x"\n\n' + "\n".join(docs))
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    try:
+        assert window.open_bundles([str(bundle)])
+        settle(qtbot, window)
+        window.show_tab("time")
+        qtbot.waitUntil(lambda: not window.jobs.busy, timeout=60000)
+        qtbot.wait(100)
+        axis = window.time_tab.cost_plot.getPlotItem().getAxis("bottom")
+        ticks = [v for _, values in axis.tickValues(0.8, 4.2, 600) for v in values]
+        assert ticks and all(float(v).is_integer() for v in ticks), ticks
+        assert {1.0, 2.0, 3.0, 4.0} <= set(ticks)
+    finally:
+        window.jobs.shutdown(2000)
+        window.close()

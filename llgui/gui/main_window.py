@@ -587,6 +587,7 @@ class MainWindow(QMainWindow):
                                         10 * self.fontMetrics().height()))
         document = self.documents_model.COLUMNS.index("document")
         view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        view.setWordWrap(False)   # one line, cut in the middle (wrapped, it was two halves)
         view.setColumnWidth(document, min(view.columnWidth(document),
                                           8 * self.fontMetrics().height()))
 

@@ -53,9 +53,9 @@ SERIES_COLOURS = {"s_base": "#7f8c8d", "s_adapt": "#27ae60", "s_pen": "#8e44ad"}
 DIAGONAL_COLOUR = "#e67e22"
 COST_COLOUR = "#34495e"
 SYSTEM_COLOURS = CAMPAIGN_SYSTEM_COLOURS
+"""The other systems of a campaign, overlaid on the S_P plot."""
 MAX_NAMED_SYSTEMS = 4
 """Other systems of a campaign named one by one in the S_P legend; beyond, one entry."""
-"""The other systems of a campaign, overlaid on the S_P plot."""
 MAX_SYMBOLS = 60   # curves with more points are drawn without symbols (faster, and clearer)
 MODES = (("relative", "relative"), ("absolute", "absolute"))
 TEXT = "#222222"   # axis text and titles: darker than pyqtgraph's grey, readable at a glance
@@ -645,10 +645,14 @@ class AcrossTimeTab(QWidget):
             self.test_marks.setData(xs, ws)
         else:
             self.test_marks.setData([], [])
-        label = (f"weight P(x) · stems: the {xs.size} tests of "
-                 f"{html.escape(table.models[i])}")
+        # short enough for the plot's height at 1366x768 (the model's name, which may be
+        # long, is in the axis' tooltip; the title was cut: "stems: the 5 te", issue 35)
+        label = f"P(x) · stems: {xs.size} tests of M<sub>{i + 1}</sub>"
         if label != getattr(self, "_tests_label", None):
+            axis = self.policy_plot.getPlotItem().getAxis("left")
             self.policy_plot.getPlotItem().setLabel("left", label)
+            axis.setToolTip(f"weight P(x) of each test; the stems: the {xs.size} tests in the "
+                            f"window of model version {table.models[i]} (M{i + 1})")
             self._tests_label = label
 
     def _show_matrix(self) -> None:

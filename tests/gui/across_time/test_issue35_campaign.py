@@ -68,3 +68,19 @@ def test_documents_at_whole_times_tick_on_whole_numbers(qtbot, tmp_path):
     finally:
         window.jobs.shutdown(2000)
         window.close()
+
+
+def test_the_policy_axis_title_fits_its_plot(many, qapp):  # noqa: F811
+    """The policy plot's left title ("weight P(x) · stems: the 5 tests of AIST-AIRC") was cut
+    at 1366x768: it fits the plot's height now, the model's name in the axis' tooltip."""
+    from PySide6.QtGui import QFontMetrics
+
+    window = many
+    window.show_tab("time")
+    for _ in range(20):
+        qapp.processEvents()
+    axis = window.time_tab.policy_plot.getPlotItem().getAxis("left")
+    text = axis.label.toPlainText()
+    assert "stems" in text and "model version v2" in axis.toolTip()
+    width = QFontMetrics(axis.label.font()).horizontalAdvance(text)
+    assert width <= axis.boundingRect().height(), (text, width, axis.boundingRect().height())

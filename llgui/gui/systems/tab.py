@@ -157,8 +157,11 @@ class LeaderboardModel(QAbstractTableModel):
         for system in self.report["systems"]:
             board = system["leaderboard"].get(self.metric, {})
             models = system.get("models") or ()
+            ids = [m["model"] for m in models]
             row = {"system": system["name"],
-                   "versions": ", ".join(m["model"] for m in models),
+                   # a year of monthly versions took the S_P columns' room: first and last
+                   "versions": ", ".join(ids) if len(ids) <= 3
+                   else f"{len(ids)}: {ids[0]} … {ids[-1]}",
                    "versions_tip": "\n".join(f"{m['model']}: {m['time']}" for m in models)}
             row.update({k: board.get(k) for k in ONLINE_FIGURES})
             row.update({f"s_p_{p}": (board.get("s_p") or {}).get(p) for p in POLICY_NAMES})

@@ -101,3 +101,22 @@ def test_no_two_systems_look_alike_and_the_legend_is_beside_the_plot(many):
     plot_rect = view.plot.geometry()
     assert legend.isVisible() and legend.geometry().left() >= plot_rect.right()
     assert "marker" in legend.toolTip()
+
+
+def test_many_versions_are_listed_by_count_first_and_last():
+    """Thirteen monthly versions took the S_P columns' room: first and last, the count,
+    every one in the tooltip."""
+    from PySide6.QtCore import Qt
+
+    from llgui.gui.systems.tab import LeaderboardModel
+
+    models = [{"model": f"M{k:02d}", "time": f"2023-{k % 12 + 1:02d}-01"} for k in range(13)]
+    report = {"metrics": ["bleu"], "systems": [{"name": "s", "models": models, "cells": [],
+                                                "leaderboard": {}, "online": None}],
+              "signatures": {}}
+    model = LeaderboardModel()
+    model.set_report(report, {})
+    column = [c[0] for c in COLUMNS].index("versions")
+    assert model.index(0, column).data() == "13: M00 … M12"
+    tip = model.index(0, column).data(Qt.ItemDataRole.ToolTipRole)
+    assert all(f"M{k:02d}" in tip for k in range(13))

@@ -461,6 +461,9 @@ class MainWindow(QMainWindow):
         """Tell the user what is wrong, naming file and line; never modal, never fatal."""
         self.errors.extend(lines)
         shown = lines[:30] + ([f"… and {len(lines) - 30} more"] if len(lines) > 30 else [])
+        from llgui.gui.fonts import prepare
+
+        prepare([title, *shown])   # a file or id in any script, drawn (not boxes) in the box
         self.statusBar().showMessage(f"{title}: {lines[0]}" if lines else title, 15000)
         if self._error_box is not None:
             self._error_box.close()

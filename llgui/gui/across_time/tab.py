@@ -598,7 +598,7 @@ class AcrossTimeTab(QWidget):
         numbers only when the times are (documents at times 1, 2, 3, 4 ticked at 1.5, 2.5)."""
         if self._time_axes.get(id(widget)) != (dates, whole):
             axis = (CalendarAxis("bottom", utcOffset=0) if dates
-                    else WholeAxis("bottom") if whole else pg.AxisItem("bottom"))
+                    else _whole_axis() if whole else pg.AxisItem("bottom"))
             axis.enableAutoSIPrefix(False)
             axis.setTextPen(TEXT)
             widget.getPlotItem().setAxisItems({"bottom": axis})
@@ -1073,15 +1073,7 @@ NO_TABLE = (
 __all__ = ["AcrossTimeTab"]
 
 
-class WholeAxis(pg.AxisItem):
-    """A time axis for times that are whole numbers (documents at 1, 2, 3): ticks on whole
-    numbers only."""
+def _whole_axis():
+    from llgui.gui.across_time.whole_axis import WholeAxis
 
-    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
-        levels = []
-        for spacing, values in super().tickValues(minVal, maxVal, size):
-            kept = [v for v in values if float(v).is_integer()]
-            if kept:
-                levels.append((max(spacing, 1.0), kept))
-        return levels or [(1.0, [float(v) for v in range(math.ceil(minVal),
-                                                           math.floor(maxVal) + 1)])]
+    return WholeAxis("bottom")

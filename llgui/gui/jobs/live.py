@@ -41,6 +41,7 @@ class Snapshot:
     loaded: object = None            # the finished run's Bundle, loaded on the worker
     note: str = ""
     audio: object = None             # diarization: the document's recording (core Audio)
+    tokenizer: str = ""              # MT BLEU: sacrebleu's tokenizer ("tok:ja-mecab-0.996-IPA")
 
 
 def snapshot(live: L.LiveSession, question=None, record=None, refused=False, note="",
@@ -66,7 +67,21 @@ def snapshot(live: L.LiveSession, question=None, record=None, refused=False, not
         question=question, steps=state.steps, spent=state.cost, budget=state.budget,
         s_base=state.scores.base[metric].score, s_adapt=s_adapt, s_pen=s_pen, record=record,
         refused=refused, labels=labels, extent=extent, window=bundle.cost.window,
-        out=live.out, note=note, audio=audio)
+        out=live.out, note=note, audio=audio, tokenizer=_tokenizer(bundle, metric))
+
+
+def _tokenizer(bundle, metric: str) -> str:
+    """The `tok:` field of an MT metric's sacrebleu signature ("" for others): every picture
+    of the session says which tokenizer its BLEU uses (issue 35)."""
+    if bundle.task != "mt":
+        return ""
+    from llgui.core.mt.stats import make_metric
+
+    try:
+        signature = make_metric(metric, bundle.settings).signature
+    except (ValueError, RuntimeError):
+        return ""
+    return next((part for part in signature.split("|") if part.startswith("tok:")), "")
 
 
 def _next(live: L.LiveSession, record=None, refused=False, note="") -> Snapshot:

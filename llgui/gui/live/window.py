@@ -314,7 +314,8 @@ class LiveSessionWindow(QWidget):
         self.scores.setText(
             f"<b>{snap.doc}</b> ({snap.index + 1}/{snap.n_docs}, {snap.mode}) · "
             f"{snap.steps} step(s) · cost {snap.spent:g} of {snap.budget:g} · "
-            f"{snap.metric}: S_base {snap.s_base:.2f}, S_adapt <b>{snap.s_adapt:.2f}</b>, "
+            f"{snap.metric}" + (f" ({snap.tokenizer})" if snap.tokenizer else "")
+            + f": S_base {snap.s_base:.2f}, S_adapt <b>{snap.s_adapt:.2f}</b>, "
             f"S_pen <b>{snap.s_pen:.2f}</b>{last}")
         q = snap.question
         self.status.setTextFormat(Qt.TextFormat.AutoText)

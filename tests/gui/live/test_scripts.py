@@ -58,7 +58,7 @@ edited = panel.editor.toPlainText()
 after = {"sentences": missing(panel.sentences, set("".join(shown))),
          "editor": missing(panel.editor, set(edited))}
 print(json.dumps({"before": before, "after": after, "shown": shown, "edited": edited,
-                  "status": live.status.text()}))
+                  "status": live.status.text(), "scores": live.scores.text()}))
 live.close()
 window.jobs.shutdown(5000)
 """
@@ -103,6 +103,8 @@ def _session(tmp_path: Path, lang: str, refs, hyps) -> dict:
                          ids=["en-ja", "en-hi"])
 def test_the_live_session_from_the_menu_draws_japanese_and_hindi(tmp_path, lang, refs, hyps):
     out = _session(tmp_path, lang, refs, hyps)
+    # the session's scores say which tokenizer BLEU uses: WMT's for Japanese
+    assert ("(tok:ja-mecab-" if lang == "ja" else "(tok:13a)") in out["scores"]
     if not out["before"]:
         pytest.skip(f"this machine has a font for {lang}: the no-font case cannot be shown")
     # the session shows the system's hypotheses: those characters were boxes before it

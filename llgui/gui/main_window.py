@@ -581,18 +581,18 @@ class MainWindow(QMainWindow):
                 self._fit_documents_dock()
 
     def _cap_system_column(self) -> None:
-        """The system column at most 10 ems wide (the whole name is in its tooltip); the
-        document column at most 8, its long ids cut in the middle (WMT24's
+        """The system column at most 6 ems wide (the whole name is in its tooltip); the
+        document column at most 7, its long ids cut in the middle (WMT24's
         "test-en-news_brisbanetimes.com.au.228963" hid every score column at 1366, issue 35)."""
         view = self.documents_view
         system = self.documents_model.COLUMNS.index("system")
         view.setColumnWidth(system, min(view.columnWidth(system),
-                                        10 * self.fontMetrics().height()))
+                                        6 * self.fontMetrics().height()))
         document = self.documents_model.COLUMNS.index("document")
         view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         view.setWordWrap(False)   # one line, cut in the middle (wrapped, it was two halves)
         view.setColumnWidth(document, min(view.columnWidth(document),
-                                          8 * self.fontMetrics().height()))
+                                          7 * self.fontMetrics().height()))
 
     def _fit_documents_dock(self) -> None:
         """Widen the Documents panel to its columns once the scores are in (S_base, S_pen

@@ -79,3 +79,34 @@ def test_long_document_ids_leave_the_scores_in_the_documents_panel(qtbot, tmp_pa
     finally:
         window.jobs.shutdown(2000)
         window.close()
+
+
+def test_two_systems_open_keep_the_cost_fields_whole(qtbot):
+    """Issue 35: with a second system on the same documents (side by side) at 1366x768, the
+    cost-model fields were squashed to 10 px and the CI row cut; now nothing is squashed or
+    drawn over, and what does not fit scrolls."""
+    from llgui.gui.main_window import MainWindow
+    from tests.conftest import REPO
+    from tests.gui.conftest import settle
+
+    demo = REPO / "resources" / "demo"
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        assert window.open_bundles([str(demo / "mt" / "bundle.toml"),
+                                    str(demo / "campaign" / "static" / "online" / "bundle.toml")],
+                                   select_doc="news-2023-01-09", step=2)
+        settle(qtbot, window)
+        qtbot.wait(100)
+        bench = window.workbench
+        assert bench.second.label.text()                       # the second system is shown
+        for spin in bench.cost_editor.spins.values():
+            assert spin.height() >= spin.sizeHint().height() - 1, spin.height()
+        editor, aggregates = bench.cost_editor.geometry(), bench.aggregates.geometry()
+        assert aggregates.top() >= editor.bottom()             # nothing drawn over the fields
+    finally:
+        window.jobs.shutdown(2000)
+        window.close()

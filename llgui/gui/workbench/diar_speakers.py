@@ -87,7 +87,9 @@ class SpeakerTable(QTableWidget):
 
                         colour, pattern = speaker_style(colours[row.speaker])
                         item.setForeground(QColor(colour))
-                        if pattern != "solid":   # the fill that tells it from its colour's twin
+                        if "/" in "".join(colours.values()):
+                            # fills in use: every speaker's swatch, the fill that tells it
+                            # from its colour's twins (the legend points here)
                             item.setText(f"{PATTERN_GLYPHS[pattern]} {text}")
                     if c >= 3:
                         item.setTextAlignment(Qt.AlignmentFlag.AlignRight

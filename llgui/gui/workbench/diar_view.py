@@ -650,8 +650,12 @@ class DiarView(QWidget):
         labels = sorted(lane_geometry(reference)["labels"])
         note = styles_note({label: self._colours.get(label, UNMAPPED) for label in labels})
         if note:   # colours repeat: how the speakers are told apart
-            parts.append(f"<i>{html.escape(note)}</i>")
-        for label in labels:
+            parts.append(f"<i>{html.escape(note)}</i>"
+                         + ("; each speaker's swatch is in the speaker table"
+                            if self.speakers is not None else ""))
+        for label in labels if not (note and self.speakers is not None) else ():
+            # (many speakers: their swatches in the speaker table, which lists them anyway,
+            # not twenty more legend entries taking its rows)
             colour, pattern = speaker_style(self._colours.get(label, UNMAPPED))
             hyp = sorted(h for h, r in (mapping or {}).items() if r == label)
             mapped = f" ← {', '.join(html.escape(h) for h in hyp)}" if hyp else ""

@@ -385,6 +385,12 @@ class AcrossTimeTab(QWidget):
         if table is not None and metric in table.metrics:
             self.table_metric = metric
             self.refresh()
+            return
+        bundle = self.bundle()
+        if table is None and bundle is not None and metric in (bundle.metrics or ()):
+            # no lifelong table: the per-document plot follows the workbench's metric, so
+            # choosing here chooses there (the box was greyed out, issue 35)
+            self.state.set_metric(bundle.task, metric)
 
     def _show_choices(self) -> None:
         """The bundle and metric combos, as the tab's choices stand."""
@@ -419,9 +425,10 @@ class AcrossTimeTab(QWidget):
             result = self.collections.get(self.bundle_index)
             shown = getattr(result, "metric", None)
             self.metric_box.setCurrentIndex(max(0, self.metric_box.findData(shown)))
-            self.metric_box.setEnabled(False)   # the collection is scored in one metric
-            self.metric_box.setToolTip("metric of the per-document plot (the workbench's "
-                                       "metric); no lifelong table in this bundle")
+            self.metric_box.setEnabled(self.metric_box.count() > 1)
+            self.metric_box.setToolTip("metric of the per-document plot, the workbench's "
+                                       "metric: choosing one here chooses it there too (no "
+                                       "lifelong table in this bundle)")
             self.metric_box.blockSignals(False)
             return
         self.metric_box.setCurrentIndex(self.metric_box.findData(self.table_metric))

@@ -65,6 +65,18 @@ def test_documents_at_whole_times_tick_on_whole_numbers(qtbot, tmp_path):
         ticks = [v for _, values in axis.tickValues(0.8, 4.2, 600) for v in values]
         assert ticks and all(float(v).is_integer() for v in ticks), ticks
         assert {1.0, 2.0, 3.0, 4.0} <= set(ticks)
+        # no lifelong table: the metric box is not greyed out; it chooses the workbench's
+        # metric, and the per-document plot is scored in it
+        tab = window.time_tab
+        box = tab.metric_box
+        assert box.isEnabled() and box.count() >= 2
+        other = next(box.itemData(k) for k in range(box.count())
+                     if box.itemData(k) != window.state.metrics.get("mt"))
+        box.setCurrentIndex(box.findData(other))
+        box.activated.emit(box.currentIndex())
+        assert window.state.metrics["mt"] == other
+        qtbot.waitUntil(lambda: getattr(tab.collections.get(tab.bundle_index), "metric",
+                                        None) == other, timeout=60000)
     finally:
         window.jobs.shutdown(2000)
         window.close()

@@ -455,7 +455,9 @@ class AcrossTimeTab(QWidget):
         if key.startswith("collection:"):
             index = int(key.split(":", 1)[1])
             self.collections[index] = result
-            if index == self.bundle_index and not self._hidden():
+            # another system's scores are drawn over this one's too
+            if not self._hidden() and (index == self.bundle_index or self.bundle_index
+                                       in self.collections):
                 self._show_series()
 
     # -- user actions -----------------------------------------------------------------------
@@ -964,6 +966,7 @@ class AcrossTimeTab(QWidget):
                                   symbolBrush=None, symbolPen=pg.mkPen(colour, width=1.5,
                                                                        style=Qt.PenStyle.DotLine),
                                   name="(no steps): no penalised result")
+            self._overlay_other_systems(item, bundle, result)
             cost = series.cum_cost
             unit = result.cost_unit or ("words" if bundle.task == "mt" else "seconds listened")
             cost_line = cost_item.plot(x, cost, pen=pg.mkPen(COST_COLOUR, width=1.5),
@@ -1005,6 +1008,29 @@ class AcrossTimeTab(QWidget):
                 self.series_title = FittedTitle(self.series_plot, 9, TEXT)
             self.series_title.set(["per document, in processing order",
                                    "click a point to open it in the workbench (wheel: zoom)"])
+
+    def _overlay_other_systems(self, item, bundle, result) -> None:
+        """The other open bundles of the same task (other systems on the same documents),
+        their S_pen per document in the same metric, over this one's (issue 35: two systems
+        were never drawn together here)."""
+        from llgui.gui.widgets.system_legend import system_style
+
+        self.series_others = {}
+        drawn = 0
+        for k, other in enumerate(self.state.bundles):
+            theirs = self.collections.get(k)
+            if (k == self.bundle_index or other.task != bundle.task or theirs is None
+                    or not theirs.replays or theirs.metric != result.metric
+                    or drawn >= MAX_NAMED_SYSTEMS):
+                continue
+            series = theirs.series()
+            colour, symbol, dash = system_style(drawn, SYSTEM_COLOURS)
+            name = other.name or Path(other.path or "").stem
+            item.plot(series.times, series.s_pen, pen=pg.mkPen(colour, width=1.2, style=dash),
+                      symbol=symbol, symbolSize=7, symbolBrush=colour, symbolPen=None,
+                      name=f"{html.escape(name)}: S_pen")
+            self.series_others[name] = series.s_pen
+            drawn += 1
 
     def _fit_series_range(self, *_) -> None:
         """Room above the scores for the legend, from the legend's rows and the plot's height

@@ -96,3 +96,40 @@ def test_the_policy_axis_title_fits_its_plot(many, qapp):  # noqa: F811
     assert "stems" in text and "model version v2" in axis.toolTip()
     width = QFontMetrics(axis.label.font()).horizontalAdvance(text)
     assert width <= axis.boundingRect().height(), (text, width, axis.boundingRect().height())
+
+
+def test_two_open_systems_are_drawn_together(qtbot, capsys):
+    """Issue 35: two systems on the same documents (two bundles open, no lifelong table) were
+    never drawn together in Across time; the other one's S_pen per document is overlaid, the
+    numbers `llgui replay`'s."""
+    import json
+
+    from llgui.cli.main import main
+    from llgui.gui.main_window import MainWindow
+    from tests.conftest import REPO
+    from tests.gui.conftest import settle
+
+    demo = REPO / "resources" / "demo"
+    other = demo / "campaign" / "static" / "online" / "bundle.toml"
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    try:
+        assert window.open_bundles([str(demo / "mt" / "bundle.toml"), str(other)])
+        settle(qtbot, window)
+        window.show_tab("time")
+        tab = window.time_tab
+        qtbot.waitUntil(lambda: bool(getattr(tab, "series_others", None)), timeout=60000)
+        (name, s_pen), = tab.series_others.items()
+        assert "static" in name
+        capsys.readouterr()
+        assert main(["replay", str(other), "--doc", "news-2023-01-09", "--metric", "bleu",
+                     "--format", "json"]) == 0
+        expected = json.loads(capsys.readouterr().out)["s_pen"]
+        assert any(abs(float(v) - expected) < 1e-9 for v in s_pen)
+        legend = [label.text for _, label in tab.series_plot.getPlotItem().legend.items]
+        assert any(t.endswith(": S_pen") and "static" in t for t in legend)
+    finally:
+        window.jobs.shutdown(2000)
+        window.close()

@@ -43,8 +43,9 @@ class SpeakerTable(QTableWidget):
                 + 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width() + 2)
 
     def wanted_height(self, rows: int | None = None) -> int:
-        """Pixels that show the header and every row (at most 6), or `rows` rows."""
-        rows = min(max(self.rowCount(), 1), 6) if rows is None else rows
+        """Pixels that show the header and every row (at most 8: a 20-speaker broadcast
+        showed 3, issue 35; the room left under the timeline decides), or `rows` rows."""
+        rows = min(max(self.rowCount(), 1), 8) if rows is None else rows
         return (self.horizontalHeader().height() + rows * self.verticalHeader()
                 .defaultSectionSize() + 2 * self.frameWidth() + 2)
 

@@ -107,6 +107,19 @@ PICTURES: dict[str, Shot | Scripted] = {
        for w, h in ((1366, 768), (1920, 1080))},
     **{f"realdata/wmt-workbench-prefix-{w}x{h}.png": Scripted("workbench_prefix", (w, h))
        for w, h in ((1366, 768), (1920, 1080))},
+    # issue 35, every script and speaker count: WMT24 en-hi / en-ja and a 22-system campaign
+    # (docs/realdata/make_wmt24.py), VoxConverse kdfqk (docs/realdata/make_voxconverse.py)
+    **{f"realdata/wmt24-hi-workbench-{s}.png": Shot((
+        _real("wmt24-hi", "run", "bundle.toml"), "--doc",
+        "test-en-news_brisbanetimes.com.au.228963", "--step", "2"), s, True)
+       for s in ("1366x768", "1920x1080")},
+    **{f"realdata/wmt24-ja-live-{w}x{h}.png": Scripted("live_ja", (w, h), True)
+       for w, h in ((1366, 768), (1920, 1080))},
+    **{f"realdata/wmt24-ja-{tab}-{s}.png": Shot((
+        _real("wmt24-ja-campaign", "campaign.toml"), "--tab", tab), s, True)
+       for tab in ("systems", "time") for s in ("1366x768", "1920x1080")},
+    **{f"realdata/vox-kdfqk-{s}.png": Shot((_real("vox", "bundle.toml"),), s, True)
+       for s in ("1366x768", "1920x1080")},
 }
 
 
@@ -419,6 +432,28 @@ def human_oracle(path: Path, size) -> None:
     dialog.close()
     window.jobs.shutdown(2000)
     window.close()
+
+
+def live_ja(path: Path, size) -> None:
+    """The live session on WMT24 en-ja (issue 35): started on a bundle the workbench never
+    opened, the system's Japanese hypotheses and the editor drawn (the fonts checked)."""
+    from llgui.gui.live.window import LiveSessionWindow
+
+    app = _app()
+    with tempfile.TemporaryDirectory() as tmp:
+        live = LiveSessionWindow()
+        live.resize(*size)
+        live.show()
+        live.bundle_edit.setText(_real("wmt24-ja", "bundle.toml"))
+        live.system.setEditText("mt_memory")
+        live.mode.setCurrentText("active")
+        live.budget.setValue(200)
+        live.out_edit.setText(f"{tmp}/run")
+        live.start_button.click()
+        _settle(app, lambda: live.snap is not None and not live.busy)
+        live.grab().save(str(path))
+        live.close()
+        live.jobs.shutdown(5000)
 
 
 def zh_pictures(path: Path, size) -> None:

@@ -804,7 +804,12 @@ def cmd_campaign(args) -> str:
                                                            file=sys.stderr, flush=True))
     finally:
         progress.close()
-    print(f"llgui campaign: {len(campaign.cells)} cells: {run.cached} from the cache, "
+    # the online runs are scored too (the progress line counted them): said, so that
+    # "18/18 cells" is not followed by "16 cells" (issue 35)
+    online = sum(1 for s in campaign.systems if getattr(s, "bundle", None))
+    print(f"llgui campaign: {len(campaign.cells)} cells"
+          + (f" and {online} online run{'s' * (online != 1)}" if online else "")
+          + f": {run.cached} {'cells ' if online else ''}from the cache, "
           f"{run.computed} computed"
           + (f" ({run.scored} file{'s' if run.scored != 1 else ''} scored: cells of the same "
              f"content are scored once)" if run.scored and run.scored < run.computed else "")

@@ -138,7 +138,8 @@ class MainWindow(QMainWindow):
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
-        self.signature_label = QLabel("")
+        self.signature_label = _SignatureLabel(lambda: self._on_status_message(
+            self.statusBar().currentMessage()))
         self.signature_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(180)
@@ -157,7 +158,23 @@ class MainWindow(QMainWindow):
         # a temporary message takes the signature's place while it is shown (Qt hides normal
         # widgets only when they were visible at that moment: a message shown before the
         # first paint was drawn over the signature)
-        bar.messageChanged.connect(lambda message: self.signature_label.setVisible(not message))
+        bar.messageChanged.connect(self._on_status_message)
+        # while a message hides it, the signature's tokenizer stays in sight (a picture of a
+        # Japanese bundle says which tokenizer its BLEU used, issue 35)
+        self.signature_short = QLabel("")
+        self.signature_short.setVisible(False)
+        bar.addPermanentWidget(self.signature_short)
+
+    def _on_status_message(self, message: str) -> None:
+        self.signature_label.setVisible(not message)
+        short = ""
+        if message:
+            name, _, signature = self.signature_label.text().partition(": ")
+            short = " ".join(f"{name} {part}" for part in signature.split("|")
+                             if part.startswith("tok:"))
+        self.signature_short.setText(short)
+        self.signature_short.setToolTip(self.signature_label.text())
+        self.signature_short.setVisible(bool(short))
 
     def _action(self, menu, text: str, slot: Callable, shortcut=None, tip: str = "") -> QAction:
         action = QAction(text, self)
@@ -203,6 +220,14 @@ class MainWindow(QMainWindow):
         view = bar.addMenu("&View")
         view.addAction(self.documents_dock.toggleViewAction())
         self.view_menu = view
+        # a key per tab, wherever the focus is (Ctrl+Tab needed a click inside a tab first)
+        view.addSeparator()
+        for key, (name, text) in enumerate((("workbench", "&Workbench"),
+                                            ("time", "&Across time"),
+                                            ("detection", "&Detection"),
+                                            ("systems", "&Systems")), 1):
+            self._action(view, text, lambda _on=False, name=name: self.show_tab(name),
+                         f"Ctrl+{key}")
 
         nav = bar.addMenu("&Navigate")
         # Arrow keys act on the workbench unless a text field has the focus (see Workbench).
@@ -288,8 +313,16 @@ class MainWindow(QMainWindow):
         self.open_problems = [str(p) for p in problems] or (
             [] if loaded or not paths else [f"{p}: nothing to open" for p in paths])
         if problems:
-            self.show_error("Could not open " + ", ".join(str(Path(p).name) for p in paths),
-                            problems)
+            title = "Could not open " + ", ".join(str(Path(p).name) for p in paths)
+            self.show_error(title, problems)
+            if not self.state.bundles and not loaded:
+                # the empty workbench keeps the reason (the status message goes after 15 s)
+                from llgui.gui.workbench.tab import OPEN_A_BUNDLE
+
+                said = [str(p) for p in problems[:5]]
+                more = f"\n… and {len(problems) - 5} more" if len(problems) > 5 else ""
+                self.workbench.empty.setText(f"{title}:\n" + "\n".join(said) + more
+                                             + "\n\n" + OPEN_A_BUNDLE)
         if not loaded:
             return False
         # the jobs the new bundles start (their scores, the first document's walkthrough)
@@ -431,6 +464,9 @@ class MainWindow(QMainWindow):
         """Tell the user what is wrong, naming file and line; never modal, never fatal."""
         self.errors.extend(lines)
         shown = lines[:30] + ([f"… and {len(lines) - 30} more"] if len(lines) > 30 else [])
+        from llgui.gui.fonts import prepare
+
+        prepare([title, *shown])   # a file or id in any script, drawn (not boxes) in the box
         self.statusBar().showMessage(f"{title}: {lines[0]}" if lines else title, 15000)
         if self._error_box is not None:
             self._error_box.close()
@@ -463,8 +499,11 @@ class MainWindow(QMainWindow):
         self.documents_view.setColumnHidden(len(columns) - 1, not comparing)   # Δ S_pen
         # comparing: Δ S_pen and S_pen beside the system, where a 1366-px panel shows them
         header = self.documents_view.horizontalHeader()
+        # one system: its scores next to the document too (at 1366 px a fifth of the window
+        # showed the id, time and steps, the scores off to the right, issue 35)
         order = (["document", "system", columns[-1], "S_pen", "S_base"] if comparing
-                 else list(columns))
+                 else ["document", "S_pen", "S_base", "gain"]
+                 + [c for c in columns if c not in ("document", "S_pen", "S_base", "gain")])
         for place, name in enumerate(order):
             header.moveSection(header.visualIndex(columns.index(name)), place)
         self.documents_view.resizeColumnsToContents()
@@ -545,11 +584,18 @@ class MainWindow(QMainWindow):
                 self._fit_documents_dock()
 
     def _cap_system_column(self) -> None:
-        """The system column at most 10 ems wide (the whole name is in its tooltip)."""
+        """The system column at most 6 ems wide (the whole name is in its tooltip); the
+        document column at most 7, its long ids cut in the middle (WMT24's
+        "test-en-news_brisbanetimes.com.au.228963" hid every score column at 1366, issue 35)."""
         view = self.documents_view
         system = self.documents_model.COLUMNS.index("system")
         view.setColumnWidth(system, min(view.columnWidth(system),
-                                        10 * self.fontMetrics().height()))
+                                        6 * self.fontMetrics().height()))
+        document = self.documents_model.COLUMNS.index("document")
+        view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        view.setWordWrap(False)   # one line, cut in the middle (wrapped, it was two halves)
+        view.setColumnWidth(document, min(view.columnWidth(document),
+                                          7 * self.fontMetrics().height()))
 
     def _fit_documents_dock(self) -> None:
         """Widen the Documents panel to its columns once the scores are in (S_base, S_pen
@@ -577,6 +623,12 @@ class MainWindow(QMainWindow):
 
     def _on_campaign_scored(self, result) -> None:
         report = result.report
+        from llgui.gui.fonts import prepare, strings_of
+
+        font_note = prepare(strings_of(report)).message   # its names, before they are drawn
+        if font_note:
+            self.statusBar().showMessage(f"{report.get('campaign', 'campaign')}: {font_note}",
+                                         30000)
         self.systems_view.set_campaign(report, result.tables,
                                        path=getattr(self, "_campaign_path", None))
         self.time_tab.set_campaign(result.tables)
@@ -851,6 +903,19 @@ def _comparing(bundles) -> bool:
 FIT_ROWS = 200
 """Documents up to which the panel refits its columns when scores arrive (on the GUI thread:
 a fit measures every column's cells)."""
+
+
+class _SignatureLabel(QLabel):
+    """The status bar's metric signature; `changed()` hears each new text (the short form
+    beside a message follows it)."""
+
+    def __init__(self, changed: Callable[[], None]):
+        super().__init__("")
+        self._changed = changed
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        super().setText(text)
+        self._changed()
 
 
 def _font_messages(bundles) -> list[str]:

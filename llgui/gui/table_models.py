@@ -168,10 +168,11 @@ class DocumentsModel(QAbstractTableModel):
                         "before its end, with fewer steps than it would have had; left out of "
                         "the bundle's aggregates")
             result = self._results.get(b)
+            whole = f"{doc.id}\n" if column == "document" else ""   # a long id is elided
             if result is not None:
-                return (f"{bundle.name or bundle.path}\n{display_name(result.metric)} — "
+                return (f"{whole}{bundle.name or bundle.path}\n{display_name(result.metric)} — "
                         f"{result.signature}")
-            return f"{bundle.name or bundle.path}"
+            return f"{whole}{bundle.name or bundle.path}"
         return None
 
 

@@ -60,7 +60,7 @@ from llgui.io._read import (
     NotRegularFile, check_regular, decode_lines, read_bytes, value_error_reason,
 )
 from llgui.io._tomlpos import TomlPositions, locate
-from llgui.io.text import load_docids, parse_line_range, selection_problem
+from llgui.io.text import load_docid_fields, parse_line_range, selection_problem
 
 TABLES = ("bundle", "settings", "cost", "documents", "interactions", "lifelong", "detection",
           "classification")
@@ -353,6 +353,8 @@ class _Loader:
         self.collar = float(settings.get("collar", 0.0))  # type: ignore[arg-type]
         cost = self.cost(self.table(data, "cost"))
         documents, unchecked = self.documents(data, task)
+        if task == "mt" and "bleu" in metrics:
+            self.bleu_tokenizer_note(settings, documents)
         if task == "diarization":
             self.check_word_metrics(metrics, settings, documents, bool(unchecked))
         steps, log_file = self.interactions(self.table(data, "interactions"), task, documents)
@@ -373,6 +375,17 @@ class _Loader:
             detection=tuple(detection), warnings=tuple(self.warnings),
             partial=tuple(getattr(self, "partial", ())),
         )
+
+    def bleu_tokenizer_note(self, settings: dict, documents) -> None:
+        """Said once, at the line that decides it: BLEU not tokenized as WMT tokenizes this
+        Chinese/Japanese/Korean text (`llgui.core.mt.script.bleu_tokenizer_note`)."""
+        from llgui.core.mt.script import bleu_tokenizer_note, sample_texts
+
+        note = bleu_tokenizer_note(settings, sample_texts(documents))
+        if note:
+            key = "tokenize" if "tokenize" in settings else "trg_lang"
+            line = self.key_line("settings", key) or self.key_line("bundle", "metrics")
+            self.warnings.append(Problem(self.file, line, f"warning: {note}"))
 
     def parse(self) -> dict:
         from llgui.io._read import MAX_BUNDLE_LINES
@@ -1084,11 +1097,18 @@ class _Doc:
             return failed  # a bad id is reported by `id`
         written = table["docids"]
         resolved = self.file("docids", written, self.line("docids"))
-        ids = self.loader.read(load_docids, resolved) if resolved else None
-        if ids is None:
+        fields = self.loader.read(load_docid_fields, resolved) if resolved else None
+        if fields is None:
             self.ok = False
             return failed
-        rows = tuple(i for i, d in enumerate(ids) if d == docid)
+        # the document ids: the field with the most distinct values (sacrebleu's `docid
+        # origlang` has them first, WMT's `.docs`, `domain docid`, last)
+        width = min(len(f) for f in fields)
+        column = max(range(width), key=lambda k: (len({f[k] for f in fields}), -k))
+        ids = [f[column] for f in fields]
+        rows = tuple(i for i, f in enumerate(fields) if docid in f)
+        if rows:
+            self.warn_block(docid, [ids[i] for i in rows], written)
         if not rows:
             known = list(dict.fromkeys(ids))
             if all(_DOCID_SHAPE.fullmatch(d) for d in known):
@@ -1102,6 +1122,20 @@ class _Doc:
                      f"document id {docid!r} is not in docids file {written!r} ({listing})")
             return failed
         return rows, len(ids), 0, f"docids file {written!r}"
+
+    def warn_block(self, docid: str, rows: list[str], written: str) -> None:
+        """A docid found in a field that is not the document id (WMT's `.docs` layout,
+        `domain<TAB>docid`: "literary" is a domain) selects every document of that block as
+        one: said as a warning, at the line. `rows`: the document id of each selected line."""
+        documents = set(rows)
+        if len(documents) < 2:
+            return
+        key = "docid" if "docid" in self.table else "id"
+        self.loader.warnings.append(Problem(self.loader.file, self.line(key), (
+            f"warning: docid {docid!r} matches a block of {len(rows)} lines of "
+            f"{len(documents)} documents in docids file {written!r} (a domain, not a "
+            "document id): they are scored as one document; give one document's id to "
+            "select one")))
 
     def select(self, selection, loaded: dict) -> dict:
         """`loaded` (role, line, written) -> segments, cut to the selected rows; a file too

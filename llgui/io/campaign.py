@@ -160,10 +160,14 @@ class _CampaignLoader(_Loader):
                      f"(score them per bundle: llgui score BUNDLE --metric {words[0]})")
             metrics = tuple(m for m in metrics if m not in WORD_METRICS)
         if "bleu" in metrics and missing_tokenizer_packages(settings):
-            # reported by settings(); like any wrong setting it is left out (the report is
-            # marked partial), so the scoring does not fail on the missing package
-            settings.pop("tokenize", None)
-            settings.pop("trg_lang", None)
+            # reported by settings() (the report is marked partial); BLEU itself is left out,
+            # never scored with another tokenizer (13a on Japanese is not WMT's BLEU)
+            tokenizer = missing_tokenizer_packages(settings)[0]
+            self.add(self.key_line("campaign", "metrics") or self.key_line("settings", "tokenize")
+                     or self.key_line("settings", "trg_lang"),
+                     f"BLEU is left out of this campaign: its tokenizer {tokenizer!r} cannot "
+                     "load here, and BLEU with another tokenizer would be another number")
+            metrics = tuple(m for m in metrics if m != "bleu")
         if not task:
             return self.empty(name)
         self.kind: tuple[bool, str, int] | None = None  # first time's kind, for mixing checks

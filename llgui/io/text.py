@@ -112,6 +112,16 @@ def selection_problem(n: int, exact: int | None, least: int, what: str) -> str |
     return None
 
 
+def load_docid_fields(path: str | Path) -> tuple[tuple[str, ...], ...]:
+    """The tab-separated fields of each line of a doc-id file (`load_docids` checks it): one
+    id per line (sacrebleu's `--echo docid`), or WMT's `.docs` layout, `domain<TAB>docid`
+    (WMT24's `documents/PAIR.docs`): a document is found by an id in any field."""
+    load_docids(path)
+    data = read_bytes(path, Problems(path)) or b""
+    lines = decode_lines(data, Problems(path), strip_bom=True)
+    return tuple(tuple(f.strip() for f in (line or "").split("\t")) for line in lines)
+
+
 def load_docids(path: str | Path) -> tuple[str, ...]:
     """The document id of each line of a test set, from a WMT / sacrebleu doc-id file.
 

@@ -54,7 +54,7 @@ print(json.dumps(out))
 """
 
 
-def _fresh(chars: str) -> dict:
+def _fresh(chars: str, **env_extra: str) -> dict:
     """`check_characters(chars)` in a new process: the machine's fonts, then the fallback."""
     import json
     import os
@@ -62,7 +62,7 @@ def _fresh(chars: str) -> dict:
     import sys
     from pathlib import Path
 
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", **env_extra)
     done = subprocess.run([sys.executable, "-c", FRESH, chars], capture_output=True,
                           text=True, env=env, timeout=120,
                           cwd=Path(__file__).resolve().parents[2])
@@ -98,8 +98,49 @@ def test_characters_outside_every_font_are_named_with_the_fix():
     rare = "\U0002A6A5"   # a CJK extension-B character, outside the bundled subset
     out = _fresh("中" + rare)
     assert out["undrawable"] == [rare]
-    assert rare in out["message"] and "empty boxes" in out["message"]
+    # named by code point and name, never drawn (it would be a box)
+    assert rare not in out["message"] and "empty boxes" in out["message"]
+    assert "U+2A6A5 CJK UNIFIED IDEOGRAPH-2A6A5" in out["message"]
     assert "apt install fonts-noto-cjk" in out["message"]
+
+
+HINDI = "हिन्दी में अनुवाद"
+
+
+def test_hindi_without_any_font_is_named_by_code_point_with_its_package(tmp_path):
+    """Issue 35, item 2: with no font for Devanagari at all (the bundled fallbacks taken
+    away), the warning names the characters (U+0915 DEVANAGARI LETTER KA), not as boxes (a
+    combining mark would swallow the closing parenthesis), and the package that draws them."""
+    out = _fresh(HINDI, LLGUI_FONT_DIR=str(tmp_path))
+    chars = set(HINDI) - {" "}
+    if not out["before"]:
+        pytest.skip("this machine has a Devanagari font installed")
+    assert set(out["undrawable"]) == chars and out["scripts"] == ["Devanagari"]
+    message = out["message"]
+    assert not chars & set(message)
+    assert "U+0905 DEVANAGARI LETTER A" in message          # among the first four named
+    assert "apt install fonts-noto-core" in message and "fonts-noto-cjk" not in message
+    assert f"{len(chars)} character(s) (Devanagari)" in message
+
+
+def test_wmt_scripts_and_emoji_are_drawn_by_the_bundled_fallbacks():
+    """Issue 35, item 2: the scripts of WMT's language pairs beyond CJK and Thai, drawn."""
+    text = ("हिन्दी বাংলা ਪੰਜਾਬੀ ગુજરાતી தமிழ் తెలుగు ಕನ್ನಡ മലയാളം සිංහල العربية עברית ខ្មែរ "
+            "ພາສາລາວ မြန်မာ Հայերեն ქართული አማርኛ 🚀🙏😀")
+    out = _fresh("".join(sorted(set(text) - {" "})))
+    if not out["before"]:
+        pytest.skip("this machine has fonts for every one of these scripts")
+    assert out["after"] == [] and out["undrawable"] == []
+    assert {"LLGUI Devanagari Fallback", "LLGUI Emoji Fallback"} <= set(out["loaded"])
+
+
+def test_emoji_get_emoji_advice(tmp_path):
+    out = _fresh("🚀🙏", LLGUI_FONT_DIR=str(tmp_path))
+    if not out["before"]:
+        pytest.skip("this machine has an emoji font installed")
+    assert "U+1F680 ROCKET" in out["message"]
+    assert "fonts-noto-color-emoji" in out["message"] and "fonts-noto-cjk" not in out["message"]
+    assert "colour emoji font" in out["message"]
 
 
 def _zh_bundle(tmp_path):

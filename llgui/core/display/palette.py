@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -207,12 +207,62 @@ def _choose(reserved: tuple[str, ...], min_distance: float) -> tuple[str, ...]:
     return tuple(chosen)
 
 
+PATTERNS = ("solid", "bdiag", "cross", "hor", "fdiag", "ver")
+"""The second channel of speakers beyond SAFE_SPEAKERS: the fill's pattern (solid, then
+hatched / cross-hatched / striped in white over the colour)."""
+PATTERN_GLYPHS = {"solid": "\u25a0", "bdiag": "\u25a8", "cross": "\u25a6", "hor": "\u25a4",
+                  "fdiag": "\u25a7", "ver": "\u25a5"}
+"""A legend swatch per pattern: ■ ▨ ▦ ▤ ▧ ▥ (in DejaVu Sans and the bundled Latin font)."""
+PATTERN_NAMES = {"solid": "solid", "bdiag": "hatched", "cross": "cross-hatched",
+                 "hor": "striped across", "fdiag": "hatched the other way",
+                 "ver": "striped down"}
+STYLED_SPEAKERS = SAFE_SPEAKERS * len(PATTERNS)
+"""Speakers of one meeting that colour and pattern tell apart (36); beyond, styles repeat and
+only the labels (on the lanes, in the legend and the tooltips) tell speakers apart."""
+
+
+def speaker_style(key: str) -> tuple[str, str]:
+    """(colour, pattern) of a speaker's style key: '#0072b2' or '#0072b2/bdiag'."""
+    colour, _, pattern = key.partition("/")
+    return colour, pattern or "solid"
+
+
+def base_colour(key: str) -> str:
+    """The colour of a style key (its pattern dropped)."""
+    return key.partition("/")[0]
+
+
 def speaker_colours(labels: Iterable[str]) -> dict[str, str]:
-    """A colour per speaker label of ONE meeting, assigned in sorted label order: the first
-    SAFE_SPEAKERS are at least MIN_SPEAKER_DISTANCE apart in every vision. (Assigned over a
-    whole bundle, two speakers of one meeting drew the 11th and 19th colours: 4.8 apart.)"""
+    """A style per speaker label of ONE meeting, assigned in sorted label order. Up to
+    SAFE_SPEAKERS, plain colours at least MIN_SPEAKER_DISTANCE apart in every vision. (Assigned
+    over a whole bundle, two speakers of one meeting drew the 11th and 19th colours: 4.8
+    apart.) With more, colour alone cannot keep them apart (VoxConverse's 20 speakers: 13
+    pairs under 10 ΔE00): the SAFE_SPEAKERS colours repeat, each round with its own fill
+    pattern ('#0072b2/bdiag', `speaker_style`), so two speakers of one meeting either differ
+    by MIN_SPEAKER_DISTANCE in colour or differ in pattern, up to STYLED_SPEAKERS."""
     names = sorted(set(labels), key=str)
-    return dict(zip(names, speaker_palette(len(names))))
+    if len(names) <= SAFE_SPEAKERS:
+        return dict(zip(names, speaker_palette(len(names))))
+    colours = speaker_palette(SAFE_SPEAKERS)
+    out = {}
+    for i, name in enumerate(names):
+        pattern = PATTERNS[(i // SAFE_SPEAKERS) % len(PATTERNS)]
+        colour = colours[i % SAFE_SPEAKERS]
+        out[name] = colour if pattern == "solid" else f"{colour}/{pattern}"
+    return out
+
+
+def styles_note(colours: Mapping[str, str]) -> str | None:
+    """What the legend says when patterns tell speakers apart (None when colour alone does)."""
+    patterns = {speaker_style(c)[1] for c in colours.values()}
+    if patterns <= {"solid"}:
+        return None
+    n = len(colours)
+    repeat = (f"; beyond {STYLED_SPEAKERS} speakers styles repeat: read the labels"
+              if n > STYLED_SPEAKERS else "")
+    return (f"{n} speakers: {SAFE_SPEAKERS} colours, each with up to "
+            f"{len(patterns)} fills ({', '.join(PATTERN_NAMES[p] for p in PATTERNS if p in patterns)})"
+            f"{repeat}")
 
 
 def palette_array(colours: Sequence[str]) -> np.ndarray:

@@ -193,6 +193,66 @@ def ter_script_note(settings: Mapping[str, object] | None) -> str | None:
             "100 %. Set asian_support = true and normalized = true to count characters")
 
 
+BLEU_TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
+"""WMT's (and sacrebleu's, from trg_lang) BLEU tokenizer for Chinese, Japanese, Korean."""
+_LANGUAGE_NAMES = {"zh": "Chinese", "ja": "Japanese", "ko": "Korean"}
+
+
+def cjk_language(texts: Iterable[str], limit: int = _SAMPLE_CHARS) -> str | None:
+    """"ja" (kana), "ko" (Hangul) or "zh" (Han without kana) when at least a third of the
+    first `limit` visible characters of `texts` are of those scripts; else None."""
+    counts = {"ja": 0, "ko": 0, "zh": 0}
+    total = 0
+    for text in texts:
+        if not isinstance(text, str):
+            continue
+        for char in text[:_SAMPLE_PER_TEXT]:
+            if char.isspace():
+                continue
+            total += 1
+            name = script_of(char)
+            if name == "Japanese":
+                counts["ja"] += 1
+            elif name == "Korean":
+                counts["ko"] += 1
+            elif name == "Chinese/Japanese":
+                counts["zh"] += 1
+        if total >= limit:
+            break
+    if total == 0 or 3 * sum(counts.values()) < total:
+        return None
+    if counts["ja"]:
+        return "ja"
+    return "ko" if counts["ko"] > counts["zh"] else "zh"
+
+
+def bleu_tokenizer_note(settings: Mapping[str, object] | None, texts: Iterable[str] = ()
+                        ) -> str | None:
+    """What a reader of a BLEU score must know when it is not tokenized as WMT tokenizes
+    Chinese, Japanese or Korean: `tokenize` set to another tokenizer for such a `trg_lang`,
+    or no `trg_lang` and no `tokenize` on text of such a language (`cjk_language`), where
+    sacrebleu's default 13a cuts only at spaces and punctuation. None when all is well.
+    (sacrebleu's own "Consider using ..." is silenced: this note says it once.)"""
+    settings = settings or {}
+    tokenize, trg = settings.get("tokenize"), settings.get("trg_lang")
+    if trg in BLEU_TOKENIZERS:
+        wanted = BLEU_TOKENIZERS[str(trg)]
+        if tokenize is None or tokenize in (wanted, "spm", "flores101", "flores200",
+                                            "spBLEU-1K"):
+            return None
+        return (f"BLEU tokenizes this trg_lang = {trg!r} text with {tokenize!r} (the tokenize "
+                f"setting), not with WMT's {wanted!r}: the numbers are not comparable to "
+                f"published {_LANGUAGE_NAMES[str(trg)]} BLEU")
+    if trg is not None or tokenize is not None:
+        return None
+    lang = cjk_language(texts)
+    if lang is None:
+        return None
+    return (f"this text is {_LANGUAGE_NAMES[lang]} but the bundle has no trg_lang: BLEU "
+            f"tokenizes it with sacrebleu's default 13a (spaces and punctuation only), not "
+            f"with WMT's {BLEU_TOKENIZERS[lang]!r}. Set trg_lang = {lang!r} in [settings]")
+
+
 _INVISIBLE = ("C", "Z")   # control, format, private use, unassigned; separators: never drawn
 
 
@@ -238,17 +298,37 @@ _SCRIPT_BLOCKS = (
     ((0x4E00, 0x9FFF), "Chinese/Japanese"), ((0xF900, 0xFAFF), "Chinese/Japanese"),
     ((0xFE30, 0xFE4F), "Chinese/Japanese"), ((0xFF00, 0xFFEF), "Chinese/Japanese"),
     ((0x20000, 0x3FFFF), "Chinese/Japanese"),
+    ((0x0900, 0x097F), "Devanagari"), ((0xA8E0, 0xA8FF), "Devanagari"),
+    ((0x1CD0, 0x1CFF), "Devanagari"), ((0x0980, 0x09FF), "Bengali"),
+    ((0x0A00, 0x0A7F), "Gurmukhi"), ((0x0A80, 0x0AFF), "Gujarati"), ((0x0B00, 0x0B7F), "Oriya"),
+    ((0x0B80, 0x0BFF), "Tamil"), ((0x0C00, 0x0C7F), "Telugu"), ((0x0C80, 0x0CFF), "Kannada"),
+    ((0x0D00, 0x0D7F), "Malayalam"), ((0x0D80, 0x0DFF), "Sinhala"),
+    ((0x0600, 0x06FF), "Arabic"), ((0x0750, 0x077F), "Arabic"), ((0x08A0, 0x08FF), "Arabic"),
+    ((0xFB50, 0xFDFF), "Arabic"), ((0xFE70, 0xFEFF), "Arabic"),
+    ((0x0590, 0x05FF), "Hebrew"), ((0xFB1D, 0xFB4F), "Hebrew"), ((0x19E0, 0x19FF), "Khmer"),
+    ((0x0530, 0x058F), "Armenian"), ((0x10A0, 0x10FF), "Georgian"), ((0x1C90, 0x1CBF), "Georgian"),
+    ((0x1200, 0x139F), "Ethiopic"), ((0x0370, 0x03FF), "Greek"), ((0x1F00, 0x1FFF), "Greek"),
+    ((0x0400, 0x052F), "Cyrillic"), ((0x0080, 0x024F), "Latin"), ((0x1E00, 0x1EFF), "Latin"),
+    ((0x1F000, 0x1FAFF), "Emoji"), ((0x2600, 0x27BF), "Emoji"),
 )
 
 
 def script_of(char: str) -> str:
     """The script of `char` for a message: "Chinese/Japanese" (Han, CJK punctuation,
-    full-width forms), "Japanese" (kana), "Korean", "Thai", ...; "other" elsewhere."""
+    full-width forms), "Japanese" (kana), "Korean", "Thai", "Devanagari", "Arabic", "Emoji"
+    ...; "other" elsewhere."""
     code = ord(char)
     for (first, last), name in _SCRIPT_BLOCKS:
         if first <= code <= last:
             return name
     return "other"
+
+
+def describe(char: str) -> str:
+    """A character as a message names it, never by drawing it: "U+0915 DEVANAGARI LETTER KA"
+    (`unicodedata.name`; "U+E000" for one without a name)."""
+    name = unicodedata.name(char, "")
+    return f"U+{ord(char):04X}" + (f" {name}" if name else "")
 
 
 def script_names(chars: Iterable[str]) -> list[str]:

@@ -26,6 +26,7 @@ Every score is a percentage, as the libraries print it; `score(stats)` is exactl
 from __future__ import annotations
 
 import inspect
+import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
@@ -61,6 +62,7 @@ def make_metric(name: str, settings: Mapping[str, object] | None = None) -> "MTM
     if key not in _SACREBLEU_CLASSES:
         raise ValueError(f"unknown MT metric {name!r} (known: {', '.join(METRIC_NAMES)})")
     _check_sacrebleu_version()
+    _quiet_tokenizer_advice()
     import sacrebleu.metrics as sbm
 
     cls = getattr(sbm, _SACREBLEU_CLASSES[key])
@@ -73,6 +75,22 @@ def make_metric(name: str, settings: Mapping[str, object] | None = None) -> "MTM
         raise ValueError(f"{key}: settings {used!r} rejected by sacrebleu ({detail})") from None
     wrapper = {"bleu": BLEUMetric, "chrf": CHRFMetric, "ter": TERMetric}[key]
     return wrapper(library, used)
+
+
+class _TokenizerAdvice(logging.Filter):
+    """sacrebleu's "Consider using the 'ja-mecab' or 'spm' tokenizer for Japanese." comes
+    once per metric built (once per document and worker: 6-21 times a command); llgui says it
+    once, in its own words, at the bundle's `trg_lang` line
+    (`llgui.core.mt.script.bleu_tokenizer_note`)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Consider using the '")
+
+
+def _quiet_tokenizer_advice() -> None:
+    log = logging.getLogger("sacrebleu")
+    if not any(isinstance(f, _TokenizerAdvice) for f in log.filters):
+        log.addFilter(_TokenizerAdvice())
 
 
 def _check_sacrebleu_version() -> None:

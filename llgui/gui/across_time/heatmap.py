@@ -81,6 +81,8 @@ class ScoreHeatmap(QWidget):
             axis.setTextPen(TEXT)
         item.getViewBox().invertY(True)  # M_0 at the top, as a matrix is read
         item.setLabel("left", "model version M<sub>i</sub>")
+        for side in ("left", "bottom"):   # row and column indices: no "(x0.001)" prefix
+            item.getAxis(side).enableAutoSIPrefix(False)
         item.setLabel("bottom", "test t<sub>j</sub>")
         self.image = pg.ImageItem(axisOrder="row-major")
         item.addItem(self.image)

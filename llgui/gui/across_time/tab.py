@@ -54,6 +54,8 @@ DIAGONAL_COLOUR = "#e67e22"
 COST_COLOUR = "#34495e"
 SYSTEM_COLOURS = CAMPAIGN_SYSTEM_COLOURS
 """The other systems of a campaign, overlaid on the S_P plot."""
+MAX_NAMED_SYSTEMS = 4
+"""Other systems of a campaign named one by one in the S_P legend; beyond, one entry."""
 MAX_SYMBOLS = 60   # curves with more points are drawn without symbols (faster, and clearer)
 MODES = (("relative", "relative"), ("absolute", "absolute"))
 TEXT = "#222222"   # axis text and titles: darker than pyqtgraph's grey, readable at a glance
@@ -383,6 +385,12 @@ class AcrossTimeTab(QWidget):
         if table is not None and metric in table.metrics:
             self.table_metric = metric
             self.refresh()
+            return
+        bundle = self.bundle()
+        if table is None and bundle is not None and metric in (bundle.metrics or ()):
+            # no lifelong table: the per-document plot follows the workbench's metric, so
+            # choosing here chooses there (the box was greyed out, issue 35)
+            self.state.set_metric(bundle.task, metric)
 
     def _show_choices(self) -> None:
         """The bundle and metric combos, as the tab's choices stand."""
@@ -417,9 +425,10 @@ class AcrossTimeTab(QWidget):
             result = self.collections.get(self.bundle_index)
             shown = getattr(result, "metric", None)
             self.metric_box.setCurrentIndex(max(0, self.metric_box.findData(shown)))
-            self.metric_box.setEnabled(False)   # the collection is scored in one metric
-            self.metric_box.setToolTip("metric of the per-document plot (the workbench's "
-                                       "metric); no lifelong table in this bundle")
+            self.metric_box.setEnabled(self.metric_box.count() > 1)
+            self.metric_box.setToolTip("metric of the per-document plot, the workbench's "
+                                       "metric: choosing one here chooses it there too (no "
+                                       "lifelong table in this bundle)")
             self.metric_box.blockSignals(False)
             return
         self.metric_box.setCurrentIndex(self.metric_box.findData(self.table_metric))
@@ -446,7 +455,9 @@ class AcrossTimeTab(QWidget):
         if key.startswith("collection:"):
             index = int(key.split(":", 1)[1])
             self.collections[index] = result
-            if index == self.bundle_index and not self._hidden():
+            # another system's scores are drawn over this one's too
+            if not self._hidden() and (index == self.bundle_index or self.bundle_index
+                                       in self.collections):
                 self._show_series()
 
     # -- user actions -----------------------------------------------------------------------
@@ -590,14 +601,17 @@ class AcrossTimeTab(QWidget):
         self.mode_box.setCurrentIndex(self.mode_box.findData(policy.mode))
         self.normalise_box.setChecked(policy.normalise)
 
-    def _set_time_axis(self, widget: pg.PlotWidget, dates: bool, label: str) -> None:
-        """Give `widget` a calendar (UTC) bottom axis when the times are dates."""
-        if self._time_axes.get(id(widget)) != dates:
-            axis = CalendarAxis("bottom", utcOffset=0) if dates else pg.AxisItem("bottom")
+    def _set_time_axis(self, widget: pg.PlotWidget, dates: bool, label: str,
+                       whole: bool = False) -> None:
+        """Give `widget` a calendar (UTC) bottom axis when the times are dates; ticks on whole
+        numbers only when the times are (documents at times 1, 2, 3, 4 ticked at 1.5, 2.5)."""
+        if self._time_axes.get(id(widget)) != (dates, whole):
+            axis = (CalendarAxis("bottom", utcOffset=0) if dates
+                    else _whole_axis() if whole else pg.AxisItem("bottom"))
             axis.enableAutoSIPrefix(False)
             axis.setTextPen(TEXT)
             widget.getPlotItem().setAxisItems({"bottom": axis})
-            self._time_axes[id(widget)] = dates
+            self._time_axes[id(widget)] = (dates, whole)
         if label:
             widget.getPlotItem().setLabel("bottom", label)
         else:
@@ -640,10 +654,14 @@ class AcrossTimeTab(QWidget):
             self.test_marks.setData(xs, ws)
         else:
             self.test_marks.setData([], [])
-        label = (f"weight P(x) · stems: the {xs.size} tests of "
-                 f"{html.escape(table.models[i])}")
+        # short enough for the plot's height at 1366x768 (the model's name, which may be
+        # long, is in the axis' tooltip; the title was cut: "stems: the 5 te", issue 35)
+        label = f"P(x) · stems: {xs.size} tests of M<sub>{i + 1}</sub>"
         if label != getattr(self, "_tests_label", None):
+            axis = self.policy_plot.getPlotItem().getAxis("left")
             self.policy_plot.getPlotItem().setLabel("left", label)
+            axis.setToolTip(f"weight P(x) of each test; the stems: the {xs.size} tests in the "
+                            f"window of model version {table.models[i]} (M{i + 1})")
             self._tests_label = label
 
     def _show_matrix(self) -> None:
@@ -710,13 +728,35 @@ class AcrossTimeTab(QWidget):
             if label is not None:
                 label.setText(name)
             curves["name"] = name
+        legend = self.sp_plot.getPlotItem().legend
         if s_p_pen is not None:
             curves["pen"].setData(x, s_p_pen)
             curves["pen"].show()
+            if legend is not None and legend.getLabel(curves["pen"]) is None:
+                legend.addItem(curves["pen"], "current, penalised (eq. 3)")
         else:
             curves["pen"].setData([], [])
             curves["pen"].hide()
+            # no entry for a curve that is not drawn (pyqtgraph showed a hidden one as ⊘)
+            if legend is not None and legend.getLabel(curves["pen"]) is not None:
+                legend.removeItem(curves["pen"])
         self.penalised_box.setEnabled(has_pen)
+        # greyed means off: a table without penalised scores shows the box unticked (the
+        # choice made where it applies is kept for when it does)
+        if not has_pen and self.penalised_box.isChecked():
+            self._pen_wanted = True
+            self.penalised_box.blockSignals(True)
+            self.penalised_box.setChecked(False)
+            self.penalised_box.blockSignals(False)
+        elif has_pen and getattr(self, "_pen_wanted", False):
+            self._pen_wanted = False
+            self.penalised_box.blockSignals(True)
+            self.penalised_box.setChecked(True)
+            self.penalised_box.blockSignals(False)
+        self.penalised_box.setToolTip(
+            "also weigh the table's value_pen column (S_pen of each cell), equation 3" if has_pen
+            else "this table has no penalised scores (value_pen): a campaign's output-only "
+                 "cells have none")
 
     def _fit_sp_range(self, curves: dict, s_p, s_p_pen, dragging: bool) -> None:
         """Y range over every S_P curve with headroom at the top for the legend. While
@@ -775,14 +815,33 @@ class AcrossTimeTab(QWidget):
         current.sigPointsClicked.connect(self._on_sp_points_clicked)
         systems = []
         if 0 <= self.system_index < len(self.campaign_tables):
-            for k, (name, other) in enumerate(self.campaign_tables):
-                if k == self.system_index or self.table_metric not in other.metrics:
-                    continue
-                colour = SYSTEM_COLOURS[len(systems) % len(SYSTEM_COLOURS)]
-                curve = item.plot([], [], pen=pg.mkPen(colour, width=2), symbol="o" if few
-                                  else None, symbolSize=5, symbolBrush=colour, symbolPen=None,
-                                  name=f"{html.escape(name)} (current policy)")
+            from llgui.gui.widgets.system_legend import system_style
+
+            others = [(name, other) for k, (name, other) in enumerate(self.campaign_tables)
+                      if k != self.system_index and self.table_metric in other.metrics]
+            # many systems: colour + marker + line style apart, named on hover and in one
+            # legend entry (21 entries covered the plot, issue 35)
+            many = len(others) > MAX_NAMED_SYSTEMS
+            for name, other in others:
+                colour, symbol, dash = system_style(len(systems), SYSTEM_COLOURS)
+                curve = item.plot([], [], pen=pg.mkPen(colour, width=2 if not many else 1.2,
+                                                       style=dash),
+                                  symbol=symbol if few or many else None,
+                                  symbolSize=5 if not many else 7, symbolBrush=colour,
+                                  symbolPen=None,
+                                  name=None if many else f"{html.escape(name)} (current policy)")
+                if many:
+                    curve.scatter.opts.update(
+                        hoverable=True, tip=lambda x, y, data, name=name: f"{name}: {y:.2f}")
+                    curve.scatter.setAcceptHoverEvents(True)
+                    curve.setToolTip(name)
                 systems.append((name, other, curve))
+            if many and item.legend is not None:
+                item.legend.addItem(pg.PlotDataItem([], [], pen=pg.mkPen("#888888")),
+                                    f"{len(others)} other systems: hover for names")
+                item.legend.setToolTip("the other systems' S_P under the current policy, "
+                                       "told apart by colour, marker and line style; hover "
+                                       "a point for its system")
         item.addItem(self.selected_line)
         self._sp_curves = {"table": table, "metric": self.table_metric, "current": current,
                            "pen": pen_curve, "name": self._current_name(),
@@ -863,14 +922,24 @@ class AcrossTimeTab(QWidget):
         self.series_points = {}
         bundle = self.bundle()
         if bundle is None:
-            item.setTitle("no bundle", size="9pt", color=TEXT)
+            # say why, not an empty plot with 0-1 ticks (issue 35)
+            item.setTitle("no bundle: open one to see its documents over time",
+                          size="9pt", color=TEXT)
+            for plot in (self.series_plot, self.cost_plot):
+                for side in ("left", "bottom"):
+                    plot.getPlotItem().getAxis(side).setStyle(showValues=False)
             return
+        for side in ("left",):
+            item.getAxis(side).setStyle(showValues=True)
+            cost_item.getAxis(side).setStyle(showValues=True)
+        cost_item.getAxis("bottom").setStyle(showValues=True)
         dates = bool(bundle.documents and bundle.documents[0].time.is_date) or self._dates()
         clock = dates and any("T" in d.time.text or " " in d.time.text.strip()
                               for d in bundle.documents)
         label = "time" + (" (UTC)" if clock else "")   # plain dates have no time zone
-        self._set_time_axis(self.series_plot, dates, "")
-        self._set_time_axis(self.cost_plot, dates, label)
+        whole = not dates and all(float(d.time.value).is_integer() for d in bundle.documents)
+        self._set_time_axis(self.series_plot, dates, "", whole)
+        self._set_time_axis(self.cost_plot, dates, label, whole)
         self.series_plot.getPlotItem().getAxis("bottom").setStyle(showValues=False)
         result = self.collections.get(self.bundle_index)
         table = self.table()
@@ -897,6 +966,7 @@ class AcrossTimeTab(QWidget):
                                   symbolBrush=None, symbolPen=pg.mkPen(colour, width=1.5,
                                                                        style=Qt.PenStyle.DotLine),
                                   name="(no steps): no penalised result")
+            self._overlay_other_systems(item, bundle, result)
             cost = series.cum_cost
             unit = result.cost_unit or ("words" if bundle.task == "mt" else "seconds listened")
             cost_line = cost_item.plot(x, cost, pen=pg.mkPen(COST_COLOUR, width=1.5),
@@ -938,6 +1008,29 @@ class AcrossTimeTab(QWidget):
                 self.series_title = FittedTitle(self.series_plot, 9, TEXT)
             self.series_title.set(["per document, in processing order",
                                    "click a point to open it in the workbench (wheel: zoom)"])
+
+    def _overlay_other_systems(self, item, bundle, result) -> None:
+        """The other open bundles of the same task (other systems on the same documents),
+        their S_pen per document in the same metric, over this one's (issue 35: two systems
+        were never drawn together here)."""
+        from llgui.gui.widgets.system_legend import system_style
+
+        self.series_others = {}
+        drawn = 0
+        for k, other in enumerate(self.state.bundles):
+            theirs = self.collections.get(k)
+            if (k == self.bundle_index or other.task != bundle.task or theirs is None
+                    or not theirs.replays or theirs.metric != result.metric
+                    or drawn >= MAX_NAMED_SYSTEMS):
+                continue
+            series = theirs.series()
+            colour, symbol, dash = system_style(drawn, SYSTEM_COLOURS)
+            name = other.name or Path(other.path or "").stem
+            item.plot(series.times, series.s_pen, pen=pg.mkPen(colour, width=1.2, style=dash),
+                      symbol=symbol, symbolSize=7, symbolBrush=colour, symbolPen=None,
+                      name=f"{html.escape(name)}: S_pen")
+            self.series_others[name] = series.s_pen
+            drawn += 1
 
     def _fit_series_range(self, *_) -> None:
         """Room above the scores for the legend, from the legend's rows and the plot's height
@@ -1011,3 +1104,9 @@ NO_TABLE = (
     "more.")
 
 __all__ = ["AcrossTimeTab"]
+
+
+def _whole_axis():
+    from llgui.gui.across_time.whole_axis import WholeAxis
+
+    return WholeAxis("bottom")

@@ -534,6 +534,14 @@ class DetectionTab(QWidget):
                                           | Qt.AlignmentFlag.AlignVCenter)
                 table.setItem(row, col, cell)
         self.bands.fill_table(table, self.results)
+        # every system's row in sight (up to 8; 3½ of 4 at 1366x768, issue 35): compact rows
+        # and a table at least as tall as them
+        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
+        rows = min(table.rowCount(), 8)
+        table.setMinimumHeight(table.horizontalHeader().sizeHint().height()
+                               + rows * table.verticalHeader().defaultSectionSize()
+                               + 2 * table.frameWidth()
+                               + table.horizontalScrollBar().sizeHint().height())
         if self.results:
             p, cm, cfa = self.results[0].dcf
             threshold = _det().bayes_threshold(p, cm, cfa)

@@ -182,11 +182,15 @@ class ThresholdPanel(QWidget):
             return
         ids = self._ids_by_name.get(result.name)
         near = nearest_trials(trials.scores, threshold, NEAREST)
+        printed = threshold_text(threshold, trials.scores[near])
+        if not self.threshold_edit.hasFocus():   # enough digits to part it from the scores
+            self.threshold_edit.setText(printed)
         self.nearest.setRowCount(near.size)
         for row, d in enumerate(decisions_at(trials.scores, trials.is_target, near, threshold)):
             i = d.index
             cells = (ids[i] if ids is not None else f"#{i + 1}",
-                     "target" if d.target else "non-target", f"{d.score:.4g}",
+                     "target" if d.target else "non-target",
+                     score_text(d.score, threshold, float(printed)),
                      ("accepted" if d.accepted else "rejected") + (" ✓" if d.right else " ✗"))
             for col, text in enumerate(cells):
                 cell = QTableWidgetItem(text)
@@ -198,3 +202,25 @@ class ThresholdPanel(QWidget):
                 self.nearest.setItem(row, col, cell)
         self.nearest_label.setText(f"The {near.size} trials nearest the threshold "
                                    f"({trials.n_target:,} targets in all)")
+
+
+def threshold_text(threshold: float, near) -> str:
+    """The threshold to 6 significant digits, more while one of the `near` scores would sit on
+    the other side of the printed threshold than of the real one."""
+    for digits in range(6, 18):
+        text = f"{threshold:.{digits}g}"
+        if all((float(s) >= float(text)) == (float(s) >= threshold) for s in near):
+            return text
+    return repr(threshold)
+
+
+def score_text(score: float, threshold: float, shown: float) -> str:
+    """A trial's score beside the threshold: 6 significant digits, more until the printed
+    score sits on the same side of the printed threshold (`threshold_text`, at least as
+    precise) as the score does ("5.5" read as above a threshold of 5.47273, issue 35).
+    `shown`: the threshold as printed."""
+    for digits in range(6, 18):
+        text = f"{score:.{digits}g}"
+        if (float(text) >= shown) == (score >= threshold):
+            return text
+    return repr(score)

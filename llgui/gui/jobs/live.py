@@ -44,6 +44,7 @@ class Snapshot:
     prefix_ok: bool = False          # MT: the system takes the prefix interaction (1.2)
     ipmt: dict | None = None         # MT: WSR, KSR, MAR, KSMR of the accepted sentences
     accepted: frozenset = frozenset()  # MT: sentences (1-based) the expert accepted (prefix)
+    tokenizer: str = ""              # MT BLEU: sacrebleu's tokenizer ("tok:ja-mecab-0.996-IPA")
 
 
 def snapshot(live: L.LiveSession, question=None, record=None, refused=False, note="",
@@ -72,7 +73,8 @@ def snapshot(live: L.LiveSession, question=None, record=None, refused=False, not
         out=live.out, note=note, audio=audio, prefix_ok=live.speaks_prefix,
         ipmt=_effort(live),
         accepted=frozenset(s.target.sentence for s in live.prefix_steps
-                           if s.doc == document.id and s.answer.accept))
+                           if s.doc == document.id and s.answer.accept),
+        tokenizer=_tokenizer(bundle, metric))
 
 
 def _effort(live: L.LiveSession) -> dict | None:
@@ -84,6 +86,20 @@ def _effort(live: L.LiveSession) -> dict | None:
     effort = ipmt_effort(live.prefix_steps, {d.id: d.references[0]
                                              for d in live.bundle.documents})
     return effort.to_json() if effort is not None else None
+
+
+def _tokenizer(bundle, metric: str) -> str:
+    """The `tok:` field of an MT metric's sacrebleu signature ("" for others): every picture
+    of the session says which tokenizer its BLEU uses (issue 35)."""
+    if bundle.task != "mt":
+        return ""
+    from llgui.core.mt.stats import make_metric
+
+    try:
+        signature = make_metric(metric, bundle.settings).signature
+    except (ValueError, RuntimeError):
+        return ""
+    return next((part for part in signature.split("|") if part.startswith("tok:")), "")
 
 
 def _next(live: L.LiveSession, record=None, refused=False, note="") -> Snapshot:

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from llgui.core.display.palette import speaker_colours
+from llgui.gui.widgets.speaker_brush import fill_brush, pattern_brush
 from llgui.core.types import PointTarget, SentenceTarget
 
 WINDOW_BRUSHES = ((255, 170, 0, 90), (0, 160, 255, 90))
@@ -374,13 +375,15 @@ class DiarPanel(QWidget):
         colors = speaker_colours(labels)
         for label in labels:
             turns = [t for t in snap.hypothesis if t.speaker == label]
-            color = colors[label]
-            bars = pg.BarGraphItem(x0=[t.start for t in turns],
-                                   width=[t.end - t.start for t in turns],
-                                   y0=[rows[label] + 0.15] * len(turns), height=0.7,
-                                   brush=pg.mkBrush(color), pen=pg.mkPen(None))
-            self.plot.addItem(bars)
-            self.windows.append(bars)
+            for brush in (fill_brush(colors[label]), pattern_brush(colors[label])):
+                if brush is None:
+                    continue   # a plain speaker: its colour only
+                bars = pg.BarGraphItem(x0=[t.start for t in turns],
+                                       width=[t.end - t.start for t in turns],
+                                       y0=[rows[label] + 0.15] * len(turns), height=0.7,
+                                       brush=brush, pen=pg.mkPen(None))
+                self.plot.addItem(bars)
+                self.windows.append(bars)
         axis = self.plot.getAxis("left")
         axis.setTicks([[(i + 0.5, label) for label, i in rows.items()]])
         self.plot.setYRange(0, max(1, len(labels)), padding=0.05)
@@ -404,7 +407,7 @@ class DiarPanel(QWidget):
                 self._window(t2, w, 1, "B")
             self.region.setVisible(False)
             where = f" in show {q.target.doc2}" if other else ""
-            self.prompt.setText(f"Listen to A ({t1:.1f} s) and B ({t2:.1f} s{where}): is it "
+            self.prompt.setText(f"Listen to A ({_clock(t1)}) and B ({_clock(t2)}{where}): is it "
                                 "the same speaker?")
             a, b = (min(t1, t2), max(t1, t2)) if not other else (t1, t1)
             self._zoom(a, b, max(3 * w, 0.06 * (b - a)))
@@ -413,13 +416,13 @@ class DiarPanel(QWidget):
             self.region.setRegion((start, end))
             self.region.setVisible(True)
             self._window(q.target.t, 0.05, 0, "")
-            self.prompt.setText(f"Where does the turn at {q.target.t:.1f} s start and end? "
+            self.prompt.setText(f"Where does the turn at {_clock(q.target.t)} start and end? "
                                 "Drag the two purple edges onto them, then send.")
             self._zoom(start, end, 3 * w)
         elif kind == "name":
             self._window(q.target.t, w, 0, "?")
             self.region.setVisible(False)
-            self.prompt.setText(f"Who speaks at {q.target.t:.1f} s? Pick or type a name.")
+            self.prompt.setText(f"Who speaks at {_clock(q.target.t)}? Pick or type a name.")
             self._zoom(q.target.t, q.target.t, 3 * w)
         else:
             lo, hi = snap.extent
@@ -453,7 +456,7 @@ class DiarPanel(QWidget):
 
     def _on_region(self) -> None:
         a, b = self.region.getRegion()
-        self.edges.setText(f"{a:.2f} s – {b:.2f} s ({b - a:.2f} s)")
+        self.edges.setText(f"{_clock(a, 2)} – {_clock(b, 2)} ({b - a:.2f} s)")
 
     def _zoom(self, a: float, b: float, margin: float) -> None:
         self.plot.setXRange(a - margin, b + margin, padding=0)
@@ -486,3 +489,11 @@ class DiarPanel(QWidget):
         label = self.name.currentText().strip()
         if label:
             self._emit("name", label)
+
+
+def _clock(seconds: float, decimals: int = 1) -> str:
+    """A time as the workbench writes it: m:ss.s (h:mm:ss.s from an hour), not raw seconds
+    ("A (96.0 s)" read as nothing next to the workbench's 1:36.0)."""
+    from llgui.core.display.layout import format_time
+
+    return format_time(seconds, decimals)

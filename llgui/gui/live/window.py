@@ -101,6 +101,7 @@ class LiveSessionWindow(QWidget):
         self.live = None
         self.snap = None
         self.shown: list[tuple] = []
+        self.font_notes: set[str] = set()   # font messages said this session
         self.failure: str | None = None
         self.asked_at = time.monotonic()
         self._job = None
@@ -305,6 +306,7 @@ class LiveSessionWindow(QWidget):
             return
         self.panels.setCurrentIndex(1 if snap.task == "mt" else 2)
         panel = self.mt_panel if snap.task == "mt" else self.diar_panel
+        font_note = self._check_fonts(snap)
         panel.show_snapshot(snap)
         self.asked_at = time.monotonic()
         last = ""
@@ -314,7 +316,8 @@ class LiveSessionWindow(QWidget):
         self.scores.setText(
             f"<b>{snap.doc}</b> ({snap.index + 1}/{snap.n_docs}, {snap.mode}) · "
             f"{snap.steps} step(s) · cost {snap.spent:g} of {snap.budget:g} · "
-            f"{snap.metric}: S_base {snap.s_base:.2f}, S_adapt <b>{snap.s_adapt:.2f}</b>, "
+            f"{snap.metric}" + (f" ({snap.tokenizer})" if snap.tokenizer else "")
+            + f": S_base {snap.s_base:.2f}, S_adapt <b>{snap.s_adapt:.2f}</b>, "
             f"S_pen <b>{snap.s_pen:.2f}</b>{last}{self._effort_text(snap)}")
         q = snap.question
         self.status.setTextFormat(Qt.TextFormat.AutoText)
@@ -324,7 +327,21 @@ class LiveSessionWindow(QWidget):
         self.status.setText((snap.note[:1].upper() + snap.note[1:] + ". " if snap.note else "")
                             + (f"Question {q.step}: the system asks {asks.get(q.kind, q.kind)}."
                                if q is not None else
-                               "Your turn: correct what you see, or go to the next document."))
+                               "Your turn: correct what you see, or go to the next document.")
+                            + (f" {font_note}" if font_note else ""))
+
+    def _check_fonts(self, snap) -> str | None:
+        """The fonts for the text this snapshot brings (`llgui.gui.fonts.prepare`, before it
+        is painted): the fallbacks registered for what no font draws; the note said once per
+        session for what is still missing."""
+        from llgui.gui.fonts import prepare
+
+        texts = [snap.doc or "", *snap.hypothesis, *(snap.source or ()), *snap.labels]
+        message = prepare(texts).message
+        if message is None or message in self.font_notes:
+            return None
+        self.font_notes.add(message)
+        return message
 
     @staticmethod
     def _effort_text(snap) -> str:

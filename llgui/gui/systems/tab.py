@@ -54,6 +54,8 @@ TEST_TIP = ("paired bootstrap against the baseline chosen above, resampling the 
 
 COLUMNS: list[tuple[str, str, str]] = [
     ("system", "system", "the system's name in the campaign file"),
+    ("versions", "versions", "the system's model versions Mᵢ, oldest first (their ids in the "
+                             "campaign file)"),
     ("s_base", "S_base", "online run: the first hypotheses, pooled over its documents"),
     ("s_base_ci", "S_base 95%", "95% percentile interval [low, high] of S_base, documents "
                                 "resampled; 'too few units' below the minimum\n" + TEST_TIP),
@@ -76,6 +78,25 @@ COLUMNS: list[tuple[str, str, str]] = [
     ("s_p_current", "S_P current", "mean over model versions of S_P(M_i) under the policy "
                                    "being edited in the Across-time tab; (k/n) as above"),
 ]
+ONLINE_KEYS = frozenset({"s_base", "s_base_ci", "s_base_p", "s_base_agree", "s_adapt", "s_pen",
+                         "s_pen_ci", "s_pen_p", "msr"})
+"""The columns of the systems' online runs (`bundle = ...` in the campaign)."""
+TESTED_KEYS = frozenset({"s_base_ci", "s_base_p", "s_base_agree", "s_pen_ci", "s_pen_p"})
+"""The paired test's columns: they need two systems with an online run."""
+
+
+def _online_runs(model: "LeaderboardModel") -> int:
+    return sum(1 for s in (model.report or {}).get("systems", ()) if s.get("online") is not None)
+
+
+COLUMN_APPLIES: dict[str, object] = {
+    **{key: (lambda m: _online_runs(m) > 0) for key in ONLINE_KEYS - TESTED_KEYS - {"msr"}},
+    **{key: (lambda m: _online_runs(m) > 1) for key in TESTED_KEYS},
+    "msr": lambda m: any(not _missing(m.value(r, "msr")) for r in range(m.rowCount())),
+}
+"""Column key -> does it apply to the open campaign (model -> bool)? A column without an entry
+always applies. The view hides the others: an output-only campaign shows no empty online-run
+columns (issue 35)."""
 GREY = QColor("#8a8a8a")
 """Figures llgui does not trust: bootstrap intervals on too few units."""
 
@@ -141,7 +162,13 @@ class LeaderboardModel(QAbstractTableModel):
             return
         for system in self.report["systems"]:
             board = system["leaderboard"].get(self.metric, {})
-            row = {"system": system["name"], "partial": board.get("partial")}
+            models = system.get("models") or ()
+            ids = [m["model"] for m in models]
+            row = {"system": system["name"], "partial": board.get("partial"),
+                   # a year of monthly versions took the S_P columns' room: first and last
+                   "versions": ", ".join(ids) if len(ids) <= 3
+                   else f"{len(ids)}: {ids[0]} … {ids[-1]}",
+                   "versions_tip": "\n".join(f"{m['model']}: {m['time']}" for m in models)}
             row.update({k: board.get(k) for k in ONLINE_FIGURES})
             row.update({f"s_p_{p}": (board.get("s_p") or {}).get(p) for p in POLICY_NAMES})
             for p in POLICY_NAMES:
@@ -179,6 +206,11 @@ class LeaderboardModel(QAbstractTableModel):
             self.comparison["baseline"] == system
         return cells
 
+    def applies(self, key: str) -> bool:
+        """Does column `key` apply to the open campaign (`COLUMN_APPLIES`)?"""
+        rule = COLUMN_APPLIES.get(key)
+        return rule is None or bool(rule(self))
+
     def value(self, row: int, key: str):
         """The raw figure of a cell (None or NaN where there is none)."""
         return self._rows[row].get(key)
@@ -201,20 +233,24 @@ class LeaderboardModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if key == "system":   # an online run stopped in a document (issue 32)
                 return value + (" (cut short)" if row.get("partial") else "")
+            if key == "versions":
+                return value
             if tested:
                 return self._tested_text(row, key)
             if key.startswith("s_p_"):
                 return _s_p_text(value, row.get(f"{key}_versions"))
             return "–" if _missing(value) else f"{value:.2f}"
         if role == SORT_ROLE:
-            if key == "system":
+            if key in ("system", "versions"):
                 return value
             return -math.inf if _missing(value) else float(value)
-        if role == Qt.ItemDataRole.TextAlignmentRole and key != "system":
+        if role == Qt.ItemDataRole.TextAlignmentRole and key not in ("system", "versions"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole and key == "system" and row.get("partial"):
             return (f"{value}'s online run stopped before its end: {row['partial']} of its "
                     "S_base, S_adapt, S_pen and MSR")
+        if role == Qt.ItemDataRole.ToolTipRole and key == "versions":
+            return f"{COLUMNS[index.column()][2]}\n{row.get('versions_tip', '')}"
         if role == Qt.ItemDataRole.ToolTipRole and self.report is not None:
             signature = self.report.get("signatures", {}).get(self.metric, "")
             test = row.get(f"{key.rsplit('_', 1)[0]}_test") if tested else None
@@ -396,7 +432,8 @@ class SystemsView(QWidget):
         layout = QVBoxLayout(content)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
-        splitter = QSplitter(Qt.Orientation.Vertical)
+        self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self.splitter = splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.view)
         splitter.addWidget(self._build_plot())
         self.pairs_view = PairsView()   # every pair of systems (issue 32)
@@ -433,6 +470,7 @@ class SystemsView(QWidget):
             self.jobs.cancel(COMPARE_KEY)
         self.model.set_comparison(None)
         self.model.set_report(report, tables)
+        self._show_columns()
         self.baseline_box.clear()
         online = [s["name"] for s in report["systems"] if s.get("online") is not None]
         # no online run: the systems' scored outputs are compared (issue 32)
@@ -455,6 +493,25 @@ class SystemsView(QWidget):
         self._campaign_text = self.status.text()
         if self.baseline_box.isEnabled():
             self.compare_against(self.baseline_box.currentText())
+
+    def _show_columns(self) -> None:
+        """Only the columns that apply to the campaign (`LeaderboardModel.applies`). A narrow
+        leaderboard (no online runs: name, versions, S_P) stands beside the plot, every
+        system in sight at 20-30 systems; a wide one stands above it."""
+        for column, (key, _, _) in enumerate(COLUMNS):
+            self.view.setColumnHidden(column, not self.model.applies(key))
+        wide = any(self.model.applies(key) for key in ONLINE_KEYS)
+        orientation = Qt.Orientation.Vertical if wide else Qt.Orientation.Horizontal
+        if self.splitter.orientation() != orientation:
+            self.splitter.setOrientation(orientation)
+        if wide:
+            self.splitter.setSizes([260, 600])
+        else:   # the table as wide as its columns, the plot the rest
+            self.view.resizeColumnsToContents()
+            width = sum(self.view.columnWidth(c) for c in range(len(COLUMNS))
+                        if not self.view.isColumnHidden(c)) + 4
+            self.splitter.setSizes([width, max(400, self.splitter.width() - width)])
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
 
     def compare_against(self, baseline: str) -> None:
         """Run the paired test against `baseline` on a worker (a newer request replaces an
@@ -517,39 +574,48 @@ class SystemsView(QWidget):
     def _build_plot(self):
         import pyqtgraph as pg
 
+        from llgui.gui.widgets.system_legend import LegendList
+
         self.plot = pg.PlotWidget()
         self.plot.setBackground("w")
         item = self.plot.getPlotItem()
         item.setMenuEnabled(False)
         item.showGrid(x=True, y=True, alpha=0.15)
-        item.addLegend(offset=(10, 10))
         item.setAxisItems({"bottom": _calendar_axis()})
-        return self.plot
+        # the legend beside the plot, never over its curves (issue 35)
+        self.legend = LegendList()
+        box = QWidget()
+        row = QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.plot, 1)
+        row.addWidget(self.legend)
+        return box
 
     def _show_curves(self) -> None:
         """S_P(M_i) of every system under the current policy (the metric chosen above)."""
         import pyqtgraph as pg
 
         from llgui.core.display.palette import CAMPAIGN_SYSTEM_COLOURS as SYSTEM_COLOURS
+        from llgui.gui.widgets.system_legend import system_style
 
         item = self.plot.getPlotItem()
         item.clear()
-        if item.legend is not None:
-            item.legend.clear()
         self.curves = {}
+        entries = []
         metric = self.model.metric
         if metric is None:
             return
         for k, (name, table) in enumerate(self.model.tables.items()):
             if metric not in table.metrics:
                 continue
-            colour = SYSTEM_COLOURS[k % len(SYSTEM_COLOURS)]
+            colour, symbol, dash = system_style(k, SYSTEM_COLOURS)
+            entries.append((name, (colour, symbol, dash)))
             x = table.model_time_values()
             dates = bool(table.model_times and table.model_times[0].is_date)
             self.curves[name] = item.plot(
                 x, policy_scores(table, metric, self.state.policy),
-                pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=6, symbolBrush=colour,
-                symbolPen=None, name=name)
+                pen=pg.mkPen(colour, width=2, style=dash), symbol=symbol, symbolSize=9,
+                symbolBrush=colour, symbolPen=None, name=name)
             item.getAxis("bottom").setStyle(showValues=True)
             # months named once ("Jun 2023 Jul Aug"): pyqtgraph's own date axis wrote its
             # month and day levels over each other ("Ju02")
@@ -557,14 +623,16 @@ class SystemsView(QWidget):
                 item.setAxisItems({"bottom": _calendar_axis()})
             if not dates:
                 item.setAxisItems({"bottom": pg.AxisItem("bottom")})
+        self.legend.set_entries(entries)
         # dark text (pyqtgraph's grey read as disabled), a label whose subscript is not cut
         for name in ("left", "bottom"):
             item.getAxis(name).setTextPen("#222222")
         item.setLabel("left", f"S_P ({display_name(metric)}, %)")
         item.setLabel("bottom", "model time (the date of each version Mᵢ)")
-        item.setTitle(f"S_P(M<sub>i</sub>) of every system under the current policy "
-                      f"({self.state.policy_name}); a version whose window holds no test has "
-                      "none", size="9pt", color="#222222")
+        item.setTitle(f"S_P(M<sub>i</sub>), policy {self.state.policy_name}",
+                      size="9pt", color="#222222")
+        item.setToolTip("S_P(Mᵢ) of every system under the current policy; none where a "
+                        "version's window holds no test. " + self.legend.HOW)
 
     def set_progress_text(self, text: str) -> None:
         self.status.setText(text)
@@ -574,6 +642,7 @@ class SystemsView(QWidget):
     def _on_metric_box_activated(self, k: int) -> None:
         self.model.set_metric(self.metric_box.itemData(k))
         self.pairs_view.set_metric(self.metric_box.itemData(k))
+        self._show_columns()
         self._show_curves()
 
     @Slot()

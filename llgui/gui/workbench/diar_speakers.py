@@ -43,8 +43,9 @@ class SpeakerTable(QTableWidget):
                 + 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width() + 2)
 
     def wanted_height(self, rows: int | None = None) -> int:
-        """Pixels that show the header and every row (at most 6), or `rows` rows."""
-        rows = min(max(self.rowCount(), 1), 6) if rows is None else rows
+        """Pixels that show the header and every row (at most 8: a 20-speaker broadcast
+        showed 3, issue 35; the room left under the timeline decides), or `rows` rows."""
+        rows = min(max(self.rowCount(), 1), 8) if rows is None else rows
         return (self.horizontalHeader().height() + rows * self.verticalHeader()
                 .defaultSectionSize() + 2 * self.frameWidth() + 2)
 
@@ -82,7 +83,15 @@ class SpeakerTable(QTableWidget):
                 for c, text in enumerate(cells):
                     item = QTableWidgetItem(text)
                     if c == 0 and row.speaker in colours:
-                        item.setForeground(QColor(colours[row.speaker]))
+                        from llgui.core.display.palette import (
+                            PATTERN_GLYPHS, speaker_style)
+
+                        colour, pattern = speaker_style(colours[row.speaker])
+                        item.setForeground(QColor(colour))
+                        if "/" in "".join(colours.values()):
+                            # fills in use: every speaker's swatch, the fill that tells it
+                            # from its colour's twins (the legend points here)
+                            item.setText(f"{PATTERN_GLYPHS[pattern]} {text}")
                     if c >= 3:
                         item.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                               | Qt.AlignmentFlag.AlignVCenter)

@@ -25,7 +25,8 @@ from llgui.core.display.lanes import (
 )
 from llgui.core.display.layout import format_time, time_labels, time_ticks
 from llgui.core.display.palette import (
-    ERROR_COLOURS, IMPAIRED, UNMAPPED, speaker_colours, speaker_palette, to_lab,
+    ERROR_COLOURS, IMPAIRED, PATTERN_GLYPHS, UNMAPPED, base_colour, speaker_colours,
+    speaker_palette, speaker_style, styles_note, to_lab,
     unmapped_colours,
 )
 from llgui.core.types import Turn
@@ -501,30 +502,40 @@ class DiarView(QWidget):
         """One bar item per colour for every lane (one brush, no outline: bars stay readable
         when a 10-hour show makes them thinner than a pixel; ~20 items, not one per lane and
         speaker)."""
+        from llgui.gui.widgets.speaker_brush import pattern_brush
+
         for colour, parts in self._pending.items():
+            merged = merge_parts(parts)
             bars = self._bars(item, colour)
-            self._drawn.append((bars,) + merge_parts(parts))
+            self._drawn.append((bars,) + merged)
+            overlay = pattern_brush(colour)
+            if overlay is not None:   # a patterned speaker: the pattern over its colour
+                bars = self._bars(item, colour, overlay)
+                self._drawn.append((bars,) + merged)
         self._pending = {}
 
-    def _bars(self, item, colour: str):
+    def _bars(self, item, colour: str, overlay: QBrush | None = None):
         """The next bar item of the pool (reused from step to step: creating ~80 items a
-        step cost more than drawing them), set to one colour."""
+        step cost more than drawing them), set to one colour (or a speaker's fill pattern,
+        drawn above the colours)."""
         used = len(self._drawn)
+        brush = overlay if overlay is not None else self._brush(colour)
         if used < len(self._pool):
             bars = self._pool[used]
-            bars.setOpts(brush=self._brush(colour))
+            bars.setOpts(brush=brush)
             bars.setVisible(True)
         else:
             bars = pg.BarGraphItem(x0=[], y0=[], width=[], height=[],
-                                   brush=self._brush(colour), pen=QPen(Qt.PenStyle.NoPen))
+                                   brush=brush, pen=QPen(Qt.PenStyle.NoPen))
             item.addItem(bars)
             self._pool.append(bars)
+        bars.setZValue(0.5 if overlay is not None else 0)
         return bars
 
     def _brush(self, colour: str) -> QBrush:
         brush = self._brushes.get(colour)
         if brush is None:
-            brush = self._brushes[colour] = pg.mkBrush(colour)
+            brush = self._brushes[colour] = pg.mkBrush(base_colour(colour))
         return brush
 
     COLLAR_MIN_PX = 2.0
@@ -571,7 +582,8 @@ class DiarView(QWidget):
         wanted = []
         for row, (_, turns, _, arrays) in self._lane_info.items():
             geometry = lane_geometry(turns)
-            ink = ["#000000" if to_lab(c)[0] > 62 else "#ffffff" for c in arrays["colours"]]
+            ink = ["#000000" if to_lab(base_colour(c))[0] > 62 else "#ffffff"
+                   for c in arrays["colours"]]
             x0, width = arrays["x0"], arrays["width"]
             left = np.maximum(x0, lo)
             shown = np.minimum(x0 + width, hi) - left
@@ -635,11 +647,20 @@ class DiarView(QWidget):
 
     def _update_legend(self, reference: tuple[Turn, ...], seen, mapping, view) -> None:
         parts = []
-        for label in sorted(lane_geometry(reference)["labels"]):
-            colour = self._colours.get(label, UNMAPPED)
+        labels = sorted(lane_geometry(reference)["labels"])
+        note = styles_note({label: self._colours.get(label, UNMAPPED) for label in labels})
+        if note:   # colours repeat: how the speakers are told apart
+            parts.append(f"<i>{html.escape(note)}</i>"
+                         + ("; each speaker's swatch is in the speaker table"
+                            if self.speakers is not None else ""))
+        for label in labels if not (note and self.speakers is not None) else ():
+            # (many speakers: their swatches in the speaker table, which lists them anyway,
+            # not twenty more legend entries taking its rows)
+            colour, pattern = speaker_style(self._colours.get(label, UNMAPPED))
             hyp = sorted(h for h, r in (mapping or {}).items() if r == label)
             mapped = f" ← {', '.join(html.escape(h) for h in hyp)}" if hyp else ""
-            parts.append(f"<span style='color:{colour}'>■</span> {html.escape(label)}{mapped}")
+            parts.append(f"<span style='color:{colour}'>{PATTERN_GLYPHS[pattern]}</span> "
+                         f"{html.escape(label)}{mapped}")
         left = set(lane_geometry(seen)["labels"]) - set(mapping or {})
         tones = {u: c for u, c in self._tones.items() if u in left}
         if tones:

@@ -519,6 +519,8 @@ class MTView(QWidget):
     def _render(self) -> None:
         walk = self._walk
         self.model.show(walk, self._step if walk else 0, self.only_changed.isChecked())
+        # step 0 has no "after the step" text: no empty third text column (issue 35)
+        self.table.setColumnHidden(3, walk is not None and self._step == 0)
         if walk is None:
             self.summary.setText("")
             return

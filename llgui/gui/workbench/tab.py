@@ -128,14 +128,27 @@ class Workbench(QWidget):
         side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
+        # the cost fields keep their height when a second system's rows join below (they
+        # were squashed to 10 px with two bundles open at 1366x768, issue 35): the splitter
+        # takes the room from the steps table instead
+        self.cost_editor.setMinimumHeight(self.cost_editor.sizeHint().height())
         side_layout.addWidget(self.cost_editor)
         side_layout.addWidget(self.aggregates, 1)
         from llgui.gui.workbench.side_by_side import SecondSystem   # issue 15
 
         self.second = SecondSystem(self)
         side_layout.addWidget(self.second.label)
-        left.addWidget(side)
-        left.setSizes([480, 300])
+        # what does not fit scrolls, never overlaps (a second system's rows below the
+        # aggregates drew over the cost fields)
+        from PySide6.QtWidgets import QFrame, QScrollArea
+
+        scroll = QScrollArea()
+        scroll.setWidget(side)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        left.addWidget(scroll)
+        left.setSizes([330, 450])
         left.setMinimumWidth(520)
 
         # -- the document at the step

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
 
@@ -126,7 +127,8 @@ def test_assigned_over_a_whole_bundle_speakers_of_one_meeting_collide(reference_
     from llgui.core.display.palette import MIN_SPEAKER_DISTANCE, speaker_distance
 
     meetings = dict(_ami_meetings(reference_data))
-    bundle_wide = speaker_colours(set().union(*meetings.values()))
+    everyone = sorted(set().union(*meetings.values()))
+    bundle_wide = dict(zip(everyone, speaker_palette(len(everyone))))
     closest = min(speaker_distance(bundle_wide[a], bundle_wide[b])
                   for labels in meetings.values()
                   for a, b in itertools.combinations(sorted(labels), 2))
@@ -137,3 +139,62 @@ def test_the_written_out_speaker_order_is_the_chosen_one():
     from llgui.core.display.palette import SPEAKER_ORDER, _choose
 
     assert _choose(tuple(RESERVED), float(MIN_DISTANCE)) == SPEAKER_ORDER
+
+
+# ---- issue 35: speakers told apart at any count (VoxConverse: broadcast and debates) --------
+
+VOXCONVERSE = Path(__file__).resolve().parents[2] / "data" / "voxconverse"
+
+
+def _speakers(clip: str) -> set[str]:
+    text = (VOXCONVERSE / f"{clip}.rttm").read_text()
+    return {line.split()[7] for line in text.splitlines() if line.strip()}
+
+
+def _told_apart(colours: dict[str, str]) -> list[tuple]:
+    """The pairs of speakers that neither colour (MIN_SPEAKER_DISTANCE CIEDE2000 in normal,
+    protan and deutan vision) nor the fill pattern tells apart."""
+    from llgui.core.display.palette import MIN_SPEAKER_DISTANCE, speaker_distance, speaker_style
+
+    alike = []
+    for a, b in itertools.combinations(sorted(colours), 2):
+        (ca, pa), (cb, pb) = speaker_style(colours[a]), speaker_style(colours[b])
+        if pa == pb and speaker_distance(ca, cb) < MIN_SPEAKER_DISTANCE:
+            alike.append((a, b, colours[a], colours[b], speaker_distance(ca, cb)))
+    return alike
+
+
+@pytest.mark.parametrize("clip, n", [("kdfqk", 20), ("nitgx", 21), ("vzuru", 19)])
+def test_every_pair_of_voxconverse_speakers_is_told_apart(clip, n):
+    labels = _speakers(clip)
+    assert len(labels) == n
+    colours = speaker_colours(labels)
+    assert _told_apart(colours) == []
+    assert len(set(colours.values())) == n     # no two speakers share a style
+
+
+def test_thirty_speakers_are_told_apart():
+    """Two VoxConverse clips' speakers as one 30+-speaker show (kdfqk's 20 and vzuru's 19,
+    renamed apart): up to STYLED_SPEAKERS every pair differs in colour or in pattern."""
+    from llgui.core.display.palette import STYLED_SPEAKERS, styles_note
+
+    labels = {f"a-{s}" for s in _speakers("kdfqk")} | {f"b-{s}" for s in _speakers("vzuru")}
+    labels = set(sorted(labels)[:30])
+    colours = speaker_colours(labels)
+    assert len(labels) == 30 <= STYLED_SPEAKERS
+    assert _told_apart(colours) == []
+    note = styles_note(colours)
+    assert note and "6 colours" in note and "hatched" in note
+
+
+def test_colour_alone_did_not_tell_kdfqks_speakers_apart():
+    """The palette before issue 35 (a colour per speaker from SPEAKER_ORDER): 13 pairs of
+    kdfqk's 20 speakers under 10 ΔE00 in normal vision."""
+    from llgui.core.display.palette import speaker_palette
+
+    names = sorted(_speakers("kdfqk"))
+    old = dict(zip(names, speaker_palette(len(names))))
+    close = [(a, b) for a, b in itertools.combinations(names, 2)
+             if colour_distance(old[a], old[b]) < 10]
+    assert len(close) >= 10
+    assert _told_apart(old)

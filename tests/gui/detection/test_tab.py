@@ -193,3 +193,17 @@ def test_export_plot_writes_the_det_plot(window, tab, tmp_path, suffix):
         assert root.tag.endswith("svg")
         drawn = [e for e in root.iter() if e.tag.endswith(("path", "polyline"))]
         assert len(drawn) >= len(SYSTEMS)
+
+
+def test_every_system_row_is_in_sight_at_1366(window, qtbot):
+    """Issue 35: the systems table showed 3½ of 4 rows at 1366x768."""
+    window.resize(1366, 768)
+    window.show_tab("detection")
+    tab = window.detection_tab
+    qtbot.waitExposed(tab.plot)
+    qtbot.waitUntil(lambda: not window.jobs.busy and tab.table.rowCount() > 0, timeout=60000)
+    qtbot.wait(50)
+    table = tab.table
+    last = table.rowCount() - 1
+    bottom = table.rowViewportPosition(last) + table.rowHeight(last)
+    assert table.rowCount() >= 3 and bottom <= table.viewport().height()

@@ -204,3 +204,24 @@ def test_qq_of_one_system_against_another(tab):
     finally:
         views.versus_box.setCurrentIndex(0)
         views.draw_qq()
+
+
+def test_the_nearest_trials_read_on_the_right_side_of_the_threshold(tab, qtbot):
+    """Issue 35: the list printed 5.5 against a threshold of 5.47273 (scores to 4 digits, the
+    threshold to 6). At thresholds a hair above and below real scores, every listed score as
+    printed compares with the threshold as printed the way the trial was decided."""
+    panel, state = tab.threshold_panel, tab.threshold_state
+    panel.system_box.setCurrentIndex(panel.system_box.findData("sysB"))
+    panel.system_box.activated.emit(panel.system_box.currentIndex())
+    scores = sorted({float(s) for s in panel.trials().scores})
+    checked = 0
+    for base in scores[::max(1, len(scores) // 8)][:8]:
+        for threshold in (base + 3e-7 * max(1.0, abs(base)), base - 3e-7 * max(1.0, abs(base))):
+            state.set_threshold(threshold)
+            shown = float(panel.threshold_edit.text())
+            for row in range(panel.nearest.rowCount()):
+                printed = float(panel.nearest.item(row, 2).text())
+                accepted = panel.nearest.item(row, 3).text().startswith("accepted")
+                assert (printed >= shown) == accepted, (threshold, printed, shown)
+                checked += 1
+    assert checked >= 100

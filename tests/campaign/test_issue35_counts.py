@@ -1,0 +1,27 @@
+"""`llgui campaign` counts what it scored the same way in its progress and its summary
+(issue 35: "18/18 cells" was followed by "16 cells: 0 from the cache, 16 computed": the two
+online runs were counted in one and not the other)."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+from llgui.gui.demo import demo_campaign
+from tests.conftest import REPO
+
+
+def test_the_summary_counts_the_online_runs_the_progress_counted(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "llgui", "campaign", str(demo_campaign()),
+                           "--workers", "0"], cwd=REPO, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "LLGUI_CACHE_DIR": str(tmp_path),
+                                            "LLGUI_PROGRESS_EVERY": "0"})
+    assert done.returncode == 0, done.stderr
+    progress = re.findall(r"llgui campaign: (\d+)/(\d+) cells", done.stderr)
+    summary = re.search(r"llgui campaign: (\d+) cells and (\d+) online runs: 0 cells from "
+                        r"the cache, (\d+) computed", done.stderr)
+    assert summary, done.stderr[-2000:]
+    cells, online, computed = map(int, summary.groups())
+    assert progress[-1] == (str(cells + online),) * 2      # the last progress line: all done
+    assert online == 2 and computed == cells

@@ -1,0 +1,112 @@
+"""Issue 35's minors in the main window: a documented key per tab (Ctrl+1..4), whatever has
+the focus."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+
+def test_ctrl_digit_switches_tabs_from_anywhere(qtbot):
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitActive(window)      # shortcuts go to the active window
+    try:
+        window.documents_view.setFocus()          # focus outside the tabs
+        for key, widget in ((Qt.Key.Key_4, window.systems_view), (Qt.Key.Key_2, window.time_tab),
+                            (Qt.Key.Key_3, window.detection_tab),
+                            (Qt.Key.Key_1, window.workbench)):
+            # through the window system, as a key press arrives (a widget-level key event
+            # never reaches the shortcut map)
+            qtbot.keyClick(window.windowHandle(), key, Qt.KeyboardModifier.ControlModifier)
+            assert window.tabs.currentWidget() is widget
+    finally:
+        window.jobs.shutdown(2000)
+        window.close()
+
+
+def test_a_bundle_that_fails_to_open_leaves_its_reason_in_the_window(qtbot, tmp_path):
+    from llgui.gui.main_window import MainWindow
+
+    bad = tmp_path / "bundle.toml"
+    bad.write_text('[bundle]\ntask = "mt"\nname = "x"\n\n[[documents]]\nid = "d"\ntime = "1"\n'
+                   'references = ["missing.txt"]\nhypothesis = "missing.txt"\n')
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    try:
+        assert not window.open_bundles([str(bad)])
+        qtbot.waitUntil(lambda: not window.jobs.busy, timeout=30000)
+        window.statusBar().clearMessage()           # the timed message is gone
+        text = window.workbench.empty.text()
+        assert "Could not open bundle.toml" in text and "missing.txt" in text
+        assert f"{bad}:" in text and "Open a bundle" in text
+    finally:
+        window.jobs.shutdown(2000)
+        window.close()
+
+
+def test_long_document_ids_leave_the_scores_in_the_documents_panel(qtbot, tmp_path):
+    """WMT24's document ids ("test-en-news_brisbanetimes.com.au.228963") took the whole
+    panel at 1366x768: the id column is capped, cut in the middle, whole in its tooltip."""
+    from PySide6.QtCore import Qt
+
+    from llgui.gui.main_window import MainWindow
+
+    long_id = "test-en-news_brisbanetimes.com.au.228963"
+    (tmp_path / "ref.txt").write_text("the cat sat\non the mat\n")
+    (tmp_path / "hyp.txt").write_text("the cat sat\non a mat\n")
+    bundle = tmp_path / "bundle.toml"
+    bundle.write_text(f'[bundle]\ntask = "mt"\nname = "x"\n\n[[documents]]\nid = "{long_id}"\n'
+                      'time = "1"\nreferences = ["ref.txt"]\nhypothesis = "hyp.txt"\n')
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        assert window.open_bundles([str(bundle)])
+        qtbot.waitUntil(lambda: not window.jobs.busy, timeout=60000)
+        view, model = window.documents_view, window.documents_model
+        header = view.horizontalHeader()
+        s_pen = model.COLUMNS.index("S_pen")
+        right = header.sectionViewportPosition(s_pen) + header.sectionSize(s_pen)
+        assert 0 < right <= view.viewport().width() + 1
+        index = window.documents_proxy.index(0, model.COLUMNS.index("document"))
+        assert index.data(Qt.ItemDataRole.ToolTipRole).startswith(long_id)
+    finally:
+        window.jobs.shutdown(2000)
+        window.close()
+
+
+def test_two_systems_open_keep_the_cost_fields_whole(qtbot):
+    """Issue 35: with a second system on the same documents (side by side) at 1366x768, the
+    cost-model fields were squashed to 10 px and the CI row cut; now nothing is squashed or
+    drawn over, and what does not fit scrolls."""
+    from llgui.gui.main_window import MainWindow
+    from tests.conftest import REPO
+    from tests.gui.conftest import settle
+
+    demo = REPO / "resources" / "demo"
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        assert window.open_bundles([str(demo / "mt" / "bundle.toml"),
+                                    str(demo / "campaign" / "static" / "online" / "bundle.toml")],
+                                   select_doc="news-2023-01-09", step=2)
+        settle(qtbot, window)
+        qtbot.wait(100)
+        bench = window.workbench
+        assert bench.second.label.text()                       # the second system is shown
+        for spin in bench.cost_editor.spins.values():
+            assert spin.height() >= spin.sizeHint().height() - 1, spin.height()
+        editor, aggregates = bench.cost_editor.geometry(), bench.aggregates.geometry()
+        assert aggregates.top() >= editor.bottom()             # nothing drawn over the fields
+    finally:
+        window.jobs.shutdown(2000)
+        window.close()

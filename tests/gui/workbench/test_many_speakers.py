@@ -1,0 +1,75 @@
+"""Twenty speakers of a VoxConverse broadcast in the workbench (issue 35, item 5): beyond the
+palette's reach, the fill pattern is a second channel; the lanes draw it, every pair of
+speakers differs in colour (CIEDE2000 >= 15 in normal, protan and deutan vision) or in the
+pattern drawn, and the legend says how they are told apart."""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+from llgui.core.display.palette import MIN_SPEAKER_DISTANCE, speaker_distance
+from tests.gui.conftest import settle
+
+CLIP = Path(__file__).resolve().parents[2] / "data" / "voxconverse" / "kdfqk.rttm"
+
+
+def _bundle(tmp_path):
+    path = tmp_path / "bundle.toml"
+    path.write_text(f'''[bundle]
+task = "diarization"
+name = "kdfqk"
+metrics = ["der"]
+
+[[documents]]
+id = "kdfqk"
+time = "1"
+references = ["{CLIP}"]
+hypothesis = "{CLIP}"
+''')
+    return path
+
+
+def test_the_twenty_speakers_of_kdfqk_are_drawn_apart(qtbot, tmp_path):
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        assert window.open_bundles([str(_bundle(tmp_path))])
+        settle(qtbot, window)
+        view = window.workbench.diar_view
+        reference = view.lanes["reference"]
+        speakers = sorted({t.speaker for t in reference})
+        assert len(speakers) == 20
+        # what each speaker's turns are drawn with on the reference lane: the fill colour
+        # of the bar item under its first turn, and the pattern of the bar item over it
+        drawn = {}
+        for speaker in speakers:
+            turn = next(t for t in reference if t.speaker == speaker)
+            fill, pattern = None, Qt.BrushStyle.SolidPattern
+            for bars, x0, width, y0, height in view._drawn:
+                hit = (abs(x0 - turn.start) < 1e-6) & (abs(width - (turn.end - turn.start))
+                                                         < 1e-6) & (y0 > -0.5)
+                if not hit.any():
+                    continue
+                brush = bars.opts["brush"]
+                if brush.style() == Qt.BrushStyle.SolidPattern:
+                    fill = brush.color().name()
+                else:
+                    pattern = brush.style()
+            assert fill is not None, speaker
+            drawn[speaker] = (fill, pattern)
+        alike = [(a, b) for a, b in itertools.combinations(speakers, 2)
+                 if drawn[a][1] == drawn[b][1]
+                 and speaker_distance(drawn[a][0], drawn[b][0]) < MIN_SPEAKER_DISTANCE]
+        assert alike == []
+        assert len({p for _, p in drawn.values()}) >= 3     # a second channel is drawn
+        legend = view.legend.text()
+        assert "20 speakers: 6 colours" in legend and "hatched" in legend
+    finally:
+        window.jobs.shutdown(2000)

@@ -285,13 +285,15 @@ class ScorePanel(QWidget):
     def _draw_curve(self, walk: Walkthrough, step: int) -> None:
         r = walk.replay
         item = self.curve.getPlotItem()
-        costs, adapt = r.curve()
         marker = getattr(self, "_marker", None)
         if marker is not None and getattr(self, "_curve_of", None) is walk:
-            # same document: only the step's marker moves (the curves are 1,000s of points)
-            marker.setData([costs[step]], [adapt[step]])
+            # same document: only the step's marker moves (the curves are 1,000s of points,
+            # not even read again: the step's corner is its cumulative cost and S_adapt)
+            at = r.at(step)
+            marker.setData([at.cum_cost], [at.s_adapt])
             self._curve_title(r, step)
             return
+        costs, adapt = r.curve()
         item.clear()
         _, pen_scores = r.pen_curve()
         # step functions: each score holds from its cost until the next step

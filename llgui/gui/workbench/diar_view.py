@@ -147,6 +147,7 @@ class DiarView(QWidget):
         self._pool: list = []    # bar items, reused from step to step
         self._brushes: dict[str, QBrush] = {}
         self._regions: list = []
+        self._windows: list = []   # the listened windows' items, reused
         item.getViewBox().sigXRangeChanged.connect(self._cull)
         item.getViewBox().sigResized.connect(self._cull)   # labels fit the bars' new size
         self.plot.scene().sigMouseMoved.connect(self._hover)
@@ -241,6 +242,10 @@ class DiarView(QWidget):
         for region in self._regions:
             item.removeItem(region)
         self._regions = []
+        for window in self._windows:   # reused below, hidden until then
+            window.setVisible(False)
+        if self.split is not None:
+            self.split.hide_brushes()
         self.lanes = {}
         self._drawn = []
         self._pending: dict[str, list] = {}
@@ -258,13 +263,19 @@ class DiarView(QWidget):
         self._draw_scoring_zones(item, doc)
         self._flush(item)
         if view is not None:
-            for start, end in view.windows:
-                region = pg.LinearRegionItem((start, end), movable=False,
-                                             brush=QBrush(QColor(255, 215, 0, 70)),
-                                             pen=pg.mkPen(QColor(200, 150, 0), width=1))
-                region.setZValue(-10)
-                item.addItem(region)
-                self._regions.append(region)
+            for k, (start, end) in enumerate(view.windows):
+                # the listened windows: items kept from step to step, moved (a new item a
+                # window and step cost more than drawing it)
+                if k == len(self._windows):
+                    region = pg.LinearRegionItem((start, end), movable=False,
+                                                 brush=QBrush(QColor(255, 215, 0, 70)),
+                                                 pen=pg.mkPen(QColor(200, 150, 0), width=1))
+                    region.setZValue(-10)
+                    item.addItem(region)
+                    self._windows.append(region)
+                region = self._windows[k]
+                region.setRegion((start, end))
+                region.setVisible(True)
         start, end = doc.extent
         bottom = item.getAxis("bottom")
         if bottom.hours != (end >= 3600):
@@ -361,16 +372,19 @@ class DiarView(QWidget):
     def _draw_scoring_zones(self, item, doc) -> None:
         """The collar's no-score zones (hatched, around every reference boundary) and the UEM
         limits (dashed lines): what the DER does not count is seen as such."""
-        for zone in getattr(self, "_zones", ()):
-            item.removeItem(zone)
-        self._zones = []
-        for start, end in (doc.uem or ()):
-            for t in (start, end):
-                line = pg.InfiniteLine(t, angle=90, pen=pg.mkPen("#555555", width=1.5,
-                                                                  style=Qt.PenStyle.DashLine))
-                line.setToolTip("UEM limit: only the time inside is scored")
-                item.addItem(line)
-                self._zones.append(line)
+        uem = tuple(doc.uem or ())
+        if getattr(self, "_zones_of", None) != uem:   # the same UEM: its lines stand
+            for zone in getattr(self, "_zones", ()):
+                item.removeItem(zone)
+            self._zones = []
+            self._zones_of = uem
+            for start, end in uem:
+                for t in (start, end):
+                    line = pg.InfiniteLine(t, angle=90, pen=pg.mkPen(
+                        "#555555", width=1.5, style=Qt.PenStyle.DashLine))
+                    line.setToolTip("UEM limit: only the time inside is scored")
+                    item.addItem(line)
+                    self._zones.append(line)
         # (none past MAX_COLLAR_ZONES boundaries: on a 10-hour show hatching would be grey
         # paint, and slow). One bar item per view, kept: `_cull` gives it the zones in view,
         # and none where they would be narrower than COLLAR_MIN_PX (an overview)

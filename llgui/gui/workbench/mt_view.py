@@ -279,14 +279,16 @@ class RichTextDelegate(QStyledItemDelegate):
         super().__init__(parent)
         # laid-out cells by (text, width, height): a repaint of a cell the step left alone
         # draws its document again instead of parsing and laying out its HTML anew
-        self._docs: OrderedDict[tuple, tuple[QTextDocument, float]] = OrderedDict()
+        self._docs: OrderedDict[tuple, tuple[QTextDocument, float, float]] = OrderedDict()
         self.laid_out = 0   # documents laid out so far (tests count them)
         self.sizes: dict[int, tuple[int, int]] = {}   # column -> its cells' last painted size
         self.cut: dict[tuple[int, int], QRectF] = {}   # (row, column) -> where "…" was drawn
 
-    def _laid_out(self, text: str, width: int, height: int) -> tuple[QTextDocument, float]:
-        """The cell's document laid out at `width`, and the height of its lines that fit
-        whole in `height`; kept for the next paint of the same text at the same size."""
+    def _laid_out(self, text: str, width: int, height: int) -> tuple[QTextDocument, float,
+                                                                       float]:
+        """The cell's document laid out at `width`, the height of its lines that fit whole
+        in `height` and its whole height; kept for the next paint of the same text at the
+        same size."""
         key = (text, width, height)
         cached = self._docs.get(key)
         if cached is not None:
@@ -299,7 +301,7 @@ class RichTextDelegate(QStyledItemDelegate):
         doc.size()   # laid out now (a new document's layout is made on first use)
         # whole lines only: a capped row shows its first lines, never half a line of glyphs
         # (measured on the laid-out text: a fallback font, CJK say, has taller lines)
-        cached = self._docs[key] = (doc, _whole_lines(doc, height))
+        cached = self._docs[key] = (doc, _whole_lines(doc, height), doc.size().height())
         self.laid_out += 1
         if len(self._docs) > _DOC_CACHE:
             self._docs.popitem(last=False)
@@ -324,7 +326,7 @@ class RichTextDelegate(QStyledItemDelegate):
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
         # the reference too (with the source above it when shown): whole lines, as the others
         self.sizes[index.column()] = (opt.rect.width(), opt.rect.height())
-        doc, shown = self._laid_out(index.data(HTML_ROLE) or html.escape(
+        doc, shown, whole = self._laid_out(index.data(HTML_ROLE) or html.escape(
             str(index.data(Qt.ItemDataRole.DisplayRole) or "")), opt.rect.width(),
             opt.rect.height())
         painter.save()
@@ -336,7 +338,7 @@ class RichTextDelegate(QStyledItemDelegate):
         context.palette.setColor(QPalette.ColorRole.Text, opt.palette.color(QPalette.ColorRole.Text))
         doc.documentLayout().draw(painter, context)
         key = (index.row(), index.column())
-        if doc.size().height() > shown + 1:
+        if whole > shown + 1:
             # cut: "…" at the end of the last line shown, on the cell's own background, so
             # a cut never reads as the end of the segment
             metrics = opt.fontMetrics
@@ -464,6 +466,11 @@ class MTView(QWidget):
         layout.addWidget(legend)
         self._walk: Walkthrough | None = None
         self._step = 0
+        self._ahead = None   # (walk, step, segments left) being prepared for step + 1
+        self._ahead_timer = QTimer(self)
+        self._ahead_timer.setSingleShot(True)
+        self._ahead_timer.setInterval(self.AHEAD_DELAY_MS)
+        self._ahead_timer.timeout.connect(self._prepare_ahead)
         self._reading_html = ""   # what the reading pane shows
         self.reading_sets = 0     # times its HTML was set (tests count them)
 
@@ -578,14 +585,19 @@ class MTView(QWidget):
             height = max(height, int(doc.size().height()) + 4)
         self.table.setRowHeight(row, min(height, 12 * self.fontMetrics().height()))
 
-    AHEAD_DELAY_MS = 40
+    AHEAD_DELAY_MS = 120
+    """The user has stayed this long on a step: the next one is prepared (a held arrow key
+    restarts the wait at every step, so nothing is prepared that would not be read)."""
 
-    def _prepare_ahead(self, walk: Walkthrough, step: int) -> None:
+    def _prepare_ahead(self) -> None:
         """The next step's screen formatted and laid out while the user reads this one: its
         corrected segment's rows centred, as `_render` will show them (the step then only
-        draws what is ready; a step's rows are elsewhere in a long document)."""
-        if (walk is not self._walk or step != self._step or step >= len(walk.steps)
-                or self.only_changed.isChecked() or not self.delegate.sizes):
+        draws what is ready; a step's rows are elsewhere in a long document). One row per
+        turn of the event loop: a WMT paragraph's diff and layout take milliseconds, and the
+        window stays responsive meanwhile."""
+        walk, step = self._walk, self._step
+        if (walk is None or step >= len(walk.steps) or self.only_changed.isChecked()
+                or not self.delegate.sizes):
             return
         view = walk.view(step + 1)
         if not view.corrected_segments:
@@ -593,13 +605,25 @@ class MTView(QWidget):
         centre = min(view.corrected_segments)
         height = max(self.table.verticalHeader().defaultSectionSize(), 1)
         half = self.table.viewport().height() // height // 2 + 2
-        segments = range(max(centre - half, 0), min(centre + half + 1,
-                                                    walk.document.n_segments))
+        # the centre first: what the eye goes to, and what a quick key press shows
+        segments = sorted(range(max(centre - half, 0),
+                                min(centre + half + 1, walk.document.n_segments)),
+                          key=lambda i: abs(i - centre))
+        self._ahead = (walk, step, segments)
+        self._ahead_row()
+
+    def _ahead_row(self) -> None:
+        if self._ahead is None:
+            return
+        walk, step, segments = self._ahead
+        if walk is not self._walk or step != self._step or not segments:
+            self._ahead = None
+            return
         columns = [c for c in self.delegate.sizes if c and not self.table.isColumnHidden(c)]
-        texts = iter(self.model.html_at(step + 1, segments, columns))
-        for _ in segments:
-            for c in columns:
-                self.delegate._laid_out(next(texts), *self.delegate.sizes[c])
+        for text, c in zip(self.model.html_at(step + 1, segments[:1], columns), columns):
+            self.delegate._laid_out(text, *self.delegate.sizes[c])
+        self._ahead = (walk, step, segments[1:])
+        QTimer.singleShot(0, self, self._ahead_row)
 
     def _render(self) -> None:
         walk = self._walk
@@ -627,7 +651,8 @@ class MTView(QWidget):
             f"system changed {len(view.changed_segments)} other segment(s) by itself: "
             f"<span style='color:#006b3c'>{better} better</span>, "
             f"<span style='color:{ERROR_FG}'>{worse} worse</span>")
-        QTimer.singleShot(self.AHEAD_DELAY_MS, self, lambda: self._prepare_ahead(walk, step))
+        self._ahead = None
+        self._ahead_timer.start()   # restarted at every step
         if view.corrected_segments:
             row = target
             self._focus_row = row

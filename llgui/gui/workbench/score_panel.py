@@ -290,7 +290,7 @@ class ScorePanel(QWidget):
             # same document: only the step's marker moves (the curves are 1,000s of points,
             # not even read again: the step's corner is its cumulative cost and S_adapt)
             at = r.at(step)
-            marker.setData([at.cum_cost], [at.s_adapt])
+            marker.setPos(at.cum_cost, at.s_adapt)   # moved: its symbol is not drawn anew
             self._curve_title(r, step)
             return
         costs, adapt = r.curve()
@@ -303,8 +303,12 @@ class ScorePanel(QWidget):
                   pen=pg.mkPen(PEN, width=2, style=Qt.PenStyle.DashLine))
         item.addItem(pg.InfiniteLine(r.s_base, angle=0,
                                      pen=pg.mkPen(BASE, style=Qt.PenStyle.DotLine)))
-        self._marker = item.plot([costs[step]], [adapt[step]], pen=None, symbol="o",
-                                 symbolSize=11, symbolBrush=ADAPT, symbolPen=pg.mkPen("k"))
+        # one point at the origin, placed by its position (on the curve: its bounds are the
+        # curve's)
+        self._marker = pg.PlotDataItem([0.0], [0.0], pen=None, symbol="o", symbolSize=11,
+                                       symbolBrush=ADAPT, symbolPen=pg.mkPen("k"))
+        item.addItem(self._marker, ignoreBounds=True)
+        self._marker.setPos(costs[step], adapt[step])
         self._curve_of = walk
         labels = ("cumulative cost (" + _cost_unit(walk) + ")", display_name(r.metric))
         if getattr(self, "_curve_labels", None) != labels:

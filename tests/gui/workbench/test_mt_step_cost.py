@@ -42,6 +42,13 @@ def _paint(qtbot, view):
     qtbot.wait(1)
 
 
+def _prepared(qtbot, view) -> None:
+    """Wait until the next step's screen is prepared (the user reading this step)."""
+    qtbot.wait(view.AHEAD_DELAY_MS)
+    qtbot.waitUntil(lambda: not view._ahead_timer.isActive() and view._ahead is None,
+                    timeout=10000)
+
+
 def _picture(view):
     return view.table.viewport().grab().toImage()
 
@@ -59,7 +66,7 @@ def test_a_stepped_view_paints_what_a_fresh_view_of_the_step_paints(qtbot, demo_
     for step in range(n + 1):
         stepped.show_step(demo_walk, step)
         _paint(qtbot, stepped)
-        qtbot.wait(stepped.AHEAD_DELAY_MS + 20)   # the next step prepared ahead
+        _prepared(qtbot, stepped)   # the next step prepared ahead
     for step in (n, n // 2, 1, 0):   # back again: every cell from the caches
         stepped.show_step(demo_walk, step)
         _paint(qtbot, stepped)
@@ -95,7 +102,7 @@ def test_a_cell_is_laid_out_once_and_the_next_step_before_it_is_shown(qtbot, dem
     view = _view(qtbot)
     view.show_step(demo_walk, 1)
     _paint(qtbot, view)
-    qtbot.wait(view.AHEAD_DELAY_MS + 20)   # step 2's screen laid out while step 1 is read
+    _prepared(qtbot, view)   # step 2's screen laid out while step 1 is read
     before = view.delegate.laid_out
     view.show_step(demo_walk, 2)
     _paint(qtbot, view)

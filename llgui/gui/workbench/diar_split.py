@@ -86,9 +86,8 @@ class SplitPanels(QWidget):
                 panel._colours = owner._colours
                 panel._arrays = owner._arrays   # one set of bar arrays for all the views
                 panel.collar, panel.skip_overlap = owner.collar, owner.skip_overlap
-            panel.show_step(walk, step, error_regions)
+            panel.show_step(walk, step, error_regions, x_range=(start, end))
             item = panel.plot.getPlotItem()
-            item.setXRange(start, end, padding=0)
             hours = walk.document.extent[1] >= 3600
             log = walk.log[step - 1] if step else None
             self._log = log

@@ -145,9 +145,11 @@ class DiarView(QWidget):
         self._arrays: dict = {}
         self._drawn: list = []   # (bar item, x0, width, y0, height) per colour, for culling
         self._pool: list = []    # bar items, reused from step to step
+        self._pool_colours: dict[int, str] = {}   # id(bar item) -> its colour
         self._brushes: dict[str, QBrush] = {}
         self._regions: list = []
         self._windows: list = []   # the listened windows' items, reused
+        self._culls = 0            # times the bars were culled to the range shown
         item.getViewBox().sigXRangeChanged.connect(self._cull)
         item.getViewBox().sigResized.connect(self._cull)   # labels fit the bars' new size
         self.plot.scene().sigMouseMoved.connect(self._hover)
@@ -209,7 +211,10 @@ class DiarView(QWidget):
         """Fix the reference colours of one meeting (its speakers as far apart as can be)."""
         self._colours = speaker_colours(reference_labels)
 
-    def show_step(self, walk: Walkthrough, step: int, error_regions=None) -> None:
+    def show_step(self, walk: Walkthrough, step: int, error_regions=None,
+                  x_range: tuple[float, float] | None = None) -> None:
+        """`x_range`: the time range to show (a panel of a split view), else the listened
+        windows (or the whole meeting, as the overview of a split view)."""
         doc = walk.document
         # labels from the cached geometry: no pass over 10,000 turns on the main thread
         extend_colours(self._colours, lane_geometry(doc.reference)["labels"], PALETTE)
@@ -290,13 +295,17 @@ class DiarView(QWidget):
             # the first step's panels, built while the user looks at this one (building a
             # plot widget is ~50 ms the step would otherwise pay)
             QTimer.singleShot(0, self, lambda: self._build_split(2))
-        if split:
+        culls = self._culls
+        if x_range is not None:
+            item.setXRange(*x_range, padding=0)
+        elif split:
             item.setXRange(start, end, padding=0.01)   # the overview: the whole meeting
         elif view is not None and view.windows:
             item.setXRange(*focus_range(view.windows, (start, end)), padding=0)
         for bars in self._pool[len(self._drawn):]:
             bars.setVisible(False)
-        self._cull()
+        if self._culls == culls:   # no new range has culled the step's bars already
+            self._cull()
         item.setTitle(self._title(doc, step, view), size="9pt")
         self.shown = (doc.id, step)
         self._update_legend(doc.reference, seen, seen_map, view)
@@ -526,13 +535,15 @@ class DiarView(QWidget):
         used = len(self._drawn)
         if used < len(self._pool):
             bars = self._pool[used]
-            bars.setOpts(brush=self._brush(colour))
+            if self._pool_colours.get(id(bars)) != colour:   # setOpts redoes its geometry
+                bars.setOpts(brush=self._brush(colour))
             bars.setVisible(True)
         else:
             bars = pg.BarGraphItem(x0=[], y0=[], width=[], height=[],
                                    brush=self._brush(colour), pen=QPen(Qt.PenStyle.NoPen))
             item.addItem(bars)
             self._pool.append(bars)
+        self._pool_colours[id(bars)] = colour
         return bars
 
     def _brush(self, colour: str) -> QBrush:
@@ -552,6 +563,7 @@ class DiarView(QWidget):
     def _cull(self, *_args) -> None:
         """Give each bar item only the bars in the visible time range (and a margin); the
         collar zones only where they are wide enough to be seen as zones."""
+        self._culls += 1
         (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
         self._cull_collar(lo, hi)
         self._label_turns(lo, hi)

@@ -305,8 +305,8 @@ class ScorePanel(QWidget):
                                      pen=pg.mkPen(BASE, style=Qt.PenStyle.DotLine)))
         # one point at the origin, placed by its position (on the curve: its bounds are the
         # curve's)
-        self._marker = pg.PlotDataItem([0.0], [0.0], pen=None, symbol="o", symbolSize=11,
-                                       symbolBrush=ADAPT, symbolPen=pg.mkPen("k"))
+        self._marker = pg.ScatterPlotItem([0.0], [0.0], symbol="o", size=11, brush=ADAPT,
+                                          pen=pg.mkPen("k"))
         item.addItem(self._marker, ignoreBounds=True)
         self._marker.setPos(costs[step], adapt[step])
         self._curve_of = walk

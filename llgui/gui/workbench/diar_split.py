@@ -91,7 +91,7 @@ class SplitPanels(QWidget):
             hours = walk.document.extent[1] >= 3600
             log = walk.log[step - 1] if step else None
             self._log = log
-            item.setTitle(panel_title(log, (start, end), hours), size="8pt")
+            panel.set_title(panel_title(log, (start, end), hours), "8pt")
             if k:   # one lane axis is enough
                 item.getAxis("left").setStyle(showValues=False)
                 item.getAxis("left").setWidth(8)

@@ -306,7 +306,9 @@ class DiarView(QWidget):
             bars.setVisible(False)
         if self._culls == culls:   # no new range has culled the step's bars already
             self._cull()
-        item.setTitle(self._title(doc, step, view), size="9pt")
+        title = self._title(doc, step, view)
+        if self._can_split:   # a panel's title is its span's (`SplitPanels.show_spans`)
+            self.set_title(title, "9pt")
         self.shown = (doc.id, step)
         self._update_legend(doc.reference, seen, seen_map, view)
         if self.speakers is not None:
@@ -317,6 +319,13 @@ class DiarView(QWidget):
                                     self._colours, self.collar, self.skip_overlap,
                                     seen_unmapped=unmapped)
             self._fit_speakers()
+
+    def set_title(self, text: str, size: str) -> None:
+        """The plot's title, set only when it changes (a new title lays the plot out
+        again)."""
+        if getattr(self, "_title_shown", None) != (text, size):
+            self._title_shown = (text, size)
+            self.plot.getPlotItem().setTitle(text, size=size)
 
     TIMELINE_MIN = 480
     PANELS_MIN = 175   # pixels the zoomed panels keep under a per-speaker table below
@@ -626,7 +635,9 @@ class DiarView(QWidget):
             self._texts.append(label)
         self.labelled = []
         for label, (_, x, y, row, text, colour) in zip(self._texts, wanted):
-            label.setText(text, color=colour or "#ffffff")
+            if getattr(label, "_shown", None) != (text, colour):   # setText lays it out
+                label._shown = (text, colour)
+                label.setText(text, color=colour or "#ffffff")
             label.setPos(x + 2 / pixels, y)
             label.setVisible(True)
             self.labelled.append((row, text))

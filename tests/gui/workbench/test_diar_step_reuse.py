@@ -60,6 +60,9 @@ def _state(view, panel: bool = False) -> dict:
     out = {"bars": bars, "windows": windows, "lines": lines,
            "range": tuple(round(x, 6) for x in item.getViewBox().viewRange()[0]),
            "labels": sorted(view.labelled), "lanes": view.lanes, "shown": view.shown,
+           "title": item.titleLabel.text,
+           "texts": sorted((t.textItem.toPlainText(), round(t.pos().x(), 6))
+                           for t in view._texts if t.isVisible()),
            "px": (item.getViewBox().width(), item.getViewBox().height())}
     if not panel:
         split = view.split
@@ -76,7 +79,7 @@ def _comparable(state: dict) -> dict:
     """The state without what depends on the plot's size in pixels (the per-speaker table
     beside the timeline keeps the width its widest step needed, so a view that has shown
     other steps can be narrower): the turn labels that fit (see `_same_labels`)."""
-    out = {k: v for k, v in state.items() if k not in ("px", "labels", "panels")}
+    out = {k: v for k, v in state.items() if k not in ("px", "labels", "texts", "panels")}
     out["panels"] = [_comparable(p) for p in state.get("panels", [])]
     return out
 
@@ -86,6 +89,7 @@ def _same_labels(a: dict, b: dict, step: int) -> int:
     compared = 0
     if a["px"] == b["px"]:
         assert a["labels"] == b["labels"], step
+        assert a["texts"] == b["texts"], step
         compared += 1
     for x, y in zip(a.get("panels", []), b.get("panels", [])):
         compared += _same_labels(x, y, step)

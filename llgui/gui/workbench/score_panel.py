@@ -290,7 +290,7 @@ class ScorePanel(QWidget):
             # same document: only the step's marker moves (the curves are 1,000s of points,
             # not even read again: the step's corner is its cumulative cost and S_adapt)
             at = r.at(step)
-            marker.setPos(at.cum_cost, at.s_adapt)   # moved: its symbol is not drawn anew
+            marker.setData([at.cum_cost], [at.s_adapt])
             self._curve_title(r, step)
             return
         costs, adapt = r.curve()
@@ -303,12 +303,10 @@ class ScorePanel(QWidget):
                   pen=pg.mkPen(PEN, width=2, style=Qt.PenStyle.DashLine))
         item.addItem(pg.InfiniteLine(r.s_base, angle=0,
                                      pen=pg.mkPen(BASE, style=Qt.PenStyle.DotLine)))
-        # one point at the origin, placed by its position (on the curve: its bounds are the
-        # curve's)
-        self._marker = pg.ScatterPlotItem([0.0], [0.0], symbol="o", size=11, brush=ADAPT,
-                                          pen=pg.mkPen("k"))
-        item.addItem(self._marker, ignoreBounds=True)
-        self._marker.setPos(costs[step], adapt[step])
+        # a bare scatter item: a data item's setData redid its curve and display data too
+        self._marker = pg.ScatterPlotItem([costs[step]], [adapt[step]], symbol="o", size=11,
+                                          brush=ADAPT, pen=pg.mkPen("k"))
+        item.addItem(self._marker)
         self._curve_of = walk
         labels = ("cumulative cost (" + _cost_unit(walk) + ")", display_name(r.metric))
         if getattr(self, "_curve_labels", None) != labels:

@@ -86,7 +86,7 @@ class SplitPanels(QWidget):
                 panel._colours = owner._colours
                 panel._arrays = owner._arrays   # one set of bar arrays for all the views
                 panel.collar, panel.skip_overlap = owner.collar, owner.skip_overlap
-            panel.show_step(walk, step, error_regions, x_range=(start, end))
+            panel.show_step(walk, step, error_regions, x_range=(start, end), shared=owner)
             item = panel.plot.getPlotItem()
             hours = walk.document.extent[1] >= 3600
             log = walk.log[step - 1] if step else None

@@ -150,6 +150,7 @@ class DiarView(QWidget):
         self._regions: list = []
         self._windows: list = []   # the listened windows' items, reused
         self._culls = 0            # times the bars were culled to the range shown
+        self._merged: list = []    # (colour, (x0, width, y0, height)) of the step shown
         item.getViewBox().sigXRangeChanged.connect(self._cull)
         item.getViewBox().sigResized.connect(self._cull)   # labels fit the bars' new size
         self.plot.scene().sigMouseMoved.connect(self._hover)
@@ -212,9 +213,12 @@ class DiarView(QWidget):
         self._colours = speaker_colours(reference_labels)
 
     def show_step(self, walk: Walkthrough, step: int, error_regions=None,
-                  x_range: tuple[float, float] | None = None) -> None:
+                  x_range: tuple[float, float] | None = None,
+                  shared: "DiarView | None" = None) -> None:
         """`x_range`: the time range to show (a panel of a split view), else the listened
-        windows (or the whole meeting, as the overview of a split view)."""
+        windows (or the whole meeting, as the overview of a split view). `shared`: the view
+        whose bars of this step, already laid out, this one draws too (a panel of the split
+        view and its overview show the same lanes)."""
         doc = walk.document
         # labels from the cached geometry: no pass over 10,000 turns on the main thread
         extend_colours(self._colours, lane_geometry(doc.reference)["labels"], PALETTE)
@@ -258,15 +262,24 @@ class DiarView(QWidget):
         self._hours = doc.extent[1] >= 3600
         for row, (name, turns, mapping) in enumerate(lanes):
             unmappable = view.unmappable if (view and name == "impaired") else None
-            self._draw_lane(item, -row, turns, mapping, unmappable)
+            if shared is None:
+                self._draw_lane(item, -row, turns, mapping, unmappable)
             self.lanes[name] = tuple(turns) if not isinstance(turns, tuple) else turns
             if turns:
                 self._lane_info[row] = (LANES[row], turns, mapping,
                                         self._lane_arrays(turns, mapping, unmappable))
         if error_regions:
-            self._draw_errors(item, -(len(lanes)), error_regions)
+            if shared is None:
+                self._draw_errors(item, -(len(lanes)), error_regions)
+            else:
+                self.lanes["errors"] = tuple(error_regions)
         self._draw_scoring_zones(item, doc)
-        self._flush(item)
+        if shared is None:
+            self._flush(item)
+        else:   # the overview's bars of this step, each colour in this view's own item
+            for colour, arrays in shared._merged:
+                self._drawn.append((self._bars(item, colour),) + arrays)
+            self._merged = shared._merged
         if view is not None:
             for k, (start, end) in enumerate(view.windows):
                 # the listened windows: items kept from step to step, moved (a new item a
@@ -533,9 +546,9 @@ class DiarView(QWidget):
         """One bar item per colour for every lane (one brush, no outline: bars stay readable
         when a 10-hour show makes them thinner than a pixel; ~20 items, not one per lane and
         speaker)."""
-        for colour, parts in self._pending.items():
-            bars = self._bars(item, colour)
-            self._drawn.append((bars,) + merge_parts(parts))
+        self._merged = [(colour, merge_parts(parts)) for colour, parts in self._pending.items()]
+        for colour, arrays in self._merged:
+            self._drawn.append((self._bars(item, colour),) + arrays)
         self._pending = {}
 
     def _bars(self, item, colour: str):

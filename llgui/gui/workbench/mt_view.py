@@ -604,10 +604,13 @@ class MTView(QWidget):
             return
         centre = min(view.corrected_segments)
         height = max(self.table.verticalHeader().defaultSectionSize(), 1)
-        half = self.table.viewport().height() // height // 2 + 2
-        # the centre first: what the eye goes to, and what a quick key press shows
-        segments = sorted(range(max(centre - half, 0),
-                                min(centre + half + 1, walk.document.n_segments)),
+        rows = self.table.viewport().height() // height + 1
+        n = walk.document.n_segments
+        # the rows on screen once the centre is scrolled to the middle (or the document's
+        # first or last screen), a row more each side; the centre first: what the eye goes
+        # to, and what a quick key press shows
+        top = max(0, min(centre - rows // 2, n - rows))
+        segments = sorted(range(max(top - 1, 0), min(top + rows + 1, n)),
                           key=lambda i: abs(i - centre))
         self._ahead = (walk, step, segments)
         self._ahead_row()

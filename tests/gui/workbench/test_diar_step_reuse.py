@@ -131,3 +131,30 @@ def test_a_step_makes_no_new_plot_items_once_the_view_has_its_own(qtbot, demo_wa
     for step in list(range(n, -1, -1)) + list(range(n + 1)):
         view.show_step(demo_walk, step, demo_walk.errors_at(step))
         assert items() <= made, step   # moved and hidden, never made anew
+
+
+def test_a_panel_draws_the_bars_it_would_lay_out_itself(qtbot, demo_walk):
+    """The split view's panels draw the overview's bars of the step (laid out once): the same
+    bars, culled to each panel's span, as a timeline laying out its own at that span."""
+    from llgui.gui.workbench.diar_view import DiarView
+
+    view = _view(qtbot)
+    split_steps = 0
+    for step in range(len(demo_walk.steps) + 1):
+        view.show_step(demo_walk, step, demo_walk.errors_at(step))
+        if view.split is None:
+            view._build_split(2)
+            view.show_step(demo_walk, step, demo_walk.errors_at(step))
+        if not view.split.isVisible():
+            continue
+        split_steps += 1
+        for panel, span in zip(view.split.panels, view.split.spans):
+            own = DiarView(split=False)
+            qtbot.addWidget(own)
+            own.resize(panel.size())
+            own._colours = view._colours
+            own.collar, own.skip_overlap = view.collar, view.skip_overlap
+            own.show_step(demo_walk, step, demo_walk.errors_at(step), x_range=span)
+            assert _state(panel, True)["bars"] == _state(own, True)["bars"], (step, span)
+            own.close()
+    assert split_steps >= 2

@@ -92,7 +92,7 @@ class SplitPanels(QWidget):
             log = walk.log[step - 1] if step else None
             self._log = log
             panel.set_title(panel_title(log, (start, end), hours), "8pt")
-            if k:   # one lane axis is enough
+            if k and item.getAxis("left").style["showValues"]:   # one lane axis is enough
                 item.getAxis("left").setStyle(showValues=False)
                 item.getAxis("left").setWidth(8)
         self.spans = list(spans)

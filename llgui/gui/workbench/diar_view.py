@@ -382,18 +382,23 @@ class DiarView(QWidget):
         orientation = Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical
         if row.orientation() != orientation:
             row.setOrientation(orientation)
+        # each only when it changes: a splitter given its own sizes again lays out and
+        # repaints the window's right column (the score plots twice a step)
         if beside:
-            row.setSizes([width - wanted, wanted])
+            sizes = [width - wanted, wanted]
         else:   # below: every row when there is room, else as many as leave the zoomed
             # panels PANELS_MIN (the table scrolls)
             room = self.height() - self.legend.height() - self.plot.minimumHeight()
             if self.split is not None and self.split.isVisible():
                 room -= self.PANELS_MIN
             below = max(min(table.wanted_height(), room), table.wanted_height(3))
-            table.setMinimumHeight(below)
-            table.setMaximumHeight(below)
-            row.setSizes([max(height - below, 1), below])
-        if beside:
+            if (table.minimumHeight(), table.maximumHeight()) != (below, below):
+                table.setMinimumHeight(below)
+                table.setMaximumHeight(below)
+            sizes = [max(height - below, 1), below]
+        if row.sizes() != sizes:
+            row.setSizes(sizes)
+        if beside and (table.minimumHeight(), table.maximumHeight()) != (0, 16777215):
             table.setMinimumHeight(0)
             table.setMaximumHeight(16777215)
 
@@ -482,7 +487,7 @@ class DiarView(QWidget):
                 self.split.hide()
                 self.plot.setMaximumHeight(16777215)
                 self.plot.setMinimumHeight(0)
-                self.plot.getPlotItem().getAxis("left").setTickFont(self.plot.font())
+                self._lane_font(self.plot.font())
             return False
         self._build_split()
         self.split.show()
@@ -494,11 +499,21 @@ class DiarView(QWidget):
         # a short view (1366x768): the panels' axis names its unit in the tick labels' stead
         for panel in self.split.panels:
             axis = panel.plot.getPlotItem().getAxis("bottom")
-            axis.showLabel(not short)
+            if getattr(axis, "_label_shown", None) != (not short):   # each call lays the
+                axis._label_shown = not short                         # axis out anew
+                axis.showLabel(not short)
         font = self.plot.font()
         font.setPointSizeF(6.5)
-        self.plot.getPlotItem().getAxis("left").setTickFont(font)
+        self._lane_font(font)
         return True
+
+    def _lane_font(self, font) -> None:
+        """The lane names' font, set only when it changes (setting it redraws the axis and
+        lays the plot out again)."""
+        axis = self.plot.getPlotItem().getAxis("left")
+        if getattr(self, "_lane_font_set", None) != font.toString():
+            self._lane_font_set = font.toString()
+            axis.setTickFont(font)
 
     def _panel(self) -> "DiarView":
         """A panel of the split view: its Shift+drag selects for this view (the owner)."""

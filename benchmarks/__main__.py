@@ -14,6 +14,7 @@ import importlib
 import os
 import pkgutil
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -41,12 +42,14 @@ def main(argv: list[str] | None = None) -> int:
     gates = discover()
     chosen = args.gate or list(gates)
     failed = False
+    began = time.perf_counter()
     for number in chosen:
         if number not in gates:
             print(f"gate {number}: no such gate (have {', '.join(map(str, gates))})")
             failed = True
             continue
         module = importlib.import_module(f"benchmarks.{gates[number]}")
+        started = time.perf_counter()
         try:
             result: GateResult = module.run()
         except Exception:  # a broken gate is a failed gate, and the others still run
@@ -57,7 +60,11 @@ def main(argv: list[str] | None = None) -> int:
         print(result.line(number, module.NAME), flush=True)
         for detail in result.details:
             print(f"    {detail}", flush=True)
+        print(f"    (gate {number} took {time.perf_counter() - started:.0f} s)", flush=True)
         failed |= not result.passed
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"{len(chosen)} gate(s) in {time.perf_counter() - began:.0f} s (load average "
+          f"{load:.1f} on {os.cpu_count()} cores at the end)", flush=True)
     return 1 if failed else 0
 
 

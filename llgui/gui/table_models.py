@@ -204,11 +204,16 @@ class CorrectionsModel(QAbstractTableModel):
         return self._walk
 
     def _hours(self) -> bool | None:
-        """Diarization times h:mm:ss throughout a document that reaches an hour."""
+        """Diarization times h:mm:ss throughout a document that reaches an hour (once per
+        walkthrough: Qt asks for every cell)."""
         from llgui.core.display.diar_text import long_document
 
-        doc = self._walk.document if self._walk is not None else None
-        return long_document(doc.extent) if getattr(doc, "task", "") == "diarization" else None
+        walk = self._walk
+        if getattr(self, "_hours_of", (None,))[0] is not walk:
+            doc = walk.document if walk is not None else None
+            self._hours_of = (walk, long_document(doc.extent)
+                              if getattr(doc, "task", "") == "diarization" else None)
+        return self._hours_of[1]
 
     def _cost_unit(self) -> str:
         unit = self._walk.replay.cost_unit if self._walk is not None else ""
@@ -265,13 +270,19 @@ class CorrectionsModel(QAbstractTableModel):
         s = walk.replay.steps[index.row() - 1]
         step = walk.log[index.row() - 1]
         if role == Qt.ItemDataRole.DisplayRole:
+            # the asked column only (Qt asks cell by cell: building every column's text for
+            # each cell made the table's repaint nine times the work)
+            if column == "target":
+                return describe_target(step, self._hours())
+            if column == "answer":
+                return _one_line(describe_answer(step, walk.document))
             return {
-                "step": str(s.step), "initiative": s.initiative, "kind": s.kind,
-                "target": describe_target(step, self._hours()), "answer": _one_line(
-                    describe_answer(step, walk.document)), "cost": _num(s.cost, 1),
-                "S_cor": _num(s.s_cor), "S_imp": _num(s.s_imp), "S_adapt": _num(s.s_adapt),
-                "S_pen": _num(s.s_pen), "question": _question_text(walk, s.step),
-            }[column]
+                "step": lambda: str(s.step), "initiative": lambda: s.initiative,
+                "kind": lambda: s.kind, "cost": lambda: _num(s.cost, 1),
+                "S_cor": lambda: _num(s.s_cor), "S_imp": lambda: _num(s.s_imp),
+                "S_adapt": lambda: _num(s.s_adapt), "S_pen": lambda: _num(s.s_pen),
+                "question": lambda: _question_text(walk, s.step),
+            }[column]()
         if role == Qt.ItemDataRole.ForegroundRole and column == "S_pen":
             verdict = walk.replay.versus_base(s.s_pen)
             if verdict:

@@ -59,6 +59,8 @@ class SplitPanels(QWidget):
         self.panels: list = []
         self.spans: list[tuple[float, float]] = []   # what is shown, for tests
         self._log = None   # the step shown (its target names the panels)
+        self._brush_pool: list = []   # (region, marker) per panel on the overview, reused
+        self.brushes: list = []       # the regions shown, for tests
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
@@ -84,14 +86,13 @@ class SplitPanels(QWidget):
                 panel._colours = owner._colours
                 panel._arrays = owner._arrays   # one set of bar arrays for all the views
                 panel.collar, panel.skip_overlap = owner.collar, owner.skip_overlap
-            panel.show_step(walk, step, error_regions)
+            panel.show_step(walk, step, error_regions, x_range=(start, end), shared=owner)
             item = panel.plot.getPlotItem()
-            item.setXRange(start, end, padding=0)
             hours = walk.document.extent[1] >= 3600
             log = walk.log[step - 1] if step else None
             self._log = log
-            item.setTitle(panel_title(log, (start, end), hours), size="8pt")
-            if k:   # one lane axis is enough
+            panel.set_title(panel_title(log, (start, end), hours), "8pt")
+            if k and item.getAxis("left").style["showValues"]:   # one lane axis is enough
                 item.getAxis("left").setStyle(showValues=False)
                 item.getAxis("left").setWidth(8)
         self.spans = list(spans)
@@ -99,31 +100,46 @@ class SplitPanels(QWidget):
         if owner is not None:
             self._add_brushes(owner, spans)
 
+    def hide_brushes(self) -> None:
+        """The overview's brushes hidden (a step without panels, or before a step's own)."""
+        for region, marker in self._brush_pool:
+            region.setVisible(False)
+            marker.setVisible(False)
+        self.brushes = []
+
     def _add_brushes(self, owner, spans) -> None:
         """A draggable region on the overview strip per panel: drag it (or its edges) and the
-        panel follows. Kept in the owner's region list, so its next step removes them."""
+        panel follows. The items are kept from step to step and moved (`hide_brushes` at the
+        owner's next step hides them)."""
         item = owner.plot.getPlotItem()
         for k, (start, end) in enumerate(spans):
-            region = pg.LinearRegionItem((start, end), movable=True,
-                                         brush=pg.mkBrush(QColor(40, 120, 220, 45)),
-                                         pen=pg.mkPen(QColor(40, 120, 220), width=1.5))
-            region.setZValue(-8)
-            region.setToolTip(f"panel {k + 1} below: drag to move it")
             panel = self.panels[k]
-            region.sigRegionChanged.connect(
-                lambda r, p=panel: p.plot.getPlotItem().setXRange(*r.getRegion(), padding=0))
-            item.addItem(region)
-            owner._regions.append(region)
+            if k == len(self._brush_pool):
+                region = pg.LinearRegionItem((start, end), movable=True,
+                                             brush=pg.mkBrush(QColor(40, 120, 220, 45)),
+                                             pen=pg.mkPen(QColor(40, 120, 220), width=1.5))
+                region.setZValue(-8)
+                region.setToolTip(f"panel {k + 1} below: drag to move it")
+                region.sigRegionChanged.connect(
+                    lambda r, p=panel: p.plot.getPlotItem().setXRange(*r.getRegion(),
+                                                                      padding=0))
+                item.addItem(region)
+                marker = pg.InfiniteLine((start + end) / 2, angle=90, movable=False,
+                                         pen=pg.mkPen(QColor(40, 120, 220), width=2),
+                                         label="", labelOpts={"position": 0.93,
+                                                              "color": (40, 120, 220)})
+                marker.setZValue(-7)
+                item.addItem(marker)
+                self._brush_pool.append((region, marker))
+            region, marker = self._brush_pool[k]
+            region.setRegion((start, end))   # the panel's range, as set above
+            region.setVisible(True)
             self.brushes.append(region)
             # a window is a few seconds of an hour: a line and its name (t1, t2) say where
             # it lies in the recording, however narrow the brush
             name = panel_title(self._log, (start, end), False).split(" = ")[0] \
                 if self._log is not None and " = " in panel_title(self._log, (start, end), False) \
                 else f"{k + 1}"
-            marker = pg.InfiniteLine((start + end) / 2, angle=90, movable=False,
-                                     pen=pg.mkPen(QColor(40, 120, 220), width=2),
-                                     label=name, labelOpts={"position": 0.93,
-                                                            "color": (40, 120, 220)})
-            marker.setZValue(-7)
-            item.addItem(marker)
-            owner._regions.append(marker)
+            marker.setValue((start + end) / 2)
+            marker.label.setFormat(name)
+            marker.setVisible(True)

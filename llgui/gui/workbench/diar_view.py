@@ -146,8 +146,12 @@ class DiarView(QWidget):
         self._arrays: dict = {}
         self._drawn: list = []   # (bar item, x0, width, y0, height) per colour, for culling
         self._pool: list = []    # bar items, reused from step to step
+        self._pool_colours: dict[int, str] = {}   # id(bar item) -> its colour
         self._brushes: dict[str, QBrush] = {}
         self._regions: list = []
+        self._windows: list = []   # the listened windows' items, reused
+        self._culls = 0            # times the bars were culled to the range shown
+        self._merged: list = []    # (colour, (x0, width, y0, height)) of the step shown
         item.getViewBox().sigXRangeChanged.connect(self._cull)
         item.getViewBox().sigResized.connect(self._cull)   # labels fit the bars' new size
         self.plot.scene().sigMouseMoved.connect(self._hover)
@@ -209,7 +213,13 @@ class DiarView(QWidget):
         """Fix the reference colours of one meeting (its speakers as far apart as can be)."""
         self._colours = speaker_colours(reference_labels)
 
-    def show_step(self, walk: Walkthrough, step: int, error_regions=None) -> None:
+    def show_step(self, walk: Walkthrough, step: int, error_regions=None,
+                  x_range: tuple[float, float] | None = None,
+                  shared: "DiarView | None" = None) -> None:
+        """`x_range`: the time range to show (a panel of a split view), else the listened
+        windows (or the whole meeting, as the overview of a split view). `shared`: the view
+        whose bars of this step, already laid out, this one draws too (a panel of the split
+        view and its overview show the same lanes)."""
         doc = walk.document
         # labels from the cached geometry: no pass over 10,000 turns on the main thread
         extend_colours(self._colours, lane_geometry(doc.reference)["labels"], PALETTE)
@@ -242,6 +252,10 @@ class DiarView(QWidget):
         for region in self._regions:
             item.removeItem(region)
         self._regions = []
+        for window in self._windows:   # reused below, hidden until then
+            window.setVisible(False)
+        if self.split is not None:
+            self.split.hide_brushes()
         self.lanes = {}
         self._drawn = []
         self._pending: dict[str, list] = {}
@@ -249,23 +263,37 @@ class DiarView(QWidget):
         self._hours = doc.extent[1] >= 3600
         for row, (name, turns, mapping) in enumerate(lanes):
             unmappable = view.unmappable if (view and name == "impaired") else None
-            self._draw_lane(item, -row, turns, mapping, unmappable)
+            if shared is None:
+                self._draw_lane(item, -row, turns, mapping, unmappable)
             self.lanes[name] = tuple(turns) if not isinstance(turns, tuple) else turns
             if turns:
                 self._lane_info[row] = (LANES[row], turns, mapping,
                                         self._lane_arrays(turns, mapping, unmappable))
         if error_regions:
-            self._draw_errors(item, -(len(lanes)), error_regions)
+            if shared is None:
+                self._draw_errors(item, -(len(lanes)), error_regions)
+            else:
+                self.lanes["errors"] = tuple(error_regions)
         self._draw_scoring_zones(item, doc)
-        self._flush(item)
+        if shared is None:
+            self._flush(item)
+        else:   # the overview's bars of this step, each colour in this view's own item
+            self._draw_merged(item, shared._merged)
+            self._merged = shared._merged
         if view is not None:
-            for start, end in view.windows:
-                region = pg.LinearRegionItem((start, end), movable=False,
-                                             brush=QBrush(QColor(255, 215, 0, 70)),
-                                             pen=pg.mkPen(QColor(200, 150, 0), width=1))
-                region.setZValue(-10)
-                item.addItem(region)
-                self._regions.append(region)
+            for k, (start, end) in enumerate(view.windows):
+                # the listened windows: items kept from step to step, moved (a new item a
+                # window and step cost more than drawing it)
+                if k == len(self._windows):
+                    region = pg.LinearRegionItem((start, end), movable=False,
+                                                 brush=QBrush(QColor(255, 215, 0, 70)),
+                                                 pen=pg.mkPen(QColor(200, 150, 0), width=1))
+                    region.setZValue(-10)
+                    item.addItem(region)
+                    self._windows.append(region)
+                region = self._windows[k]
+                region.setRegion((start, end))
+                region.setVisible(True)
         start, end = doc.extent
         bottom = item.getAxis("bottom")
         if bottom.hours != (end >= 3600):
@@ -280,14 +308,20 @@ class DiarView(QWidget):
             # the first step's panels, built while the user looks at this one (building a
             # plot widget is ~50 ms the step would otherwise pay)
             QTimer.singleShot(0, self, lambda: self._build_split(2))
-        if split:
+        culls = self._culls
+        if x_range is not None:
+            item.setXRange(*x_range, padding=0)
+        elif split:
             item.setXRange(start, end, padding=0.01)   # the overview: the whole meeting
         elif view is not None and view.windows:
             item.setXRange(*focus_range(view.windows, (start, end)), padding=0)
         for bars in self._pool[len(self._drawn):]:
             bars.setVisible(False)
-        self._cull()
-        item.setTitle(self._title(doc, step, view), size="9pt")
+        if self._culls == culls:   # no new range has culled the step's bars already
+            self._cull()
+        title = self._title(doc, step, view)
+        if self._can_split:   # a panel's title is its span's (`SplitPanels.show_spans`)
+            self.set_title(title, "9pt")
         self.shown = (doc.id, step)
         self._update_legend(doc.reference, seen, seen_map, view)
         if self.speakers is not None:
@@ -298,6 +332,13 @@ class DiarView(QWidget):
                                     self._colours, self.collar, self.skip_overlap,
                                     seen_unmapped=unmapped)
             self._fit_speakers()
+
+    def set_title(self, text: str, size: str) -> None:
+        """The plot's title, set only when it changes (a new title lays the plot out
+        again)."""
+        if getattr(self, "_title_shown", None) != (text, size):
+            self._title_shown = (text, size)
+            self.plot.getPlotItem().setTitle(text, size=size)
 
     TIMELINE_MIN = 480
     PANELS_MIN = 175   # pixels the zoomed panels keep under a per-speaker table below
@@ -341,18 +382,23 @@ class DiarView(QWidget):
         orientation = Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical
         if row.orientation() != orientation:
             row.setOrientation(orientation)
+        # each only when it changes: a splitter given its own sizes again lays out and
+        # repaints the window's right column (the score plots twice a step)
         if beside:
-            row.setSizes([width - wanted, wanted])
+            sizes = [width - wanted, wanted]
         else:   # below: every row when there is room, else as many as leave the zoomed
             # panels PANELS_MIN (the table scrolls)
             room = self.height() - self.legend.height() - self.plot.minimumHeight()
             if self.split is not None and self.split.isVisible():
                 room -= self.PANELS_MIN
             below = max(min(table.wanted_height(), room), table.wanted_height(3))
-            table.setMinimumHeight(below)
-            table.setMaximumHeight(below)
-            row.setSizes([max(height - below, 1), below])
-        if beside:
+            if (table.minimumHeight(), table.maximumHeight()) != (below, below):
+                table.setMinimumHeight(below)
+                table.setMaximumHeight(below)
+            sizes = [max(height - below, 1), below]
+        if row.sizes() != sizes:
+            row.setSizes(sizes)
+        if beside and (table.minimumHeight(), table.maximumHeight()) != (0, 16777215):
             table.setMinimumHeight(0)
             table.setMaximumHeight(16777215)
 
@@ -362,16 +408,19 @@ class DiarView(QWidget):
     def _draw_scoring_zones(self, item, doc) -> None:
         """The collar's no-score zones (hatched, around every reference boundary) and the UEM
         limits (dashed lines): what the DER does not count is seen as such."""
-        for zone in getattr(self, "_zones", ()):
-            item.removeItem(zone)
-        self._zones = []
-        for start, end in (doc.uem or ()):
-            for t in (start, end):
-                line = pg.InfiniteLine(t, angle=90, pen=pg.mkPen("#555555", width=1.5,
-                                                                  style=Qt.PenStyle.DashLine))
-                line.setToolTip("UEM limit: only the time inside is scored")
-                item.addItem(line)
-                self._zones.append(line)
+        uem = tuple(doc.uem or ())
+        if getattr(self, "_zones_of", None) != uem:   # the same UEM: its lines stand
+            for zone in getattr(self, "_zones", ()):
+                item.removeItem(zone)
+            self._zones = []
+            self._zones_of = uem
+            for start, end in uem:
+                for t in (start, end):
+                    line = pg.InfiniteLine(t, angle=90, pen=pg.mkPen(
+                        "#555555", width=1.5, style=Qt.PenStyle.DashLine))
+                    line.setToolTip("UEM limit: only the time inside is scored")
+                    item.addItem(line)
+                    self._zones.append(line)
         # (none past MAX_COLLAR_ZONES boundaries: on a 10-hour show hatching would be grey
         # paint, and slow). One bar item per view, kept: `_cull` gives it the zones in view,
         # and none where they would be narrower than COLLAR_MIN_PX (an overview)
@@ -438,7 +487,7 @@ class DiarView(QWidget):
                 self.split.hide()
                 self.plot.setMaximumHeight(16777215)
                 self.plot.setMinimumHeight(0)
-                self.plot.getPlotItem().getAxis("left").setTickFont(self.plot.font())
+                self._lane_font(self.plot.font())
             return False
         self._build_split()
         self.split.show()
@@ -450,11 +499,21 @@ class DiarView(QWidget):
         # a short view (1366x768): the panels' axis names its unit in the tick labels' stead
         for panel in self.split.panels:
             axis = panel.plot.getPlotItem().getAxis("bottom")
-            axis.showLabel(not short)
+            if getattr(axis, "_label_shown", None) != (not short):   # each call lays the
+                axis._label_shown = not short                         # axis out anew
+                axis.showLabel(not short)
         font = self.plot.font()
         font.setPointSizeF(6.5)
-        self.plot.getPlotItem().getAxis("left").setTickFont(font)
+        self._lane_font(font)
         return True
+
+    def _lane_font(self, font) -> None:
+        """The lane names' font, set only when it changes (setting it redraws the axis and
+        lays the plot out again)."""
+        axis = self.plot.getPlotItem().getAxis("left")
+        if getattr(self, "_lane_font_set", None) != font.toString():
+            self._lane_font_set = font.toString()
+            axis.setTickFont(font)
 
     def _panel(self) -> "DiarView":
         """A panel of the split view: its Shift+drag selects for this view (the owner)."""
@@ -502,17 +561,20 @@ class DiarView(QWidget):
         """One bar item per colour for every lane (one brush, no outline: bars stay readable
         when a 10-hour show makes them thinner than a pixel; ~20 items, not one per lane and
         speaker)."""
+        self._merged = [(colour, merge_parts(parts)) for colour, parts in self._pending.items()]
+        self._draw_merged(item, self._merged)
+        self._pending = {}
+
+    def _draw_merged(self, item, merged) -> None:
+        """A bar item per colour of `merged` ((colour, arrays) of a step), and over a patterned
+        speaker's colour a second with its fill pattern (speakers beyond the palette's reach)."""
         from llgui.gui.widgets.speaker_brush import pattern_brush
 
-        for colour, parts in self._pending.items():
-            merged = merge_parts(parts)
-            bars = self._bars(item, colour)
-            self._drawn.append((bars,) + merged)
+        for colour, arrays in merged:
+            self._drawn.append((self._bars(item, colour),) + arrays)
             overlay = pattern_brush(colour)
-            if overlay is not None:   # a patterned speaker: the pattern over its colour
-                bars = self._bars(item, colour, overlay)
-                self._drawn.append((bars,) + merged)
-        self._pending = {}
+            if overlay is not None:
+                self._drawn.append((self._bars(item, colour, overlay),) + arrays)
 
     def _bars(self, item, colour: str, overlay: QBrush | None = None):
         """The next bar item of the pool (reused from step to step: creating ~80 items a
@@ -520,16 +582,20 @@ class DiarView(QWidget):
         drawn above the colours)."""
         used = len(self._drawn)
         brush = overlay if overlay is not None else self._brush(colour)
+        key = (colour, overlay is not None)
         if used < len(self._pool):
             bars = self._pool[used]
-            bars.setOpts(brush=brush)
+            if self._pool_colours.get(id(bars)) != key:   # setOpts redoes its geometry
+                bars.setOpts(brush=brush)
+                bars.setZValue(0.5 if overlay is not None else 0)
             bars.setVisible(True)
         else:
             bars = pg.BarGraphItem(x0=[], y0=[], width=[], height=[],
                                    brush=brush, pen=QPen(Qt.PenStyle.NoPen))
             item.addItem(bars)
             self._pool.append(bars)
-        bars.setZValue(0.5 if overlay is not None else 0)
+            bars.setZValue(0.5 if overlay is not None else 0)
+        self._pool_colours[id(bars)] = key
         return bars
 
     def _brush(self, colour: str) -> QBrush:
@@ -549,6 +615,7 @@ class DiarView(QWidget):
     def _cull(self, *_args) -> None:
         """Give each bar item only the bars in the visible time range (and a margin); the
         collar zones only where they are wide enough to be seen as zones."""
+        self._culls += 1
         (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
         self._cull_collar(lo, hi)
         self._label_turns(lo, hi)
@@ -612,7 +679,9 @@ class DiarView(QWidget):
             self._texts.append(label)
         self.labelled = []
         for label, (_, x, y, row, text, colour) in zip(self._texts, wanted):
-            label.setText(text, color=colour or "#ffffff")
+            if getattr(label, "_shown", None) != (text, colour):   # setText lays it out
+                label._shown = (text, colour)
+                label.setText(text, color=colour or "#ffffff")
             label.setPos(x + 2 / pixels, y)
             label.setVisible(True)
             self.labelled.append((row, text))

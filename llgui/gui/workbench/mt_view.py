@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 from collections import OrderedDict
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, QSize, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QPalette, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QSplitter, QStyle,
@@ -44,6 +44,7 @@ _LABELS = {"corrected": "corrected", "better": "generalised ✓", "worse": "gene
 _SHORT = {"corrected": "corrected", "better": "gen. ✓", "worse": "gen. ✗", "changed": "changed"}
 """The marks in the number column (its tooltip and the reading pane say them whole)."""
 _HTML_CACHE = 4096   # formatted cells kept (a few screens' worth)
+_DOC_CACHE = 512     # laid-out cells kept by the delegate (several screens' worth)
 
 
 class SegmentsModel(QAbstractTableModel):
@@ -81,17 +82,7 @@ class SegmentsModel(QAbstractTableModel):
             self._html.clear()
         header_changed = bool(step) != bool(self._step)
         self._walk, self._step, self._only_marked = walk, step, only_marked
-        self._marks = {}
-        self._seen = self._adapted = None
-        if walk is not None:
-            view = walk.view(step) if step > 0 else None
-            self._seen = view.seen if view else walk.base
-            self._adapted = view.adapted if view else walk.base
-            if view is not None:
-                self._marks = {i: {1: "better", -1: "worse", 0: "changed"}[e]
-                               for i, e in view.effects.items()}
-                for i in view.corrected_segments:
-                    self._marks[i] = "corrected"
+        self._texts_at(step)
         if walk is not self._earlier_of:
             self._earlier_of = walk
             self._earlier = {}
@@ -108,6 +99,33 @@ class SegmentsModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(0, 0), self.index(n - 1, len(self.COLUMNS) - 1))
         if header_changed:
             self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self.COLUMNS) - 1)
+
+    def _texts_at(self, step: int) -> None:
+        """The texts and marks of `step` of the walkthrough shown."""
+        walk = self._walk
+        self._step, self._marks = step, {}
+        self._seen = self._adapted = None
+        if walk is not None:
+            view = walk.view(step) if step > 0 else None
+            self._seen = view.seen if view else walk.base
+            self._adapted = view.adapted if view else walk.base
+            if view is not None:
+                self._marks = {i: {1: "better", -1: "worse", 0: "changed"}[e]
+                               for i, e in view.effects.items()}
+                for i in view.corrected_segments:
+                    self._marks[i] = "corrected"
+
+    def html_at(self, step: int, segments, columns) -> list[str]:
+        """The rich text of `columns` of `segments` at `step` (another step than the one
+        shown: formatted ahead, into the cache the step's paint reads)."""
+        saved = (self._step, self._marks, self._seen, self._adapted)
+        try:
+            self._texts_at(step)
+            reference = self._walk.document.references[0]
+            return [self._cell_html(i, c, self._marks.get(i, ""), reference[i])
+                    for i in segments for c in columns]
+        finally:
+            self._step, self._marks, self._seen, self._adapted = saved
 
     def earlier(self, segment: int) -> list[int]:
         """The steps before the one shown that corrected `segment` (0-based)."""
@@ -190,10 +208,25 @@ class SegmentsModel(QAbstractTableModel):
         text = f"{i + 1}" + (" ✎" + ",".join(map(str, earlier[-2:])) if earlier else "")
         return text + (f"\n{_SHORT[mark]}" if mark else "")
 
+    def _cell_key(self, i: int, column: int, mark: str) -> tuple:
+        """What cell (i, column)'s rich text depends on: its texts and mark, not the step,
+        so a segment the step left alone keeps its formatted text (and its diff) from step
+        to step."""
+        if column in (1, self.SOURCE):
+            return (i, column)
+        adapted = self._adapted[i] if self._step else None
+        if column == 0:
+            corrected = (self._walk.view(self._step).corrected
+                         if mark == "corrected" and self._step else None)
+            return (i, 0, mark, self._seen[i], adapted,
+                    corrected[i] if corrected is not None else None)
+        return (i, column, self._seen[i], adapted)
+
     def _cell_html(self, i: int, column: int, mark: str, reference: str) -> str:
-        key = (self._step, i, column)
+        key = self._cell_key(i, column, mark)
         cached = self._html.get(key)
         if cached is not None:
+            self._html.move_to_end(key)
             return cached
         if column == 0:
             text = f"{i + 1}" + (f" <small>{_LABELS[mark]}</small>" if mark else "")
@@ -244,9 +277,35 @@ class RichTextDelegate(QStyledItemDelegate):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._doc = QTextDocument()
-        self._doc.setDocumentMargin(2)
+        # laid-out cells by (text, width, height): a repaint of a cell the step left alone
+        # draws its document again instead of parsing and laying out its HTML anew
+        self._docs: OrderedDict[tuple, tuple[QTextDocument, float, float]] = OrderedDict()
+        self.laid_out = 0   # documents laid out so far (tests count them)
+        self.sizes: dict[int, tuple[int, int]] = {}   # column -> its cells' last painted size
         self.cut: dict[tuple[int, int], QRectF] = {}   # (row, column) -> where "…" was drawn
+
+    def _laid_out(self, text: str, width: int, height: int) -> tuple[QTextDocument, float,
+                                                                       float]:
+        """The cell's document laid out at `width`, the height of its lines that fit whole
+        in `height` and its whole height; kept for the next paint of the same text at the
+        same size."""
+        key = (text, width, height)
+        cached = self._docs.get(key)
+        if cached is not None:
+            self._docs.move_to_end(key)
+            return cached
+        doc = QTextDocument()
+        doc.setDocumentMargin(2)
+        doc.setHtml(text)
+        doc.setTextWidth(width)
+        doc.size()   # laid out now (a new document's layout is made on first use)
+        # whole lines only: a capped row shows its first lines, never half a line of glyphs
+        # (measured on the laid-out text: a fallback font, CJK say, has taller lines)
+        cached = self._docs[key] = (doc, _whole_lines(doc, height), doc.size().height())
+        self.laid_out += 1
+        if len(self._docs) > _DOC_CACHE:
+            self._docs.popitem(last=False)
+        return cached
 
     def paint(self, painter, option, index) -> None:
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
@@ -266,22 +325,20 @@ class RichTextDelegate(QStyledItemDelegate):
         if style is not None:
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
         # the reference too (with the source above it when shown): whole lines, as the others
-        self._doc.setHtml(index.data(HTML_ROLE) or html.escape(
-            str(index.data(Qt.ItemDataRole.DisplayRole) or "")))
-        self._doc.setTextWidth(opt.rect.width())
+        self.sizes[index.column()] = (opt.rect.width(), opt.rect.height())
+        doc, shown, whole = self._laid_out(index.data(HTML_ROLE) or html.escape(
+            str(index.data(Qt.ItemDataRole.DisplayRole) or "")), opt.rect.width(),
+            opt.rect.height())
         painter.save()
         painter.translate(opt.rect.topLeft())
-        # whole lines only: a capped row shows its first lines, never half a line of glyphs
-        # (measured on the laid-out text: a fallback font, CJK say, has taller lines)
-        shown = _whole_lines(self._doc, opt.rect.height())
         clip = QRectF(0, 0, opt.rect.width(), min(opt.rect.height(), shown))
         painter.setClipRect(clip)
         context = QAbstractTextDocumentLayout.PaintContext()
         context.clip = clip
         context.palette.setColor(QPalette.ColorRole.Text, opt.palette.color(QPalette.ColorRole.Text))
-        self._doc.documentLayout().draw(painter, context)
+        doc.documentLayout().draw(painter, context)
         key = (index.row(), index.column())
-        if self._doc.size().height() > shown + 1:
+        if whole > shown + 1:
             # cut: "…" at the end of the last line shown, on the cell's own background, so
             # a cut never reads as the end of the segment
             metrics = opt.fontMetrics
@@ -409,6 +466,13 @@ class MTView(QWidget):
         layout.addWidget(legend)
         self._walk: Walkthrough | None = None
         self._step = 0
+        self._ahead = None   # (walk, step, segments left) being prepared for step + 1
+        self._ahead_timer = QTimer(self)
+        self._ahead_timer.setSingleShot(True)
+        self._ahead_timer.setInterval(self.AHEAD_DELAY_MS)
+        self._ahead_timer.timeout.connect(self._prepare_ahead)
+        self._reading_html = ""   # what the reading pane shows
+        self.reading_sets = 0     # times its HTML was set (tests count them)
 
     @property
     def rows(self) -> list[dict]:
@@ -471,6 +535,7 @@ class MTView(QWidget):
         """The selected row whole in the reading pane: each column on its own line."""
         if self._walk is None or current is None or not current.isValid():
             self.reading.clear()
+            self._reading_html = ""
             return
         row = current.row()
         i = self.model.segment(row)
@@ -489,8 +554,12 @@ class MTView(QWidget):
                         f"{html.escape(str(names[c]))}</small><br>"
                         f"{self.model.data(self.model.index(row, c), HTML_ROLE) or ''}</td>"
                         for c in order)
-        self.reading.setHtml(f"<b>{html.escape(title)}</b><table width='100%' cellspacing='0' "
-                             f"cellpadding='2'><tr valign='top'>{cells}</tr></table>")
+        text = (f"<b>{html.escape(title)}</b><table width='100%' cellspacing='0' "
+                f"cellpadding='2'><tr valign='top'>{cells}</tr></table>")
+        if text != self._reading_html:   # set once per change, never twice a step
+            self._reading_html = text
+            self.reading.setHtml(text)
+            self.reading_sets += 1
         self.reading_segment = i
 
     def _keep_focus_in_view(self, *_range) -> None:
@@ -516,6 +585,49 @@ class MTView(QWidget):
             height = max(height, int(doc.size().height()) + 4)
         self.table.setRowHeight(row, min(height, 12 * self.fontMetrics().height()))
 
+    AHEAD_DELAY_MS = 120
+    """The user has stayed this long on a step: the next one is prepared (a held arrow key
+    restarts the wait at every step, so nothing is prepared that would not be read)."""
+
+    def _prepare_ahead(self) -> None:
+        """The next step's screen formatted and laid out while the user reads this one: its
+        corrected segment's rows centred, as `_render` will show them (the step then only
+        draws what is ready; a step's rows are elsewhere in a long document). One row per
+        turn of the event loop: a WMT paragraph's diff and layout take milliseconds, and the
+        window stays responsive meanwhile."""
+        walk, step = self._walk, self._step
+        if (walk is None or step >= len(walk.steps) or self.only_changed.isChecked()
+                or not self.delegate.sizes):
+            return
+        view = walk.view(step + 1)
+        if not view.corrected_segments:
+            return
+        centre = min(view.corrected_segments)
+        height = max(self.table.verticalHeader().defaultSectionSize(), 1)
+        rows = self.table.viewport().height() // height + 1
+        n = walk.document.n_segments
+        # the rows on screen once the centre is scrolled to the middle (or the document's
+        # first or last screen), a row more each side; the centre first: what the eye goes
+        # to, and what a quick key press shows
+        top = max(0, min(centre - rows // 2, n - rows))
+        segments = sorted(range(max(top - 1, 0), min(top + rows + 1, n)),
+                          key=lambda i: abs(i - centre))
+        self._ahead = (walk, step, segments)
+        self._ahead_row()
+
+    def _ahead_row(self) -> None:
+        if self._ahead is None:
+            return
+        walk, step, segments = self._ahead
+        if walk is not self._walk or step != self._step or not segments:
+            self._ahead = None
+            return
+        columns = [c for c in self.delegate.sizes if c and not self.table.isColumnHidden(c)]
+        for text, c in zip(self.model.html_at(step + 1, segments[:1], columns), columns):
+            self.delegate._laid_out(text, *self.delegate.sizes[c])
+        self._ahead = (walk, step, segments[1:])
+        QTimer.singleShot(0, self, self._ahead_row)
+
     def _render(self) -> None:
         walk = self._walk
         self.model.show(walk, self._step if walk else 0, self.only_changed.isChecked())
@@ -526,14 +638,17 @@ class MTView(QWidget):
             return
         doc, step = walk.document, self._step
         self._focus_row = -1
+        view = walk.view(step) if step else None
+        target = (self.model.row_of_segment(min(view.corrected_segments))
+                  if view is not None and view.corrected_segments else -1)
         current = self.table.currentIndex()
-        if current.isValid():   # the same row, its new contents
+        if current.isValid() and target in (-1, current.row()):
+            # the same row, its new contents (a new row is shown by selecting it, below)
             self._show_reading(current)
         if step == 0:
             self._caption(f"<b>{html.escape(doc.id)}</b>: {doc.n_segments} segments, "
                                  "the system's first hypothesis (step 0)")
             return
-        view = walk.view(step)
         better, worse = effect_counts(view.effects.values())
         self._caption(
             f"<b>{html.escape(doc.id)}</b> step {step}: segment "
@@ -541,8 +656,10 @@ class MTView(QWidget):
             f"system changed {len(view.changed_segments)} other segment(s) by itself: "
             f"<span style='color:#006b3c'>{better} better</span>, "
             f"<span style='color:{ERROR_FG}'>{worse} worse</span>")
+        self._ahead = None
+        self._ahead_timer.start()   # restarted at every step
         if view.corrected_segments:
-            row = self.model.row_of_segment(min(view.corrected_segments))
+            row = target
             self._focus_row = row
             if row >= 0:
                 # selected: the reading pane shows the corrected segment whole

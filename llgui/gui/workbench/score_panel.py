@@ -287,13 +287,15 @@ class ScorePanel(QWidget):
     def _draw_curve(self, walk: Walkthrough, step: int) -> None:
         r = walk.replay
         item = self.curve.getPlotItem()
-        costs, adapt = r.curve()
         marker = getattr(self, "_marker", None)
         if marker is not None and getattr(self, "_curve_of", None) is walk:
-            # same document: only the step's marker moves (the curves are 1,000s of points)
-            marker.setData([costs[step]], [adapt[step]])
+            # same document: only the step's marker moves (the curves are 1,000s of points,
+            # not even read again: the step's corner is its cumulative cost and S_adapt)
+            at = r.at(step)
+            marker.setData([at.cum_cost], [at.s_adapt])
             self._curve_title(r, step)
             return
+        costs, adapt = r.curve()
         item.clear()
         _, pen_scores = r.pen_curve()
         # step functions: each score holds from its cost until the next step
@@ -304,8 +306,10 @@ class ScorePanel(QWidget):
         item.addItem(pg.InfiniteLine(r.s_base, angle=0,
                                      pen=pg.mkPen(BASE, style=Qt.PenStyle.DotLine)))
         self._draw_questions(walk, item, costs, adapt)
-        self._marker = item.plot([costs[step]], [adapt[step]], pen=None, symbol="o",
-                                 symbolSize=11, symbolBrush=ADAPT, symbolPen=pg.mkPen("k"))
+        # a bare scatter item: a data item's setData redid its curve and display data too
+        self._marker = pg.ScatterPlotItem([costs[step]], [adapt[step]], symbol="o", size=11,
+                                          brush=ADAPT, pen=pg.mkPen("k"))
+        item.addItem(self._marker)
         self._curve_of = walk
         labels = ("cumulative cost (" + _cost_unit(walk) + ")", display_name(r.metric))
         if getattr(self, "_curve_labels", None) != labels:

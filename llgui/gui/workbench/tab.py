@@ -328,6 +328,9 @@ class Workbench(QWidget):
             self.det_view.show_class_step(result, step)
         elif work.turns(result.document) <= SYNC_TURNS:
             self._show_timeline(result, step)
+            # the next step's geometry, verdict and breakdown on a worker while the user
+            # looks at this one: on an hour's meeting they were half of the step
+            QTimer.singleShot(AHEAD_DELAY_MS, self, lambda: self._prepare_ahead(result, step))
         elif self._view_ready(result, step):
             self._show_timeline(result, step)
             # the next step's view, built ahead of the user once this one is painted (a

@@ -102,3 +102,39 @@ def test_the_demo_system_s_steps_each_get_a_verdict(views):
                      v.adapted_mapping).verdict for doc, v in views}
     assert kinds <= {"applied", "ignored", "changed otherwise", "nothing to correct"}
     assert kinds
+
+
+def _frames_by_loop(turns, names, lo, n, grid):
+    """The speaker bits of each frame, one turn at a time (what `_frames` computes in bulk)."""
+    import numpy as np
+
+    mask = np.zeros(n, dtype=np.uint64)
+    for t in turns:
+        a = max(int(round((t.start - lo) / grid)), 0)
+        b = min(int(round((t.end - lo) / grid)), n)
+        if b > a:
+            mask[a:b] |= np.uint64(1) << np.uint64(names[t.speaker] % 64)
+    return mask
+
+
+def test_frames_in_bulk_equal_the_turn_by_turn_frames():
+    """Issue 36: `_frames` vectorised; overlaps, turns outside the range, half-frame
+    boundaries (rounded half to even) and more than 64 labels sharing bits."""
+    import numpy as np
+
+    from llgui.core.diarization.verdict import _frames
+
+    rng = np.random.default_rng(36)
+    for case in range(40):
+        labels = [f"s{i}" for i in range(int(rng.integers(1, 80)))]
+        names = {lab: i for i, lab in enumerate(labels)}
+        turns = []
+        for _ in range(int(rng.integers(0, 60))):
+            start = float(rng.choice([rng.uniform(-5, 60), round(rng.uniform(0, 60) * 2) / 2
+                                      + 0.005]))
+            turns.append(Turn(start, start + float(rng.uniform(0, 8)),
+                              labels[int(rng.integers(len(labels)))]))
+        lo, grid = float(rng.uniform(-2, 10)), float(rng.choice([0.01, 0.1, 0.5]))
+        n = int(rng.integers(1, 3000))
+        assert np.array_equal(_frames(turns, names, lo, n, grid),
+                              _frames_by_loop(turns, names, lo, n, grid)), case

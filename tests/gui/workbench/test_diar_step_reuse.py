@@ -1,0 +1,160 @@
+"""Issue 36 (diarization): a step moves the items it keeps (bar items, listened windows, UEM
+lines, the overview's panel brushes) instead of making new ones, and what it then shows is
+what a freshly built view of the same step shows: the same bars in view, windows, brushes,
+panels, ranges and labels, after stepping forward and back through a document."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+
+from llgui.core.walkthrough import walk
+from llgui.io.bundle import load_bundle
+from tests.conftest import REPO
+
+DIAR_BUNDLE = REPO / "resources" / "demo" / "diarization" / "bundle.toml"
+
+
+@pytest.fixture(scope="module")
+def demo_walk():
+    bundle = load_bundle(DIAR_BUNDLE)
+    for document in bundle.documents:
+        result = walk(document, bundle.steps_of(document.id), "der", bundle.settings,
+                      bundle.cost)
+        if any(v.windows for v in result.steps) and len(result.steps) >= 5:
+            return result
+    pytest.fail("no demo show with listened windows")
+
+
+def _view(qtbot):
+    from llgui.gui.workbench.diar_view import DiarView
+
+    view = DiarView()
+    qtbot.addWidget(view)
+    view.resize(1100, 650)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def _state(view, panel: bool = False) -> dict:
+    """What one timeline shows: its bars in view (by colour), listened windows, UEM lines,
+    range and turn labels; the overview adds its split panels and their brushes."""
+    item = view.plot.getPlotItem()
+    bars = {}
+    for b in view._pool:
+        if b.isVisible():
+            key = b.opts["brush"].color().name()
+            rows = np.column_stack([np.asarray(b.opts[k], dtype=float)
+                                    for k in ("x0", "y0", "width", "height")])
+            bars[key] = sorted(map(tuple, rows.round(9).tolist())) + bars.get(key, [])
+    for key in bars:
+        bars[key] = sorted(bars[key])
+    windows = sorted(tuple(round(x, 9) for x in w.getRegion())
+                     for w in item.items if isinstance(w, pg.LinearRegionItem)
+                     and w.isVisible() and w is not view.selection
+                     and w not in (view.split.brushes if view.split is not None else ()))
+    lines = sorted(round(line.value(), 9) for line in item.items
+                   if isinstance(line, pg.InfiniteLine) and line.isVisible()
+                   and line is not view.playhead)
+    out = {"bars": bars, "windows": windows, "lines": lines,
+           "range": tuple(round(x, 6) for x in item.getViewBox().viewRange()[0]),
+           "labels": sorted(view.labelled), "lanes": view.lanes, "shown": view.shown,
+           "title": item.titleLabel.text,
+           "texts": sorted((t.textItem.toPlainText(), round(t.pos().x(), 6))
+                           for t in view._texts if t.isVisible()),
+           "px": (item.getViewBox().width(), item.getViewBox().height())}
+    if not panel:
+        split = view.split
+        on = split is not None and split.isVisible()
+        out["spans"] = list(split.spans) if on else []
+        out["brushes"] = ([tuple(round(x, 9) for x in b.getRegion()) for b in split.brushes]
+                          if on else [])
+        out["panels"] = ([_state(p, True) for p in split.panels[:len(split.spans)]]
+                         if on else [])
+    return out
+
+
+def _comparable(state: dict) -> dict:
+    """The state without what depends on the plot's size in pixels (the per-speaker table
+    beside the timeline keeps the width its widest step needed, so a view that has shown
+    other steps can be narrower): the turn labels that fit (see `_same_labels`)."""
+    out = {k: v for k, v in state.items() if k not in ("px", "labels", "texts", "panels")}
+    out["panels"] = [_comparable(p) for p in state.get("panels", [])]
+    return out
+
+
+def _same_labels(a: dict, b: dict, step: int) -> int:
+    """The turn labels equal wherever the two plots have the same size; how many compared."""
+    compared = 0
+    if a["px"] == b["px"]:
+        assert a["labels"] == b["labels"], step
+        assert a["texts"] == b["texts"], step
+        compared += 1
+    for x, y in zip(a.get("panels", []), b.get("panels", [])):
+        compared += _same_labels(x, y, step)
+    return compared
+
+
+def test_a_stepped_timeline_shows_what_a_fresh_one_shows(qtbot, demo_walk):
+    stepped = _view(qtbot)
+    n = len(demo_walk.steps)
+    labelled = 0
+    for step in list(range(n + 1)) + [n // 2, 1, 0, n]:
+        stepped.show_step(demo_walk, step, demo_walk.errors_at(step))
+        qtbot.wait(5)
+        fresh = _view(qtbot)
+        fresh.show_step(demo_walk, step, demo_walk.errors_at(step))
+        if stepped.split is not None and fresh.split is None:
+            fresh._build_split(len(stepped.split.panels))
+            fresh.show_step(demo_walk, step, demo_walk.errors_at(step))
+        qtbot.wait(5)
+        a, b = _state(stepped), _state(fresh)
+        assert _comparable(a) == _comparable(b), step
+        labelled += _same_labels(a, b, step)
+        fresh.close()
+    assert labelled >= 2   # the labels were compared where the sizes allowed
+
+
+def test_a_step_makes_no_new_plot_items_once_the_view_has_its_own(qtbot, demo_walk):
+    view = _view(qtbot)
+    n = len(demo_walk.steps)
+    for step in range(n + 1):   # every kind of step once: the items it needs are made
+        view.show_step(demo_walk, step, demo_walk.errors_at(step))
+    qtbot.wait(5)
+
+    def items():
+        views = [view] + (view.split.panels if view.split is not None else [])
+        return {id(i) for v in views for i in v.plot.getPlotItem().items}
+
+    made = items()
+    for step in list(range(n, -1, -1)) + list(range(n + 1)):
+        view.show_step(demo_walk, step, demo_walk.errors_at(step))
+        assert items() <= made, step   # moved and hidden, never made anew
+
+
+def test_a_panel_draws_the_bars_it_would_lay_out_itself(qtbot, demo_walk):
+    """The split view's panels draw the overview's bars of the step (laid out once): the same
+    bars, culled to each panel's span, as a timeline laying out its own at that span."""
+    from llgui.gui.workbench.diar_view import DiarView
+
+    view = _view(qtbot)
+    split_steps = 0
+    for step in range(len(demo_walk.steps) + 1):
+        view.show_step(demo_walk, step, demo_walk.errors_at(step))
+        if view.split is None:
+            view._build_split(2)
+            view.show_step(demo_walk, step, demo_walk.errors_at(step))
+        if not view.split.isVisible():
+            continue
+        split_steps += 1
+        for panel, span in zip(view.split.panels, view.split.spans):
+            own = DiarView(split=False)
+            qtbot.addWidget(own)
+            own.resize(panel.size())
+            own._colours = view._colours
+            own.collar, own.skip_overlap = view.collar, view.skip_overlap
+            own.show_step(demo_walk, step, demo_walk.errors_at(step), x_range=span)
+            assert _state(panel, True)["bars"] == _state(own, True)["bars"], (step, span)
+            own.close()
+    assert split_steps >= 2

@@ -1,0 +1,134 @@
+"""Issue 36 (MT): a step redraws only what changed, from caches that never serve a stale cell.
+
+The view stepped through a document (formatted cells cached by content, laid-out cells cached
+by the delegate, the next step's screen prepared ahead) must paint exactly what a freshly
+built view of the same step paints; the reading pane's HTML is set once a step; a cell laid
+out once is never laid out again while it is cached; the rows on screen are the document's
+rows around the corrected segment."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from llgui.core.walkthrough import walk
+from llgui.io.bundle import load_bundle
+from tests.conftest import REPO
+
+MT_BUNDLE = REPO / "resources" / "demo" / "mt" / "bundle.toml"
+
+
+@pytest.fixture(scope="module")
+def demo_walk():
+    bundle = load_bundle(MT_BUNDLE)
+    document = bundle.documents[0]
+    result = walk(document, bundle.steps_of(document.id), "bleu", bundle.settings, bundle.cost)
+    assert len(result.steps) >= 8
+    return result
+
+
+def _view(qtbot):
+    from llgui.gui.workbench.mt_view import MTView
+
+    view = MTView()
+    qtbot.addWidget(view)
+    view.resize(1100, 600)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def _paint(qtbot, view):
+    view.table.viewport().repaint()
+    qtbot.wait(1)
+
+
+def _prepared(qtbot, view) -> None:
+    """Wait until the next step's screen is prepared (the user reading this step)."""
+    qtbot.wait(view.AHEAD_DELAY_MS)
+    qtbot.waitUntil(lambda: not view._ahead_timer.isActive() and view._ahead is None,
+                    timeout=10000)
+
+
+def _picture(view):
+    return view.table.viewport().grab().toImage()
+
+
+def _cells(view) -> dict:
+    model = view.model
+    return {(r, c): model.data(model.index(r, c), role)
+            for r in range(model.rowCount()) for c in range(model.columnCount())
+            for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.UserRole + 2)}
+
+
+def test_a_stepped_view_paints_what_a_fresh_view_of_the_step_paints(qtbot, demo_walk):
+    stepped = _view(qtbot)
+    n = len(demo_walk.steps)
+    for step in range(n + 1):
+        stepped.show_step(demo_walk, step)
+        _paint(qtbot, stepped)
+        _prepared(qtbot, stepped)   # the next step prepared ahead
+    for step in (n, n // 2, 1, 0):   # back again: every cell from the caches
+        stepped.show_step(demo_walk, step)
+        _paint(qtbot, stepped)
+        fresh = _view(qtbot)
+        fresh.show_step(demo_walk, step)
+        fresh.table.setCurrentIndex(fresh.model.index(stepped.table.currentIndex().row(), 1))
+        fresh.table.verticalScrollBar().setValue(stepped.table.verticalScrollBar().value())
+        _paint(qtbot, fresh)
+        assert _cells(stepped) == _cells(fresh), step
+        assert _picture(stepped) == _picture(fresh), step
+        assert stepped.reading.toHtml() == fresh.reading.toHtml(), step
+        fresh.close()
+
+
+def test_the_reading_pane_is_set_once_a_step(qtbot, demo_walk):
+    view = _view(qtbot)
+    view.show_step(demo_walk, 0)
+    view.table.setCurrentIndex(view.model.index(0, 1))
+    sets = []
+    original = view.reading.setHtml
+    view.reading.setHtml = lambda text: (sets.append(text), original(text))
+    for step in range(1, len(demo_walk.steps) + 1):
+        before = len(sets)
+        view.show_step(demo_walk, step)
+        assert len(sets) - before <= 1, step
+        # ... and it shows the step's corrected segment
+        corrected = min(demo_walk.view(step).corrected_segments)
+        assert view.reading_segment == corrected
+        assert f"segment {corrected + 1}" in view.reading.toPlainText()
+
+
+def test_a_cell_is_laid_out_once_and_the_next_step_before_it_is_shown(qtbot, demo_walk):
+    view = _view(qtbot)
+    view.show_step(demo_walk, 1)
+    _paint(qtbot, view)
+    _prepared(qtbot, view)   # step 2's screen laid out while step 1 is read
+    before = view.delegate.laid_out
+    view.show_step(demo_walk, 2)
+    _paint(qtbot, view)
+    assert view.delegate.laid_out == before   # step 2 painted from what was prepared
+    # back and forth: nothing laid out again (step 1's cells are cached too)
+    view.show_step(demo_walk, 1)
+    _paint(qtbot, view)
+    view.show_step(demo_walk, 2)
+    _paint(qtbot, view)
+    assert view.delegate.laid_out == before
+
+
+def test_the_rows_on_screen_are_the_documents_rows_around_the_corrected_segment(
+        qtbot, demo_walk):
+    view = _view(qtbot)
+    document = demo_walk.document
+    for step in range(1, len(demo_walk.steps) + 1):
+        view.show_step(demo_walk, step)
+        _paint(qtbot, view)
+        corrected = min(demo_walk.view(step).corrected_segments)
+        table, model = view.table, view.model
+        rect = table.visualRect(model.index(corrected, 1))
+        assert table.viewport().rect().intersects(rect), step
+        top = table.rowAt(0)
+        bottom = table.rowAt(table.viewport().height() - 1)
+        bottom = model.rowCount() - 1 if bottom < 0 else bottom
+        for row in range(top, bottom + 1):
+            assert model.index(row, 1).data() == document.references[0][row]
+            assert model.index(row, 2).data() == demo_walk.view(step).seen[row]

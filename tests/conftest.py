@@ -99,3 +99,35 @@ class PublishedScores:
 @pytest.fixture(scope="session")
 def published_scores(tmp_path_factory) -> PublishedScores:
     return PublishedScores(tmp_path_factory.mktemp("published"))
+
+
+# -- `python3 dev.py test --quick`: the edit-test loop -------------------------------------------
+QUICK_LEAVES_OUT = ("tests/gui/", "tests/docs/", "tests/campaign/", "tests/test_notebook.py",
+                    "tests/test_demo.py", "tests/test_demo_meeting.py", "tests/test_layering.py",
+                    "tests/cli/test_reference_bundles.py", "tests/cli/test_hostile.py",
+                    "tests/io/test_fuzz.py", "tests/sim/")
+"""What --quick leaves out: the window (offscreen Qt), the docs' commands and the wheel,
+Dask, the simulations (real subprocesses), the fuzzers, and every test of the published
+reference data (its fixture) or marked slow. What
+it keeps (the core's numbers against the libraries, the readers, the command line's own
+tests) runs in about a minute on two cores; the whole suite before a commit."""
+
+
+def pytest_addoption(parser):
+    parser.addoption("--quick", action="store_true",
+                     help="the edit-test loop: leave out the window, docs, Dask, simulations, "
+                          "fuzzers and slow tests (tests/conftest.py QUICK_LEAVES_OUT)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--quick"):
+        return
+    kept, left = [], []
+    for item in items:
+        path = Path(str(item.fspath)).resolve().relative_to(REPO).as_posix()
+        slow = item.get_closest_marker("slow") is not None
+        # the published data's reruns (WMT, AMI, the coverage of intervals) are the full run's
+        published = "reference_data" in getattr(item, "fixturenames", ())
+        (left if slow or published or path.startswith(QUICK_LEAVES_OUT) else kept).append(item)
+    items[:] = kept
+    config.hook.pytest_deselected(items=left)

@@ -8,6 +8,8 @@ import time
 
 import psutil
 import pytest
+
+from tests.gui.stall import LOADED_BUSY_LIMIT
 from PySide6.QtCore import QTimer
 
 from llgui.cli.main import main
@@ -56,7 +58,7 @@ class GapMeter:
         self.worst_cpu = max(self.worst_cpu, cpu - self.last_cpu)
         self.last, self.last_cpu = now, cpu
 
-    def check(self, limit: float = 0.100) -> None:
+    def check(self, limit: float = LOADED_BUSY_LIMIT) -> None:
         # the main thread's own work only: wall-clock stalls grow with the machine's load (the
         # 1-minute load average said 'not overloaded' while two test workers ran) and are the
         # benchmarks' (tests/gui/stall.py)

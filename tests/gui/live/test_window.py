@@ -12,6 +12,8 @@ import threading
 import time
 
 import pytest
+
+from tests.gui.stall import LOADED_BUSY_LIMIT
 from PySide6.QtCore import QPoint, Qt, QTimer
 
 from llgui.cli.main import main
@@ -83,7 +85,7 @@ class Meter:
         self.last, self.waits, self.cpu = now, waits, cpu
 
 
-    def check(self, limit: float = 0.100) -> None:
+    def check(self, limit: float = LOADED_BUSY_LIMIT) -> None:
         """The event loop's own work without a break stays under `limit` (the main thread's
         CPU time between ticks: it holds on a loaded machine, where a thread waits for a core
         or for the GIL without working). The wall-clock gaps (`worst`, `raw`) grow with the

@@ -261,7 +261,8 @@ def run_campaign(
         if key in merged:
             sums[key] = {m: merged[key][m].sum(axis=0) for m in campaign.metrics}
     scores = CampaignScores(cells=sums, online=online_results, problems=tuple(problems),
-                            signatures=signatures(campaign) if campaign.metrics else {})
+                            signatures=signatures(campaign) if campaign.metrics else {},
+                            units=merged)
     report = build_report(campaign, scores)
     failed = state["failed"] if plan is not None else 0
     return CampaignRun(report, scores, computed=sum(len(p[0]) for p in pending) - failed,

@@ -778,6 +778,12 @@ def cmd_simulate(args) -> str:
         raise UsageError(str(error)) from None
 
 
+def _regressions():
+    from llgui.cli import regressions
+
+    return regressions
+
+
 # --------------------------------------------------------------------------------------------
 # The command table: every subcommand, its one-line help, its arguments, what runs it.
 
@@ -796,6 +802,8 @@ COMMANDS: dict[str, Command] = {
         _arguments_compare, cmd_compare),
     "simulate": Command("drive a system with a simulated human expert",
         _arguments_simulate, cmd_simulate),
+    "regressions": Command("negative flips between model versions, relapses of corrections",
+        lambda p: _regressions().arguments(p), lambda a: _regressions().run(a)),
 }
 SUBCOMMANDS = tuple(COMMANDS)
 

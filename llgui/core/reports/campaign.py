@@ -112,6 +112,9 @@ class CampaignScores:
     online: Mapping[int, Mapping] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
     signatures: Mapping[str, str] = field(default_factory=dict)
+    units: Mapping[tuple[int, int, int], Mapping[str, np.ndarray]] = field(default_factory=dict)
+    """Per scored cell, each metric's statistics per unit (n_units, n_stats), before summing:
+    MT segments (the unit scores of negative flips, llgui.core.reports.regressions)."""
 
 
 def make_scorer(task: str, metric: str, settings: Mapping[str, object]):

@@ -1,0 +1,69 @@
+"""The `regressions` report of a campaign or a bundle (llgui.core.reports.regressions):
+
+- a campaign: its cells scored (cached like `llgui campaign`), negative flips between every
+  system's consecutive model versions, the relapses of every online run, and the spread of
+  systems given as replicates;
+- a bundle: the relapses of its interaction log.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from llgui.core.reports import regressions as R
+
+
+def bundle_regressions(bundle, name: str | None = None) -> dict:
+    from llgui.core.reports.relapses import bundle_relapses
+
+    result = bundle_relapses(bundle, cost_of=_cost_of(bundle))
+    metric = bundle.metrics[0] if bundle.metrics else ""
+    return R.report(bundle.task, metric, 0.0, (),
+                    [R.relapse_section(name or bundle.name, result)])
+
+
+def _cost_of(bundle):
+    """The cost model's cost of a step without a logged cost (its document's track decides,
+    as in the replay)."""
+    from llgui.core.penalty import make_track
+
+    tracks = {}
+    metric = bundle.metrics[0] if bundle.metrics else None
+
+    def cost(step):
+        if step.doc not in tracks:
+            tracks[step.doc] = make_track(bundle.document(step.doc), metric, bundle.settings,
+                                          bundle.cost)
+        return float(tracks[step.doc].cost(step, bundle.cost))
+    return cost
+
+
+def campaign_regressions(path, *, metric: str | None = None, tolerance: float = 0.0,
+                         samples: int = 1000, seed: int = 12345, top: int = 20,
+                         workers: int | None = 0, run=None) -> dict:
+    """The report of the campaign at `path` (scored in this process by default; `run`: an
+    already scored `CampaignRun` of it)."""
+    from llgui.campaign.run import run_campaign
+    from llgui.campaign.units import campaign_flips
+    from llgui.core.errors import LoadError
+    from llgui.io.bundle import load_bundle
+    from llgui.io.campaign import load_campaign
+
+    campaign = load_campaign(Path(path))
+    if campaign.problems:
+        raise LoadError(list(campaign.problems))
+    if run is None:
+        run = run_campaign(campaign, workers=workers)
+    if metric is None:
+        metric = "chrf" if campaign.task == "mt" and "chrf" in campaign.metrics else \
+            campaign.metrics[0]
+    flips = campaign_flips(campaign, run.scores, metric, tolerance, samples, seed, top)
+    relapses = []
+    for spec in campaign.systems:
+        if spec.bundle:
+            from llgui.core.reports.relapses import bundle_relapses
+
+            bundle = load_bundle(spec.bundle)
+            relapses.append(R.relapse_section(spec.name, bundle_relapses(
+                bundle, cost_of=_cost_of(bundle))))
+    return R.report(campaign.task, metric, tolerance, flips, relapses, samples=samples,
+                    seed=seed)

@@ -1,0 +1,98 @@
+"""Relapses of an online run (a bundle with an interaction log): which corrections a later
+model version forgot (llgui.core.across_time.relapse defines relapsed and kept).
+
+A bundle is processed document by document; the system's first hypothesis h_0 of document d
+is the output of the model version that has learned from every document before d. So a
+correction made in document d is re-tested by every later document that meets its unit:
+
+- diarization `name` steps: the unit is the reference speaker named (the answer), the taught
+  label that name; a later document re-tests it when its reference has that speaker, and its
+  output is the label h_0 gives most of that speaker's reference speech (seconds of overlap;
+  None when h_0 covers none of it). The correction is relapsed when that label is not the
+  taught name: the system no longer names the speaker it was told.
+- classification / detection `label` steps: the unit is each labelled item, the taught label
+  its answer; a later document re-tests it when it holds the same item id, with h_0's
+  decision (classification) as output.
+
+The cost of a correction is the step's logged cost, else the cost model's (`cost_of`), shared
+equally by the items of a multi-item `label` step.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from llgui.core.across_time.relapse import Correction, Relapses, Retest, relapses
+
+
+def speaker_label(reference, hypothesis, speaker: str):
+    """The hypothesis label covering most of `speaker`'s reference speech, or None."""
+    cover: dict[str, float] = {}
+    for r in reference:
+        if r.speaker != speaker:
+            continue
+        for h in hypothesis:
+            overlap = min(r.end, h.end) - max(r.start, h.start)
+            if overlap > 0:
+                cover[h.speaker] = cover.get(h.speaker, 0.0) + overlap
+    return max(sorted(cover), key=cover.get) if cover else None
+
+
+def _label_at(turns, t: float):
+    best = None
+    for turn in turns:
+        if turn.start <= t < turn.end and (best is None or turn.end - turn.start
+                                           > best.end - best.start):
+            best = turn
+    return best.speaker if best is not None else None
+
+
+def bundle_relapses(bundle, cost_of: Callable | None = None) -> Relapses:
+    """The relapses of `bundle`'s log (module docstring)."""
+    order = {d.id: k for k, d in enumerate(bundle.documents)}
+    corrections, retests = [], []
+
+    def cost(step) -> float:
+        if step.cost is not None:
+            return float(step.cost)
+        return float(cost_of(step)) if cost_of is not None else 1.0
+
+    if bundle.task == "diarization":
+        docs = {d.id: d for d in bundle.documents}
+        for step in bundle.steps:
+            if step.kind != "name" or not isinstance(step.answer, str):
+                continue
+            doc = docs[step.doc]
+            corrections.append(Correction(
+                f"{step.doc}#{step.step}", step.answer, order[step.doc], cost(step),
+                taught=step.answer, before=_label_at(doc.hypothesis, step.target.t)))
+        for speaker in {c.unit for c in corrections}:
+            for d in bundle.documents:
+                if any(t.speaker == speaker for t in d.reference):
+                    retests.append(Retest(speaker, order[d.id], d.id,
+                                          speaker_label(d.reference, d.hypothesis, speaker)))
+        return relapses(corrections, retests, mode="label")
+    if bundle.task in ("classification", "detection"):
+        docs = {d.id: d for d in bundle.documents}
+        for step in bundle.steps:
+            if step.kind != "label":
+                continue
+            items = step.target.items
+            share = cost(step) / max(1, len(items))
+            doc = docs[step.doc]
+            decisions = getattr(doc, "decisions", None)
+            for item, label in zip(items, step.answer):
+                before = None
+                if decisions is not None and item in doc.index:
+                    before = decisions[doc.index[item]]
+                corrections.append(Correction(f"{step.doc}#{step.step}:{item}", item,
+                                              order[step.doc], share, taught=label,
+                                              before=before))
+        wanted = {c.unit for c in corrections}
+        for d in bundle.documents:
+            decisions = getattr(d, "decisions", None)
+            if decisions is None:
+                continue
+            for item in wanted & set(d.index):
+                retests.append(Retest(item, order[d.id], d.id, decisions[d.index[item]]))
+        return relapses(corrections, retests, mode="label")
+    return relapses([], [], mode="label")

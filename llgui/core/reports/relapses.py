@@ -5,11 +5,14 @@ A bundle is processed document by document; the system's first hypothesis h_0 of
 is the output of the model version that has learned from every document before d. So a
 correction made in document d is re-tested by every later document that meets its unit:
 
-- diarization `name` steps: the unit is the reference speaker named (the answer), the taught
-  label that name; a later document re-tests it when its reference has that speaker, and its
-  output is the label h_0 gives most of that speaker's reference speech (seconds of overlap;
-  None when h_0 covers none of it). The correction is relapsed when that label is not the
-  taught name: the system no longer names the speaker it was told.
+- diarization `name` steps: the unit is the reference speaker speaking at the step's time t
+  (the longest reference turn holding t; a name given in silence has no unit), the taught
+  label the step's answer; a later document re-tests it when its reference has that speaker,
+  and its output is the label h_0 gives most of that speaker's reference speech (seconds of
+  overlap; None when h_0 covers none of it). The correction is relapsed when that label is
+  not the taught one: the system no longer calls the recurring speaker what it was told. (This
+  is speaker identity across documents: DER, which maps labels anew in every document,
+  cannot see it.)
 - classification / detection `label` steps: the unit is each labelled item, the taught label
   its answer; a later document re-tests it when it holds the same item id, with h_0's
   decision (classification) as output.
@@ -62,8 +65,11 @@ def bundle_relapses(bundle, cost_of: Callable | None = None) -> Relapses:
             if step.kind != "name" or not isinstance(step.answer, str):
                 continue
             doc = docs[step.doc]
+            speaker = _label_at(doc.reference, step.target.t)
+            if speaker is None:     # a name given in silence: no speaker to re-test
+                continue
             corrections.append(Correction(
-                f"{step.doc}#{step.step}", step.answer, order[step.doc], cost(step),
+                f"{step.doc}#{step.step}", speaker, order[step.doc], cost(step),
                 taught=step.answer, before=_label_at(doc.hypothesis, step.target.t)))
         for speaker in {c.unit for c in corrections}:
             for d in bundle.documents:

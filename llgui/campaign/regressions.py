@@ -65,5 +65,61 @@ def campaign_regressions(path, *, metric: str | None = None, tolerance: float = 
             bundle = load_bundle(spec.bundle)
             relapses.append(R.relapse_section(spec.name, bundle_relapses(
                 bundle, cost_of=_cost_of(bundle))))
-    return R.report(campaign.task, metric, tolerance, flips, relapses, samples=samples,
-                    seed=seed)
+    spreads, tests = replicate_sections(campaign, run.scores, metric, samples, seed)
+    out = R.report(campaign.task, metric, tolerance, flips, relapses, spreads,
+                   samples=samples, seed=seed)
+    out["replicate_tests"] = tests
+    return out
+
+
+def replicate_sections(campaign, scores, metric: str, samples: int = 1000,
+                       seed: int = 12345) -> tuple[list[dict], list[dict]]:
+    """Systems given as replicates (`replicates = [...]`): each one's spread over its
+    replicates of the score of its last model version pooled over every batch, and every
+    pair of them compared by the two-stage bootstrap (llgui.core.significance.replicates),
+    beside the single-run paired bootstrap of their first replicates (what a campaign without
+    replicates would star)."""
+    import numpy as np
+
+    from llgui.core.reports.campaign import make_scorer, scoring_settings
+    from llgui.core.significance.replicates import replicate_test
+    from llgui.core.significance.resample import Additive, Plan, paired_test
+    from llgui.core.significance.vector_scores import vector_score
+
+    scorer = make_scorer(campaign.task, metric, scoring_settings(campaign))
+    vector = vector_score(scorer)
+    groups: dict[str, list[tuple[str, np.ndarray]]] = {}
+    for s, spec in enumerate(campaign.systems):
+        if spec.replicate_of is None:
+            continue
+        last = len(spec.models) - 1
+        rows = [scores.units[(s, last, b)][metric] for b in range(len(campaign.batches))
+                if (s, last, b) in scores.units]
+        if len(rows) != len(campaign.batches):
+            continue    # a replicate with a missing cell is left out, not compared on less
+        groups.setdefault(spec.replicate_of, []).append((spec.replicate, np.concatenate(rows)))
+    spreads, tests = [], []
+    for name, runs in groups.items():
+        values = [scorer.score(stats.sum(axis=0)) for _, stats in runs]
+        entry = {"name": name, "metric": metric, "model": campaign.systems[0].models[-1].id,
+                 "replicates": [r for r, _ in runs]}
+        from llgui.core.significance.replicates import spread
+
+        entry.update(spread(values).as_dict())
+        spreads.append(entry)
+    names = list(groups)
+    plan = Plan("bs", samples, seed, "segment")
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            result = replicate_test([st for _, st in groups[a]], [st for _, st in groups[b]],
+                                    vector, samples=samples, seed=seed)
+            base, other = paired_test(Additive(groups[b][0][1], vector),
+                                      [Additive(groups[a][0][1], vector)], plan)
+            entry = result.as_dict()
+            entry["spread_a"], entry["spread_b"] = entry.pop("a"), entry.pop("b")
+            tests.append({"a": a, "b": b, "metric": metric, **entry,
+                          "single_run": {"a": groups[a][0][0], "b": groups[b][0][0],
+                                         "difference": other.score - base.score,
+                                         "p_value": other.p_value,
+                                         "significant": other.significant}})
+    return spreads, tests

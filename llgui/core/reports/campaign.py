@@ -64,6 +64,10 @@ class SystemSpec:
     models: tuple[ModelVersion, ...]
     hypotheses: str
     bundle: str | None = None
+    replicate_of: str | None = None
+    """With `replicates = [...]` in the campaign file: the system this run is a replicate of
+    (its name is `NAME@REPLICATE`), and the replicate's id."""
+    replicate: str | None = None
 
 
 @dataclass(frozen=True)

@@ -107,8 +107,8 @@ def replicate_sections(campaign, scores, metric: str, samples: int = 1000,
 
         entry.update(spread(values).as_dict())
         spreads.append(entry)
-    names = list(groups)
-    plan = Plan("bs", samples, seed, "segment")
+    names = list(groups) if samples > 0 else []
+    plan = Plan("bs", max(samples, 1), seed, "segment")
     for i, a in enumerate(names):
         for b in names[i + 1:]:
             result = replicate_test([st for _, st in groups[a]], [st for _, st in groups[b]],
@@ -123,3 +123,63 @@ def replicate_sections(campaign, scores, metric: str, samples: int = 1000,
                                          "p_value": other.p_value,
                                          "significant": other.significant}})
     return spreads, tests
+
+
+def add_persistence(report: dict, campaign, scores, tolerance: float = 0.0) -> None:
+    """Give the `campaign` report what persists (DESIGN.md 1.9), in place: each system entry
+    gains `persistence` = {nfr (mean over its consecutive version pairs, a fraction), pairs
+    ([{before, after, nfr, nfi, flips, n_units}]), relapse_rate, relapse_cost_rate,
+    relapsed, retested, replicate_of, replicate_spread ({mean, sd, min, max, replicates} of
+    its group) }, and the report `persistence` = {metric, unit, tolerance, signature}. Point
+    figures only (no bootstrap here: `llgui regressions` gives the intervals). A unit score
+    that cannot be computed (a file changed since) leaves the figures out, never the report."""
+    import math
+
+    from llgui.core.errors import LoadError
+    from llgui.core.across_time.flips import signature
+
+    if not campaign.metrics or not report.get("systems"):
+        return
+    metric = "chrf" if campaign.task == "mt" and "chrf" in campaign.metrics else \
+        campaign.metrics[0]
+    if campaign.task == "mt" and metric not in R.BEST:
+        return
+    unit = R.unit_name(campaign.task, metric)
+    try:
+        from llgui.campaign.units import campaign_flips
+
+        flips = campaign_flips(campaign, scores, metric, tolerance, samples=0, top=0)
+    except (LoadError, OSError, KeyError, ValueError):
+        flips = []
+    by_name = {f["name"]: f for f in flips}
+    try:
+        spreads, _ = replicate_sections(campaign, scores, metric, samples=0) \
+            if any(s.replicate_of for s in campaign.systems) else ([], [])
+    except (ValueError, KeyError):
+        spreads = []
+    spread_of = {s["name"]: s for s in spreads}
+    for entry, spec in zip(report["systems"], campaign.systems):
+        found = by_name.get(spec.name, {"pairs": []})
+        pairs = [{k: p[k] for k in ("before", "after", "n_units", "flips", "nfr", "nfi")}
+                 for p in found["pairs"]]
+        nfrs = [p["nfr"] for p in pairs if math.isfinite(p["nfr"])]
+        persistence = {"nfr": sum(nfrs) / len(nfrs) if nfrs else math.nan, "pairs": pairs,
+                       "relapse_rate": math.nan, "relapse_cost_rate": math.nan,
+                       "relapsed": None, "retested": None,
+                       "replicate_of": spec.replicate_of,
+                       "replicate_spread": spread_of.get(spec.replicate_of)}
+        if spec.bundle:
+            try:
+                from llgui.core.reports.relapses import bundle_relapses
+                from llgui.io.bundle import load_bundle
+
+                bundle = load_bundle(spec.bundle)
+                result = bundle_relapses(bundle, cost_of=_cost_of(bundle))
+                persistence.update(relapse_rate=result.rate,
+                                   relapse_cost_rate=result.cost_rate,
+                                   relapsed=result.relapsed, retested=result.retested)
+            except (LoadError, OSError, ValueError):
+                pass
+        entry["persistence"] = persistence
+    report["persistence"] = {"metric": metric, "unit": unit, "tolerance": tolerance,
+                             "signature": signature(unit, tolerance, 0, 0).split("|bs:")[0]}

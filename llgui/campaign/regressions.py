@@ -39,7 +39,7 @@ def _cost_of(bundle):
 
 def campaign_regressions(path, *, metric: str | None = None, tolerance: float = 0.0,
                          samples: int = 1000, seed: int = 12345, top: int = 20,
-                         workers: int | None = 0, run=None) -> dict:
+                         workers: int | None = 0, run=None, texts: bool = True) -> dict:
     """The report of the campaign at `path` (scored in this process by default; `run`: an
     already scored `CampaignRun` of it)."""
     from llgui.campaign.run import run_campaign
@@ -56,7 +56,8 @@ def campaign_regressions(path, *, metric: str | None = None, tolerance: float = 
     if metric is None:
         metric = "chrf" if campaign.task == "mt" and "chrf" in campaign.metrics else \
             campaign.metrics[0]
-    flips = campaign_flips(campaign, run.scores, metric, tolerance, samples, seed, top)
+    flips = campaign_flips(campaign, run.scores, metric, tolerance, samples, seed, top,
+                           texts=texts)
     relapses = []
     for spec in campaign.systems:
         if spec.bundle:

@@ -55,9 +55,52 @@ def cell_unit_scores(campaign: Campaign, scores: CampaignScores,
     return out
 
 
+class UnitTexts:
+    """What a model version output on a unit, and the reference, as text for a person: MT the
+    hypothesis line and the (first) reference line; diarization the turns of the reference
+    turn's region, `start-end speaker` joined by `; `. Files are read once each."""
+
+    def __init__(self, campaign: Campaign, system: int):
+        self.campaign, self.system, self._files = campaign, system, {}
+
+    def _read(self, path: str, kind: str):
+        if path not in self._files:
+            if kind == "text":
+                from llgui.io.text import load_segments
+
+                self._files[path] = load_segments(path)
+            else:
+                from llgui.io.rttm import load_turns
+
+                self._files[path] = load_turns(path)
+        return self._files[path]
+
+    def __call__(self, model: int, batch: int, unit: int) -> tuple[str, str]:
+        c = self.campaign
+        cell = next((x for x in c.cells if (x.system, x.model, x.batch)
+                     == (self.system, model, batch)), None)
+        spec = c.batches[batch]
+        if c.task == "mt":
+            row = spec.rows[unit] if spec.rows is not None else unit
+            refs = self._read(spec.references[0], "text")
+            hyp = self._read(cell.hypothesis, "text") if cell is not None else ()
+            # a batch's own hypothesis file holds the batch's lines; a whole system file is
+            # cut by the batch's rows
+            size = len(refs) if spec.rows is None else len(spec.rows)
+            line = unit if len(hyp) == size else row
+            return (hyp[line] if line < len(hyp) else ""), refs[row]
+        turn = self._read(spec.references[0], "rttm")[spec.uri][unit]
+
+        def near(turns):
+            return "; ".join(f"{t.start:.2f}-{t.end:.2f} {t.speaker}" for t in turns
+                             if t.end > turn.start and t.start < turn.end)
+        hyp = self._read(cell.hypothesis, "rttm").get(spec.uri, ()) if cell is not None else ()
+        return near(hyp), near(self._read(spec.references[0], "rttm")[spec.uri])
+
+
 def campaign_flips(campaign: Campaign, scores: CampaignScores, metric: str | None = None,
                    tolerance: float = 0.0, samples: int = 1000, seed: int = 12345,
-                   top: int = 20) -> list[dict]:
+                   top: int = 20, texts: bool = False) -> list[dict]:
     """Per system, the flips between its consecutive model versions (`system_flips`)."""
     from llgui.core.metrics import higher_is_better
     from llgui.core.reports.regressions import system_flips, unit_name
@@ -74,5 +117,6 @@ def campaign_flips(campaign: Campaign, scores: CampaignScores, metric: str | Non
                                 [b.id for b in campaign.batches], mine, labels,
                                 metric=metric, higher_is_better=higher_is_better(metric),
                                 tolerance=tolerance, unit=unit_name(campaign.task, metric),
-                                samples=samples, seed=seed, top=top))
+                                samples=samples, seed=seed, top=top,
+                                texts=UnitTexts(campaign, s) if texts else None))
     return out

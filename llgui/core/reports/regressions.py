@@ -33,9 +33,11 @@ def system_flips(name: str, models: Sequence[str], batches: Sequence[str],
                  scores: Mapping[tuple[int, int], np.ndarray],
                  labels: Mapping[int, Sequence[str]], *, metric: str, higher_is_better: bool,
                  tolerance: float, unit: str, samples: int = DEFAULT_SAMPLES,
-                 seed: int = DEFAULT_SEED, top: int = DEFAULT_TOP) -> dict:
+                 seed: int = DEFAULT_SEED, top: int = DEFAULT_TOP, texts=None) -> dict:
     """One system's flips between consecutive versions. `scores[(model, batch)]`: the unit
-    scores of that cell (NaN: unit not scored); `labels[batch]`: the units' names."""
+    scores of that cell (NaN: unit not scored); `labels[batch]`: the units' names;
+    `texts(model, batch, unit)`, when given, the output of a version on a unit (shown side by
+    side with the other version's: `output_before`, `output_after`, `reference` rows)."""
     pairs, rows = [], []
     for k in range(len(models) - 1):
         where, before, after = [], [], []
@@ -58,6 +60,9 @@ def system_flips(name: str, models: Sequence[str], batches: Sequence[str],
             row = {"kind": "flip", "system": name, "before": models[k], "after": models[k + 1],
                    "batch": batches[b], "unit": labels[b][u], "index": u,
                    "score_before": x, "score_after": y, "delta": y - x}
+            if texts is not None:
+                row["output_before"], row["reference"] = texts(k, b, u)
+                row["output_after"], _ = texts(k + 1, b, u)
             rows.append(row)
             if rank < top:
                 listed.append(row)

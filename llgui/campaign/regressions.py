@@ -128,8 +128,8 @@ def replicate_sections(campaign, scores, metric: str, samples: int = 1000,
 
 def add_persistence(report: dict, campaign, scores, tolerance: float = 0.0) -> None:
     """Give the `campaign` report what persists (DESIGN.md 1.9), in place: each system entry
-    gains `persistence` = {nfr (mean over its consecutive version pairs, a fraction), pairs
-    ([{before, after, nfr, nfi, flips, n_units}]), relapse_rate, relapse_cost_rate,
+    gains `persistence` = {nfr (mean over its consecutive version pairs, in %), pairs
+    ([{before, after, nfr, nfi, flips, n_units}]), relapse_rate, relapse_cost_rate (in %),
     relapsed, retested, replicate_of, replicate_spread ({mean, sd, min, max, replicates} of
     its group) }, and the report `persistence` = {metric, unit, tolerance, signature}. Point
     figures only (no bootstrap here: `llgui regressions` gives the intervals). A unit score
@@ -176,8 +176,8 @@ def add_persistence(report: dict, campaign, scores, tolerance: float = 0.0) -> N
 
                 bundle = load_bundle(spec.bundle)
                 result = bundle_relapses(bundle, cost_of=_cost_of(bundle))
-                persistence.update(relapse_rate=result.rate,
-                                   relapse_cost_rate=result.cost_rate,
+                persistence.update(relapse_rate=100.0 * result.rate,
+                                   relapse_cost_rate=100.0 * result.cost_rate,
                                    relapsed=result.relapsed, retested=result.retested)
             except (LoadError, OSError, ValueError):
                 pass

@@ -26,7 +26,7 @@ def regressions_csv(report: Mapping) -> str:
 
 
 def _pct(value) -> str:
-    return fmt(None if value is None else 100.0 * value)
+    return fmt(value)
 
 
 def regressions_table(report: Mapping) -> str:

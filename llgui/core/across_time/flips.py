@@ -55,9 +55,12 @@ class Flips:
     signature: str
 
     def as_dict(self) -> dict:
+        """The figures in percent, as every rate of llgui's JSON (DESIGN.md section 7)."""
         return {"n_units": self.n_units, "flips": self.flips, "errors_after": self.errors_after,
-                "nfr": self.nfr, "nfi": self.nfi, "nfr_interval": list(self.nfr_interval),
-                "nfi_interval": list(self.nfi_interval), "signature": self.signature}
+                "nfr": 100.0 * self.nfr, "nfi": 100.0 * self.nfi,
+                "nfr_interval": [100.0 * v for v in self.nfr_interval],
+                "nfi_interval": [100.0 * v for v in self.nfi_interval],
+                "signature": self.signature}
 
 
 def signature(unit: str, tolerance: float | None, samples: int, seed: int) -> str:

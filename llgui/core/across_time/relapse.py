@@ -84,11 +84,15 @@ class Relapses:
         return self.cost_relapsed / self.cost_retested if self.cost_retested > 0 else math.nan
 
     def as_dict(self) -> dict:
+        """Rates in percent (DESIGN.md section 7); the properties are fractions."""
         return {"mode": self.mode, "tolerance": self.tolerance,
                 "corrections": self.corrections, "retested": self.retested,
-                "relapsed": self.relapsed, "rate": self.rate, "cost_rate": self.cost_rate,
+                "relapsed": self.relapsed, "rate": 100.0 * self.rate,
+                "cost_rate": 100.0 * self.cost_rate,
                 "cost_retested": self.cost_retested, "cost_relapsed": self.cost_relapsed,
-                "per_version": [dict(v) for v in self.per_version]}
+                "per_version": [{**v, "rate": 100.0 * v["rate"],
+                                 "cost_rate": 100.0 * v["cost_rate"]}
+                                for v in self.per_version]}
 
 
 def is_relapsed(correction: Correction, value, *, mode: str, higher_is_better: bool = True,

@@ -55,10 +55,10 @@ def test_wmt23_flips_equal_sacrebleu_sentence_chrf(reference_data, tmp_path, cap
         nfr, nfi, regressed = _expected(before, after, 100.0, True)
         (pair,) = system["pairs"]
         assert pair["n_units"] == 60 and pair["flips"] == len(regressed)
-        assert pair["nfr"] == pytest.approx(nfr, abs=1e-12)
-        assert pair["nfi"] == pytest.approx(nfi, abs=1e-12)
+        assert pair["nfr"] == pytest.approx(100 * nfr, abs=1e-10)
+        assert pair["nfi"] == pytest.approx(100 * nfi, abs=1e-10)
         lo, hi = pair["nfr_interval"]
-        assert lo <= nfr <= hi
+        assert lo <= 100 * nfr <= hi
         rows = [r for r in report["rows"] if r["kind"] == "flip" and r["system"] ==
                 system["name"]]
         got = {(r["batch"], r["index"]) for r in rows}
@@ -121,8 +121,8 @@ def test_ami_es2011_flips_equal_pyannote_der_per_turn(reference_data, tmp_path, 
     (pair,) = system["pairs"]
     assert pair["n_units"] == len(before) > 400
     assert pair["flips"] == len(regressed) > 0
-    assert pair["nfr"] == pytest.approx(nfr, abs=1e-12)
-    assert pair["nfi"] == pytest.approx(nfi, abs=1e-12)
+    assert pair["nfr"] == pytest.approx(100 * nfr, abs=1e-10)
+    assert pair["nfi"] == pytest.approx(100 * nfi, abs=1e-10)
     rows = [r for r in report["rows"] if r["kind"] == "flip"]
     assert {(r["batch"], r["index"]) for r in rows} == {where[i] for i in regressed}
     by_unit = {where[i]: (before[i], after[i]) for i in regressed}

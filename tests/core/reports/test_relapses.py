@@ -56,9 +56,9 @@ def test_a_system_forgetting_after_k_shows_relapses_as_predicted(run, capsys):
                  "kept" if k <= KEEP else "relapsed") for k in range(1, SHOWS)]
     assert rows == expected
     assert (section["corrections"], section["retested"], section["relapsed"]) == (1, 1, 1)
-    assert section["rate"] == 1.0 and section["cost_rate"] == 1.0
+    assert section["rate"] == 100.0 and section["cost_rate"] == 100.0
     assert [v["rate"] for v in section["per_version"]] == \
-        [0.0 if k <= KEEP else 1.0 for k in range(1, SHOWS)]
+        [0.0 if k <= KEEP else 100.0 for k in range(1, SHOWS)]
 
 
 def test_rates_by_hand():

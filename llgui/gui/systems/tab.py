@@ -39,6 +39,7 @@ from llgui.core.across_time.scores import policy_scores
 from llgui.core.significance.resample import Plan
 from llgui.core.metrics import display_name
 from llgui.gui.table_models import SORT_ROLE
+from llgui.gui.systems.persistence import PERSISTENCE_COLUMNS, persistence_cells
 
 PLAN = Plan("bs", 1000, 12345, "document")
 """The Systems view's paired test: paired bootstrap over documents, 1000 resamples, fixed seed."""
@@ -70,6 +71,7 @@ COLUMNS: list[tuple[str, str, str]] = [
     ("s_p_current", "S_P current", "mean over model versions of S_P(M_i) under the policy "
                                    "being edited in the Across-time tab; (k/n) as above"),
 ]
+COLUMNS[1:1] = PERSISTENCE_COLUMNS   # beside the name: what persists (DESIGN.md 1.9)
 GREY = QColor("#8a8a8a")
 """Figures llgui does not trust: bootstrap intervals on too few units."""
 
@@ -146,6 +148,7 @@ class LeaderboardModel(QAbstractTableModel):
             row["s_p_current"] = self._current(system["name"])
             row["s_p_current_versions"] = self._current_coverage(system["name"])
             row.update(self._tested(system["name"]))
+            row.update(persistence_cells(system))   # NFR, relapse rate, replicate spread
             self._rows.append(row)
 
     def _tested(self, system: str) -> dict:

@@ -211,13 +211,13 @@ def persist_flips(path: Path, size) -> None:
     window.grab().save(str(path))
 
 
-def _persist_systems(path: Path, size, name: str, tested: bool) -> None:
+def _persist_systems(path: Path, size, name: str) -> None:
     app, window = _window(size)
     assert window.open_campaign(_persist_campaign(name))
     window.show_tab("systems")
     view = window.systems_view
-    _settle(app, lambda: view.model.rowCount() > 0 and (not tested or (
-        view.model.comparison is not None and not view.model.pending)), timeout=600)
+    _settle(app, lambda: view.model.rowCount() > 0 and not window.jobs.busy
+            and not view.model.pending, timeout=600)
     _settle(app, lambda: not window.jobs.busy, extra=1.0)
     window.grab().save(str(path))
 
@@ -225,13 +225,13 @@ def _persist_systems(path: Path, size, name: str, tested: bool) -> None:
 def persist_systems(path: Path, size) -> None:
     """Systems on the AMI ES2011a-d campaign: NFR between VBx and diar_clusters taught, and the
     relapse rate of the diar_clusters run (no replicates: the spread reads -)."""
-    _persist_systems(path, size, "ami", tested=True)
+    _persist_systems(path, size, "ami")
 
 
 def persist_replicates(path: Path, size) -> None:
     """Systems on WMT23 de-en, two systems of three replicates each: NFR of each replicate
     and its group's replicate sd."""
-    _persist_systems(path, size, "wmt", tested=False)
+    _persist_systems(path, size, "wmt")
 
 
 def first_document_bundle(task: str, where: Path) -> Path:

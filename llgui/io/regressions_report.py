@@ -30,9 +30,10 @@ def _pct(value) -> str:
 
 
 def regressions_table(report: Mapping) -> str:
-    out = [f"regressions  {report['signature']}  (NFR, NFI in %, 95 % bootstrap interval "
-           f"over units)\n"]
+    out = []
     if report["flips"]:
+        out.append(f"negative flips  {report['signature']}  (NFR, NFI in %, 95 % bootstrap "
+                   f"interval over units)\n")
         rows = []
         for s in report["flips"]:
             for p in s["pairs"]:
@@ -46,8 +47,24 @@ def regressions_table(report: Mapping) -> str:
     if report["relapses"]:
         rows = [[s["name"], s["corrections"], s["retested"], s["relapsed"], _pct(s["rate"]),
                  _pct(s["cost_rate"])] for s in report["relapses"]]
-        out.append("\n" + render_table(("system", "corrections", "re-tested", "relapsed",
-                                        "rate %", "cost-weighted %"), rows))
+        out.append(("\n" if out else "") + "relapses (a correction re-tested by a later "
+                   "version: relapsed when its error is back)\n"
+                   + render_table(("system", "corrections", "re-tested", "relapsed",
+                                   "rate %", "cost-weighted %"), rows))
+    if report.get("replicates"):
+        rows = [[s["name"], len(s["scores"]), fmt(s["mean"]), fmt(s["sd"]), fmt(s["min"]),
+                 fmt(s["max"])] for s in report["replicates"]]
+        out.append(f"\nreplicates ({report['metric']}, last version, pooled over the "
+                   f"batches)\n" + render_table(("system", "replicates", "mean", "sd", "min",
+                                                 "max"), rows))
+    for t in report.get("replicate_tests", ()):
+        single = t["single_run"]
+        out.append(f"{t['a']} - {t['b']}: {fmt(t['difference'])} (95 % [{fmt(t['interval'][0])}"
+                   f", {fmt(t['interval'][1])}], p = {t['p_value']:.4f}"
+                   f"{', inside the replicate spread' if t['inside_spread'] else ''})"
+                   f"{' *' if t['significant'] else ''}; single runs {single['a']} - "
+                   f"{single['b']}: {fmt(single['difference'])}, p = {single['p_value']:.4f}"
+                   f"{' *' if single['significant'] else ''}\n")
     if report["rows"]:
         rows = []
         for r in report["rows"]:

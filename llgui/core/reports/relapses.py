@@ -13,6 +13,13 @@ correction made in document d is re-tested by every later document that meets it
   not the taught one: the system no longer calls the recurring speaker what it was told. (This
   is speaker identity across documents: DER, which maps labels anew in every document,
   cannot see it.)
+- MT `reference` and `post_edit` steps (graded): the unit is the corrected segment's source
+  sentence (its first reference when the bundle has no source), the score of the correction
+  `before` the sentence chrF of h_{n-1}'s segment, the hypothesis the expert corrected (h_0
+  with the adapted lines of the document's earlier steps); a later document re-tests it on
+  every segment with the same source, its output the sentence chrF of that segment of h_0
+  against its own first reference; relapsed when at or below `before` (sacrebleu's
+  `sentence_chrf`, from llgui's chrF statistics);
 - classification / detection `label` steps: the unit is each labelled item, the taught label
   its answer; a later document re-tests it when it holds the same item id, with h_0's
   decision (classification) as output.
@@ -77,6 +84,8 @@ def bundle_relapses(bundle, cost_of: Callable | None = None) -> Relapses:
                     retests.append(Retest(speaker, order[d.id], d.id,
                                           speaker_label(d.reference, d.hypothesis, speaker)))
         return relapses(corrections, retests, mode="label")
+    if bundle.task == "mt":
+        return _mt_relapses(bundle, order, cost)
     if bundle.task in ("classification", "detection"):
         docs = {d.id: d for d in bundle.documents}
         for step in bundle.steps:
@@ -102,3 +111,42 @@ def bundle_relapses(bundle, cost_of: Callable | None = None) -> Relapses:
                 retests.append(Retest(item, order[d.id], d.id, decisions[d.index[item]]))
         return relapses(corrections, retests, mode="label")
     return relapses([], [], mode="label")
+
+
+def _mt_relapses(bundle, order, cost) -> Relapses:
+    from llgui.core.metrics import make_metric
+
+    chrf = make_metric("mt", "chrf", bundle.settings)
+
+    def sentence(hyp: str, ref: str) -> float:
+        return float(chrf.score(chrf.segment_stats(hyp, chrf.reference_info([ref]))))
+
+    def key(doc, i: int) -> str:
+        return (doc.source[i] if doc.source is not None else doc.references[0][i]).strip()
+
+    corrections = []
+    current: dict[str, list[str]] = {}
+    for step in bundle.steps:
+        if step.kind not in ("reference", "post_edit"):
+            continue
+        doc = bundle.document(step.doc)
+        hyp = current.setdefault(step.doc, list(doc.hypothesis))
+        i = step.target.sentence - 1
+        if 0 <= i < len(hyp):
+            taught = doc.references[0][i] if step.kind == "reference" else step.answer
+            corrections.append(Correction(f"{step.doc}#{step.step}", key(doc, i),
+                                          order[step.doc], cost(step), taught=taught,
+                                          before=sentence(hyp[i], doc.references[0][i])))
+        if step.adapted is not None and step.adapted.lines:
+            for number, text in step.adapted.lines.items():
+                if 1 <= number <= len(hyp):
+                    hyp[number - 1] = text
+    wanted = {c.unit for c in corrections}
+    retests = []
+    for doc in bundle.documents:
+        for i in range(len(doc.hypothesis)):
+            unit = key(doc, i)
+            if unit in wanted:
+                retests.append(Retest(unit, order[doc.id], doc.id,
+                                      sentence(doc.hypothesis[i], doc.references[0][i])))
+    return relapses(corrections, retests, mode="graded")

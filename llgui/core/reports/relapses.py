@@ -5,7 +5,9 @@ A bundle is processed document by document; the system's first hypothesis h_0 of
 is the output of the model version that has learned from every document before d. So a
 correction made in document d is re-tested by every later document that meets its unit:
 
-- diarization `name` steps: the unit is the reference speaker speaking at the step's time t
+- diarization `name` steps that change the label at t (a name the hypothesis the expert saw,
+  h_{n-1}, already gave fixes no error and is left out): the unit is the reference speaker
+  speaking at the step's time t
   (the longest reference turn holding t; a name given in silence has no unit), the taught
   label the step's answer; a later document re-tests it when its reference has that speaker,
   and its output is the label h_0 gives most of that speaker's reference speech (seconds of
@@ -13,16 +15,16 @@ correction made in document d is re-tested by every later document that meets it
   not the taught one: the system no longer calls the recurring speaker what it was told. (This
   is speaker identity across documents: DER, which maps labels anew in every document,
   cannot see it.)
-- MT `reference` and `post_edit` steps (graded): the unit is the corrected segment's source
+- MT `reference` and `post_edit` steps that change the segment (graded): the unit is the corrected segment's source
   sentence (its first reference when the bundle has no source), the score of the correction
   `before` the sentence chrF of h_{n-1}'s segment, the hypothesis the expert corrected (h_0
   with the adapted lines of the document's earlier steps); a later document re-tests it on
   every segment with the same source, its output the sentence chrF of that segment of h_0
   against its own first reference; relapsed when at or below `before` (sacrebleu's
   `sentence_chrf`, from llgui's chrF statistics);
-- classification / detection `label` steps: the unit is each labelled item, the taught label
-  its answer; a later document re-tests it when it holds the same item id, with h_0's
-  decision (classification) as output.
+- classification / detection `label` steps: the unit is each labelled item that h_{n-1}
+  decided otherwise (classification), the taught label its answer; a later document re-tests
+  it when it holds the same item id, with h_0's decision (classification) as output.
 
 The cost of a correction is the step's logged cost, else the cost model's (`cost_of`), shared
 equally by the items of a multi-item `label` step.
@@ -68,16 +70,21 @@ def bundle_relapses(bundle, cost_of: Callable | None = None) -> Relapses:
 
     if bundle.task == "diarization":
         docs = {d.id: d for d in bundle.documents}
+        current: dict[str, tuple] = {}   # each document's hypothesis as the steps adapt it
         for step in bundle.steps:
+            doc = docs[step.doc]
+            seen = current.setdefault(step.doc, doc.hypothesis)   # h_{n-1}
+            if step.adapted is not None and step.adapted.turns is not None:
+                current[step.doc] = step.adapted.turns
             if step.kind != "name" or not isinstance(step.answer, str):
                 continue
-            doc = docs[step.doc]
             speaker = _label_at(doc.reference, step.target.t)
-            if speaker is None:     # a name given in silence: no speaker to re-test
-                continue
+            before = _label_at(seen, step.target.t)
+            if speaker is None or before == step.answer:
+                continue   # a name given in silence, or one the hypothesis had: no error fixed
             corrections.append(Correction(
                 f"{step.doc}#{step.step}", speaker, order[step.doc], cost(step),
-                taught=step.answer, before=_label_at(doc.hypothesis, step.target.t)))
+                taught=step.answer, before=before))
         for speaker in {c.unit for c in corrections}:
             for d in bundle.documents:
                 if any(t.speaker == speaker for t in d.reference):
@@ -88,17 +95,23 @@ def bundle_relapses(bundle, cost_of: Callable | None = None) -> Relapses:
         return _mt_relapses(bundle, order, cost)
     if bundle.task in ("classification", "detection"):
         docs = {d.id: d for d in bundle.documents}
+        labels: dict[str, dict] = {}     # each document's decisions as the steps adapt them
         for step in bundle.steps:
+            doc = docs[step.doc]
+            decisions = getattr(doc, "decisions", None)
+            seen = labels.setdefault(step.doc, dict(zip(doc.items, decisions))
+                                     if decisions is not None else {})
             if step.kind != "label":
                 continue
             items = step.target.items
             share = cost(step) / max(1, len(items))
-            doc = docs[step.doc]
-            decisions = getattr(doc, "decisions", None)
+            before_step = dict(seen)     # h_{n-1}'s decisions
+            if step.adapted is not None and step.adapted.labels:
+                seen.update(step.adapted.labels)
             for item, label in zip(items, step.answer):
-                before = None
-                if decisions is not None and item in doc.index:
-                    before = decisions[doc.index[item]]
+                before = before_step.get(item)
+                if before is not None and before == label:
+                    continue   # decided right already: no error fixed
                 corrections.append(Correction(f"{step.doc}#{step.step}:{item}", item,
                                               order[step.doc], share, taught=label,
                                               before=before))
@@ -132,8 +145,10 @@ def _mt_relapses(bundle, order, cost) -> Relapses:
         doc = bundle.document(step.doc)
         hyp = current.setdefault(step.doc, list(doc.hypothesis))
         i = step.target.sentence - 1
+        taught = None
         if 0 <= i < len(hyp):
             taught = doc.references[0][i] if step.kind == "reference" else step.answer
+        if taught is not None and hyp[i] != taught:   # a line already as told fixes nothing
             corrections.append(Correction(f"{step.doc}#{step.step}", key(doc, i),
                                           order[step.doc], cost(step), taught=taught,
                                           before=sentence(hyp[i], doc.references[0][i])))

@@ -51,14 +51,24 @@ def test_relapse_rows_equal_pyannote(run, capsys):
     refs = {m: _annotation(base / "ref" / "dev" / f"{m}.rttm", m) for m in MEETINGS}
     hyps = {m: _annotation(out / "hyp" / f"{m}.rttm", m) for m in MEETINGS}
     expected = []
+    seen = {m: [(s.start, s.end, lab) for s, _, lab in hyps[m].itertracks(yield_label=True)]
+            for m in MEETINGS}    # h_{n-1}: h_0, then each step's adapted turn list
+
+    def at(turns, t):
+        here = [x for x in turns if x[0] <= t < x[1]]
+        return max(here, key=lambda x: x[1] - x[0])[2] if here else None
+
     for line in (out / "logs" / "system.jsonl").read_text().splitlines():
         step = json.loads(line)
+        before = at(seen[step["doc"]], step["target"].get("t", -1.0))
+        if step.get("adapted", {}).get("turns") is not None:
+            seen[step["doc"]] = [tuple(x) for x in step["adapted"]["turns"]]
         if step["kind"] != "name":
             continue
         t = step["target"]["t"]
         here = [(seg, lab) for seg, _, lab in refs[step["doc"]].itertracks(yield_label=True)
                 if seg.start <= t < seg.end]
-        if not here:
+        if not here or before == step["answer"]:   # silence, or no error fixed
             continue
         speaker = max(here, key=lambda x: x[0].duration)[1]
         for later in MEETINGS[MEETINGS.index(step["doc"]) + 1:]:
@@ -71,7 +81,7 @@ def test_relapse_rows_equal_pyannote(run, capsys):
                              output, "kept" if output == step["answer"] else "relapsed"))
     rows = [(r["correction"], r["unit"], r["retest"], r["taught"], r["output"], r["outcome"])
             for r in report["rows"]]
-    assert len(rows) > 20 and rows == expected
+    assert len(rows) > 10 and rows == expected
     (section,) = report["relapses"]
     relapsed = {c for c, *_, outcome in expected if outcome == "relapsed"}
     assert section["retested"] == len({c for c, *_ in expected})

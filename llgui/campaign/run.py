@@ -264,7 +264,7 @@ def run_campaign(
                             signatures=signatures(campaign) if campaign.metrics else {},
                             units=merged)
     report = build_report(campaign, scores)
-    from llgui.campaign.regressions import add_persistence
+    from llgui.campaign.persistence import add_persistence
 
     add_persistence(report, campaign, scores)   # NFR, relapse rate, replicate spread (1.9)
     failed = state["failed"] if plan is not None else 0

@@ -76,14 +76,33 @@ def replicate_sections(campaign, scores, metric: str, samples: int = 1000,
     return spreads, tests
 
 
-def add_persistence(report: dict, campaign, scores, tolerance: float = 0.0) -> None:
+def add_persistence(report: dict, campaign, scores, tolerance: float = 0.0, cache=None,
+                    key: str | None = None) -> None:
     """Give the `campaign` report what persists (DESIGN.md 1.9), in place: each system entry
     gains `persistence` = {nfr (mean over its consecutive version pairs, in %), pairs
     ([{before, after, nfr, nfi, flips, n_units}]), relapse_rate, relapse_cost_rate (in %),
     relapsed, retested, replicate_of, replicate_spread ({mean, sd, min, max, replicates} of
     its group) }, and the report `persistence` = {metric, unit, tolerance, signature}. Point
     figures only (no bootstrap here: `llgui regressions` gives the intervals). A unit score
-    that cannot be computed (a file changed since) leaves the figures out, never the report."""
+    that cannot be computed (a file changed since) leaves the figures out, never the report.
+    With a `cache` (a `CellCache`) and the `key` of every input's content, the figures are
+    stored there and a rerun on the same inputs reads them instead (NaN stored as null)."""
+    if cache is not None and key is not None:
+        found = cache.get_json(key)
+        if isinstance(found, dict) and len(found.get("systems", ())) == len(report["systems"]):
+            for entry, figures in zip(report["systems"], found["systems"]):
+                entry["persistence"] = figures
+            report["persistence"] = found["report"]
+            return
+    _add_persistence(report, campaign, scores, tolerance)
+    if cache is not None and key is not None and "persistence" in report:
+        from llgui.io.export import clean
+
+        cache.put_json(key, clean({"systems": [e.get("persistence") for e in report["systems"]],
+                                   "report": report["persistence"]}))
+
+
+def _add_persistence(report: dict, campaign, scores, tolerance: float) -> None:
     import math
 
     from llgui.core.errors import LoadError

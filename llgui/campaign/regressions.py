@@ -36,11 +36,17 @@ def campaign_regressions(path, *, metric: str | None = None, tolerance: float = 
     campaign = load_campaign(Path(path))
     if campaign.problems:
         raise LoadError(list(campaign.problems))
-    if run is None:
-        run = run_campaign(campaign, workers=workers)
     if metric is None:
         metric = "chrf" if campaign.task == "mt" and "chrf" in campaign.metrics else \
             campaign.metrics[0]
+    if metric not in campaign.metrics or metric not in R.BEST:
+        from llgui.core.errors import UsageError
+
+        usable = [m for m in campaign.metrics if m in R.BEST]
+        raise UsageError(f"--metric {metric}: not a unit score of this campaign (its metrics "
+                         f"with one: {', '.join(usable) or 'none'})")
+    if run is None:
+        run = run_campaign(campaign, workers=workers)
     flips = campaign_flips(campaign, run.scores, metric, tolerance, samples, seed, top,
                            texts=texts)
     relapses = []
@@ -55,4 +61,6 @@ def campaign_regressions(path, *, metric: str | None = None, tolerance: float = 
     out = R.report(campaign.task, metric, tolerance, flips, relapses, spreads,
                    samples=samples, seed=seed)
     out["replicate_tests"] = tests
+    # cells that could not be scored are left out of the flips: the report says so
+    out["partial"], out["problems"] = run.report["partial"], run.report["problems"]
     return out

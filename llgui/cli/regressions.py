@@ -14,7 +14,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
                         "relapses of its online runs) or a bundle with a log (relapses)")
     p.add_argument("--metric", metavar="M",
                    help="the unit score of flips (default: chrf for MT, der for diarization)")
-    p.add_argument("--tolerance", type=float, default=0.0, metavar="X",
+    p.add_argument("--tolerance", type=options.number(0.0, 100.0), default=0.0, metavar="X",
                    help="a unit regressed when its score is worse by more than X (in the "
                         "score's units, e.g. chrF points; default: 0)")
     p.add_argument("--top", type=options.integer(0, 10**6), default=20, metavar="N",

@@ -164,15 +164,3 @@ def graded_flips(before, after, *, higher_is_better: bool, best: float,
     size = (b - a) if higher_is_better else (a - b)
     return flips_from_masks(flipped, wrong, size=size, before=b, after=a, unit=unit,
                             tolerance=tolerance, samples=samples, seed=seed)
-
-
-def consecutive(versions, unit_scores, flip_pairs) -> list[tuple[str, str, Flips]]:
-    """`flip_pairs(before, after) -> Flips` for every consecutive pair of `versions` (ids, in
-    time order) that both have unit scores (`unit_scores[id]`, None when missing)."""
-    out = []
-    for k in range(len(versions) - 1):
-        first, second = versions[k], versions[k + 1]
-        if unit_scores.get(first) is None or unit_scores.get(second) is None:
-            continue
-        out.append((first, second, flip_pairs(unit_scores[first], unit_scores[second])))
-    return out

@@ -12,7 +12,6 @@ The unit scores come in as arrays from the caller (llgui.campaign.units reads th
 """
 from __future__ import annotations
 
-import math
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -94,20 +93,3 @@ def report(task: str, metric: str, tolerance: float, flips: Sequence[dict],
             "replicates": list(replicates),
             "rows": [r for s in flips for r in s["rows"]]
             + [r for s in relapses for r in s["rows"]]}
-
-
-def summary_rows(rep: Mapping) -> list[dict]:
-    """One row per system: NFR of its last version pair, its mean NFR over pairs, relapse
-    rate, replicate spread (the Systems tab's columns)."""
-    out: dict[str, dict] = {}
-    for s in rep.get("flips", ()):
-        nfrs = [p["nfr"] for p in s["pairs"] if p["nfr"] is not None and math.isfinite(p["nfr"])]
-        out.setdefault(s["name"], {"system": s["name"]})["nfr"] = (
-            float(np.mean(nfrs)) if nfrs else math.nan)
-    for s in rep.get("relapses", ()):
-        row = out.setdefault(s["name"], {"system": s["name"]})
-        row["relapse_rate"] = s["rate"]
-        row["relapse_cost_rate"] = s["cost_rate"]
-    for s in rep.get("replicates", ()):
-        out.setdefault(s["name"], {"system": s["name"]})["replicate_sd"] = s.get("sd")
-    return list(out.values())

@@ -15,10 +15,10 @@ correction made in document d is re-tested by every later document that meets it
   not the taught one: the system no longer calls the recurring speaker what it was told. (This
   is speaker identity across documents: DER, which maps labels anew in every document,
   cannot see it.)
-- MT `reference` and `post_edit` steps that change the segment (graded): the unit is the corrected segment's source
-  sentence (its first reference when the bundle has no source), the score of the correction
-  `before` the sentence chrF of h_{n-1}'s segment, the hypothesis the expert corrected (h_0
-  with the adapted lines of the document's earlier steps); a later document re-tests it on
+- MT `reference` and `post_edit` steps that change the segment (graded): the unit is the
+  corrected segment's source sentence (its first reference when the bundle has no source),
+  the correction's `before` the sentence chrF of h_{n-1}'s segment, the hypothesis the expert
+  corrected (h_0 with the adapted lines of the document's earlier steps); a later document re-tests it on
   every segment with the same source, its output the sentence chrF of that segment of h_0
   against its own first reference; relapsed when at or below `before` (sacrebleu's
   `sentence_chrf`, from llgui's chrF statistics);

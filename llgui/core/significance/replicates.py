@@ -31,7 +31,6 @@ undo, whatever the units say).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -142,9 +141,3 @@ def replicate_test(a_stats: Sequence[np.ndarray], b_stats: Sequence[np.ndarray],
     return ReplicateTest(spread_a, spread_b, float(real), float(p),
                          percentile_interval(diffs), n, overlapping(spread_a, spread_b),
                          signature(samples, seed, ra, rb))
-
-
-def replicate_spreads(per_replicate: Sequence[float]) -> dict:
-    """The leaderboard entry of a system with replicates: {mean, sd, min, max, replicates}."""
-    values = [v for v in per_replicate if v is not None and math.isfinite(v)]
-    return spread(values).as_dict() if values else {}

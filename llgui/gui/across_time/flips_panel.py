@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 JOB_KEY = "time:regressions"
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 PAIR_COLUMNS = ("versions", "units", "flips", "NFR %", "NFR 95%", "NFI %", "NFI 95%")
 UNIT_COLUMNS = ("batch", "unit", "before", "after", "change")
 
@@ -150,7 +151,7 @@ class FlipsPanel(QWidget):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if c:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                    item.setTextAlignment(RIGHT)
                 self.pairs.setItem(r, c, item)
         if pairs:
             worst = max(range(len(pairs)), key=lambda r: (pairs[r]["flips"], -r))
@@ -174,7 +175,7 @@ class FlipsPanel(QWidget):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if c >= 2:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                    item.setTextAlignment(RIGHT)
                 self.units.setItem(r, c, item)
         if self.current:
             self.units.selectRow(0)

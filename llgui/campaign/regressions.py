@@ -13,13 +13,40 @@ from llgui.campaign.persistence import _cost_of, replicate_sections
 from llgui.core.reports import regressions as R
 
 
-def bundle_regressions(bundle, name: str | None = None) -> dict:
+def bundle_regressions(bundle, name: str | None = None, *, threshold: float = 0.0,
+                       samples: int = 1000, seed: int = 12345, top: int = 20) -> dict:
+    """The relapses of `bundle`'s log; and, for a detection bundle of several score files or
+    a classification bundle of several documents, the exact flips between consecutive ones
+    (taken as model versions in the bundle's order): a trial is decided right when its score
+    is above `threshold` (0: the Bayes threshold of log-likelihood ratios at equal priors and
+    costs) exactly when it is a target trial; an item when its decision is its true class."""
     from llgui.core.reports.relapses import bundle_relapses
 
+    name = name or bundle.name
     result = bundle_relapses(bundle, cost_of=_cost_of(bundle))
     metric = bundle.metrics[0] if bundle.metrics else ""
-    return R.report(bundle.task, metric, 0.0, (),
-                    [R.relapse_section(name or bundle.name, result)])
+    relapses = [R.relapse_section(name, result)] if bundle.steps else []
+    flips = []
+    if bundle.task == "detection" and len(bundle.detection) >= 2:
+        versions = []
+        for trials in bundle.detection:
+            ids = trials.key_index if trials.key_index is not None else range(trials.scores.size)
+            right = (trials.scores > threshold) == trials.is_target
+            versions.append((trials.name, {f"trial {int(k) + 1}": bool(r)
+                                           for k, r in zip(ids, right)}))
+        flips = [R.exact_section(name, versions, unit="trial", samples=samples, seed=seed,
+                                 top=top)]
+    elif bundle.task == "classification" and len(bundle.documents) >= 2:
+        versions = [(d.id, {item: truth == decision for item, truth, decision
+                            in zip(d.items, d.truth, d.decisions)}) for d in bundle.documents]
+        flips = [R.exact_section(name, versions, unit="item", samples=samples, seed=seed,
+                                 top=top)]
+    out = R.report(bundle.task, metric, None if flips else 0.0, flips, relapses,
+                   samples=samples, seed=seed)
+    if bundle.task == "detection" and flips:
+        out["threshold"] = threshold
+        out["signature"] += f"|threshold:{threshold:g}"
+    return out
 
 
 def campaign_regressions(path, *, metric: str | None = None, tolerance: float = 0.0,

@@ -11,12 +11,17 @@ from llgui.cli import options
 def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("input", type=Path, metavar="CAMPAIGN|BUNDLE",
                    help="a campaign (flips between each system's consecutive model versions, "
-                        "relapses of its online runs) or a bundle with a log (relapses)")
+                        "relapses of its online runs), a bundle with a log (relapses), or a "
+                        "detection / classification bundle (its score files or documents as "
+                        "consecutive versions: exact flips)")
     p.add_argument("--metric", metavar="M",
                    help="the unit score of flips (default: chrf for MT, der for diarization)")
     p.add_argument("--tolerance", type=options.number(0.0, 100.0), default=0.0, metavar="X",
                    help="a unit regressed when its score is worse by more than X (in the "
                         "score's units, e.g. chrF points; default: 0)")
+    p.add_argument("--threshold", type=options.number(-1e6, 1e6), default=0.0, metavar="T",
+                   help="detection: a trial is decided target when its score is above T "
+                        "(default: 0, the Bayes threshold of log-likelihood ratios)")
     p.add_argument("--top", type=options.integer(0, 10**6), default=20, metavar="N",
                    help="regressed units listed per version pair in the JSON summary "
                         "(default: 20; every one is a row)")
@@ -34,7 +39,8 @@ def run(args) -> str:
     from llgui.io.regressions_report import regressions_csv, regressions_table
 
     report = api.regressions_report(args.input, metric=args.metric, tolerance=args.tolerance,
-                                    samples=args.samples, seed=args.seed, top=args.top)
+                                    samples=args.samples, seed=args.seed, top=args.top,
+                                    threshold=args.threshold)
     if args.format == "json":
         return to_json(report)
     if args.format == "csv":

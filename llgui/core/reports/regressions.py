@@ -25,6 +25,8 @@ BEST = {"chrf": 100.0, "bleu": 100.0, "ter": 0.0, "wer": 0.0, "der": 0.0, "jer":
 
 
 def unit_name(task: str, metric: str) -> str:
+    if task in ("detection", "classification"):
+        return "trial" if task == "detection" else "item"
     return f"segment-{metric}" if task == "mt" else f"turn-{metric}"
 
 
@@ -70,6 +72,33 @@ def system_flips(name: str, models: Sequence[str], batches: Sequence[str],
     return {"name": name, "pairs": pairs, "rows": rows}
 
 
+def exact_section(name: str, versions, *, unit: str, samples: int = DEFAULT_SAMPLES,
+                  seed: int = DEFAULT_SEED, top: int = DEFAULT_TOP) -> dict:
+    """Exact flips between consecutive `versions`: [(version name, {unit id: decided right})]
+    in order (detection trials, classified items); the units of a pair are those both
+    versions decided, in the first one's order."""
+    from llgui.core.across_time.flips import exact_flips
+
+    pairs, rows = [], []
+    for (first, a), (second, b) in zip(versions, versions[1:]):
+        units = [u for u in a if u in b]
+        if not units:
+            continue
+        result = exact_flips([a[u] for u in units], [b[u] for u in units], unit=unit,
+                             samples=samples, seed=seed)
+        listed = []
+        for rank, i in enumerate(result.units):
+            row = {"kind": "flip", "system": name, "before": first, "after": second,
+                   "batch": "", "unit": units[i], "index": i, "score_before": 1.0,
+                   "score_after": 0.0, "delta": -1.0}
+            rows.append(row)
+            if rank < top:
+                listed.append(row)
+        pairs.append({"before": first, "after": second, **result.as_dict(),
+                      "regressed": listed})
+    return {"name": name, "pairs": pairs, "rows": rows}
+
+
 def relapse_section(name: str, result) -> dict:
     """One online run's relapses (a `Relapses`) as plain data, with one row per re-test."""
     rows = [{"kind": "relapse", "system": name, "correction": r.correction.id,
@@ -80,9 +109,10 @@ def relapse_section(name: str, result) -> dict:
     return {"name": name, **result.as_dict(), "rows": rows}
 
 
-def report(task: str, metric: str, tolerance: float, flips: Sequence[dict],
+def report(task: str, metric: str, tolerance: float | None, flips: Sequence[dict],
            relapses: Sequence[dict] = (), replicates: Sequence[dict] = (),
            samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED) -> dict:
+    """The report; `tolerance` None for exact flips (detection, classification)."""
     from llgui.core.across_time.flips import signature
 
     return {"task": task, "metric": metric, "tolerance": tolerance,

@@ -60,3 +60,33 @@ def test_graded_flips_tolerance_and_direction():
     assert f.units == (1, 3) and f.nfr == 0.5
     assert f.errors_after == 3 and f.nfi == pytest.approx(0.5 / 0.75)
     assert "tol:5" in f.signature
+
+
+def test_detection_bundle_flips_equal_the_score_files(capsys):
+    """`llgui regressions` on the detection demo (three score files on one key, taken as
+    consecutive versions): every flipped trial, from the files read here, at threshold 0."""
+    import json
+
+    from llgui.cli.main import main
+    from llgui.resources import demo_dir
+
+    folder = demo_dir() / "detection" / "scores"
+    key = [line.split() for line in (folder / "trials.key").read_text().splitlines()]
+    right = {}
+    for name in ("sysA", "sysB", "sysB-adapted"):
+        scores = {(e, t): float(s) for e, t, s in
+                  (line.split() for line in (folder / f"{name}.txt").read_text().splitlines())}
+        right[name] = [(scores[(e, t)] > 0) == (label == "target") for e, t, label in key]
+    assert main(["regressions", str(demo_dir() / "detection" / "bundle.toml"), "--format",
+                 "json", "--samples", "10"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    (section,) = report["flips"]
+    for pair, (a, b) in zip(section["pairs"], (("sysA", "sysB"), ("sysB", "sysB-adapted"))):
+        flipped = [k for k in range(len(key)) if right[a][k] and not right[b][k]]
+        errors = sum(1 for k in range(len(key)) if not right[b][k])
+        assert (pair["before"], pair["after"], pair["flips"]) == (a, b, len(flipped))
+        assert pair["nfr"] == pytest.approx(100 * len(flipped) / len(key))
+        assert pair["nfi"] == pytest.approx(100 * len(flipped) / errors)
+        rows = {r["unit"] for r in report["rows"] if (r["before"], r["after"]) == (a, b)}
+        assert rows == {f"trial {k + 1}" for k in flipped}
+    assert "tol:exact" in report["signature"] and "threshold:0" in report["signature"]

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 JOB_KEY = "time:regressions"
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+ERROR_FG = "#b3261e"   # the workbench's colour of a word not in the reference
 PAIR_COLUMNS = ("versions", "units", "flips", "NFR %", "NFR 95%", "NFI %", "NFI 95%")
 UNIT_COLUMNS = ("batch", "unit", "before", "after", "change")
 
@@ -29,6 +30,21 @@ def _num(value, digits: int = 2) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "–"
     return f"{value:.{digits}f}"
+
+
+def _marked(text: str, reference: str, other: str) -> str:
+    """Rich text of `text`'s words: red where not in `reference`, bold where not in `other`."""
+    from llgui.core.mt.textdiff import marked
+
+    out = []
+    for piece in marked(text, reference, other):
+        word = html.escape(piece.text)
+        if piece.wrong:
+            word = f"<span style='color:{ERROR_FG}'>{word}</span>"
+        if piece.changed:
+            word = f"<b>{word}</b>"
+        out.append(word + piece.space)
+    return "".join(out)
 
 
 def _interval(pair) -> str:
@@ -190,8 +206,16 @@ class FlipsPanel(QWidget):
                                   f"{_num(flip['score_before'])}")
         self.after_title.setText(f"<b>{html.escape(flip['after'])}</b> · {unit} "
                                  f"{_num(flip['score_after'])}")
-        self.before.setPlainText(flip.get("output_before", ""))
-        self.after.setPlainText(flip.get("output_after", ""))
+        before, after = flip.get("output_before", ""), flip.get("output_after", "")
+        if self.report.get("task") == "mt":
+            # as the workbench marks them: red, not in the reference; bold, not in the other
+            # version's output
+            reference = flip.get("reference", "")
+            self.before.setHtml(_marked(before, reference, after))
+            self.after.setHtml(_marked(after, reference, before))
+        else:
+            self.before.setPlainText(before.replace("; ", "\n"))
+            self.after.setPlainText(after.replace("; ", "\n"))
         self.reference.setText(f"<b>reference</b> ({html.escape(flip['batch'])}, "
                                f"{html.escape(flip['unit'])}): "
                                f"{html.escape(flip.get('reference', ''))}")

@@ -155,7 +155,7 @@ class FlipsPanel(QWidget):
         pairs = systems[index]["pairs"]
         n = sum(p["flips"] for p in pairs)
         self.status.setText(f"<b>{html.escape(names[index])}</b>: {n} regressed units over "
-                            f"its {len(pairs)} version pairs · unit "
+                            f"its {len(pairs)} version pair{'' if len(pairs) == 1 else 's'} · unit "
                             f"{html.escape(self.report.get('unit', ''))} · "
                             f"{html.escape(self.report.get('signature', ''))} · click a unit "
                             f"to see both versions' outputs")

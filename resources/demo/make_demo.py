@@ -1370,6 +1370,10 @@ def make_persistence(files: Files) -> None:
                 out.append(" ".join(words[:max(1, len(words) // 2)])
                            if k in REGRESSIONS.get(i, ()) else line)
             files.add_lines(f"campaign/relapsing/M{i:02d}/{path.rsplit('/', 1)[1]}", out)
+    text = files.texts["campaign/campaign.toml"]   # now four systems
+    files.texts["campaign/campaign.toml"] = text.replace(
+        "three synthetic systems", "four synthetic systems").replace(
+        "three systems over a year", "four systems over a year")
     files.texts["campaign/campaign.toml"] += "\n".join([
         "", "[[systems]]", 'name = "relapsing"', "models = [",
         *(f"  {entry}," for entry in models), "]",

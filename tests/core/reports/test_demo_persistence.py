@@ -10,12 +10,11 @@ from llgui.resources import demo_dir
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    import os
-
     from llgui import api
 
-    os.environ.setdefault("LLGUI_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
-    return api.regressions_report(demo_dir() / "campaign" / "campaign.toml", samples=50)
+    with pytest.MonkeyPatch.context() as patch:   # a cache of its own, not the user's
+        patch.setenv("LLGUI_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        return api.regressions_report(demo_dir() / "campaign" / "campaign.toml", samples=50)
 
 
 CUT = {"M04": (0, 2), "M08": (1,), "M11": (3, 4)}

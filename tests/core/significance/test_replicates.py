@@ -44,9 +44,9 @@ def report(reference_data, tmp_path_factory):
     from llgui import api
 
     root = tmp_path_factory.mktemp("replicates")
-    import os
-    os.environ.setdefault("LLGUI_CACHE_DIR", str(root / "cache"))
-    return api.regressions_report(_campaign(root, reference_data), samples=1000)
+    with pytest.MonkeyPatch.context() as patch:   # a cache of its own, not the user's
+        patch.setenv("LLGUI_CACHE_DIR", str(root / "cache"))
+        return api.regressions_report(_campaign(root, reference_data), samples=1000)
 
 
 def test_spread_of_each_system_equals_sacrebleu(report, reference_data):

@@ -90,6 +90,14 @@ def campaign_table(report: Mapping) -> str:
     out.append("S_base, S_adapt, S_pen, MSR: the online run, pooled over its documents; "
                "S_P: mean over model versions of the policy-weighted score (presets A, B, C), "
                "(k/n): over k of the system's n versions, the others' windows hold no batch.")
+    if report.get("persistence"):   # what persists (DESIGN.md 1.9): llgui regressions for more
+        rows = [[s["name"], fmt(clean(s["persistence"].get("nfr"))),
+                 fmt(clean(s["persistence"].get("relapse_rate"))),
+                 fmt(clean((s["persistence"].get("replicate_spread") or {}).get("sd")))]
+                for s in report["systems"] if s.get("persistence") is not None]
+        out.append(f"What persists ({report['persistence']['signature']}): NFR, mean over "
+                   f"consecutive versions, %; relapse rate of the online run, %; replicate sd")
+        out.append(render_table(["system", "NFR %", "relapse %", "replicate sd"], rows))
     for gap in report["gaps"][:20]:
         out.append(shown(f"missing: {gap['system']}/{gap['model']}/{gap['batch']} "
                          f"({gap['hypothesis']})"))

@@ -92,6 +92,14 @@ PICTURES: dict[str, Shot | Scripted] = {
     **{f"realdata/wmt-workbench-{s}.png": Shot((_real("wmt", "run", "bundle.toml"), "--doc",
                                                 "wmt23-de-en-2", "--step", "3"), s, True)
        for s in ("1366x768", "1500x950", "1920x1080")},
+    # what persists (issue 33): docs/realdata/make_persist.py's campaigns
+    **{f"realdata/persist-flips-{w}x{h}.png": Scripted("persist_flips", (w, h), real=True)
+       for w, h in ((1366, 768), (1920, 1080))},
+    **{f"realdata/persist-systems-{w}x{h}.png": Scripted("persist_systems", (w, h), real=True)
+       for w, h in ((1366, 768), (1920, 1080))},
+    **{f"realdata/persist-replicates-{w}x{h}.png": Scripted("persist_replicates", (w, h),
+                                                            real=True)
+       for w, h in ((1366, 768), (1920, 1080))},
     # WMT23 en-zh, two systems and a campaign: docs/realdata/make_zh_screenshots.py
     **{f"realdata/wmt-zh-{name}.png": Scripted("zh_pictures", real=True)
        for name in ("workbench-1366x768", "workbench-1920x1080", "workbench-ter-1366x768",
@@ -204,6 +212,50 @@ def systems_few_units(path: Path, size) -> None:
     view = window.systems_view
     _settle(app, lambda: view.model.comparison is not None and not view.model.pending)
     window.grab().save(str(path))
+
+
+def _persist_campaign(name: str) -> Path:
+    path = REAL / f"persist-{name}" / "campaign.toml"
+    if not path.is_file():
+        subprocess.run([sys.executable, str(DOCS / "realdata" / "make_persist.py"), str(REAL)],
+                       check=True, stdout=subprocess.DEVNULL)
+    return path
+
+
+def persist_flips(path: Path, size) -> None:
+    """Across time, Flips between versions, on WMT23 de-en submissions taken as consecutive
+    versions: the worst pair chosen, its largest regression opened side by side."""
+    app, window = _window(size)
+    assert window.open_campaign(_persist_campaign("wmt"), show=False)
+    window.show_tab("time")
+    tab = window.time_tab
+    _settle(app, lambda: tab.flips.report is not None, timeout=600)
+    tab.pages.setCurrentIndex(1)
+    _settle(app, lambda: not window.jobs.busy, extra=1.0)
+    window.grab().save(str(path))
+
+
+def _persist_systems(path: Path, size, name: str) -> None:
+    app, window = _window(size)
+    assert window.open_campaign(_persist_campaign(name))
+    window.show_tab("systems")
+    view = window.systems_view
+    _settle(app, lambda: view.model.rowCount() > 0 and not window.jobs.busy
+            and not view.model.pending, timeout=600)
+    _settle(app, lambda: not window.jobs.busy, extra=1.0)
+    window.grab().save(str(path))
+
+
+def persist_systems(path: Path, size) -> None:
+    """Systems on the AMI ES2011a-d campaign: NFR between VBx and diar_clusters taught, and the
+    relapse rate of the diar_clusters run (no replicates: the spread reads -)."""
+    _persist_systems(path, size, "ami")
+
+
+def persist_replicates(path: Path, size) -> None:
+    """Systems on WMT23 de-en, two systems of three replicates each: NFR of each replicate
+    and its group's replicate sd."""
+    _persist_systems(path, size, "wmt")
 
 
 def first_document_bundle(task: str, where: Path) -> Path:

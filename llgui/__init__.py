@@ -15,7 +15,7 @@ from llgui._version import __version__  # noqa: F401
 # `score_campaign`, not `campaign`: llgui.campaign is the subpackage that runs campaigns, and
 # importing it sets that attribute of this package (a function of the same name would vanish).
 _API = ("load", "load_files", "with_settings", "score", "replay", "lifelong", "det", "compare",
-        "score_campaign", "demo_dir", "LoadError", "UsageError")
+        "score_campaign", "regressions", "demo_dir", "LoadError", "UsageError")
 
 
 def __getattr__(name: str):

@@ -597,6 +597,27 @@ def campaign_report(path: str | Path, workers: int | None = 0,
     return campaign_run(path, workers=workers, scheduler=scheduler).report
 
 
+def regressions_report(path: str | Path, *, metric: str | None = None,
+                       tolerance: float = 0.0, samples: int = 1000, seed: int = 12345,
+                       top: int = 20, workers: int | None = 0, threshold: float = 0.0) -> dict:
+    """The `regressions` report (negative flips, relapses) of a campaign or a bundle (a
+    detection bundle's score files, or a classification bundle's documents, taken as
+    consecutive versions: exact flips, trials decided at `threshold`)."""
+    from llgui.campaign.regressions import bundle_regressions, campaign_regressions
+
+    if is_campaign(path):
+        return campaign_regressions(path, metric=metric, tolerance=tolerance, samples=samples,
+                                    seed=seed, top=top, workers=workers)
+    return bundle_regressions(load(path, warn=False), threshold=threshold, samples=samples,
+                              seed=seed, top=top)
+
+
+def regressions(path: str | Path, **options) -> "pandas.DataFrame":
+    """One row per flip / relapse (`regressions_report`'s rows); the report in `.attrs`."""
+    report = regressions_report(path, **options)
+    return _frame(report["rows"], None, {"report": report})
+
+
 # -- DataFrames ------------------------------------------------------------------------------
 
 

@@ -129,6 +129,7 @@ def run_campaign(
     pending: list[tuple[list[int], str, dict]] = []  # (cell indices, key, task)
     by_key: dict[str, int] = {}  # cells with the same content are one job
     work_bytes = 0
+    contents: list[str] = []   # every cell's and online run's content address, in order
     for index, cell in enumerate(campaign.cells):
         if index % 500 == 499:   # hashing every file and looking it up takes a while too
             if should_stop is not None and should_stop():
@@ -138,6 +139,7 @@ def run_campaign(
         batch = campaign.batches[cell.batch]
         key = cell_key(campaign.task, [file_digest(cell.hypothesis), batch_keys[cell.batch]],
                        campaign.metrics, settings, versions)
+        contents.append(key)
         stats = cache.get(key, widths) if use_cache and cache is not None else None
         if stats is not None and set(stats) == set(campaign.metrics):
             merged[(cell.system, cell.model, cell.batch)] = stats
@@ -171,6 +173,7 @@ def run_campaign(
         if digest is None:
             problems.extend(jobs.as_problems(bad))
             continue
+        contents.append(digest)
         # "figures": online runs without a log got none before: such cached entries are stale
         key = cell_key("online", [digest], campaign.metrics, {}, versions,
                        extra={"figures": "without-log"})
@@ -274,12 +277,19 @@ def run_campaign(
             sums[key] = {m: merged[key][m].sum(axis=0) for m in campaign.metrics}
     scores = CampaignScores(cells=sums, online=online_results, problems=tuple(problems),
                             notes=tuple(dict.fromkeys(notes)),
-                            signatures=signatures(campaign) if campaign.metrics else {})
+                            signatures=signatures(campaign) if campaign.metrics else {},
+                            units=merged)
     report = build_report(campaign, scores)
     if campaign.human is not None and campaign.metrics:   # issue 32: beside the metrics
         from llgui.campaign.last_versions import human_block
 
         report["human"] = human_block(campaign, merged, scores.signatures)
+    from llgui.campaign.persistence import add_persistence
+
+    # NFR, relapse rate, replicate spread (1.9), cached under the content of every input
+    add_persistence(report, campaign, scores, cache=cache if use_cache else None,
+                    key=cell_key("persistence", contents, campaign.metrics, settings, versions,
+                                 extra={"systems": [s.name for s in campaign.systems]}))
     failed = state["failed"] if plan is not None else 0
     return CampaignRun(report, scores, computed=sum(len(p[0]) for p in pending) - failed,
                        cached=cached, failed=failed,

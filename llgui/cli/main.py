@@ -905,6 +905,12 @@ def cmd_simulate(args) -> str:
         raise UsageError(str(error)) from None
 
 
+def _regressions():
+    from llgui.cli import regressions
+
+    return regressions
+
+
 # --------------------------------------------------------------------------------------------
 # The command table: every subcommand, its one-line help, its arguments, what runs it.
 
@@ -925,6 +931,8 @@ COMMANDS: dict[str, Command] = {
         _arguments_simulate, cmd_simulate),
     "effort": Command("question value; a live expert against the oracle; the fitted cost model",
         lambda p: _effort().arguments(p), lambda args: _effort().run(args)),
+    "regressions": Command("negative flips between model versions, relapses of corrections",
+        lambda p: _regressions().arguments(p), lambda a: _regressions().run(a)),
 }
 
 

@@ -632,6 +632,8 @@ class MainWindow(QMainWindow):
         self.systems_view.set_campaign(report, result.tables,
                                        path=getattr(self, "_campaign_path", None))
         self.time_tab.set_campaign(result.tables)
+        if getattr(self, "_campaign_path", None):   # flips between versions (section 1.9)
+            self.time_tab.flips.load(self._campaign_path)
         if report["problems"]:
             self.show_error(f"Problems in {report['campaign']} (the rest was scored)",
                             report["problems"])

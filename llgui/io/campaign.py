@@ -52,7 +52,7 @@ CAMPAIGN_KEYS = ("name", "task", "metrics")
 CAMPAIGN_TASKS = ("mt", "diarization")
 BATCH_KEYS = {"mt": ("id", "time", "references", "lines", "docids", "docid"),
               "diarization": ("id", "time", "references", "uem", "uri")}
-SYSTEM_KEYS = ("name", "models", "hypotheses", "bundle")
+SYSTEM_KEYS = ("name", "models", "hypotheses", "bundle", "replicates")
 MODEL_KEYS = ("id", "time")
 HUMAN_KEYS = ("scores", "pair")
 _ID = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]*", re.ASCII)
@@ -438,14 +438,44 @@ class _CampaignLoader(_Loader):
                     first[name] = line("name")
             models = self.models(table["models"], line) if "models" in table else []
             template = table.get("hypotheses")
+            replicates = self.replicates(table, line) if "replicates" in table else None
             if "hypotheses" in table:
-                self.template(template, line("hypotheses"), batches)
+                self.template(template, line("hypotheses"), batches,
+                              replicate=replicates is not None)
+            if replicates is not None:   # one run per replicate, named NAME@REPLICATE
+                if self.problems.count == count and models:
+                    for rep in replicates:
+                        bundle = None
+                        if "bundle" in table and isinstance(table["bundle"], str):
+                            bundle = self.resolve(table["bundle"].replace("{replicate}", rep),
+                                                  "bundle", line("bundle"))
+                        out.append(SystemSpec(f"{name}@{rep}", tuple(models),
+                                              template.replace("{replicate}", rep), bundle,
+                                              replicate_of=name, replicate=rep))
+                continue
             bundle = None
             if "bundle" in table:
                 bundle = self.resolve(table["bundle"], "bundle", line("bundle"))
             if self.problems.count == count and models:
                 out.append(SystemSpec(name, tuple(models), template, bundle))
         return out
+
+    def replicates(self, table: dict, line) -> list[str] | None:
+        """The `replicates` ids of a system (ids as batches' and models'), or None."""
+        value = table["replicates"]
+        if not isinstance(value, list) or not value:
+            self.add(line("replicates"), f"replicates must be a non-empty array of ids "
+                                         f"(e.g. [\"seed1\", \"seed2\", \"seed3\"]), "
+                                         f"not {_show(value)}")
+            return None
+        out = []
+        for i, item in enumerate(value):
+            rep = self.ident(item, "replicate id", line("replicates", i))
+            if rep is not None and rep in out:
+                self.add(line("replicates", i), f"duplicate replicate id {rep!r}")
+            elif rep is not None:
+                out.append(rep)
+        return out if len(out) == len(value) else None
 
     def models(self, value: object, line) -> list[ModelVersion]:
         if not isinstance(value, list) or not value:
@@ -480,7 +510,8 @@ class _CampaignLoader(_Loader):
                 out.append(ModelVersion(model_id, stamp))
         return sorted(out, key=lambda m: (m.time.value, m.id))
 
-    def template(self, value: object, line: int, batches: list[Batch] = ()) -> None:
+    def template(self, value: object, line: int, batches: list[Batch] = (),
+                 replicate: bool = False) -> None:
         if not isinstance(value, str) or not value.strip():
             self.add(line, f"hypotheses must be a path template with {{model}} and {{batch}}, "
                            f"not {_show(value)}")
@@ -497,10 +528,15 @@ class _CampaignLoader(_Loader):
                 self.add(line, f"hypotheses: {{{field}}} takes no format spec or conversion "
                                f"(write {{model}} and {{batch}} only)")
                 return
-        unknown = [f for f in fields if f not in ("model", "batch")]
+        known = ("model", "batch", "replicate") if replicate else ("model", "batch")
+        unknown = [f for f in fields if f not in known]
         if unknown:
             self.add(line, f"hypotheses has an unknown field {{{unknown[0]}}} (known: "
-                           f"{{model}}, {{batch}})")
+                           f"{', '.join('{' + k + '}' for k in known)}"
+                           f"{'' if replicate else '; {replicate} needs replicates = [...]'})")
+        if replicate and "replicate" not in fields:
+            self.add(line, f"hypotheses {_show(value)} has no {{replicate}}: every replicate "
+                           f"needs its own files")
         if "model" not in fields:
             self.add(line, f"hypotheses {_show(value)} has no {{model}}: every model version "
                            f"needs its own file")

@@ -96,6 +96,14 @@ def campaign_table(report: Mapping) -> str:
             if r.get("partial"):
                 out.append(shown(f"cut short: {r['system']}'s online run stopped before its "
                                  f"end: {r['partial']}"))
+    if report.get("persistence"):   # what persists (DESIGN.md 1.9): llgui regressions for more
+        rows = [[s["name"], fmt(clean(s["persistence"].get("nfr"))),
+                 fmt(clean(s["persistence"].get("relapse_rate"))),
+                 fmt(clean((s["persistence"].get("replicate_spread") or {}).get("sd")))]
+                for s in report["systems"] if s.get("persistence") is not None]
+        out.append(f"What persists ({report['persistence']['signature']}): NFR, mean over "
+                   f"consecutive versions, %; relapse rate of the online run, %; replicate sd")
+        out.append(render_table(["system", "NFR %", "relapse %", "replicate sd"], rows))
     for gap in report["gaps"][:20]:
         out.append(shown(f"missing: {gap['system']}/{gap['model']}/{gap['batch']} "
                          f"({gap['hypothesis']})"))

@@ -64,6 +64,10 @@ class SystemSpec:
     models: tuple[ModelVersion, ...]
     hypotheses: str
     bundle: str | None = None
+    replicate_of: str | None = None
+    """With `replicates = [...]` in the campaign file: the system this run is a replicate of
+    (its name is `NAME@REPLICATE`), and the replicate's id."""
+    replicate: str | None = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,9 @@ class CampaignScores:
     notes: tuple[str, ...] = ()
     """What went wrong during the run and was recovered (a worker lost, its cells
     rescheduled): said in the report, without making it partial."""
+    units: Mapping[tuple[int, int, int], Mapping[str, np.ndarray]] = field(default_factory=dict)
+    """Per scored cell, each metric's statistics per unit (n_units, n_stats), before summing:
+    MT segments (the unit scores of negative flips, llgui.core.reports.regressions)."""
 
 
 def make_scorer(task: str, metric: str, settings: Mapping[str, object]):

@@ -26,7 +26,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, Slot
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
-    QStackedWidget,
+    QStackedWidget, QTabWidget,
     QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter,
     QVBoxLayout, QWidget,
 )
@@ -43,6 +43,7 @@ from llgui.core.across_time.policy import (
 from llgui.core.metrics import display_name, higher_is_better
 from llgui.io.policy_file import load_policy, save_policy
 from llgui.gui.widgets.plot_export import export_widget
+from llgui.gui.across_time.flips_panel import FlipsPanel
 from llgui.gui.across_time.heatmap import ScoreHeatmap
 from llgui.gui.across_time.policy_item import CURVE, PolicyCurveItem
 
@@ -92,6 +93,7 @@ class AcrossTimeTab(QWidget):
         # bundle's table instead).
         self.campaign_tables: list[tuple[str, object]] = []
         self.system_index = -1
+        self.flips = FlipsPanel(jobs)   # its page: the units each new version got worse on
         # What the S_P plot shows (tests read it): the policy, S_P and S_P of value_pen.
         self.shown_sp: dict[str, object] = {"policy": None, "s_p": None, "s_p_pen": None}
         self.series_points: dict[str, tuple[float, float]] = {}   # doc id -> (x, S_pen)
@@ -114,7 +116,11 @@ class AcrossTimeTab(QWidget):
             self._build_controls()
             self._build_plots()
             self.layout().addLayout(self.controls)
-            self.layout().addWidget(self.plots, 1)
+            # the policy and scores, and the flips between model versions (section 1.9)
+            self.pages = QTabWidget()
+            self.pages.addTab(self.plots, "Policy and scores")
+            self.pages.addTab(self.flips, "Flips between versions")
+            self.layout().addWidget(self.pages, 1)
         if self._stale:
             self.refresh()
 
@@ -327,6 +333,7 @@ class AcrossTimeTab(QWidget):
         """Show system `index` of the campaign (-1: back to the bundle's own table)."""
         self.system_index = index
         self.selected_model = -1
+        self.flips.show_system(self.campaign_tables[index][0] if index >= 0 else None)
         table = self.table()
         self.table_metric = table.metrics[0] if table is not None and table.metrics else None
         self.refresh()

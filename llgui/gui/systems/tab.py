@@ -40,6 +40,7 @@ from llgui.core.significance.resample import Plan
 from llgui.core.metrics import display_name
 from llgui.gui.systems.pairs_view import PairsView
 from llgui.gui.table_models import SORT_ROLE
+from llgui.gui.systems.persistence import PERSISTENCE_COLUMNS, persistence_cells
 
 PLAN = Plan("bs", 1000, 12345, "document")
 """The Systems view's paired test: paired bootstrap over documents, 1000 resamples, fixed seed."""
@@ -78,6 +79,7 @@ COLUMNS: list[tuple[str, str, str]] = [
     ("s_p_current", "S_P current", "mean over model versions of S_P(M_i) under the policy "
                                    "being edited in the Across-time tab; (k/n) as above"),
 ]
+COLUMNS[1:1] = PERSISTENCE_COLUMNS   # beside the name: what persists (DESIGN.md 1.9)
 ONLINE_KEYS = frozenset({"s_base", "s_base_ci", "s_base_p", "s_base_agree", "s_adapt", "s_pen",
                          "s_pen_ci", "s_pen_p", "msr"})
 """The columns of the systems' online runs (`bundle = ...` in the campaign)."""
@@ -93,6 +95,10 @@ COLUMN_APPLIES: dict[str, object] = {
     **{key: (lambda m: _online_runs(m) > 0) for key in ONLINE_KEYS - TESTED_KEYS - {"msr"}},
     **{key: (lambda m: _online_runs(m) > 1) for key in TESTED_KEYS},
     "msr": lambda m: any(not _missing(m.value(r, "msr")) for r in range(m.rowCount())),
+    # what persists: shown when some system has the figure (consecutive versions, an online
+    # run re-tested, replicates)
+    **{key: (lambda m, key=key: any(not _missing(m.value(r, key)) for r in range(m.rowCount())))
+       for key, _, _ in PERSISTENCE_COLUMNS},
 }
 """Column key -> does it apply to the open campaign (model -> bool)? A column without an entry
 always applies. The view hides the others: an output-only campaign shows no empty online-run
@@ -179,6 +185,7 @@ class LeaderboardModel(QAbstractTableModel):
             row["s_p_current"] = self._current(system["name"])
             row["s_p_current_versions"] = self._current_coverage(system["name"])
             row.update(self._tested(system["name"]))
+            row.update(persistence_cells(system))   # NFR, relapse rate, replicate spread
             self._rows.append(row)
 
     def _tested(self, system: str) -> dict:

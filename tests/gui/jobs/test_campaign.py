@@ -29,7 +29,7 @@ def test_the_cells_are_sacrebleus_scores_of_the_files(scored):
     assert fractions and fractions[-1] == pytest.approx(1.0)
     tables = dict(result.tables)
     assert list(tables) == [s["name"] for s in result.report["systems"]] == [
-        "steady", "forgetful", "static"]
+        "steady", "forgetful", "static", "relapsing"]
     for system, model, batch in (("static", "M00", "2023-01"), ("forgetful", "M07", "2023-11"),
                                  ("steady", "M12", "2024-01")):
         table = tables[system]

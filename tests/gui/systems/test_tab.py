@@ -83,7 +83,7 @@ def test_the_systems_view_shows_the_cli_figures(opened):
     assert window.tabs.currentWidget() is window.systems_view
     model = window.systems_view.model
     assert [model.value(r, "system") for r in range(model.rowCount())] == \
-        [s["name"] for s in report["systems"]] == ["steady", "forgetful", "static"]
+        [s["name"] for s in report["systems"]] == ["steady", "forgetful", "static", "relapsing"]
     for metric in report["metrics"]:
         model.set_metric(metric)
         for row, system in enumerate(report["systems"]):
@@ -125,7 +125,7 @@ def test_the_current_policy_column_follows_the_policy(opened):
         [model.value(r, "s_p_B") for r in range(3)]
     # the plot below the table: every system's S_P(M_i) under the current policy
     view = window.systems_view
-    assert set(view.curves) == {"steady", "forgetful", "static"}
+    assert set(view.curves) == {"steady", "forgetful", "static", "relapsing"}
     for name, curve in view.curves.items():
         _, y = curve.getData()
         np.testing.assert_array_equal(
@@ -138,8 +138,8 @@ def test_across_time_switches_systems_and_overlays_every_s_p_curve(opened):
     tab = window.time_tab
     wait_for(lambda: tab._built)
     names = [n for n, _ in tab.campaign_tables]
-    assert names == ["steady", "forgetful", "static"]
-    assert tab.system_box.isVisible() and tab.system_box.count() == 4
+    assert names == ["steady", "forgetful", "static", "relapsing"]
+    assert tab.system_box.isVisible() and tab.system_box.count() == 5
     for k, name in enumerate(names):
         tab.set_system(k)
         assert tab.table() is tab.campaign_tables[k][1]
@@ -149,7 +149,7 @@ def test_across_time_switches_systems_and_overlays_every_s_p_curve(opened):
             np.testing.assert_array_equal(
                 shown[other], policy_scores(table, tab.table_metric, window.state.policy))
         legend = [label.text for _, label in tab.sp_plot.getPlotItem().legend.items]
-        assert sum("(current policy)" in t for t in legend) == 2
+        assert sum("(current policy)" in t for t in legend) == len(names) - 1
         assert any(t.startswith(f"{name}: current") for t in legend)
     tab.set_system(-1)  # back to the bundle's own table
     assert tab.table() is (tab.bundle().lifelong if tab.bundle() else None)

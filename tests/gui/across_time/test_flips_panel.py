@@ -1,0 +1,69 @@
+"""The flips page of the Across-time tab and the Systems tab's persistence columns (issue 33):
+real Qt widgets offscreen, fed by the `regressions` and `campaign` reports of a WMT23 de-en
+campaign; a click on a regressed unit shows both versions' outputs, equal to the lines of the
+two hypothesis files."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tests.campaign.helpers import WMT_SYSTEMS, build_wmt_campaign, wmt_segments
+
+
+@pytest.fixture(scope="module")
+def reports(reference_data, tmp_path_factory):
+    import os
+
+    from llgui.campaign.regressions import campaign_regressions
+    from llgui.campaign.run import run_campaign
+    from llgui.campaign.cache import CellCache
+    from llgui.io.campaign import load_campaign
+
+    root = tmp_path_factory.mktemp("flips")
+    path = build_wmt_campaign(root, reference_data, [list(range(0, 20)), list(range(20, 40))])
+    run = run_campaign(load_campaign(path), workers=0, cache=CellCache(root / "cache"))
+    return run.report, campaign_regressions(path, samples=100, run=run)
+
+
+def test_click_a_regressed_unit_shows_both_versions(qtbot, reports, reference_data):
+    from llgui.gui.across_time.flips_panel import FlipsPanel
+
+    _, report = reports
+    panel = FlipsPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1000, 700)
+    panel.show()
+    panel.show_system("beta")
+    panel.set_report(report)
+    (pair,) = next(s for s in report["flips"] if s["name"] == "beta")["pairs"]
+    texts = [panel.pairs.item(0, c).text() for c in range(panel.pairs.columnCount())]
+    assert texts[:4] == ["M0 → M1", str(pair["n_units"]), str(pair["flips"]),
+                         f"{pair['nfr']:.2f}"]
+    assert panel.units.rowCount() == pair["flips"] > 1
+    # click the second regressed unit, as a user would
+    rect = panel.units.visualRect(panel.units.model().index(1, 1))
+    qtbot.mouseClick(panel.units.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    flip = panel.current[1]
+    ref, hyps = wmt_segments(reference_data)
+    line = int(flip["batch"][1:]) * 20 + flip["index"]
+    first, second = WMT_SYSTEMS["beta"]
+    assert panel.before.toPlainText() == hyps[first][line]
+    assert panel.after.toPlainText() == hyps[second][line]
+    assert ref[line] in panel.reference.text().replace("&quot;", '"').replace("&#x27;", "'")
+    assert f"{flip['score_before']:.2f}" in panel.before_title.text()
+
+
+def test_systems_tab_shows_nfr_from_the_report(qtbot, reports):
+    from llgui.gui.systems.tab import COLUMNS, LeaderboardModel
+
+    report, regressions = reports
+    model = LeaderboardModel()
+    model.set_report(report, {}, "chrf")
+    keys = [c[0] for c in COLUMNS]
+    assert keys[1:4] == ["nfr", "relapse_rate", "replicate_sd"]
+    for row in range(model.rowCount()):
+        name = model.index(row, 0).data()
+        pairs = next(s for s in regressions["flips"] if s["name"] == name)["pairs"]
+        # one version pair: the system's NFR is that pair's (the same units, the same rule)
+        assert model.index(row, keys.index("nfr")).data() == f"{pairs[0]['nfr']:.2f}"
+        assert model.index(row, keys.index("relapse_rate")).data() == "–"

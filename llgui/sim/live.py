@@ -263,6 +263,17 @@ class LiveSession(Session):
         self._send(P.Correction(move.kind, move.target, move.answer, cost))
         return self._complete(move, cost, "interactive", effort)
 
+    def keep_unsent(self, kind: str | None, target, value, effort: Effort) -> None:
+        """An answer the expert gave that never reached the session (its exchange was cancelled
+        before it was sent): kept in live.json as unsent, as one the system never acknowledged.
+        `kind` None: the answer to the pending request."""
+        if kind is None and self.pending is not None:
+            kind, target = self.pending.kind, self.pending.target
+        if kind is None or self.doc is None:
+            return
+        self.unsent = {"doc": self.doc, "kind": kind, "target": P.target_to_json(target),
+                       "answer": value, "effort": effort.to_json(None)}
+
     def _complete(self, move: Move, cost: float, initiative: str, effort: Effort,
                   expect: dict | None = None) -> StepRecord:
         state, document = self._doc_state, self._doc_state.document

@@ -1,6 +1,6 @@
 """Fuzzing every loader: whatever the bytes, nothing but LoadError escapes.
 
-Each loader gets 1000 examples (reproducible: derandomized, no example database) of random
+Each loader gets 300 examples (1,000 under LLGUI_RUN_SLOW=1; reproducible: derandomized, no example database) of random
 bytes or text and of structured-but-mutated content: valid lines with fields dropped,
 duplicated, garbled or swapped, lines duplicated or interleaved with blanks and comments,
 random JSON values in the log, random TOML values in a bundle. A successful load must return

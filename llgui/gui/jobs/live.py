@@ -186,7 +186,11 @@ def finish(live, progress=None, should_stop=None):
     return _finish(live)
 
 
-def pause(live, progress=None, should_stop=None):
+def pause(live, submission=None, progress=None, should_stop=None):
+    """Pause and save; `submission` (kind, target, value, effort) is the expert's answer of an
+    exchange cancelled before the session took it: kept as unsent, so nothing typed is lost."""
+    if submission is not None and live.unsent is None:
+        live.keep_unsent(*submission)
     live.pause()
     return live.out
 

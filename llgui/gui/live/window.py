@@ -105,6 +105,8 @@ class LiveSessionWindow(QWidget):
         self.failure: str | None = None
         self.asked_at = time.monotonic()
         self._job = None
+        self._job_cancelled: str | None = None
+        self._submission = None   # the last answer sent to a job: (kind, target, value, effort)
 
         # -- setup --------------------------------------------------------------------------
         self.bundle_edit = QLineEdit(bundle_path or "")
@@ -278,11 +280,14 @@ class LiveSessionWindow(QWidget):
     def _on_cancelled(self, key: str) -> None:
         if key != KEY or self._job == "pause":
             return
-        self._job = None
+        self._job_cancelled, self._job = self._job, None
         if self.live is not None:
             # the exchange was cut mid-way: the folder becomes the paused session (the
             # system is ended on a worker; the cancelled job notices within 50 ms)
-            self._run("pause", J.pause, self.live)
+            # what the expert sent is kept even when the cancel came before the session took it
+            submission = self._submission if self._job_cancelled in ("answer", "correct") \
+                else None
+            self._run("pause", J.pause, self.live, submission)
             self.status.setText("Cancelled: pausing and saving the session…")
         else:
             self.status.setText("Cancelled.")
@@ -408,8 +413,10 @@ class LiveSessionWindow(QWidget):
             return
         effort = Effort(max(1e-3, time.monotonic() - self.asked_at), keystrokes)
         if self.snap is not None and self.snap.question is not None:
+            self._submission = (None, None, value, effort)
             self._run("answer", J.answer, self.live, value, effort)
         else:
+            self._submission = (kind, target, value, effort)
             self._run("correct", J.correct, self.live, kind, target, value, effort)
 
     def _on_prefix(self, sentence: int, prefix: str, typed: str, keystrokes: int) -> None:

@@ -79,7 +79,7 @@ COLUMNS: list[tuple[str, str, str]] = [
     ("s_p_current", "S_P current", "mean over model versions of S_P(M_i) under the policy "
                                    "being edited in the Across-time tab; (k/n) as above"),
 ]
-COLUMNS[1:1] = PERSISTENCE_COLUMNS   # beside the name: what persists (DESIGN.md 1.9)
+COLUMNS[2:2] = PERSISTENCE_COLUMNS   # beside the name and versions: what persists (1.9)
 ONLINE_KEYS = frozenset({"s_base", "s_base_ci", "s_base_p", "s_base_agree", "s_adapt", "s_pen",
                          "s_pen_ci", "s_pen_p", "msr"})
 """The columns of the systems' online runs (`bundle = ...` in the campaign)."""

@@ -211,6 +211,11 @@ def test_the_nearest_trials_read_on_the_right_side_of_the_threshold(tab, qtbot):
     threshold to 6). At thresholds a hair above and below real scores, every listed score as
     printed compares with the threshold as printed the way the trial was decided."""
     panel, state = tab.threshold_panel, tab.threshold_state
+    # a field being typed in is not rewritten under the user's cursor: the test reads the
+    # threshold as the panel shows it to someone who is not typing (with the whole suite
+    # running, the field could keep the focus an earlier step gave it and stay stale)
+    panel.threshold_edit.clearFocus()
+    assert not panel.threshold_edit.hasFocus()
     panel.system_box.setCurrentIndex(panel.system_box.findData("sysB"))
     panel.system_box.activated.emit(panel.system_box.currentIndex())
     scores = sorted({float(s) for s in panel.trials().scores})

@@ -38,6 +38,7 @@ from llgui.core.jobs import Cancelled, check
 from llgui.core.metrics import error_metrics
 from llgui.core.penalty import PenaltyAccumulator, feedback_of, make_track
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
+from llgui.io.interactions import target_to_json
 from llgui.sim import protocol as P
 from llgui.sim.oracles import Move, Oracle, PrefixOracle, RefIndex, View, step_for
 from llgui.sim.output import RunWriter
@@ -78,6 +79,7 @@ class DocumentResult:
     scores: dict           # metric -> {"s_base", "s_adapt", "s_pen", "msr"?}
     errors: dict = field(default_factory=dict)  # metric -> (final errors, reference size)
     feedback: dict = field(default_factory=dict)  # metric -> feedback in its error unit (MSR)
+    refused: dict | None = None   # the request refused at the end: kind, target, cost, left
 
 
 @dataclass(frozen=True)
@@ -379,6 +381,7 @@ class Session:
                 message, _ = self._request(state)
                 if message is not None:
                     self._send(P.Refused("limit"))
+                    state.refused = _refusal("limit", message, None, None)
             state.done = True
             return None
         waited = 0.0
@@ -394,6 +397,7 @@ class Session:
             left = state.budget - state.cost
             if cost > left + 1e-9:
                 self._send(P.Refused("budget", cost=cost, left=max(0.0, left)))
+                state.refused = _refusal("budget", message, cost, max(0.0, left))
                 state.done = True
                 self.llgui_seconds += time.perf_counter() - t0
                 return None
@@ -565,7 +569,7 @@ class Session:
                 feedback[m] = state.scores.sums[m].feedback
             scores[m] = entry
         result = DocumentResult(state.document.id, state.mode, state.budget, state.steps,
-                                state.cost, scores, errors, feedback)
+                                state.cost, scores, errors, feedback, state.refused)
         self.results.append(result)
         self._doc_state = None
         self.doc, self.step = None, 0
@@ -631,7 +635,9 @@ class Session:
             "error": error,
             "metrics": self.metrics,
             "documents": [{"doc": r.doc, "mode": r.mode, "budget": r.budget, "steps": r.steps,
-                           "cost": r.cost, "scores": r.scores} for r in self.results],
+                           "cost": r.cost, "scores": r.scores}
+                          | ({"refused": r.refused} if r.refused else {})
+                          for r in self.results],
         }
         if self.prefix_steps:   # WSR, KSR, MAR, KSMR beside S_pen (llgui.core.mt.ipmt)
             run.update(run_effort(self.bundle, self.prefix_steps, run["documents"]))
@@ -677,12 +683,20 @@ class _DocState:
         self.document, self.mode, self.budget = document, mode, budget
         self.scores, self.view = scores, view
         self.steps, self.done = 0, False
+        self.refused: dict | None = None   # the request refused at the end (run.json)
         self.turns: dict[tuple, Turn] = {}     # (start, end, speaker) -> the Turn made once
 
     @property
     def cost(self) -> float:
         """The budget spent: the cost of the document's steps so far."""
         return self.scores.cost
+
+
+def _refusal(reason: str, request: P.Request, cost: float | None,
+             left: float | None) -> dict:
+    """run.json's record of the request llgui refused (the document's steps ended there)."""
+    return {"reason": reason, "kind": request.kind,
+            "target": target_to_json(request.target), "cost": cost, "left": left}
 
 
 class _LazyRefs(dict):

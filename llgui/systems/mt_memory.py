@@ -2,7 +2,12 @@
 
 It starts from the bundle's hypothesis (the source when there is none). In active mode it asks
 for the reference of the sentence it is least sure of: the one with the most words no
-correction has confirmed yet. From every answer or post-edit it adopts the corrected
+correction has confirmed yet, among the sentences it expects to fit the budget `left` (the
+document's budget, less the cost of every answer so far). It never reads a reference, so it
+takes the words of its own line as the estimate of what the reference will cost (the default
+cost of a `reference` answer: a unit per reference word); when no sentence fits by that
+estimate it asks the shortest, which llgui refuses if it is really over (run.json's
+`refused`). From every answer or post-edit it adopts the corrected
 sentence, aligns it with what it had written (`difflib` on words) and learns the substitutions
 of up to `MAX_PHRASE` words; it applies the rules it has learned to the rest of the document
 and to every later document (a rule seen with several targets takes the most frequent). It
@@ -69,17 +74,23 @@ class MTMemory(System):
                       for line in base]
         self.fixed: set[int] = set()
         self.asked: set[int] = set()
+        self.left = float(message.budget)
         return P.Hypothesis(message.doc, lines=tuple(self.lines))
 
     def request(self) -> P.Request | None:
-        best, best_key = None, None
+        best, best_key, shortest = None, None, None
         for i, line in enumerate(self.lines):
             if i in self.asked or i in self.fixed:
                 continue
             words = line.split()
+            if shortest is None or len(words) < len(self.lines[shortest].split()):
+                shortest = i
+            if len(words) > self.left + 1e-9:   # its estimate of the cost: over the budget
+                continue
             key = (sum(1 for w in words if w not in self.confirmed), len(words), -i)
             if best_key is None or key > best_key:
                 best, best_key = i, key
+        best = shortest if best is None else best
         if best is None:
             return None
         self.asked.add(best)
@@ -87,6 +98,8 @@ class MTMemory(System):
 
     def learn(self, message) -> P.AdaptedReply:
         index = message.target.sentence - 1
+        self.left = (message.left if message.left is not None
+                     else self.left - float(message.cost))
         corrected = message.answer if isinstance(message.answer, str) else ""
         seen = self.lines[index]
         changed = {}

@@ -291,7 +291,7 @@ def _question_text(walk: Walkthrough, step: int) -> str:
     value = (walk.questions or {}).get(step)
     if value is None:
         return ""
-    return f"{value.asked:.1f} / {value.random:.1f} / {value.best:.1f}"
+    return f"{value.asked:.3g}/{value.random:.3g}/{value.best:.3g}"   # narrow: stays in view
 
 
 def question_tooltip(value) -> str:

@@ -90,7 +90,7 @@ def test_the_steps_table_and_the_curve_show_question_value(window, qtbot, sessio
     for row in range(1, model.rowCount()):
         step = walk.replay.steps[row - 1].step
         v = expected[step]
-        assert model.index(row, column).data() == f"{v.asked:.1f} / {v.random:.1f} / {v.best:.1f}"
+        assert model.index(row, column).data() == f"{v.asked:.3g}/{v.random:.3g}/{v.best:.3g}"
         assert f"{v.gain:+.3f}" in model.index(row, column).data(Qt.ItemDataRole.ToolTipRole)
     panel = window.workbench.scores
     marks = [item for item in panel.curve.getPlotItem().listDataItems()

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from llgui.io.export import fmt, question_summary_line, render_table, to_csv  # noqa: F401
+from llgui.io.export import (  # noqa: F401
+    fmt, gain_interval_text, question_summary_line, render_table, to_csv,
+)
 
 
 def question_table(q: Mapping) -> str:
@@ -29,6 +31,9 @@ def question_table(q: Mapping) -> str:
                  fmt(run["lift"])))
     out.append(render_table(("doc", "questions", "precision %", "asked", "random", "best",
                              "gain", "regret", "lift"), docs))
+    if run.get("gain_interval"):
+        out.append(f"gain over random (run) {fmt(run['gain'])}"
+                   f"{gain_interval_text(run['gain_interval'])}")
     return "\n".join(out) + "\n"
 
 
@@ -112,6 +117,11 @@ def effort_csv(report: Mapping) -> str:
         for s in q.get("steps", ()):
             for key in ("cost", "asked", "random", "best", "gain", "regret", "touched"):
                 rows.append(("question", name, s["doc"], s["step"], key, s[key]))
+        interval = q.get("run", {}).get("gain_interval")
+        if interval:
+            rows.append(("question_run", name, "", "", "gain", q["run"]["gain"]))
+            rows.append(("question_run", name, "", "", "gain_low", interval["low"]))
+            rows.append(("question_run", name, "", "", "gain_high", interval["high"]))
     h = report.get("human")
     if h:
         for c in h["answers"]:

@@ -67,9 +67,11 @@ def human_table(h: Mapping) -> str:
     out.append("")
     fit = h.get("cost_fit")
     if fit:
-        out.append(fit_line(fit) + ":")
+        head, *warnings = fit_line(fit).split("\n")
+        out.append(head + ":")
         out.append(render_table(("weight", "value", f"{round(100 * fit['level'])} % interval",
                                  "unit"), fit_rows(fit)))
+        out.extend(warnings)
     else:
         out.append(f"cost model: not fitted ({h.get('cost_fit_problem')})")
     ranking = h.get("ranking")
@@ -99,9 +101,12 @@ def fit_rows(fit: Mapping) -> list[tuple[str, str, str, str]]:
 
 
 def fit_line(fit: Mapping) -> str:
+    """The fit's provenance, and a warning per weight informed by too few steps."""
+    warnings = [w["warning"] for w in fit["weights"].values() if w.get("warning")]
     return (f"cost model fitted to {fit['steps']} steps' seconds ({fit['method']}; residual sd "
             f"{fmt(fit['residual_sd'])} s, R2 {fmt(fit['r2'], 3)}; "
-            f"{round(100 * fit['level'])} % t intervals)")
+            f"{round(100 * fit['level'])} % t intervals)"
+            + "".join(f"\nwarning: {w}" for w in warnings))
 
 
 def ranking_line(ranking: Mapping) -> str:

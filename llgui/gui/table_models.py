@@ -291,7 +291,17 @@ def _question_text(walk: Walkthrough, step: int) -> str:
     value = (walk.questions or {}).get(step)
     if value is None:
         return ""
-    return f"{value.asked:.3g}/{value.random:.3g}/{value.best:.3g}"   # narrow: stays in view
+    # narrow, so the column stays in view (issue 35); the tooltip has three decimals
+    return "/".join(_compact(v) for v in (value.asked, value.random, value.best))
+
+
+def _compact(value: float) -> str:
+    """Two significant digits, the whole integer part from 10 up: 170, 12, 6.4, 0.92, 0."""
+    if value == 0:
+        return "0"
+    if abs(value) < 0.005:
+        return "≈0"
+    return f"{value:.0f}" if abs(value) >= 10 else f"{value:.2g}"
 
 
 def question_tooltip(value) -> str:

@@ -277,7 +277,7 @@ class Workbench(QWidget):
             self._size_timeline()
         self.show_step(self.state.step)
 
-    TABLE_SHARE = 0.56
+    TABLE_SHARE = 0.545
     """At most this share of the workbench's width goes to the corrections table."""
 
     def _fit_table(self) -> None:

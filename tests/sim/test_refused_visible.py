@@ -1,10 +1,12 @@
 """A request llgui refuses is visible (issue 35 item 1): run.json names it per document
 (reason, kind, target, cost, budget left) and simulate's table says it in a note line; and
 mt_memory asks the sentence it is least sure of among those its word count says fit the
-budget left, so a long first sentence no longer ends the document at 0 steps."""
+budget left (it asks their cost first: `quote`), so a long first sentence no longer ends the
+document at 0 steps."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,8 +31,31 @@ def bundle(root: Path, lines: list[tuple[str, str]]) -> Path:
     return path
 
 
-def simulate(path: Path, out: Path, budget: float, capsys) -> tuple[str, dict]:
-    code = cli.main(["simulate", str(path), "--system", "mt_memory", "--oracle", "allies",
+GREEDY = """
+from llgui.sim import protocol as P
+from llgui.systems._serve import System, serve
+
+
+class Greedy(System):   # asks sentence 1, whatever it costs
+    name = "greedy"
+
+    def document(self, message):
+        self.asked = False
+        return P.Hypothesis(message.doc, lines=tuple(message.hypothesis))
+
+    def request(self):
+        if self.asked:
+            return None
+        self.asked = True
+        return P.Request("reference", P.SentenceTarget(1))
+
+
+serve(Greedy())
+"""
+
+
+def simulate(path: Path, out: Path, budget: float, capsys, system="mt_memory"):
+    code = cli.main(["simulate", str(path), "--system", system, "--oracle", "allies",
                      "--mode", "active", "--budget", str(budget), "--out", str(out)])
     text = capsys.readouterr().out
     assert code == 0
@@ -38,26 +63,29 @@ def simulate(path: Path, out: Path, budget: float, capsys) -> tuple[str, dict]:
 
 
 def test_a_refused_first_request_is_in_run_json_and_the_table(tmp_path, capsys):
-    # every sentence is over a budget of 2 words: mt_memory asks its shortest (3 words), refused
-    path = bundle(tmp_path / "b", [LONG, SHORT[0], SHORT[1]])
-    text, run = simulate(path, tmp_path / "out", 2.0, capsys)
+    # a system that asks its 12-word sentence with 10 of the budget: refused at step 1
+    path = bundle(tmp_path / "b", [LONG] + SHORT)
+    (tmp_path / "greedy.py").write_text(GREEDY, encoding="utf-8")
+    text, run = simulate(path, tmp_path / "out", 10.0, capsys,
+                         f"greedy={sys.executable} {tmp_path / 'greedy.py'}")
     doc = run["documents"][0]
     assert doc["steps"] == 0
     assert doc["refused"] == {"reason": "budget", "kind": "reference",
-                              "target": {"sentence": 3}, "cost": 3.0, "left": 2.0}
+                              "target": {"sentence": 1}, "cost": 12.0, "left": 10.0}
     note = [line for line in text.splitlines() if line.startswith("note: d:")]
-    assert len(note) == 1 and "refused" in note[0] and "sentence 3" in note[0]
-    assert "costing 3" in note[0] and "2 of the budget left" in note[0]
+    assert len(note) == 1 and "refused" in note[0] and "sentence 1" in note[0]
+    assert "costing 12" in note[0] and "10 of the budget left" in note[0]
 
 
 def test_a_long_first_sentence_over_the_budget_is_skipped(tmp_path, capsys):
-    # budget 10: the 12-word line does not fit; the 4-word line is the one most unsure of
+    # budget 10: the 12-word line does not fit; mt_memory asks 4 + 3 + 3 words, then stops
     path = bundle(tmp_path / "b", [LONG] + SHORT)
     text, run = simulate(path, tmp_path / "out", 10.0, capsys)
     doc = run["documents"][0]
-    assert doc["steps"] == 3                 # 4 + 3 + 3 words = 10 of the budget
+    assert doc["steps"] == 3
     assert doc["cost"] == pytest.approx(10.0)
-    # nothing fits any more: it asks its last sentence (12 words) anyway, refused at 0 left
-    assert doc["refused"] == {"reason": "budget", "kind": "reference",
-                              "target": {"sentence": 1}, "cost": 12.0, "left": 0.0}
-    assert len([line for line in text.splitlines() if line.startswith("note: d:")]) == 1
+    assert "refused" not in doc            # it stopped: nothing it could ask fits
+    assert not [line for line in text.splitlines() if line.startswith("note:")]
+    log = [json.loads(line) for line in (tmp_path / "out" / "logs" / "system.jsonl")
+           .read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert [r["target"]["sentence"] for r in log] == [2, 3, 4]   # the 4-word one first

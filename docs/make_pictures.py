@@ -441,7 +441,8 @@ def _question_value(path: Path, size, name: str, step: int) -> None:
     bench = window.workbench
     _settle(app, lambda: not window.jobs.busy and bench.ready(), extra=0.5)
     model = bench.model
-    bench.table.scrollTo(model.index(step, model.COLUMNS.index("question")))
+    bench.table.scrollTo(model.index(step, 0))   # the row only: every column up to the
+    # question value shows without scrolling sideways (issue 35)
     _settle(app, extra=0.3)
     window.grab().save(str(path))
     window.jobs.shutdown(2000)

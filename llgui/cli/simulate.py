@@ -81,4 +81,25 @@ def report(sim: Simulation, fmt: str) -> str:
     where = (f"written to {sim.out}/SYSTEM/ORACLE/ and {sim.out}/panel.json"
              if sim.panel is not None
              else f"written to {sim.out} (open: llgui {sim.out}/bundle.toml)")
-    return text + f"{what}\n{where}\n"
+    return text + refusal_notes(sim) + f"{what}\n{where}\n"
+
+
+def refusal_notes(sim: Simulation) -> str:
+    """A line per document whose system's request llgui refused (over the budget `left`, or
+    past the step limit): the reason a document may have ended early, even at 0 steps."""
+    if sim.panel is not None:
+        return ""
+    lines = []
+    for doc in sim.outcomes[0].result.run["documents"]:
+        r = doc.get("refused")
+        if not r:
+            continue
+        target = ", ".join(f"{k} {v}" for k, v in r["target"].items())
+        if r["reason"] == "budget":
+            lines.append(f"note: {doc['doc']}: after {doc['steps']} steps the system asked "
+                         f"{r['kind']} ({target}) costing {r['cost']:g} with {r['left']:g} "
+                         f"of the budget left: refused, the document ended")
+        else:
+            lines.append(f"note: {doc['doc']}: the system's request {r['kind']} ({target}) "
+                         f"was refused at the step limit ({doc['steps']} steps)")
+    return "".join(line + "\n" for line in lines)

@@ -312,7 +312,17 @@ def _question_text(walk: Walkthrough, step: int) -> str:
     value = (walk.questions or {}).get(step)
     if value is None:
         return ""
-    return f"{value.asked:.1f} / {value.random:.1f} / {value.best:.1f}"
+    # narrow, so the column stays in view (issue 35); the tooltip has three decimals
+    return "/".join(_compact(v) for v in (value.asked, value.random, value.best))
+
+
+def _compact(value: float) -> str:
+    """Two significant digits, the whole integer part from 10 up: 170, 12, 6.4, 0.92, 0."""
+    if value == 0:
+        return "0"
+    if abs(value) < 0.005:
+        return "≈0"
+    return f"{value:.0f}" if abs(value) >= 10 else f"{value:.2g}"
 
 
 def question_tooltip(value) -> str:

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from llgui.io.export import fmt, question_summary_line, render_table, to_csv  # noqa: F401
+from llgui.io.export import (  # noqa: F401
+    fmt, gain_interval_text, question_summary_line, render_table, to_csv,
+)
 
 
 def question_table(q: Mapping) -> str:
@@ -29,6 +31,9 @@ def question_table(q: Mapping) -> str:
                  fmt(run["lift"])))
     out.append(render_table(("doc", "questions", "precision %", "asked", "random", "best",
                              "gain", "regret", "lift"), docs))
+    if run.get("gain_interval"):
+        out.append(f"gain over random (run) {fmt(run['gain'])}"
+                   f"{gain_interval_text(run['gain_interval'])}")
     return "\n".join(out) + "\n"
 
 
@@ -62,9 +67,11 @@ def human_table(h: Mapping) -> str:
     out.append("")
     fit = h.get("cost_fit")
     if fit:
-        out.append(fit_line(fit) + ":")
+        head, *warnings = fit_line(fit).split("\n")
+        out.append(head + ":")
         out.append(render_table(("weight", "value", f"{round(100 * fit['level'])} % interval",
                                  "unit"), fit_rows(fit)))
+        out.extend(warnings)
     else:
         out.append(f"cost model: not fitted ({h.get('cost_fit_problem')})")
     ranking = h.get("ranking")
@@ -94,9 +101,12 @@ def fit_rows(fit: Mapping) -> list[tuple[str, str, str, str]]:
 
 
 def fit_line(fit: Mapping) -> str:
+    """The fit's provenance, and a warning per weight informed by too few steps."""
+    warnings = [w["warning"] for w in fit["weights"].values() if w.get("warning")]
     return (f"cost model fitted to {fit['steps']} steps' seconds ({fit['method']}; residual sd "
             f"{fmt(fit['residual_sd'])} s, R2 {fmt(fit['r2'], 3)}; "
-            f"{round(100 * fit['level'])} % t intervals)")
+            f"{round(100 * fit['level'])} % t intervals)"
+            + "".join(f"\nwarning: {w}" for w in warnings))
 
 
 def ranking_line(ranking: Mapping) -> str:
@@ -112,6 +122,11 @@ def effort_csv(report: Mapping) -> str:
         for s in q.get("steps", ()):
             for key in ("cost", "asked", "random", "best", "gain", "regret", "touched"):
                 rows.append(("question", name, s["doc"], s["step"], key, s[key]))
+        interval = q.get("run", {}).get("gain_interval")
+        if interval:
+            rows.append(("question_run", name, "", "", "gain", q["run"]["gain"]))
+            rows.append(("question_run", name, "", "", "gain_low", interval["low"]))
+            rows.append(("question_run", name, "", "", "gain_high", interval["high"]))
     h = report.get("human")
     if h:
         for c in h["answers"]:

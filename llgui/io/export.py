@@ -179,8 +179,17 @@ def question_summary_line(q: Mapping, what: str = "run") -> str:
     return (f"question value ({q.get('unit', 'errors')}, {what}): {run['questions']} questions, "
             f"precision {fmt(None if precision is None else 100 * precision, 1)} %, "
             f"asked {fmt(run['asked'])} vs random {fmt(run['random'])} vs best "
-            f"{fmt(run['best'])}: gain over random {fmt(run['gain'])}, regret "
-            f"{fmt(run['regret'])}")
+            f"{fmt(run['best'])}: gain over random {fmt(run['gain'])}"
+            f"{gain_interval_text(run.get('gain_interval'))}, regret {fmt(run['regret'])}")
+
+
+def gain_interval_text(interval: Mapping | None) -> str:
+    """" [lo, hi] (95 % percentile bootstrap over the run's n questions, seed s)", or ""."""
+    if not interval:
+        return ""
+    return (f" [{fmt(interval['low'])}, {fmt(interval['high'])}] "
+            f"({round(100 * interval['level'])} % {interval['method']}, "
+            f"{interval['resamples']} resamples, seed {interval['seed']})")
 
 
 def score_csv(report: Mapping) -> str:
@@ -203,6 +212,16 @@ def score_csv(report: Mapping) -> str:
         for kind, values in summary.items():
             for key in ("s_adapt", "s_pen"):
                 rows.append((f"<{kind}>", "", metric, key, values[key]))
+    q = report.get("question_value")
+    if q and q.get("run"):   # the question value of the log's active steps (issue 34), as
+        run = q["run"]       # trailing rows like the aggregates': document "<questions>"
+        for key in ("questions", "touched", "precision", "cost", "asked", "random", "best",
+                    "gain", "regret", "lift"):
+            rows.append(("<questions>", "", q["metric"], key, run.get(key)))
+        if run.get("gain_interval"):
+            for key in ("low", "high"):
+                rows.append(("<questions>", "", q["metric"], f"gain_{key}",
+                             run["gain_interval"][key]))
     return to_csv(("document", "time", "metric", "quantity", "value"), rows)
 
 

@@ -40,6 +40,7 @@ from llgui.core.jobs import Cancelled, check
 from llgui.core.metrics import error_metrics
 from llgui.core.penalty import PenaltyAccumulator, feedback_of, make_track
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
+from llgui.io.interactions import target_to_json
 from llgui.sim import protocol as P
 from llgui.sim.oracles import Move, Oracle, PrefixOracle, RefIndex, View, step_for
 from llgui.sim.output import RunWriter, WriteFailed, run_name
@@ -82,6 +83,7 @@ class DocumentResult:
     feedback: dict = field(default_factory=dict)  # metric -> feedback in its error unit (MSR)
     partial: bool = False   # cut short: the run stopped before the document's end
     curve: tuple = ()       # ((cumulative cost, {metric: S_pen}), ...) after each step
+    refused: dict | None = None   # the request refused at the end: kind, target, cost, left
 
     def s_pen_at(self, metric: str, cost: float) -> float | None:
         """S_pen of `metric` read on the document's learning curve at `cost`: after the last
@@ -412,6 +414,7 @@ class Session:
                 message, _ = self._request(state)
                 if message is not None:
                     self._send(P.Refused("limit"))
+                    state.refused = _refusal("limit", message, None, None)
             state.done = True
             return None
         waited = 0.0
@@ -427,6 +430,7 @@ class Session:
             left = state.budget - state.cost
             if cost > left + 1e-9:
                 self._send(P.Refused("budget", cost=cost, left=max(0.0, left)))
+                state.refused = _refusal("budget", message, cost, max(0.0, left))
                 state.done = True
                 self.llgui_seconds += time.perf_counter() - t0
                 return None
@@ -609,7 +613,7 @@ class Session:
             scores[m] = entry
         return DocumentResult(state.document.id, state.mode, state.budget, state.steps,
                               state.cost, scores, errors, feedback, partial,
-                              tuple(state.curve))
+                              tuple(state.curve), state.refused)
 
     # -- the end --------------------------------------------------------------------------------
 
@@ -682,8 +686,9 @@ class Session:
             "error": error,
             "metrics": self.metrics,
             "documents": [{"doc": r.doc, "mode": r.mode, "budget": r.budget, "steps": r.steps,
-                           "cost": r.cost, "scores": r.scores,
-                           **({"partial": True} if r.partial else {})}
+                           "cost": r.cost, "scores": r.scores}
+                          | ({"partial": True} if r.partial else {})
+                          | ({"refused": r.refused} if r.refused else {})
                           for r in results],
         }
         cut = [d["doc"] for d in run["documents"] if d.get("partial")]
@@ -751,12 +756,20 @@ class _DocState:
         self.scores, self.view = scores, view
         self.steps, self.done = 0, False
         self.curve: list = []   # (cumulative cost, {metric: S_pen}) after each step
+        self.refused: dict | None = None   # the request refused at the end (run.json)
         self.turns: dict[tuple, Turn] = {}     # (start, end, speaker) -> the Turn made once
 
     @property
     def cost(self) -> float:
         """The budget spent: the cost of the document's steps so far."""
         return self.scores.cost
+
+
+def _refusal(reason: str, request: P.Request, cost: float | None,
+             left: float | None) -> dict:
+    """run.json's record of the request llgui refused (the document's steps ended there)."""
+    return {"reason": reason, "kind": request.kind,
+            "target": target_to_json(request.target), "cost": cost, "left": left}
 
 
 class _LazyRefs(dict):

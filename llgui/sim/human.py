@@ -239,6 +239,8 @@ def fitted_cost_toml(report: dict) -> str:
     for name, w in fit["weights"].items():
         notes.append(f"{name}: {w['value']:.4g} [{w['interval'][0]:.4g}, "
                      f"{w['interval'][1]:.4g}] {w['unit']}")
+        if w.get("warning"):
+            notes.append(f"warning: {w['warning']}")
     return H.cost_toml(model, "\n".join(notes))
 
 

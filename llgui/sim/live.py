@@ -206,13 +206,11 @@ class LiveSession(Session):
             return None
         check(self.should_stop)
         self.step = self._doc_state.steps + 1
-        message, self.waited = self._receive()
-        if isinstance(message, P.Stop):
+        # the driver's turn: quotes answered (priced at the oracle's answer), then a request
+        message, self.waited = self._request(self._doc_state)
+        if message is None:
             self._doc_state.done = True
             return None
-        if not isinstance(message, P.Request):
-            raise self._fault(f"out of turn: expected a request or stop, got {message.type}")
-        self._check_target(self._doc_state.document, message.kind, message.target)
         self.pending = message
         return self._question(message)
 

@@ -25,9 +25,12 @@ class System:
     def document(self, message: P.DocumentStart) -> P.Hypothesis:
         raise NotImplementedError
 
-    def request(self) -> P.Request | None:
-        """The next request in active mode; None to stop."""
+    def request(self) -> P.Request | P.QuoteRequest | None:
+        """The next request in active mode (or a quote to ask first); None to stop."""
         return None
+
+    def quoted(self, message: P.Quote) -> None:
+        """What a request asked as a `quote` would cost (then `request` is called again)."""
 
     def learn(self, message: P.Answer | P.Correction) -> P.AdaptedReply:
         return P.AdaptedReply()
@@ -75,6 +78,9 @@ def serve(system: System, stdin: IO[bytes] | None = None, stdout: IO[str] | None
         elif isinstance(message, PrefixMessage):
             step = message.step if message.step is not None else step + 1
             say(replace(system.complete(message), doc=message.doc, step=message.step))
+        elif isinstance(message, P.Quote):
+            system.quoted(message)
+            ask()
         elif isinstance(message, P.EndDocument):
             system.end_document(message)
         elif isinstance(message, P.Bye):

@@ -2,7 +2,11 @@
 
 It starts from the bundle's hypothesis (the source when there is none). In active mode it asks
 for the reference of the sentence it is least sure of: the one with the most words no
-correction has confirmed yet. From every answer or post-edit it adopts the corrected
+correction has confirmed yet, among the sentences whose reference fits the budget `left`. It
+asks llgui the cost of a candidate first (a `quote`, no step spent: the cost depends on the
+reference, which it never sees), from the one it is least sure of down, and requests the
+first that fits; it stops when none does. So a long sentence over the budget is skipped, not
+refused. From every answer or post-edit it adopts the corrected
 sentence, aligns it with what it had written (`difflib` on words) and learns the substitutions
 of up to `MAX_PHRASE` words; it applies the rules it has learned to the rest of the document
 and to every later document (a rule seen with several targets takes the most frequent). It
@@ -98,24 +102,35 @@ class MTMemory(System):
                       else line for line in base]
         self.fixed: set[int] = set()
         self.asked: set[int] = set()
+        self.left = float(message.budget)
+        self.costs: dict[int, float] = {}   # sentence -> the cost llgui quoted
         return P.Hypothesis(message.doc, lines=tuple(self.lines))
 
-    def request(self) -> P.Request | None:
-        best, best_key = None, None
-        for i, line in enumerate(self.lines):
-            if i in self.asked or i in self.fixed:
-                continue
-            words = tokens(line)
-            key = (sum(1 for w in words if w not in self.confirmed), len(words), -i)
-            if best_key is None or key > best_key:
-                best, best_key = i, key
-        if best is None:
-            return None
-        self.asked.add(best)
-        return P.Request("reference", P.SentenceTarget(best + 1))
+    def request(self) -> P.Request | P.QuoteRequest | None:
+        todo = [i for i in range(len(self.lines)) if i not in self.asked and i not in self.fixed]
+        todo.sort(key=self._unsure, reverse=True)
+        for i in todo:
+            if i not in self.costs:        # what would it cost? (llgui answers, no step spent)
+                return P.QuoteRequest("reference", P.SentenceTarget(i + 1))
+            if self.costs[i] <= self.left + 1e-9:
+                self.asked.add(i)
+                return P.Request("reference", P.SentenceTarget(i + 1))
+        return None                        # nothing left that fits the budget
+
+    def _unsure(self, i: int) -> tuple:
+        """The order of asking: the most words no answer has confirmed, then the longest,
+        then the first."""
+        words = tokens(self.lines[i])
+        return (sum(1 for w in words if w not in self.confirmed), len(words), -i)
+
+    def quoted(self, message: P.Quote) -> None:
+        self.costs[message.target.sentence - 1] = float(message.cost)
+        self.left = float(message.left)
 
     def learn(self, message) -> P.AdaptedReply:
         index = message.target.sentence - 1
+        self.left = (message.left if message.left is not None
+                     else self.left - float(message.cost))
         corrected = message.answer if isinstance(message.answer, str) else ""
         seen = self.lines[index]
         changed = {}

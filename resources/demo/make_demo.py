@@ -996,6 +996,8 @@ def _diar_steps(spec: ShowSpec, turns: list[RefTurn], ad_break: int, noise: Show
         initiative = "active" if kind == "same" else "interactive"
         if rng.random() < 0.25:
             initiative = "interactive" if initiative == "active" else "active"
+        if kind == "segment":   # only ever a correction (docs/protocol.md): never asked
+            initiative = "interactive"
         learn = spec.mode
         if what == "same_split":
             a = turn_of(noise.split, before=ad_break)

@@ -92,6 +92,8 @@ class CostFit:
     residual_sd: float
     r2: float
     level: float = 0.95
+    informed: tuple[int, ...] = ()
+    """Per weight, the steps that inform it (a nonzero feature)."""
 
     def weight(self, name: str) -> float | None:
         return self.weights[self.names.index(name)] if name in self.names else None
@@ -106,9 +108,24 @@ class CostFit:
         return {"method": "ols, no intercept", "level": self.level, "steps": self.n,
                 "residual_sd": _num(self.residual_sd), "r2": _num(self.r2),
                 "weights": {name: {"value": _num(w), "interval": [_num(lo), _num(hi)],
-                                   "unit": FEATURE_UNITS[name]}
-                            for name, w, (lo, hi) in zip(self.names, self.weights,
-                                                         self.intervals)}}
+                                   "unit": FEATURE_UNITS[name], "steps": k,
+                                   "warning": few_steps_warning(name, k)}
+                            for name, w, (lo, hi), k in zip(
+                                self.names, self.weights, self.intervals,
+                                self.informed or (self.n,) * len(self.names))}}
+
+
+MIN_INFORMED = 3
+"""A weight informed by fewer steps than this gets a warning in the report."""
+
+
+def few_steps_warning(name: str, steps: int) -> str | None:
+    """The warning of a weight informed by fewer than MIN_INFORMED steps, else None."""
+    if steps >= MIN_INFORMED:
+        return None
+    return (f"{name} rests on {steps} step{'s' if steps != 1 else ''} (fewer than "
+            f"{MIN_INFORMED}): its value is those steps' seconds, and its interval comes from "
+            f"the other steps' residuals, not from its own spread")
 
 
 def fit_cost(features: np.ndarray, seconds: np.ndarray, level: float = 0.95) -> CostFit:
@@ -142,7 +159,8 @@ def fit_cost(features: np.ndarray, seconds: np.ndarray, level: float = 0.95) -> 
     return CostFit(names=tuple(FEATURES[j] for j in used),
                    weights=tuple(float(b) for b in beta),
                    intervals=tuple((float(b - h), float(b + h)) for b, h in zip(beta, half)),
-                   n=n, residual_sd=math.sqrt(sigma2), r2=r2, level=level)
+                   n=n, residual_sd=math.sqrt(sigma2), r2=r2, level=level,
+                   informed=tuple(int(np.count_nonzero(x[:, j])) for j in used))
 
 
 def kendall_tau(first: Mapping[str, float], second: Mapping[str, float]) -> dict:

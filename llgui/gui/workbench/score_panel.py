@@ -306,9 +306,14 @@ class ScorePanel(QWidget):
         item.addItem(pg.InfiniteLine(r.s_base, angle=0,
                                      pen=pg.mkPen(BASE, style=Qt.PenStyle.DotLine)))
         self._draw_questions(walk, item, costs, adapt)
-        # a bare scatter item: a data item's setData redid its curve and display data too
-        self._marker = pg.ScatterPlotItem([costs[step]], [adapt[step]], symbol="o", size=11,
-                                          brush=ADAPT, pen=pg.mkPen("k"))
+        # a ring under the marks when the steps are valued (the step's ▲/▼ shows inside it),
+        # else a filled disc; a bare scatter item: a data item's setData redid its curve too
+        ring = bool(walk.questions)
+        self._marker = pg.ScatterPlotItem([costs[step]], [adapt[step]], symbol="o",
+                                          size=15 if ring else 11,
+                                          brush=None if ring else ADAPT,
+                                          pen=pg.mkPen("k", width=2 if ring else 1))
+        self._marker.setZValue(1)
         item.addItem(self._marker)
         self._curve_of = walk
         labels = ("cumulative cost (" + _cost_unit(walk) + ")", display_name(r.metric))
@@ -339,7 +344,7 @@ class ScorePanel(QWidget):
             if at:
                 item.plot([costs[k] for k in at], [adapt[k] for k in at], pen=None,
                           symbol="t1" if up else "t", symbolSize=9, symbolBrush=colour,
-                          symbolPen=pg.mkPen(colour))
+                          symbolPen=pg.mkPen(colour)).setZValue(2)   # above "this step"
 
     def _curve_title(self, r, step: int) -> None:
         """The legend and the curve's figures; the same for every step of a document (the
@@ -355,7 +360,8 @@ class ScorePanel(QWidget):
 
             # one line when it fits, else two (at 1366x768 one line was cut after "area")
             title = self.curve_title = FittedTitle(self.curve, 8)
-        parts = [adapt, pen, "● this step", f"area {area}", f"MSR {msr}"]
+        parts = [adapt, pen, "○ this step" if getattr(self, "_questions_shown", False)
+                 else "● this step", f"area {area}", f"MSR {msr}"]
         if getattr(self, "_questions_shown", False):
             parts.insert(3, (f"<span style='color:{QUESTION_BETTER.name()}'>▲</span>/"
                              f"<span style='color:{QUESTION_WORSE.name()}'>▼</span> question vs "

@@ -273,6 +273,7 @@ class Workbench(QWidget):
         answer = self.model.COLUMNS.index("answer")
         self.table.setColumnWidth(answer, min(self.table.columnWidth(answer),
                                               16 * self.table.fontMetrics().height()))
+        self._fit_table()
         self.window_.signature_label.setText(
             f"{display_name(result.replay.metric)}: {result.replay.signature}")
         self.stack.setCurrentWidget({"mt": self.mt_view, "detection": self.det_view,
@@ -288,6 +289,31 @@ class Workbench(QWidget):
             self.diar_view.skip_overlap = zones["skip_overlap"]
             self._size_timeline()
         self.show_step(self.state.step)
+
+    TABLE_SHARE = 0.545
+    """At most this share of the workbench's width goes to the corrections table."""
+
+    def _fit_table(self) -> None:
+        """Widen the table's side of the splitter (up to TABLE_SHARE of it) so every column up
+        to the question value shows without scrolling sideways, with a little of the answer
+        (issue 35: the question column was off-screen at 1366x768 and 1920x1080)."""
+        total = self.splitter.width()
+        sizes = self.splitter.sizes()
+        if total <= 0 or len(sizes) != 2 or self.walkthrough is None:
+            return
+        answer = self.model.COLUMNS.index("answer")
+        table = self.table
+        need = (sum(table.columnWidth(c) for c in range(answer))
+                + 4 * table.fontMetrics().height()              # a glimpse of the answer
+                + table.verticalScrollBar().sizeHint().width() + 2 * table.frameWidth()
+                + (sizes[0] - table.width()))                   # the left side's margins
+        left = min(need, int(self.TABLE_SHARE * sum(sizes)))
+        if left > sizes[0]:
+            self.splitter.setSizes([left, sum(sizes) - left])
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_table()
 
     def _ask_questions(self, result: Walkthrough, bundle) -> None:
         """Issue 34: the value of the document's questions, on a worker after the walkthrough
@@ -641,6 +667,7 @@ class Workbench(QWidget):
                 self.model.dataChanged.emit(self.model.index(0, column),
                                             self.model.index(self.model.rowCount() - 1, column))
                 self.table.resizeColumnToContents(column)
+                self._fit_table()
                 self.scores.forget_curve()
                 self.show_step(self.state.step)
         elif key == "step-view":

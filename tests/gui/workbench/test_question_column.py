@@ -1,0 +1,72 @@
+"""Issue 35, items 2 and 3: the corrections table's question column shows without scrolling
+sideways at 1366x768 and 1920x1080 (with the step and initiative columns, scrolled to 0), and
+the learning curve's ▲/▼ of the current step stays visible where the "this step" mark is
+drawn (the pixel at the step's point on the grabbed plot has the mark's colour)."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QColor
+
+from llgui.gui.workbench.score_panel import QUESTION_BETTER, QUESTION_WORSE
+from tests.conftest import REPO
+from tests.gui.conftest import settle
+
+MT_BUNDLE = REPO / "resources" / "demo" / "mt" / "bundle.toml"
+DOC = "news-2023-01-09"   # steps 1-6 are the system's questions
+
+
+def open_demo(qtbot, size, step):
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    window.jobs.release()
+    assert window.open_bundles([MT_BUNDLE], select_doc=DOC, step=step, tab="workbench")
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: bool(window.workbench.model.walkthrough.questions), timeout=60000)
+    settle(qtbot, window)
+    qtbot.wait(50)
+    return window
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)])
+def test_the_question_column_shows_without_scrolling(qtbot, size):
+    window = open_demo(qtbot, size, 1)
+    try:
+        table, model = window.workbench.table, window.workbench.model
+        table.scrollTo(model.index(1, 0))
+        column = model.COLUMNS.index("question")
+        assert table.horizontalScrollBar().value() == 0
+        assert table.columnViewportPosition(model.COLUMNS.index("step")) == 0
+        right = table.columnViewportPosition(column) + table.columnWidth(column)
+        assert 0 < right <= table.viewport().width()
+        # the text is not elided: it fits in its column
+        text = model.index(1, column).data()
+        assert text and table.fontMetrics().horizontalAdvance(text) < table.columnWidth(column)
+    finally:
+        window.jobs.shutdown(5000)
+
+
+def test_the_current_steps_mark_stays_visible_on_the_curve(qtbot):
+    window = open_demo(qtbot, (1366, 768), 2)
+    try:
+        walk = window.workbench.model.walkthrough
+        value = walk.questions[2]
+        colour = QUESTION_BETTER if value.gain > 0 else QUESTION_WORSE
+        costs, adapt = walk.replay.curve()
+        curve = window.workbench.scores.curve
+        scene = curve.getPlotItem().vb.mapViewToScene(QPointF(costs[2], adapt[2]))
+        at = curve.mapFromScene(scene)
+        image = curve.grab().toImage()
+        ratio = image.devicePixelRatio()
+        # the triangle's centre: a little inside it, toward its base
+        dy = 1 if value.gain > 0 else -1
+        pixel = QColor(image.pixel(int(round(at.x() * ratio)), int(round((at.y() + dy) * ratio))))
+        assert abs(pixel.red() - colour.red()) + abs(pixel.green() - colour.green()) \
+            + abs(pixel.blue() - colour.blue()) < 40, (pixel.name(), colour.name())
+    finally:
+        window.jobs.shutdown(5000)

@@ -18,70 +18,35 @@ per-document S_base / S_adapt / S_pen and costs from the main window's collectio
 """
 from __future__ import annotations
 
-import html
-import math
 from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, Slot
-from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QStackedWidget, QTabWidget,
-    QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QSplitter,
+    QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter,
     QVBoxLayout, QWidget,
 )
 
-from llgui.core.errors import LoadError
-from llgui.core.display.layout import (
-    date_labels, finite_extent, nearest_index, pad_range, stems,
-)
-from llgui.core.display.palette import CAMPAIGN_SYSTEM_COLOURS
-from llgui.core.across_time.scores import continual_summary, diagonal, policy_scores
-from llgui.core.across_time.policy import (
-    PRESET_DESCRIPTIONS, PRESETS, Policy, window_columns, window_tests,
-)
+from llgui.core.display.layout import finite_extent
+from llgui.core.across_time.policy import PRESET_DESCRIPTIONS, Policy, window_columns
 from llgui.core.metrics import display_name, higher_is_better
-from llgui.io.policy_file import load_policy, save_policy
 from llgui.gui.widgets.plot_export import export_widget
 from llgui.gui.across_time.flips_panel import FlipsPanel
 from llgui.gui.across_time.heatmap import ScoreHeatmap
-from llgui.gui.across_time.policy_item import CURVE, PolicyCurveItem
+from llgui.gui.across_time.plots import CalendarAxis, TEXT, plot_widget, whole_axis
+from llgui.gui.across_time.policy_editor import PolicyEditing
+from llgui.gui.across_time.policy_item import PolicyCurveItem
+from llgui.gui.across_time.series import DocumentSeriesView
+from llgui.gui.across_time.sp_plot import PolicyScoresView
 
-PRESET_COLOURS = {"A": "#16a085", "B": "#7f8c8d", "C": "#a0522d"}
-PRESET_SHORT = {"A": "contemporary", "B": "uniform", "C": "past"}   # legend; tooltips say more
-PEN_COLOUR = "#8e44ad"
-SERIES_COLOURS = {"s_base": "#7f8c8d", "s_adapt": "#27ae60", "s_pen": "#8e44ad"}
-DIAGONAL_COLOUR = "#e67e22"
-COST_COLOUR = "#34495e"
-SYSTEM_COLOURS = CAMPAIGN_SYSTEM_COLOURS
-"""The other systems of a campaign, overlaid on the S_P plot."""
-MAX_NAMED_SYSTEMS = 4
-"""Other systems of a campaign named one by one in the S_P legend; beyond, one entry."""
-MAX_SYMBOLS = 60   # curves with more points are drawn without symbols (faster, and clearer)
 MODES = (("relative", "relative"), ("absolute", "absolute"))
-TEXT = "#222222"   # axis text and titles: darker than pyqtgraph's grey, readable at a glance
 
 
-def _plot(title: str = "") -> pg.PlotWidget:
-    widget = pg.PlotWidget()
-    widget.setBackground("w")
-    item = widget.getPlotItem()
-    item.setMenuEnabled(False)
-    item.showGrid(x=True, y=True, alpha=0.15)
-    if title:
-        item.setTitle(title, size="9pt", color=TEXT)
-    for name in ("left", "bottom"):
-        item.getAxis(name).enableAutoSIPrefix(False)
-        item.getAxis(name).setTextPen(TEXT)
-    return widget
+class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget):
+    """The tab; its policy editor, S_P plot and per-document plots are the mixins' (modules
+    policy_editor, sp_plot, series of this package)."""
 
-
-def _preset_name(policy: Policy, fallback: str) -> str:
-    """The preset letter if `policy` is one of them, else `fallback`."""
-    return next((k for k, p in PRESETS.items() if p == policy), fallback)
-
-
-class AcrossTimeTab(QWidget):
     def __init__(self, state, jobs, window, parent: QWidget | None = None):
         super().__init__(parent)
         self.state, self.jobs, self.window_ = state, jobs, window
@@ -205,7 +170,7 @@ class AcrossTimeTab(QWidget):
 
     def _build_plots(self) -> None:
         # Policy editor.
-        self.policy_plot = _plot()
+        self.policy_plot = plot_widget()
         item = self.policy_plot.getPlotItem()
         item.setMouseEnabled(x=False, y=False)
         item.hideButtons()
@@ -226,7 +191,7 @@ class AcrossTimeTab(QWidget):
         self.policy_hint.setWordWrap(True)   # never what keeps the policy plot wide
 
         # S_P against model time.
-        self.sp_plot = _plot()
+        self.sp_plot = plot_widget()
         item = self.sp_plot.getPlotItem()
         # Two legend columns along the top, over headroom kept free by _fit_sp_range.
         item.addLegend(offset=(6, 4), labelTextSize="8pt", colCount=2, labelTextColor=TEXT,
@@ -248,14 +213,14 @@ class AcrossTimeTab(QWidget):
         self.heatmap.model_clicked.connect(self.select_model)
 
         # Time series: scores per document, the diagonal, cumulative cost below.
-        self.series_plot = _plot()
+        self.series_plot = plot_widget()
         item = self.series_plot.getPlotItem()
         # two columns: half the rows over the data (four rows covered the last points at
         # 1366x768)
         item.addLegend(offset=(-6, 6), labelTextSize="8pt", labelTextColor=TEXT, colCount=2,
                        brush=pg.mkBrush(255, 255, 255, 215))
         item.getAxis("bottom").setStyle(showValues=False)   # the cost plot below has them
-        self.cost_plot = _plot()
+        self.cost_plot = plot_widget()
         self.cost_plot.getPlotItem().setXLink(item)
         self.cost_plot.setMaximumHeight(210)
         for widget in (self.series_plot, self.cost_plot):   # aligned plot areas
@@ -469,54 +434,6 @@ class AcrossTimeTab(QWidget):
 
     # -- user actions -----------------------------------------------------------------------
 
-    def apply_preset(self, letter: str) -> None:
-        """Make preset A, B or C the policy (one undoable edit)."""
-        self.state.edit_policy(PRESETS[letter], letter)
-        self._show_policy_controls()   # a no-op edit must still reset the button states
-
-    def set_mode(self, mode: str) -> None:
-        """Switch the policy between relative and absolute mode (one undoable edit).
-
-        The curve keeps its shape over the whole table: relative x = 0..1 maps onto the
-        calendar span [l_1, l_last] of the model times, and back.
-        """
-        policy = self.state.policy
-        if mode == policy.mode:
-            return
-        table = self.table()
-        if table is not None and len(table.models) > 0:
-            times = table.model_time_values()
-            l1, last = float(times.min()), float(times.max())
-        else:
-            l1, last = 0.0, 1.0
-        new = policy.in_mode(mode, l1, last, dates=self._dates())
-        self.state.edit_policy(new, _preset_name(new, "custom"))
-        self._show_policy_controls()
-
-    def set_normalise(self, normalise: bool) -> None:
-        new = self.state.policy.with_normalise(normalise)
-        self.state.edit_policy(new, _preset_name(new, "custom"))
-        self._show_policy_controls()
-
-    def load_policy_file(self, path: str | Path) -> bool:
-        """Make the policy of a file the policy (one undoable edit); errors go to the window."""
-        try:
-            policy = load_policy(path)
-        except LoadError as error:
-            self.window_.show_error(f"Could not load the policy {Path(path).name}",
-                                    [str(p) for p in error.problems])
-            return False
-        self.state.edit_policy(policy, _preset_name(policy, Path(path).stem))
-        return True
-
-    def save_policy_file(self, path: str | Path) -> None:
-        """Write the current policy as a policy file (atomic)."""
-        try:
-            save_policy(self.state.policy, path)
-        except OSError as error:
-            self.window_.show_error("Could not save the policy",
-                                    [f"{path}: {error.strerror or error}"])
-
     def select_model(self, row: int) -> None:
         """Mark model version `row`: its window on the heatmap, its tests on the policy plot."""
         self.selected_model = row
@@ -533,34 +450,6 @@ class AcrossTimeTab(QWidget):
 
     def _on_metric_box_activated(self, k: int) -> None:
         self.set_metric(self.metric_box.itemData(k))
-
-    def _on_mode_box_activated(self, k: int) -> None:
-        self.set_mode(self.mode_box.itemData(k))
-
-    def _on_normalise_box_clicked(self, checked: bool) -> None:
-        self.set_normalise(checked)
-
-    def _on_load_button_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Load policy", "",
-                                              "policy files (*.json);;All files (*)")
-        if path:
-            self.load_policy_file(path)
-
-    def _on_save_button_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save policy", "policy.json",
-                                              "policy files (*.json)")
-        if path:
-            self.save_policy_file(path)
-
-    def _on_policy_item_changing(self, policy) -> None:
-        self.state.policy_dragging.emit(policy)
-
-    def _on_policy_item_edited(self, policy) -> None:
-        self.state.edit_policy(policy, _preset_name(policy, "custom"))
-        # A drag back to where it started is no edit: redraw what the state holds.
-        if policy == self.state.policy:
-            self._show_tests(policy)
-            self._show_policy_scores(policy)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         if (watched is self.policy_plot and event.type() == QEvent.Type.KeyPress
@@ -599,22 +488,13 @@ class AcrossTimeTab(QWidget):
             self.bottom_split.setSizes([left, total - left])
         self.table_missing = missing   # tests read it
 
-    def _show_policy_controls(self) -> None:
-        if not self._built:
-            return
-        policy, name = self.state.policy, self.state.policy_name
-        for letter, button in self.preset_buttons.items():
-            button.setChecked(name == letter)
-        self.mode_box.setCurrentIndex(self.mode_box.findData(policy.mode))
-        self.normalise_box.setChecked(policy.normalise)
-
     def _set_time_axis(self, widget: pg.PlotWidget, dates: bool, label: str,
                        whole: bool = False) -> None:
         """Give `widget` a calendar (UTC) bottom axis when the times are dates; ticks on whole
         numbers only when the times are (documents at times 1, 2, 3, 4 ticked at 1.5, 2.5)."""
         if self._time_axes.get(id(widget)) != (dates, whole):
             axis = (CalendarAxis("bottom", utcOffset=0) if dates
-                    else _whole_axis() if whole else pg.AxisItem("bottom"))
+                    else whole_axis() if whole else pg.AxisItem("bottom"))
             axis.enableAutoSIPrefix(False)
             axis.setTextPen(TEXT)
             widget.getPlotItem().setAxisItems({"bottom": axis})
@@ -623,53 +503,6 @@ class AcrossTimeTab(QWidget):
             widget.getPlotItem().setLabel("bottom", label)
         else:
             widget.getPlotItem().showLabel("bottom", False)
-
-    def _show_policy(self) -> None:
-        policy = self.state.policy
-        bounds = self._bounds(policy)
-        self.policy_item.set_policy(policy, bounds)
-        item = self.policy_plot.getPlotItem()
-        if policy.mode == "relative":
-            self._set_time_axis(self.policy_plot, False,
-                                "x: place in the model's window (0 oldest test, 1 now)")
-        else:
-            self._set_time_axis(self.policy_plot, self._dates(),
-                                "test time" + (" (UTC)" if self._dates() else ""))
-        pad = 0.03 * (bounds[1] - bounds[0])
-        item.setXRange(bounds[0] - pad, bounds[1] + pad, padding=0)
-        top = max(1.0, float(policy.ws.max()) * 1.25)
-        item.setYRange(0.0, top, padding=0)
-        how = "normalised over each window" if policy.normalise else "raw weighted sum"
-        item.setTitle(f"user policy <b>{html.escape(self.state.policy_name)}</b> "
-                      f"({policy.mode}, {how})", size="9pt", color=TEXT)
-        self._show_tests(policy)
-
-    def _show_tests(self, policy: Policy) -> None:
-        """The tests model M_i weighs under `policy`, drawn as stems of the weight each gets
-        (un-normalised P(x), the curve's own scale). Runs on every drag signal."""
-        table = self.table()
-        i = self.model_index()
-        if table is None or i < 0:
-            self.stems.setData([], [])
-            self.test_marks.setData([], [])
-            return
-        # M_i's window [l_1, l_i], as in equation 2
-        xs, ws = window_tests(policy, table.model_time_values(), table.test_time_values(), i)
-        self.stems.setData(*stems(xs, ws))
-        # Dots on the stems' tips while they stay distinct (pyqtgraph symbols cost time).
-        if xs.size <= MAX_SYMBOLS:
-            self.test_marks.setData(xs, ws)
-        else:
-            self.test_marks.setData([], [])
-        # short enough for the plot's height at 1366x768 (the model's name, which may be
-        # long, is in the axis' tooltip; the title was cut: "stems: the 5 te", issue 35)
-        label = f"P(x) · stems: {xs.size} tests of M<sub>{i + 1}</sub>"
-        if label != getattr(self, "_tests_label", None):
-            axis = self.policy_plot.getPlotItem().getAxis("left")
-            self.policy_plot.getPlotItem().setLabel("left", label)
-            axis.setToolTip(f"weight P(x) of each test; the stems: the {xs.size} tests in the "
-                            f"window of model version {table.models[i]} (M{i + 1})")
-            self._tests_label = label
 
     def _show_matrix(self) -> None:
         table = self.table()
@@ -696,383 +529,6 @@ class AcrossTimeTab(QWidget):
             self.heatmap.set_window(-1, 0, -1)
         self.selected_line.setValue(float(table.model_time_values()[i]))
 
-    def _show_policy_scores(self, policy: Policy | None = None) -> None:
-        """S_P of every model version under `policy` (default: the state's), the presets, and
-        S_P of the penalised scores; fast enough to run on every drag signal."""
-        policy = self.state.policy if policy is None else policy
-        item = self.sp_plot.getPlotItem()
-        table = self.table()
-        if table is None or self.table_metric is None:
-            item.clear()
-            item.setTitle("this bundle has no [lifelong] score table", size="9pt", color=TEXT)
-            self.shown_sp = {"policy": None, "s_p": None, "s_p_pen": None}
-            return
-        x = table.model_time_values()
-        s_p = policy_scores(table, self.table_metric, policy)
-        has_pen = self.table_metric in table.values_pen
-        s_p_pen = (policy_scores(table, self.table_metric, policy, penalised=True)
-                   if has_pen and self.penalised_box.isChecked() else None)
-        self.shown_sp = {"policy": policy, "s_p": s_p, "s_p_pen": s_p_pen, "systems": {}}
-        curves = getattr(self, "_sp_curves", None)
-        if (curves is None or curves.get("table") is not table
-                or curves.get("metric") != self.table_metric
-                or curves.get("campaign") is not self.campaign_tables):
-            curves = self._build_sp_curves(table)
-        curves["current"].setData(x, s_p)
-        others = []
-        for name, other, curve in curves.get("systems", ()):
-            values = policy_scores(other, self.table_metric, policy)
-            curve.setData(other.model_time_values(), values)
-            self.shown_sp["systems"][name] = values
-            others.append(values)
-        if 0 <= self.system_index < len(self.campaign_tables):
-            self.shown_sp["systems"][self.campaign_tables[self.system_index][0]] = s_p
-        curves["others"] = others
-        self._fit_sp_range(curves, s_p, s_p_pen, dragging=policy is not self.state.policy)
-        name = self._current_name()
-        if curves.get("name") != name:
-            label = self.sp_plot.getPlotItem().legend.getLabel(curves["current"])
-            if label is not None:
-                label.setText(name)
-            curves["name"] = name
-        legend = self.sp_plot.getPlotItem().legend
-        if s_p_pen is not None:
-            curves["pen"].setData(x, s_p_pen)
-            curves["pen"].show()
-            if legend is not None and legend.getLabel(curves["pen"]) is None:
-                legend.addItem(curves["pen"], "current, penalised (eq. 3)")
-        else:
-            curves["pen"].setData([], [])
-            curves["pen"].hide()
-            # no entry for a curve that is not drawn (pyqtgraph showed a hidden one as ⊘)
-            if legend is not None and legend.getLabel(curves["pen"]) is not None:
-                legend.removeItem(curves["pen"])
-        self.penalised_box.setEnabled(has_pen)
-        # greyed means off: a table without penalised scores shows the box unticked (the
-        # choice made where it applies is kept for when it does)
-        if not has_pen and self.penalised_box.isChecked():
-            self._pen_wanted = True
-            self.penalised_box.blockSignals(True)
-            self.penalised_box.setChecked(False)
-            self.penalised_box.blockSignals(False)
-        elif has_pen and getattr(self, "_pen_wanted", False):
-            self._pen_wanted = False
-            self.penalised_box.blockSignals(True)
-            self.penalised_box.setChecked(True)
-            self.penalised_box.blockSignals(False)
-        self.penalised_box.setToolTip(
-            "also weigh the table's value_pen column (S_pen of each cell), equation 3" if has_pen
-            else "this table has no penalised scores (value_pen): a campaign's output-only "
-                 "cells have none")
-
-    def _fit_sp_range(self, curves: dict, s_p, s_p_pen, dragging: bool) -> None:
-        """Y range over every S_P curve with headroom at the top for the legend. While
-        dragging it only grows (a plot that rescales under the mouse is hard to read)."""
-        values = [*curves["presets"], s_p] + ([s_p_pen] if s_p_pen is not None else [])
-        values += list(curves.get("others", ()))
-        extent = finite_extent(values)
-        if extent is None:
-            return
-        lo, hi = extent
-        want = pad_range(lo, hi, 0.06, 0.45, least=1e-6)
-        vb = self.sp_plot.getPlotItem().getViewBox()
-        if dragging:
-            (cur_lo, cur_hi) = vb.viewRange()[1]
-            if lo >= cur_lo and hi <= cur_hi:
-                return
-            want = (min(want[0], cur_lo), max(want[1], cur_hi))
-        vb.setYRange(*want, padding=0)
-
-    def _build_sp_curves(self, table) -> dict:
-        item = self.sp_plot.getPlotItem()
-        item.clear()
-        if item.legend is not None:
-            item.legend.clear()
-        x = table.model_time_values()
-        dates = self._dates()
-        self._set_time_axis(self.sp_plot, dates, "model time lᵢ" + (" (UTC)" if dates else ""))
-        unit = display_name(self.table_metric)
-        better = higher_is_better(self.table_metric)
-        item.setLabel("left", f"S_P ({unit}, %)")
-        direction = {True: "higher is better", False: "lower is better"}.get(better, "")
-        item.setTitle(f"S_P(M<sub>i</sub>) = Σ<sub>t<sub>j</sub> ∈ [l<sub>1</sub>, "
-                      f"l<sub>i</sub>]</sub> s(M<sub>i</sub>, t<sub>j</sub>)·P(t<sub>j</sub>)"
-                      f" — {direction}", size="9pt", color=TEXT)
-        preset_values = []
-        few = len(x) <= MAX_SYMBOLS
-        for letter, preset in PRESETS.items():
-            values = policy_scores(table, self.table_metric, preset)
-            preset_values.append(values)
-            item.plot(x, values, pen=pg.mkPen(PRESET_COLOURS[letter], width=1.5,
-                                              style=Qt.PenStyle.DashLine),
-                      symbol=({"A": "t", "B": "s", "C": "d"}[letter] if few else None),
-                      symbolSize=6, symbolBrush=PRESET_COLOURS[letter], symbolPen=None,
-                      name=f"{letter} ({PRESET_SHORT[letter]})")
-        pen_curve = item.plot([], [], pen=pg.mkPen(PEN_COLOUR, width=2.5,
-                                                   style=Qt.PenStyle.DashDotLine),
-                              symbol="o" if few else None, symbolSize=6,
-                              symbolBrush=PEN_COLOUR, symbolPen=None,
-                              name="current, penalised (eq. 3)")
-        # Clicking a point of the current curve selects that model (symbols make it hittable;
-        # without them the heatmap rows still select).
-        current = item.plot([], [], pen=pg.mkPen(CURVE, width=3), symbol="o" if few else None,
-                            symbolSize=8,
-                            symbolBrush=CURVE, symbolPen=pg.mkPen("w"),
-                            name=self._current_name())
-        current.sigPointsClicked.connect(self._on_sp_points_clicked)
-        systems = []
-        if 0 <= self.system_index < len(self.campaign_tables):
-            from llgui.gui.widgets.system_legend import system_style
-
-            others = [(name, other) for k, (name, other) in enumerate(self.campaign_tables)
-                      if k != self.system_index and self.table_metric in other.metrics]
-            # many systems: colour + marker + line style apart, named on hover and in one
-            # legend entry (21 entries covered the plot, issue 35)
-            many = len(others) > MAX_NAMED_SYSTEMS
-            for name, other in others:
-                colour, symbol, dash = system_style(len(systems), SYSTEM_COLOURS)
-                curve = item.plot([], [], pen=pg.mkPen(colour, width=2 if not many else 1.2,
-                                                       style=dash),
-                                  symbol=symbol if few or many else None,
-                                  symbolSize=5 if not many else 7, symbolBrush=colour,
-                                  symbolPen=None,
-                                  name=None if many else f"{html.escape(name)} (current policy)")
-                if many:
-                    curve.scatter.opts.update(
-                        hoverable=True, tip=lambda x, y, data, name=name: f"{name}: {y:.2f}")
-                    curve.scatter.setAcceptHoverEvents(True)
-                    curve.setToolTip(name)
-                systems.append((name, other, curve))
-            if many and item.legend is not None:
-                item.legend.addItem(pg.PlotDataItem([], [], pen=pg.mkPen("#888888")),
-                                    f"{len(others)} other systems: hover for names")
-                item.legend.setToolTip("the other systems' S_P under the current policy, "
-                                       "told apart by colour, marker and line style; hover "
-                                       "a point for its system")
-        item.addItem(self.selected_line)
-        self._sp_curves = {"table": table, "metric": self.table_metric, "current": current,
-                           "pen": pen_curve, "name": self._current_name(),
-                           "presets": tuple(preset_values), "systems": systems,
-                           "campaign": self.campaign_tables}
-        return self._sp_curves
-
-    def _current_name(self) -> str:
-        """Legend of the current S_P curve: the policy, and the system of a campaign."""
-        if 0 <= self.system_index < len(self.campaign_tables):
-            name = html.escape(self.campaign_tables[self.system_index][0])
-            return f"{name}: current {self.state.policy_name}"
-        return f"current: {self.state.policy_name}"
-
-    def _on_sp_points_clicked(self, _curve, points, _ev=None) -> None:
-        table = self.table()
-        if table is None or not len(points):
-            return
-        row = nearest_index(table.model_time_values(), points[0].pos().x())
-        self.select_model(row)
-
-    def _show_summary(self) -> None:
-        table = self.table()
-        if table is None or self.table_metric is None:
-            self.summary.setText("")
-            return
-        better = higher_is_better(self.table_metric)
-        rows = [("scores", continual_summary(table, self.table_metric, higher_is_better=better))]
-        if self.table_metric in table.values_pen:
-            rows.append(("penalised", continual_summary(table, self.table_metric, penalised=True,
-                                                        higher_is_better=better)))
-
-        def f(v: float) -> str:
-            return "–" if v is None or math.isnan(v) else f"{v:+.2f}" if v < 0 else f"{v:.2f}"
-
-        header = "".join(f"<th align='right'>{name}</th>" for name, _ in rows)
-        body = "".join(
-            f"<tr><td>{label}</td>" + "".join(f"<td align='right'>{f(getattr(s, attr))}</td>"
-                                              for _, s in rows) + "</tr>"
-            for label, attr in (("ACC", "acc"), ("BWT", "bwt"), ("FWT", "fwt"),
-                                ("forgetting", "forgetting"),
-                                ("learning acc.", "learning_accuracy")))
-        s = rows[0][1]
-        if s.higher_is_better is False:
-            sign = ("lower is better: <b>BWT &gt; 0</b> means forgetting (the error "
-                    "on old tests grew), <b>FWT &lt; 0</b> positive transfer.")
-        elif s.higher_is_better:
-            sign = ("higher is better: <b>BWT &lt; 0</b> means forgetting, "
-                    "<b>FWT &gt; 0</b> positive transfer.")
-        else:
-            sign = "metric direction unknown."
-        self.summary.setText(
-            f"<b>Continual-learning summary</b> ({html.escape(display_name(self.table_metric))})"
-            f"<table cellspacing='4'><tr><th></th>{header}</tr>{body}</table>"
-            f"<small>BWT, FWT: later − earlier, in the metric's units; {sign} "
-            f"<b>Forgetting &gt; 0</b>: the last model is worse than the best before it. Hover "
-            f"for the definitions.</small>")
-        self.summary.setToolTip(
-            f"<small>Lopez-Paz &amp; Ranzato (2017), over tests: ACC = mean of s(M<sub>last"
-            f"</sub>, t<sub>j</sub>); BWT = mean of s(M<sub>last</sub>, t<sub>j</sub>) − "
-            f"s(M<sub>i(j)</sub>, t<sub>j</sub>) ({s.n_bwt} tests); FWT = mean of "
-            f"s(M<sub>i(j)−1</sub>, t<sub>j</sub>) − s(M<sub>0</sub>, t<sub>j</sub>) "
-            f"({s.n_fwt} tests; against the {html.escape(s.fwt_baseline)}, where GEM has a random "
-            f"model); forgetting (Chaudhry et al. 2018) = mean shortfall of s(M<sub>last</sub>, t<sub>j</sub>)"
-            f" against the best earlier s(M<sub>i</sub>, t<sub>j</sub>), i ≥ i(j), positive when "
-            f"worse ({s.n_forgetting} tests);"
-            f" learning acc. (Riemer et al. 2019) = mean of s(M<sub>i(j)</sub>, t<sub>j</sub>) "
-            f"({s.n_learning} tests); M<sub>i(j)</sub> is the first model at or after t<sub>j</sub>. "
-            f"Differences are later − earlier in the metric's units; {sign}</small>")
-
-    def _show_series(self) -> None:
-        item = self.series_plot.getPlotItem()
-        cost_item = self.cost_plot.getPlotItem()
-        item.clear()
-        if item.legend is not None:
-            item.legend.clear()
-        cost_item.clear()
-        self.series_points = {}
-        bundle = self.bundle()
-        if bundle is None:
-            # say why, not an empty plot with 0-1 ticks (issue 35)
-            item.setTitle("no bundle: open one to see its documents over time",
-                          size="9pt", color=TEXT)
-            for plot in (self.series_plot, self.cost_plot):
-                for side in ("left", "bottom"):
-                    plot.getPlotItem().getAxis(side).setStyle(showValues=False)
-            return
-        for side in ("left",):
-            item.getAxis(side).setStyle(showValues=True)
-            cost_item.getAxis(side).setStyle(showValues=True)
-        cost_item.getAxis("bottom").setStyle(showValues=True)
-        dates = bool(bundle.documents and bundle.documents[0].time.is_date) or self._dates()
-        clock = dates and any("T" in d.time.text or " " in d.time.text.strip()
-                              for d in bundle.documents)
-        label = "time" + (" (UTC)" if clock else "")   # plain dates have no time zone
-        whole = not dates and all(float(d.time.value).is_integer() for d in bundle.documents)
-        self._set_time_axis(self.series_plot, dates, "", whole)
-        self._set_time_axis(self.cost_plot, dates, label, whole)
-        self.series_plot.getPlotItem().getAxis("bottom").setStyle(showValues=False)
-        result = self.collections.get(self.bundle_index)
-        table = self.table()
-        names = []
-        if result is not None and result.replays:
-            series = result.series()
-            x = series.times
-            names.append(display_name(result.metric))
-            for attr, label_text in (("s_base", "S_base"), ("s_adapt", "S_adapt"),
-                                     ("s_pen", "S_pen")):
-                y = getattr(series, attr)
-                colour = SERIES_COLOURS[attr]
-                line = item.plot(x, y, pen=pg.mkPen(colour, width=2 if attr == "s_pen" else 1.5),
-                                 symbol="o", symbolSize=9, symbolBrush=colour,
-                                 symbolPen=pg.mkPen("w"), data=list(series.docs),
-                                 name=f"{label_text} per document ({display_name(result.metric)})")
-                line.sigPointsClicked.connect(self._on_series_points_clicked)
-                if attr == "s_pen":
-                    self.series_points = {d: (float(a), float(b))
-                                          for d, a, b in zip(series.docs, x, y)}
-                    none = series.n_steps == 0
-                    if none.any():   # S_pen = S_base there by construction: no result
-                        item.plot(x[none], y[none], pen=None, symbol="o", symbolSize=15,
-                                  symbolBrush=None, symbolPen=pg.mkPen(colour, width=1.5,
-                                                                       style=Qt.PenStyle.DotLine),
-                                  name="(no steps): no penalised result")
-            self._overlay_other_systems(item, bundle, result)
-            cost = series.cum_cost
-            unit = result.cost_unit or ("words" if bundle.task == "mt" else "seconds listened")
-            cost_line = cost_item.plot(x, cost, pen=pg.mkPen(COST_COLOUR, width=1.5),
-                                       symbol="s", symbolSize=7, symbolBrush=COST_COLOUR,
-                                       data=list(series.docs))
-            cost_line.sigPointsClicked.connect(self._on_series_points_clicked)
-            cost_item.setTitle(f"cumulative human cost ({unit})", size="8pt", color=TEXT)
-        elif bundle.documents:
-            item.setTitle("scoring the documents…", size="9pt", color=TEXT)
-        if table is not None and self.table_metric is not None:
-            values = diagonal(table, self.table_metric)
-            item.plot(table.model_time_values(), values,
-                      pen=pg.mkPen(DIAGONAL_COLOUR, width=1.5, style=Qt.PenStyle.DashLine),
-                      symbol="t1", symbolSize=8, symbolBrush=DIAGONAL_COLOUR, symbolPen=None,
-                      name=f"s(M<sub>i</sub>, l<sub>i</sub>), lifelong table "
-                           f"({display_name(self.table_metric)})")
-            names.append(display_name(self.table_metric))
-        if result is not None and result.replays:
-            # Open on the documents (the points one clicks); the diagonal may span a longer
-            # period: the wheel zooms out, the plot's "A" button shows everything.
-            lo, hi = float(min(result.times)), float(max(result.times))
-            pad = max(0.08 * (hi - lo), 3 * 86400.0 if dates else 0.5)
-            item.setXRange(lo - pad, hi + pad, padding=0)
-            # headroom over the data for the legend (top right): it covered the last points
-            extent = finite_extent(getattr(series, a) for a in ("s_base", "s_adapt", "s_pen"))
-            self._series_extent = extent
-            if extent is not None:
-                self._fit_series_range()
-                if not getattr(self, "_series_fit", False):
-                    self._series_fit = True
-                    item.getViewBox().sigResized.connect(self._fit_series_range)
-        unique = sorted(set(names))
-        item.setLabel("left", f"{' / '.join(unique)} (%)" if unique else "score (%)")
-        if result is not None:
-            if getattr(self, "series_title", None) is None:
-                from llgui.gui.widgets.fit_title import FittedTitle
-
-                # on two lines where one is cut (1366 px)
-                self.series_title = FittedTitle(self.series_plot, 9, TEXT)
-            self.series_title.set(["per document, in processing order",
-                                   "click a point to open it in the workbench (wheel: zoom)"])
-
-    def _overlay_other_systems(self, item, bundle, result) -> None:
-        """The other open bundles of the same task (other systems on the same documents),
-        their S_pen per document in the same metric, over this one's (issue 35: two systems
-        were never drawn together here)."""
-        from llgui.gui.widgets.system_legend import system_style
-
-        self.series_others = {}
-        drawn = 0
-        for k, other in enumerate(self.state.bundles):
-            theirs = self.collections.get(k)
-            if (k == self.bundle_index or other.task != bundle.task or theirs is None
-                    or not theirs.replays or theirs.metric != result.metric
-                    or drawn >= MAX_NAMED_SYSTEMS):
-                continue
-            series = theirs.series()
-            colour, symbol, dash = system_style(drawn, SYSTEM_COLOURS)
-            name = other.name or Path(other.path or "").stem
-            item.plot(series.times, series.s_pen, pen=pg.mkPen(colour, width=1.2, style=dash),
-                      symbol=symbol, symbolSize=7, symbolBrush=colour, symbolPen=None,
-                      name=f"{html.escape(name)}: S_pen")
-            self.series_others[name] = series.s_pen
-            drawn += 1
-
-    def _fit_series_range(self, *_) -> None:
-        """Room above the scores for the legend, from the legend's rows and the plot's height
-        in pixels, again when the plot is resized (rows guessed at 9 % of the range each left
-        it over the last points at 1366x768)."""
-        extent = getattr(self, "_series_extent", None)
-        item = self.series_plot.getPlotItem()
-        if extent is None:
-            return
-        rows = -(-len(item.legend.items) // 2) if item.legend is not None else 0
-        plot_px = max(item.getViewBox().height(), 1.0)
-        legend_px = max(item.legend.boundingRect().height() if item.legend is not None else 0,
-                        rows * QFontMetrics(self.font()).height() * 1.5)
-        share = min(0.6, (legend_px + 16) / plot_px)
-        item.setYRange(*pad_range(*extent, 0.05, 0.05 + share / (1 - share), least=1.0),
-                       padding=0)
-
-    def _on_series_points_clicked(self, _curve, points, _ev=None) -> None:
-        if not len(points):
-            return
-        doc = points[0].data()
-        if doc is None:
-            return
-        self.open_document(str(doc))
-
-    def open_document(self, doc: str) -> None:
-        """Select a document of the shown bundle and show it in the workbench."""
-        self.state.select(self.bundle_index, doc)
-        self.window_.show_tab("workbench")
-
-    def document_scene_position(self, doc: str):
-        """Scene position of a document's S_pen point in the time series (tests click it)."""
-        x, y = self.series_points[doc]
-        return self.series_plot.getPlotItem().getViewBox().mapViewToScene(pg.Point(x, y))
-
     # -- export -----------------------------------------------------------------------------
 
     def export_plot(self, path: str) -> None:
@@ -1082,19 +538,6 @@ class AcrossTimeTab(QWidget):
         if not self._built:
             return
         export_widget(self.plots, path, "llgui: across time")
-
-
-class CalendarAxis(pg.DateAxisItem):
-    """A UTC date axis whose labels say the month and year (`date_labels`), not "07 12 17"."""
-
-    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
-        labels = date_labels([v * scale for v in values], spacing * scale)
-        if 28 * 86400 <= spacing * scale < 365 * 86400:
-            # month ticks: the year on the first and on January only ("Nov 2023 Dec Jan 2024"),
-            # or pyqtgraph drops them all as overlapping, leaving a lone "2024"
-            labels = [t if k == 0 or t.startswith("Jan") else t.split(" ")[0]
-                      for k, t in enumerate(labels)]
-        return labels
 
 
 NO_TABLE = (
@@ -1110,10 +553,4 @@ NO_TABLE = (
     "versions and test batches and writes such a table; the README's \"Across time\" says "
     "more.")
 
-__all__ = ["AcrossTimeTab"]
-
-
-def _whole_axis():
-    from llgui.gui.across_time.whole_axis import WholeAxis
-
-    return WholeAxis("bottom")
+__all__ = ["AcrossTimeTab", "CalendarAxis"]   # CalendarAxis: the systems tab uses it

@@ -29,8 +29,8 @@ problem is left out; a missing hypothesis file is a gap (`Campaign.gaps`), not a
 Decisions: ids of batches and models are used in file names, so they are letters, digits, `.`,
 `_` and `-` (not starting with `.`); `hypotheses` holds `{model}` and `{batch}` and no other
 field (`{model}` may be left out when the system has a single model version: the path is
-that version's output; `{batch}` may be left out when every batch has `lines` or `docids`: then each model
-version's file is a whole system output, cut by each batch's selection when its cell is
+that version's output; `{batch}` may be left out when every batch has `lines` or `docids`:
+then each model version's file is a whole system output, cut by each batch's selection when its cell is
 scored, with the same length checks as a bundle's); all times (batches and models) are of one kind, numbers or ISO dates; batches and
 a system's models are sorted by time (then id), as the lifelong table is.
 """

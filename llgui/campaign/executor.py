@@ -194,15 +194,23 @@ def per_cell_estimate(times: Sequence[float]) -> float:
 
 
 def worth_workers(per_cell_s: float, remaining: int, measurements: Measurements,
-                  cores: int | None = None) -> tuple[int, str]:
+                  cores: int | None = None, cells_left: int | None = None,
+                  cells: int | None = None) -> tuple[int, str]:
     """(worker processes to start, why): 0 when this process is predicted to finish the
-    `remaining` cells (`per_cell_s` each, measured here) no later than a LocalCluster would,
-    starting included."""
+    `remaining` jobs (`per_cell_s` each, measured here) no later than a LocalCluster would,
+    starting included. `cells_left` of `cells`: the campaign's cells not done yet (those
+    timed here are done), named in the message; the jobs are fewer when cells of identical
+    content are scored once."""
     cores = free_cores() if cores is None else cores
     alone = per_cell_s * remaining
     n = min(cores, remaining)
-    head = (f"{per_cell_s * 1000:.0f} ms a cell here, {remaining} left: about {alone:.1f} s "
-            f"in this process")
+    if cells_left is None:
+        left = f"{remaining} left"
+    else:
+        left = f"{cells_left}{f' of {cells}' if cells is not None else ''} cells left"
+        if cells_left != remaining:
+            left += f" ({remaining} to score, the others share a scored output)"
+    head = f"{per_cell_s * 1000:.0f} ms a cell here, {left}: about {alone:.1f} s in this process"
     if n < 2:
         return 0, f"{head}; {cores} core{'s' if cores != 1 else ''} free"
     startup = measurements.startup_s * n / 2

@@ -234,7 +234,8 @@ def run_campaign(
                 first += 1
             per_cell = per_cell_estimate(times)
             measurements = Measurements.load(cache.root if cache is not None else None)
-            n, why = worth_workers(per_cell, len(pending) - first + len(online), measurements)
+            n, why = worth_workers(per_cell, len(pending) - first + len(online), measurements,
+                                   cells_left=total - state["done"], cells=total)
             extra = dict(threads=plan.threads, memory_limit=plan.memory_limit,
                          cell_seconds=plan.cell_seconds)
             plan = (Plan("local", n, None, f"a local Dask cluster of {n} worker processes "

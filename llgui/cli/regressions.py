@@ -23,8 +23,10 @@ def arguments(p: argparse.ArgumentParser) -> None:
                    help="detection: a trial is decided target when its score is above T "
                         "(default: 0, the Bayes threshold of log-likelihood ratios)")
     p.add_argument("--top", type=options.integer(0, 10**6), default=20, metavar="N",
-                   help="regressed units listed per version pair in the JSON summary "
-                        "(default: 20; every one is a row)")
+                   help="units listed per version pair (and per online run's relapses) in "
+                        "the table, the rest counted on a '… N more' row, and in the JSON "
+                        "summary's 'regressed' (default: 20; the JSON's rows and the CSV keep "
+                        "every one)")
     p.add_argument("--samples", type=options.integer(1, options.MAX_SAMPLES), default=1000,
                    metavar="N", help="bootstrap resamples of NFR / NFI (default: 1000)")
     p.add_argument("--seed", type=options.integer(0, options.MAX_SEED), default=12345,
@@ -45,4 +47,4 @@ def run(args) -> str:
         return to_json(report)
     if args.format == "csv":
         return regressions_csv(report)
-    return regressions_table(report)
+    return regressions_table(report, top=args.top)

@@ -28,8 +28,9 @@ problem is left out; a missing hypothesis file is a gap (`Campaign.gaps`), not a
 
 Decisions: ids of batches and models are used in file names, so they are letters, digits, `.`,
 `_` and `-` (not starting with `.`); `hypotheses` holds `{model}` and `{batch}` and no other
-field (`{batch}` may be left out when every batch has `lines` or `docids`: then each model
-version's file is a whole system output, cut by each batch's selection when its cell is
+field (`{model}` may be left out when the system has a single model version: the path is
+that version's output; `{batch}` may be left out when every batch has `lines` or `docids`:
+then each model version's file is a whole system output, cut by each batch's selection when its cell is
 scored, with the same length checks as a bundle's); all times (batches and models) are of one kind, numbers or ISO dates; batches and
 a system's models are sorted by time (then id), as the lifelong table is.
 """
@@ -193,7 +194,7 @@ class _CampaignLoader(_Loader):
                         present = target.is_file()
                     except (OSError, ValueError) as exc:   # a name too long, a NUL
                         self.add(self.pos.key_line(("systems",), "hypotheses", s),
-                                 f"hypotheses {written[:60]!r}...: not a usable path "
+                                 f"hypotheses {_show_path(written)}: not a usable path "
                                  f"({getattr(exc, 'strerror', None) or exc})")
                         continue
                     if present:
@@ -441,7 +442,7 @@ class _CampaignLoader(_Loader):
             replicates = self.replicates(table, line) if "replicates" in table else None
             if "hypotheses" in table:
                 self.template(template, line("hypotheses"), batches,
-                              replicate=replicates is not None)
+                              replicate=replicates is not None, n_models=len(models))
             if replicates is not None:   # one run per replicate, named NAME@REPLICATE
                 if self.problems.count == count and models:
                     for rep in replicates:
@@ -511,7 +512,7 @@ class _CampaignLoader(_Loader):
         return sorted(out, key=lambda m: (m.time.value, m.id))
 
     def template(self, value: object, line: int, batches: list[Batch] = (),
-                 replicate: bool = False) -> None:
+                 replicate: bool = False, n_models: int = 2) -> None:
         if not isinstance(value, str) or not value.strip():
             self.add(line, f"hypotheses must be a path template with {{model}} and {{batch}}, "
                            f"not {_show(value)}")
@@ -520,7 +521,7 @@ class _CampaignLoader(_Loader):
             parsed = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(value)
                       if f is not None]
         except ValueError as exc:
-            self.add(line, f"hypotheses {_show(value)} is not a valid template ({exc})")
+            self.add(line, f"hypotheses {_show_path(value)} is not a valid template ({exc})")
             return
         fields = [f for f, _, _ in parsed]
         for field, spec, conv in parsed:
@@ -535,15 +536,26 @@ class _CampaignLoader(_Loader):
                            f"{', '.join('{' + k + '}' for k in known)}"
                            f"{'' if replicate else '; {replicate} needs replicates = [...]'})")
         if replicate and "replicate" not in fields:
-            self.add(line, f"hypotheses {_show(value)} has no {{replicate}}: every replicate "
-                           f"needs its own files")
-        if "model" not in fields:
-            self.add(line, f"hypotheses {_show(value)} has no {{model}}: every model version "
-                           f"needs its own file")
+            self.add(line, f"hypotheses {_show_path(value)} has no {{replicate}}: every "
+                           f"replicate needs its own files")
+        if "model" not in fields and n_models != 1:   # one version: the path is its output
+            self.add(line, f"hypotheses {_show_path(value)} has no {{model}}: every model "
+                           f"version needs its own file (only a single model version may "
+                           f"leave it out)")
         whole = [b.id for b in batches if b.rows is None]
         if "batch" not in fields and whole:
             # one file per model version, cut by each batch's lines or docids
-            self.add(line, f"hypotheses {_show(value)} has no {{batch}}: a whole system file "
-                           f"is cut by each batch's lines or docids, and batch "
+            self.add(line, f"hypotheses {_show_path(value)} has no {{batch}}: a whole system "
+                           f"file is cut by each batch's lines or docids, and batch "
                            f"{whole[0]!r} has neither (give it lines or docids, or write "
                            f"{{batch}} in the template)")
+
+
+def _show_path(value: object, limit: int = 60) -> str:
+    """A path for a message, shortened at its START so the file name stays readable
+    (`'.../sysA/hyp.ONLINE-A.en'`); anything else as `_show` writes it."""
+    if not isinstance(value, str):
+        return _show(value)
+    if len(value) <= limit:
+        return repr(value)
+    return repr("..." + value[-(limit - 3):])

@@ -4,9 +4,17 @@
 anything was wrong) and `out/lifelong/<system>.csv` per system, in the long format of
 DESIGN.md section 3 that `llgui.io.lifelong.load_lifelong` (and so the GUI and `llgui
 lifelong`) reads. Every file is written atomically.
+
+A lifelong file is named after its system as it reads (`lifelong_stem`): a name of ASCII
+letters, digits, `_ - . @` (a replicate's `alpha@s1`) is kept, since every OS takes it; any
+other character becomes `_` (`alpha/s1` -> `alpha_s1`), a name Windows reserves (`CON`, `nul`,
+`COM1`...) or ending in `.` gets a `_`, and only when two systems would share a file (also
+ignoring case, as Windows' and macOS's file systems do) the later one gets `_2`, `_3`...
+campaign.json's `"lifelong_files"` maps every system's name to its file.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Mapping
 
@@ -37,26 +45,57 @@ def safe_name(name: str) -> str:
     return _safe_name(name, "system")
 
 
+_READABLE = re.compile(r"[A-Za-z0-9_\-@][A-Za-z0-9_.\-@]*", re.ASCII)
+_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
+             *(f"lpt{i}" for i in range(10))}
+MAX_STEM = 100
+
+
+def lifelong_stem(name: str) -> str:
+    """A system name as a readable file stem, safe on every OS (see the module docstring);
+    not injective by itself: `lifelong_files` adds a suffix on a collision."""
+    if _READABLE.fullmatch(name) and len(name) <= MAX_STEM:
+        stem = name
+    else:
+        stem = re.sub(r"[^A-Za-z0-9_.@\-]+", "_", name, flags=re.ASCII).lstrip(".")
+        stem = stem[:MAX_STEM] or "system"
+    if stem.endswith(".") or stem.split(".")[0].lower() in _RESERVED:
+        stem += "_"
+    return stem
+
+
+def lifelong_files(names) -> dict[str, str]:
+    """Each system name -> its file under the report's folder, `lifelong/STEM.csv`: the
+    readable stem, with `_2`, `_3`... only where an earlier system (in report order) already
+    took it, case ignored."""
+    out, used = {}, set()
+    for name in names:
+        base = lifelong_stem(name)
+        stem, k = base, 1
+        while stem.casefold() in used:
+            k += 1
+            stem = f"{base}_{k}"
+        used.add(stem.casefold())
+        out[name] = f"lifelong/{stem}.csv"
+    return out
+
+
 def write_campaign(report: Mapping, out: str | Path, progress=None) -> list[Path]:
     """Write the JSON report and the lifelong CSVs into `out`; returns the files written.
     `progress(fraction)` hears how far it is (each file is written atomically, with an fsync:
     about 10 ms a system on a laptop's disk)."""
     out = Path(out)
     written = []
-    used: set[str] = set()
+    files = lifelong_files(system["name"] for system in report["systems"])
     n = len(report["systems"])
     for k, system in enumerate(report["systems"]):
         if progress is not None:
             progress(k / (n + 1))
-        stem = safe_name(system["name"])
-        while stem in used:  # two names that clean to the same file name
-            stem += "_"
-        used.add(stem)
-        path = out / "lifelong" / f"{stem}.csv"
+        path = out / files[system["name"]]
         write_atomic(path, lifelong_csv(system))
         written.append(path)
     path = out / "campaign.json"
-    write_atomic(path, to_json(report))
+    write_atomic(path, to_json({**report, "lifelong_files": files}))
     written.append(path)
     return written
 
@@ -124,4 +163,5 @@ def _s_p_cell(row: Mapping, policy: str) -> str:
     return f"{value} ({versions}/{of})"
 
 
-__all__ = ["campaign_csv", "campaign_table", "lifelong_csv", "write_campaign", "to_json"]
+__all__ = ["campaign_csv", "campaign_table", "lifelong_csv", "lifelong_files", "lifelong_stem",
+           "write_campaign", "to_json"]

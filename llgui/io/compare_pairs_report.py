@@ -1,8 +1,10 @@
 """`llgui compare --all-pairs` output as a table or CSV, and the human-agreement block.
 
-The table has one row per pair and metric: the two systems, the difference (b - a), the
-p-value, the adjusted p-value (Holm's, when asked) with `*` where it is below the level, and
-which system is better. A header says how many pairs were tested and what a 0.05 level means
+The table lists each system's score with its 95 % percentile interval, then one row per pair
+and metric: the two systems, the difference (b - a), the p-value, the adjusted p-value
+(Holm's, when asked) with `*` where it is below the level, which system is better, and the
+effect size, the chance that humans agree with the ranking (BLEU and chrF, Kocmi et al.
+2024, as `compare`'s). A header says how many pairs were tested and what a 0.05 level means
 over that many; the source (which model versions and batches a campaign's outputs are) and
 the signatures follow.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from llgui.io.compare_report import _agreement, _interval
 from llgui.io.export import fmt, render_table, to_csv
 
 
@@ -19,7 +22,9 @@ def _rows(report: Mapping):
             e = pair["metrics"][key]
             yield {"metric": meta["label"], "a": pair["a"], "b": pair["b"],
                    "delta": e["delta"], "p_value": e["p_value"], "p_adjusted": e["p_adjusted"],
-                   "significant": e["significant"], "better": e["better"] or ""}
+                   "significant": e["significant"], "better": e["better"] or "",
+                   "human_agreement": (e.get("effect") or {}).get("human_agreement"),
+                   "humans_agree": _agreement(e)}
 
 
 def _pairs(n: int) -> str:
@@ -41,22 +46,30 @@ def pairs_table(report: Mapping) -> str:
         head += (f"\nwith {report['samples']} resamples no p is below 1/{report['samples'] + 1}"
                  f", so no adjusted p can be below {smallest:.4f}: nothing can be starred; "
                  f"use --samples {int(n / report['level']) + 1} or more")
-    scores = [[s["name"]] + [fmt(s["metrics"][k]["score"], 2)
-                             for k in report["metric_signatures"]] for s in report["systems"]]
-    labels = [m["label"] for m in report["metric_signatures"].values()]
+    scores = [[s["name"]] + [cell for k in report["metric_signatures"]
+                             for cell in (fmt(s["metrics"][k]["score"], 2),
+                                          _interval(s["metrics"][k]))]
+              for s in report["systems"]]
+    labels = [text for m in report["metric_signatures"].values()
+              for text in (m["label"], "95% interval")]
     rows = [[r["metric"], r["a"], r["b"], fmt(r["delta"], 2), f"{r['p_value']:.4f}",
              (f"{r['p_adjusted']:.4f}" if r["p_adjusted"] is not None else "")
-             + ("*" if r["significant"] else ""), r["better"]] for r in _rows(report)]
+             + ("*" if r["significant"] else ""), r["better"], r["humans_agree"]]
+            for r in _rows(report)]
     source = report.get("source") or {}
     lines = [head, "", render_table(["system", *labels], scores).rstrip("\n"), "",
-             render_table(["metric", "a", "b", "b - a", "p", "p adjusted", "better"],
-                          rows).rstrip("\n"), ""]
+             render_table(["metric", "a", "b", "b - a", "p", "p adjusted", "better",
+                           "humans agree"], rows).rstrip("\n"), ""]
     if source.get("kind") == "cells":
         models = ", ".join(f"{k} {v}" for k, v in source["models"].items())
         lines.append(f"compared: {source['what']} ({models}); batches "
                      f"{', '.join(source['batches'])}, {source['n_units']} units"
                      + (f"; left out: {', '.join(source['batches_left_out'])}"
                         if source.get("batches_left_out") else ""))
+    lines.append("95% interval: percentile interval of the resampled scores; humans agree: "
+                 "probability that humans rank a and b as the metric's b - a does (Kocmi et "
+                 "al. 2024, mt-thresholds; BLEU and chrF with sacreBLEU's default settings, "
+                 "one curve pooled over many language pairs)")
     lines.append(f"resampling: {report['signature']}")
     for key, meta in report["metric_signatures"].items():
         lines.append(f"{meta['label']}: {meta['signature']}")
@@ -64,7 +77,8 @@ def pairs_table(report: Mapping) -> str:
 
 
 def pairs_csv(report: Mapping) -> str:
-    header = ["metric", "a", "b", "delta", "p_value", "p_adjusted", "significant", "better"]
+    header = ["metric", "a", "b", "delta", "p_value", "p_adjusted", "significant", "better",
+              "human_agreement"]
     return to_csv(header, [[r[k] for k in header] for r in _rows(report)])
 
 

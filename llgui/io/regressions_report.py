@@ -29,7 +29,35 @@ def _pct(value) -> str:
     return fmt(value)
 
 
-def regressions_table(report: Mapping) -> str:
+def _listed(rows, top: int | None):
+    """The table's rows: at most `top` per version pair of a system (flips) or per online
+    run (relapses), in the report's order (worst first), then `… N more` where some are not
+    listed; every row when `top` is None."""
+    if top is None:
+        yield from ((r, 0) for r in rows)
+        return
+
+    def key(r):
+        return (r["kind"], r["system"], r.get("before") if r["kind"] == "flip" else None,
+                r.get("after") if r["kind"] == "flip" else None)
+
+    group, count = None, 0
+    for r in rows:
+        if key(r) != group:
+            if count > top:
+                yield last, count - top
+            group, count = key(r), 0
+        count += 1
+        last = r
+        if count <= top:
+            yield r, 0
+    if count > top:
+        yield last, count - top
+
+
+def regressions_table(report: Mapping, top: int | None = None) -> str:
+    """The report as text; `top`: the units listed per version pair / online run (`llgui
+    regressions --top`, default every one), the rest counted on a `… N more` row."""
     out = []
     if report["flips"]:
         out.append(f"negative flips  {report['signature']}  (NFR, NFI in %, 95 % bootstrap "
@@ -67,8 +95,13 @@ def regressions_table(report: Mapping) -> str:
                    f"{' *' if single['significant'] else ''}\n")
     if report["rows"]:
         rows = []
-        for r in report["rows"]:
-            if r["kind"] == "flip":
+        for r, more in _listed(report["rows"], top):
+            if more:
+                where = (f"{r['before']}->{r['after']}" if r["kind"] == "flip" else
+                         "online run")
+                rows.append(["…", r["system"], where, f"{more} more (--top {top})", "", "",
+                             ""])
+            elif r["kind"] == "flip":
                 rows.append(["flip", r["system"], f"{r['before']}->{r['after']}",
                              f"{r['batch']} {r['unit']}", fmt(r["score_before"]),
                              fmt(r["score_after"]), fmt(r["delta"])])

@@ -43,7 +43,7 @@ from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, Sentence
 from llgui.io.interactions import target_to_json
 from llgui.sim import protocol as P
 from llgui.sim.oracles import Move, Oracle, PrefixOracle, RefIndex, View, step_for
-from llgui.sim.output import RunWriter, WriteFailed, run_name
+from llgui.sim.output import RunWriter, WriteFailed, msr_metric, run_name, stop_note
 from llgui.sim.prefix import (
     PREFIX_MINOR, Completion, completed_lines, prefix_message, run_effort,
     step_limit as prefix_step_limit,
@@ -666,6 +666,12 @@ class Session:
 
     def _write_run(self, code: int, error: str | None) -> RunResult:
         results = self._results_so_far()
+        listed = [r.doc for r in results]
+        dropped = self.writer.drop_unlisted(listed) if code and self.writer else []
+        cut = [r.doc for r in results if r.partial]
+        undone = [d.id for d in self.bundle.documents if d.id not in listed]
+        if code:   # what the stop cut or left undone (or nothing: partial false)
+            error = f"{error or 'stopped'} ({stop_note(cut, undone, dropped)})"
         run = {
             "system": {"name": self.system_name or (self.hello.name if self.hello else ""),
                        "version": self.hello.version if self.hello else "",
@@ -682,16 +688,16 @@ class Session:
             "started": self.started,
             "ended": _now(),
             "exit": code,
-            "partial": code != 0,
+            "partial": bool(cut or undone),
             "error": error,
             "metrics": self.metrics,
+            **msr_metric(self.metrics, self._score_metrics, self.bundle.task),
             "documents": [{"doc": r.doc, "mode": r.mode, "budget": r.budget, "steps": r.steps,
                            "cost": r.cost, "scores": r.scores}
                           | ({"partial": True} if r.partial else {})
                           | ({"refused": r.refused} if r.refused else {})
                           for r in results],
         }
-        cut = [d["doc"] for d in run["documents"] if d.get("partial")]
         run["cut_short"] = cut   # documents with h0 and steps the stop cut off
         if self.prefix_steps:   # WSR, KSR, MAR, KSMR beside S_pen (llgui.core.mt.ipmt)
             run.update(run_effort(self.bundle, self.prefix_steps, run["documents"]))

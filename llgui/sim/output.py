@@ -30,6 +30,7 @@ import tomllib
 from contextlib import contextmanager
 from pathlib import Path
 
+from llgui.core.metrics import error_metrics
 from llgui.core.types import Bundle, DiarDocument, Step
 from llgui.io.bundle_writer import write_bundle
 from llgui.io.interactions import TurnTexts, step_line
@@ -115,6 +116,7 @@ class RunWriter:
         self.steps = 0
         self.log_path = self.out / "logs" / "system.jsonl"
         self._whole = 0   # bytes of the log that hold whole steps
+        self._pending: tuple[str, str] | None = None   # h0 being written: (doc id, file)
         with _writing(self.log_path):
             (self.out / "hyp").mkdir(parents=True, exist_ok=True)
             (self.out / "logs").mkdir(parents=True, exist_ok=True)
@@ -130,6 +132,7 @@ class RunWriter:
         name = safe_name(document.id)
         relative = f"hyp/{name}.rttm" if isinstance(document, DiarDocument) else \
             f"hyp/{name}.txt"
+        self._pending = (document.id, relative)   # a stop from here on: `drop_unlisted`
         with _writing(self.out / relative):
             if isinstance(document, DiarDocument):
                 write_rttm(self.out / relative, document.uri, hypothesis)
@@ -139,7 +142,38 @@ class RunWriter:
                     self._write_cut(document, name)
         self.documents.append((document.id, relative))
         self.write_bundle()
+        self._pending = None
         return self.out / relative
+
+    def drop_unlisted(self, listed) -> list[str]:
+        """After a stop: remove the files of every document whose h0 was being written or
+        read when the run stopped and which run.json does not list (`listed`: the ids it
+        lists), so the folder holds no h0 that nothing names; the bundle is rewritten
+        without them. Returns the ids dropped (issue: a SIGINT inside `add_hypothesis` left
+        hyp/deen-4.txt in neither run.json nor bundle.toml)."""
+        listed = set(listed)
+        pending = [self._pending] if self._pending is not None else []
+        dropped = [(d, r) for d, r in dict.fromkeys(self.documents + pending) if d not in listed]
+        if not dropped:
+            return []
+        for doc_id, relative in dropped:
+            name = Path(relative).stem
+            files = [self.out / relative, self.out / "src" / f"{name}.txt"]
+            if self.tables.get(doc_id, {}).get("cut"):
+                files += list((self.out / "ref").glob(f"{name}.*.txt"))
+            for path in files:
+                try:
+                    path.unlink(missing_ok=True)
+                except OSError:
+                    pass
+        gone = {d for d, _ in dropped}
+        self.documents = [(d, r) for d, r in self.documents if d not in gone]
+        self._pending = None
+        try:
+            self.write_bundle()
+        except WriteFailed:
+            pass
+        return [d for d, _ in dropped]
 
     def _write_cut(self, document, name: str) -> None:
         """The references and source of a document cut by `lines`/`docids`, as the loader
@@ -233,3 +267,30 @@ class RunWriter:
             self._log.close()
         except OSError:
             self._cut_log()
+
+
+def stop_note(cut, undone, dropped=()) -> str:
+    """What a stopped run left, for run.json's `error`: the documents cut short, those it
+    never ran (with those whose h0 arrived as it stopped and whose file was removed), or
+    that every document had ended."""
+    if not cut and not undone:
+        return "after every document had ended: nothing was cut short or left undone"
+    parts = []
+    if cut:
+        parts.append(f"cut short: {', '.join(cut)}")
+    if undone:
+        parts.append(f"not run: {', '.join(undone)}")
+    if dropped:
+        parts.append(f"h0 of {', '.join(dropped)} arrived as it stopped: not kept")
+    return "; ".join(parts)
+
+
+def msr_metric(metrics, scored, task: str) -> dict:
+    """run.json's `msr_metric`: the error metric whose counts give the MSR (the first of the
+    bundle's metrics that counts errors, else the task's first, TER or DER, which the oracle
+    looks through). Its scores stand in every document's entry even when the bundle's
+    `metrics` does not name it."""
+    errors = [e for e in error_metrics(task) if e in scored]
+    if not errors:
+        return {}
+    return {"msr_metric": next((m for m in errors if m in metrics), errors[0])}

@@ -4,6 +4,7 @@ cores, the start-up and efficiency a local cluster measured on this machine)."""
 from __future__ import annotations
 
 import json
+import re
 
 from llgui.campaign.executor import Measurements, choose, scheduler_address, worth_workers
 from llgui.campaign.run import run_campaign
@@ -26,6 +27,9 @@ def test_worth_workers_weighs_start_up_against_the_measured_cell_cost():
     # a poor measured efficiency keeps the work here
     n, _ = worth_workers(0.5, 100, Measurements(2.0, 0.5, True), cores=2)
     assert n == 0
+    # 11 jobs for 20 cells not done yet (cells of the same content are scored once)
+    _, why = worth_workers(0.028, 11, known, cores=2, cells_left=20, cells=48)
+    assert why.startswith("28 ms a cell here, 20 of 48 cells left (11 to score, ")
 
 
 def test_measurements_are_read_back_and_damage_means_the_priors(tmp_path):
@@ -40,10 +44,17 @@ def test_measurements_are_read_back_and_damage_means_the_priors(tmp_path):
 def test_the_default_times_the_first_cells_and_says_why(reference_data, tmp_path):
     path = build_wmt_campaign(tmp_path, reference_data, [list(range(0, 20)),
                                                          list(range(20, 40))])
-    said = []
-    run = run_campaign(load_campaign(path), use_cache=False, announce=said.append)
+    said, done = [], []
+    run = run_campaign(load_campaign(path), use_cache=False, announce=said.append,
+                       progress=lambda d, total: done.append((d, total, len(said))))
     assert run.plan.kind in ("in-process", "local")
     assert " ms a cell here, " in said[0] and said[0].startswith("running ")
+    # the cells left it names are the campaign's cells not yet done when it chose (issue:
+    # "11 left" had counted only what was still to score, next to a stale "1/48 cells")
+    before = [(d, total) for d, total, n_said in done if n_said == 0]
+    left, of = map(int, re.search(r"(\d+) of (\d+) cells left", said[0]).groups())
+    assert of == before[-1][1] == len(load_campaign(path).cells)
+    assert left == of - before[-1][0]
     reference = run_campaign(load_campaign(path), workers=0, use_cache=False)
     assert to_json(run.report) == to_json(reference.report)
 

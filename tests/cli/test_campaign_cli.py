@@ -145,7 +145,7 @@ def test_bad_campaign_files(tiny, capsys, name, breaker, line, reason, scored):
         problems
     report = json.loads((out_dir / "campaign.json").read_text())
     assert report["partial"] is True and report["problems"]
-    assert json.loads(out) == report
+    assert json.loads(out) == {k: v for k, v in report.items() if k != "lifelong_files"}
     assert sum(len(s["cells"]) for s in report["systems"]) == scored
 
 

@@ -131,3 +131,37 @@ def test_baseline_on_an_output_only_campaign_equals_sacrebleu(campaign, capsys):
         for system, result in zip(report["systems"], expected[metric]):
             assert system["metrics"][metric]["score"] == pytest.approx(result.score, abs=1e-4)
             assert system["metrics"][metric]["p_value"] == result.p_value
+
+
+def test_every_pair_has_the_human_agreement_effect_and_the_table_the_intervals(campaign,
+                                                                                capsys):
+    """comparing.md: compare and its JSON give "effect" for BLEU and chrF; --all-pairs had
+    dropped it. Each pair's chance that humans agree is mt-thresholds' accuracy of the
+    difference of sacrebleu's corpus scores, b's minus a's."""
+    import sacrebleu
+    from mt_thresholds import accuracy
+
+    path, refs, hyps = campaign
+    report = _run(capsys, path, "--all-pairs", "--test", "ar", "--samples", 50)
+    corpus = {n: {"bleu": sacrebleu.corpus_bleu(hyps[n], [refs]).score,
+                  "chrf": sacrebleu.corpus_chrf(hyps[n], [refs]).score} for n in SYSTEMS}
+    for pair in report["pairs"]:
+        for metric in ("bleu", "chrf"):
+            effect = pair["metrics"][metric]["effect"]
+            delta = corpus[pair["b"]][metric] - corpus[pair["a"]][metric]
+            assert effect["delta"] == pytest.approx(delta, abs=1e-9)
+            chance = accuracy(abs(delta), metric) / 100
+            assert effect["human_agreement"] == (pytest.approx(chance) if chance > 0.5
+                                                 else None)
+    assert main(["compare", str(path), "--all-pairs", "--test", "ar", "--samples", "50"]) == 0
+    table = capsys.readouterr().out
+    assert "humans agree" in table and "95% interval" in table
+    onb = next(s for s in report["systems"] if s["name"] == "ONLINE-B")["metrics"]["bleu"]
+    row = next(line for line in table.splitlines() if line.startswith("ONLINE-B "))
+    assert f"[{onb['low']:.2f}, {onb['high']:.2f}]" in row
+    first = report["pairs"][0]
+    agree = first["metrics"]["bleu"]["effect"]["human_agreement"]
+    expected = f"{100 * agree:.1f}%" if agree is not None else first["metrics"]["bleu"][
+        "effect"]["reading"]
+    assert any(line.split()[:3] == ["BLEU", first["a"], first["b"]] and expected in line
+               for line in table.splitlines()), table

@@ -12,7 +12,7 @@ def test_every_bad_system_is_refused_past_the_limit_and_the_rest_is_counted(tmp_
     lines = ['[campaign]', 'name = "big"', 'task = "mt"', '', '[[batches]]', 'id = "b1"',
              'time = 1', 'references = ["ref.txt"]', '']
     for i in range(600):
-        lines += ['[[systems]]', f'name = "s{i}"', 'models = [{id = "M0", time = 0}]',
+        lines += ['[[systems]]', f'name = "s{i}"', 'models = [{id = "M0", time = 0}, {id = "M1", time = 1}]',
                   'hypotheses = "hyp.txt"', '']   # no {model}, no {batch}: two problems each
     path = tmp_path / "campaign.toml"
     path.write_text("\n".join(lines), encoding="utf-8")

@@ -99,6 +99,7 @@ class AllPairs:
 
     def report(self) -> dict:
         """Plain data: the JSON of `compare --all-pairs`."""
+        from llgui.core.significance.effect import effect_entry
         from llgui.core.significance.resample import finite_or_none
 
         n = len(self.systems)
@@ -120,7 +121,11 @@ class AllPairs:
                 entry[m.key] = {"delta": t.delta, "p_value": t.p_value, "test": t.test,
                                 "p_adjusted": finite_or_none(t.p_adjusted),
                                 "significant": t.better is not None,
-                                "better": None if t.better is None else self.systems[t.better]}
+                                "better": None if t.better is None else self.systems[t.better],
+                                # as compare's: b's corpus score minus a's, Kocmi et al. 2024
+                                "effect": effect_entry(m.key, m.estimates[second].score
+                                                       - m.estimates[first].score,
+                                                       m.signature)}
             pairs.append({"a": self.systems[first], "b": self.systems[second],
                           "metrics": entry})
         n_pairs = n * (n - 1) // 2

@@ -38,7 +38,7 @@ from llgui.core.diarization.track import DiarTrack
 from llgui.core.errors import UsageError
 from llgui.core.jobs import Cancelled, check
 from llgui.core.metrics import error_metrics
-from llgui.core.penalty import PenaltyAccumulator, feedback_of, make_track
+from llgui.core.penalty import PenaltyAccumulator, make_track, step_feedback
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
 from llgui.sim import protocol as P
 from llgui.sim.oracles import Move, Oracle, PrefixOracle, RefIndex, View, step_for
@@ -150,7 +150,8 @@ class _DocScores:
             adapted = track.advance(step)
             self.last[m] = adapted
             s_pen = self.sums[m].add(cost, cor.score, imp.score, adapted.score,
-                                     feedback_of(track.metric, seen.stats, cor.stats))
+                                     step_feedback(track.metric, step, seen.stats, cor.stats,
+                                                   imp.stats))
             out[m] = (cor.score, imp.score, adapted.score, s_pen)
         return out
 

@@ -373,3 +373,26 @@ def test_compare_shows_each_systems_effort(runs):
         run = json.loads((out / s / "prefix" / "run.json").read_text())
         _close(report["ipmt"][s], {k: run["ipmt"][k] for k in ("wsr", "ksr", "mar", "ksmr")})
         assert f"{s}: interactive-predictive MT effort" in compare_table(report)
+
+
+@pytest.mark.parametrize("trg_lang", ["ja", None])
+def test_the_word_prefix_oracle_refuses_a_script_without_spaces(tmp_path, trg_lang):
+    """Japanese has no spaces between words: a sentence would be one "word", typed whole.
+    `--oracle prefix` is refused (exit 2) pointing at prefix-char, whether trg_lang says so
+    or the references show it."""
+    (tmp_path / "ref.ja").write_text("ディエゴ・コッカがメキシコ代表の新監督に就任する\n今日は晴れです\n",
+                                     encoding="utf-8")
+    (tmp_path / "hyp.ja").write_text("ディエゴ・コッカがメキシコの新監督になる\n今日は雨です\n",
+                                     encoding="utf-8")
+    settings = f'\n[settings]\ntrg_lang = "{trg_lang}"\n' if trg_lang else ""
+    (tmp_path / "bundle.toml").write_text(
+        f'[bundle]\ntask = "mt"\nmetrics = ["chrf"]\n{settings}\n[[documents]]\nid = "d"\n'
+        'time = 1\nreferences = ["ref.ja"]\nhypothesis = "hyp.ja"\n', encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "llgui", "simulate", str(tmp_path / "bundle.toml"),
+         "--system", "mt_complete", "--oracle", "prefix", "--out", str(tmp_path / "o"),
+         "--quiet"], capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    assert "written without spaces" in done.stderr and "--oracle prefix-char" in done.stderr
+    assert ("trg_lang ja" if trg_lang else "its references") in done.stderr
+    assert "Traceback" not in done.stderr

@@ -74,7 +74,7 @@ def report(sim: Simulation, fmt: str) -> str:
              for row in rows]
     text = export.render_table(header, shown, align_left=3 if sim.panel is None else 2)
     what = (f"S_* are means over documents of {sim.metric}; MSR (pooled, %) from "
-            f"{sim.panel.msr_metric}; weight = max(0, 1 - best MSR of the oracle)"
+            f"{sim.panel.msr_metric}; weight = min(1, max(0, 1 - best MSR of the oracle))"
             if sim.panel is not None else "scores in %; MSR from error-count metrics")
     if sim.panel is not None and sim.panel.notes:
         what += "\n" + "\n".join(sim.panel.notes)

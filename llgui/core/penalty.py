@@ -253,6 +253,17 @@ def feedback_of(metric: Metric, seen_stats: np.ndarray, corrected_stats: np.ndar
     return float(seen[0] - metric.errors(corrected_stats)[0])
 
 
+def step_feedback(metric: Metric, step: Step, seen_stats: np.ndarray, cor_stats: np.ndarray,
+                  imp_stats: np.ndarray) -> float:
+    """`feedback_of` a step: the errors the correction removes from the hypothesis the human
+    saw; for a `prefix` step (interactive-predictive MT), the errors the typed unit removes,
+    impaired minus corrected (both versions are the reference's length, `prefix_versions`),
+    so a word typed counts as the edits it fixes and nothing the system's text holds."""
+    if step.kind == "prefix":
+        return feedback_of(metric, imp_stats, cor_stats)
+    return feedback_of(metric, seen_stats, cor_stats)
+
+
 def replay(
     track: Track,
     steps: Sequence[Step],
@@ -315,7 +326,7 @@ def replay(
             imp = track.impaired(step)
             adapted = track.advance(step)
             s_pen = sums.add(cost, cor.score, imp.score, adapted.score,
-                             feedback_of(metric, seen.stats, cor.stats))
+                             step_feedback(metric, step, seen.stats, cor.stats, imp.stats))
             results.append(StepScores(step.step, step.initiative, step.kind, cost, sums.cost,
                                       cor.score, imp.score, adapted.score, s_pen, s_mem))
             step_stats.append((cor.stats, imp.stats, adapted.stats))

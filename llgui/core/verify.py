@@ -83,7 +83,7 @@ def verify_walkthrough(walk: Walkthrough, settings,
         check(should_stop)
         s = view.scores
         if s.s_cor is not None:
-            checks.append(Check(i, "s_cor", s.s_cor, scorer.score(view.corrected)))
+            checks.append(Check(i, "s_cor", s.s_cor, scorer.score(scorer.corrected(view))))
             imp, note = scorer.impaired(view)
             checks.append(Check(i, "s_imp", s.s_imp, imp, note))
         checks.append(Check(i, "s_adapt", s.s_adapt, scorer.score(view.adapted)))
@@ -106,6 +106,18 @@ class _MTScorer:
     def score(self, hypothesis) -> float:
         return self.metric.library_score(list(hypothesis), self.doc.references)
 
+    def corrected(self, view) -> tuple[str, ...]:
+        """The corrected hypothesis scored: the view's, but for a prefix step the version made
+        from the step and the reference (`prefix_versions`)."""
+        if view.step.kind != "prefix":
+            return view.corrected
+        from llgui.core.mt.ipmt import prefix_versions
+
+        index = view.corrected_segments[0]
+        hypothesis = list(view.seen)
+        hypothesis[index] = prefix_versions(self.doc.references[0][index], view.step.answer)[0]
+        return tuple(hypothesis)
+
     def impaired(self, view) -> tuple[float | None, str]:
         """The library's score of a real strictly wrong version of the corrected segment."""
         index = view.corrected_segments[0]
@@ -116,7 +128,8 @@ class _MTScorer:
             if any(NOTHING in r for r in refs):
                 return None, "the reference contains the replacement character"
             hypothesis = list(view.seen)
-            hypothesis[index] = prefix_versions(view.seen[index], view.step.answer)[1]
+            hypothesis[index] = prefix_versions(self.doc.references[0][index],
+                                                view.step.answer)[1]
             return self.score(hypothesis), ""
         row = self.metric.segment_stats(view.seen[index],
                                         self.metric.reference_info(list(refs)))
@@ -171,6 +184,9 @@ class _DiarScorer:
                 self.doc.reference, turns, uem=self.doc.uem, collar=self.metric.collar,
                 skip_overlap=self.metric.skip_overlap, unmappable=unmappable).jer
         return float(value) if math.isfinite(value) else math.nan
+
+    def corrected(self, view):
+        return view.corrected
 
     def impaired(self, view) -> tuple[float | None, str]:
         return self.score(view.impaired, (view.unmappable,)), ""

@@ -402,6 +402,19 @@ def describe_answer(step, document=None) -> str:
     return "" if answer is None else str(answer)
 
 
+def _kept(answer) -> tuple[int, str]:
+    """How much of the sentence a prefix step kept, in the step's unit: characters (spaces
+    included) for a character step, characters (not spaces) for a word step in a script
+    written without spaces, words otherwise."""
+    from llgui.core.mt.script import CHARACTERS, count_units, detect_unit
+
+    if answer.unit == "character":
+        return len(answer.prefix), "character"
+    if detect_unit([answer.prefix + answer.typed]) == CHARACTERS:
+        return count_units(answer.prefix, CHARACTERS), "character"
+    return len(answer.prefix.split()), "word"
+
+
 def describe_step(step, hours: bool | None = None, mapping=None, **labels) -> str:
     """One line on what the human was asked or gave (diarization: `hours` for h:mm:ss,
     `mapping` of the hypothesis seen and `labels` (reference_labels, seen_labels) to say who
@@ -434,7 +447,8 @@ def describe_step(step, hours: bool | None = None, mapping=None, **labels) -> st
     if kind == "prefix":
         if answer.accept:
             return f"step {step.step}: the human accepted {describe_target(step)}"
+        kept, unit = _kept(answer)
         what = "character" if answer.unit == "character" else "word"
-        return (f"step {step.step}: the human kept {len(answer.prefix.split())} word(s) of "
+        return (f"step {step.step}: the human kept {kept} {unit}{'' if kept == 1 else 's'} of "
                 f"{describe_target(step)} and typed the {what} “{answer.typed}”")
     return f"step {step.step}: segment {describe_target(step)} annotated"

@@ -38,7 +38,8 @@ from llgui.core.diarization.track import DiarTrack
 from llgui.core.errors import UsageError
 from llgui.core.jobs import Cancelled, check
 from llgui.core.metrics import error_metrics
-from llgui.core.penalty import PenaltyAccumulator, feedback_of, make_track
+from llgui.core.mt.ipmt import WORD
+from llgui.core.penalty import PenaltyAccumulator, make_track, step_feedback
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
 from llgui.io.interactions import target_to_json
 from llgui.sim import protocol as P
@@ -152,7 +153,8 @@ class _DocScores:
             adapted = track.advance(step)
             self.last[m] = adapted
             s_pen = self.sums[m].add(cost, cor.score, imp.score, adapted.score,
-                                     feedback_of(track.metric, seen.stats, cor.stats))
+                                     step_feedback(track.metric, step, seen.stats, cor.stats,
+                                                   imp.stats))
             out[m] = (cor.score, imp.score, adapted.score, s_pen)
         return out
 
@@ -176,6 +178,19 @@ def default_budget(document, budget: float | None, cost: CostModel, settings=Non
     return DEFAULT_BUDGET_SECONDS * cost.listen_weight
 
 
+def _refuse_words_without_spaces(bundle: Bundle, name: str) -> None:
+    """The word-level prefix oracle splits at white space: in a script written without spaces
+    (trg_lang zh, ja, th, or detected) a sentence is one word, typed whole; refused."""
+    from llgui.core.mt.script import CHARACTERS, bundle_unit
+
+    if bundle_unit(bundle.settings, bundle.documents) == CHARACTERS:
+        lang = (bundle.settings or {}).get("trg_lang")
+        why = f"trg_lang {lang}" if lang else "its references"
+        raise ValueError(f"the {name} oracle types whole words, split at white space, and this "
+                         f"bundle's target ({why}) is written without spaces: each sentence would "
+                         "be one word; use --oracle prefix-char (one character a step)")
+
+
 class Session:
     """One system driven through a bundle by one oracle (see the module text)."""
 
@@ -195,6 +210,8 @@ class Session:
             raise ValueError(f"the {oracle.name} oracle is interactive-predictive MT: it needs "
                              "an MT bundle and volunteers (not --mode active, nor "
                              "--interactive-ratio)")
+        if isinstance(oracle, PrefixOracle) and oracle.unit == WORD:
+            _refuse_words_without_spaces(bundle, oracle.name)
         self.bundle, self.command, self.oracle = bundle, command, oracle
         self.out = Path(out)
         self.system_name = system_name

@@ -85,7 +85,9 @@ def barrachina(outputs: list[str], reference: str, unit: str) -> dict:
         if k != cursor:
             counts["mouse"] += 1
         counts["words"] += 1
-        counts["keys"] += len(ref[k])
+        # a word's characters, then a space where the reference goes on (section 5.1: the
+        # keystrokes of typing the reference; every word typed is 100 %)
+        counts["keys"] += len(ref[k]) + (1 if unit == WORD and k + 1 < len(ref) else 0)
         cursor = k + 1
     return counts
 
@@ -179,10 +181,16 @@ def test_prefix_oracle_word_and_character():
 
 
 def test_prefix_penalty_versions():
-    answer = PrefixAnswer("the ", "new")
-    corrected, impaired = prefix_versions("the old coach", answer)
-    assert corrected == "the new coach"
-    assert impaired == "the \ue000\ue000\ue000 coach"
+    """Made from the step and the reference alone: the rest of the reference masked."""
+    ref, x = "the new coach", "\ue000"
+    corrected, impaired = prefix_versions(ref, PrefixAnswer("the ", "new"))
+    assert corrected == "the new " + x * 5
+    assert impaired == "the " + x * 3 + " " + x * 5
+    # a character inside a word: the word is wrong both ways; its last character completes it
+    assert prefix_versions(ref, PrefixAnswer("the n", "e", CHARACTER)) == \
+        ("the ne" + x + " " + x * 5, "the n" + x * 2 + " " + x * 5)
+    assert prefix_versions(ref, PrefixAnswer("the ne", "w", CHARACTER)) == \
+        ("the new " + x * 5, "the ne" + x + " " + x * 5)
     assert prefix_versions("the new coach x", PrefixAnswer("the new coach", "")) == \
         ("the new coach", "the new coach")
 
@@ -190,18 +198,39 @@ def test_prefix_penalty_versions():
 def test_effort_on_a_hand_counted_log():
     """Reference "a b c" (5 characters, 3 words). Steps: type "a" at the start (no pointer
     move: the error is at the start); the completion is wrong from "c": the expert points
-    there (1 move) and types "c"; accept (1). Words 2, keys 2, mouse 2."""
+    there (1 move) and types "c"; accept (1). Words 2, keys 3, mouse 2."""
     def step(n, prefix, typed):
         return Step(DOC, n, "interactive", "prefix", SentenceTarget(1),
                     PrefixAnswer(prefix, typed))
 
     effort = ipmt_effort([step(1, "", "a"), step(2, "a b ", "c"), step(3, "a b c", "")],
                          {DOC: ["a b c"]})
-    assert (effort.word_strokes, effort.keystrokes, effort.mouse_actions) == (2, 2, 2)
+    # keys: "a" and the space after it (the reference goes on), "c" (its last word)
+    assert (effort.word_strokes, effort.keystrokes, effort.mouse_actions) == (2, 3, 2)
     assert effort.wsr == pytest.approx(100 * 2 / 3)
-    assert effort.ksr == pytest.approx(100 * 2 / 5)
+    assert effort.ksr == pytest.approx(100 * 3 / 5)
     assert effort.mar == pytest.approx(100 * 2 / 5)
-    assert effort.ksmr == pytest.approx(100 * 4 / 5)
+    assert effort.ksmr == pytest.approx(100 * 5 / 5)
+
+
+def test_typing_every_word_is_a_ksr_of_100():
+    """Barrachina et al. 2009, section 5.1: KSR is the keystrokes against typing the
+    reference, so an expert who types every word (and the space after each but the last)
+    of "the new coach" (13 characters) has typed 13 keys: 100 %, as at character level."""
+    ref = "the new coach"
+
+    def step(n, prefix, typed, unit=WORD):
+        return Step(DOC, n, "interactive", "prefix", SentenceTarget(1),
+                    PrefixAnswer(prefix, typed, unit))
+
+    words = [step(1, "", "the"), step(2, "the ", "new"), step(3, "the new ", "coach"),
+             step(4, ref, "")]
+    effort = ipmt_effort(words, {DOC: [ref]})
+    assert effort.keystrokes == len(ref) and effort.ksr == pytest.approx(100.0)
+    assert effort.wsr == pytest.approx(100.0)
+    chars = [step(i + 1, ref[:i], c, CHARACTER) for i, c in enumerate(ref)]
+    chars.append(step(len(ref) + 1, ref, "", CHARACTER))
+    assert ipmt_effort(chars, {DOC: [ref]}).ksr == pytest.approx(100.0)
 
 
 # -- protocol 1.2 is negotiated: 1.1 systems never see it --------------------------------------
@@ -344,3 +373,26 @@ def test_compare_shows_each_systems_effort(runs):
         run = json.loads((out / s / "prefix" / "run.json").read_text())
         _close(report["ipmt"][s], {k: run["ipmt"][k] for k in ("wsr", "ksr", "mar", "ksmr")})
         assert f"{s}: interactive-predictive MT effort" in compare_table(report)
+
+
+@pytest.mark.parametrize("trg_lang", ["ja", None])
+def test_the_word_prefix_oracle_refuses_a_script_without_spaces(tmp_path, trg_lang):
+    """Japanese has no spaces between words: a sentence would be one "word", typed whole.
+    `--oracle prefix` is refused (exit 2) pointing at prefix-char, whether trg_lang says so
+    or the references show it."""
+    (tmp_path / "ref.ja").write_text("ディエゴ・コッカがメキシコ代表の新監督に就任する\n今日は晴れです\n",
+                                     encoding="utf-8")
+    (tmp_path / "hyp.ja").write_text("ディエゴ・コッカがメキシコの新監督になる\n今日は雨です\n",
+                                     encoding="utf-8")
+    settings = f'\n[settings]\ntrg_lang = "{trg_lang}"\n' if trg_lang else ""
+    (tmp_path / "bundle.toml").write_text(
+        f'[bundle]\ntask = "mt"\nmetrics = ["chrf"]\n{settings}\n[[documents]]\nid = "d"\n'
+        'time = 1\nreferences = ["ref.ja"]\nhypothesis = "hyp.ja"\n', encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "llgui", "simulate", str(tmp_path / "bundle.toml"),
+         "--system", "mt_complete", "--oracle", "prefix", "--out", str(tmp_path / "o"),
+         "--quiet"], capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    assert "written without spaces" in done.stderr and "--oracle prefix-char" in done.stderr
+    assert ("trg_lang ja" if trg_lang else "its references") in done.stderr
+    assert "Traceback" not in done.stderr

@@ -12,7 +12,9 @@ completed sentence, `prefix + typed + completion`.
 Effort (Barrachina 2009, section 5.1), over the sentences the expert accepted, in percent:
 
 - WSR, word-stroke ratio: words typed / reference words (word-level interaction);
-- KSR, key-stroke ratio: characters typed / reference characters;
+- KSR, key-stroke ratio: characters typed / reference characters (at word level a typed
+  word is its characters plus the space after it, where the reference goes on, so typing
+  every word of a single-spaced reference is 100 %);
 - MAR, mouse-action ratio: mouse actions / reference characters, the mouse actions being the
   pointer movements (to the first error, when it is not where the expert stopped typing)
   plus one per sentence, the acceptance;
@@ -23,7 +25,8 @@ included (what the expert would type without a system); reference words are its
 whitespace-separated words. `next_prefix` is the prefix oracle (the longest common prefix
 with the reference, then the next reference word or character); `prefix_versions` the
 corrected and impaired versions of a prefix step for the penalised score (DESIGN.md 1.2: the
-typed text right, or replaced by as many characters that match nothing).
+typed text right, or replaced by as many characters that match nothing, the reference's rest
+masked both ways).
 """
 from __future__ import annotations
 
@@ -92,23 +95,52 @@ def next_prefix(line: str, reference: str, unit: str = WORD) -> PrefixAnswer:
     return PrefixAnswer(" ".join(ref[:k]) + (" " if k else ""), ref[k], unit)
 
 
-def prefix_versions(line: str, answer: PrefixAnswer) -> tuple[str, str]:
-    """(corrected, impaired) versions of `line` for a prefix step: the line with its start
-    replaced by what the expert fixed (prefix + typed; the unit it replaces in the line
-    dropped), and the same with the typed text replaced by as many characters that match
-    nothing. An acceptance is its prefix both ways (nothing typed, no penalty)."""
+def prefix_fixed(line: str, answer: PrefixAnswer) -> str:
+    """`line` with its start replaced by what the expert fixed (prefix + typed; the unit the
+    typed one replaces dropped), the rest of the line kept: what a system that only keeps the
+    typed text would show (the workbench's corrected line, the memorise-only chain). Not the
+    penalty's version (`prefix_versions`)."""
     if answer.accept:
-        return answer.prefix, answer.prefix
-    wrong = NOTHING * len(answer.typed)
+        return answer.prefix
     if answer.unit == CHARACTER:
-        rest = line[len(answer.prefix) + 1:]
-        return answer.written + rest, answer.prefix + wrong + rest
+        return answer.written + line[len(answer.prefix) + 1:]
     words = line.split()
     k = len(answer.prefix.split())
-    rest = words[k + 1:]
-    head = answer.prefix.split()
-    return (" ".join(head + answer.typed.split() + rest),
-            " ".join(head + [wrong] + rest))
+    return " ".join(answer.prefix.split() + answer.typed.split() + words[k + 1:])
+
+
+def masked(text: str) -> str:
+    """`text` with every character but white space replaced by `NOTHING`: as many words
+    and characters, none of which matches a reference."""
+    return "".join(c if c.isspace() else NOTHING for c in text)
+
+
+def prefix_versions(reference: str, answer: PrefixAnswer) -> tuple[str, str]:
+    """(corrected, impaired) versions of a sentence for a prefix step, made from the step and
+    the sentence's `reference` alone (not from the system's text): the corrected one is what
+    the expert has fixed (prefix + typed) followed by the rest of the reference masked
+    (`masked`: same words and characters, matching nothing); the impaired one is the prefix
+    followed by the masked reference from the typed unit on. Their difference is what the
+    typed unit is worth after the prefix, the sentence kept at the reference's length. At word
+    level the rest is the reference's words after as many words as prefix + typed; at character
+    level its characters after as many characters. A typed character inside a word leaves the
+    word wrong both ways (BLEU charges nothing for it, chrF its character n-grams); the step that
+    types the word's last character is charged the word. For an expert who types every unit, the
+    impaired version of a step is the corrected one of the step before, so the penalties of a
+    sentence add up to the sentence made right from nothing. An acceptance is its prefix both
+    ways (nothing typed, no penalty)."""
+    if answer.accept:
+        return answer.prefix, answer.prefix
+    if answer.unit == CHARACTER:
+        start = len(answer.prefix)
+        rest = reference[start + len(answer.typed):]
+        return (answer.written + masked(rest),
+                answer.prefix + masked(answer.typed) + masked(rest))
+    words = reference.split()
+    k = len(answer.prefix.split())
+    rest = words[k + len(answer.typed.split()):]
+    tail = (" " + masked(" ".join(rest))) if rest else ""
+    return (answer.written + tail, answer.prefix + masked(answer.typed) + tail)
 
 
 # --------------------------------------------------------------------------------------------
@@ -208,6 +240,9 @@ def ipmt_effort(steps: Iterable, references: Mapping[str, Sequence[str]]) -> Ipm
             tally[2] += 1
         tally[0] += 1 if answer.unit == WORD else 0
         tally[1] += len(answer.typed)
+        if answer.unit == WORD:   # the space after a typed word, where the reference goes on
+            reference = references[step.doc][step.target.sentence - 1]
+            tally[1] += len(answer.written.split()) < len(reference.split())
         written[key] = answer.written
     if not units:
         return None

@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from llgui.core.mt import stats_cache
-from llgui.core.mt.ipmt import PrefixAnswer, prefix_versions
+from llgui.core.mt.ipmt import PrefixAnswer, prefix_fixed, prefix_versions
 from llgui.core.cost import CostModel
 from llgui.core.jobs import check, report
 from llgui.core.mt.script import UNITS, count_units, detect_unit, units
@@ -264,16 +264,18 @@ class MTTrack:
         return step.answer
 
     def _prefix_versions(self, step: Step, index: int) -> tuple[str, str]:
-        return prefix_versions(self._hyp[index], self._prefix_answer(step))
+        return prefix_versions(self.doc.references[0][index], self._prefix_answer(step))
 
     def _correct_text(self, step: Step, index: int) -> str:
         if step.kind == "reference":
             return self.doc.references[0][index]
-        if step.kind == "prefix":
-            return self._prefix_versions(step, index)[0]
+        if step.kind == "prefix":   # shown: the line with what the expert fixed
+            return prefix_fixed(self._hyp[index], self._prefix_answer(step))
         return self._post_edit_text(step)
 
     def _correct_row(self, step: Step, index: int) -> np.ndarray:
+        if step.kind == "prefix":   # scored: from the step and the reference alone
+            return self._row(index, self._prefix_versions(step, index)[0])
         return self._row(index, self._correct_text(step, index))
 
     def _adapted_changes(self, step: Step) -> dict[int, str]:

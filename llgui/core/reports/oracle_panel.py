@@ -2,8 +2,10 @@
 
 Several systems are each run with several simulated humans (oracles). An oracle's performance
 is the best Minimal Supervision Rate it reaches with any system, min_sys MSR(oracle, system);
-its weight is 1 - that (MSR as a fraction), floored at 0: an oracle with which no system needs
-less supervision than doing all the work by hand says nothing and weighs nothing. A system's
+its weight is 1 - that (MSR as a fraction), floored at 0 and capped at 1: an oracle with which
+no system needs less supervision than doing all the work by hand says nothing and weighs
+nothing; an MSR below 0 cannot be reached (the human's work is never negative), so it is a
+defect of the run or of its feedback, said in `notes`, and weighs no more than an MSR of 0. A system's
 panel MSR is the weighted mean of its MSR over the oracles; the same weights give a panel S_pen.
 
 Input: a table of runs (system, oracle, msr in percent, s_pen, ...); a missing or undefined
@@ -89,14 +91,35 @@ def _ok(value) -> bool:
 
 def oracle_weights(runs: Sequence[PanelRun], oracles: Sequence[str]
                    ) -> tuple[dict[str, float | None], dict[str, float]]:
-    """(best MSR per oracle in percent, weight per oracle = max(0, 1 - best/100))."""
+    """(best MSR per oracle in percent, weight per oracle = min(1, max(0, 1 - best/100)))."""
     best: dict[str, float | None] = {}
     weights: dict[str, float] = {}
     for oracle in oracles:
         values = [r.msr for r in runs if r.oracle == oracle and _ok(r.msr)]
         best[oracle] = min(values) if values else None
-        weights[oracle] = max(0.0, 1.0 - best[oracle] / 100.0) if values else 0.0
+        weights[oracle] = min(1.0, max(0.0, 1.0 - best[oracle] / 100.0)) if values else 0.0
     return best, weights
+
+
+def weight_notes(best: Mapping[str, float | None], weights: Mapping[str, float],
+                 msr_metric: str | None) -> list[str]:
+    """Why a weight is not 1 - best MSR: a negative MSR (capped at 1), and a panel where every
+    oracle weighs 0 (no panel row)."""
+    notes = []
+    for oracle, value in best.items():
+        if _ok(value) and value < 0:
+            notes.append(f"oracle {oracle}: best MSR {value:.1f} % is below 0, which no run can "
+                         "reach (the human's work is never negative): a defect of the run or of "
+                         "its feedback to report; its weight is capped at 1")
+    if best and not any(weights.values()):
+        if not any(_ok(v) for v in best.values()):
+            why = (f"no run has an MSR ({msr_metric} counts no errors)" if msr_metric
+                   else "no metric of the runs counts errors, so no run has an MSR")
+        else:
+            why = ("with every oracle, the best system's MSR is 100 % or more: no system needed "
+                   "less supervision than doing all the work by hand")
+        notes.append(f"every oracle weighs 0, so the panel rows are empty: {why}")
+    return notes
 
 
 def _weighted(runs: Sequence[PanelRun], system: str, weights: Mapping[str, float],
@@ -119,7 +142,8 @@ def make_panel(runs: Sequence[PanelRun], metric: str, msr_metric: str | None,
     panel_msr = {s: _weighted(runs, s, weights, "msr") for s in systems}
     panel_s_pen = {s: _weighted(runs, s, weights, "s_pen") for s in systems}
     equal = {s: _weighted(runs, s, weights, "s_pen_equal") for s in systems}
-    notes = panel_notes(runs, metric, msr_metric, panel_msr, panel_s_pen, equal)
+    notes = weight_notes(best, weights, msr_metric) + panel_notes(
+        runs, metric, msr_metric, panel_msr, panel_s_pen, equal)
     return Panel(metric, msr_metric, systems, oracles, tuple(runs), best, weights,
                  panel_msr, panel_s_pen, dict(equal_cost or {}), equal, tuple(notes))
 
@@ -141,7 +165,7 @@ def panel_notes(runs: Sequence[PanelRun], metric: str, msr_metric: str | None,
     notes = ["S_pen@equal: each run's S_pen read on its learning curves at the cost every "
              "system of its oracle spent (per document, the least of them), so no system is "
              "charged for corrections another did not get; panel rows: the oracles' figures "
-             "weighted by max(0, 1 - best MSR) (Geoffrois 2016)"]
+             "weighted by min(1, max(0, 1 - best MSR)) (Geoffrois 2016)"]
     spend: dict[str, float] = {}
     for r in runs:
         if _ok(r.cost):

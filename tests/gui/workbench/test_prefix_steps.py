@@ -42,3 +42,20 @@ def test_prefix_run_in_the_workbench(qtbot, tmp_path, demo_dir):
     assert "typed the word" in describe_step(step)
     accepted = step.__class__(**{**step.__dict__, "answer": PrefixAnswer("a b", "")})
     assert describe_answer(accepted) == "accepted: a b"
+
+
+def test_a_step_header_counts_in_the_unit_of_the_step():
+    """"kept 1 word(s)" for a Japanese prefix of 7 characters was wrong: characters for a
+    character step (spaces included) and for a script without spaces, words otherwise."""
+    from llgui.core.types import SentenceTarget, Step
+
+    def header(prefix, typed, unit="word"):
+        return describe_step(Step("d", 3, "interactive", "prefix", SentenceTarget(1),
+                                  PrefixAnswer(prefix, typed, unit)))
+
+    ja = header("ディエゴ・コッカが", "メ", "character")
+    assert "kept 9 characters of" in ja and "typed the character “メ”" in ja
+    assert "kept 9 characters of" in header("ディエゴ・コッカが", "メキシコ")    # word unit, ja
+    assert "kept 6 characters of" in header("the ne", "w", "character")       # space counted
+    assert "kept 2 words of" in header("the new ", "coach")
+    assert "kept 1 word of" in header("the ", "new")

@@ -611,7 +611,7 @@ class MainWindow(QMainWindow):
         wanted += view.verticalScrollBar().sizeHint().width() + 2 * view.frameWidth() + 4
         # a laptop's 1366 px keep the workbench's two columns usable: a fifth there
         share = 5 if self.width() < 1500 else 4
-        width = min(wanted, max(270, self.width() // share))
+        width = min(wanted, max(DOCUMENTS_FIT_PX, self.width() // share))
         if width > self.documents_dock.width():
             self.resizeDocks([self.documents_dock], [width], Qt.Orientation.Horizontal)
 
@@ -905,6 +905,9 @@ def _comparing(bundles) -> bool:
 FIT_ROWS = 200
 """Documents up to which the panel refits its columns when scores arrive (on the GUI thread:
 a fit measures every column's cells)."""
+DOCUMENTS_FIT_PX = 305
+"""The Documents panel widens to its scores up to this (or a fifth of the window): at 1366 px
+270 cut the gain column (gui2, item 4)."""
 
 
 class _SignatureLabel(QLabel):

@@ -822,7 +822,7 @@ class AcrossTimeTab(QWidget):
         current.sigPointsClicked.connect(self._on_sp_points_clicked)
         systems = []
         if 0 <= self.system_index < len(self.campaign_tables):
-            from llgui.gui.widgets.system_legend import system_style
+            from llgui.gui.widgets.system_legend import campaign_system_style
 
             others = [(name, other) for k, (name, other) in enumerate(self.campaign_tables)
                       if k != self.system_index and self.table_metric in other.metrics]
@@ -830,7 +830,8 @@ class AcrossTimeTab(QWidget):
             # legend entry (21 entries covered the plot, issue 35)
             many = len(others) > MAX_NAMED_SYSTEMS
             for name, other in others:
-                colour, symbol, dash = system_style(len(systems), SYSTEM_COLOURS)
+                colour, symbol, dash = campaign_system_style(
+                    name, [n for n, _ in self.campaign_tables])
                 curve = item.plot([], [], pen=pg.mkPen(colour, width=2 if not many else 1.2,
                                                        style=dash),
                                   symbol=symbol if few or many else None,

@@ -35,7 +35,9 @@ from llgui.core.errors import LoadError
 from llgui.core.display.layout import (
     date_labels, finite_extent, nearest_index, pad_range, stems,
 )
+from llgui.core.display.names import model_label
 from llgui.core.display.palette import CAMPAIGN_SYSTEM_COLOURS
+from llgui.gui.widgets.plot_legend import legend_below
 from llgui.core.across_time.scores import continual_summary, diagonal, policy_scores
 from llgui.core.across_time.policy import (
     PRESET_DESCRIPTIONS, PRESETS, Policy, window_columns, window_tests,
@@ -228,9 +230,8 @@ class AcrossTimeTab(QWidget):
         # S_P against model time.
         self.sp_plot = _plot()
         item = self.sp_plot.getPlotItem()
-        # Two legend columns along the top, over headroom kept free by _fit_sp_range.
-        item.addLegend(offset=(6, 4), labelTextSize="8pt", colCount=2, labelTextColor=TEXT,
-                       brush=pg.mkBrush(255, 255, 255, 215))
+        # the legend under the plot, never over its curves (as the Systems tab's; gui2)
+        legend_below(item, col_count=2, labelTextSize="8pt", labelTextColor=TEXT)
         item.setMouseEnabled(x=True, y=False)
         self.selected_line = pg.InfiniteLine(angle=90, movable=False,
                                              pen=pg.mkPen("#e4002b", width=1,
@@ -663,12 +664,12 @@ class AcrossTimeTab(QWidget):
             self.test_marks.setData([], [])
         # short enough for the plot's height at 1366x768 (the model's name, which may be
         # long, is in the axis' tooltip; the title was cut: "stems: the 5 te", issue 35)
-        label = f"P(x) · stems: {xs.size} tests of M<sub>{i + 1}</sub>"
+        label = f"P(x) · stems: {xs.size} tests of {html.escape(model_label(table.models[i]))}"
         if label != getattr(self, "_tests_label", None):
             axis = self.policy_plot.getPlotItem().getAxis("left")
             self.policy_plot.getPlotItem().setLabel("left", label)
             axis.setToolTip(f"weight P(x) of each test; the stems: the {xs.size} tests in the "
-                            f"window of model version {table.models[i]} (M{i + 1})")
+                            f"window of model version {table.models[i]} (model {i + 1} of {len(table.models)})")
             self._tests_label = label
 
     def _show_matrix(self) -> None:
@@ -774,7 +775,7 @@ class AcrossTimeTab(QWidget):
         if extent is None:
             return
         lo, hi = extent
-        want = pad_range(lo, hi, 0.06, 0.45, least=1e-6)
+        want = pad_range(lo, hi, 0.06, 0.06, least=1e-6)
         vb = self.sp_plot.getPlotItem().getViewBox()
         if dragging:
             (cur_lo, cur_hi) = vb.viewRange()[1]

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from llgui.core.errors import LoadError
+from llgui.gui.documents_dock import fit_documents_dock
 from llgui.gui.table_models import SORT_ROLE, DocumentsModel
 from llgui.gui.state import SessionState, read_session
 from llgui.gui.workers import JobRunner
@@ -512,6 +513,7 @@ class MainWindow(QMainWindow):
         # window; a panel the user closed stays closed (View › Documents brings it back)
         has_documents = not bundles or any(b.documents for b in bundles)
         self.documents_dock.setVisible(has_documents and not self._documents_closed)
+        fit_documents_dock(self)
         names = [b.name or Path(b.path or "").stem for b in bundles]
         self.setWindowTitle(f"llgui — {', '.join(names)}" if names else "llgui")
         for i in range(len(self.state.bundles)):
@@ -617,6 +619,7 @@ class MainWindow(QMainWindow):
 
     @Slot(int)
     def _on_tabs_current_changed(self, _index: int) -> None:
+        fit_documents_dock(self)   # no empty panel beside a campaign's tables (gui2)
         if self._pending_campaign and self.tabs.currentWidget() in (self.systems_view,
                                                                     self.time_tab):
             self.open_campaign(self._pending_campaign, show=self._campaign_show)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from llgui.core.mt.sentence import chrf_change
 from llgui.core.mt.textdiff import Piece, correction_fate, effect_counts, marked
 from llgui.core.walkthrough import Walkthrough
+from llgui.gui.widgets.elide import ellipsis_left
 
 CORRECTED_BG = "#fff3b0"
 BETTER_BG = "#d9f2dc"
@@ -343,7 +344,9 @@ class RichTextDelegate(QStyledItemDelegate):
             # a cut never reads as the end of the segment
             metrics = opt.fontMetrics
             w, h = metrics.horizontalAdvance(ELLIPSIS + " ") + 4, metrics.height()
-            box = QRectF(clip.right() - w, clip.bottom() - h - 1, w, h)
+            # from the start of the grapheme it would cut (never half a glyph before "…")
+            left = ellipsis_left(doc, clip.right() - w, clip.bottom() - h / 2 - 1)
+            box = QRectF(left, clip.bottom() - h - 1, clip.right() - left, h)
             background = index.data(Qt.ItemDataRole.BackgroundRole)
             painter.fillRect(box, background if background is not None
                              else opt.palette.color(QPalette.ColorRole.Base))

@@ -78,3 +78,33 @@ def test_the_ellipsis_of_a_cut_cell_starts_at_a_grapheme(qtbot, tmp_path):
         assert checked >= 4
     finally:
         window.jobs.shutdown(2000)
+
+
+def test_the_reading_pane_shows_a_segment_whole_at_1366(qtbot, tmp_path):
+    """The reading pane under the table showed the top half of its third line at 1366x768:
+    it grows to its text (up to under half the split), so a Hindi segment reads whole with
+    nothing left to scroll."""
+    from llgui.gui.main_window import MainWindow
+
+    (tmp_path / "ref.hi").write_text("\n".join([HINDI] * 6) + "\n", encoding="utf-8")
+    (tmp_path / "hyp.hi").write_text("\n".join([HINDI[:60]] * 6) + "\n", encoding="utf-8")
+    (tmp_path / "bundle.toml").write_text(
+        '[bundle]\ntask = "mt"\nname = "hi"\nmetrics = ["chrf"]\n\n[[documents]]\nid = "hi"\n'
+        'time = 1\nreferences = ["ref.hi"]\nhypothesis = "hyp.hi"\n', encoding="utf-8")
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        assert window.open_bundles([str(tmp_path / "bundle.toml")])
+        settle(qtbot, window)
+        view = window.workbench.mt_view
+        view.table.setCurrentIndex(view.model.index(2, 1))
+        qtbot.wait(100)
+        pane = view.reading
+        assert "segment 3" in pane.toPlainText()
+        assert pane.verticalScrollBar().maximum() == 0, (
+            pane.document().size().height(), pane.viewport().height())
+    finally:
+        window.jobs.shutdown(2000)

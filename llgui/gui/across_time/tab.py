@@ -669,7 +669,8 @@ class AcrossTimeTab(QWidget):
             axis = self.policy_plot.getPlotItem().getAxis("left")
             self.policy_plot.getPlotItem().setLabel("left", label)
             axis.setToolTip(f"weight P(x) of each test; the stems: the {xs.size} tests in the "
-                            f"window of model version {table.models[i]} (model {i + 1} of {len(table.models)})")
+                            f"window of model version {table.models[i]} "
+                            f"(model {i + 1} of {len(table.models)})")
             self._tests_label = label
 
     def _show_matrix(self) -> None:

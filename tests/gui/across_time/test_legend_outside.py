@@ -8,7 +8,8 @@ import time
 from tests.gui.systems.test_many_systems import many  # noqa: F401 - the fixture
 
 
-def test_the_sp_legend_is_outside_the_data_and_the_model_is_named_by_its_id(many, qapp):  # noqa: F811
+def test_the_sp_legend_is_outside_the_data_and_the_model_is_named_by_its_id(
+        many, qapp):  # noqa: F811
     window = many
     window.show_tab("time")
     for _ in range(30):

@@ -47,6 +47,14 @@ def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--close-after", type=int, metavar="MS",
                         help="close the window after MS milliseconds, as a user would "
                              "(unattended demos, tests)")
+    parser.add_argument("--live", action="store_true",
+                        help="open the live session on BUNDLE and start it (Session › Start "
+                             "live session…); with --screenshot, render its first question")
+    parser.add_argument("--system", metavar="NAME",
+                        help="--live: the system (a reference system's name or a command)")
+    parser.add_argument("--live-out", type=Path, metavar="DIR",
+                        help="--live: the session's folder (default: live-session beside the "
+                             "bundle; a scratch folder with --screenshot)")
     return parser
 
 
@@ -217,6 +225,10 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationName("llgui")
     app.setOrganizationName("llgui")
 
+    if args.live:
+        from llgui.gui.live.headless import run_live
+
+        return run_live(app, args, width, height)
     from llgui.gui.main_window import MainWindow
 
     window = MainWindow(use_session=not args.no_session and not args.screenshot)

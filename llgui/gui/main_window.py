@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QProgressBar, QTableView, QTabWidget, QToolButton, QWidget,
 )
 
+from llgui.gui.documents_dock import fit_documents_dock
 from llgui.gui.table_models import SORT_ROLE, DocumentsModel
 from llgui.gui.state import SessionState
 from llgui.gui.window.menus import Menus
@@ -234,6 +235,7 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         # window; a panel the user closed stays closed (View › Documents brings it back)
         has_documents = not bundles or any(b.documents for b in bundles)
         self.documents_dock.setVisible(has_documents and not self._documents_closed)
+        fit_documents_dock(self)
         names = [b.name or Path(b.path or "").stem for b in bundles]
         self.setWindowTitle(f"llgui — {', '.join(names)}" if names else "llgui")
         for i in range(len(self.state.bundles)):
@@ -333,12 +335,13 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         wanted += view.verticalScrollBar().sizeHint().width() + 2 * view.frameWidth() + 4
         # a laptop's 1366 px keep the workbench's two columns usable: a fifth there
         share = 5 if self.width() < 1500 else 4
-        width = min(wanted, max(270, self.width() // share))
+        width = min(wanted, max(DOCUMENTS_FIT_PX, self.width() // share))
         if width > self.documents_dock.width():
             self.resizeDocks([self.documents_dock], [width], Qt.Orientation.Horizontal)
 
     @Slot(int)
     def _on_tabs_current_changed(self, _index: int) -> None:
+        fit_documents_dock(self)   # no empty panel beside a campaign's tables
         if self._pending_campaign and self.tabs.currentWidget() in (self.systems_view,
                                                                     self.time_tab):
             self.open_campaign(self._pending_campaign, show=self._campaign_show)
@@ -464,6 +467,9 @@ def _comparing(bundles) -> bool:
 FIT_ROWS = 200
 """Documents up to which the panel refits its columns when scores arrive (on the GUI thread:
 a fit measures every column's cells)."""
+DOCUMENTS_FIT_PX = 305
+"""The Documents panel widens to its scores up to this (or a fifth of the window): at 1366 px
+270 cut the gain column."""
 
 
 class _SignatureLabel(QLabel):

@@ -149,7 +149,7 @@ class DocumentsModel(QAbstractTableModel):
             if column in ("S_base", "S_pen"):
                 return _num(raw) if raw is not None else "…"
             if column == "gain":
-                return (f"{raw:+.2f}" if raw is not None else "…")
+                return gain_text(raw, len(self._bundles[b].steps_of(doc.id)))
             return str(raw)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             if column in ("steps", "S_base", "S_pen", "gain"):
@@ -174,6 +174,18 @@ class DocumentsModel(QAbstractTableModel):
                         f"{result.signature}")
             return f"{whole}{bundle.name or bundle.path}"
         return None
+
+
+def gain_text(gain: float | None, steps: int) -> str:
+    """A document's gain as its cell shows it: "…" before the scores, "–" with no steps (no
+    gain to speak of), else signed to two places, never "-0.00" (a zero gain of an
+    error-rate metric is -0.0 in floating point)."""
+    if gain is None:
+        return "…"
+    if steps == 0:
+        return "–"
+    text = f"{gain:+.2f}"
+    return "0.00" if float(text) == 0 else text
 
 
 _DOCUMENT_ROLES = frozenset((Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAlignmentRole,

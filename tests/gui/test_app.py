@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from PySide6.QtGui import QImage
 
@@ -176,3 +177,29 @@ def test_an_invisible_window_without_screenshot_refuses_instead_of_running_forev
     assert done.returncode == 2, done.stderr
     assert f"QT_QPA_PLATFORM={platform}" in done.stderr and "--screenshot PNG" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# ---- gui2, item 6: the live session rendered headless ---------------------------------------
+
+def test_live_opens_the_live_session_headless_and_renders_its_first_question(tmp_path):
+    """`llgui BUNDLE --live --system mt_memory --screenshot PNG`: the live session (not the
+    workbench) starts mt_memory on the demo's MT bundle, waits for its first question, writes
+    the picture and pauses into the session folder (live.json names the system and bundle)."""
+    import json
+
+    png, folder = tmp_path / "live.png", tmp_path / "session"
+    bundle = REPO / "resources" / "demo" / "mt" / "bundle.toml"
+    out, _ = run_llgui([str(bundle), "--live", "--system", "mt_memory", "--live-out",
+                        str(folder), "--size", "1366x768", "--screenshot", str(png)], tmp_path)
+    assert out.returncode == 0, out.stderr
+    image = QImage(str(png))
+    assert (image.width(), image.height()) == (1366, 768)
+    state = json.loads((folder / "live.json").read_text())
+    assert state["system_name"] == "mt_memory" and state["finished"] is False
+    assert Path(state["bundle"]).resolve() == bundle.resolve()
+
+
+def test_live_on_a_missing_bundle_is_exit_2(tmp_path):
+    out, _ = run_llgui([str(tmp_path / "none.toml"), "--live", "--screenshot",
+                        str(tmp_path / "x.png")], tmp_path)
+    assert out.returncode == 2 and "none.toml" in out.stderr and "Traceback" not in out.stderr

@@ -93,3 +93,36 @@ def test_the_documents_panel_closes_and_comes_back_from_the_view_menu(qtbot, two
     assert not dock.isVisible()
     action.trigger()
     assert dock.isVisible()
+
+
+# ---- gui2, item 4: a document with no steps has no gain, and the gain column is in view ----
+
+def test_a_document_without_steps_shows_no_signed_zero_and_its_gain_is_in_view(qtbot,
+                                                                              tmp_path):
+    """VoxConverse nitgx scored against itself, no steps: S_base = S_pen, and DER's gain
+    (S_base − S_pen, positive = better) is −0.0 in floating point; the cell says "–" (no
+    steps), never "-0.00", and lies whole inside the panel of a 1366x768 window."""
+    from llgui.gui.main_window import MainWindow
+
+    clip = Path(__file__).resolve().parents[1] / "data" / "voxconverse" / "nitgx.rttm"
+    bundle = tmp_path / "bundle.toml"
+    bundle.write_text(f'[bundle]\ntask = "diarization"\nname = "nitgx"\nmetrics = ["der"]\n\n'
+                      f'[[documents]]\nid = "nitgx"\ntime = "1"\nreferences = ["{clip}"]\n'
+                      f'hypothesis = "{clip}"\n')
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        assert window.open_bundles([str(bundle)])
+        settle(qtbot, window)
+        view, proxy, model = window.documents_view, window.documents_proxy, window.documents_model
+        gain = model.COLUMNS.index("gain")
+        qtbot.waitUntil(lambda: proxy.index(0, gain).data() not in (None, "…"), timeout=30000)
+        qtbot.wait(100)
+        assert proxy.index(0, gain).data() == "–"
+        x = view.columnViewportPosition(gain)
+        assert 0 <= x and x + view.columnWidth(gain) <= view.viewport().width()
+    finally:
+        window.jobs.shutdown(2000)

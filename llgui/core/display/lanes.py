@@ -233,3 +233,25 @@ def extend_colours(colours: dict[str, str], labels: Iterable[str],
         if label not in colours:
             colours[label] = palette[len(colours) % len(palette)]
     return colours
+
+
+def label_runs(x0, width, keys, gap: float):
+    """Runs of adjacent bars of one lane that read as one bar on screen: consecutive (by
+    start) bars with the same key (label and level) whose gap is under `gap` (a pixel in
+    seconds). Returns (start, end, first) arrays: each run's extent and the index of its
+    first bar. A speaker's turns a few tenths of a second apart drew one long bar at an
+    overview zoom, but no turn alone was long enough to hold its label."""
+    x0 = np.asarray(x0, dtype=float)
+    end = x0 + np.asarray(width, dtype=float)
+    n = x0.size
+    if n == 0:
+        return x0, end, np.zeros(0, dtype=np.int64)
+    order = np.argsort(x0, kind="stable")
+    keys = np.asarray(keys, dtype=object)[order]
+    xs, ends = x0[order], end[order]
+    reach = np.maximum.accumulate(ends)
+    new = np.ones(n, dtype=bool)
+    new[1:] = (keys[1:] != keys[:-1]) | (xs[1:] - reach[:-1] > gap)
+    starts = np.flatnonzero(new)
+    run_end = np.maximum.reduceat(ends, starts)
+    return xs[starts], run_end, order[starts]

@@ -36,3 +36,15 @@ def short_names(names: Sequence[str]) -> list[str]:
     if len(set(out)) < len(out):
         return list(names)
     return out
+
+
+def model_label(name: str, width: int = 10) -> str:
+    """A model version's own id where a plot has room for a few characters: the id itself
+    (M0, v2, 2023-06) up to `width` characters, else its start and end around an ellipsis.
+    (The policy plot said "tests of M₃" for the third model of a table whose ids were
+    M0-M2: it numbered from 1 instead of naming the model.)"""
+    text = str(name)
+    if len(text) <= width:
+        return text
+    keep = width - 1
+    return text[:(keep + 1) // 2] + "…" + text[len(text) - keep // 2:]

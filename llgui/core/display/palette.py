@@ -207,6 +207,15 @@ def _choose(reserved: tuple[str, ...], min_distance: float) -> tuple[str, ...]:
     return tuple(chosen)
 
 
+MEETING_COLOURS = ("#2166ac", "#cc79a7", "#2ca02c", "#5c3a00", "#66ccee", "#01665e")
+"""The SAFE_SPEAKERS base colours of one meeting's speakers, one per hue family: blue, pink,
+green, brown, sky, teal (Tol's and Okabe-Ito's colour-blind-safe palettes, ColorBrewer's
+blue and brown). Chosen among the candidates MIN_DISTANCE away from the reserved colours and
+the backdrops as the six whose CIELAB hue angles lie farthest apart (≥ 40°) with every pair
+≥ MIN_SPEAKER_DISTANCE apart in normal, protan and deutan vision and ≥ 27 in normal vision.
+(The farthest-first SPEAKER_ORDER gave six blues and greens that the eye confused at 14 px:
+issue gui2.)"""
+
 PATTERNS = ("solid", "bdiag", "cross", "hor", "fdiag", "ver")
 """The second channel of speakers beyond SAFE_SPEAKERS: the fill's pattern (solid, then
 hatched / cross-hatched / striped in white over the colour)."""
@@ -241,9 +250,9 @@ def speaker_colours(labels: Iterable[str]) -> dict[str, str]:
     pattern ('#0072b2/bdiag', `speaker_style`), so two speakers of one meeting either differ
     by MIN_SPEAKER_DISTANCE in colour or differ in pattern, up to STYLED_SPEAKERS."""
     names = sorted(set(labels), key=str)
+    colours = MEETING_COLOURS
     if len(names) <= SAFE_SPEAKERS:
-        return dict(zip(names, speaker_palette(len(names))))
-    colours = speaker_palette(SAFE_SPEAKERS)
+        return dict(zip(names, colours))
     out = {}
     for i, name in enumerate(names):
         pattern = PATTERNS[(i // SAFE_SPEAKERS) % len(PATTERNS)]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog
 
+from llgui.core.display.names import model_label
 from llgui.core.errors import LoadError
 from llgui.core.display.layout import stems
 from llgui.core.across_time.policy import PRESETS, Policy, window_tests
@@ -151,10 +152,11 @@ class PolicyEditing:
             self.test_marks.setData([], [])
         # short enough for the plot's height at 1366x768 (the model's name, which may be
         # long, is in the axis' tooltip; the title was cut: "stems: the 5 te", issue 35)
-        label = f"P(x) · stems: {xs.size} tests of M<sub>{i + 1}</sub>"
+        label = f"P(x) · stems: {xs.size} tests of {html.escape(model_label(table.models[i]))}"
         if label != getattr(self, "_tests_label", None):
             axis = self.policy_plot.getPlotItem().getAxis("left")
             self.policy_plot.getPlotItem().setLabel("left", label)
             axis.setToolTip(f"weight P(x) of each test; the stems: the {xs.size} tests in the "
-                            f"window of model version {table.models[i]} (M{i + 1})")
+                            f"window of model version {table.models[i]} "
+                            f"(model {i + 1} of {len(table.models)})")
             self._tests_label = label

@@ -104,7 +104,7 @@ class PolicyScoresView:
         if extent is None:
             return
         lo, hi = extent
-        want = pad_range(lo, hi, 0.06, 0.45, least=1e-6)
+        want = pad_range(lo, hi, 0.06, 0.06, least=1e-6)
         vb = self.sp_plot.getPlotItem().getViewBox()
         if dragging:
             (cur_lo, cur_hi) = vb.viewRange()[1]
@@ -152,7 +152,7 @@ class PolicyScoresView:
         current.sigPointsClicked.connect(self._on_sp_points_clicked)
         systems = []
         if 0 <= self.system_index < len(self.campaign_tables):
-            from llgui.gui.widgets.system_legend import system_style
+            from llgui.gui.widgets.system_legend import campaign_system_style
 
             others = [(name, other) for k, (name, other) in enumerate(self.campaign_tables)
                       if k != self.system_index and self.table_metric in other.metrics]
@@ -160,7 +160,8 @@ class PolicyScoresView:
             # legend entry (21 entries covered the plot, issue 35)
             many = len(others) > MAX_NAMED_SYSTEMS
             for name, other in others:
-                colour, symbol, dash = system_style(len(systems), SYSTEM_COLOURS)
+                colour, symbol, dash = campaign_system_style(
+                    name, [n for n, _ in self.campaign_tables])
                 curve = item.plot([], [], pen=pg.mkPen(colour, width=2 if not many else 1.2,
                                                        style=dash),
                                   symbol=symbol if few or many else None,

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
+from llgui.gui.widgets.plot_legend import legend_below
 from llgui.core.display.layout import finite_extent
 from llgui.core.across_time.policy import PRESET_DESCRIPTIONS, Policy, window_columns
 from llgui.core.metrics import display_name, higher_is_better
@@ -193,9 +194,8 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
         # S_P against model time.
         self.sp_plot = plot_widget()
         item = self.sp_plot.getPlotItem()
-        # Two legend columns along the top, over headroom kept free by _fit_sp_range.
-        item.addLegend(offset=(6, 4), labelTextSize="8pt", colCount=2, labelTextColor=TEXT,
-                       brush=pg.mkBrush(255, 255, 255, 215))
+        # the legend under the plot, never over its curves (as the Systems tab's)
+        legend_below(item, col_count=2, labelTextSize="8pt", labelTextColor=TEXT)
         item.setMouseEnabled(x=True, y=False)
         self.selected_line = pg.InfiniteLine(angle=90, movable=False,
                                              pen=pg.mkPen("#e4002b", width=1,

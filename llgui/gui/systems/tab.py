@@ -602,8 +602,7 @@ class SystemsView(QWidget):
         """S_P(M_i) of every system under the current policy (the metric chosen above)."""
         import pyqtgraph as pg
 
-        from llgui.core.display.palette import CAMPAIGN_SYSTEM_COLOURS as SYSTEM_COLOURS
-        from llgui.gui.widgets.system_legend import system_style
+        from llgui.gui.widgets.system_legend import campaign_system_style
 
         item = self.plot.getPlotItem()
         item.clear()
@@ -615,7 +614,7 @@ class SystemsView(QWidget):
         for k, (name, table) in enumerate(self.model.tables.items()):
             if metric not in table.metrics:
                 continue
-            colour, symbol, dash = system_style(k, SYSTEM_COLOURS)
+            colour, symbol, dash = campaign_system_style(name, self.model.tables)
             entries.append((name, (colour, symbol, dash)))
             x = table.model_time_values()
             dates = bool(table.model_times and table.model_times[0].is_date)

@@ -26,6 +26,18 @@ def system_style(k: int, colours) -> tuple[str, str, Qt.PenStyle]:
             DASHES[(k // (n * len(SYMBOLS))) % len(DASHES)])
 
 
+def campaign_system_style(name: str, names) -> tuple[str, str, Qt.PenStyle]:
+    """The look of system `name` of a campaign whose systems are `names` (in the campaign's
+    order), the same in every tab: the Systems tab and Across time both draw it with this
+    (Across time counted only the systems other than the current one, so a system changed
+    colour between the tabs). A name not in `names` comes after them."""
+    from llgui.core.display.palette import CAMPAIGN_SYSTEM_COLOURS
+
+    names = list(names)
+    k = names.index(name) if name in names else len(names)
+    return system_style(k, CAMPAIGN_SYSTEM_COLOURS)
+
+
 def legend_icon(colour: str, symbol: str, dash: Qt.PenStyle, size: int = 22) -> QIcon:
     """A short line in the system's colour and style with its marker in the middle."""
     from pyqtgraph.graphicsItems.ScatterPlotItem import Symbols

@@ -20,8 +20,8 @@ from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from llgui.core.display.lanes import (
-    BAR_FILL, collar_zones, error_parts, extend_colours, focus_range, label_colour, lane_bars,
-    lane_geometry, lane_parts, mapped_rank, merge_parts, visible_bars,
+    BAR_FILL, collar_zones, error_parts, extend_colours, focus_range, label_colour, label_runs,
+    lane_bars, lane_geometry, lane_parts, mapped_rank, merge_parts, visible_bars,
 )
 from llgui.core.display.layout import format_time, time_labels, time_ticks
 from llgui.core.display.palette import (
@@ -637,13 +637,6 @@ class DiarView(QWidget):
         if key == self._labels_for:
             return   # the same lanes, range and size: the labels stand
         self._labels_for = key
-        longest = max((float(i[3]["width"].max()) for i in self._lane_info.values()
-                       if len(i[3]["width"])), default=0.0)
-        if longest * pixels < 3 * self.LABEL_PX + 8:   # no turn can hold a label (an overview)
-            for label in self._texts:
-                label.setVisible(False)
-            self.labelled = []
-            return
         (_, _), (y_lo, y_hi) = box.viewRange()
         y_pixels = max(box.height(), 1.0) / max(y_hi - y_lo, 1e-9)
         wanted = []
@@ -651,21 +644,27 @@ class DiarView(QWidget):
             geometry = lane_geometry(turns)
             ink = ["#000000" if to_lab(base_colour(c))[0] > 62 else "#ffffff"
                    for c in arrays["colours"]]
-            x0, width = arrays["x0"], arrays["width"]
-            left = np.maximum(x0, lo)
-            shown = np.minimum(x0 + width, hi) - left
-            fit = np.flatnonzero(shown * pixels >= 3 * self.LABEL_PX + 8)
             labels = geometry["labels"]
-            depth = np.broadcast_to(np.asarray(arrays["depth"], dtype=float), x0.shape)
-            for i in fit[np.argsort(-shown[fit])][:self.MAX_LABELS].tolist():
+            depth = np.broadcast_to(np.asarray(arrays["depth"], dtype=float),
+                                    np.shape(arrays["x0"]))
+            # a speaker's adjacent turns drawn as one bar are labelled as one (at an
+            # overview no single turn held a label, gui2)
+            keys = [f"{geometry['inverse'][i]}/{arrays['level'][i]}"
+                    for i in range(len(arrays["x0"]))]
+            x0, ends, first = label_runs(arrays["x0"], arrays["width"], keys, 1.0 / pixels)
+            left = np.maximum(x0, lo)
+            shown = np.minimum(ends, hi) - left
+            fit = np.flatnonzero(shown * pixels >= 3 * self.LABEL_PX + 8)
+            for run in fit[np.argsort(-shown[fit])][:self.MAX_LABELS].tolist():
+                i = int(first[run])
                 text = labels[geometry["inverse"][i]]
-                if shown[i] * pixels < len(text) * self.LABEL_PX + 8:
+                if shown[run] * pixels < len(text) * self.LABEL_PX + 8:
                     continue
                 height = self.LANE_HEIGHT / depth[i]
                 if height * BAR_FILL * y_pixels < 12:   # a bar too thin for a line of text
                     continue
                 y = -row - self.LANE_HEIGHT / 2 + (arrays["level"][i] + 0.5) * height
-                wanted.append((float(shown[i]), float(left[i]), y, row, text,
+                wanted.append((float(shown[run]), float(left[run]), y, row, text,
                                ink[geometry["inverse"][i]]))
         wanted.sort(key=lambda w: -w[0])
         wanted = wanted[:self.MAX_LABELS]

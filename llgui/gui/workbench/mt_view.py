@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from llgui.core.mt.sentence import chrf_change
 from llgui.core.mt.textdiff import Piece, correction_fate, effect_counts, marked
 from llgui.core.walkthrough import Walkthrough
+from llgui.gui.widgets.elide import ellipsis_left
 
 CORRECTED_BG = "#fff3b0"
 BETTER_BG = "#d9f2dc"
@@ -343,7 +344,9 @@ class RichTextDelegate(QStyledItemDelegate):
             # a cut never reads as the end of the segment
             metrics = opt.fontMetrics
             w, h = metrics.horizontalAdvance(ELLIPSIS + " ") + 4, metrics.height()
-            box = QRectF(clip.right() - w, clip.bottom() - h - 1, w, h)
+            # from the start of the grapheme it would cut (never half a glyph before "…")
+            left = ellipsis_left(doc, clip.right() - w, clip.bottom() - h / 2 - 1)
+            box = QRectF(left, clip.bottom() - h - 1, clip.right() - left, h)
             background = index.data(Qt.ItemDataRole.BackgroundRole)
             painter.fillRect(box, background if background is not None
                              else opt.palette.color(QPalette.ColorRole.Base))
@@ -560,7 +563,30 @@ class MTView(QWidget):
             self._reading_html = text
             self.reading.setHtml(text)
             self.reading_sets += 1
+            self._fit_reading()
         self.reading_segment = i
+
+    READING_SHARE = 0.45
+    """The reading pane grows to show its segment whole up to this share of the split."""
+
+    def _fit_reading(self) -> None:
+        """Grow the reading pane to the height of its text, up to READING_SHARE of the split,
+        so that it never shows the top half of its last line (at 1366x768 the third line of
+        a segment was cut in half); it never shrinks below what the user set."""
+        doc = self.reading.document()
+        doc.setTextWidth(self.reading.viewport().width())
+        frame = 2 * self.reading.frameWidth()
+        wanted = int(doc.size().height() + frame + 1)
+        sizes = self.split.sizes()
+        total = sum(sizes)
+        if len(sizes) != 2 or total <= 0 or sizes[1] >= wanted:
+            return
+        if wanted > self.READING_SHARE * total:   # scrolls: whole lines of the usual font
+            line = self.reading.fontMetrics().lineSpacing()
+            wanted = frame + int(doc.documentMargin()) * 2 + line * max(
+                1, int((self.READING_SHARE * total - frame) // line))
+        if wanted > sizes[1]:
+            self.split.setSizes([total - wanted, wanted])
 
     def _keep_focus_in_view(self, *_range) -> None:
         if 0 <= self._focus_row < self.model.rowCount():

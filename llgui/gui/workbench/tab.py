@@ -369,6 +369,9 @@ class Workbench(QWidget):
         self.scores.show_step(result, step)
         self._set_step_text(result, step)
         n = len(result.steps)
+        from llgui.gui.workbench.empty_panels import fit_empty_panels
+
+        fit_empty_panels(self, n)   # no steps: the document gets the cost model's room
         self.buttons["first"].setEnabled(step > 0)
         self.buttons["prev"].setEnabled(step > 0)
         self.buttons["next"].setEnabled(step < n)

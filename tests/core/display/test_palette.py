@@ -57,7 +57,9 @@ def test_the_old_palette_failed():
 
 def test_speaker_colours_follow_sorted_labels():
     colours = speaker_colours(["S2", "S1", "S2"])
-    assert list(colours) == ["S1", "S2"] and colours["S1"] == speaker_palette(1)[0]
+    from llgui.core.display.palette import MEETING_COLOURS
+
+    assert list(colours) == ["S1", "S2"] and colours["S1"] == MEETING_COLOURS[0]
 
 
 def test_colour_levels_span_the_finite_scores():
@@ -198,3 +200,32 @@ def test_colour_alone_did_not_tell_kdfqks_speakers_apart():
              if colour_distance(old[a], old[b]) < 10]
     assert len(close) >= 10
     assert _told_apart(old)
+
+
+# ---- gui2: the base colours one meeting actually uses span the hues ------------------------
+
+def _hue(colour: str) -> float:
+    import math
+
+    _, a, b = to_lab(colour)
+    return math.degrees(math.atan2(b, a)) % 360
+
+
+def test_the_base_colours_nitgx_uses_are_apart_and_of_different_hues():
+    """VoxConverse nitgx's 21 speakers: the base colours drawn (patterns dropped) are each
+    ≥ MIN_SPEAKER_DISTANCE apart in every vision, ≥ 25 apart in normal vision, and no two
+    share a hue family (CIELAB hue angles ≥ 30° apart): the old six were all blues and greens
+    (#80cdc1 and #1b9e77 18 ΔE00 apart, hue angles within 10°)."""
+    from llgui.core.display.palette import MIN_SPEAKER_DISTANCE, base_colour, speaker_distance
+
+    colours = speaker_colours(_speakers("nitgx"))
+    used = sorted({base_colour(c) for c in colours.values()})
+    assert len(used) >= 6
+    for a, b in itertools.combinations(used, 2):
+        assert speaker_distance(a, b) >= MIN_SPEAKER_DISTANCE, (a, b)
+        assert colour_distance(a, b) >= 25, (a, b)
+        gap = abs(_hue(a) - _hue(b))
+        assert min(gap, 360 - gap) >= 30, (a, b, _hue(a), _hue(b))
+    for colour in used:    # and none borrows an error colour or vanishes on a backdrop
+        for reserved in (*RESERVED, "#ffffff", "#fff0a0", "#c4c4c4"):
+            assert colour_distance(colour, reserved) >= MIN_DISTANCE, (colour, reserved)

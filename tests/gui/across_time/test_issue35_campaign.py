@@ -133,3 +133,21 @@ def test_two_open_systems_are_drawn_together(qtbot, capsys):
     finally:
         window.jobs.shutdown(2000)
         window.close()
+
+
+def test_each_system_has_one_colour_in_the_systems_tab_and_across_time(many, qapp):  # noqa: F811
+    """gui2, item 3: a system's curve looks the same (colour, marker, line style) in the
+    Systems tab's S_P plot and among the other systems Across time (the Systems tab numbered
+    all systems, Across time only the others, so every system after the current one moved)."""
+    window = many
+    window.show_tab("systems")
+    window.show_tab("time")
+    for _ in range(30):
+        qapp.processEvents()
+        time.sleep(0.01)
+    systems_tab = {name: (c.opts["pen"].color().name(), c.opts["symbol"], c.opts["pen"].style())
+                   for name, c in window.systems_view.curves.items()}
+    across = {name: (c.opts["pen"].color().name(), c.opts["symbol"], c.opts["pen"].style())
+              for name, _, c in window.time_tab._sp_curves["systems"]}
+    assert len(across) == N_SYSTEMS - 1 and len(systems_tab) == N_SYSTEMS
+    assert {name: systems_tab[name] for name in across} == across

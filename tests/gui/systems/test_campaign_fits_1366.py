@@ -1,0 +1,47 @@
+"""gui2, item 2: a campaign-only window at 1366x768, Systems tab with a baseline chosen: no
+empty Documents panel takes the left fifth of the window, and the significance columns
+(S_base 95 %, p S_base, p S_pen) lie whole in view, with no horizontal scrolling."""
+from __future__ import annotations
+
+import pytest
+
+from llgui.gui.app import build_parser, open_arguments
+from llgui.gui.demo import demo_campaign
+from tests.gui.across_time.test_policy_item import wait_for
+
+
+@pytest.fixture
+def window(qapp, tmp_path, monkeypatch):
+    from llgui.gui.main_window import MainWindow
+
+    monkeypatch.setenv("LLGUI_CACHE_DIR", str(tmp_path / "cache"))
+    window = MainWindow(use_session=False)
+    window.resize(1366, 768)
+    window.show()
+    window.jobs.release()
+    yield window
+    window.jobs.shutdown(2000)
+    window.close()
+
+
+def test_the_demo_campaign_fits_a_1366_window_without_an_empty_documents_panel(window, qapp):
+    assert open_arguments(window, build_parser().parse_args([str(demo_campaign())]))
+    view = window.systems_view
+    wait_for(lambda: view.model.rowCount() == 4 and not window.jobs.busy, timeout=300)
+    assert view.baseline_box.currentText()          # the campaign's baseline is chosen
+    for _ in range(20):
+        qapp.processEvents()
+    assert window.documents_model.rowCount() == 0
+    assert not window.documents_dock.isVisible()
+    from llgui.gui.systems.tab import COLUMNS
+
+    table = view.view
+    keys = [c[0] for c in COLUMNS]
+    for name in ("s_base_ci", "s_base_p", "s_pen_p"):
+        column = keys.index(name)
+        assert not table.isColumnHidden(column), name
+        x = table.columnViewportPosition(column)
+        assert 0 <= x and x + table.columnWidth(column) <= table.viewport().width(), name
+    # the workbench, where documents are listed, shows the panel again
+    window.show_tab("workbench")
+    assert window.documents_dock.isVisible()

@@ -1,0 +1,49 @@
+"""gui2, item 1: VoxConverse nitgx (21 speakers) scored with no interaction log at 1366x768:
+the cost model, which prices nothing without steps, is folded away and the steps column
+narrows, so the timeline gets the room; a bundle with steps keeps both. A speaker's adjacent
+turns, drawn as one bar, carry its label at the overview zoom."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.gui.conftest import settle
+
+CLIP = Path(__file__).resolve().parents[2] / "data" / "voxconverse" / "nitgx.rttm"
+
+
+def test_without_steps_the_cost_model_gives_its_room_to_the_timeline(qtbot, tmp_path):
+    from llgui.gui.main_window import MainWindow
+
+    bundle = tmp_path / "bundle.toml"
+    bundle.write_text(f'[bundle]\ntask = "diarization"\nname = "nitgx"\nmetrics = ["der"]\n\n'
+                      f'[[documents]]\nid = "nitgx"\ntime = "1"\nreferences = ["{CLIP}"]\n'
+                      f'hypothesis = "{CLIP}"\n')
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        assert window.open_bundles([str(bundle)])
+        settle(qtbot, window)
+        qtbot.wait(100)
+        bench = window.workbench
+        assert len(bench.diar_view.lanes["reference"]) > 0          # the timeline is drawn
+        assert not bench.cost_editor.isVisible()
+        left, right = bench.splitter.sizes()
+        assert right >= 0.6 * (left + right), (left, right)
+        # the whole 20-minute show on screen (~2 s a pixel): no single turn holds a label,
+        # but spk00's adjacent turns drawn as one long bar carry "spk00" (its first turns
+        # in the RTTM: 0.63-7.65, 8.13-13.88, 14.73-22.22 s, each under a pixel apart)
+        assert any(text == "spk00" for _row, text in bench.diar_view.labelled), \
+            bench.diar_view.labelled
+    finally:
+        window.jobs.shutdown(2000)
+
+
+def test_with_steps_the_cost_model_stays(demo_window):
+    bench = demo_window.workbench
+    state = demo_window.state
+    assert len(state.bundle().steps_of(state.selection.doc)) > 0
+    assert bench.cost_editor.isVisible()
+    assert bench.splitter.widget(0).minimumWidth() >= 520

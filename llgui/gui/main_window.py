@@ -335,7 +335,12 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         wanted += view.verticalScrollBar().sizeHint().width() + 2 * view.frameWidth() + 4
         # a laptop's 1366 px keep the workbench's two columns usable: a fifth there
         share = 5 if self.width() < 1500 else 4
-        width = min(wanted, max(DOCUMENTS_FIT_PX, self.width() // share))
+        # 305 px keep the gain column whole; at 1366 px only while the document shown has no
+        # steps (its cost model and steps column fold away: the room is there), else 270, so
+        # the per-speaker table and the score bars keep theirs
+        walk = getattr(self.workbench, "walkthrough", None)
+        roomy = self.width() >= 1500 or walk is None or not walk.steps
+        width = min(wanted, max(DOCUMENTS_FIT_PX if roomy else 270, self.width() // share))
         if width > self.documents_dock.width():
             self.resizeDocks([self.documents_dock], [width], Qt.Orientation.Horizontal)
 

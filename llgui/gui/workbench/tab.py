@@ -301,6 +301,8 @@ class Workbench(QWidget):
         sizes = self.splitter.sizes()
         if total <= 0 or len(sizes) != 2 or self.walkthrough is None:
             return
+        if not self.walkthrough.steps:   # no steps: the document takes the room (empty_panels)
+            return
         answer = self.model.COLUMNS.index("answer")
         table = self.table
         need = (sum(table.columnWidth(c) for c in range(answer))

@@ -339,7 +339,7 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         # steps (its cost model and steps column fold away: the room is there), else 270, so
         # the per-speaker table and the score bars keep theirs
         walk = getattr(self.workbench, "walkthrough", None)
-        roomy = self.width() >= 1500 or walk is None or not walk.steps
+        roomy = self.width() >= 1500 or (walk is not None and not walk.steps)
         width = min(wanted, max(DOCUMENTS_FIT_PX if roomy else 270, self.width() // share))
         if width > self.documents_dock.width():
             self.resizeDocks([self.documents_dock], [width], Qt.Orientation.Horizontal)

@@ -28,3 +28,7 @@ def fit_empty_panels(bench, steps: int) -> None:
     if total > 0:
         first = max(WIDE_LEFT, sizes[0]) if has_steps else NARROW_LEFT
         bench.splitter.setSizes([first, max(total - first, 0)])
+    if not has_steps:   # the room freed lets the Documents panel show its gain column whole
+        fit = getattr(bench.window(), "_fit_documents_dock", None)
+        if fit is not None:
+            fit()

@@ -360,12 +360,13 @@ class ScorePanel(QWidget):
 
             # one line when it fits, else two (at 1366x768 one line was cut after "area")
             title = self.curve_title = FittedTitle(self.curve, 8)
-        parts = [adapt, pen, "○ this step" if getattr(self, "_questions_shown", False)
-                 else "● this step", f"area {area}", f"MSR {msr}"]
-        if getattr(self, "_questions_shown", False):
-            parts.insert(3, (f"<span style='color:{QUESTION_BETTER.name()}'>▲</span>/"
-                             f"<span style='color:{QUESTION_WORSE.name()}'>▼</span> question vs "
-                             f"random", "▲/▼ question vs random"))
+        questions = getattr(self, "_questions_shown", False)
+        parts = [adapt, pen, "○ step" if questions else "● this step", f"area {area}",
+                 f"MSR {msr}"]
+        if questions:   # short: the title keeps to three lines at 1366x768
+            parts.insert(3, (f"<span style='color:{QUESTION_BETTER.name()}'>▲</span>"
+                             f"<span style='color:{QUESTION_WORSE.name()}'>▼</span> vs random "
+                             f"question", "▲▼ vs random question"))
         if getattr(self, "_title", None) != parts:   # a new title relayouts the plot
             self._title = parts
             title.set(parts)

@@ -327,7 +327,11 @@ class Executor:
                     if future.key not in left:
                         continue   # timed out already: its problem was given
                     i = index_of[future.key]
-                    if future.status == "finished" and isinstance(value, dict):
+                    # a cell's result is a dict (its errors come as (type, error, traceback));
+                    # the future's status may already say otherwise: a worker that died after
+                    # handing the result over makes Dask mark the task pending or lost again
+                    # (the recovered cells were reported 'failed: dict: {...}')
+                    if isinstance(value, dict):
                         outcome = value
                     else:
                         outcome = self._outcome(future, value, tasks[i],

@@ -110,3 +110,20 @@ def _end(child: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         send(getattr(signal, "SIGKILL", signal.SIGTERM))
         child.wait()
+
+
+def json_of_child(command: list[str], name: str, should_stop=None) -> dict:
+    """The JSON an `llgui NAME ... --format json` child prints, read while `should_stop` is
+    polled (a newer request ends the child within 50 ms); RuntimeError with the tail of its
+    stderr when it fails or prints nothing."""
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=os.name != "nt")
+    out: list[bytes] = []
+    err: list[bytes] = []
+    wait_for_child(child, (lambda: out.append(child.stdout.read()),
+                           lambda: err.append(child.stderr.read())), should_stop)
+    if child.returncode != 0 or not out or not out[0].strip():
+        tail = (err[0] if err else b"").decode("utf-8", "replace").strip().splitlines()[-3:]
+        raise RuntimeError(f"llgui {name} failed (exit {child.returncode}): "
+                           + " | ".join(tail))
+    return json.loads(out[0].decode("utf-8"))

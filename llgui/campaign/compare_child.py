@@ -7,13 +7,10 @@ for byte. Follows `llgui.core.jobs`: `should_stop()` ends the child and raises `
 """
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 
 from llgui.core.significance.resample import Plan
-from llgui.campaign.child import wait_for_child
+from llgui.campaign.child import json_of_child
 
 
 def compare_in_child(path: str, baseline: str | None, plan: Plan, progress=None,
@@ -25,17 +22,7 @@ def compare_in_child(path: str, baseline: str | None, plan: Plan, progress=None,
     command = [sys.executable, "-m", "llgui", "compare", str(path), *which,
                "--test", plan.test, "--samples", str(plan.samples), "--seed", str(plan.seed),
                "--unit", plan.unit, "--format", "json", *(["--cells"] if cells else [])]
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             start_new_session=os.name != "nt")
-    out: list[bytes] = []
-    err: list[bytes] = []
-    # a newer request ends this child within 50 ms
-    wait_for_child(child, (lambda: out.append(child.stdout.read()),
-                           lambda: err.append(child.stderr.read())), should_stop)
-    if child.returncode != 0 or not out or not out[0].strip():
-        tail = (err[0] if err else b"").decode("utf-8", "replace").strip().splitlines()[-3:]
-        raise RuntimeError(f"llgui compare failed (exit {child.returncode}): "
-                           + " | ".join(tail))
+    report = json_of_child(command, "compare", should_stop)   # a newer request ends it
     if progress is not None:
         progress(1.0)
-    return json.loads(out[0].decode("utf-8"))
+    return report

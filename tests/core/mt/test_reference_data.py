@@ -54,7 +54,10 @@ class Wmt17:
         assert len(self.reference) == table["segments"] == 3004
         self.systems = table["systems"]
         self.root = reference_data
-        self._infos: dict[int, list] = {}
+        # id(metric) -> (metric, its reference information); the metric is held so that its id
+        # cannot be reused by a later metric with other options (a metric freed after one test
+        # and a new one allocated at the same address would otherwise get the old tokenisation)
+        self._infos: dict[int, tuple[MTMetric, list]] = {}
 
     def name(self, system: dict) -> str:
         return Path(system["system_file"]).name.split(".")[1]
@@ -65,10 +68,11 @@ class Wmt17:
         return hyps
 
     def infos(self, metric: MTMetric) -> list:
-        key = id(metric)
-        if key not in self._infos:
-            self._infos[key] = [metric.reference_info([r]) for r in self.reference]
-        return self._infos[key]
+        held = self._infos.get(id(metric))
+        if held is None or held[0] is not metric:
+            held = self._infos[id(metric)] = (metric, [metric.reference_info([r])
+                                                       for r in self.reference])
+        return held[1]
 
 
 @pytest.fixture(scope="module")

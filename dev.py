@@ -69,12 +69,15 @@ def main(argv: list[str]) -> int:
         # (pytest-xdist) unless the arguments choose otherwise (`-n 0` runs them in one).
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
         # loadgroup: tests of one xdist_group share a worker, so a session fixture that scores
-        # a published set (WMT17 TER) runs once, not once per worker
+        # a published set (WMT17 TER) runs once, not once per worker; tests/conftest.py groups
+        # every other test by its module and hands the longest modules out first
+        # (--no-loadscope-reorder keeps that order instead of xdist's count of tests)
         # --max-worker-restart=0: a crashed worker (a segfault, or pytest-timeout ending a
         # stuck test) ends the run with a failure; pytest-xdist 3.8 can deadlock when it
         # replaces a crashed worker under loadgroup (its issues 1323, 1327, 1378).
         parallel = ([] if any(a == "-n" or a.startswith("-n") for a in rest)
-                    else ["-n", "auto", "--dist", "loadgroup", "--max-worker-restart=0"])
+                    else ["-n", "auto", "--dist", "loadgroup", "--no-loadscope-reorder",
+                          "--max-worker-restart=0"])
         args = [str(PYTHON), "-m", "pytest", *parallel, *rest]
     # The window and llgui's commands run where the user is, so relative paths they give
     # (`--screenshot demo.png`, a bundle) mean what they would mean to `llgui` itself; the

@@ -119,12 +119,44 @@ def pytest_addoption(parser):
                           "fuzzers and slow tests (tests/conftest.py QUICK_LEAVES_OUT)")
 
 
+# -- two workers that end together ------------------------------------------------------------
+HEAVY_FIRST = (
+    "tests/sim/test_ipmt_penalty.py", "tests/gui/live/test_listen.py",
+    "tests/campaign/test_campaign_cluster.py", "tests/gui/test_app.py",
+    "tests/docs/test_code_blocks.py", "tests/cli/test_reference_bundles.py",
+    "tests/sim/test_protocol_v11.py", "tests/core/mt/test_stats.py", "tests/sim/test_ipmt.py",
+    "tests/core/mt/test_reference_data.py", "tests/core/significance/test_det_coverage.py",
+    "tests/docs/test_wheel.py", "tests/gui/systems/test_tab.py", "tests/io/test_fuzz.py",
+)
+"""The modules that take longest (measured: `--durations` of a whole run), in that order, are
+handed out first; the rest follow in their own order. dev.py runs xdist with `--dist loadgroup
+--no-loadscope-reorder`, and every test without an xdist_group of its own is grouped by its
+module: a module's fixtures are built once, on one worker (not once per worker, as when single
+tests are spread), and the longest modules first leave short ones to even out the end
+(longest-processing-time-first scheduling)."""
+
+
+def _module(item) -> str:
+    return Path(str(item.fspath)).resolve().relative_to(REPO).as_posix()
+
+
+@pytest.hookimpl(tryfirst=True)   # before xdist's own hook writes the group into the test's id
 def pytest_collection_modifyitems(config, items):
-    if not config.getoption("--quick"):
-        return
+    if config.getoption("--quick"):
+        _leave_out_for_quick(config, items)
+    if config.pluginmanager.hasplugin("xdist") and config.getoption("dist", "no") == "loadgroup":
+        for item in items:
+            if item.get_closest_marker("xdist_group") is None:
+                item.add_marker(pytest.mark.xdist_group(_module(item)))
+        rank = {path: n for n, path in enumerate(HEAVY_FIRST)}
+        order = {id(item): n for n, item in enumerate(items)}
+        items.sort(key=lambda item: (rank.get(_module(item), len(rank)), order[id(item)]))
+
+
+def _leave_out_for_quick(config, items) -> None:
     kept, left = [], []
     for item in items:
-        path = Path(str(item.fspath)).resolve().relative_to(REPO).as_posix()
+        path = _module(item)
         slow = item.get_closest_marker("slow") is not None
         # the published data's reruns (WMT, AMI, the coverage of intervals) are the full run's
         published = "reference_data" in getattr(item, "fixturenames", ())

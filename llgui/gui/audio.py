@@ -12,7 +12,8 @@ is null there) or without QtMultimedia (PySide6-Addons), the player says so once
 `RegionSource` as many frames as real time has run, so the playhead moves as it would with
 sound and the samples pulled are those a sound card would have been handed. With
 `keep_samples = True` each span's samples are kept in `played` ((start, end, bytes)), so a
-test decodes the file itself and compares. The playhead is where the frames the device has
+test decodes the file itself and compares. `clock_speed` (1.0: real time) is how fast the clock
+runs; the tests run it faster, since without a device nothing is heard. The playhead is where the frames the device has
 taken (`processedUSecs`), or the clock, fall in the spans.
 
 Signals: `position(seconds)` about 40 times a second while playing, `playing(bool)`,
@@ -123,6 +124,7 @@ class AudioPlayer(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.keep_samples = False
+        self.clock_speed = 1.0       # the clock's pace, without a device (1.0: real time)
         self.played: list[tuple[float, float, bytes]] = []
         self.current = -1.0          # the playhead, seconds; -1 when stopped
         self._audio: Audio | None = None
@@ -273,7 +275,7 @@ class AudioPlayer(QObject):
         if self._sink is None:
             # the clock: pull what real time has consumed since playing started
             due = min(source.total, self._clock_base
-                      + int(self._clock.elapsed() * audio.rate / 1000.0))
+                      + int(self._clock.elapsed() * self.clock_speed * audio.rate / 1000.0))
             while source.done < due and source.failure is None:
                 if not source.pull(due - source.done) and source.atEnd():
                     break

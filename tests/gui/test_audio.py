@@ -159,6 +159,7 @@ def test_space_plays_the_listened_windows_under_a_moving_playhead(qtbot, bench, 
     bar, view = bench.workbench.audio, bench.workbench.diar_view
     assert bar.play_windows.isEnabled() and len(bar.windows) == 2
     bar.player.keep_samples = True
+    bar.player.clock_speed = 4.0     # no device offscreen: the clock's pace, not the samples
     heads = []
     bar.player.position.connect(
         lambda t: heads.append(view.playhead.value() if view.playhead.isVisible() else None))

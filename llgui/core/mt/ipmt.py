@@ -30,12 +30,15 @@ masked both ways).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 WORD, CHARACTER = "word", "character"
 PREFIX_UNITS = (WORD, CHARACTER)
 NOTHING = "\ue000"
+# re's \s on str is Py_UNICODE_ISSPACE, str.isspace's own test: the same white space
+_NOT_SPACE = re.compile(r"\S")
 """A private-use character: no reference holds it, so an impaired typed text matches nothing."""
 
 
@@ -112,7 +115,7 @@ def prefix_fixed(line: str, answer: PrefixAnswer) -> str:
 def masked(text: str) -> str:
     """`text` with every character but white space replaced by `NOTHING`: as many words
     and characters, none of which matches a reference."""
-    return "".join(c if c.isspace() else NOTHING for c in text)
+    return _NOT_SPACE.sub(NOTHING, text)
 
 
 def prefix_versions(reference: str, answer: PrefixAnswer) -> tuple[str, str]:

@@ -260,7 +260,7 @@ def _hull_indices(n_fa: np.ndarray, n_miss: np.ndarray) -> np.ndarray:
     keep = np.flatnonzero(np.concatenate(([True], (x[1:] != x[:-1]) | (y[1:] != y[:-1]))))
     xs, ys = x[keep], y[keep]
     for _ in range(64):
-        if keep.size <= 256:
+        if keep.size <= 16:
             break
         left = _left_turns(xs, ys)
         if left.all():

@@ -140,14 +140,17 @@ def _module(item) -> str:
     return Path(str(item.fspath)).resolve().relative_to(REPO).as_posix()
 
 
-@pytest.hookimpl(tryfirst=True)   # before xdist's own hook writes the group into the test's id
+def pytest_itemcollected(item):
+    # before any pytest_collection_modifyitems: xdist's writes the group into the test's id
+    if getattr(item.config.option, "loadgroup", False) and \
+            item.get_closest_marker("xdist_group") is None:
+        item.add_marker(pytest.mark.xdist_group(_module(item)))
+
+
 def pytest_collection_modifyitems(config, items):
     if config.getoption("--quick"):
         _leave_out_for_quick(config, items)
-    if config.pluginmanager.hasplugin("xdist") and config.getoption("dist", "no") == "loadgroup":
-        for item in items:
-            if item.get_closest_marker("xdist_group") is None:
-                item.add_marker(pytest.mark.xdist_group(_module(item)))
+    if getattr(config.option, "loadgroup", False):   # an xdist worker under --dist loadgroup
         rank = {path: n for n, path in enumerate(HEAVY_FIRST)}
         order = {id(item): n for n, item in enumerate(items)}
         items.sort(key=lambda item: (rank.get(_module(item), len(rank)), order[id(item)]))

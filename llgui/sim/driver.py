@@ -28,7 +28,7 @@ import signal
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from itertools import islice
+from itertools import compress, islice, repeat
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -50,6 +50,7 @@ from llgui.sim.prefix import (
     step_limit as prefix_step_limit,
 )
 from llgui.sim.process import SystemProcess
+from llgui.sim.turn_reuse import TurnReuse
 
 DEFAULT_BUDGET_SHARE = 0.6     # MT: 60 % of the document's reference words (ALLIES plans)
 DEFAULT_BUDGET_SECONDS = 60.0  # diarization: 60 s listened per document
@@ -58,6 +59,7 @@ STEP_LIMIT_DIAR = 10_000
 VIEW_METRIC = {"mt": "ter", "diarization": "der"}
 """The track the oracle looks through (`oracles.View`): TER's per-sentence edits, DER's error
 regions."""
+_START, _END = operator.itemgetter(0), operator.itemgetter(1)
 
 
 @dataclass(frozen=True)
@@ -239,6 +241,7 @@ class Session:
         self.parse_seconds = 0.0  # of which parsing the system's messages
         self.pipe_seconds = 0.0   # writing to the system's stdin (not llgui's time)
         self.prefix_steps: list[Step] = []   # interactive-predictive MT steps (effort)
+        self._reuse: TurnReuse | None = None   # the document's last turn list, checked
 
     # -- the system -----------------------------------------------------------------------------
 
@@ -260,7 +263,7 @@ class Session:
         elapsed = time.perf_counter() - t0
         self.number += 1
         message = P.parse_system(raw, self.number, self.bundle.task, self.doc,
-                                 self._where_step())
+                                 self._where_step(), self._reuse)
         self._check_echo(message)
         self.parse_seconds += time.perf_counter() - t0 - elapsed  # llgui's time, not the system's
         return message, elapsed
@@ -348,6 +351,7 @@ class Session:
         """Send document `index`, receive and record h0; returns h0 (lines or turns)."""
         document = self.bundle.documents[index]
         self.doc, self.step = document.id, 0
+        self._reuse = TurnReuse()
         mode = self.document_mode(index)
         budget = default_budget(document, self.budget, self.bundle.cost, self.bundle.settings,
                                 self.bundle.documents)
@@ -587,18 +591,30 @@ class Session:
             return Adapted(lines=dict(reply.lines)) if reply.lines else None
         if reply.turns is None:
             return None
-        # sorted as tuples (the order of Turn's fields), each turn made once per document:
-        # a show's thousands of turns are mostly the ones of the step before
-        raw = [t for t in reply.turns if t[1] > t[0]]
+        state = self._doc_state
+        if reply.turns is state.last_parsed:   # the list of the step before (TurnReuse)
+            return Adapted(turns=state.last_turns)
+        turns = self._adapted_turns(document, reply.turns)
+        state.last_parsed, state.last_turns = reply.turns, turns
+        return Adapted(turns=turns)
+
+    def _adapted_turns(self, document, parsed) -> tuple[Turn, ...]:
+        """A system's turn list as the session's turns: sorted as tuples (the order of Turn's
+        fields), empty ones dropped, each turn made once per document (a show's thousands of
+        turns are mostly the ones of the step before); per-turn passes in C."""
+        raw = list(parsed)
+        if not all(map(operator.lt, map(_START, raw), map(_END, raw))):
+            raw = [t for t in raw if t[1] > t[0]]
         if not all(map(operator.lt, raw, islice(raw, 1, None))):  # mostly sorted already
             raw.sort()
-        if raw and max([t[1] for t in raw]) > document.extent[1] + 3600.0:  # ends > starts
+        if raw and max(map(_END, raw)) > document.extent[1] + 3600.0:  # ends > starts
             self._check_times(document, [x for t in raw for x in (t[0], t[1])],
                               "adapted turn")
         cache = self._doc_state.turns
-        get = cache.get
-        turns = tuple([get(t) or cache.setdefault(t, Turn(*t)) for t in raw])
-        return Adapted(turns=turns)
+        turns = list(map(cache.get, raw))
+        for i in compress(range(len(turns)), map(operator.is_, turns, repeat(None))):
+            turns[i] = cache.setdefault(raw[i], Turn(*raw[i]))
+        return tuple(turns)
 
     def end_document(self) -> DocumentResult:
         """Close the current document: end_document to the system, its summary."""
@@ -609,6 +625,7 @@ class Session:
         self.results.append(result)
         self._doc_state = None
         self.doc, self.step = None, 0
+        self._reuse = None
         return result
 
     def _summary(self, state, partial: bool = False) -> DocumentResult:
@@ -781,6 +798,7 @@ class _DocState:
         self.curve: list = []   # (cumulative cost, {metric: S_pen}) after each step
         self.refused: dict | None = None   # the request refused at the end (run.json)
         self.turns: dict[tuple, Turn] = {}     # (start, end, speaker) -> the Turn made once
+        self.last_parsed = self.last_turns = None   # the last adapted list, as parsed and made
 
     @property
     def cost(self) -> float:

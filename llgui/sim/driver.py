@@ -23,12 +23,10 @@ from __future__ import annotations
 
 import gc
 import math
-import operator
 import signal
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from itertools import compress, islice, repeat
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -43,6 +41,7 @@ from llgui.core.penalty import PenaltyAccumulator, make_track, step_feedback
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
 from llgui.io.interactions import target_to_json
 from llgui.sim import protocol as P
+from llgui.sim.adapted_turns import AdaptedTurns
 from llgui.sim.oracles import Move, Oracle, PrefixOracle, RefIndex, View, step_for
 from llgui.sim.output import RunWriter, WriteFailed, msr_metric, run_name, stop_note
 from llgui.sim.prefix import (
@@ -59,7 +58,6 @@ STEP_LIMIT_DIAR = 10_000
 VIEW_METRIC = {"mt": "ter", "diarization": "der"}
 """The track the oracle looks through (`oracles.View`): TER's per-sentence edits, DER's error
 regions."""
-_START, _END = operator.itemgetter(0), operator.itemgetter(1)
 
 
 @dataclass(frozen=True)
@@ -385,6 +383,10 @@ class Session:
         if not is_mt:
             view.others = _LazyRefs(self.bundle)
         self._doc_state = _DocState(document, mode, budget, scores, view)
+        if not is_mt:
+            self._doc_state.adapted = AdaptedTurns(
+                document.extent[1],
+                lambda times: self._check_times(document, times, "adapted turn"))
         # the document's statistics and tracks live until its end: out of the collector's
         # full passes, which otherwise walked them all inside a step (24 ms on a 3-hour show,
         # the 882-ms maximum of gate 8's MT run); what a step makes is still collected
@@ -591,30 +593,7 @@ class Session:
             return Adapted(lines=dict(reply.lines)) if reply.lines else None
         if reply.turns is None:
             return None
-        state = self._doc_state
-        if reply.turns is state.last_parsed:   # the list of the step before (TurnReuse)
-            return Adapted(turns=state.last_turns)
-        turns = self._adapted_turns(document, reply.turns)
-        state.last_parsed, state.last_turns = reply.turns, turns
-        return Adapted(turns=turns)
-
-    def _adapted_turns(self, document, parsed) -> tuple[Turn, ...]:
-        """A system's turn list as the session's turns: sorted as tuples (the order of Turn's
-        fields), empty ones dropped, each turn made once per document (a show's thousands of
-        turns are mostly the ones of the step before); per-turn passes in C."""
-        raw = list(parsed)
-        if not all(map(operator.lt, map(_START, raw), map(_END, raw))):
-            raw = [t for t in raw if t[1] > t[0]]
-        if not all(map(operator.lt, raw, islice(raw, 1, None))):  # mostly sorted already
-            raw.sort()
-        if raw and max(map(_END, raw)) > document.extent[1] + 3600.0:  # ends > starts
-            self._check_times(document, [x for t in raw for x in (t[0], t[1])],
-                              "adapted turn")
-        cache = self._doc_state.turns
-        turns = list(map(cache.get, raw))
-        for i in compress(range(len(turns)), map(operator.is_, turns, repeat(None))):
-            turns[i] = cache.setdefault(raw[i], Turn(*raw[i]))
-        return tuple(turns)
+        return Adapted(turns=self._doc_state.adapted.make(reply.turns))
 
     def end_document(self) -> DocumentResult:
         """Close the current document: end_document to the system, its summary."""
@@ -797,8 +776,7 @@ class _DocState:
         self.steps, self.done = 0, False
         self.curve: list = []   # (cumulative cost, {metric: S_pen}) after each step
         self.refused: dict | None = None   # the request refused at the end (run.json)
-        self.turns: dict[tuple, Turn] = {}     # (start, end, speaker) -> the Turn made once
-        self.last_parsed = self.last_turns = None   # the last adapted list, as parsed and made
+        self.adapted: AdaptedTurns | None = None   # diarization: the adapted lists as turns
 
     @property
     def cost(self) -> float:

@@ -8,6 +8,7 @@ turns, the scorer and the log writer see them as unchanged)."""
 from __future__ import annotations
 
 import json
+import operator
 import random
 import sys
 
@@ -138,3 +139,77 @@ def test_the_log_writers_turn_texts_equal_json_over_a_sequence():
     for turns in (a, a, b, b, a, list(b), b[1:], a):
         want = json.dumps([[t.start, t.end, t.speaker] for t in turns], ensure_ascii=False)
         assert "[" + texts(turns) + "]" == want
+
+
+def _whole_path(parsed, limit):
+    """What the session made of an adapted list before the splice (the plain code)."""
+    from llgui.core.types import Turn
+
+    raw = sorted(t for t in parsed if t[1] > t[0])
+    if raw and max(t[1] for t in raw) > limit:
+        raise ValueError("late")
+    return tuple(Turn(*t) for t in raw)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.lists(item, min_size=1, max_size=25), st.lists(st.lists(edit, max_size=3),
+                                                          max_size=8))
+def test_adapted_turns_of_a_sequence_are_the_whole_paths(first, rounds):
+    """`AdaptedTurns.make` over the lists `TurnReuse` reads (heads and tails shared by
+    identity): the turns the plain path makes (sorted, empty ones dropped, a late end sent to
+    the time check), each (start, end, speaker) one object for the document."""
+    from llgui.sim.adapted_turns import AdaptedTurns
+
+    def check(times):
+        raise ValueError("late")
+
+    made = AdaptedTurns(9_000.0, check)      # limit: 12,600 s; the items reach 10,000
+    made.limit = 9_990.0                     # ... so some lists are late
+    reuse, value = TurnReuse(), sorted(first)
+    seen: dict = {}
+    for edits in [[]] + rounds:
+        value = [list(t) for t in value]
+        for op, at, new in edits:
+            at = at % (len(value) + 1)
+            if op == "insert":
+                value.insert(at, new)
+            elif op == "replace" and at < len(value):
+                value[at] = new
+            elif op == "delete" and at < len(value) and len(value) > 1:
+                del value[at]
+        parsed = _read(reuse, value)
+        try:
+            want = _whole_path(parsed, made.limit)
+        except ValueError:
+            with pytest.raises(ValueError, match="late"):
+                made.make(parsed)
+            made = AdaptedTurns(9_000.0, check)   # a fault ends the run: start afresh
+            made.limit = 9_990.0
+            seen = {}
+            continue
+        got = made.make(parsed)
+        assert got == want
+        for turn in got:
+            assert seen.setdefault((turn.start, turn.end, turn.speaker), turn) is turn
+
+
+def test_a_step_that_changes_a_few_turns_of_a_show_makes_only_those():
+    """The splice is taken (the whole path is not called) and gives the whole path's turns,
+    the unchanged ones the very objects of the step before."""
+    from llgui.sim.adapted_turns import AdaptedTurns
+
+    rng = random.Random(5)
+    value = sorted([[round(s, 3), round(s + rng.uniform(0.3, 5), 3), f"spk{rng.randrange(4)}"]
+                    for s in (rng.uniform(0, 3600) for _ in range(3000))])
+    reuse, made = TurnReuse(), AdaptedTurns(3600.0, lambda times: None)
+    before = made.make(_read(reuse, value))
+    made._whole = None                                  # not to be called again
+    changed = [list(t) for t in value]
+    changed[1200][2] = "spk9"                            # a name
+    del changed[2000]                                    # a segment's turns replaced
+    changed.insert(2000, [changed[1999][0] + 0.001, changed[1999][0] + 0.002, "spk1"])
+    parsed = _read(reuse, changed)
+    got = made.make(parsed)
+    assert got == _whole_path(parsed, 7200.0)
+    assert got[:1200] == before[:1200] and all(map(operator.is_, got[:1200], before[:1200]))
+    assert all(map(operator.is_, got[2001:], before[2001:]))

@@ -38,8 +38,12 @@ def turns_to_json(turns) -> list:
             else [t.start, t.end, t.speaker] for t in turns]
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+"""What json.dumps(value, ensure_ascii=False, allow_nan=False) builds at every call."""
+
+
 def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    return _ENCODER.encode(value)
 
 
 def _turns_text(turns: Sequence[Turn]) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import operator
 from itertools import compress, islice, repeat
-from typing import Callable
+from typing import Callable, Iterable
 
 from llgui.core.types import Turn
 
@@ -28,10 +28,12 @@ LATE = 3600.0
 class AdaptedTurns:
     """One document's turn lists as turns (see the module text)."""
 
-    def __init__(self, extent_end: float, check: Callable[[list], None]):
+    def __init__(self, extent_end: float, check: Callable[[list], None],
+                 known: Iterable[Turn] = ()):
         self.limit = float(extent_end) + LATE
         self.check = check                    # the whole time check: raises, naming the turn
-        self.cache: dict[tuple, Turn] = {}    # (start, end, speaker) -> the Turn made once
+        # (start, end, speaker) -> the Turn made once; `known`: turns already made (h0's)
+        self.cache: dict[tuple, Turn] = {(t.start, t.end, t.speaker): t for t in known}
         self.parsed: tuple | None = None      # the last list given ...
         self.turns: tuple[Turn, ...] = ()     # ... and its turns
         self.clean = False                    # ... which were its items one for one

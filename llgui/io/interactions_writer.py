@@ -6,6 +6,8 @@ for a writer that writes the same turns step after step."""
 from __future__ import annotations
 
 import json
+from itertools import compress, repeat
+from operator import is_
 from typing import Callable, Mapping, Sequence
 
 from llgui.core.mt.ipmt import PrefixAnswer
@@ -36,8 +38,12 @@ def turns_to_json(turns) -> list:
             else [t.start, t.end, t.speaker] for t in turns]
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+"""What json.dumps(value, ensure_ascii=False, allow_nan=False) builds at every call."""
+
+
 def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    return _ENCODER.encode(value)
 
 
 def _turns_text(turns: Sequence[Turn]) -> str:
@@ -52,13 +58,21 @@ class TurnTexts:
     def __init__(self) -> None:
         self._texts: dict[int, str] = {}     # id(turn) -> its JSON text
         self._alive: list = []               # ... and the turns, so ids stay theirs
+        self._last: tuple = (None, "")       # the last list given (kept alive) and its text
 
     def __call__(self, turns: Sequence[Turn]) -> str:
+        last, text = self._last
+        if turns is last and isinstance(turns, tuple):   # a system that kept its hypothesis
+            return text
         texts, alive = self._texts, self._alive
-        for turn in [t for t in turns if id(t) not in texts]:
-            texts[id(turn)] = _dumps(turns_to_json((turn,))[0])
+        items = list(map(texts.get, map(id, turns)))   # per-turn passes in C
+        for i in compress(range(len(items)), map(is_, items, repeat(None))):
+            turn = turns[i]
+            items[i] = texts[id(turn)] = _dumps(turns_to_json((turn,))[0])
             alive.append(turn)
-        return ", ".join([texts[i] for i in map(id, turns)])
+        text = ", ".join(items)
+        self._last = (turns, text)
+        return text
 
 
 def step_line(step: Step, extra: Mapping[str, object] | None = None, *,

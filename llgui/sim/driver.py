@@ -23,12 +23,10 @@ from __future__ import annotations
 
 import gc
 import math
-import operator
 import signal
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from itertools import islice
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -43,6 +41,7 @@ from llgui.core.penalty import PenaltyAccumulator, make_track, step_feedback
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
 from llgui.io.interactions import target_to_json
 from llgui.sim import protocol as P
+from llgui.sim.adapted_turns import AdaptedTurns
 from llgui.sim.oracles import Move, Oracle, PrefixOracle, RefIndex, View, step_for
 from llgui.sim.output import RunWriter, WriteFailed, msr_metric, run_name, stop_note
 from llgui.sim.prefix import (
@@ -50,6 +49,7 @@ from llgui.sim.prefix import (
     step_limit as prefix_step_limit,
 )
 from llgui.sim.process import SystemProcess
+from llgui.sim.turn_reuse import TurnReuse
 
 DEFAULT_BUDGET_SHARE = 0.6     # MT: 60 % of the document's reference words (ALLIES plans)
 DEFAULT_BUDGET_SECONDS = 60.0  # diarization: 60 s listened per document
@@ -239,6 +239,7 @@ class Session:
         self.parse_seconds = 0.0  # of which parsing the system's messages
         self.pipe_seconds = 0.0   # writing to the system's stdin (not llgui's time)
         self.prefix_steps: list[Step] = []   # interactive-predictive MT steps (effort)
+        self._reuse: TurnReuse | None = None   # the document's last turn list, checked
 
     # -- the system -----------------------------------------------------------------------------
 
@@ -260,7 +261,7 @@ class Session:
         elapsed = time.perf_counter() - t0
         self.number += 1
         message = P.parse_system(raw, self.number, self.bundle.task, self.doc,
-                                 self._where_step())
+                                 self._where_step(), self._reuse)
         self._check_echo(message)
         self.parse_seconds += time.perf_counter() - t0 - elapsed  # llgui's time, not the system's
         return message, elapsed
@@ -348,6 +349,7 @@ class Session:
         """Send document `index`, receive and record h0; returns h0 (lines or turns)."""
         document = self.bundle.documents[index]
         self.doc, self.step = document.id, 0
+        self._reuse = TurnReuse()
         mode = self.document_mode(index)
         budget = default_budget(document, self.budget, self.bundle.cost, self.bundle.settings,
                                 self.bundle.documents)
@@ -381,6 +383,11 @@ class Session:
         if not is_mt:
             view.others = _LazyRefs(self.bundle)
         self._doc_state = _DocState(document, mode, budget, scores, view)
+        if not is_mt:
+            self._doc_state.adapted = AdaptedTurns(
+                document.extent[1],
+                lambda times: self._check_times(document, times, "adapted turn"),
+                known=scores.tracks[VIEW_METRIC["diarization"]].hypothesis)
         # the document's statistics and tracks live until its end: out of the collector's
         # full passes, which otherwise walked them all inside a step (24 ms on a 3-hour show,
         # the 882-ms maximum of gate 8's MT run); what a step makes is still collected
@@ -587,18 +594,7 @@ class Session:
             return Adapted(lines=dict(reply.lines)) if reply.lines else None
         if reply.turns is None:
             return None
-        # sorted as tuples (the order of Turn's fields), each turn made once per document:
-        # a show's thousands of turns are mostly the ones of the step before
-        raw = [t for t in reply.turns if t[1] > t[0]]
-        if not all(map(operator.lt, raw, islice(raw, 1, None))):  # mostly sorted already
-            raw.sort()
-        if raw and max([t[1] for t in raw]) > document.extent[1] + 3600.0:  # ends > starts
-            self._check_times(document, [x for t in raw for x in (t[0], t[1])],
-                              "adapted turn")
-        cache = self._doc_state.turns
-        get = cache.get
-        turns = tuple([get(t) or cache.setdefault(t, Turn(*t)) for t in raw])
-        return Adapted(turns=turns)
+        return Adapted(turns=self._doc_state.adapted.make(reply.turns))
 
     def end_document(self) -> DocumentResult:
         """Close the current document: end_document to the system, its summary."""
@@ -609,6 +605,7 @@ class Session:
         self.results.append(result)
         self._doc_state = None
         self.doc, self.step = None, 0
+        self._reuse = None
         return result
 
     def _summary(self, state, partial: bool = False) -> DocumentResult:
@@ -780,7 +777,7 @@ class _DocState:
         self.steps, self.done = 0, False
         self.curve: list = []   # (cumulative cost, {metric: S_pen}) after each step
         self.refused: dict | None = None   # the request refused at the end (run.json)
-        self.turns: dict[tuple, Turn] = {}     # (start, end, speaker) -> the Turn made once
+        self.adapted: AdaptedTurns | None = None   # diarization: the adapted lists as turns
 
     @property
     def cost(self) -> float:

@@ -275,7 +275,30 @@ class WorstFirst(_Ordered):
     name = "worst-first"
 
     def order(self, values, view):
-        return np.argsort(-values, kind="stable")
+        return largest_first(values)
+
+
+HEAD = 64
+"""`largest_first` sorts this many first (a step tries at most LOOKAHEAD candidates)."""
+
+
+def largest_first(values: np.ndarray, head: int = HEAD) -> Iterator[int]:
+    """The indices of `values` largest first, ties in index order: `np.argsort(-values,
+    kind="stable")`, lazily. The `head` largest (with every value tied with the last of them)
+    are found by a partition and sorted alone; the rest is sorted only when asked for (a show
+    has thousands of error regions, a step looks at the first few)."""
+    negated = -np.asarray(values, dtype=float)
+    if negated.size <= head:
+        yield from np.argsort(negated, kind="stable").tolist()
+        return
+    cut = np.partition(negated, head - 1)[head - 1]
+    if np.isnan(cut):   # NaN sorts last: the plain sort says where
+        yield from np.argsort(negated, kind="stable").tolist()
+        return
+    top = np.flatnonzero(negated <= cut)          # in index order: a stable sort of them is
+    first = top[np.argsort(negated[top], kind="stable")]   # the full sort's first len(top)
+    yield from first.tolist()
+    yield from np.argsort(negated, kind="stable")[first.size:].tolist()
 
 
 class InOrder(_Ordered):

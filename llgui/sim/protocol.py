@@ -38,6 +38,7 @@ from llgui.core.numbers import show_value
 from llgui.core.errors import SystemFailed
 from llgui.io.interactions import target_to_json, turns_to_json
 from llgui.sim.prefix import Completion, PrefixMessage, parse_completion, parse_prefix
+from llgui.sim.turn_reuse import TurnReuse
 from llgui.core.types import (
     DIAR_KINDS, MT_KINDS, PointTarget, SameTarget, SentenceTarget, SpanTarget, Target, Turn,
 )
@@ -560,10 +561,17 @@ def _echo(obj: dict) -> dict:
 
 
 def parse_system(raw: bytes | str, number: int, task: str, doc: str | None = None,
-                 step: int | None = None) -> SystemMessage:
+                 step: int | None = None, reuse: TurnReuse | None = None) -> SystemMessage:
     """Parse the system's message number `number` (1-based) sent while llgui was at (`doc`,
     `step`); raises `ProtocolFault` naming them and the fault. Checks shape only: whether the
-    message fits the turn, the document and the step is the session's business."""
+    message fits the turn, the document and the step is the session's business. `reuse`: the
+    document's `llgui.sim.turn_reuse.TurnReuse`, to check only what changed in a turn list."""
+
+    def read_turns(value):
+        if reuse is None:
+            return parse_turns(value)
+        return reuse.parse(value, parse_turns, _turns_fast, raw)
+
     try:
         obj = _decode(raw)
         kind = obj["type"]
@@ -583,7 +591,7 @@ def parse_system(raw: bytes | str, number: int, task: str, doc: str | None = Non
                 return Hypothesis(lines=_parse_lines(obj["lines"], "lines"), **echo)
             if "turns" not in obj:
                 raise _Bad("a diarization hypothesis needs 'turns'")
-            return Hypothesis(turns=parse_turns(obj["turns"]), **echo)
+            return Hypothesis(turns=read_turns(obj["turns"]), **echo)
         if kind in ("request", "quote"):
             what = obj.get("kind")
             if what not in REQUEST_KINDS[task]:
@@ -606,7 +614,7 @@ def parse_system(raw: bytes | str, number: int, task: str, doc: str | None = Non
             if "lines" in obj:
                 raise _Bad("a diarization system adapts 'turns', not 'lines'")
             turns = obj.get("turns")
-            return AdaptedReply(turns=None if turns is None else parse_turns(turns), **echo)
+            return AdaptedReply(turns=None if turns is None else read_turns(turns), **echo)
         raise _Bad(f"unknown type {_show(kind)}")
     except _Bad as exc:
         raise ProtocolFault(str(exc), number, doc, step) from None

@@ -21,6 +21,7 @@ Tests hold every result equal to `der_components` (and so to pyannote.metrics) o
 """
 from __future__ import annotations
 
+from itertools import islice
 from operator import attrgetter, is_
 from typing import Collection, Sequence
 
@@ -360,8 +361,8 @@ class IncrementalDER:
         if len(turns) == len(self.hypothesis) and all(map(is_, turns, self.hypothesis)):
             self.hypothesis = turns       # the same turn objects (a system that kept them)
             return self.current()
-        raw = _raw(turns)
-        region = self._difference(raw)
+        raw, same = self._raw_of(turns)
+        region = self._difference(raw, same)
         if region[0] > region[1]:   # the same turns
             self.hypothesis, self._raw = turns, raw
             return self.current()
@@ -378,6 +379,23 @@ class IncrementalDER:
                 if uem else []
             self._regions = _splice(regions, a, b, local)
         return self.current()
+
+    def _raw_of(self, turns: tuple[Turn, ...]) -> tuple[tuple, tuple[int, int]]:
+        """`_raw(turns)`, the arrays of the turns in a common head and tail with the current
+        hypothesis (the same objects, found in C) taken from the current arrays: a step
+        changes a few turns of thousands; and the lengths of that head and tail."""
+        old = self.hypothesis
+        n, m = len(turns), len(old)
+        k = min(n, m)
+        head = list(map(is_, turns, old))
+        p = head.index(False) if False in head else k
+        tail = list(map(is_, islice(reversed(turns), k - p), reversed(old)))
+        s = tail.index(False) if False in tail else len(tail)
+        if 2 * (p + s) < n:
+            return _raw(turns), (p, s)
+        middle = _raw(turns[p:n - s])
+        return tuple(np.concatenate((a[:p], b, a[m - s:]))
+                     for a, b in zip(self._raw, middle)), (p, s)
 
     # -- where the errors are ---------------------------------------------------------------
 
@@ -400,20 +418,16 @@ class IncrementalDER:
         out.sort(key=lambda r: (r[0], ERROR_KINDS.index(r[2])))
         return out
 
-    def _difference(self, raw) -> tuple[float, float]:
+    def _difference(self, raw, same: tuple[int, int] = (0, 0)) -> tuple[float, float]:
         """(a, b) spanning every turn that differs between the current list and a new one
-        (`_raw` arrays), by their common prefix and suffix; (1, 0) if none differs."""
+        (`_raw` arrays), by their common prefix and suffix; (1, 0) if none differs. `same`:
+        the lengths of a head and a tail known equal (the same turn objects)."""
         old = self._raw
         n_old, n_new = old[0].size, raw[0].size
         m = min(n_old, n_new)
-
-        def differs(x, y):
-            return (x[0] != y[0]) | (x[1] != y[1]) | (x[2] != y[2])
-
-        head = differs([a[:m] for a in old], [a[:m] for a in raw])
-        first = int(np.argmax(head)) if head.any() else m
-        tail = differs([a[n_old - m:][::-1] for a in old], [a[n_new - m:][::-1] for a in raw])
-        last = int(np.argmax(tail)) if tail.any() else m
+        first = _first_differing([a[:m] for a in old], [a[:m] for a in raw], same[0])
+        last = _first_differing([a[n_old - m:][::-1] for a in old],
+                                [a[n_new - m:][::-1] for a in raw], same[1])
         if first == m and n_old == n_new:
             return (1.0, 0.0)
         last = min(last, m - first)       # the prefix and the suffix may not overlap
@@ -449,6 +463,24 @@ class IncrementalDER:
         cuts = (self._fixed_cuts, self._hyp_s, self._hyp_e_sorted, np.sort(starts),
                 np.sort(ends))
         return _clear_point(cuts, a, -1), _clear_point(cuts, b, +1)
+
+
+def _first_differing(x: Sequence[np.ndarray], y: Sequence[np.ndarray], start: int = 0) -> int:
+    """The first index where the (start, end, label) columns `x` and `y` (equal lengths)
+    differ, their length if none; the first `start` are known equal. The times are compared
+    at once; the labels (objects, slow to compare) in growing chunks, up to the first time
+    that differs: a step's changes start where the same objects end."""
+    size = x[0].size
+    times = (x[0][start:] != y[0][start:]) | (x[1][start:] != y[1][start:])
+    stop = start + int(np.argmax(times)) if times.any() else size
+    lo, chunk = start, 64
+    while lo < stop:
+        hi = min(stop, lo + chunk)
+        labels = x[2][lo:hi] != y[2][lo:hi]
+        if labels.any():
+            return lo + int(np.argmax(labels))
+        lo, chunk = hi, 4 * chunk
+    return stop
 
 
 def _splice(regions: dict, a: float, b: float, local: list[tuple[float, float, str]]) -> dict:

@@ -193,6 +193,8 @@ def ter_script_note(settings: Mapping[str, object] | None) -> str | None:
             "100 %. Set asian_support = true and normalized = true to count characters")
 
 
+_NON_ASCII_VISIBLE = re.compile(r"[^\x00-\x7f\s]")
+"""A character that is neither ASCII nor white space (re's \\s is str.isspace's set)."""
 BLEU_TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
 """WMT's (and sacrebleu's, from trg_lang) BLEU tokenizer for Chinese, Japanese, Korean."""
 _LANGUAGE_NAMES = {"zh": "Chinese", "ja": "Japanese", "ko": "Korean"}
@@ -206,10 +208,11 @@ def cjk_language(texts: Iterable[str], limit: int = _SAMPLE_CHARS) -> str | None
     for text in texts:
         if not isinstance(text, str):
             continue
-        for char in text[:_SAMPLE_PER_TEXT]:
-            if char.isspace():
-                continue
-            total += 1
+        sample = text[:_SAMPLE_PER_TEXT]
+        # the visible characters, counted in C (str.split cuts where str.isspace is true);
+        # an ASCII one is of no script (`script_of`: "other"), so only the others are looked up
+        total += len("".join(sample.split()))
+        for char in (() if sample.isascii() else _NON_ASCII_VISIBLE.findall(sample)):
             name = script_of(char)
             if name == "Japanese":
                 counts["ja"] += 1

@@ -35,8 +35,9 @@ def build_parser(epilog: str | None = None) -> argparse.ArgumentParser:
                              "bundle asked for failed to open, the PNG showing why)")
     parser.add_argument("--doc", metavar="ID", help="select this document")
     parser.add_argument("--step", type=int, metavar="N", help="go to step N of the document")
-    parser.add_argument("--tab", choices=("workbench", "time", "detection", "systems"),
-                        help="show this tab")
+    parser.add_argument("--tab", choices=(*TABS, "all"),
+                        help="show this tab; `all` with --screenshot writes one picture per tab "
+                             "(PNG's name + -workbench, -time, -detection, -systems)")
     parser.add_argument("--metric", metavar="M", help="metric of the workbench")
     parser.add_argument("--size", default="1500x950", metavar="WxH",
                         help="window size (default: 1500x950)")
@@ -192,11 +193,51 @@ def _quiet_offscreen_notes() -> None:
     previous = qInstallMessageHandler(handler)
 
 
+TABS = ("workbench", "time", "detection", "systems")
+
+
+def tab_picture(target: Path, tab: str) -> Path:
+    """Where `--tab all --screenshot TARGET` writes `tab`'s picture: TARGET's name + -tab."""
+    return target.with_name(f"{target.stem}-{tab}{target.suffix or '.png'}")
+
+
+def _shoot_every_tab(app, window, target: Path) -> None:
+    """One process, every tab: each shown in turn and written once the window has settled
+    (the first paint of a tab may start jobs: the Across-time matrix, the Systems table)."""
+    pending, codes = list(TABS), []
+
+    def shoot_next() -> None:
+        tab = pending.pop(0)
+        window.show_tab(tab)
+
+        def save() -> None:
+            codes.append(0 if window.save_screenshot(tab_picture(target, tab)) else 1)
+            if pending:
+                shoot_next()
+                return
+            failed = getattr(window, "open_problems", [])
+            for problem in failed:
+                print(problem, file=sys.stderr)
+            window.close()
+            app.exit(2 if failed else max(codes))
+
+        window.when_settled(save, timeout_ms=600000)
+
+    window.when_settled(shoot_next, timeout_ms=600000)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    every_tab = args.tab == "all"
+    if every_tab:
+        if not args.screenshot or args.live:
+            print("llgui: --tab all renders every tab to pictures: it needs --screenshot PNG "
+                  "(and not --live)", file=sys.stderr)
+            return 2
+        args.tab = None
     try:
         width, height = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
@@ -251,7 +292,9 @@ def main(argv: list[str] | None = None) -> int:
             os._exit(0)
 
         window.on_first_loaded_paint(painted)
-    if args.screenshot:
+    if args.screenshot and every_tab:
+        _shoot_every_tab(app, window, args.screenshot)
+    elif args.screenshot:
         target = args.screenshot
 
         def shoot() -> None:

@@ -64,16 +64,24 @@ def test_an_unknown_qt_platform_is_exit_2_naming_the_installed_ones(tmp_path):
 import pytest  # noqa: E402
 
 
-@pytest.mark.parametrize("tab", ["workbench", "time", "detection", "systems"])
-def test_every_tab_fits_a_1366_laptop(tab, tmp_path):
+def test_every_tab_fits_a_1366_laptop(tmp_path):
     """`--size 1366x768` writes exactly that size on every tab, the demo campaign open: the
-    Across-time tab's tool row made the window 1587 px wide (issue 23, item 5)."""
-    png = tmp_path / f"{tab}.png"
-    out, _ = run_llgui(["--demo", "--tab", tab, "--size", "1366x768", "--screenshot", str(png)],
-                       tmp_path)
+    Across-time tab's tool row made the window 1587 px wide (issue 23, item 5). `--tab all`
+    writes the four pictures from one window, each tab shown in turn."""
+    out, _ = run_llgui(["--demo", "--tab", "all", "--size", "1366x768", "--screenshot",
+                        str(tmp_path / "shot.png")], tmp_path)
     assert out.returncode == 0, out.stderr
-    image = QImage(str(png))
-    assert (image.width(), image.height()) == (1366, 768)
+    assert sorted(p.name for p in tmp_path.glob("shot*.png")) == [
+        "shot-detection.png", "shot-systems.png", "shot-time.png", "shot-workbench.png"]
+    sizes = {tab: (QImage(str(tmp_path / f"shot-{tab}.png")).width(),
+                   QImage(str(tmp_path / f"shot-{tab}.png")).height())
+             for tab in ("workbench", "time", "detection", "systems")}
+    assert sizes == dict.fromkeys(sizes, (1366, 768))
+
+
+def test_every_tab_needs_a_picture_to_write(tmp_path):
+    out, _ = run_llgui(["--demo", "--tab", "all"], tmp_path)
+    assert out.returncode == 2 and "--tab all" in out.stderr and "--screenshot" in out.stderr
 
 
 def test_no_display_is_a_message_not_an_abort(tmp_path):

@@ -130,6 +130,19 @@ def namespace(metric) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
+def metric_namespace(metric) -> str:
+    """`namespace(metric)`, computed once per metric object (its settings are fixed once it
+    is made)."""
+    name = getattr(metric, "_llgui_cache_namespace", None)
+    if name is None:
+        name = namespace(metric)
+        try:
+            metric._llgui_cache_namespace = name
+        except AttributeError:
+            pass
+    return name
+
+
 def segment_key(hypothesis: str, references: Sequence[str | None]) -> bytes:
     """16-byte digest of one segment's hypothesis and references (order kept, None kept)."""
     text = json.dumps([hypothesis, list(references)], ensure_ascii=False)
@@ -234,13 +247,7 @@ def _store(metric) -> "_Store | None":
         root = cache_dir() / f"stats-v{FORMAT}"
     except ValueError:
         return None
-    name = getattr(metric, "_llgui_cache_namespace", None)
-    if name is None:
-        name = namespace(metric)
-        try:
-            metric._llgui_cache_namespace = name  # settings are fixed once a metric is made
-        except AttributeError:
-            pass
+    name = metric_namespace(metric)
     key = (str(root), name)
     with _lock:
         store = _stores.get(key)

@@ -17,6 +17,8 @@ library versions). A track is mutable (advance moves it): one per job.
 """
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
@@ -32,6 +34,33 @@ from llgui.core.types import MT_KINDS, MTDocument, SentenceTarget, Step
 
 _CHUNK = 256
 """Segments between two cancel checks while the statistics are extracted."""
+
+_SHARED_LIMIT = 30_000
+"""Most segments' reference information kept across tracks (see `shared_reference_info`)."""
+_shared: "OrderedDict[tuple, object]" = OrderedDict()
+_shared_lock = threading.Lock()
+
+
+def shared_reference_info(metric: MTMetric, refs: Sequence[str | None]) -> object:
+    """`metric.reference_info(refs)`, made once for every track of the same settings: the
+    systems of a bundle share their references (15 systems of WMT23 en-zh made each
+    segment's n-grams 15 times, half of `llgui score`). Keyed by the metric's settings hash
+    (`stats_cache.namespace`) and the texts; least recently used first out beyond
+    `_SHARED_LIMIT`. The information is read, never written, by `segment_stats`, so tracks on
+    other threads share it; the metric still counts the references for its signature
+    (`note_references`, as every track does on creation)."""
+    key = (stats_cache.metric_namespace(metric), tuple(refs))
+    with _shared_lock:
+        info = _shared.get(key)
+        if info is not None:
+            _shared.move_to_end(key)
+            return info
+    info = metric.reference_info(refs)
+    with _shared_lock:
+        _shared[key] = info
+        while len(_shared) > _SHARED_LIMIT:
+            _shared.popitem(last=False)
+    return info
 
 _MEMO_LIMIT = 100_000
 """Most (segment, text) statistics rows kept; beyond it the memo is cleared (pure cache)."""
@@ -217,7 +246,8 @@ class MTTrack:
     def _info(self, index: int) -> object:
         info = self._ref_info[index]
         if info is None:
-            info = self._ref_info[index] = self.metric.reference_info(self._refs[index])
+            info = self._ref_info[index] = shared_reference_info(self.metric,
+                                                                 self._refs[index])
         return info
 
     def _swapped(self, index: int, row: np.ndarray) -> Scored:

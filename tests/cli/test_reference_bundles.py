@@ -56,9 +56,8 @@ def score(bundle: Path, capsys, *extra) -> dict:
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("wmt17")
 def test_wmt17_en_de_sixteen_systems(reference_data, expected, published_scores):
-    # scored once per run, shared with tests/core/mt/test_reference_data.py (TER is slow)
+    # scored once per run (the session's published_scores: TER is slow)
     mt = expected["mt"]["wmt17_newstest2017_en-de"]
     reference = reference_data / mt["reference"]
     systems = mt["systems"]

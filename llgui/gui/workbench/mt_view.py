@@ -29,6 +29,7 @@ from llgui.core.mt.sentence import chrf_change
 from llgui.core.mt.textdiff import Piece, correction_fate, effect_counts, marked
 from llgui.core.walkthrough import Walkthrough
 from llgui.gui.widgets.elide import ellipsis_left
+from llgui.gui.widgets.quiet_label import QuietBox
 
 CORRECTED_BG = "#fff3b0"
 BETTER_BG = "#d9f2dc"
@@ -284,6 +285,7 @@ class RichTextDelegate(QStyledItemDelegate):
         self.laid_out = 0   # documents laid out so far (tests count them)
         self.sizes: dict[int, tuple[int, int]] = {}   # column -> its cells' last painted size
         self.cut: dict[tuple[int, int], QRectF] = {}   # (row, column) -> where "…" was drawn
+        self._ellipsis: dict[tuple, float] = {}   # (text, cell size, "…" size) -> its left
 
     def _laid_out(self, text: str, width: int, height: int) -> tuple[QTextDocument, float,
                                                                        float]:
@@ -318,44 +320,59 @@ class RichTextDelegate(QStyledItemDelegate):
             super().paint(painter, option, index)
             _frame(painter, option, selected)
             return
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        opt.text = ""
-        widget = opt.widget
-        style = widget.style() if widget is not None else None
-        if style is not None:
-            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        background = index.data(Qt.ItemDataRole.BackgroundRole)
+        if option.state & QStyle.StateFlag.State_HasFocus:
+            # the style's own painting: the cell's background and its focus frame
+            opt = QStyleOptionViewItem(option)
+            self.initStyleOption(opt, index)
+            opt.text = ""
+            widget = opt.widget
+            style = widget.style() if widget is not None else None
+            if style is not None:
+                style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        elif background is not None:
+            # what the style draws for an unselected cell without text: its background (a
+            # step's ~30 cells went through the item's every role and the style's layout)
+            painter.fillRect(option.rect, background)
+        rect = option.rect
         # the reference too (with the source above it when shown): whole lines, as the others
-        self.sizes[index.column()] = (opt.rect.width(), opt.rect.height())
-        doc, shown, whole = self._laid_out(index.data(HTML_ROLE) or html.escape(
-            str(index.data(Qt.ItemDataRole.DisplayRole) or "")), opt.rect.width(),
-            opt.rect.height())
+        self.sizes[index.column()] = (rect.width(), rect.height())
+        text = index.data(HTML_ROLE) or html.escape(
+            str(index.data(Qt.ItemDataRole.DisplayRole) or ""))
+        doc, shown, whole = self._laid_out(text, rect.width(), rect.height())
         painter.save()
-        painter.translate(opt.rect.topLeft())
-        clip = QRectF(0, 0, opt.rect.width(), min(opt.rect.height(), shown))
+        painter.translate(rect.topLeft())
+        clip = QRectF(0, 0, rect.width(), min(rect.height(), shown))
         painter.setClipRect(clip)
         context = QAbstractTextDocumentLayout.PaintContext()
         context.clip = clip
-        context.palette.setColor(QPalette.ColorRole.Text, opt.palette.color(QPalette.ColorRole.Text))
+        context.palette.setColor(QPalette.ColorRole.Text,
+                                 option.palette.color(QPalette.ColorRole.Text))
         doc.documentLayout().draw(painter, context)
         key = (index.row(), index.column())
         if whole > shown + 1:
             # cut: "…" at the end of the last line shown, on the cell's own background, so
             # a cut never reads as the end of the segment
-            metrics = opt.fontMetrics
+            metrics = option.fontMetrics
             w, h = metrics.horizontalAdvance(ELLIPSIS + " ") + 4, metrics.height()
-            # from the start of the grapheme it would cut (never half a glyph before "…")
-            left = ellipsis_left(doc, clip.right() - w, clip.bottom() - h / 2 - 1)
+            # from the start of the grapheme it would cut (never half a glyph before "…"):
+            # found once per laid-out cell
+            where = (text, rect.width(), rect.height(), w, h)
+            left = self._ellipsis.get(where)
+            if left is None:
+                left = ellipsis_left(doc, clip.right() - w, clip.bottom() - h / 2 - 1)
+                if len(self._ellipsis) > _DOC_CACHE:
+                    self._ellipsis.clear()
+                self._ellipsis[where] = left
             box = QRectF(left, clip.bottom() - h - 1, clip.right() - left, h)
-            background = index.data(Qt.ItemDataRole.BackgroundRole)
             painter.fillRect(box, background if background is not None
-                             else opt.palette.color(QPalette.ColorRole.Base))
-            painter.setPen(opt.palette.color(QPalette.ColorRole.Text))
+                             else option.palette.color(QPalette.ColorRole.Base))
+            painter.setPen(option.palette.color(QPalette.ColorRole.Text))
             painter.drawText(box, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
                              ELLIPSIS + " ")
             if len(self.cut) > _HTML_CACHE:   # what is on screen is painted again anyway
                 self.cut.clear()
-            self.cut[key] = box.translated(opt.rect.topLeft())
+            self.cut[key] = box.translated(rect.topLeft())
         else:
             self.cut.pop(key, None)
         painter.restore()
@@ -447,7 +464,7 @@ class MTView(QWidget):
         self.notes.setVisible(False)
         # the caption grows to a third line rather than being cut (1366x768)
         top = QHBoxLayout()
-        top.addWidget(self.summary, 1)
+        top.addWidget(QuietBox(self.summary), 1)   # its text never relayouts the window
         boxes = QVBoxLayout()
         boxes.setSpacing(0)
         boxes.addWidget(self.source_box)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 from llgui.core.display.score_bars import penalty_bars, step_curve_x
 from llgui.core.walkthrough import Walkthrough
 from llgui.core.metrics import display_name, is_percent
+from llgui.gui.widgets.quiet_label import QuietBox
 
 BASE = QColor("#7f8c8d")
 COR = QColor("#2e86c1")
@@ -52,7 +53,7 @@ class ScorePanel(QWidget):
         plots.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.numbers)
+        layout.addWidget(QuietBox(self.numbers))   # its text never relayouts the window
         layout.addWidget(plots, 1)
         self.shown: dict[str, float | None] = {}   # the numbers on screen, for tests
 

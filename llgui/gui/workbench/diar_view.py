@@ -42,6 +42,15 @@ LANES_AT_BASE = ("reference", "h\u2080 (system)", "corrected", "impaired", "h\u2
                  "errors of h\u2080")
 
 
+class FlatBars(pg.BarGraphItem):
+    """Bars without an outline (no pen): their bounds are the bars' own. pyqtgraph pads a
+    bar item by half a pixel for its pen, measuring the pixel at each of the ~150 times a
+    step's paint asks the timeline's bar items for their bounds (3 ms a step)."""
+
+    def pixelPadding(self) -> float:  # noqa: N802 - pyqtgraph's name
+        return 0.0
+
+
 class LaneAxis(pg.AxisItem):
     """Left axis naming the lanes instead of numbers."""
 
@@ -436,7 +445,7 @@ class DiarView(QWidget):
             return
         if self._collar_bars is None:
             # translucent grey: a hatch pattern is scaled with the time axis and vanished
-            bars = pg.BarGraphItem(x0=[], width=[], y0=[], height=[],
+            bars = FlatBars(x0=[], width=[], y0=[], height=[],
                                    brush=QBrush(QColor(110, 110, 110, 70)),
                                    pen=QPen(Qt.PenStyle.NoPen))
             bars.setZValue(-5)
@@ -590,8 +599,8 @@ class DiarView(QWidget):
                 bars.setZValue(0.5 if overlay is not None else 0)
             bars.setVisible(True)
         else:
-            bars = pg.BarGraphItem(x0=[], y0=[], width=[], height=[],
-                                   brush=brush, pen=QPen(Qt.PenStyle.NoPen))
+            bars = FlatBars(x0=[], y0=[], width=[], height=[],
+                            brush=brush, pen=QPen(Qt.PenStyle.NoPen))
             item.addItem(bars)
             self._pool.append(bars)
             bars.setZValue(0.5 if overlay is not None else 0)
@@ -642,15 +651,16 @@ class DiarView(QWidget):
         wanted = []
         for row, (_, turns, _, arrays) in self._lane_info.items():
             geometry = lane_geometry(turns)
-            ink = ["#000000" if to_lab(base_colour(c))[0] > 62 else "#ffffff"
-                   for c in arrays["colours"]]
+            ink = arrays.get("ink")
+            if ink is None:   # per label, once per lane's arrays
+                ink = arrays["ink"] = ["#000000" if to_lab(base_colour(c))[0] > 62
+                                       else "#ffffff" for c in arrays["colours"]]
             labels = geometry["labels"]
             depth = np.broadcast_to(np.asarray(arrays["depth"], dtype=float),
                                     np.shape(arrays["x0"]))
             # a speaker's adjacent turns drawn as one bar are labelled as one (at an
             # overview no single turn held a label, gui2)
-            x0, ends, first = label_runs(arrays["x0"], arrays["width"],
-                                         _run_keys(arrays, geometry), 1.0 / pixels)
+            x0, ends, first = _runs_in(arrays, geometry, lo, hi, 1.0 / pixels)
             left = np.maximum(x0, lo)
             shown = np.minimum(ends, hi) - left
             fit = np.flatnonzero(shown * pixels >= 3 * self.LABEL_PX + 8)
@@ -762,3 +772,48 @@ def _run_keys(arrays: dict, geometry: dict) -> np.ndarray:
         keys = arrays["run_keys"] = (np.asarray(geometry["inverse"], dtype=np.int64)
                                      * levels + level)
     return keys
+
+
+def _runs_in(arrays: dict, geometry: dict, lo: float, hi: float, gap: float):
+    """`label_runs` of a lane (bars sorted by start) for the runs that reach into [lo, hi]:
+    the same runs, first bars and extents within [lo, hi] as over the whole lane, computed
+    over the bars from the first whose running end passes `lo` to the last starting by
+    `hi` (a zoomed panel of a 10-hour show went over its 10,000 turns at every cull), the
+    run cut at the left end followed back to its first bar, the one cut at the right end
+    taking the next bar. A few results are kept per lane (the
+    overview of a whole show asks the same at every step)."""
+    x0 = arrays["x0"]
+    keys = _run_keys(arrays, geometry)
+    reach = arrays.get("reach")
+    if reach is None:
+        ends = x0 + arrays["width"]
+        reach = arrays["reach"] = np.maximum.accumulate(ends) if ends.size else ends
+    a = int(np.searchsorted(reach, lo, side="right"))   # the first bar ending after lo
+    b = int(np.searchsorted(x0, hi, side="right"))      # the bars starting by hi
+    if 0 < b < x0.size and keys[b] == keys[b - 1] and not x0[b] - reach[b - 1] > gap:
+        b += 1   # the last run goes on past hi: one bar more says so (its end past hi)
+    key = (a, b, gap)
+    kept = arrays.setdefault("runs", {})   # the overview's and the panels' (shared arrays)
+    if key in kept:
+        return kept[key]
+    if a >= b:
+        runs = (x0[:0], x0[:0], np.zeros(0, dtype=np.int64))
+    else:
+        starts, run_end, first = label_runs(x0[a:b], arrays["width"][a:b], keys[a:b], gap)
+        first = first + a
+        if a > 0 and first[0] == a:
+            # does the first run go on to the left (the same key, a gap under `gap`, as
+            # `label_runs` joins them)? then from the first bar of the whole run
+            goes_on = ((keys[1:a + 1] == keys[:a])
+                       & ~(x0[1:a + 1] - reach[:a] > gap))
+            if goes_on[-1]:
+                breaks = np.flatnonzero(~goes_on)
+                f = int(breaks[-1]) + 1 if breaks.size else 0
+                starts, run_end, first = starts.copy(), run_end.copy(), first.copy()
+                starts[0], first[0] = x0[f], f
+                run_end[0] = max(run_end[0], float(np.max((x0 + arrays["width"])[f:a])))
+        runs = (starts, run_end, first)
+    if len(kept) >= 8:
+        kept.pop(next(iter(kept)))
+    kept[key] = runs
+    return runs

@@ -181,6 +181,8 @@ class SegmentsModel(QAbstractTableModel):
                 return QColor(_BACKGROUNDS[mark])
             return QColor(EARLIER_BG) if column == 0 and self.earlier(i) else None
         reference = self._walk.document.references[0][i]
+        if role == HTML_ROLE:   # what a cell's paint asks for: before the texts below
+            return self._cell_html(i, column, mark, reference)
         source = self._walk.document.source
         texts = (None, reference, self._seen[i], self._adapted[i] if self._step else "",
                  source[i] if source is not None and i < len(source) else "")
@@ -195,8 +197,6 @@ class SegmentsModel(QAbstractTableModel):
                        if earlier else ""))
         if role == Qt.ItemDataRole.ToolTipRole and column:
             return texts[column]
-        if role == HTML_ROLE:
-            return self._cell_html(i, column, mark, reference)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (0, 1, self.SOURCE):
             # top, as the rich-text columns beside them
             side = Qt.AlignmentFlag.AlignRight if column == 0 else Qt.AlignmentFlag.AlignLeft
@@ -286,6 +286,7 @@ class RichTextDelegate(QStyledItemDelegate):
         self.sizes: dict[int, tuple[int, int]] = {}   # column -> its cells' last painted size
         self.cut: dict[tuple[int, int], QRectF] = {}   # (row, column) -> where "…" was drawn
         self._ellipsis: dict[tuple, float] = {}   # (text, cell size, "…" size) -> its left
+        self.mark: tuple[int, int] | None = None   # the "…" box's width and height
 
     def _laid_out(self, text: str, width: int, height: int) -> tuple[QTextDocument, float,
                                                                        float]:
@@ -309,6 +310,22 @@ class RichTextDelegate(QStyledItemDelegate):
         if len(self._docs) > _DOC_CACHE:
             self._docs.popitem(last=False)
         return cached
+
+    def ellipsis_at(self, text: str, width: int, height: int) -> float:
+        """Where the "…" box of a cut cell starts (`self.mark`: its size): from the start of
+        the grapheme it would cut, never half a glyph before "…"; found once per laid-out
+        cell (a step's new cells ahead of it, `MTView._ahead_row`)."""
+        w, h = self.mark
+        where = (text, width, height, w, h)
+        left = self._ellipsis.get(where)
+        if left is None:
+            doc, shown, _whole = self._laid_out(text, width, height)
+            bottom = min(height, shown)
+            left = ellipsis_left(doc, width - w, bottom - h / 2 - 1)
+            if len(self._ellipsis) > _DOC_CACHE:
+                self._ellipsis.clear()
+            self._ellipsis[where] = left
+        return left
 
     def paint(self, painter, option, index) -> None:
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
@@ -354,16 +371,8 @@ class RichTextDelegate(QStyledItemDelegate):
             # cut: "…" at the end of the last line shown, on the cell's own background, so
             # a cut never reads as the end of the segment
             metrics = option.fontMetrics
-            w, h = metrics.horizontalAdvance(ELLIPSIS + " ") + 4, metrics.height()
-            # from the start of the grapheme it would cut (never half a glyph before "…"):
-            # found once per laid-out cell
-            where = (text, rect.width(), rect.height(), w, h)
-            left = self._ellipsis.get(where)
-            if left is None:
-                left = ellipsis_left(doc, clip.right() - w, clip.bottom() - h / 2 - 1)
-                if len(self._ellipsis) > _DOC_CACHE:
-                    self._ellipsis.clear()
-                self._ellipsis[where] = left
+            self.mark = w, h = metrics.horizontalAdvance(ELLIPSIS + " ") + 4, metrics.height()
+            left = self.ellipsis_at(text, rect.width(), rect.height())
             box = QRectF(left, clip.bottom() - h - 1, clip.right() - left, h)
             painter.fillRect(box, background if background is not None
                              else option.palette.color(QPalette.ColorRole.Base))
@@ -667,7 +676,9 @@ class MTView(QWidget):
             return
         columns = [c for c in self.delegate.sizes if c and not self.table.isColumnHidden(c)]
         for text, c in zip(self.model.html_at(step + 1, segments[:1], columns), columns):
-            self.delegate._laid_out(text, *self.delegate.sizes[c])
+            _doc, shown, whole = self.delegate._laid_out(text, *self.delegate.sizes[c])
+            if whole > shown + 1 and self.delegate.mark is not None:
+                self.delegate.ellipsis_at(text, *self.delegate.sizes[c])
         self._ahead = (walk, step, segments[1:])
         QTimer.singleShot(0, self, self._ahead_row)
 

@@ -12,7 +12,7 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
-from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsScene, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from llgui.core.display.score_bars import penalty_bars, step_curve_x
 from llgui.core.walkthrough import Walkthrough
@@ -35,6 +35,8 @@ class ScorePanel(QWidget):
         self.curve = pg.PlotWidget()
         for w in (self.bars, self.curve):
             w.setBackground("w")
+            # items move at every step: no spatial index to keep up to date
+            w.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
             w.getPlotItem().setMenuEnabled(False)
         self.bars.getPlotItem().setMouseEnabled(x=False, y=False)
         self.bars.getPlotItem().hideButtons()
@@ -315,7 +317,11 @@ class ScorePanel(QWidget):
                                           brush=None if ring else ADAPT,
                                           pen=pg.mkPen("k", width=2 if ring else 1))
         self._marker.setZValue(1)
-        item.addItem(self._marker)
+        # out of the view's auto-range: its bounds padded by its size in pixels moved the
+        # range a little at every step (each step then repainted the whole plot and redrew
+        # both axes); the curves alone set the range, whose padding (7 % of the plot at
+        # 200 px) holds the marker at the curve's ends
+        item.addItem(self._marker, ignoreBounds=True)
         self._curve_of = walk
         labels = ("cumulative cost (" + _cost_unit(walk) + ")", display_name(r.metric))
         if getattr(self, "_curve_labels", None) != labels:

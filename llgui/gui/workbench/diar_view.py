@@ -165,7 +165,7 @@ class DiarView(QWidget):
         self._culls = 0            # times the bars were culled to the range shown
         self._merged: list = []    # (colour, (x0, width, y0, height)) of the step shown
         item.getViewBox().sigXRangeChanged.connect(self._cull)
-        item.getViewBox().sigResized.connect(self._cull)   # labels fit the bars' new size
+        item.getViewBox().sigResized.connect(self._on_resized)   # labels fit the new size
         self.plot.scene().sigMouseMoved.connect(self._hover)
         self._lane_info: dict = {}   # row -> (lane name, turns, mapping, bar arrays)
         self._hours = False
@@ -486,6 +486,32 @@ class DiarView(QWidget):
             self.layout().insertWidget(1, self.split, 3)
             self.split.hide()
         self.split.prepare(panels)
+        # each panel's bar items made ahead, one panel per turn of the event loop (~20 items
+        # a panel the first step into the split view added, with its first layout and paint)
+        keys = [self._pool_colours.get(id(bars)) for bars in self._pool]
+        for panel in self.split.panels:
+            if len(panel._pool) < len(keys):
+                QTimer.singleShot(0, panel, lambda p=panel: p.reserve_bars(keys))
+
+    def reserve_bars(self, keys) -> None:
+        """Hidden bar items in the pool for `keys` ((colour, has a fill pattern) in the order
+        the step's lanes use them), so that a first step does not make them."""
+        from llgui.gui.widgets.speaker_brush import pattern_brush
+
+        item = self.plot.getPlotItem()
+        drawn = self._drawn
+        try:
+            for k, key in enumerate(keys):
+                if k < len(self._pool) or key is None:
+                    continue
+                colour, patterned = key
+                self._drawn = [None] * len(self._pool)
+                overlay = pattern_brush(colour) if patterned else None
+                if patterned and overlay is None:
+                    continue
+                self._bars(item, colour, overlay).setVisible(False)
+        finally:
+            self._drawn = drawn
 
     def _show_split(self, walk, step, error_regions, view, extent) -> bool:
         """Far-apart listened windows: one zoomed panel each below, this plot as the overview
@@ -635,6 +661,16 @@ class DiarView(QWidget):
             visible = visible_bars(x0, width, lo, hi)
             bars.setOpts(x0=x0[visible], y0=y0[visible], width=width[visible],
                          height=height[visible])
+        _settle_texts(self.plot.getPlotItem().getViewBox())
+
+    def _on_resized(self, *_args) -> None:
+        """A new size keeps the time range, and so the bars given to each item: only what
+        depends on pixels is done again (the labels that fit, the collar zones shown). A
+        first step into a long show's split view resized its plots seven times, each one
+        culling 10,000 bars per lane again."""
+        (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
+        self._cull_collar(lo, hi)
+        self._label_turns(lo, hi)
         _settle_texts(self.plot.getPlotItem().getViewBox())
 
     MAX_LABELS = 60

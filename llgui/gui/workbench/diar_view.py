@@ -587,7 +587,12 @@ class DiarView(QWidget):
         if not turns:
             return
         arrays = self._lane_arrays(turns, mapping, unmappable)
-        for colour, part in lane_parts(arrays, y, self.LANE_HEIGHT):
+        # a lane's parts at its row, kept with its arrays (the reference lane's are the same
+        # at every step)
+        parts = arrays.setdefault("parts", {})
+        if y not in parts:
+            parts[y] = lane_parts(arrays, y, self.LANE_HEIGHT)
+        for colour, part in parts[y]:
             self._pending.setdefault(colour, []).append(part)
 
     def _draw_errors(self, item, y: float, regions) -> None:
@@ -659,7 +664,11 @@ class DiarView(QWidget):
         self._label_turns(lo, hi)
         for bars, x0, width, y0, height in self._drawn:
             visible = visible_bars(x0, width, lo, hi)
-            given = (x0[visible], y0[visible], width[visible], height[visible])
+            if visible.all():   # a whole meeting in view: the arrays themselves
+                given = (x0, y0, width, height)
+            else:               # the mask's indices found once for the four arrays
+                at = np.flatnonzero(visible)
+                given = (x0[at], y0[at], width[at], height[at])
             if _same_arrays(getattr(bars, "given", None), given):
                 continue   # a colour the step left alone: its item is not touched (a step
                 # changes a turn or two; setting ~20 items of an hour's bars again, each

@@ -207,7 +207,8 @@ class ScorePanel(QWidget):
             mark = marks.get(x)
             label.setVisible(mark is not None)
             if mark is not None:
-                label.setText(mark[2])
+                if label.toPlainText() != mark[2]:   # setText lays the text out again
+                    label.setText(mark[2])
                 self._bar_texts.append((label, float(mark[0]), float(mark[1]), False))
         self.y_range = geometry.y_range
         item.setYRange(*geometry.view, padding=0)   # room for the marks on top

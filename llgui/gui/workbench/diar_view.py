@@ -115,6 +115,7 @@ class DiarView(QWidget):
         super().__init__(parent)
         self._can_split = split   # panels of a split view never split themselves
         self.split = None         # SplitPanels, built at the first far-apart step
+        self._building = False    # the split view is being made ahead (`_build_ahead`)
         self.plot = pg.PlotWidget(viewBox=SelectViewBox(self.select),
                                   axisItems={"left": LaneAxis(LANES, orientation="left"),
                                              "bottom": TimeAxis(orientation="bottom")})
@@ -316,10 +317,11 @@ class DiarView(QWidget):
             item.setXRange(start, end, padding=0.01)
             self._doc_id = doc.id
         split = self._show_split(walk, step, error_regions, view, (start, end))
-        if self._can_split and self.split is None:
+        if self._can_split and self.split is None and not self._building:
             # the first step's panels, built while the user looks at this one (building a
             # plot widget is ~50 ms the step would otherwise pay)
-            QTimer.singleShot(0, self, lambda: self._build_split(2))
+            self._building = True
+            QTimer.singleShot(0, self, self._build_ahead)
         culls = self._culls
         if x_range is not None:
             item.setXRange(*x_range, padding=0)
@@ -486,32 +488,58 @@ class DiarView(QWidget):
             self.layout().insertWidget(1, self.split, 3)
             self.split.hide()
         self.split.prepare(panels)
-        # each panel's bar items made ahead, one panel per turn of the event loop (~20 items
-        # a panel the first step into the split view added, with its first layout and paint)
-        keys = [self._pool_colours.get(id(bars)) for bars in self._pool]
-        for panel in self.split.panels:
-            if len(panel._pool) < len(keys):
-                QTimer.singleShot(0, panel, lambda p=panel: p.reserve_bars(keys))
 
-    def reserve_bars(self, keys) -> None:
+    def _build_ahead(self, panels: int = 2) -> None:
+        """The split view made while the user looks at the document, a piece per turn of the
+        event loop: its widget, each panel, each panel's bar and label items a few at a time
+        (a panel's items made by the first step into the split view, or all of it at once,
+        blocked the event loop 80-100 ms on a 10-hour show)."""
+        work = [lambda: self._build_split(0)]
+        for k in range(panels):
+            work.append(lambda k=k: self.split.prepare(k + 1))
+            work.append(lambda k=k: self.split.panels[k].reserve_items(
+                [self._pool_colours.get(id(bars)) for bars in self._pool]))
+        self._run_ahead(work)
+
+    def _run_ahead(self, work: list) -> None:
+        """Run `work`'s first callable (again while it returns True), the rest later."""
+        if work and not work[0]():
+            work.pop(0)
+        if work:
+            QTimer.singleShot(0, self, lambda: self._run_ahead(work))
+
+    AHEAD_ITEMS = 6
+    """Plot items made per turn of the event loop ahead of a first split step."""
+
+    def reserve_items(self, keys) -> bool:
         """Hidden bar items in the pool for `keys` ((colour, has a fill pattern) in the order
-        the step's lanes use them), so that a first step does not make them."""
+        the step's lanes use them) and READY_LABELS turn-label items, at most AHEAD_ITEMS of
+        them now; True while some are still to make."""
         from llgui.gui.widgets.speaker_brush import pattern_brush
 
         item = self.plot.getPlotItem()
-        drawn = self._drawn
+        drawn, made = self._drawn, 0
         try:
             for k, key in enumerate(keys):
+                if made >= self.AHEAD_ITEMS:
+                    return True
                 if k < len(self._pool) or key is None:
                     continue
                 colour, patterned = key
-                self._drawn = [None] * len(self._pool)
                 overlay = pattern_brush(colour) if patterned else None
                 if patterned and overlay is None:
                     continue
+                self._drawn = [None] * len(self._pool)
                 self._bars(item, colour, overlay).setVisible(False)
+                made += 1
         finally:
             self._drawn = drawn
+        wanted = min(self.READY_LABELS, len(self._texts) + self.AHEAD_ITEMS - made)
+        self._add_texts(wanted)
+        return len(self._texts) < self.READY_LABELS
+
+    READY_LABELS = 24
+    """Turn-label items a split view's panel makes ahead (a zoomed panel labels ~10-20)."""
 
     def _show_split(self, walk, step, error_regions, view, extent) -> bool:
         """Far-apart listened windows: one zoomed panel each below, this plot as the overview
@@ -604,7 +632,17 @@ class DiarView(QWidget):
         """One bar item per colour for every lane (one brush, no outline: bars stay readable
         when a 10-hour show makes them thinner than a pixel; ~20 items, not one per lane and
         speaker)."""
-        self._merged = [(colour, merge_parts(parts)) for colour, parts in self._pending.items()]
+        # a colour whose parts are the ones it had (each lane's parts are kept with its
+        # arrays) keeps its merged arrays: the cull then sees the very same arrays
+        kept = getattr(self, "_merged_of", {})
+        self._merged_of = {}
+        self._merged = []
+        for colour, parts in self._pending.items():
+            key = tuple(id(part) for part in parts)
+            old = kept.get(colour)
+            merged = old[1] if old is not None and old[0] == key else merge_parts(parts)
+            self._merged_of[colour] = (key, merged, parts)   # (parts: their ids stay theirs)
+            self._merged.append((colour, merged))
         self._draw_merged(item, self._merged)
         self._pending = {}
 
@@ -731,14 +769,7 @@ class DiarView(QWidget):
                                ink[geometry["inverse"][i]]))
         wanted.sort(key=lambda w: -w[0])
         wanted = wanted[:self.MAX_LABELS]
-        while len(self._texts) < len(wanted):
-            label = pg.TextItem(anchor=(0, 0.5), color="#ffffff")
-            font = label.textItem.font()
-            font.setPointSizeF(7.5)
-            label.setFont(font)
-            label.setZValue(5)
-            item.addItem(label)
-            self._texts.append(label)
+        self._add_texts(len(wanted))
         self.labelled = []
         for label, (_, x, y, row, text, colour) in zip(self._texts, wanted):
             if getattr(label, "_shown", None) != (text, colour):   # setText lays it out
@@ -749,6 +780,19 @@ class DiarView(QWidget):
             self.labelled.append((row, text))
         for label in self._texts[len(wanted):]:
             label.setVisible(False)
+
+    def _add_texts(self, n: int) -> None:
+        """At least `n` turn-label items (made hidden; each new one costs a millisecond)."""
+        item = self.plot.getPlotItem()
+        while len(self._texts) < n:
+            label = pg.TextItem(anchor=(0, 0.5), color="#ffffff")
+            font = label.textItem.font()
+            font.setPointSizeF(7.5)
+            label.setFont(font)
+            label.setZValue(5)
+            label.setVisible(False)
+            item.addItem(label)
+            self._texts.append(label)
 
     def tooltip_at(self, t: float, y: float) -> str:
         """The tooltip of the lane at height `y` (view units) at time `t`: its turns there
@@ -882,5 +926,5 @@ def _settle_texts(box) -> None:
 
 def _same_arrays(old, new) -> bool:
     """True when the arrays `old` (or None) hold what `new` holds."""
-    return old is not None and all(a.shape == b.shape and np.array_equal(a, b)
+    return old is not None and all(a is b or (a.shape == b.shape and np.array_equal(a, b))
                                    for a, b in zip(old, new))

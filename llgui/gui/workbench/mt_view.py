@@ -600,7 +600,9 @@ class MTView(QWidget):
         so that it never shows the top half of its last line (at 1366x768 the third line of
         a segment was cut in half); it never shrinks below what the user set."""
         doc = self.reading.document()
-        doc.setTextWidth(self.reading.viewport().width())
+        width = self.reading.viewport().width()
+        if doc.textWidth() != width:   # (setting it lays the text out again)
+            doc.setTextWidth(width)
         frame = 2 * self.reading.frameWidth()
         wanted = int(doc.size().height() + frame + 1)
         sizes = self.split.sizes()

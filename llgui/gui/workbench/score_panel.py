@@ -164,20 +164,20 @@ class ScorePanel(QWidget):
         for bar, value in zip(parts["solid"], geometry.solid):
             bar.setVisible(value is not None)
             if value is not None:
-                bar.setOpts(height=[value])
+                _set_bar(bar, height=[value])
         parts["hatch"].setVisible(geometry.hatch is not None)
         if geometry.hatch is not None:
             y0, height = geometry.hatch
-            parts["hatch"].setOpts(y0=[y0], height=[height])
+            _set_bar(parts["hatch"], y0=[y0], height=[height])
         parts["memorise"].setVisible(geometry.memorise is not None)
         if geometry.memorise is not None:
-            parts["memorise"].setOpts(height=[geometry.memorise])
+            _set_bar(parts["memorise"], height=[geometry.memorise])
         step = geometry.step_penalty
         parts["gap"].setVisible(step is not None)
         parts["bracket"].setVisible(step is not None)
         if step is not None:
             imp, cor, _ = step
-            parts["gap"].setOpts(y0=[min(imp, cor)], height=[abs(cor - imp)])
+            _set_bar(parts["gap"], y0=[min(imp, cor)], height=[abs(cor - imp)])
             x = 2.0 + 0.42   # right of the S_imp bar: ] from S_imp to S_cor
             parts["bracket"].setData([x, x, x - 0.1, x, x - 0.1, x],
                                      [imp, cor, imp, imp, cor, cor])
@@ -378,6 +378,13 @@ class ScorePanel(QWidget):
         if getattr(self, "_title", None) != parts:   # a new title relayouts the plot
             self._title = parts
             title.set(parts)
+
+
+def _set_bar(bar, **opts) -> None:
+    """Give a bar item new values, unless it has them (S_base's bar is the same at every
+    step: setting it lays the item out and repaints it)."""
+    if any(bar.opts.get(k) != v for k, v in opts.items()):
+        bar.setOpts(**opts)
 
 
 def _cost_unit(walk: Walkthrough) -> str:

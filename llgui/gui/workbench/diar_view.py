@@ -775,11 +775,16 @@ class DiarView(QWidget):
             if getattr(label, "_shown", None) != (text, colour):   # setText lays it out
                 label._shown = (text, colour)
                 label.setText(text, color=colour or "#ffffff")
-            label.setPos(x + 2 / pixels, y)
-            label.setVisible(True)
+            at = (x + 2 / pixels, y)
+            if getattr(label, "_at", None) != at:   # (each call goes through pyqtgraph)
+                label._at = at
+                label.setPos(*at)
+            if not label.isVisible():
+                label.setVisible(True)
             self.labelled.append((row, text))
         for label in self._texts[len(wanted):]:
-            label.setVisible(False)
+            if label.isVisible():
+                label.setVisible(False)
 
     def _add_texts(self, n: int) -> None:
         """At least `n` turn-label items (made hidden; each new one costs a millisecond)."""

@@ -99,13 +99,19 @@ class SplitPanels(QWidget):
         self.brushes = []
         if owner is not None:
             self._add_brushes(owner, spans)
+        self._hide_brushes_from(len(spans) if owner is not None else 0)
 
     def hide_brushes(self) -> None:
         """The overview's brushes hidden (a step without panels, or before a step's own)."""
-        for region, marker in self._brush_pool:
-            region.setVisible(False)
-            marker.setVisible(False)
+        self._hide_brushes_from(0)
         self.brushes = []
+
+    def _hide_brushes_from(self, k: int) -> None:
+        for region, marker in self._brush_pool[k:]:
+            if region.isVisible():
+                region.setVisible(False)
+            if marker.isVisible():
+                marker.setVisible(False)
 
     def _add_brushes(self, owner, spans) -> None:
         """A draggable region on the overview strip per panel: drag it (or its edges) and the
@@ -133,7 +139,8 @@ class SplitPanels(QWidget):
                 self._brush_pool.append((region, marker))
             region, marker = self._brush_pool[k]
             region.setRegion((start, end))   # the panel's range, as set above
-            region.setVisible(True)
+            if not region.isVisible():
+                region.setVisible(True)
             self.brushes.append(region)
             # a window is a few seconds of an hour: a line and its name (t1, t2) say where
             # it lies in the recording, however narrow the brush
@@ -141,5 +148,7 @@ class SplitPanels(QWidget):
                 if self._log is not None and " = " in panel_title(self._log, (start, end), False) \
                 else f"{k + 1}"
             marker.setValue((start + end) / 2)
-            marker.label.setFormat(name)
-            marker.setVisible(True)
+            if marker.label.format != name:   # (a new text is laid out again)
+                marker.label.setFormat(name)
+            if not marker.isVisible():
+                marker.setVisible(True)

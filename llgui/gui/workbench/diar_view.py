@@ -265,10 +265,8 @@ class DiarView(QWidget):
         for region in self._regions:
             item.removeItem(region)
         self._regions = []
-        for window in self._windows:   # reused below, hidden until then
-            window.setVisible(False)
-        if self.split is not None:
-            self.split.hide_brushes()
+        # (the listened windows' items and the overview's brushes are shown or hidden below
+        # as the step needs them: hiding them all first toggled each one at every step)
         self.lanes = {}
         self._drawn = []
         self._pending: dict[str, list] = {}
@@ -306,7 +304,11 @@ class DiarView(QWidget):
                     self._windows.append(region)
                 region = self._windows[k]
                 region.setRegion((start, end))
-                region.setVisible(True)
+                if not region.isVisible():
+                    region.setVisible(True)
+        for region in self._windows[len(view.windows) if view is not None else 0:]:
+            if region.isVisible():
+                region.setVisible(False)
         start, end = doc.extent
         bottom = item.getAxis("bottom")
         if bottom.hours != (end >= 3600):
@@ -330,7 +332,8 @@ class DiarView(QWidget):
         elif view is not None and view.windows:
             item.setXRange(*focus_range(view.windows, (start, end)), padding=0)
         for bars in self._pool[len(self._drawn):]:
-            bars.setVisible(False)
+            if bars.isVisible():
+                bars.setVisible(False)
         if self._culls == culls:   # no new range has culled the step's bars already
             self._cull()
         title = self._title(doc, step, view)
@@ -550,6 +553,7 @@ class DiarView(QWidget):
             self._can_split and view is not None and view.windows) else []
         if not spans:
             if self.split is not None:
+                self.split.hide_brushes()
                 self.split.hide()
                 self.plot.setMaximumHeight(16777215)
                 self.plot.setMinimumHeight(0)
@@ -669,7 +673,8 @@ class DiarView(QWidget):
             if self._pool_colours.get(id(bars)) != key:   # setOpts redoes its geometry
                 bars.setOpts(brush=brush)
                 bars.setZValue(0.5 if overlay is not None else 0)
-            bars.setVisible(True)
+            if not bars.isVisible():
+                bars.setVisible(True)
         else:
             bars = FlatBars(x0=[], y0=[], width=[], height=[],
                             brush=brush, pen=QPen(Qt.PenStyle.NoPen))

@@ -20,7 +20,7 @@ from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsScene, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from llgui.core.display.lanes import (
-    BAR_FILL, collar_zones, error_parts, extend_colours, focus_range, label_colour, label_runs,
+    BAR_FILL, collar_zones, error_parts, extend_colours, focus_range, label_colour,
     lane_bars, lane_geometry, lane_parts, mapped_rank, merge_parts, visible_bars,
 )
 from llgui.core.display.layout import format_time, time_labels, time_ticks
@@ -31,6 +31,7 @@ from llgui.core.display.palette import (
 )
 from llgui.core.types import Turn
 from llgui.core.walkthrough import Walkthrough
+from llgui.gui.workbench.diar_bars import FlatBars, runs_in, same_arrays, settle_texts
 
 # Speaker colours keep away from the error, impaired and unmapped colours (core/display/palette.py):
 # a speaker drawn in the red of "miss" read as an error.
@@ -40,15 +41,6 @@ LANES = ("reference", "seen h\u2099\u208b\u2081", "corrected", "impaired", "adap
          "errors of h\u2099")
 LANES_AT_BASE = ("reference", "h\u2080 (system)", "corrected", "impaired", "h\u2080",
                  "errors of h\u2080")
-
-
-class FlatBars(pg.BarGraphItem):
-    """Bars without an outline (no pen): their bounds are the bars' own. pyqtgraph pads a
-    bar item by half a pixel for its pen, measuring the pixel at each of the ~150 times a
-    step's paint asks the timeline's bar items for their bounds (3 ms a step)."""
-
-    def pixelPadding(self) -> float:  # noqa: N802 - pyqtgraph's name
-        return 0.0
 
 
 class LaneAxis(pg.AxisItem):
@@ -115,7 +107,7 @@ class DiarView(QWidget):
         super().__init__(parent)
         self._can_split = split   # panels of a split view never split themselves
         self.split = None         # SplitPanels, built at the first far-apart step
-        self._building = False    # the split view is being made ahead (`_build_ahead`)
+        self._building = False    # the split view is being made ahead (`diar_split.build_ahead`)
         self.plot = pg.PlotWidget(viewBox=SelectViewBox(self.select),
                                   axisItems={"left": LaneAxis(LANES, orientation="left"),
                                              "bottom": TimeAxis(orientation="bottom")})
@@ -323,7 +315,9 @@ class DiarView(QWidget):
             # the first step's panels, built while the user looks at this one (building a
             # plot widget is ~50 ms the step would otherwise pay)
             self._building = True
-            QTimer.singleShot(0, self, self._build_ahead)
+            from llgui.gui.workbench.diar_split import build_ahead
+
+            QTimer.singleShot(0, self, lambda: build_ahead(self))
         culls = self._culls
         if x_range is not None:
             item.setXRange(*x_range, padding=0)
@@ -491,58 +485,6 @@ class DiarView(QWidget):
             self.layout().insertWidget(1, self.split, 3)
             self.split.hide()
         self.split.prepare(panels)
-
-    def _build_ahead(self, panels: int = 2) -> None:
-        """The split view made while the user looks at the document, a piece per turn of the
-        event loop: its widget, each panel, each panel's bar and label items a few at a time
-        (a panel's items made by the first step into the split view, or all of it at once,
-        blocked the event loop 80-100 ms on a 10-hour show)."""
-        work = [lambda: self._build_split(0)]
-        for k in range(panels):
-            work.append(lambda k=k: self.split.prepare(k + 1))
-            work.append(lambda k=k: self.split.panels[k].reserve_items(
-                [self._pool_colours.get(id(bars)) for bars in self._pool]))
-        self._run_ahead(work)
-
-    def _run_ahead(self, work: list) -> None:
-        """Run `work`'s first callable (again while it returns True), the rest later."""
-        if work and not work[0]():
-            work.pop(0)
-        if work:
-            QTimer.singleShot(0, self, lambda: self._run_ahead(work))
-
-    AHEAD_ITEMS = 6
-    """Plot items made per turn of the event loop ahead of a first split step."""
-
-    def reserve_items(self, keys) -> bool:
-        """Hidden bar items in the pool for `keys` ((colour, has a fill pattern) in the order
-        the step's lanes use them) and READY_LABELS turn-label items, at most AHEAD_ITEMS of
-        them now; True while some are still to make."""
-        from llgui.gui.widgets.speaker_brush import pattern_brush
-
-        item = self.plot.getPlotItem()
-        drawn, made = self._drawn, 0
-        try:
-            for k, key in enumerate(keys):
-                if made >= self.AHEAD_ITEMS:
-                    return True
-                if k < len(self._pool) or key is None:
-                    continue
-                colour, patterned = key
-                overlay = pattern_brush(colour) if patterned else None
-                if patterned and overlay is None:
-                    continue
-                self._drawn = [None] * len(self._pool)
-                self._bars(item, colour, overlay).setVisible(False)
-                made += 1
-        finally:
-            self._drawn = drawn
-        wanted = min(self.READY_LABELS, len(self._texts) + self.AHEAD_ITEMS - made)
-        self._add_texts(wanted)
-        return len(self._texts) < self.READY_LABELS
-
-    READY_LABELS = 24
-    """Turn-label items a split view's panel makes ahead (a zoomed panel labels ~10-20)."""
 
     def _show_split(self, walk, step, error_regions, view, extent) -> bool:
         """Far-apart listened windows: one zoomed panel each below, this plot as the overview
@@ -712,13 +654,13 @@ class DiarView(QWidget):
             else:               # the mask's indices found once for the four arrays
                 at = np.flatnonzero(visible)
                 given = (x0[at], y0[at], width[at], height[at])
-            if _same_arrays(getattr(bars, "given", None), given):
+            if same_arrays(getattr(bars, "given", None), given):
                 continue   # a colour the step left alone: its item is not touched (a step
                 # changes a turn or two; setting ~20 items of an hour's bars again, each
                 # laid out and its bounds taken, was ~3 ms of a step)
             bars.given = given
             bars.setOpts(x0=given[0], y0=given[1], width=given[2], height=given[3])
-        _settle_texts(self.plot.getPlotItem().getViewBox())
+        settle_texts(self.plot.getPlotItem().getViewBox())
 
     def _on_resized(self, *_args) -> None:
         """A new size keeps the time range, and so the bars given to each item: only what
@@ -728,7 +670,7 @@ class DiarView(QWidget):
         (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
         self._cull_collar(lo, hi)
         self._label_turns(lo, hi)
-        _settle_texts(self.plot.getPlotItem().getViewBox())
+        settle_texts(self.plot.getPlotItem().getViewBox())
 
     MAX_LABELS = 60
     LABEL_PX = 7   # pixels per character of a turn label (the plot's 8-pt font)
@@ -757,7 +699,7 @@ class DiarView(QWidget):
                                     np.shape(arrays["x0"]))
             # a speaker's adjacent turns drawn as one bar are labelled as one (at an
             # overview no single turn held a label, gui2)
-            x0, ends, first = _runs_in(arrays, geometry, lo, hi, 1.0 / pixels)
+            x0, ends, first = runs_in(arrays, geometry, lo, hi, 1.0 / pixels)
             left = np.maximum(x0, lo)
             shown = np.minimum(ends, hi) - left
             fit = np.flatnonzero(shown * pixels >= 3 * self.LABEL_PX + 8)
@@ -774,7 +716,7 @@ class DiarView(QWidget):
                                ink[geometry["inverse"][i]]))
         wanted.sort(key=lambda w: -w[0])
         wanted = wanted[:self.MAX_LABELS]
-        self._add_texts(len(wanted))
+        self.add_texts(len(wanted))
         self.labelled = []
         for label, (_, x, y, row, text, colour) in zip(self._texts, wanted):
             if getattr(label, "_shown", None) != (text, colour):   # setText lays it out
@@ -791,7 +733,7 @@ class DiarView(QWidget):
             if label.isVisible():
                 label.setVisible(False)
 
-    def _add_texts(self, n: int) -> None:
+    def add_texts(self, n: int) -> None:
         """At least `n` turn-label items (made hidden; each new one costs a millisecond)."""
         item = self.plot.getPlotItem()
         while len(self._texts) < n:
@@ -868,73 +810,3 @@ class DiarView(QWidget):
         self.legend.setText(" &nbsp; ".join(whole(p) for p in parts))
 
 
-
-def _run_keys(arrays: dict, geometry: dict) -> np.ndarray:
-    """Each bar's (label, stacking level) as one integer, what `label_runs` joins runs by;
-    made once per lane's arrays (a Python string per turn, at every cull of every view, was
-    7 ms a step on an hour's meeting)."""
-    keys = arrays.get("run_keys")
-    if keys is None:
-        level = np.asarray(arrays["level"], dtype=np.int64).reshape(-1)
-        levels = int(level.max()) + 1 if level.size else 1
-        keys = arrays["run_keys"] = (np.asarray(geometry["inverse"], dtype=np.int64)
-                                     * levels + level)
-    return keys
-
-
-def _runs_in(arrays: dict, geometry: dict, lo: float, hi: float, gap: float):
-    """`label_runs` of a lane (bars sorted by start) for the runs that reach into [lo, hi]:
-    the same runs, first bars and extents within [lo, hi] as over the whole lane, computed
-    over the bars from the first whose running end passes `lo` to the last starting by
-    `hi` (a zoomed panel of a 10-hour show went over its 10,000 turns at every cull), the
-    run cut at the left end followed back to its first bar, the one cut at the right end
-    taking the next bar. A few results are kept per lane (the
-    overview of a whole show asks the same at every step)."""
-    x0 = arrays["x0"]
-    keys = _run_keys(arrays, geometry)
-    reach = arrays.get("reach")
-    if reach is None:
-        ends = x0 + arrays["width"]
-        reach = arrays["reach"] = np.maximum.accumulate(ends) if ends.size else ends
-    a = int(np.searchsorted(reach, lo, side="right"))   # the first bar ending after lo
-    b = int(np.searchsorted(x0, hi, side="right"))      # the bars starting by hi
-    if 0 < b < x0.size and keys[b] == keys[b - 1] and not x0[b] - reach[b - 1] > gap:
-        b += 1   # the last run goes on past hi: one bar more says so (its end past hi)
-    key = (a, b, gap)
-    kept = arrays.setdefault("runs", {})   # the overview's and the panels' (shared arrays)
-    if key in kept:
-        return kept[key]
-    if a >= b:
-        runs = (x0[:0], x0[:0], np.zeros(0, dtype=np.int64))
-    else:
-        starts, run_end, first = label_runs(x0[a:b], arrays["width"][a:b], keys[a:b], gap)
-        first = first + a
-        if a > 0 and first[0] == a:
-            # does the first run go on to the left (the same key, a gap under `gap`, as
-            # `label_runs` joins them)? then from the first bar of the whole run
-            goes_on = ((keys[1:a + 1] == keys[:a])
-                       & ~(x0[1:a + 1] - reach[:a] > gap))
-            if goes_on[-1]:
-                breaks = np.flatnonzero(~goes_on)
-                f = int(breaks[-1]) + 1 if breaks.size else 0
-                starts, run_end, first = starts.copy(), run_end.copy(), first.copy()
-                starts[0], first[0] = x0[f], f
-                run_end[0] = max(run_end[0], float(np.max((x0 + arrays["width"])[f:a])))
-        runs = (starts, run_end, first)
-    if len(kept) >= 8:
-        kept.pop(next(iter(kept)))
-    kept[key] = runs
-    return runs
-
-
-def _settle_texts(box) -> None:
-    """The view's new range applied now, and with it the transform of its text items (turn
-    labels), as the paint would first do: a text item that finds a new transform there asks
-    for a second paint of the plot (2-3 ms a step of a zoomed panel)."""
-    box.updateMatrix()
-
-
-def _same_arrays(old, new) -> bool:
-    """True when the arrays `old` (or None) hold what `new` holds."""
-    return old is not None and all(a is b or (a.shape == b.shape and np.array_equal(a, b))
-                                   for a, b in zip(old, new))

@@ -262,6 +262,8 @@ class CorrectionsModel(QAbstractTableModel):
         return None
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if role not in _ANSWERED:   # Qt asks each painted cell for a dozen roles
+            return None
         walk = self._walk
         if walk is None or not index.isValid() or not (0 <= index.row() < self._rows):
             return None
@@ -317,6 +319,11 @@ class CorrectionsModel(QAbstractTableModel):
                     "lower bound at this step" if walk.replay.impaired_better(s) else "")
             return f"{describe_step(step, self._hours())}\n{walk.replay.signature}{note}"
         return None
+
+
+_ANSWERED = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAlignmentRole,
+                       Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole})
+"""The roles `CorrectionsModel.data` has an answer for."""
 
 
 def _question_text(walk: Walkthrough, step: int) -> str:

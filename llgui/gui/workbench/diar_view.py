@@ -17,10 +17,10 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPen
-from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsScene, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from llgui.core.display.lanes import (
-    BAR_FILL, collar_zones, error_parts, extend_colours, focus_range, label_colour, label_runs,
+    BAR_FILL, collar_zones, error_parts, extend_colours, focus_range, label_colour,
     lane_bars, lane_geometry, lane_parts, mapped_rank, merge_parts, visible_bars,
 )
 from llgui.core.display.layout import format_time, time_labels, time_ticks
@@ -31,6 +31,7 @@ from llgui.core.display.palette import (
 )
 from llgui.core.types import Turn
 from llgui.core.walkthrough import Walkthrough
+from llgui.gui.workbench.diar_bars import FlatBars, runs_in, same_arrays, settle_texts
 
 # Speaker colours keep away from the error, impaired and unmapped colours (core/display/palette.py):
 # a speaker drawn in the red of "miss" read as an error.
@@ -106,10 +107,14 @@ class DiarView(QWidget):
         super().__init__(parent)
         self._can_split = split   # panels of a split view never split themselves
         self.split = None         # SplitPanels, built at the first far-apart step
+        self._building = False    # the split view is being made ahead (`diar_split.build_ahead`)
         self.plot = pg.PlotWidget(viewBox=SelectViewBox(self.select),
                                   axisItems={"left": LaneAxis(LANES, orientation="left"),
                                              "bottom": TimeAxis(orientation="bottom")})
         self.plot.setBackground("w")
+        # bars move at every step: no spatial index to keep (Qt's advice for scenes whose
+        # items move all the time; ~100 items are searched as fast without it)
+        self.plot.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         item = self.plot.getPlotItem()
         item.setMouseEnabled(x=True, y=False)
         item.showGrid(x=True, y=False, alpha=0.2)
@@ -153,7 +158,7 @@ class DiarView(QWidget):
         self._culls = 0            # times the bars were culled to the range shown
         self._merged: list = []    # (colour, (x0, width, y0, height)) of the step shown
         item.getViewBox().sigXRangeChanged.connect(self._cull)
-        item.getViewBox().sigResized.connect(self._cull)   # labels fit the bars' new size
+        item.getViewBox().sigResized.connect(self._on_resized)   # labels fit the new size
         self.plot.scene().sigMouseMoved.connect(self._hover)
         self._lane_info: dict = {}   # row -> (lane name, turns, mapping, bar arrays)
         self._hours = False
@@ -252,10 +257,8 @@ class DiarView(QWidget):
         for region in self._regions:
             item.removeItem(region)
         self._regions = []
-        for window in self._windows:   # reused below, hidden until then
-            window.setVisible(False)
-        if self.split is not None:
-            self.split.hide_brushes()
+        # (the listened windows' items and the overview's brushes are shown or hidden below
+        # as the step needs them: hiding them all first toggled each one at every step)
         self.lanes = {}
         self._drawn = []
         self._pending: dict[str, list] = {}
@@ -293,7 +296,11 @@ class DiarView(QWidget):
                     self._windows.append(region)
                 region = self._windows[k]
                 region.setRegion((start, end))
-                region.setVisible(True)
+                if not region.isVisible():
+                    region.setVisible(True)
+        for region in self._windows[len(view.windows) if view is not None else 0:]:
+            if region.isVisible():
+                region.setVisible(False)
         start, end = doc.extent
         bottom = item.getAxis("bottom")
         if bottom.hours != (end >= 3600):
@@ -304,10 +311,13 @@ class DiarView(QWidget):
             item.setXRange(start, end, padding=0.01)
             self._doc_id = doc.id
         split = self._show_split(walk, step, error_regions, view, (start, end))
-        if self._can_split and self.split is None:
+        if self._can_split and self.split is None and not self._building:
             # the first step's panels, built while the user looks at this one (building a
             # plot widget is ~50 ms the step would otherwise pay)
-            QTimer.singleShot(0, self, lambda: self._build_split(2))
+            self._building = True
+            from llgui.gui.workbench.diar_split import build_ahead
+
+            QTimer.singleShot(0, self, lambda: build_ahead(self))
         culls = self._culls
         if x_range is not None:
             item.setXRange(*x_range, padding=0)
@@ -316,7 +326,8 @@ class DiarView(QWidget):
         elif view is not None and view.windows:
             item.setXRange(*focus_range(view.windows, (start, end)), padding=0)
         for bars in self._pool[len(self._drawn):]:
-            bars.setVisible(False)
+            if bars.isVisible():
+                bars.setVisible(False)
         if self._culls == culls:   # no new range has culled the step's bars already
             self._cull()
         title = self._title(doc, step, view)
@@ -436,7 +447,7 @@ class DiarView(QWidget):
             return
         if self._collar_bars is None:
             # translucent grey: a hatch pattern is scaled with the time axis and vanished
-            bars = pg.BarGraphItem(x0=[], width=[], y0=[], height=[],
+            bars = FlatBars(x0=[], width=[], y0=[], height=[],
                                    brush=QBrush(QColor(110, 110, 110, 70)),
                                    pen=QPen(Qt.PenStyle.NoPen))
             bars.setZValue(-5)
@@ -484,6 +495,7 @@ class DiarView(QWidget):
             self._can_split and view is not None and view.windows) else []
         if not spans:
             if self.split is not None:
+                self.split.hide_brushes()
                 self.split.hide()
                 self.plot.setMaximumHeight(16777215)
                 self.plot.setMinimumHeight(0)
@@ -549,7 +561,12 @@ class DiarView(QWidget):
         if not turns:
             return
         arrays = self._lane_arrays(turns, mapping, unmappable)
-        for colour, part in lane_parts(arrays, y, self.LANE_HEIGHT):
+        # a lane's parts at its row, kept with its arrays (the reference lane's are the same
+        # at every step)
+        parts = arrays.setdefault("parts", {})
+        if y not in parts:
+            parts[y] = lane_parts(arrays, y, self.LANE_HEIGHT)
+        for colour, part in parts[y]:
             self._pending.setdefault(colour, []).append(part)
 
     def _draw_errors(self, item, y: float, regions) -> None:
@@ -561,7 +578,17 @@ class DiarView(QWidget):
         """One bar item per colour for every lane (one brush, no outline: bars stay readable
         when a 10-hour show makes them thinner than a pixel; ~20 items, not one per lane and
         speaker)."""
-        self._merged = [(colour, merge_parts(parts)) for colour, parts in self._pending.items()]
+        # a colour whose parts are the ones it had (each lane's parts are kept with its
+        # arrays) keeps its merged arrays: the cull then sees the very same arrays
+        kept = getattr(self, "_merged_of", {})
+        self._merged_of = {}
+        self._merged = []
+        for colour, parts in self._pending.items():
+            key = tuple(id(part) for part in parts)
+            old = kept.get(colour)
+            merged = old[1] if old is not None and old[0] == key else merge_parts(parts)
+            self._merged_of[colour] = (key, merged, parts)   # (parts: their ids stay theirs)
+            self._merged.append((colour, merged))
         self._draw_merged(item, self._merged)
         self._pending = {}
 
@@ -588,10 +615,11 @@ class DiarView(QWidget):
             if self._pool_colours.get(id(bars)) != key:   # setOpts redoes its geometry
                 bars.setOpts(brush=brush)
                 bars.setZValue(0.5 if overlay is not None else 0)
-            bars.setVisible(True)
+            if not bars.isVisible():
+                bars.setVisible(True)
         else:
-            bars = pg.BarGraphItem(x0=[], y0=[], width=[], height=[],
-                                   brush=brush, pen=QPen(Qt.PenStyle.NoPen))
+            bars = FlatBars(x0=[], y0=[], width=[], height=[],
+                            brush=brush, pen=QPen(Qt.PenStyle.NoPen))
             item.addItem(bars)
             self._pool.append(bars)
             bars.setZValue(0.5 if overlay is not None else 0)
@@ -621,8 +649,28 @@ class DiarView(QWidget):
         self._label_turns(lo, hi)
         for bars, x0, width, y0, height in self._drawn:
             visible = visible_bars(x0, width, lo, hi)
-            bars.setOpts(x0=x0[visible], y0=y0[visible], width=width[visible],
-                         height=height[visible])
+            if visible.all():   # a whole meeting in view: the arrays themselves
+                given = (x0, y0, width, height)
+            else:               # the mask's indices found once for the four arrays
+                at = np.flatnonzero(visible)
+                given = (x0[at], y0[at], width[at], height[at])
+            if same_arrays(getattr(bars, "given", None), given):
+                continue   # a colour the step left alone: its item is not touched (a step
+                # changes a turn or two; setting ~20 items of an hour's bars again, each
+                # laid out and its bounds taken, was ~3 ms of a step)
+            bars.given = given
+            bars.setOpts(x0=given[0], y0=given[1], width=given[2], height=given[3])
+        settle_texts(self.plot.getPlotItem().getViewBox())
+
+    def _on_resized(self, *_args) -> None:
+        """A new size keeps the time range, and so the bars given to each item: only what
+        depends on pixels is done again (the labels that fit, the collar zones shown). A
+        first step into a long show's split view resized its plots seven times, each one
+        culling 10,000 bars per lane again."""
+        (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
+        self._cull_collar(lo, hi)
+        self._label_turns(lo, hi)
+        settle_texts(self.plot.getPlotItem().getViewBox())
 
     MAX_LABELS = 60
     LABEL_PX = 7   # pixels per character of a turn label (the plot's 8-pt font)
@@ -642,16 +690,16 @@ class DiarView(QWidget):
         wanted = []
         for row, (_, turns, _, arrays) in self._lane_info.items():
             geometry = lane_geometry(turns)
-            ink = ["#000000" if to_lab(base_colour(c))[0] > 62 else "#ffffff"
-                   for c in arrays["colours"]]
+            ink = arrays.get("ink")
+            if ink is None:   # per label, once per lane's arrays
+                ink = arrays["ink"] = ["#000000" if to_lab(base_colour(c))[0] > 62
+                                       else "#ffffff" for c in arrays["colours"]]
             labels = geometry["labels"]
             depth = np.broadcast_to(np.asarray(arrays["depth"], dtype=float),
                                     np.shape(arrays["x0"]))
             # a speaker's adjacent turns drawn as one bar are labelled as one (at an
             # overview no single turn held a label, gui2)
-            keys = [f"{geometry['inverse'][i]}/{arrays['level'][i]}"
-                    for i in range(len(arrays["x0"]))]
-            x0, ends, first = label_runs(arrays["x0"], arrays["width"], keys, 1.0 / pixels)
+            x0, ends, first = runs_in(arrays, geometry, lo, hi, 1.0 / pixels)
             left = np.maximum(x0, lo)
             shown = np.minimum(ends, hi) - left
             fit = np.flatnonzero(shown * pixels >= 3 * self.LABEL_PX + 8)
@@ -668,24 +716,35 @@ class DiarView(QWidget):
                                ink[geometry["inverse"][i]]))
         wanted.sort(key=lambda w: -w[0])
         wanted = wanted[:self.MAX_LABELS]
-        while len(self._texts) < len(wanted):
-            label = pg.TextItem(anchor=(0, 0.5), color="#ffffff")
-            font = label.textItem.font()
-            font.setPointSizeF(7.5)
-            label.setFont(font)
-            label.setZValue(5)
-            item.addItem(label)
-            self._texts.append(label)
+        self.add_texts(len(wanted))
         self.labelled = []
         for label, (_, x, y, row, text, colour) in zip(self._texts, wanted):
             if getattr(label, "_shown", None) != (text, colour):   # setText lays it out
                 label._shown = (text, colour)
                 label.setText(text, color=colour or "#ffffff")
-            label.setPos(x + 2 / pixels, y)
-            label.setVisible(True)
+            at = (x + 2 / pixels, y)
+            if getattr(label, "_at", None) != at:   # (each call goes through pyqtgraph)
+                label._at = at
+                label.setPos(*at)
+            if not label.isVisible():
+                label.setVisible(True)
             self.labelled.append((row, text))
         for label in self._texts[len(wanted):]:
+            if label.isVisible():
+                label.setVisible(False)
+
+    def add_texts(self, n: int) -> None:
+        """At least `n` turn-label items (made hidden; each new one costs a millisecond)."""
+        item = self.plot.getPlotItem()
+        while len(self._texts) < n:
+            label = pg.TextItem(anchor=(0, 0.5), color="#ffffff")
+            font = label.textItem.font()
+            font.setPointSizeF(7.5)
+            label.setFont(font)
+            label.setZValue(5)
             label.setVisible(False)
+            item.addItem(label)
+            self._texts.append(label)
 
     def tooltip_at(self, t: float, y: float) -> str:
         """The tooltip of the lane at height `y` (view units) at time `t`: its turns there
@@ -749,4 +808,5 @@ class DiarView(QWidget):
             return head + "</span>&nbsp;" + tail.replace(" ", "&nbsp;") if cut else part
 
         self.legend.setText(" &nbsp; ".join(whole(p) for p in parts))
+
 

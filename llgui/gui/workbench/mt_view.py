@@ -29,6 +29,7 @@ from llgui.core.mt.sentence import chrf_change
 from llgui.core.mt.textdiff import Piece, correction_fate, effect_counts, marked
 from llgui.core.walkthrough import Walkthrough
 from llgui.gui.widgets.elide import ellipsis_left
+from llgui.gui.widgets.quiet_label import QuietBox
 
 CORRECTED_BG = "#fff3b0"
 BETTER_BG = "#d9f2dc"
@@ -180,6 +181,8 @@ class SegmentsModel(QAbstractTableModel):
                 return QColor(_BACKGROUNDS[mark])
             return QColor(EARLIER_BG) if column == 0 and self.earlier(i) else None
         reference = self._walk.document.references[0][i]
+        if role == HTML_ROLE:   # what a cell's paint asks for: before the texts below
+            return self._cell_html(i, column, mark, reference)
         source = self._walk.document.source
         texts = (None, reference, self._seen[i], self._adapted[i] if self._step else "",
                  source[i] if source is not None and i < len(source) else "")
@@ -194,8 +197,6 @@ class SegmentsModel(QAbstractTableModel):
                        if earlier else ""))
         if role == Qt.ItemDataRole.ToolTipRole and column:
             return texts[column]
-        if role == HTML_ROLE:
-            return self._cell_html(i, column, mark, reference)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (0, 1, self.SOURCE):
             # top, as the rich-text columns beside them
             side = Qt.AlignmentFlag.AlignRight if column == 0 else Qt.AlignmentFlag.AlignLeft
@@ -284,6 +285,8 @@ class RichTextDelegate(QStyledItemDelegate):
         self.laid_out = 0   # documents laid out so far (tests count them)
         self.sizes: dict[int, tuple[int, int]] = {}   # column -> its cells' last painted size
         self.cut: dict[tuple[int, int], QRectF] = {}   # (row, column) -> where "…" was drawn
+        self._ellipsis: dict[tuple, float] = {}   # (text, cell size, "…" size) -> its left
+        self.mark: tuple[int, int] | None = None   # the "…" box's width and height
 
     def _laid_out(self, text: str, width: int, height: int) -> tuple[QTextDocument, float,
                                                                        float]:
@@ -308,6 +311,22 @@ class RichTextDelegate(QStyledItemDelegate):
             self._docs.popitem(last=False)
         return cached
 
+    def ellipsis_at(self, text: str, width: int, height: int) -> float:
+        """Where the "…" box of a cut cell starts (`self.mark`: its size): from the start of
+        the grapheme it would cut, never half a glyph before "…"; found once per laid-out
+        cell (a step's new cells ahead of it, `MTView._ahead_row`)."""
+        w, h = self.mark
+        where = (text, width, height, w, h)
+        left = self._ellipsis.get(where)
+        if left is None:
+            doc, shown, _whole = self._laid_out(text, width, height)
+            bottom = min(height, shown)
+            left = ellipsis_left(doc, width - w, bottom - h / 2 - 1)
+            if len(self._ellipsis) > _DOC_CACHE:
+                self._ellipsis.clear()
+            self._ellipsis[where] = left
+        return left
+
     def paint(self, painter, option, index) -> None:
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         if selected:
@@ -318,44 +337,51 @@ class RichTextDelegate(QStyledItemDelegate):
             super().paint(painter, option, index)
             _frame(painter, option, selected)
             return
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        opt.text = ""
-        widget = opt.widget
-        style = widget.style() if widget is not None else None
-        if style is not None:
-            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        background = index.data(Qt.ItemDataRole.BackgroundRole)
+        if option.state & QStyle.StateFlag.State_HasFocus:
+            # the style's own painting: the cell's background and its focus frame
+            opt = QStyleOptionViewItem(option)
+            self.initStyleOption(opt, index)
+            opt.text = ""
+            widget = opt.widget
+            style = widget.style() if widget is not None else None
+            if style is not None:
+                style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        elif background is not None:
+            # what the style draws for an unselected cell without text: its background (a
+            # step's ~30 cells went through the item's every role and the style's layout)
+            painter.fillRect(option.rect, background)
+        rect = option.rect
         # the reference too (with the source above it when shown): whole lines, as the others
-        self.sizes[index.column()] = (opt.rect.width(), opt.rect.height())
-        doc, shown, whole = self._laid_out(index.data(HTML_ROLE) or html.escape(
-            str(index.data(Qt.ItemDataRole.DisplayRole) or "")), opt.rect.width(),
-            opt.rect.height())
+        self.sizes[index.column()] = (rect.width(), rect.height())
+        text = index.data(HTML_ROLE) or html.escape(
+            str(index.data(Qt.ItemDataRole.DisplayRole) or ""))
+        doc, shown, whole = self._laid_out(text, rect.width(), rect.height())
         painter.save()
-        painter.translate(opt.rect.topLeft())
-        clip = QRectF(0, 0, opt.rect.width(), min(opt.rect.height(), shown))
+        painter.translate(rect.topLeft())
+        clip = QRectF(0, 0, rect.width(), min(rect.height(), shown))
         painter.setClipRect(clip)
         context = QAbstractTextDocumentLayout.PaintContext()
         context.clip = clip
-        context.palette.setColor(QPalette.ColorRole.Text, opt.palette.color(QPalette.ColorRole.Text))
+        context.palette.setColor(QPalette.ColorRole.Text,
+                                 option.palette.color(QPalette.ColorRole.Text))
         doc.documentLayout().draw(painter, context)
         key = (index.row(), index.column())
         if whole > shown + 1:
             # cut: "…" at the end of the last line shown, on the cell's own background, so
             # a cut never reads as the end of the segment
-            metrics = opt.fontMetrics
-            w, h = metrics.horizontalAdvance(ELLIPSIS + " ") + 4, metrics.height()
-            # from the start of the grapheme it would cut (never half a glyph before "…")
-            left = ellipsis_left(doc, clip.right() - w, clip.bottom() - h / 2 - 1)
+            metrics = option.fontMetrics
+            self.mark = w, h = metrics.horizontalAdvance(ELLIPSIS + " ") + 4, metrics.height()
+            left = self.ellipsis_at(text, rect.width(), rect.height())
             box = QRectF(left, clip.bottom() - h - 1, clip.right() - left, h)
-            background = index.data(Qt.ItemDataRole.BackgroundRole)
             painter.fillRect(box, background if background is not None
-                             else opt.palette.color(QPalette.ColorRole.Base))
-            painter.setPen(opt.palette.color(QPalette.ColorRole.Text))
+                             else option.palette.color(QPalette.ColorRole.Base))
+            painter.setPen(option.palette.color(QPalette.ColorRole.Text))
             painter.drawText(box, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
                              ELLIPSIS + " ")
             if len(self.cut) > _HTML_CACHE:   # what is on screen is painted again anyway
                 self.cut.clear()
-            self.cut[key] = box.translated(opt.rect.topLeft())
+            self.cut[key] = box.translated(rect.topLeft())
         else:
             self.cut.pop(key, None)
         painter.restore()
@@ -447,7 +473,7 @@ class MTView(QWidget):
         self.notes.setVisible(False)
         # the caption grows to a third line rather than being cut (1366x768)
         top = QHBoxLayout()
-        top.addWidget(self.summary, 1)
+        top.addWidget(QuietBox(self.summary), 1)   # its text never relayouts the window
         boxes = QVBoxLayout()
         boxes.setSpacing(0)
         boxes.addWidget(self.source_box)
@@ -574,7 +600,9 @@ class MTView(QWidget):
         so that it never shows the top half of its last line (at 1366x768 the third line of
         a segment was cut in half); it never shrinks below what the user set."""
         doc = self.reading.document()
-        doc.setTextWidth(self.reading.viewport().width())
+        width = self.reading.viewport().width()
+        if doc.textWidth() != width:   # (setting it lays the text out again)
+            doc.setTextWidth(width)
         frame = 2 * self.reading.frameWidth()
         wanted = int(doc.size().height() + frame + 1)
         sizes = self.split.sizes()
@@ -650,7 +678,9 @@ class MTView(QWidget):
             return
         columns = [c for c in self.delegate.sizes if c and not self.table.isColumnHidden(c)]
         for text, c in zip(self.model.html_at(step + 1, segments[:1], columns), columns):
-            self.delegate._laid_out(text, *self.delegate.sizes[c])
+            _doc, shown, whole = self.delegate._laid_out(text, *self.delegate.sizes[c])
+            if whole > shown + 1 and self.delegate.mark is not None:
+                self.delegate.ellipsis_at(text, *self.delegate.sizes[c])
         self._ahead = (walk, step, segments[1:])
         QTimer.singleShot(0, self, self._ahead_row)
 

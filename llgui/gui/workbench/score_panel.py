@@ -12,11 +12,12 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
-from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsScene, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from llgui.core.display.score_bars import penalty_bars, step_curve_x
 from llgui.core.walkthrough import Walkthrough
 from llgui.core.metrics import display_name, is_percent
+from llgui.gui.widgets.quiet_label import QuietBox
 
 BASE = QColor("#7f8c8d")
 COR = QColor("#2e86c1")
@@ -34,6 +35,8 @@ class ScorePanel(QWidget):
         self.curve = pg.PlotWidget()
         for w in (self.bars, self.curve):
             w.setBackground("w")
+            # items move at every step: no spatial index to keep up to date
+            w.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
             w.getPlotItem().setMenuEnabled(False)
         self.bars.getPlotItem().setMouseEnabled(x=False, y=False)
         self.bars.getPlotItem().hideButtons()
@@ -52,7 +55,7 @@ class ScorePanel(QWidget):
         plots.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.numbers)
+        layout.addWidget(QuietBox(self.numbers))   # its text never relayouts the window
         layout.addWidget(plots, 1)
         self.shown: dict[str, float | None] = {}   # the numbers on screen, for tests
 
@@ -161,20 +164,20 @@ class ScorePanel(QWidget):
         for bar, value in zip(parts["solid"], geometry.solid):
             bar.setVisible(value is not None)
             if value is not None:
-                bar.setOpts(height=[value])
+                _set_bar(bar, height=[value])
         parts["hatch"].setVisible(geometry.hatch is not None)
         if geometry.hatch is not None:
             y0, height = geometry.hatch
-            parts["hatch"].setOpts(y0=[y0], height=[height])
+            _set_bar(parts["hatch"], y0=[y0], height=[height])
         parts["memorise"].setVisible(geometry.memorise is not None)
         if geometry.memorise is not None:
-            parts["memorise"].setOpts(height=[geometry.memorise])
+            _set_bar(parts["memorise"], height=[geometry.memorise])
         step = geometry.step_penalty
         parts["gap"].setVisible(step is not None)
         parts["bracket"].setVisible(step is not None)
         if step is not None:
             imp, cor, _ = step
-            parts["gap"].setOpts(y0=[min(imp, cor)], height=[abs(cor - imp)])
+            _set_bar(parts["gap"], y0=[min(imp, cor)], height=[abs(cor - imp)])
             x = 2.0 + 0.42   # right of the S_imp bar: ] from S_imp to S_cor
             parts["bracket"].setData([x, x, x - 0.1, x, x - 0.1, x],
                                      [imp, cor, imp, imp, cor, cor])
@@ -204,7 +207,8 @@ class ScorePanel(QWidget):
             mark = marks.get(x)
             label.setVisible(mark is not None)
             if mark is not None:
-                label.setText(mark[2])
+                if label.toPlainText() != mark[2]:   # setText lays the text out again
+                    label.setText(mark[2])
                 self._bar_texts.append((label, float(mark[0]), float(mark[1]), False))
         self.y_range = geometry.y_range
         item.setYRange(*geometry.view, padding=0)   # room for the marks on top
@@ -314,7 +318,11 @@ class ScorePanel(QWidget):
                                           brush=None if ring else ADAPT,
                                           pen=pg.mkPen("k", width=2 if ring else 1))
         self._marker.setZValue(1)
-        item.addItem(self._marker)
+        # out of the view's auto-range: its bounds padded by its size in pixels moved the
+        # range a little at every step (each step then repainted the whole plot and redrew
+        # both axes); the curves alone set the range, whose padding (7 % of the plot at
+        # 200 px) holds the marker at the curve's ends
+        item.addItem(self._marker, ignoreBounds=True)
         self._curve_of = walk
         labels = ("cumulative cost (" + _cost_unit(walk) + ")", display_name(r.metric))
         if getattr(self, "_curve_labels", None) != labels:
@@ -370,6 +378,13 @@ class ScorePanel(QWidget):
         if getattr(self, "_title", None) != parts:   # a new title relayouts the plot
             self._title = parts
             title.set(parts)
+
+
+def _set_bar(bar, **opts) -> None:
+    """Give a bar item new values, unless it has them (S_base's bar is the same at every
+    step: setting it lays the item out and repaints it)."""
+    if any(bar.opts.get(k) != v for k, v in opts.items()):
+        bar.setOpts(**opts)
 
 
 def _cost_unit(walk: Walkthrough) -> str:

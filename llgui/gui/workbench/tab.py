@@ -88,7 +88,9 @@ class Workbench(QWidget):
         self.step_label.setWordWrap(True)
         # two lines, fixed: a new text never relayouts (and repaints) the whole window
         self.step_label.setFixedHeight(2 * self.step_label.fontMetrics().lineSpacing() + 6)
-        nav.addWidget(self.step_label, 1)
+        from llgui.gui.widgets.quiet_label import QuietBox
+
+        nav.addWidget(QuietBox(self.step_label), 1)   # its text never relayouts the window
         self.verify_button = QPushButton("Verify with libraries")
         self.verify_button.setToolTip("recompute every step of this document with sacrebleu / "
                                       "jiwer / pyannote.metrics on a worker (Ctrl+R)")

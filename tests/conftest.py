@@ -105,9 +105,11 @@ def published_scores(tmp_path_factory) -> PublishedScores:
 QUICK_LEAVES_OUT = ("tests/gui/", "tests/docs/", "tests/campaign/", "tests/test_notebook.py",
                     "tests/test_demo.py", "tests/test_demo_meeting.py", "tests/test_layering.py",
                     "tests/cli/test_reference_bundles.py", "tests/cli/test_hostile.py",
-                    "tests/io/test_fuzz.py", "tests/sim/")
+                    "tests/io/test_fuzz.py", "tests/sim/", "tests/cli/test_hostile_38.py",
+                    "tests/test_api_bounds.py", "tests/cli/test_first_hour.py")
 """What --quick leaves out: the window (offscreen Qt), the docs' commands and the wheel,
-Dask, the simulations (real subprocesses), the fuzzers, and every test of the published
+Dask, the simulations (real subprocesses), the fuzzers and hostile-input suites, the first
+hour's subprocess checks, and every test of the published
 reference data (its fixture) or marked slow. What
 it keeps (the core's numbers against the libraries, the readers, the command line's own
 tests) runs in about a minute on two cores; the whole suite before a commit."""

@@ -18,8 +18,9 @@ item is named by its place in the whole list, as before.
 from __future__ import annotations
 
 import operator
-from itertools import islice
 from typing import Callable
+
+from llgui.utils.common_ends import common_ends
 
 _EQ = operator.eq
 
@@ -54,11 +55,7 @@ class TurnReuse:
             parsed = parsed_before
         else:
             n, m = len(value), len(before)
-            k = min(n, m)
-            head = list(map(_EQ, value, before))
-            p = head.index(False) if False in head else k
-            tail = list(map(_EQ, islice(reversed(value), k - p), reversed(before)))
-            s = tail.index(False) if False in tail else len(tail)
+            p, s = common_ends(value, before, _EQ)
             middle = value[p:n - s]
             made = fast(middle) if middle else ()
             if made is None:

@@ -39,6 +39,20 @@ def _read(reuse, value):
     return reuse.parse(json.loads(raw)["turns"], P.parse_turns, P._turns_fast, raw)
 
 
+def _edited(value: list, edits) -> list:
+    """A copy of the turn list `value` with the generated edits applied in order."""
+    value = [list(t) for t in value]
+    for op, at, new in edits:
+        at = at % (len(value) + 1)
+        if op == "insert":
+            value.insert(at, new)
+        elif op == "replace" and at < len(value):
+            value[at] = new
+        elif op == "delete" and at < len(value) and len(value) > 1:
+            del value[at]
+    return value
+
+
 @settings(max_examples=120, deadline=None, derandomize=True)
 @given(st.lists(item, min_size=1, max_size=25), st.lists(st.lists(edit, max_size=4),
                                                           max_size=6))
@@ -46,15 +60,7 @@ def test_every_list_of_a_sequence_is_what_the_plain_check_makes(first, rounds):
     reuse, value = TurnReuse(), first
     before = before_value = None
     for edits in [[]] + rounds:
-        value = [list(t) for t in value]
-        for op, at, new in edits:
-            at = at % (len(value) + 1)
-            if op == "insert":
-                value.insert(at, new)
-            elif op == "replace" and at < len(value):
-                value[at] = new
-            elif op == "delete" and at < len(value) and len(value) > 1:
-                del value[at]
+        value = _edited(value, edits)
         got = _read(reuse, value)
         assert got == P.parse_turns(value)
         assert all(type(x) is float for t in got for x in t[:2])
@@ -168,15 +174,7 @@ def test_adapted_turns_of_a_sequence_are_the_whole_paths(first, rounds):
     reuse, value = TurnReuse(), sorted(first)
     seen: dict = {}
     for edits in [[]] + rounds:
-        value = [list(t) for t in value]
-        for op, at, new in edits:
-            at = at % (len(value) + 1)
-            if op == "insert":
-                value.insert(at, new)
-            elif op == "replace" and at < len(value):
-                value[at] = new
-            elif op == "delete" and at < len(value) and len(value) > 1:
-                del value[at]
+        value = _edited(value, edits)
         parsed = _read(reuse, value)
         try:
             want = _whole_path(parsed, made.limit)

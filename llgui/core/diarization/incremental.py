@@ -21,7 +21,6 @@ Tests hold every result equal to `der_components` (and so to pyannote.metrics) o
 """
 from __future__ import annotations
 
-from itertools import islice
 from operator import attrgetter, is_
 from typing import Collection, Sequence
 
@@ -32,6 +31,7 @@ from llgui.core.diarization.der import (
     ERROR_KINDS, der_components, error_regions, jer_components,
 )
 from llgui.core.types import Turn
+from llgui.utils.common_ends import common_ends
 
 _START, _END, _SPEAKER = attrgetter("start"), attrgetter("end"), attrgetter("speaker")
 EPS = 1e-9         # float residues of swapped sums below this are zeros
@@ -386,11 +386,7 @@ class IncrementalDER:
         changes a few turns of thousands; and the lengths of that head and tail."""
         old = self.hypothesis
         n, m = len(turns), len(old)
-        k = min(n, m)
-        head = list(map(is_, turns, old))
-        p = head.index(False) if False in head else k
-        tail = list(map(is_, islice(reversed(turns), k - p), reversed(old)))
-        s = tail.index(False) if False in tail else len(tail)
+        p, s = common_ends(turns, old, is_)
         if 2 * (p + s) < n:
             return _raw(turns), (p, s)
         middle = _raw(turns[p:n - s])

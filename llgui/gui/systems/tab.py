@@ -511,13 +511,23 @@ class SystemsView(QWidget):
         orientation = Qt.Orientation.Vertical if wide else Qt.Orientation.Horizontal
         if self.splitter.orientation() != orientation:
             self.splitter.setOrientation(orientation)
-        if wide:
-            self.splitter.setSizes([260, 600])
-        else:   # the table as wide as its columns, the plot the rest
+        # the third part is every pair of systems (PairsView): a size of 0 hid it entirely
+        if wide:   # the table no taller than its rows (up to 240 px), then plot and pairs
+            rows = self.model.rowCount() * max(self.view.verticalHeader().defaultSectionSize(),
+                                               self.view.sizeHintForRow(0))
+            table = min(240, self.view.horizontalHeader().sizeHint().height() + rows
+                        + self.view.horizontalScrollBar().sizeHint().height()
+                        + 2 * self.view.frameWidth() + 10)
+            # setSizes scales sizes that do not add up to the height: give them in its pixels
+            height = max(self.splitter.height(), 560)
+            pairs = min(240, height // 3)
+            self.splitter.setSizes([table, height - table - pairs, pairs])
+        else:   # the table as wide as its columns, the plot and the pairs the rest
             self.view.resizeColumnsToContents()
             width = sum(self.view.columnWidth(c) for c in range(len(COLUMNS))
                         if not self.view.isColumnHidden(c)) + 4
-            self.splitter.setSizes([width, max(400, self.splitter.width() - width)])
+            rest = max(700, self.splitter.width() - width)
+            self.splitter.setSizes([width, rest - rest // 3, rest // 3])
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
 
     def compare_against(self, baseline: str) -> None:

@@ -42,6 +42,12 @@ def test_the_demo_campaign_fits_a_1366_window_without_an_empty_documents_panel(w
         assert not table.isColumnHidden(column), name
         x = table.columnViewportPosition(column)
         assert 0 <= x and x + table.columnWidth(column) <= table.viewport().width(), name
+    # every pair of systems is in sight under the plot (setSizes gave it 0 px: hidden), and
+    # the leaderboard shows its four rows whole
+    pairs = view.pairs_view
+    assert pairs.isVisible() and pairs.height() >= 150, pairs.height()
+    last = table.rowViewportPosition(3) + table.rowHeight(3)
+    assert 0 < last <= table.viewport().height(), (last, table.viewport().height())
     # the workbench, where documents are listed, shows the panel again
     window.show_tab("workbench")
     assert window.documents_dock.isVisible()

@@ -3,7 +3,8 @@
 
     python3 dev.py demo      # the GUI on the bundled demo
     python3 dev.py test      # the whole test suite (what CI runs through .ci/run)
-    python3 dev.py bench     # the performance gates of DESIGN.md section 5
+    python3 dev.py test --quick  # the edit-test loop: core, readers, command line (a minute)
+    python3 dev.py bench     # the performance gates (benchmarks/, docs/developing.md)
     python3 dev.py llgui ... # any llgui command inside the project's environment
 
 The first call creates `.venv/` beside this file and installs llgui with its test extras into

@@ -198,3 +198,58 @@ def test_a_split_panel_is_given_its_range_once_a_step(qtbot):
             assert box.viewRange()[0] == pytest.approx(list(view.split.spans[0]))
         qtbot.wait(1)
     assert split_steps >= 1
+
+
+def _cells(table) -> list:
+    return [[(table.item(r, c).text(), table.item(r, c).foreground().color().name(),
+              int(table.item(r, c).textAlignment()))
+             for c in range(table.columnCount())] for r in range(table.rowCount())]
+
+
+def test_the_speaker_table_changes_only_the_cells_a_step_changed(qtbot):
+    """Stepped through a walk, the per-speaker table shows what a fresh table shows at each
+    step; a step that leaves the rows alone leaves its items alone (every cell used to be
+    made anew at every step)."""
+    from llgui.gui.workbench.diar_speakers import SpeakerTable
+    from llgui.gui.workbench.diar_view import DiarView
+
+    bundle = load_bundle(REPO / "resources" / "demo" / "diarization" / "bundle.toml")
+    document = max(bundle.documents, key=lambda d: d.extent[1])
+    walked = walk(document, bundle.steps_of(document.id), "der", bundle.settings, bundle.cost)
+    view = DiarView()
+    qtbot.addWidget(view)
+    view.set_speakers(sorted({t.speaker for t in document.reference}))
+    colours = view._colours
+    stepped = SpeakerTable()
+    qtbot.addWidget(stepped)
+
+    def args(step):
+        v = walked.steps[step - 1] if step else None
+        return (document, v.mapping if v else walked.base_mapping,
+                v.adapted if v else walked.base,
+                v.adapted_mapping if v else walked.base_mapping, colours, 0.25, False)
+
+    changed_somewhere = 0
+    for step in range(len(walked.steps) + 1):
+        before = [[id(stepped.item(r, c)) for c in range(stepped.columnCount())]
+                  for r in range(stepped.rowCount())]
+        shown_before = _cells(stepped)
+        stepped.show_step(*args(step))
+        fresh = SpeakerTable()
+        qtbot.addWidget(fresh)
+        fresh.show_step(*args(step))
+        assert _cells(stepped) == _cells(fresh), step
+        after = [[id(stepped.item(r, c)) for c in range(stepped.columnCount())]
+                 for r in range(stepped.rowCount())]
+        for r, row in enumerate(after[:len(before)]):
+            for c, item in enumerate(row[:len(before[r])]):
+                if r < len(shown_before) and shown_before[r][c] == _cells(stepped)[r][c]:
+                    assert item == before[r][c], (step, r, c)   # left alone
+                else:
+                    changed_somewhere += 1
+    assert changed_somewhere > 0
+    items = [[id(stepped.item(r, c)) for c in range(stepped.columnCount())]
+             for r in range(stepped.rowCount())]
+    stepped.show_step(*args(len(walked.steps)))   # the same step again: nothing touched
+    assert items == [[id(stepped.item(r, c)) for c in range(stepped.columnCount())]
+                     for r in range(stepped.rowCount())]

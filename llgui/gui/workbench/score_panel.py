@@ -196,8 +196,8 @@ class ScorePanel(QWidget):
             imp, cor, _ = step
             _set_bar(parts["gap"], y0=[min(imp, cor)], height=[abs(cor - imp)])
             x = 2.0 + 0.42   # right of the S_imp bar: ] from S_imp to S_cor
-            parts["bracket"].setData([x, x, x - 0.1, x, x - 0.1, x],
-                                     [imp, cor, imp, imp, cor, cor])
+            _set_data(parts["bracket"], [x, x, x - 0.1, x, x - 0.1, x],
+                      [imp, cor, imp, imp, cor, cor])
         item.getAxis("bottom").setTicks([list(geometry.ticks)])
         low, high = geometry.y_range
         unit = "%" if is_percent(r.metric) else None
@@ -216,7 +216,7 @@ class ScorePanel(QWidget):
                     y = low + lift * (high - low)
                     xs += [x - 0.33, x + 0.33]
                     ys += [y, y + h * 0.5]
-            parts["breaks"].setData(xs, ys)
+            _set_data(parts["breaks"], xs, ys)
         parts["breaks"].setVisible(geometry.cut)
         self._bar_texts = []
         marks = {int(x): (x, y, text) for x, y, text in geometry.marks}
@@ -423,6 +423,14 @@ def _set_bar(bar, **opts) -> None:
     step: setting it lays the item out and repaints it)."""
     if any(bar.opts.get(k) != v for k, v in opts.items()):
         bar.setOpts(**opts)
+
+
+def _set_data(item, xs: list, ys: list) -> None:
+    """Give a data item new points, unless it has them (the bars' broken feet stand while
+    the axis does; setData rebuilds the item's curve and repaints it)."""
+    if getattr(item, "_points", None) != (xs, ys):
+        item._points = (list(xs), list(ys))
+        item.setData(xs, ys)
 
 
 def _cost_unit(walk: Walkthrough) -> str:

@@ -253,3 +253,39 @@ def test_the_speaker_table_changes_only_the_cells_a_step_changed(qtbot):
     stepped.show_step(*args(len(walked.steps)))   # the same step again: nothing touched
     assert items == [[id(stepped.item(r, c)) for c in range(stepped.columnCount())]
                      for r in range(stepped.rowCount())]
+
+
+def test_the_bars_feet_and_bracket_are_set_only_when_their_points_change(qtbot):
+    """Stepped, the broken bar feet and the penalty bracket show what a fresh panel shows at
+    each step; their items are given points only when these change (each setData rebuilt the
+    item and repainted the bars)."""
+    bundle = load_bundle(REPO / "resources" / "demo" / "diarization" / "bundle.toml")
+    document = max(bundle.documents, key=lambda d: d.extent[1])
+    walked = walk(document, bundle.steps_of(document.id), "der", bundle.settings, bundle.cost)
+    panel = _panel(qtbot)
+    panel.show_step(walked, 0)
+    calls = {}
+    for name in ("breaks", "bracket"):
+        item = panel._bar_items[name]
+        real = item.setData
+        calls[name] = []
+        item.setData = lambda *a, real=real, name=name, **k: (calls[name].append(1),
+                                                               real(*a, **k))[1]
+
+    def points(p, name):
+        xs, ys = p._bar_items[name].getData()
+        return None if xs is None else (list(map(float, xs)), list(map(float, ys)))
+
+    shown = {"breaks": 0, "bracket": 0}
+    for step in range(1, len(walked.steps) + 1):
+        panel.show_step(walked, step)
+        fresh = _panel(qtbot)
+        fresh.show_step(walked, step)
+        for name in shown:
+            if fresh._bar_items[name].isVisible():
+                shown[name] += 1
+                assert points(panel, name) == points(fresh, name), (step, name)
+            assert panel._bar_items[name].isVisible() == fresh._bar_items[name].isVisible()
+        fresh.close()
+    assert shown["breaks"] >= 2 and shown["bracket"] >= 2
+    assert len(calls["breaks"]) < shown["breaks"]   # the feet stood still on some steps

@@ -15,7 +15,7 @@ Synthetic inputs (`benchmarks.synthetic`, built in memory or in a temp dir):
   10-hour steps again with one CPU-bound process on the other core (`benchmarks.hog`).
 
 PASS iff: MT steps flat (10^5 vs 10^4 median within 2x), diarization steps flat (10 h vs
-1 h within 2x), the window's next step <= 50 ms (median; 10^4 and 10^5 sentences, 10 hours)
+1 h within 2x; the core's steps in the thread's CPU time), the window's next step <= 50 ms (median; 10^4 and 10^5 sentences, 10 hours)
 with no event-loop gap > 100 ms, the same with the CPU hog, peak memory <= 1 GB, the
 bundle's first paint <= 3 s.
 
@@ -50,13 +50,17 @@ FIRST_PAINT_LIMIT_S = 3.0
 
 
 def _median_step(track, steps) -> float:
+    """The median core step in this thread's CPU time: the step is single-threaded Python and
+    numpy, so its CPU time is its cost, while its wall-clock time on a loaded 2-core machine
+    also counts whatever else ran (the 10 h vs 1 h ratio, 24 steps on wall clock, read 2.02x
+    under load and 1.3x quiet)."""
     times = []
     for step in steps:
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         track.corrected(step)
         track.impaired(step)
         track.advance(step)
-        times.append(time.perf_counter() - t0)
+        times.append(time.thread_time() - t0)
     return statistics.median(times)
 
 
@@ -73,7 +77,7 @@ def _core_mt() -> tuple[list[str], dict]:
         one_line = [s for s in bundle.steps if len(s.adapted.lines) == 1]
         medians[n] = _median_step(track, one_line)
         rows.append(f"MT {n:>7,} sentences: track built in {build:6.2f} s (a worker's job), "
-                    f"one-line step {medians[n] * 1e3:6.3f} ms median")
+                    f"one-line step {medians[n] * 1e3:6.3f} ms median (CPU)")
     return rows, medians
 
 
@@ -88,7 +92,7 @@ def _core_diar() -> tuple[list[str], dict]:
         track.current()
         medians[hours] = _median_step(track, bundle.steps)
         rows.append(f"diarization {hours:>2} h ({len(doc.reference):>6,} reference turns): "
-                    f"step {medians[hours] * 1e3:7.2f} ms median")
+                    f"step {medians[hours] * 1e3:7.2f} ms median (CPU)")
     return rows, medians
 
 
@@ -413,7 +417,7 @@ def run() -> GateResult:
     return GateResult(
         figure=f"{step_median * 1e3:.1f} ms per step in the window on 10^4 sentences "
                f"({'CPU' if busy else 'wall'}; {hog_median * 1e3:.1f} ms with a CPU hog), "
-               f"{mt[MT_SIZES[-1]] * 1e3:.2f} ms per core step on 10^5",
+               f"{mt[MT_SIZES[-1]] * 1e3:.2f} ms per core step on 10^5 (CPU)",
         ratio=library / step_median,
         library=f"sacrebleu {sacrebleu.__version__} corpus_bleu of 10^4 sentences",
         passed=all(checks.values()),

@@ -33,6 +33,7 @@ class SpeakerTable(QTableWidget):
                         "the DER's); hₙ₋₁ / hₙ: the hypothesis label the optimal mapping gives "
                         "the speaker before and after the step")
         self.rows = ()   # the SpeakerErrors shown (tests read them)
+        self._cells: list = []   # (text, foreground) of each cell shown, by row
         # compact rows: the table shares the timeline's height at 1366x768
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
 
@@ -67,35 +68,48 @@ class SpeakerTable(QTableWidget):
         self.rows = rows
         before = mapped_labels(seen_mapping)
         after = mapped_labels(adapted_mapping)
-        # one measure of the columns after the fill, not one per cell (ResizeToContents
-        # re-measured the whole column at every setItem: ~35 ms a step)
+        table = []   # (text, foreground or None) of every cell
+        patterned = "/" in "".join(colours.values())
+        for row in rows:
+            label = row.speaker if row.speaker is not None else "(unmapped)"
+            rate = row.error_rate
+            was = (", ".join(seen_unmapped) or "–") if row.speaker is None else "–"
+            cells = [label, before.get(row.speaker, was),
+                     after.get(row.speaker, ", ".join(row.hypothesis) or "–"),
+                     f"{row.total:.1f}", f"{row.miss:.1f}", f"{row.false_alarm:.1f}",
+                     f"{row.confusion:.1f}", "" if rate != rate else f"{rate:.1f}"]
+            line = [(text, None) for text in cells]
+            if row.speaker in colours:
+                from llgui.core.display.palette import PATTERN_GLYPHS, speaker_style
+
+                colour, pattern = speaker_style(colours[row.speaker])
+                # fills in use: every speaker's swatch, the fill that tells it from its
+                # colour's twins (the legend points here)
+                line[0] = (f"{PATTERN_GLYPHS[pattern]} {label}" if patterned else label,
+                           colour)
+            table.append(line)
+        if table == self._cells:
+            return   # the step left every row as it was: the table is not touched
+        # only the cells that changed, and one measure of the columns after them (new items
+        # for every cell, and ResizeToContents re-measuring the whole column at every
+        # setItem, were ~35 ms a step)
         self.setUpdatesEnabled(False)
         try:
             self.setRowCount(len(rows))
-            for k, row in enumerate(rows):
-                label = row.speaker if row.speaker is not None else "(unmapped)"
-                rate = row.error_rate
-                was = (", ".join(seen_unmapped) or "–") if row.speaker is None else "–"
-                cells = [label, before.get(row.speaker, was),
-                         after.get(row.speaker, ", ".join(row.hypothesis) or "–"),
-                         f"{row.total:.1f}", f"{row.miss:.1f}", f"{row.false_alarm:.1f}",
-                         f"{row.confusion:.1f}", "" if rate != rate else f"{rate:.1f}"]
-                for c, text in enumerate(cells):
+            old = self._cells
+            for k, line in enumerate(table):
+                for c, cell in enumerate(line):
+                    if k < len(old) and old[k][c] == cell and self.item(k, c) is not None:
+                        continue
+                    text, colour = cell
                     item = QTableWidgetItem(text)
-                    if c == 0 and row.speaker in colours:
-                        from llgui.core.display.palette import (
-                            PATTERN_GLYPHS, speaker_style)
-
-                        colour, pattern = speaker_style(colours[row.speaker])
+                    if colour is not None:
                         item.setForeground(QColor(colour))
-                        if "/" in "".join(colours.values()):
-                            # fills in use: every speaker's swatch, the fill that tells it
-                            # from its colour's twins (the legend points here)
-                            item.setText(f"{PATTERN_GLYPHS[pattern]} {text}")
                     if c >= 3:
                         item.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                               | Qt.AlignmentFlag.AlignVCenter)
                     self.setItem(k, c, item)
+            self._cells = table
             self.resizeColumnsToContents()
         finally:
             self.setUpdatesEnabled(True)

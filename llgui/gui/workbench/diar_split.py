@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from llgui.core.display.layout import format_time, zoom_panels
+from llgui.gui.widgets.plot_range import set_range
 
 PAD = 2.0         # s of context on each side of a window
 MERGE_GAP = 10.0  # s: windows closer than this share a panel
@@ -126,9 +127,9 @@ class SplitPanels(QWidget):
                                              pen=pg.mkPen(QColor(40, 120, 220), width=1.5))
                 region.setZValue(-8)
                 region.setToolTip(f"panel {k + 1} below: drag to move it")
-                region.sigRegionChanged.connect(
-                    lambda r, p=panel: p.plot.getPlotItem().setXRange(*r.getRegion(),
-                                                                      padding=0))
+                region.sigRegionChanged.connect(   # (the step has set the panel's range)
+                    lambda r, p=panel: set_range(p.plot.getPlotItem().getViewBox(), 0,
+                                                 *r.getRegion(), padding=0))
                 item.addItem(region)
                 marker = pg.InfiniteLine((start + end) / 2, angle=90, movable=False,
                                          pen=pg.mkPen(QColor(40, 120, 220), width=2),

@@ -32,6 +32,7 @@ from llgui.core.display.palette import (
 from llgui.core.types import Turn
 from llgui.core.walkthrough import Walkthrough
 from llgui.gui.workbench.diar_bars import FlatBars, runs_in, same_arrays, settle_texts
+from llgui.gui.widgets.plot_range import quiet_hidden_axes, set_range, set_tip
 
 # Speaker colours keep away from the error, impaired and unmapped colours (core/display/palette.py):
 # a speaker drawn in the red of "miss" read as an error.
@@ -117,6 +118,7 @@ class DiarView(QWidget):
         self.plot.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         item = self.plot.getPlotItem()
         item.setMouseEnabled(x=True, y=False)
+        quiet_hidden_axes(item)
         item.showGrid(x=True, y=False, alpha=0.2)
         bottom = item.getAxis("bottom")
         bottom.setLabel("time (m:ss)")
@@ -319,12 +321,13 @@ class DiarView(QWidget):
 
             QTimer.singleShot(0, self, lambda: build_ahead(self))
         culls = self._culls
+        box = item.getViewBox()   # (each only when it changes: see `set_range`)
         if x_range is not None:
-            item.setXRange(*x_range, padding=0)
+            set_range(box, 0, *x_range, padding=0)
         elif split:
-            item.setXRange(start, end, padding=0.01)   # the overview: the whole meeting
+            set_range(box, 0, start, end, padding=0.01)   # the overview: the whole meeting
         elif view is not None and view.windows:
-            item.setXRange(*focus_range(view.windows, (start, end)), padding=0)
+            set_range(box, 0, *focus_range(view.windows, (start, end)), padding=0)
         for bars in self._pool[len(self._drawn):]:
             if bars.isVisible():
                 bars.setVisible(False)
@@ -373,7 +376,7 @@ class DiarView(QWidget):
         if self.verdict is None:
             return head
         colour = self.VERDICT_COLOURS[self.verdict.verdict]
-        self.plot.setToolTip(self.verdict.explanation())
+        set_tip(self.plot, self.verdict.explanation())
         return (f"system: <span style='color:{colour}'>"
                 f"{html.escape(self.verdict.text())}</span>")
 

@@ -8,16 +8,19 @@ with the curve's normalised area and the Minimal Supervision Rate.
 from __future__ import annotations
 
 import math
+import re
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsScene, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from llgui.core.display.score_bars import penalty_bars, step_curve_x
 from llgui.core.walkthrough import Walkthrough
 from llgui.core.metrics import display_name, is_percent
+from llgui.gui.widgets.plot_range import quiet_hidden_axes, set_range, set_tip
 from llgui.gui.widgets.quiet_label import QuietBox
+from llgui.gui.workbench.diar_bars import settle_texts
 
 BASE = QColor("#7f8c8d")
 COR = QColor("#2e86c1")
@@ -38,6 +41,7 @@ class ScorePanel(QWidget):
             # items move at every step: no spatial index to keep up to date
             w.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
             w.getPlotItem().setMenuEnabled(False)
+            quiet_hidden_axes(w.getPlotItem())
         self.bars.getPlotItem().setMouseEnabled(x=False, y=False)
         self.bars.getPlotItem().hideButtons()
         self.numbers = QLabel("")
@@ -58,6 +62,7 @@ class ScorePanel(QWidget):
         layout.addWidget(QuietBox(self.numbers))   # its text never relayouts the window
         layout.addWidget(plots, 1)
         self.shown: dict[str, float | None] = {}   # the numbers on screen, for tests
+        self._fitted: set = set()   # (width, height, shape) of the numbers measured whole
 
     def show_step(self, walk: Walkthrough, step: int) -> None:
         r = walk.replay
@@ -84,8 +89,8 @@ class ScorePanel(QWidget):
             f"S<sub>adapt</sub>&nbsp;<b>{f(values['s_adapt'])}</b> · S<sub>pen</sub>&nbsp;"
             f"<b>{f(values['s_pen'])}</b> (Σ&nbsp;pen.&nbsp;{penalty:+.2f}){memo} · "
             f"cost&nbsp;{values['cost']:.1f}, Σ&nbsp;{values['cum_cost']:.1f}")
-        self.numbers.setToolTip(("higher" if r.higher_is_better else "lower")
-                                + f" is better · {r.signature}")
+        set_tip(self.numbers, ("higher" if r.higher_is_better else "lower")
+                + f" is better · {r.signature}")
         self._fit_numbers()   # a narrow window wraps them to a third line
         self._draw_bars(r, values)
         self._draw_curve(walk, step)
@@ -96,10 +101,22 @@ class ScorePanel(QWidget):
 
     def _fit_numbers(self) -> None:
         """The numbers above the plots whole at this width: the label grows to the lines it
-        needs (never shrinks: a height that follows the text would relayout every step)."""
-        needed = self.numbers.heightForWidth(max(self.numbers.width(), 1))
+        needs (never shrinks: a height that follows the text would relayout every step).
+        Measuring the rich text is ~1 ms a step; a text laid out as one measured before at
+        this width and height (`number_shape`: the same but for its digits, in a font whose
+        digits are all as wide) needs the same lines, and is not measured again."""
+        width = max(self.numbers.width(), 1)
+        shape = number_shape(self.numbers.text(), self.numbers.font())
+        key = (width, self.numbers.height(), shape)
+        if shape is not None and key in self._fitted:
+            return
+        needed = self.numbers.heightForWidth(width)
         if needed > self.numbers.height():
             self.numbers.setFixedHeight(needed)
+        if shape is not None:
+            if len(self._fitted) > 256:
+                self._fitted.clear()
+            self._fitted.add((width, self.numbers.height(), shape))
 
     def _draw_bars(self, r, v) -> None:
         item = self.bars.getPlotItem()
@@ -179,8 +196,8 @@ class ScorePanel(QWidget):
             imp, cor, _ = step
             _set_bar(parts["gap"], y0=[min(imp, cor)], height=[abs(cor - imp)])
             x = 2.0 + 0.42   # right of the S_imp bar: ] from S_imp to S_cor
-            parts["bracket"].setData([x, x, x - 0.1, x, x - 0.1, x],
-                                     [imp, cor, imp, imp, cor, cor])
+            _set_data(parts["bracket"], [x, x, x - 0.1, x, x - 0.1, x],
+                      [imp, cor, imp, imp, cor, cor])
         item.getAxis("bottom").setTicks([list(geometry.ticks)])
         low, high = geometry.y_range
         unit = "%" if is_percent(r.metric) else None
@@ -199,7 +216,7 @@ class ScorePanel(QWidget):
                     y = low + lift * (high - low)
                     xs += [x - 0.33, x + 0.33]
                     ys += [y, y + h * 0.5]
-            parts["breaks"].setData(xs, ys)
+            _set_data(parts["breaks"], xs, ys)
         parts["breaks"].setVisible(geometry.cut)
         self._bar_texts = []
         marks = {int(x): (x, y, text) for x, y, text in geometry.marks}
@@ -211,19 +228,21 @@ class ScorePanel(QWidget):
                     label.setText(mark[2])
                 self._bar_texts.append((label, float(mark[0]), float(mark[1]), False))
         self.y_range = geometry.y_range
-        item.setYRange(*geometry.view, padding=0)   # room for the marks on top
-        item.setXRange(-0.6, 4.6, padding=0)
+        box = item.getViewBox()   # (each only when it changes: see `set_range`)
+        set_range(box, 1, *geometry.view, padding=0)   # room for the marks on top
+        set_range(box, 0, -0.6, 4.6, padding=0)
         self._place_bar_labels()
-        self.bars.setToolTip("S_base, S_cor and S_imp of the step, their values under the "
-                             "bars. The step's penalty S_imp − S_cor is the dashed part of "
-                             "the imp bar, bracketed, its value above it. pen: S_pen drawn as "
-                             "S_adapt (solid) with the accumulated penalty Σ(S_imp − S_cor) "
-                             "hatched (added on top for error rates, cut from the top for "
-                             "BLEU/chrF), Σ above it. mem. (dashed): the memorise-only S_pen, "
-                             "had the system only applied the corrections (S_adapt,n = "
-                             "S_cor,n); the difference to S_pen is its net generalisation. "
-                             "A cut axis (not from 0) is said on the axis and drawn as broken "
-                             "bar feet")
+        settle_texts(item.getViewBox())
+        set_tip(self.bars, "S_base, S_cor and S_imp of the step, their values under the "
+                "bars. The step's penalty S_imp − S_cor is the dashed part of "
+                "the imp bar, bracketed, its value above it. pen: S_pen drawn as "
+                "S_adapt (solid) with the accumulated penalty Σ(S_imp − S_cor) "
+                "hatched (added on top for error rates, cut from the top for "
+                "BLEU/chrF), Σ above it. mem. (dashed): the memorise-only S_pen, "
+                "had the system only applied the corrections (S_adapt,n = "
+                "S_cor,n); the difference to S_pen is its net generalisation. "
+                "A cut axis (not from 0) is said on the axis and drawn as broken "
+                "bar feet")
 
     def _tick_digits(self, v) -> int:
         """The decimals of the values under the bars: two when each fits its bar's slot,
@@ -380,11 +399,38 @@ class ScorePanel(QWidget):
             title.set(parts)
 
 
+_DIGIT = re.compile(r"[0-9]")
+_TABULAR: dict[str, bool] = {}
+
+
+def number_shape(text: str, font: QFont) -> str | None:
+    """`text` with every digit written 0, when the digits of `font` (plain and bold) are all
+    as wide, so that two texts of one shape break into the same lines at any width; else
+    None (the text must be measured)."""
+    key = font.toString()
+    tabular = _TABULAR.get(key)
+    if tabular is None:
+        bold = QFont(font)
+        bold.setBold(True)
+        tabular = _TABULAR[key] = all(
+            len({QFontMetricsF(f).horizontalAdvance(d) for d in "0123456789"}) == 1
+            for f in (font, bold))
+    return _DIGIT.sub("0", text) if tabular else None
+
+
 def _set_bar(bar, **opts) -> None:
     """Give a bar item new values, unless it has them (S_base's bar is the same at every
     step: setting it lays the item out and repaints it)."""
     if any(bar.opts.get(k) != v for k, v in opts.items()):
         bar.setOpts(**opts)
+
+
+def _set_data(item, xs: list, ys: list) -> None:
+    """Give a data item new points, unless it has them (the bars' broken feet stand while
+    the axis does; setData rebuilds the item's curve and repaints it)."""
+    if getattr(item, "_points", None) != (xs, ys):
+        item._points = (list(xs), list(ys))
+        item.setData(xs, ys)
 
 
 def _cost_unit(walk: Walkthrough) -> str:

@@ -27,6 +27,7 @@ from llgui.gui.jobs.workbench import LLMT, SYNC_TURNS
 from llgui.gui.workbench.cost_editor import CostModelEditor
 from llgui.gui.workbench.diar_view import DiarView
 from llgui.gui.table_models import CorrectionsModel, describe_step
+from llgui.gui.widgets.plot_range import set_tip
 from llgui.gui.workbench.mt_view import MTView
 from llgui.gui.workbench.score_panel import ScorePanel
 
@@ -417,7 +418,7 @@ class Workbench(QWidget):
         # a long post-edit (a WMT paragraph) is cut here and whole in the tooltip: it ran past
         # the label's two lines
         short = what if len(what) <= STEP_TEXT else what[:STEP_TEXT - 1].rstrip() + "…"
-        self.step_label.setToolTip(what if short != what else "")
+        set_tip(self.step_label, what if short != what else "")
         self.step_label.setText(f"<b>{html.escape(result.document.id)}</b> · step {step} of {n} "
                                 f"· {html.escape(short)}{note}")
 

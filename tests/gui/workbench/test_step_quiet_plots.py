@@ -1,0 +1,291 @@
+"""Issue 36, third pass: a step leaves a plot alone where nothing of it changed.
+
+- a plot asked again for the range it shows is not set again (`set_range`: pyqtgraph's
+  setRange redoes its work and signals a new state each time), but a range the user panned
+  away from is set again;
+- the hidden axes of the workbench's plots do no SI-prefix label work at a new range;
+- a tooltip set to the text it has is not set again (no ToolTipChange event);
+- the score numbers' label is measured once per shape of its text (digits aside) and width,
+  and still grows to a third line when a text needs it;
+- the score bars' penalty marks have their transform for the new range before the paint (a
+  mark that found it in the paint asked for a second paint of the plot);
+- the split view's panel is given its range once a step (the overview's brush, moved to the
+  same span, used to set it again).
+"""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QLabel
+
+from llgui.core.walkthrough import walk
+from llgui.io.bundle import load_bundle
+from tests.conftest import REPO
+
+
+def _states(box) -> list:
+    seen = []
+    box.sigStateChanged.connect(lambda *_: seen.append(1))
+    return seen
+
+
+def test_the_same_range_is_not_set_again_but_a_panned_one_is(qtbot):
+    import pyqtgraph as pg
+
+    from llgui.gui.widgets.plot_range import set_range
+
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    box = plot.getPlotItem().getViewBox()
+    states = _states(box)
+    assert set_range(box, 0, 10.0, 20.0, padding=0)
+    assert states and box.viewRange()[0] == [10.0, 20.0]
+    first = len(states)
+    assert not set_range(box, 0, 10.0, 20.0, padding=0)   # asked again: left alone
+    assert len(states) == first
+    box.setXRange(10.0, 20.0, padding=0)   # (what it left alone: pyqtgraph signals anew)
+    assert len(states) > first
+    box.setXRange(30.0, 50.0, padding=0)                    # the user pans away
+    assert set_range(box, 0, 10.0, 20.0, padding=0)         # the same request: set again
+    assert box.viewRange()[0] == [10.0, 20.0]
+    assert set_range(box, 0, 10.0, 20.0, padding=0.1)       # another padding: another range
+    lo, hi = box.viewRange()[0]
+    assert lo == pytest.approx(9.0) and hi == pytest.approx(21.0)
+    assert set_range(box, 1, -1.0, 1.0, padding=0) and box.viewRange()[1] == [-1.0, 1.0]
+
+
+def test_hidden_axes_do_no_label_work_at_a_new_range(qtbot):
+    from llgui.gui.workbench.diar_view import DiarView
+    from llgui.gui.workbench.score_panel import ScorePanel
+
+    view, panel = DiarView(), ScorePanel()
+    qtbot.addWidget(view)
+    qtbot.addWidget(panel)
+    for plot in (view.plot, panel.bars, panel.curve):
+        item = plot.getPlotItem()
+        for name in ("top", "right"):
+            axis = item.getAxis(name)
+            assert not axis.isVisible() and not axis.autoSIPrefix, name
+            calls = []
+            axis._updateLabel = lambda calls=calls: calls.append(1)
+        item.getViewBox().setRange(xRange=(0, 1234.5), yRange=(-3, 987.0), padding=0)
+        for name in ("top", "right"):
+            assert item.getAxis(name)._updateLabel.__defaults__[0] == []
+
+
+class _TipChanges(QObject):
+    def __init__(self, widget):
+        super().__init__()
+        self.count = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.ToolTipChange:
+            self.count += 1
+        return False
+
+
+def test_a_tooltip_is_set_only_when_it_changes(qtbot):
+    from llgui.gui.widgets.plot_range import set_tip
+
+    label = QLabel("x")
+    qtbot.addWidget(label)
+    changes = _TipChanges(label)
+    set_tip(label, "a long explanation")
+    set_tip(label, "a long explanation")
+    assert changes.count == 1 and label.toolTip() == "a long explanation"
+    set_tip(label, "another")
+    assert changes.count == 2 and label.toolTip() == "another"
+
+
+@pytest.fixture(scope="module")
+def mt_walk():
+    bundle = load_bundle(REPO / "resources" / "demo" / "mt" / "bundle.toml")
+    document = bundle.documents[0]
+    return walk(document, bundle.steps_of(document.id), "bleu", bundle.settings, bundle.cost)
+
+
+def _panel(qtbot, width=700):
+    from llgui.gui.workbench.score_panel import ScorePanel
+
+    panel = ScorePanel()
+    qtbot.addWidget(panel)
+    panel.resize(width, 330)
+    panel.show()
+    qtbot.waitExposed(panel)
+    return panel
+
+
+def test_the_numbers_are_measured_once_per_shape_and_still_grow(qtbot, mt_walk):
+    from llgui.gui.workbench.score_panel import number_shape
+
+    panel = _panel(qtbot)
+    label = panel.numbers
+    assert number_shape("step 12/40: 3.25", label.font()) == "step 00/00: 0.00"
+    measured = []
+    real = label.heightForWidth
+    label.heightForWidth = lambda w: measured.append(label.text()) or real(w)
+    shapes = set()
+    for step in range(len(mt_walk.steps) + 1):
+        panel.show_step(mt_walk, step)
+        shapes.add(number_shape(label.text(), label.font()))
+    # every text measured whose shape was new at this size, and no other
+    assert len(measured) == len(shapes) < len(mt_walk.steps) + 1
+    # a narrow panel: the numbers need more lines, and the label grows to hold them whole
+    panel.resize(260, 330)
+    qtbot.wait(20)
+    panel.show_step(mt_walk, 1)
+    assert label.height() >= real(label.width()) > 2 * label.fontMetrics().lineSpacing() + 6
+
+
+class _Paints(QObject):
+    def __init__(self, widget):
+        super().__init__()
+        self.count = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Paint:
+            self.count += 1
+        return False
+
+
+def test_the_score_bars_are_painted_once_a_step(qtbot, mt_walk):
+    """The bars' view takes its new range before the paint: taken in the paint, it moved the
+    penalty marks there, and they asked for a second paint."""
+    panel = _panel(qtbot)
+    paints = _Paints(panel.bars.viewport())
+    box = panel.bars.getPlotItem().getViewBox()
+    counts, moved = [], 0
+    for step in range(1, len(mt_walk.steps) + 1):
+        before = box.viewRange()[1]
+        panel.show_step(mt_walk, step)
+        assert not box._matrixNeedsUpdate   # the new range is applied already
+        paints.count = 0
+        qtbot.wait(40)
+        counts.append(paints.count)
+        moved += box.viewRange()[1] != before
+    # repainted, once a step as a rule (a mark's new text may ask for one more; the range
+    # applied in the paint made every step paint twice or more)
+    assert moved >= 2 and min(counts) >= 1 and counts.count(1) >= len(counts) / 2, counts
+
+
+def test_a_split_panel_is_given_its_range_once_a_step(qtbot):
+    from llgui.gui.workbench.diar_view import DiarView
+
+    bundle = load_bundle(REPO / "resources" / "demo" / "diarization" / "bundle.toml")
+    document = max(bundle.documents, key=lambda d: d.extent[1])
+    walked = walk(document, bundle.steps_of(document.id), "der", bundle.settings, bundle.cost)
+    view = DiarView()
+    qtbot.addWidget(view)
+    view.resize(1200, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_speakers(sorted({t.speaker for t in document.reference}))
+    split_steps = 0
+    for step in range(1, len(walked.steps) + 1):
+        states = None
+        if view.split is not None and view.split.panels:
+            box = view.split.panels[0].plot.getPlotItem().getViewBox()
+            states = []   # the calls of its setRange this step
+            real = type(box).setRange
+            box.setRange = lambda *a, real=real, box=box, states=states, **k: (
+                states.append(1), real(box, *a, **k))[1]
+        view.show_step(walked, step, walked.errors_at(step))
+        if states is not None and view.split.isVisibleTo(view) and view.split.spans:
+            split_steps += 1
+            assert len(states) <= 1, (step, len(states))
+            assert box.viewRange()[0] == pytest.approx(list(view.split.spans[0]))
+        qtbot.wait(1)
+    assert split_steps >= 1
+
+
+def _cells(table) -> list:
+    return [[(table.item(r, c).text(), table.item(r, c).foreground().color().name(),
+              int(table.item(r, c).textAlignment()))
+             for c in range(table.columnCount())] for r in range(table.rowCount())]
+
+
+def test_the_speaker_table_changes_only_the_cells_a_step_changed(qtbot):
+    """Stepped through a walk, the per-speaker table shows what a fresh table shows at each
+    step; a step that leaves the rows alone leaves its items alone (every cell used to be
+    made anew at every step)."""
+    from llgui.gui.workbench.diar_speakers import SpeakerTable
+    from llgui.gui.workbench.diar_view import DiarView
+
+    bundle = load_bundle(REPO / "resources" / "demo" / "diarization" / "bundle.toml")
+    document = max(bundle.documents, key=lambda d: d.extent[1])
+    walked = walk(document, bundle.steps_of(document.id), "der", bundle.settings, bundle.cost)
+    view = DiarView()
+    qtbot.addWidget(view)
+    view.set_speakers(sorted({t.speaker for t in document.reference}))
+    colours = view._colours
+    stepped = SpeakerTable()
+    qtbot.addWidget(stepped)
+
+    def args(step):
+        v = walked.steps[step - 1] if step else None
+        return (document, v.mapping if v else walked.base_mapping,
+                v.adapted if v else walked.base,
+                v.adapted_mapping if v else walked.base_mapping, colours, 0.25, False)
+
+    changed_somewhere = 0
+    for step in range(len(walked.steps) + 1):
+        before = [[id(stepped.item(r, c)) for c in range(stepped.columnCount())]
+                  for r in range(stepped.rowCount())]
+        shown_before = _cells(stepped)
+        stepped.show_step(*args(step))
+        fresh = SpeakerTable()
+        qtbot.addWidget(fresh)
+        fresh.show_step(*args(step))
+        assert _cells(stepped) == _cells(fresh), step
+        after = [[id(stepped.item(r, c)) for c in range(stepped.columnCount())]
+                 for r in range(stepped.rowCount())]
+        for r, row in enumerate(after[:len(before)]):
+            for c, item in enumerate(row[:len(before[r])]):
+                if r < len(shown_before) and shown_before[r][c] == _cells(stepped)[r][c]:
+                    assert item == before[r][c], (step, r, c)   # left alone
+                else:
+                    changed_somewhere += 1
+    assert changed_somewhere > 0
+    items = [[id(stepped.item(r, c)) for c in range(stepped.columnCount())]
+             for r in range(stepped.rowCount())]
+    stepped.show_step(*args(len(walked.steps)))   # the same step again: nothing touched
+    assert items == [[id(stepped.item(r, c)) for c in range(stepped.columnCount())]
+                     for r in range(stepped.rowCount())]
+
+
+def test_the_bars_feet_and_bracket_are_set_only_when_their_points_change(qtbot):
+    """Stepped, the broken bar feet and the penalty bracket show what a fresh panel shows at
+    each step; their items are given points only when these change (each setData rebuilt the
+    item and repainted the bars)."""
+    bundle = load_bundle(REPO / "resources" / "demo" / "diarization" / "bundle.toml")
+    document = max(bundle.documents, key=lambda d: d.extent[1])
+    walked = walk(document, bundle.steps_of(document.id), "der", bundle.settings, bundle.cost)
+    panel = _panel(qtbot)
+    panel.show_step(walked, 0)
+    calls = {}
+    for name in ("breaks", "bracket"):
+        item = panel._bar_items[name]
+        real = item.setData
+        calls[name] = []
+        item.setData = lambda *a, real=real, name=name, **k: (calls[name].append(1),
+                                                               real(*a, **k))[1]
+
+    def points(p, name):
+        xs, ys = p._bar_items[name].getData()
+        return None if xs is None else (list(map(float, xs)), list(map(float, ys)))
+
+    shown = {"breaks": 0, "bracket": 0}
+    for step in range(1, len(walked.steps) + 1):
+        panel.show_step(walked, step)
+        fresh = _panel(qtbot)
+        fresh.show_step(walked, step)
+        for name in shown:
+            if fresh._bar_items[name].isVisible():
+                shown[name] += 1
+                assert points(panel, name) == points(fresh, name), (step, name)
+            assert panel._bar_items[name].isVisible() == fresh._bar_items[name].isVisible()
+        fresh.close()
+    assert shown["breaks"] >= 2 and shown["bracket"] >= 2
+    assert len(calls["breaks"]) < shown["breaks"]   # the feet stood still on some steps

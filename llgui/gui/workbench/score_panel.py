@@ -201,7 +201,8 @@ class ScorePanel(QWidget):
         item.getAxis("bottom").setTicks([list(geometry.ticks)])
         low, high = geometry.y_range
         unit = "%" if is_percent(r.metric) else None
-        left = display_name(r.metric) + (f" · axis from {low:g}" if geometry.cut else "")
+        # short enough for the bars' height at 1366x768 ("· axis from 38 (%)" was cut)
+        left = display_name(r.metric) + (f" · from {low:g}" if geometry.cut else "")
         if getattr(self, "_bars_left", None) != (left, unit):
             self._bars_left = (left, unit)
             item.setLabel("left", left, units=unit)   # DCFs: plain
@@ -434,7 +435,9 @@ def _set_data(item, xs: list, ys: list) -> None:
 
 
 def _cost_unit(walk: Walkthrough) -> str:
-    """The replay's cost unit (MT: words, or characters for scripts without spaces)."""
-    return walk.replay.cost_unit or {"mt": "words", "detection": "labels",
+    """The replay's cost unit (MT: words, or characters for scripts without spaces), short
+    enough for the curve's axis at 1366x768 ("seconds listened" as "s listened")."""
+    unit = walk.replay.cost_unit or {"mt": "words", "detection": "labels",
                                      "classification": "labels"}.get(walk.document.task,
                                                                      "seconds listened")
+    return "s listened" if unit == "seconds listened" else unit

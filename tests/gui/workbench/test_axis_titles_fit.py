@@ -1,0 +1,38 @@
+"""The score panel's axis titles fit their axes at 1366x768 (a newcomer found "cumulative cost
+(seconds listened" and "DER · axis from 38 (%" cut on the demo's diarization show)."""
+from __future__ import annotations
+
+import pytest
+
+from llgui.gui.demo import demo_bundles
+from tests.gui.conftest import settle
+
+
+@pytest.fixture
+def laptop(qtbot):
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    yield window
+    window.jobs.shutdown(2000)
+
+
+@pytest.mark.parametrize("doc", ["show-2023-03-13", "news-2023-01-09"])
+def test_axis_titles_fit_their_axes(qtbot, laptop, doc):
+    assert laptop.open_bundles(demo_bundles(), select_doc=doc, step=3)
+    settle(qtbot, laptop)
+    qtbot.wait(50)
+    panel = laptop.workbench.scores
+    for plot in (panel.bars, panel.curve):
+        item = plot.getPlotItem()
+        for side in ("left", "bottom"):
+            axis = item.getAxis(side)
+            if not axis.isVisible() or not axis.labelText:
+                continue
+            length = axis.geometry().height() if side == "left" else axis.geometry().width()
+            text = axis.label.boundingRect().width()
+            assert text <= length, (doc, side, axis.labelText, text, length)

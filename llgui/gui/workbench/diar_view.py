@@ -544,8 +544,14 @@ class DiarView(QWidget):
     def _lane_arrays(self, turns, mapping, unmappable) -> dict:
         """x0, width, y offset (stacking overlaps) and colour of every turn, sorted by start;
         cached by the turn list's identity (the walkthrough shares them between steps)."""
+        # the unmapped tones only of this lane's unmapped labels (none for the reference):
+        # a step that leaves a lane's colours alone keeps its arrays, and with them its
+        # parts, merged bars and labels
+        tones = () if mapping is None else tuple(
+            (label, self._tones[label]) for label in sorted(lane_geometry(turns)["labels"])
+            if label not in mapping and label in self._tones)
         key = (id(turns), tuple(sorted((mapping or {}).items())), unmappable,
-               tuple(sorted(self._colours.items())), tuple(sorted(self._tones.items())))
+               tuple(sorted(self._colours.items())), tones)
         cached = self._arrays.get(key)
         if cached is not None and cached[0] is turns:
             return cached[1]

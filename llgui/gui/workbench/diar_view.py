@@ -757,8 +757,10 @@ class DiarView(QWidget):
                     inks[c] = "#000000" if to_lab(base_colour(c))[0] > 62 else "#ffffff"
             ink = arrays["ink"] = [inks[c] for c in arrays["colours"]]
         labels = geometry["labels"]
-        depth = np.broadcast_to(np.asarray(arrays["depth"], dtype=float),
-                                np.shape(arrays["x0"]))
+        depth = arrays.get("depth_each")
+        if depth is None:   # once per lane's arrays
+            depth = arrays["depth_each"] = np.broadcast_to(
+                np.asarray(arrays["depth"], dtype=float), np.shape(arrays["x0"]))
         # a speaker's adjacent turns drawn as one bar are labelled as one (at an
         # overview no single turn held a label, gui2)
         x0, ends, first = runs_in(arrays, geometry, lo, hi, 1.0 / pixels)

@@ -544,8 +544,14 @@ class DiarView(QWidget):
     def _lane_arrays(self, turns, mapping, unmappable) -> dict:
         """x0, width, y offset (stacking overlaps) and colour of every turn, sorted by start;
         cached by the turn list's identity (the walkthrough shares them between steps)."""
+        # the unmapped tones only of this lane's unmapped labels (none for the reference):
+        # a step that leaves a lane's colours alone keeps its arrays, and with them its
+        # parts, merged bars and labels
+        tones = () if mapping is None else tuple(
+            (label, self._tones[label]) for label in sorted(lane_geometry(turns)["labels"])
+            if label not in mapping and label in self._tones)
         key = (id(turns), tuple(sorted((mapping or {}).items())), unmappable,
-               tuple(sorted(self._colours.items())), tuple(sorted(self._tones.items())))
+               tuple(sorted(self._colours.items())), tones)
         cached = self._arrays.get(key)
         if cached is not None and cached[0] is turns:
             return cached[1]
@@ -690,38 +696,41 @@ class DiarView(QWidget):
         self._labels_for = key
         (_, _), (y_lo, y_hi) = box.viewRange()
         y_pixels = max(box.height(), 1.0) / max(y_hi - y_lo, 1e-9)
+        # each lane's candidate labels kept by its arrays, the range and the size, whatever
+        # its row: a step changes a lane or two (and the seen lane is the last step's
+        # adapted one), the others' labels are not looked for again
+        kept = getattr(self, "_lane_labels", {})
+        self._lane_labels = {}
         wanted = []
         for row, (_, turns, _, arrays) in self._lane_info.items():
-            geometry = lane_geometry(turns)
-            ink = arrays.get("ink")
-            if ink is None:   # per label, once per lane's arrays
-                ink = arrays["ink"] = ["#000000" if to_lab(base_colour(c))[0] > 62
-                                       else "#ffffff" for c in arrays["colours"]]
-            labels = geometry["labels"]
-            depth = np.broadcast_to(np.asarray(arrays["depth"], dtype=float),
-                                    np.shape(arrays["x0"]))
-            # a speaker's adjacent turns drawn as one bar are labelled as one (at an
-            # overview no single turn held a label, gui2)
-            x0, ends, first = runs_in(arrays, geometry, lo, hi, 1.0 / pixels)
-            left = np.maximum(x0, lo)
-            shown = np.minimum(ends, hi) - left
-            fit = np.flatnonzero(shown * pixels >= 3 * self.LABEL_PX + 8)
-            for run in fit[np.argsort(-shown[fit])][:self.MAX_LABELS].tolist():
-                i = int(first[run])
-                text = labels[geometry["inverse"][i]]
-                if shown[run] * pixels < len(text) * self.LABEL_PX + 8:
-                    continue
-                height = self.LANE_HEIGHT / depth[i]
-                if height * BAR_FILL * y_pixels < 12:   # a bar too thin for a line of text
-                    continue
-                y = -row - self.LANE_HEIGHT / 2 + (arrays["level"][i] + 0.5) * height
-                wanted.append((float(shown[run]), float(left[run]), y, row, text,
-                               ink[geometry["inverse"][i]]))
+            lane_key = (id(arrays), lo, hi, box.width(), y_lo, y_hi, y_pixels)
+            old = kept.get(lane_key) or self._lane_labels.get(lane_key)
+            if old is not None and old[0] is arrays:
+                lane = old[1]
+            else:
+                lane = self._lane_labels_of(turns, arrays, lo, hi, pixels, y_pixels)
+            self._lane_labels[lane_key] = (arrays, lane)
+            wanted += [(shown, x, -row - self.LANE_HEIGHT / 2 + offset, row, text, ink)
+                       for shown, x, offset, text, ink in lane]
         wanted.sort(key=lambda w: -w[0])
         wanted = wanted[:self.MAX_LABELS]
         self.add_texts(len(wanted))
         self.labelled = []
-        for label, (_, x, y, row, text, colour) in zip(self._texts, wanted):
+        # a label goes to the item already showing its text where there is one (the labels'
+        # order, widest first, changes as turns change: setText lays the text out again)
+        holders: dict = {}
+        for label in self._texts:
+            holders.setdefault(getattr(label, "_shown", None), []).append(label)
+        chosen = [None] * len(wanted)
+        for k, w in enumerate(wanted):
+            free = holders.get((w[4], w[5]))
+            if free:
+                chosen[k] = free.pop(0)
+        taken = {id(label) for label in chosen if label is not None}
+        spare = iter(label for label in self._texts if id(label) not in taken)
+        chosen = [label if label is not None else next(spare) for label in chosen]
+        taken = {id(label) for label in chosen}
+        for label, (_, x, y, row, text, colour) in zip(chosen, wanted):
             if getattr(label, "_shown", None) != (text, colour):   # setText lays it out
                 label._shown = (text, colour)
                 label.setText(text, color=colour or "#ffffff")
@@ -732,9 +741,45 @@ class DiarView(QWidget):
             if not label.isVisible():
                 label.setVisible(True)
             self.labelled.append((row, text))
-        for label in self._texts[len(wanted):]:
-            if label.isVisible():
+        for label in self._texts:
+            if id(label) not in taken and label.isVisible():
                 label.setVisible(False)
+
+    def _lane_labels_of(self, turns, arrays, lo, hi, pixels, y_pixels) -> list:
+        """The labels a lane would show in [lo, hi] (widest first, at most MAX_LABELS):
+        (width shown, x, height in its row, text, ink) each."""
+        geometry = lane_geometry(turns)
+        ink = arrays.get("ink")
+        if ink is None:   # per label, once per lane's arrays (each colour's once per view)
+            inks = self.__dict__.setdefault("_inks", {})
+            for c in arrays["colours"]:
+                if c not in inks:
+                    inks[c] = "#000000" if to_lab(base_colour(c))[0] > 62 else "#ffffff"
+            ink = arrays["ink"] = [inks[c] for c in arrays["colours"]]
+        labels = geometry["labels"]
+        depth = arrays.get("depth_each")
+        if depth is None:   # once per lane's arrays
+            depth = arrays["depth_each"] = np.broadcast_to(
+                np.asarray(arrays["depth"], dtype=float), np.shape(arrays["x0"]))
+        # a speaker's adjacent turns drawn as one bar are labelled as one (at an
+        # overview no single turn held a label, gui2)
+        x0, ends, first = runs_in(arrays, geometry, lo, hi, 1.0 / pixels)
+        left = np.maximum(x0, lo)
+        shown = np.minimum(ends, hi) - left
+        fit = np.flatnonzero(shown * pixels >= 3 * self.LABEL_PX + 8)
+        wanted = []
+        for run in fit[np.argsort(-shown[fit])][:self.MAX_LABELS].tolist():
+            i = int(first[run])
+            text = labels[geometry["inverse"][i]]
+            if shown[run] * pixels < len(text) * self.LABEL_PX + 8:
+                continue
+            height = self.LANE_HEIGHT / depth[i]
+            if height * BAR_FILL * y_pixels < 12:   # a bar too thin for a line of text
+                continue
+            wanted.append((float(shown[run]), float(left[run]),
+                           (arrays["level"][i] + 0.5) * height, text,
+                           ink[geometry["inverse"][i]]))
+        return wanted
 
     def add_texts(self, n: int) -> None:
         """At least `n` turn-label items (made hidden; each new one costs a millisecond)."""

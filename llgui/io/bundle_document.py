@@ -103,6 +103,14 @@ class _Doc:
             self.add("time", str(exc))
             return None
 
+    def one_path(self, key: str, required: bool) -> list[tuple[str, int]] | None:
+        """`paths(key)` of a key that names one file: an array is the problem said here."""
+        found = self.paths(key, required)
+        if found is not None and len(found) != 1:
+            self.add(key, f"{key} must be one file name, not an array")
+            return None
+        return found
+
     def paths(self, key: str, required: bool) -> list[tuple[str, int]] | None:
         """[(written path, line)] of a string-or-array key; None when absent or wrong."""
         if key not in self.table:
@@ -133,14 +141,8 @@ class _Doc:
         from llgui.io.text import load_segments
 
         refs = self.paths("references", required=True) or []
-        hyp = self.paths("hypothesis", required=True)
-        if hyp is not None and len(hyp) != 1:
-            self.add("hypothesis", "hypothesis must be one file name, not an array")
-            hyp = None
-        src = self.paths("source", required=False)
-        if src is not None and len(src) != 1:
-            self.add("source", "source must be one file name, not an array")
-            src = None
+        hyp = self.one_path("hypothesis", required=True)
+        src = self.one_path("source", required=False)
         loaded = {}
         for role, entries in (("references", refs), ("hypothesis", hyp or []),
                               ("source", src or [])):
@@ -279,14 +281,8 @@ class _Doc:
             self.add("references", f"a diarization document takes one references file (RTTM "
                                    f"or MDTM), not {len(refs)}")
             refs = None
-        hyp = self.paths("hypothesis", required=True)
-        if hyp is not None and len(hyp) != 1:
-            self.add("hypothesis", "hypothesis must be one file name, not an array")
-            hyp = None
-        uem = self.paths("uem", required=False)
-        if uem is not None and len(uem) != 1:
-            self.add("uem", "uem must be one file name, not an array")
-            uem = None
+        hyp = self.one_path("hypothesis", required=True)
+        uem = self.one_path("uem", required=False)
         uri_line = self.line("uri") if "uri" in self.table else None
         reference = hypothesis = uem_spans = None
         if refs:

@@ -130,6 +130,15 @@ class _Sorted:
                             n_fa=n_fa, n_target=n_t, n_nontarget=n_n)
 
 
+def _kernel():
+    """The compiled resampling kernel (`_det_kernel`), or None without numba."""
+    try:
+        from llgui.core.significance import _det_kernel
+    except ImportError:   # pragma: no cover - numba is a dependency
+        return None
+    return _det_kernel
+
+
 def measure_of(curve: det.DetCurve | None, measure: str, dcf, method: str) -> float:
     """One measure of a curve with the core's own functions (EER in percent)."""
     if curve is None:
@@ -181,6 +190,15 @@ class TrialSample:
 
     def resampled(self, counts: np.ndarray) -> np.ndarray:
         sorted_ = self._sorted  # type: ignore[attr-defined]
+        kernel = (_kernel() if self.method == "rocch" and self.measure in ("eer", "min_dcf")
+                  else None)
+        if kernel is not None:
+            if self.measure == "min_dcf":
+                det._check_dcf(*self.dcf)
+            _band, eer, dcf = kernel.rows(sorted_.group, sorted_.is_target, sorted_.n_groups,
+                                          np.asarray(counts, dtype=np.float64), np.empty(0),
+                                          self.dcf)
+            return 100.0 * eer if self.measure == "eer" else dcf
         return np.array([measure_of(sorted_.curve(row), self.measure, self.dcf, self.method)
                          for row in np.asarray(counts, dtype=np.float64)])
 
@@ -304,17 +322,29 @@ def det_band(trials: Trials, plan: Plan, groups: np.ndarray | None = None,
     draws = (stratified_counts(plan.seed, trials.is_target, plan.samples) if stratified else
              bootstrap_counts(plan.seed, sorted_.n, plan.samples, groups,
                               chunk_cells=GUI_CHUNK_CELLS))
+    kernel = _kernel() if method == "rocch" else None
+    if measures:
+        det._check_dcf(*dcf)
     for counts in draws:
-        for row in counts.astype(np.float64):
+        if kernel is not None:
             check(should_stop)
-            c = sorted_.curve(row)
-            rows.append(miss_at(c, grid) if c is not None else np.full(grid.size, np.nan))
-            if measures:
-                eers.append(measure_of(c, "eer", dcf, method))
-                dcfs.append(measure_of(c, "min_dcf", dcf, method))
+            band_rows, eer_rows, dcf_rows = kernel.rows(sorted_.group, sorted_.is_target,
+                                                        sorted_.n_groups, counts, grid, dcf)
+            rows.append(band_rows)
+            eers.extend(100.0 * eer_rows)
+            dcfs.extend(dcf_rows)
+        else:
+            for row in counts.astype(np.float64):
+                check(should_stop)
+                c = sorted_.curve(row)
+                rows.append(miss_at(c, grid)[None, :] if c is not None
+                            else np.full((1, grid.size), np.nan))
+                if measures:
+                    eers.append(measure_of(c, "eer", dcf, method))
+                    dcfs.append(measure_of(c, "min_dcf", dcf, method))
         done += counts.shape[0]
         report(progress, done / total)
-    values = np.array(rows)
+    values = np.vstack(rows)
     low, high = np.nanpercentile(values, [2.5, 97.5], axis=0)
     signature = Plan("bs", plan.samples, plan.seed, plan.unit).signature
     if stratified:
@@ -324,7 +354,22 @@ def det_band(trials: Trials, plan: Plan, groups: np.ndarray | None = None,
         return band
     jk_eer, jk_dcf = [], []
     if jackknife:
+        per_call = max(1, GUI_CHUNK_CELLS // max(1, sorted_.n))
+        chunk: list[np.ndarray] = []
         for row in jackknife_counts(sorted_.n, plan.seed):
+            if kernel is not None:
+                chunk.append(row)
+                if len(chunk) < per_call:
+                    continue
+                check(should_stop)
+                _band, e, d = kernel.rows(sorted_.group, sorted_.is_target, sorted_.n_groups,
+                                          np.array(chunk), grid[:0], dcf)
+                jk_eer.extend(100.0 * e)
+                jk_dcf.extend(d)
+                done += len(chunk)
+                chunk = []
+                report(progress, done / total)
+                continue
             check(should_stop)
             c = sorted_.curve(row)
             jk_eer.append(measure_of(c, "eer", dcf, method))
@@ -332,6 +377,12 @@ def det_band(trials: Trials, plan: Plan, groups: np.ndarray | None = None,
             done += 1
             if done % 50 == 0:
                 report(progress, done / total)
+        if chunk:
+            check(should_stop)
+            _band, e, d = kernel.rows(sorted_.group, sorted_.is_target, sorted_.n_groups,
+                                      np.array(chunk), grid[:0], dcf)
+            jk_eer.extend(100.0 * e)
+            jk_dcf.extend(d)
         report(progress, 1.0)
 
     n_units = sorted_.n if groups is None else int(np.unique(groups).size)

@@ -61,7 +61,7 @@ def test_eer_interval_holds_95_percent_fast(reference_data, expected):
 
 @pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("LLGUI_RUN_SLOW") != "1",
-                    reason="400 subsamples x 1,000 resamples take 2-8 minutes of one core; set "
+                    reason="400 subsamples x 1,000 resamples take about 10 s of one core; set "
                            "LLGUI_RUN_SLOW=1 (the 120-subsample test above holds the same level)")
 def test_eer_interval_holds_95_percent(reference_data, expected):
     """400 subsamples of 120-400 trials, as the audit drew them: standard error 1.1 %,

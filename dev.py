@@ -80,6 +80,15 @@ def main(argv: list[str]) -> int:
                     else ["-n", "auto", "--dist", "loadgroup", "--no-loadscope-reorder",
                           "--max-worker-restart=0"])
         args = [str(PYTHON), "-m", "pytest", *parallel, *rest]
+    if command in {"test", "bench"}:
+        # A test run starts some hundreds of Python processes (llgui's commands, the systems
+        # under evaluation, windows offscreen), each importing llgui: with
+        # PYTHONDONTWRITEBYTECODE set (some containers set it) none of them finds llgui's
+        # bytecode cached and each compiles its modules again, and pytest rewrites every test
+        # module in every worker at every run. Compiled once here, beside the sources.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        subprocess.run([str(PYTHON), "-m", "compileall", "-q", "-j", "0", "llgui"], cwd=ROOT,
+                       env=env, stdout=subprocess.DEVNULL)
     # The window and llgui's commands run where the user is, so relative paths they give
     # (`--screenshot demo.png`, a bundle) mean what they would mean to `llgui` itself; the
     # tests and the benchmarks run from the repository's root.

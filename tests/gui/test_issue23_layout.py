@@ -314,3 +314,65 @@ def test_the_diarization_lanes_say_h0_at_step_0(qtbot):
     assert axis.names[1] == "h₀ (system)" and "ₙ" not in " ".join(axis.names)
     view.show_step(result, 1)
     assert tuple(axis.names) == LANES and "seen hₙ₋₁" in axis.names
+
+
+def test_points_beyond_the_same_edges_get_hints_that_do_not_overlap(qtbot):
+    """Five systems' actDCF above a DET view and two minDCF beyond its top-left corner (the
+    demo at P_target = 0.01): one hint per edge, naming the points and counting the rest,
+    the two hints' boxes apart and inside the view."""
+    import pyqtgraph as pg
+
+    from llgui.gui.detection.hints import EdgeHints
+
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    plot.resize(420, 400)
+    plot.show()
+    item = plot.getPlotItem()
+    item.setXRange(-3, 0, padding=0)
+    item.setYRange(-3, 0, padding=0)
+    hints = EdgeHints(item)
+    colours = [pg.mkColor(c) for c in "brgmc"]
+    hints.set_points([(-2.9 + 0.1 * k, 0.5, colours[k], f"s{k} actDCF") for k in range(5)]
+                     + [(-3.5, 0.6, colours[0], "s0 minDCF"), (-3.4, 0.7, colours[1],
+                                                                   "s1 minDCF")])
+    assert len(hints.outside()) == 7
+    texts = sorted(a.textItem.toPlainText() for a in hints.arrows)
+    assert texts == ["↑ 5 points: s0 actDCF, s1 actDCF +3", "↖ 2 points: s0 minDCF, s1 minDCF"]
+    view = item.getViewBox()
+    boxes = [a.sceneBoundingRect() for a in hints.arrows]
+    assert not boxes[0].intersects(boxes[1])
+    shown = view.sceneBoundingRect()
+    assert all(shown.left() - 0.5 <= b.left() and b.right() <= shown.right() + 0.5
+               for b in boxes), (boxes, shown)
+    assert "s4 actDCF" in next(a for a in hints.arrows if "5 points" in
+                               a.textItem.toPlainText()).toolTip()
+
+
+def test_a_short_probit_axis_drops_ticks_that_would_touch_keeping_the_decades(qtbot):
+    """At 1366 x 768 the DET plot's 0.1 and 0.2 % labels touched: on a short axis the ticks
+    that would overlap give way, 2s before 5s before decades."""
+    import pyqtgraph as pg
+    from scipy.special import ndtr
+
+    from llgui.core.detection.det import probit
+    from llgui.gui.widgets.probit_axis import ProbitAxisItem
+
+    axis = ProbitAxisItem("bottom")
+    plot = pg.PlotWidget(axisItems={"bottom": axis})
+    qtbot.addWidget(plot)
+    lo, hi = float(probit(0.0005)), float(probit(0.5))
+    metrics = axis.fontMetrics()
+    for size in (900, 420, 250):
+        values = axis.tickValues(lo, hi, size)[0][1]
+        labels = axis.tickStrings(values, 1.0, 1.0)
+        per_unit = size / (hi - lo)
+        widths = [metrics.horizontalAdvance(t) for t in labels]
+        for k in range(len(values) - 1):   # neighbours at least their half widths apart
+            assert (values[k + 1] - values[k]) * per_unit >= (widths[k] + widths[k + 1]) / 2
+        assert {"0.1", "1", "10"} <= set(labels), (size, labels)
+        if size == 900:
+            assert {"0.2", "0.5", "2", "5", "20", "40"} <= set(labels)
+    assert "0.2" not in labels and len(labels) < 9
+    assert [round(float(ndtr(v)), 6) for v in values] == sorted(
+        round(float(ndtr(v)), 6) for v in values)

@@ -27,8 +27,9 @@ def draw_hull(item, result, colour: QColor, probit) -> None:
 
 
 class EdgeHints:
-    """Arrows at the plot's edge for the EER / minDCF / actDCF points outside the view, each
-    with a tooltip naming it; redrawn when the view moves."""
+    """Arrows at the plot's edge for the EER / minDCF / actDCF points outside the view (one
+    per edge they lie beyond, naming the first two and counting the rest; the tooltip names
+    them all); redrawn when the view moves."""
 
     def __init__(self, plot_item):
         self.item = plot_item
@@ -63,24 +64,68 @@ class EdgeHints:
             vb.removeItem(arrow)
         self.arrows = []
         (x0, x1), (y0, y1) = vb.viewRange()
+        px, py = vb.viewPixelSize()           # data units per pixel
+        placed: list[tuple[float, float, float, float]] = []   # pixel boxes of the hints
+        # the points outside, by the edge they lie beyond: one hint per edge, so that a
+        # campaign's minDCF and actDCF points (at P_target = 0.01 often all above a DET
+        # view) do not stack a tower of labels over the curves
+        groups: dict[tuple[int, int], list[tuple[float, float, QColor, str]]] = {}
         for x, y, colour, what in self.points:
             if x0 <= x <= x1 and y0 <= y <= y1:
                 continue
-            sx = (x > x1) - (x < x0)
-            sy = (y > y1) - (y < y0)
+            groups.setdefault(((x > x1) - (x < x0), (y > y1) - (y < y0)), []).append(
+                (x, y, colour, what))
+        for (sx, sy), points in groups.items():
+            points.sort(key=lambda p: (p[0], p[1]))
+            x, y, colour, what = points[0]
             arrow = ARROWS[(sx, sy)]
             cx, cy = min(max(x, x0), x1), min(max(y, y0), y1)
             # anchored so that the text stays inside, the arrow at the edge it points through
             anchor = (1.0 if sx > 0 else 0.0 if sx < 0 else 0.5,
                       0.0 if sy > 0 else 1.0 if sy < 0 else 0.5)
+            names = [p[3] for p in points]
+            if len(points) > 1:
+                what = (f"{len(points)} points: {', '.join(names[:2])}"
+                        + (f" +{len(points) - 2}" if len(points) > 2 else ""))
+                if len({p[2].name() for p in points}) > 1:
+                    colour = QColor(70, 70, 70)
             text = f"{arrow} {what}" if sx <= 0 else f"{what} {arrow}"
             hint = pg.TextItem(text, color=colour, anchor=anchor,
                                fill=pg.mkBrush(255, 255, 255, 200))
+            cx, cy = _clear_of(placed, hint, cx, cy, anchor, sy, px, py, (x0, x1))
             hint.setPos(cx, cy)
-            hint.setToolTip(f"{what}: outside the view (Reset view, or zoom out with the wheel)")
+            hint.setToolTip("\n".join(names) + "\noutside the view (Reset view, or zoom out "
+                            "with the wheel)")
             hint.setZValue(20)
             vb.addItem(hint, ignoreBounds=True)
             self.arrows.append(hint)
+
+
+def _clear_of(placed, hint, cx: float, cy: float, anchor, sy: int, px: float, py: float,
+              x_range) -> tuple[float, float]:
+    """Where (data units) `hint`, anchored at (cx, cy), lies inside the view's width and
+    overlaps none of the `placed` pixel boxes (left, right, bottom, top; y up): a centred
+    text near a side is moved in, and a text over another a line at a time into the view
+    (down from the top edge, up from the bottom one); its box is added to `placed`. The
+    hints of two edges meeting at a corner otherwise wrote over each other."""
+    rect = hint.textItem.boundingRect()
+    w, h = rect.width(), rect.height()
+    if not (px > 0 and py > 0 and w > 0 and h > 0):
+        return cx, cy
+    if anchor[0] == 0.5:
+        lo, hi = x_range[0] / px + w / 2, x_range[1] / px - w / 2
+        cx = (min(max(cx / px, lo), hi) if lo <= hi else cx / px) * px
+    step = 1.0 if sy < 0 else -1.0
+    left = cx / px - anchor[0] * w
+    y = cy / py
+    for _ in range(len(placed) + 1):
+        box = (left, left + w, y - (1.0 - anchor[1]) * h, y + anchor[1] * h)
+        if not any(box[0] < b[1] and b[0] < box[1] and box[2] < b[3] and b[2] < box[3]
+                   for b in placed):
+            break
+        y += step * h
+    placed.append(box)
+    return cx, y * py
 
 
 FAR = 1e6

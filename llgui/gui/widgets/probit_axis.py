@@ -16,6 +16,15 @@ from llgui.core.display.det_plot import DEFAULT_RANGE, rate_label, tick_label, t
 __all__ = ["DEFAULT_RANGE", "ProbitAxisItem", "rate_label"]
 
 
+def _rank(value: float) -> int:
+    """0 for a decade (0.1, 1, 10 %), 1 for a 5, 2 for a 2, 3 for any other rate: the order
+    in which ticks give way when the axis is short."""
+    from scipy.special import ndtr
+
+    digit = f"{float(ndtr(value)):.0e}"[0]
+    return {"1": 0, "5": 1, "2": 2}.get(digit, 3)
+
+
 class ProbitAxisItem(pg.AxisItem):
     """An AxisItem over probit units with ticks at NIST error rates, labelled in percent.
 
@@ -34,16 +43,22 @@ class ProbitAxisItem(pg.AxisItem):
         values = tick_values(minVal, maxVal, self.rates)
         if not size or maxVal == minVal:
             return [(1.0, values)]
-        # no two labels on each other (a square DET shows more of its wider axis, where the
-        # outer rates 0.01 and 0.02 % lie 11 px apart): the NIST rates, then the outer ones
-        # where they leave room
+        # no two labels on each other: a narrow DET plot (a 1366-px laptop) puts 0.1 and 0.2 %
+        # 15 px apart, and a square one shows more of its wider axis, where the outer rates
+        # 0.01 and 0.02 % lie 11 px apart. Kept in order of rank (the decades, then 5, then 2,
+        # then the other NIST rates, then the outer ones) where they leave room.
         per_unit = size / abs(maxVal - minVal)
-        gap = (self.fontMetrics().horizontalAdvance("0.05") + 6 if self.orientation in
-               ("bottom", "top") else self.fontMetrics().height() + 2)
+        metrics = self.fontMetrics()
+        horizontal = self.orientation in ("bottom", "top")
+
+        def extent(v: float) -> float:
+            return (metrics.horizontalAdvance(tick_label(v, self.rates)) if horizontal
+                    else metrics.height())
+
         nist = {float(v) for v in probit(list(DET_TICKS))}
-        kept = [v for v in values if v in nist]   # the NIST rates always
-        for v in values:
-            if v not in nist and all(abs(v - k) * per_unit >= gap for k in kept):
+        kept: list[float] = []
+        for v in sorted(values, key=lambda v: (v not in nist, _rank(v), v)):
+            if all(abs(v - k) * per_unit >= (extent(v) + extent(k)) / 2 + 6 for k in kept):
                 kept.append(v)
         return [(1.0, sorted(kept))]
 

@@ -291,6 +291,15 @@ def test_the_per_document_legend_covers_no_point(qtbot, tmp_path, reference_data
                     points += 1
                     assert not legend.contains(vb.mapViewToScene(QPointF(x, y))), (x, y)
         assert points >= 12
+        # and it takes no room from the scores' axis: the range is theirs with a margin
+        # (the legend inside asked for 45 % headroom: a BLEU axis up to 150)
+        ys = [y for curve in item.listDataItems() if isinstance(curve, pg.PlotDataItem)
+              for y in (curve.getData()[1] if curve.getData()[1] is not None else [])
+              if math.isfinite(y)]
+        low, high = vb.viewRange()[1]
+        assert low <= min(ys) and max(ys) <= high
+        assert high - low <= 1.25 * (max(ys) - min(ys)) + 1.0
+        assert legend.top() >= vb.sceneBoundingRect().bottom() - 0.5
     finally:
         window.jobs.shutdown(2000)
 

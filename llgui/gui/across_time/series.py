@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontMetrics
 
 from llgui.core.display.layout import finite_extent, pad_range
 from llgui.core.across_time.scores import diagonal
@@ -103,7 +102,6 @@ class DocumentSeriesView:
             lo, hi = float(min(result.times)), float(max(result.times))
             pad = max(0.08 * (hi - lo), 3 * 86400.0 if dates else 0.5)
             item.setXRange(lo - pad, hi + pad, padding=0)
-            # headroom over the data for the legend (top right): it covered the last points
             extent = finite_extent(getattr(series, a) for a in ("s_base", "s_adapt", "s_pen"))
             self._series_extent = extent
             if extent is not None:
@@ -146,20 +144,12 @@ class DocumentSeriesView:
             drawn += 1
 
     def _fit_series_range(self, *_) -> None:
-        """Room above the scores for the legend, from the legend's rows and the plot's height
-        in pixels, again when the plot is resized (rows guessed at 9 % of the range each left
-        it over the last points at 1366x768)."""
+        """The scores' range with a margin (the legend is under the plot, not over it)."""
         extent = getattr(self, "_series_extent", None)
-        item = self.series_plot.getPlotItem()
         if extent is None:
             return
-        rows = -(-len(item.legend.items) // 2) if item.legend is not None else 0
-        plot_px = max(item.getViewBox().height(), 1.0)
-        legend_px = max(item.legend.boundingRect().height() if item.legend is not None else 0,
-                        rows * QFontMetrics(self.font()).height() * 1.5)
-        share = min(0.6, (legend_px + 16) / plot_px)
-        item.setYRange(*pad_range(*extent, 0.05, 0.05 + share / (1 - share), least=1.0),
-                       padding=0)
+        self.series_plot.getPlotItem().setYRange(*pad_range(*extent, 0.08, 0.08, least=1.0),
+                                                 padding=0)
 
     def _on_series_points_clicked(self, _curve, points, _ev=None) -> None:
         if not len(points):

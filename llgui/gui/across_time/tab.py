@@ -215,10 +215,9 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
         # Time series: scores per document, the diagonal, cumulative cost below.
         self.series_plot = plot_widget()
         item = self.series_plot.getPlotItem()
-        # two columns: half the rows over the data (four rows covered the last points at
-        # 1366x768)
-        item.addLegend(offset=(-6, 6), labelTextSize="8pt", labelTextColor=TEXT, colCount=2,
-                       brush=pg.mkBrush(255, 255, 255, 215))
+        # the legend under the plot, never over its points (inside it, at 1366x768, the y
+        # range needed 45 % headroom: a BLEU axis up to 150)
+        legend_below(item, col_count=2, labelTextSize="8pt", labelTextColor=TEXT)
         item.getAxis("bottom").setStyle(showValues=False)   # the cost plot below has them
         self.cost_plot = plot_widget()
         self.cost_plot.getPlotItem().setXLink(item)

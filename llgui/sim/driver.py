@@ -25,19 +25,17 @@ import gc
 import math
 import signal
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Sequence
 
 from llgui._version import __version__
 from llgui.core.cost import CostModel
-from llgui.core.diarization.track import DiarTrack
 from llgui.core.errors import UsageError
 from llgui.core.jobs import Cancelled, check
 from llgui.core.metrics import error_metrics
 from llgui.core.mt.ipmt import WORD
-from llgui.core.penalty import PenaltyAccumulator, make_track, step_feedback
 from llgui.core.types import Adapted, Bundle, DiarDocument, MTDocument, SentenceTarget, Step, Turn
 from llgui.io.interactions import target_to_json
 from llgui.sim import protocol as P
@@ -49,6 +47,7 @@ from llgui.sim.prefix import (
     step_limit as prefix_step_limit,
 )
 from llgui.sim.process import SystemProcess
+from llgui.sim.results import DocScores, DocumentResult, RunResult, StepRecord
 from llgui.sim.turn_reuse import TurnReuse
 
 DEFAULT_BUDGET_SHARE = 0.6     # MT: 60 % of the document's reference words (ALLIES plans)
@@ -58,105 +57,6 @@ STEP_LIMIT_DIAR = 10_000
 VIEW_METRIC = {"mt": "ter", "diarization": "der"}
 """The track the oracle looks through (`oracles.View`): TER's per-sentence edits, DER's error
 regions."""
-
-
-@dataclass(frozen=True)
-class StepRecord:
-    """One completed step: the log's step and the scores of every metric after it."""
-
-    step: Step
-    elapsed_s: float
-    llgui_s: float
-    scores: dict           # metric -> (s_cor, s_imp, s_adapt, s_pen)
-    cum_cost: float
-    budget: float
-
-
-@dataclass(frozen=True)
-class DocumentResult:
-    doc: str
-    mode: str
-    budget: float
-    steps: int
-    cost: float
-    scores: dict           # metric -> {"s_base", "s_adapt", "s_pen", "msr"?}
-    errors: dict = field(default_factory=dict)  # metric -> (final errors, reference size)
-    feedback: dict = field(default_factory=dict)  # metric -> feedback in its error unit (MSR)
-    partial: bool = False   # cut short: the run stopped before the document's end
-    curve: tuple = ()       # ((cumulative cost, {metric: S_pen}), ...) after each step
-    refused: dict | None = None   # the request refused at the end: kind, target, cost, left
-
-    def s_pen_at(self, metric: str, cost: float) -> float | None:
-        """S_pen of `metric` read on the document's learning curve at `cost`: after the last
-        step whose cumulative cost is within it (S_base before any; the final S_pen past
-        the last step, the system having stopped asking)."""
-        value = self.scores.get(metric, {}).get("s_base")
-        for cum_cost, s_pen in self.curve:
-            if cum_cost > cost + 1e-9:
-                break
-            value = s_pen.get(metric, value)
-        return value
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """A finished (or failed) run: what run.json holds, plus the folder."""
-
-    out: Path
-    run: dict
-    documents: tuple[DocumentResult, ...]
-    error: str | None = None
-
-    @property
-    def exit(self) -> int:
-        return int(self.run["exit"])
-
-
-class _DocScores:
-    """Live penalised scores of one document for every metric: one
-    `llgui.core.penalty.PenaltyAccumulator` per metric, the one `replay` uses, so `llgui
-    replay` of the log agrees to the last bit."""
-
-    def __init__(self, document, metrics: Sequence[str], bundle: Bundle):
-        self.tracks = {m: make_track(document, m, bundle.settings, bundle.cost,
-                                     bundle.documents) for m in metrics}
-        diar = [t for t in self.tracks.values() if isinstance(t, DiarTrack)]
-        for track in diar[1:]:
-            track.share_scoring(diar[0])
-        self.base = {m: t.current() for m, t in self.tracks.items()}
-        self.sums = {m: PenaltyAccumulator(s.score) for m, s in self.base.items()}
-        self.last = dict(self.base)
-
-    @property
-    def s_pen(self) -> dict:
-        """metric -> S_pen after the last step (S_base before any)."""
-        return {m: sums.s_pen for m, sums in self.sums.items()}
-
-    @property
-    def cost(self) -> float:
-        """The cost of the steps so far (every metric's accumulator sums the same costs)."""
-        return next(iter(self.sums.values())).cost
-
-    def msr(self, metric: str) -> float | None:
-        """The document's Minimal Supervision Rate under `metric` (None if not an error count)."""
-        return self.sums[metric].msr(self.tracks[metric].metric, self.last[metric].stats)
-
-    def add(self, step: Step, cost: float) -> dict:
-        out = {}
-        # every track's corrected and impaired before any advances: the diarization tracks
-        # share one scorer, which stands at h_{n-1} until the first advance
-        judged = {m: (track.corrected(step), track.impaired(step))
-                  for m, track in self.tracks.items()}
-        for m, track in self.tracks.items():
-            cor, imp = judged[m]
-            seen = self.last[m]   # h_{n-1}
-            adapted = track.advance(step)
-            self.last[m] = adapted
-            s_pen = self.sums[m].add(cost, cor.score, imp.score, adapted.score,
-                                     step_feedback(track.metric, step, seen.stats, cor.stats,
-                                                   imp.stats))
-            out[m] = (cor.score, imp.score, adapted.score, s_pen)
-        return out
 
 
 def _now() -> str:
@@ -377,7 +277,7 @@ class Session:
             document = DiarDocument(document.id, document.time, document.uri,
                                     document.reference, turns, document.uem,
                                     words=document.words)
-        scores = _DocScores(document, self._score_metrics, self.bundle)
+        scores = DocScores(document, self._score_metrics, self.bundle)
         view = View(document, scores.tracks[VIEW_METRIC[self.bundle.task]], self.bundle.cost,
                     index, self.seed)
         if not is_mt:

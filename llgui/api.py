@@ -156,8 +156,9 @@ def score_report(bundle, metrics: Sequence[str] | None = None, policy_spec=None,
     from llgui.core.reports import commands as reports
 
     bundle = _bundle(bundle)
-    if bundle.task == "detection":
-        return reports.det_report(bundle.detection, DEFAULT_DCF, "rocch")
+    if bundle.task == "detection" and not bundle.steps:
+        # trials without a log: the DET summary at the bundle's operating point
+        return reports.det_report(bundle.detection, bundle_dcf(bundle), "rocch")
     metrics = _names(metrics) or bundle.metrics
     _check_metrics(bundle.task, metrics, bundle)
     chosen = _policy(policy_spec) if policy_spec is not None else None
@@ -372,18 +373,29 @@ def det_trials(scores: Sequence[str | Path] = (), key: str | Path | None = None,
     return trials
 
 
-def det_report(scores=(), key=None, pairs=(), dcf=DEFAULT_DCF, eer_method: str = "rocch",
+def bundle_dcf(bundle) -> tuple[float, float, float]:
+    """The operating point (p_target, c_miss, c_fa) of a detection bundle's `[settings]`,
+    each missing one at its default (0.01, 1, 1): what its minDCF and actDCF mean."""
+    settings = getattr(bundle, "settings", None) or {}
+    return parse_dcf(tuple(settings.get(k, d) for k, d in
+                           zip(("p_target", "c_miss", "c_fa"), DEFAULT_DCF)))
+
+
+def det_report(scores=(), key=None, pairs=(), dcf=None, eer_method: str = "rocch",
                calibrated: Sequence[str] = (), threshold: float | None = None) -> dict:
     """The `det` report (EER, minDCF, actDCF per system) of score files, of a detection
-    bundle (`scores` = the bundle or its path), or of loaded trials."""
+    bundle (`scores` = the bundle or its path), or of loaded trials. `dcf` None: a bundle's
+    operating point (`bundle_dcf`), else 0.01, 1, 1."""
     from llgui.core.reports import commands as reports
 
     bounds.check_choice(eer_method, "eer_method", ("rocch", "threshold"))
     threshold = bounds.check("threshold", threshold)   # the bound of `det --threshold`
     calibrated = bounds.check_names(calibrated, "calibrated")
-    dcf = parse_dcf(dcf)
     if isinstance(scores, (str, Path)) and Path(scores).suffix == ".toml":
         scores = load(scores)
+    if dcf is None:
+        dcf = bundle_dcf(scores) if hasattr(scores, "detection") else DEFAULT_DCF
+    dcf = parse_dcf(dcf)
     if hasattr(scores, "detection"):   # a bundle
         if scores.task != "detection":
             raise UsageError(f"{scores.path or scores.name} is not a detection bundle")
@@ -500,7 +512,11 @@ def compare_report(bundles, baseline: str | None, test: str = "bs", unit: str | 
         _check_metrics(task, metrics)
     if dcf is not None and task != "detection":
         raise UsageError(f"dcf applies to detection bundles, not to {task}")
-    point = parse_dcf(dcf) if dcf is not None else DEFAULT_DCF
+    if dcf is not None:
+        point = parse_dcf(dcf)
+    else:   # the bundles' own operating point where they agree on one
+        points = {bundle_dcf(b) for b in loaded} if task == "detection" else set()
+        point = points.pop() if len(points) == 1 else DEFAULT_DCF
     plan = Plan(test, samples or DEFAULT_SAMPLES[test], seed, chosen_unit)
     try:
         comparison = compare_bundles(loaded, baseline, plan, list(metrics) if metrics else None,

@@ -103,7 +103,7 @@ def cmd_score(args) -> str:
     from llgui.io import export
 
     with _input(args) as bundle:
-        if bundle.task == "detection":
+        if bundle.task == "detection" and not bundle.steps:
             return _det_output(api.det_report(bundle), args.format)
         with _scoring(args):
             report = api.score_report(bundle, args.metric, args.policy, mode=args.mode,

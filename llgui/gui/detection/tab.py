@@ -206,7 +206,7 @@ class DetectionTab(QWidget):
         rows.addLayout(bar)
         rows.addLayout(second)
         self.controls = rows
-        self._set_dcf_boxes(det.DCF_PRESETS[0])
+        self._set_dcf_boxes(self._bundles_dcf() or det.DCF_PRESETS[0])
 
     def _build_plot(self) -> None:
         from llgui.gui.widgets.probit_axis import ProbitAxisItem   # imports det (scipy): lazily
@@ -306,9 +306,19 @@ class DetectionTab(QWidget):
         self._ensure_built()
         return self.method_box.currentData()
 
+    def _bundles_dcf(self) -> tuple[float, float, float] | None:
+        """The operating point the open detection bundles state in their `[settings]`
+        (`llgui.api.bundle_dcf`: what `llgui score` and `replay` use), when they agree on one
+        other than the default; None otherwise."""
+        from llgui.api import DEFAULT_DCF, bundle_dcf
+
+        points = {bundle_dcf(b) for b in self.state.bundles if b.task == "detection"}
+        return points.pop() if len(points) == 1 and points != {DEFAULT_DCF} else None
+
     def set_dcf(self, dcf, method: str | None = None) -> int | None:
         """Set the DCF settings (and EER method) and recompute now; returns the job id."""
         self._ensure_built()
+        self._dcf_chosen = True
         self._set_dcf_boxes(dcf)
         if method is not None:
             self.method_box.setCurrentIndex(self.method_box.findData(method))
@@ -364,6 +374,10 @@ class DetectionTab(QWidget):
     def _on_state_bundles_changed(self) -> None:
         if self.systems_override is not None:
             return
+        if self._built and not getattr(self, "_dcf_chosen", False):
+            # until the user picks one: the bundles' own operating point (a bundle with
+            # p_target = 0.5 showed minDCF at 0.01, where `llgui replay` used 0.5)
+            self._set_dcf_boxes(self._bundles_dcf() or _det().DCF_PRESETS[0])
         if self._built and self.isVisible():
             self.request()
         else:
@@ -375,6 +389,7 @@ class DetectionTab(QWidget):
             self.set_dcf(dcf)
 
     def _on_dcf_box_changed(self, _value: float) -> None:
+        self._dcf_chosen = True
         self._match_preset()
         self._request_timer.start()
 

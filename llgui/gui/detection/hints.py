@@ -28,8 +28,8 @@ def draw_hull(item, result, colour: QColor, probit) -> None:
 
 class EdgeHints:
     """Arrows at the plot's edge for the EER / minDCF / actDCF points outside the view (one
-    per edge they lie beyond, naming the first two and counting the rest; the tooltip names
-    them all); redrawn when the view moves."""
+    per edge they lie beyond: a point's name, or how many points, whose tooltip names them);
+    redrawn when the view moves."""
 
     def __init__(self, plot_item):
         self.item = plot_item
@@ -84,14 +84,13 @@ class EdgeHints:
             anchor = (1.0 if sx > 0 else 0.0 if sx < 0 else 0.5,
                       0.0 if sy > 0 else 1.0 if sy < 0 else 0.5)
             names = [p[3] for p in points]
-            if len(points) > 1:
-                what = (f"{len(points)} points: {', '.join(names[:2])}"
-                        + (f" +{len(points) - 2}" if len(points) > 2 else ""))
+            if len(points) > 1:   # short: a long label covered curves and points in view
+                what = f"{len(points)} points"
                 if len({p[2].name() for p in points}) > 1:
                     colour = QColor(70, 70, 70)
             text = f"{arrow} {what}" if sx <= 0 else f"{what} {arrow}"
             hint = pg.TextItem(text, color=colour, anchor=anchor,
-                               fill=pg.mkBrush(255, 255, 255, 200))
+                               fill=pg.mkBrush(255, 255, 255, 150))
             cx, cy = _clear_of(placed, hint, cx, cy, anchor, sy, px, py, (x0, x1))
             hint.setPos(cx, cy)
             hint.setToolTip("\n".join(names) + "\noutside the view (Reset view, or zoom out "

@@ -234,6 +234,7 @@ def _table_slow(data: bytes, problems: Problems, n_fields: int, layout: str) -> 
     lines = decode_lines(data, problems, strip_bom=True)
     rows: list[list[str]] = []
     numbers: list[int] = []
+    keyed: list[int] = []   # `enroll test score` lines where `score label` ones are read
     for number, line in enumerate(lines, 1):
         if line is None:
             continue
@@ -241,13 +242,21 @@ def _table_slow(data: bytes, problems: Problems, n_fields: int, layout: str) -> 
         if not fields or fields[0].startswith("#"):
             continue
         if len(fields) != n_fields:
-            hint = ""
             if n_fields == 2 and len(fields) == 3:
-                hint = "; `enroll test score` lines need a key file"
-            problems.add(number, f"expected {n_fields} fields ({layout}), got {len(fields)}{hint}")
+                keyed.append(number)
+            else:
+                problems.add(number, f"expected {n_fields} fields ({layout}), got {len(fields)}")
             continue
         rows.append(fields)
         numbers.append(number)
+    hint = "`enroll test score` lines need a key file (--key KEY)"
+    if keyed and not rows and not problems:
+        # a whole file of keyed trials: said once, not once a line (24,000 lines of it)
+        problems.add(keyed[0], f"expected {n_fields} fields ({layout}), got 3 on every one of "
+                               f"its {len(keyed)} lines: {hint}")
+        return None
+    for number in keyed:
+        problems.add(number, f"expected {n_fields} fields ({layout}), got 3; {hint}")
     if not rows:
         if not problems:
             problems.add(0, "no trials" if data.strip() else "file is empty")

@@ -59,11 +59,25 @@ def _agreement(e: Mapping) -> str:
     return effect.get("reading") or "none known"
 
 
+def _human_curve(report: Mapping) -> bool:
+    """Whether any metric compared has a known human-agreement curve (BLEU, chrF): without
+    one the column and its note (MT's, Kocmi et al.) say nothing of diarization or
+    detection."""
+    for _k, _m, _n, e in _rows(report):
+        effect = e.get("effect") or {}
+        if effect.get("human_agreement") is not None or \
+                effect.get("reading") not in (None, "none known"):
+            return True
+    return False
+
+
 def compare_table(report: Mapping) -> str:
     sacrebleu = any(e.get("unit") == "segment" and e.get("mean") is not None
                     for _k, _m, _n, e in _rows(report))
-    header = ["metric", "system", "score", "95% interval", "units", "p-value", "test",
-              "humans agree"]
+    humans = _human_curve(report)
+    header = ["metric", "system", "score", "95% interval", "units", "p-value", "test"]
+    if humans:
+        header.append("humans agree")
     if sacrebleu:
         header.append("sacrebleu mean ± 95% CI")
     rows = []
@@ -76,7 +90,9 @@ def compare_table(report: Mapping) -> str:
         prefix = "Baseline: " if name == report["baseline"] else ""
         units = "-" if e.get("n_units") is None else f"{e['n_units']} {e.get('unit', '')}"
         row = [label, prefix + name, fmt(e["score"], 4), _interval(e), units, _p(e),
-               _test(e), _agreement(e)]
+               _test(e)]
+        if humans:
+            row.append(_agreement(e))
         if sacrebleu:
             row.append(f"({fmt(e['mean'], 4)} ± {fmt(e['ci'], 4)})"
                        if e.get("unit") == "segment" and e.get("mean") is not None else "")
@@ -99,11 +115,12 @@ def compare_table(report: Mapping) -> str:
     if report.get("tie_tolerance") is not None:
         lines.append(f"ties: units whose statistics agree within {report['tie_tolerance']:g} "
                      "(relative) are the baseline's in every test")
-    lines.append("humans agree: probability that humans rank the two systems as the metric "
-                 "difference does (Kocmi et al. 2024, mt-thresholds); BLEU and chrF with "
-                 "sacreBLEU's default settings only; one curve pooled over many language "
-                 "pairs, so on one pair it may be far off; below its coin-toss point it reads "
-                 "'≤ 50 % (coin toss)', at Δ = 0 nothing")
+    if _human_curve(report):
+        lines.append("humans agree: probability that humans rank the two systems as the "
+                     "metric difference does (Kocmi et al. 2024, mt-thresholds); BLEU and chrF "
+                     "with sacreBLEU's default settings only; one curve pooled over many "
+                     "language pairs, so on one pair it may be far off; below its coin-toss "
+                     "point it reads '≤ 50 % (coin toss)', at Δ = 0 nothing")
     if sacrebleu:
         lines.append("sacrebleu mean ± 95% CI: sacrebleu's own output (segment rows)")
     for meta in report["metric_signatures"].values():

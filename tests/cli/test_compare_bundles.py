@@ -110,6 +110,13 @@ def test_compare_table_and_csv(cases, capsys):
     out = capsys.readouterr().out
     assert "Baseline: ONLINE-A" in out and "bs:50|seed:12345|unit:segment" in out
     assert "TER: nrefs:1|" in out
+    # TER has no human-agreement curve (BLEU and chrF have one, Kocmi et al. 2024): no
+    # column of 'none known', no note about it
+    assert "humans agree" not in out and "Kocmi" not in out
+    assert main(["compare", *cases["full"][0], "--baseline", "ONLINE-A", "--samples", "20",
+                 "--metric", "chrf"]) == 0
+    out = capsys.readouterr().out
+    assert "humans agree" in out.splitlines()[0] and "Kocmi et al. 2024" in out
     assert main(["compare", *paths, "--baseline", "ONLINE-A", "--samples", "50",
                  "--format", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -306,3 +313,15 @@ def test_compare_names_bundles_sharing_a_name_by_their_path(tmp_path, capsys):
     assert main(["compare", *paths, "--baseline", "base", "--format", "json"]) == 0
     names = [s["name"] for s in json.loads(capsys.readouterr().out)["systems"]]
     assert names == ["base", "learner"]
+
+
+def test_no_human_agreement_column_without_a_curve(capsys):
+    """Detection (and diarization) metrics have no human-agreement curve: the column of
+    'none known' and MT's note (Kocmi et al.) are left out of their table."""
+    from tests.conftest import DEMO
+
+    assert main(["compare", str(DEMO / "detection" / "bundle.toml"), "--baseline", "sysA",
+                 "--samples", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "EER" in out and "Baseline: sysA" in out
+    assert "humans agree" not in out and "Kocmi" not in out and "none known" not in out

@@ -160,6 +160,15 @@ def pytest_collection_modifyitems(config, items):
         items.sort(key=lambda item: (rank.get(_module(item), len(rank)), order[id(item)]))
 
 
+def pytest_report_header(config):
+    if config.getoption("--quick", default=False):
+        return ["--quick: the core's numbers, the readers and the command line; left out: "
+                "the window, the docs' commands, Dask, the simulations, the fuzzers and "
+                "hostile-input suites, the published reference data and slow tests "
+                "(`python3 dev.py test` runs everything)"]
+    return None
+
+
 def pytest_ignore_collect(collection_path, config):
     """Under --quick the folders and files it leaves out are not even imported (their
     imports, Qt's among them, and pytest's rewriting of their asserts took about a third of

@@ -8,6 +8,8 @@ row emits `model_clicked(row)`.
 """
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Signal
@@ -109,8 +111,9 @@ class ScoreHeatmap(QWidget):
         item.getViewBox().sigResized.connect(self._fit_cell_labels)
 
     def set_matrix(self, values: np.ndarray | None, models, tests, metric_label: str,
-                   higher_is_better: bool | None) -> None:
-        """Show `values` (n_models, n_tests), NaN for missing cells; None clears the plot."""
+                   higher_is_better: bool | None, source: str = "") -> None:
+        """Show `values` (n_models, n_tests), NaN for missing cells; None clears the plot.
+        `source` names whose matrix it is (a campaign's system) in the title."""
         item = self.plot.getPlotItem()
         self.values = None if values is None else np.asarray(values, dtype=float)
         for label in self.cell_labels:
@@ -139,8 +142,10 @@ class ScoreHeatmap(QWidget):
         item.setXRange(-0.5, self.values.shape[1] - 0.5, padding=0)
         item.setYRange(-0.5, self.values.shape[0] - 0.5, padding=0)
         n_m, n_t = self.values.shape
-        item.setTitle(f"s(M<sub>i</sub>, t<sub>j</sub>): {n_m} model versions × {n_t} tests",
-                      size="9pt", color=TEXT)
+        whose = f"{html.escape(source)}: " if source else ""
+        item.setTitle(f"{whose}s(M<sub>i</sub>, t<sub>j</sub>), {n_m} "
+                      f"{'versions' if whose else 'model versions'} × {n_t} tests", size="9pt",
+                      color=TEXT)
         if n_m * n_t <= MAX_LABELLED_CELLS:
             for (row, col), value in np.ndenumerate(self.values):
                 if not np.isfinite(value):

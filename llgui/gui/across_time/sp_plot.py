@@ -232,7 +232,9 @@ class PolicyScoresView:
         else:
             sign = "metric direction unknown."
         self.summary.setText(
-            f"<b>Continual-learning summary</b> ({html.escape(display_name(self.table_metric))})"
+            f"<b>Continual-learning summary</b>"
+            + (f" of <b>{html.escape(self.table_source())}</b>" if self.table_source() else "")
+            + f" ({html.escape(display_name(self.table_metric))})"
             f"<table cellspacing='4'><tr><th></th>{header}</tr>{body}</table>"
             f"<small>BWT, FWT: later − earlier, in the metric's units; {sign} "
             f"<b>Forgetting &gt; 0</b>: the last model is worse than the best before it. Hover "

@@ -287,6 +287,14 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
         bundle = self.bundle()
         return None if bundle is None else bundle.lifelong
 
+    def table_source(self) -> str:
+        """Whose lifelong table the matrix, S_P and summary show: a campaign's system (the
+        bundle box names the per-document plot's bundle, which may be another), or ""
+        for the bundle's own."""
+        if 0 <= self.system_index < len(self.campaign_tables):
+            return f"{self.campaign_tables[self.system_index][0]} (campaign)"
+        return ""
+
     def set_campaign(self, tables) -> None:
         """Show an open campaign's systems (a list of (name, LifelongScores)); the first one
         is shown at once."""
@@ -511,7 +519,7 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
         self.heatmap.set_matrix(table.values[self.table_metric], table.models,
                                 [s.text for s in table.test_times],
                                 f"{display_name(self.table_metric)} (%)",
-                                higher_is_better(self.table_metric))
+                                higher_is_better(self.table_metric), self.table_source())
         self._show_selection()
 
     def _show_selection(self) -> None:

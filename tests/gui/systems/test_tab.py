@@ -151,8 +151,13 @@ def test_across_time_switches_systems_and_overlays_every_s_p_curve(opened):
         legend = [label.text for _, label in tab.sp_plot.getPlotItem().legend.items]
         assert sum("(current policy)" in t for t in legend) == len(names) - 1
         assert any(t.startswith(f"{name}: current") for t in legend)
+        # whose table the matrix and the summary show is said (the bundle box names the
+        # per-document plot's bundle, another source)
+        assert tab.heatmap.plot.getPlotItem().titleLabel.text.startswith(f"{name} (campaign):")
+        assert f"of <b>{name} (campaign)</b>" in tab.summary.text()
     tab.set_system(-1)  # back to the bundle's own table
     assert tab.table() is (tab.bundle().lifelong if tab.bundle() else None)
+    assert "(campaign)" not in tab.heatmap.plot.getPlotItem().titleLabel.text
     tab.set_system(0)
 
 

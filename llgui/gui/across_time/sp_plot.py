@@ -18,7 +18,9 @@ from llgui.core.metrics import display_name, higher_is_better
 from llgui.gui.across_time.plots import MAX_NAMED_SYSTEMS, MAX_SYMBOLS, SYSTEM_COLOURS, TEXT
 from llgui.gui.across_time.policy_item import CURVE
 
-PRESET_COLOURS = {"A": "#16a085", "B": "#7f8c8d", "C": "#a0522d"}
+PRESET_COLOURS = {"A": "#5d6d7e", "B": "#95a5a6", "C": "#2e4053"}
+"""Greys, told apart by marker and dash: the campaign's systems own the colours (A's teal and
+C's sienna read as the campaign's teal and red systems)."""
 PRESET_SHORT = {"A": "contemporary", "B": "uniform", "C": "past"}   # legend; tooltips say more
 PEN_COLOUR = "#8e44ad"
 
@@ -145,9 +147,16 @@ class PolicyScoresView:
                               name="current, penalised (eq. 3)")
         # Clicking a point of the current curve selects that model (symbols make it hittable;
         # without them the heatmap rows still select).
-        current = item.plot([], [], pen=pg.mkPen(CURVE, width=3), symbol="o" if few else None,
-                            symbolSize=8,
-                            symbolBrush=CURVE, symbolPen=pg.mkPen("w"),
+        colour, marker = CURVE, "o"
+        if 0 <= self.system_index < len(self.campaign_tables):
+            # a campaign's system in its own colour and marker, as in the Systems tab
+            from llgui.gui.widgets.system_legend import campaign_system_style
+
+            colour, marker, _dash = campaign_system_style(
+                self.campaign_tables[self.system_index][0], [n for n, _ in self.campaign_tables])
+        current = item.plot([], [], pen=pg.mkPen(colour, width=3),
+                            symbol=marker if few else None, symbolSize=8,
+                            symbolBrush=colour, symbolPen=pg.mkPen("w"),
                             name=self._current_name())
         current.sigPointsClicked.connect(self._on_sp_points_clicked)
         systems = []

@@ -10,6 +10,7 @@ import sys
 import time
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
@@ -155,6 +156,11 @@ def test_across_time_switches_systems_and_overlays_every_s_p_curve(opened):
         # per-document plot's bundle, another source)
         assert tab.heatmap.plot.getPlotItem().titleLabel.text.startswith(f"{name} (campaign):")
         assert f"of <b>{name} (campaign)</b>" in tab.summary.text()
+        # the current system in its Systems-tab colour and marker (it was the bundle's blue)
+        mine, theirs = tab._sp_curves["current"], window.systems_view.curves[name]
+        assert pg.mkPen(mine.opts["pen"]).color().name() == \
+            pg.mkPen(theirs.opts["pen"]).color().name()
+        assert mine.opts["symbol"] == theirs.opts["symbol"]
     tab.set_system(-1)  # back to the bundle's own table
     assert tab.table() is (tab.bundle().lifelong if tab.bundle() else None)
     assert "(campaign)" not in tab.heatmap.plot.getPlotItem().titleLabel.text

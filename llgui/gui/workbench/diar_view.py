@@ -31,13 +31,16 @@ from llgui.core.display.palette import (
 )
 from llgui.core.types import Turn
 from llgui.core.walkthrough import Walkthrough
-from llgui.gui.workbench.diar_bars import FlatBars, runs_in, same_arrays, settle_texts
+from llgui.gui.workbench.diar_bars import (
+    FlatBars, bars_by_colour, runs_in, same_arrays, settle_texts,
+)
 from llgui.gui.widgets.plot_range import quiet_hidden_axes, set_range, set_tip
 
 # Speaker colours keep away from the error, impaired and unmapped colours (core/display/palette.py):
 # a speaker drawn in the red of "miss" read as an error.
 PALETTE = speaker_palette(16)
-MAX_COLLAR_ZONES = 20_000   # reference boundaries up to which collar zones are drawn
+MAX_COLLAR_ZONES = 20_000
+NO_BARS = (np.zeros(0),) * 4   # reference boundaries up to which collar zones are drawn
 LANES = ("reference", "seen h\u2099\u208b\u2081", "corrected", "impaired", "adapted h\u2099",
          "errors of h\u2099")
 LANES_AT_BASE = ("reference", "h\u2080 (system)", "corrected", "impaired", "h\u2080",
@@ -159,6 +162,7 @@ class DiarView(QWidget):
         self._windows: list = []   # the listened windows' items, reused
         self._culls = 0            # times the bars were culled to the range shown
         self._merged: list = []    # (colour, (x0, width, y0, height)) of the step shown
+        self._rows: list = []      # (parts, y0, height) per lane of the step shown
         item.getViewBox().sigXRangeChanged.connect(self._cull)
         item.getViewBox().sigResized.connect(self._on_resized)   # labels fit the new size
         self.plot.scene().sigMouseMoved.connect(self._hover)
@@ -228,9 +232,7 @@ class DiarView(QWidget):
         whose bars of this step, already laid out, this one draws too (a panel of the split
         view and its overview show the same lanes)."""
         doc = walk.document
-        # labels from the cached geometry: no pass over 10,000 turns on the main thread
-        extend_colours(self._colours, lane_geometry(doc.reference)["labels"], PALETTE)
-        view = walk.steps[step - 1] if step > 0 else None
+        view, lanes, self._tones = self._step_lanes(walk, step)
         seen = view.seen if view else walk.base
         seen_map = view.mapping if view else walk.base_mapping
         # step 0: nothing was seen or corrected yet, the lanes say h₀ (issue 23 item 19)
@@ -240,21 +242,6 @@ class DiarView(QWidget):
             axis.names = names
             axis.picture = None
             axis.update()
-        lanes = [
-            ("reference", doc.reference, None),
-            ("seen", seen, seen_map),
-            ("corrected", view.corrected if view else (), seen_map),
-            ("impaired", view.impaired if view and view.impaired else (), seen_map),
-            ("adapted", view.adapted if view else walk.base,
-             view.adapted_mapping if view else walk.base_mapping),
-        ]
-        # one tone per unmapped cluster for the whole step: a cluster unmapped in several
-        # lanes keeps its tone in all of them (per lane, b6 was tan above and blue below)
-        blocked = {view.unmappable} if view is not None and view.unmappable else set()
-        unmapped = {label for _, turns, mapping in lanes[1:] if turns
-                    for label in lane_geometry(turns)["labels"]
-                    if label not in (mapping or {}) and label not in blocked}
-        self._tones = unmapped_colours(unmapped, {})
         item = self.plot.getPlotItem()
         for region in self._regions:
             item.removeItem(region)
@@ -264,6 +251,7 @@ class DiarView(QWidget):
         self.lanes = {}
         self._drawn = []
         self._pending: dict[str, list] = {}
+        self._rows: list = []   # (parts, y0, height) per lane drawn: what `_cull` draws
         self._lane_info = {}
         self._hours = doc.extent[1] >= 3600
         for row, (name, turns, mapping) in enumerate(lanes):
@@ -285,6 +273,7 @@ class DiarView(QWidget):
         else:   # the overview's bars of this step, each colour in this view's own item
             self._draw_merged(item, shared._merged)
             self._merged = shared._merged
+            self._rows = shared._rows
         if view is not None:
             for k, (start, end) in enumerate(view.windows):
                 # the listened windows: items kept from step to step, moved (a new item a
@@ -337,6 +326,10 @@ class DiarView(QWidget):
         if self._can_split:   # a panel's title is its span's (`SplitPanels.show_spans`)
             self.set_title(title, "9pt")
         self.shown = (doc.id, step)
+        if self._can_split:   # the next step's lanes, labels and spans while the user reads
+            from llgui.gui.workbench import diar_ahead
+
+            diar_ahead.schedule(self, walk, step)
         self._update_legend(doc.reference, seen, seen_map, view)
         if self.speakers is not None:
             adapted = view.adapted if view else walk.base
@@ -346,6 +339,30 @@ class DiarView(QWidget):
                                     self._colours, self.collar, self.skip_overlap,
                                     seen_unmapped=unmapped)
             self._fit_speakers()
+
+    def _step_lanes(self, walk: Walkthrough, step: int) -> tuple:
+        """(the step's view or None, its lanes as (name, turns, mapping), the unmapped
+        clusters' tones)."""
+        doc = walk.document
+        # labels from the cached geometry: no pass over 10,000 turns on the main thread
+        extend_colours(self._colours, lane_geometry(doc.reference)["labels"], PALETTE)
+        view = walk.steps[step - 1] if step > 0 else None
+        seen_map = view.mapping if view else walk.base_mapping
+        lanes = [
+            ("reference", doc.reference, None),
+            ("seen", view.seen if view else walk.base, seen_map),
+            ("corrected", view.corrected if view else (), seen_map),
+            ("impaired", view.impaired if view and view.impaired else (), seen_map),
+            ("adapted", view.adapted if view else walk.base,
+             view.adapted_mapping if view else walk.base_mapping),
+        ]
+        # one tone per unmapped cluster for the whole step: a cluster unmapped in several
+        # lanes keeps its tone in all of them (per lane, b6 was tan above and blue below)
+        blocked = {view.unmappable} if view is not None and view.unmappable else set()
+        unmapped = {label for _, turns, mapping in lanes[1:] if turns
+                    for label in lane_geometry(turns)["labels"]
+                    if label not in (mapping or {}) and label not in blocked}
+        return view, lanes, unmapped_colours(unmapped, {})
 
     def set_title(self, text: str, size: str) -> None:
         """The plot's title, set only when it changes (a new title lays the plot out
@@ -577,10 +594,20 @@ class DiarView(QWidget):
             parts[y] = lane_parts(arrays, y, self.LANE_HEIGHT)
         for colour, part in parts[y]:
             self._pending.setdefault(colour, []).append(part)
+        self._rows.append((parts[y], y - self.LANE_HEIGHT / 2, self.LANE_HEIGHT * BAR_FILL,
+                           arrays))
 
     def _draw_errors(self, item, y: float, regions) -> None:
-        for colour, part in error_parts(regions, y, self.LANE_HEIGHT):
+        kept = getattr(self, "_error_parts", None)   # the same regions: the same parts
+        ahead = getattr(self, "_errors_ahead", None)   # (or made ahead: `diar_ahead`)
+        if ahead is not None and ahead[0] is regions and ahead[1] == y:
+            kept = self._error_parts = ahead
+        if kept is None or kept[0] is not regions or kept[1] != y:
+            kept = self._error_parts = (regions, y, error_parts(regions, y, self.LANE_HEIGHT),
+                                        {})
+        for colour, part in kept[2]:
             self._pending.setdefault(colour, []).append(part)
+        self._rows.append((kept[2], y - self.LANE_HEIGHT / 2, self.LANE_HEIGHT, kept[3]))
         self.lanes["errors"] = tuple(regions)
 
     def _flush(self, item) -> None:
@@ -656,20 +683,31 @@ class DiarView(QWidget):
         (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
         self._cull_collar(lo, hi)
         self._label_turns(lo, hi)
-        for bars, x0, width, y0, height in self._drawn:
-            visible = visible_bars(x0, width, lo, hi)
-            if visible.all():   # a whole meeting in view: the arrays themselves
-                given = (x0, y0, width, height)
-            else:               # the mask's indices found once for the four arrays
-                at = np.flatnonzero(visible)
-                given = (x0[at], y0[at], width[at], height[at])
+        self._cull_bars(lo, hi)
+        settle_texts(self.plot.getPlotItem().getViewBox())
+
+    def _cull_bars(self, lo: float, hi: float) -> None:
+        """Each bar item's bars for [lo, hi] at the plot's width: each lane's bars in view,
+        or its level of detail where they outnumber the pixel columns (`lane_in_view`),
+        kept by the lane's parts, range and size (a step changes two or three lanes: the
+        others' are not looked at again), and per colour the lanes' pieces joined."""
+        pixel = (hi - lo) / max(self.plot.getPlotItem().getViewBox().width(), 1.0)
+        ahead = getattr(self, "_bars_ahead", ({}, {}))   # (made ahead: `diar_ahead`)
+        self._lane_views, self._given_of = bars_by_colour(
+            self._rows, lo, hi, pixel, (getattr(self, "_lane_views", {}), ahead[0]),
+            (getattr(self, "_given_of", {}), ahead[1]))
+        for entry in self._drawn:
+            bars = entry[0]
+            colour = self._pool_colours[id(bars)][0]
+            x0, width, y0, height = self._given_of.get(colour, (None, NO_BARS))[1]
+            given = (x0, y0, width, height)
             if same_arrays(getattr(bars, "given", None), given):
                 continue   # a colour the step left alone: its item is not touched (a step
                 # changes a turn or two; setting ~20 items of an hour's bars again, each
                 # laid out and its bounds taken, was ~3 ms of a step)
             bars.given = given
             bars.setOpts(x0=given[0], y0=given[1], width=given[2], height=given[3])
-        settle_texts(self.plot.getPlotItem().getViewBox())
+        self._bars_for = (lo, hi, pixel)
 
     def _on_resized(self, *_args) -> None:
         """A new size keeps the time range, and so the bars given to each item: only what
@@ -680,6 +718,16 @@ class DiarView(QWidget):
         self._cull_collar(lo, hi)
         self._label_turns(lo, hi)
         settle_texts(self.plot.getPlotItem().getViewBox())
+        if not getattr(self, "_rebar", False):   # the bars' pixel spans, once the resizes
+            self._rebar = True                    # of a layout are done
+            QTimer.singleShot(0, self, self._bars_to_size)
+
+    def _bars_to_size(self) -> None:
+        self._rebar = False
+        (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
+        pixel = (hi - lo) / max(self.plot.getPlotItem().getViewBox().width(), 1.0)
+        if getattr(self, "_bars_for", None) not in (None, (lo, hi, pixel)):
+            self._cull_bars(lo, hi)
 
     MAX_LABELS = 60
     LABEL_PX = 7   # pixels per character of a turn label (the plot's 8-pt font)
@@ -704,7 +752,8 @@ class DiarView(QWidget):
         wanted = []
         for row, (_, turns, _, arrays) in self._lane_info.items():
             lane_key = (id(arrays), lo, hi, box.width(), y_lo, y_hi, y_pixels)
-            old = kept.get(lane_key) or self._lane_labels.get(lane_key)
+            old = (kept.get(lane_key) or self._lane_labels.get(lane_key)
+                   or getattr(self, "_labels_ahead", {}).get(lane_key))
             if old is not None and old[0] is arrays:
                 lane = old[1]
             else:

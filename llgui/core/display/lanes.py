@@ -260,15 +260,16 @@ def label_runs(x0, width, keys, gap: float):
 
 
 
-def dominant_spans(parts, lo: float, hi: float, pixel: float) -> list[tuple]:
+def dominant_spans(parts, lo: float, hi: float, pixel: float, steps: int = 4) -> list[tuple]:
     """Level of detail for one lane drawn `pixel` seconds to a pixel column over [lo, hi]:
     each column takes the colour that covers most of it among `parts` ((colour, (x0,
-    width, ...)) per colour), none where nothing does, and runs of columns of one colour
-    are joined into spans. Returns (colour, x0, width) per colour that takes a column, each
-    span a whole number of columns. A 10-hour show on 1,000 pixels drew 10,000 bars of a
-    few hundredths of a pixel each, a barcode in whichever colour Qt filled last (a turn
-    could vanish); this is who speaks most in each column, and a column with speech (or an
-    error) is never blank."""
+    width, ...)) per colour), none where nothing does, at a height telling how much of the
+    column they cover (rounded up to a `steps`-th, so that a turn or an error never
+    vanishes), and runs of columns of one colour and height are joined into spans. Returns
+    (colour, x0, width, height as a share of the lane's) per colour that takes a column,
+    each span a whole number of columns. A 10-hour show on 1,000 pixels drew 10,000 bars
+    of a few hundredths of a pixel each, a barcode in whichever colour Qt filled last;
+    this is who speaks (which error is made) most in each column, and how much."""
     columns = max(int(np.ceil((hi - lo) / pixel - 1e-9)), 1)
     colours = list(dict.fromkeys(colour for colour, _ in parts))
     if not colours:
@@ -291,17 +292,21 @@ def dominant_spans(parts, lo: float, hi: float, pixel: float) -> list[tuple]:
              + np.bincount(row + b, np.where(one, 0.0, e - b), size))
     long = np.flatnonzero(b > a + 1)
     if long.size:
-        steps = (np.bincount(row[long] + a[long] + 1, minlength=size)
+        marks = (np.bincount(row[long] + a[long] + 1, minlength=size)
                  - np.bincount(row[long] + b[long], minlength=size))
-        cover += np.cumsum(steps.reshape(len(colours), columns), axis=1).reshape(-1)
+        cover += np.cumsum(marks.reshape(len(colours), columns), axis=1).reshape(-1)
     cover = cover.reshape(len(colours), columns)
-    best = np.where(cover.max(axis=0) > 0, cover.argmax(axis=0), -1)
-    change = np.flatnonzero(best[1:] != best[:-1]) + 1
+    share = np.minimum(cover.sum(axis=0), 1.0)   # (overlapping speech: a whole column)
+    level = np.ceil(share * steps - 1e-9).astype(np.int64)
+    best = np.where(level > 0, cover.argmax(axis=0), -1)
+    code = (best + 1) * (steps + 1) + level
+    change = np.flatnonzero(code[1:] != code[:-1]) + 1
     starts = np.concatenate([[0], change])
     ends = np.concatenate([change, [columns]])
     out = []
     for k, colour in enumerate(colours):
         mine = best[starts] == k
         if mine.any():
-            out.append((colour, lo + starts[mine] * pixel, (ends[mine] - starts[mine]) * pixel))
+            out.append((colour, lo + starts[mine] * pixel, (ends[mine] - starts[mine]) * pixel,
+                        level[starts[mine]] / steps))
     return out

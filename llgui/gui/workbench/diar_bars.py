@@ -99,7 +99,8 @@ def lane_in_view(parts, lo: float, hi: float, pixel: float, y0: float, height: f
     """What one lane ((colour, (x0, width, y0, height)) per colour)
     draws of [lo, hi] at `pixel` seconds a pixel column: its bars in view, or where they
     outnumber half the columns (an overview of a long show), the colour covering most of
-    each column (`dominant_spans`) in one row at `y0`, `height`; those spans kept in
+    each column (`dominant_spans`) in one row from `y0`, up to `height` as they cover the
+    column; those spans kept in
     `source` (the lane's arrays: the same lane at another row, as the seen lane is the last
     step's adapted one, finds them there)."""
     pad = 0.5 * (hi - lo)
@@ -113,8 +114,8 @@ def lane_in_view(parts, lo: float, hi: float, pixel: float, y0: float, height: f
         if len(kept) >= 4:
             kept.pop(next(iter(kept)))
         spans = kept[(lo, hi, pixel)] = dominant_spans(parts, lo, hi, pixel)
-    return [(colour, (x, width, np.full(x.size, float(y0)), np.full(x.size, float(height))))
-            for colour, x, width in spans]
+    return [(colour, (x, width, np.full(x.size, float(y0)), share * height))
+            for colour, x, width, share in spans]
 
 
 def bars_by_colour(rows, lo: float, hi: float, pixel: float, views_kept=(), given_kept=()):

@@ -367,9 +367,36 @@ class DiarView(QWidget):
     def set_title(self, text: str, size: str) -> None:
         """The plot's title, set only when it changes (a new title lays the plot out
         again)."""
-        if getattr(self, "_title_shown", None) != (text, size):
-            self._title_shown = (text, size)
+        shown = getattr(self, "_title_shown", None)
+        if shown == (text, size):
+            return
+        self._title_shown = (text, size)
+        label = self.plot.getPlotItem().titleLabel
+        if shown is None or shown[1] != size or not label.isVisible() \
+                or label.opts.get("justify", "center") != "center":
             self.plot.getPlotItem().setTitle(text, size=size)
+            return
+        # a new text of the same style: set in the label's text item and centred there,
+        # without the label's new minimum size, which laid the plot out again (and asked
+        # for a second paint of the window) at every step of a split view
+        label.text = text
+        label.item.setHtml(self._title_style(label) % text)
+        if label.itemRect().width() > label.rect().width():   # too wide: as it was
+            self.plot.getPlotItem().setTitle(text, size=size)
+            return
+        label.item.setPos(0, 0)
+        bounds = label.itemRect()
+        bounds.moveCenter(label.rect().center())
+        label.item.setPos(bounds.topLeft() - label.itemRect().topLeft())
+
+    @staticmethod
+    def _title_style(label) -> str:
+        """The HTML `LabelItem.setText` wraps a title in, with %s for its text."""
+        colour = pg.mkColor(label.opts.get("color") or pg.getConfigOption("foreground"))
+        style = ["color: " + colour.name(QColor.NameFormat.HexArgb)]
+        if "size" in label.opts:
+            style.append("font-size: " + label.opts["size"])
+        return "<span style='" + "; ".join(style) + "'>%s</span>"
 
     TIMELINE_MIN = 480
     PANELS_MIN = 175   # pixels the zoomed panels keep under a per-speaker table below

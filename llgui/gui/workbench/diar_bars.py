@@ -84,14 +84,34 @@ LOD_BARS_PER_PIXEL = 0.5
 """Bars in view per pixel column from which a lane is drawn at its level of detail."""
 
 
-def in_view(part, lo: float, hi: float) -> tuple:
-    """The bars of `part` (x0, width, y0, height) that reach into [lo, hi] (and a margin)."""
+def in_view(part, lo: float, hi: float, kept: dict | None = None) -> tuple:
+    """The bars of `part` (x0, width, y0, height; sorted by start) that reach into [lo, hi]
+    widened by half its span each side (`visible_bars`' margin): a slice from the first bar
+    whose running end passes the left edge to the last starting by the right (a zoomed
+    panel of a long show looked at each of a lane's 10,000 bars at every step). `kept`:
+    where the running ends are kept, by the part."""
     x0, width, y0, height = part
-    visible = visible_bars(x0, width, lo, hi)
-    if visible.all():   # a whole meeting in view: the arrays themselves
+    pad = 0.5 * (hi - lo)
+    if x0.size == 0:
         return part
-    at = np.flatnonzero(visible)   # the mask's indices found once for the four arrays
-    return (x0[at], width[at], y0[at], height[at])
+    key = id(x0)
+    reach = kept.get(key) if kept is not None else None
+    if reach is None or reach[0] is not x0:
+        ends = x0 + width
+        if x0.size > 1 and np.any(x0[1:] < x0[:-1]):   # not sorted: the mask
+            visible = visible_bars(x0, width, lo, hi)
+            if visible.all():
+                return part
+            at = np.flatnonzero(visible)
+            return (x0[at], width[at], y0[at], height[at])
+        reach = (x0, np.maximum.accumulate(ends))
+        if kept is not None:
+            kept[key] = reach
+    a = int(np.searchsorted(reach[1], lo - pad))
+    b = int(np.searchsorted(x0, hi + pad, side="right"))
+    if a == 0 and b == x0.size:   # a whole meeting in view: the arrays themselves
+        return part
+    return (x0[a:b], width[a:b], y0[a:b], height[a:b])
 
 
 def lane_in_view(parts, lo: float, hi: float, pixel: float, y0: float, height: float,
@@ -104,10 +124,19 @@ def lane_in_view(parts, lo: float, hi: float, pixel: float, y0: float, height: f
     `source` (the lane's arrays: the same lane at another row, as the seen lane is the last
     step's adapted one, finds them there)."""
     pad = 0.5 * (hi - lo)
-    count = sum(int(np.count_nonzero((part[0] >= lo - pad) & (part[0] <= hi + pad)))
-                for _, part in parts)
+    order = source.setdefault("part_sorted", {}) if source is not None else {}
+    count = 0
+    for _, part in parts:   # the bars starting in the range (a binary search where sorted)
+        x0 = part[0]
+        known = order.get(id(x0))
+        if known is None or known[0] is not x0:
+            known = order[id(x0)] = (x0, bool(x0.size < 2 or np.all(x0[1:] >= x0[:-1])))
+        count += (int(np.searchsorted(x0, hi + pad, side="right")
+                      - np.searchsorted(x0, lo - pad)) if known[1]
+                  else int(np.count_nonzero((x0 >= lo - pad) & (x0 <= hi + pad))))
     if not (pixel > 0 and count > LOD_BARS_PER_PIXEL * (hi - lo) / pixel):
-        return [(colour, in_view(part, lo, hi)) for colour, part in parts]
+        reach = source.setdefault("part_reach", {}) if source is not None else None
+        return [(colour, in_view(part, lo, hi, reach)) for colour, part in parts]
     kept = source.setdefault("lod", {}) if source is not None else {}
     spans = kept.get((lo, hi, pixel))
     if spans is None:

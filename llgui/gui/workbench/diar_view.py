@@ -680,24 +680,24 @@ class DiarView(TurnLabels, QWidget):
         self._bars_for = (lo, hi, pixel)
 
     def _on_resized(self, *_args) -> None:
-        """A new size keeps the time range, and so the bars given to each item: only what
-        depends on pixels is done again (the labels that fit, the collar zones shown). A
-        first step into a long show's split view resized its plots seven times, each one
-        culling 10,000 bars per lane again."""
-        (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
+        """A new size keeps the time range: what depends on pixels (the labels that fit, the
+        collar zones shown, a lane's level of detail) is done again once the resizes of a
+        layout are over (a first step into a long show's split view resized its plots seven
+        times, each one labelling and culling 10,000 bars per lane again)."""
+        if not getattr(self, "_rebar", False):
+            self._rebar = True
+            QTimer.singleShot(0, self, self._to_size)
+
+    def _to_size(self) -> None:
+        self._rebar = False
+        box = self.plot.getPlotItem().getViewBox()
+        (lo, hi), _ = box.viewRange()
         self._cull_collar(lo, hi)
         self._label_turns(lo, hi)
-        settle_texts(self.plot.getPlotItem().getViewBox())
-        if not getattr(self, "_rebar", False):   # the bars' pixel spans, once the resizes
-            self._rebar = True                    # of a layout are done
-            QTimer.singleShot(0, self, self._bars_to_size)
-
-    def _bars_to_size(self) -> None:
-        self._rebar = False
-        (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
-        pixel = (hi - lo) / max(self.plot.getPlotItem().getViewBox().width(), 1.0)
+        pixel = (hi - lo) / max(box.width(), 1.0)
         if getattr(self, "_bars_for", None) not in (None, (lo, hi, pixel)):
             self._cull_bars(lo, hi)
+        settle_texts(box)
 
     def tooltip_at(self, t: float, y: float) -> str:
         """The tooltip of the lane at height `y` (view units) at time `t`: its turns there

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QGraphicsScene, QLabel, QSplitter, QVBoxLayout, QW
 
 from llgui.core.display.lanes import (
     BAR_FILL, collar_zones, error_parts, extend_colours, focus_range, label_colour,
-    lane_bars, lane_geometry, lane_parts, mapped_rank, merge_parts, visible_bars,
+    lane_bars, lane_geometry, lane_parts, mapped_rank, visible_bars,
 )
 from llgui.core.display.palette import (
     ERROR_COLOURS, IMPAIRED, PATTERN_GLYPHS, UNMAPPED, base_colour, speaker_colours,
@@ -97,14 +97,14 @@ class DiarView(TurnLabels, QWidget):
         self._tones: dict[str, str] = {}   # unmapped clusters of the step shown
         self._doc_id: str | None = None
         self._arrays: dict = {}
-        self._drawn: list = []   # (bar item, x0, width, y0, height) per colour, for culling
+        self._drawn: list = []   # (bar item, colour) of the step shown, given bars by `_cull`
         self._pool: list = []    # bar items, reused from step to step
         self._pool_colours: dict[int, str] = {}   # id(bar item) -> its colour
         self._brushes: dict[str, QBrush] = {}
         self._regions: list = []
         self._windows: list = []   # the listened windows' items, reused
         self._culls = 0            # times the bars were culled to the range shown
-        self._merged: list = []    # (colour, (x0, width, y0, height)) of the step shown
+        self._merged: list = []    # the colours of the step shown
         self._rows: list = []      # (parts, y0, height) per lane of the step shown
         item.getViewBox().sigXRangeChanged.connect(self._cull)
         item.getViewBox().sigResized.connect(self._on_resized)   # labels fit the new size
@@ -583,31 +583,22 @@ class DiarView(TurnLabels, QWidget):
     def _flush(self, item) -> None:
         """One bar item per colour for every lane (one brush, no outline: bars stay readable
         when a 10-hour show makes them thinner than a pixel; ~20 items, not one per lane and
-        speaker)."""
-        # a colour whose parts are the ones it had (each lane's parts are kept with its
-        # arrays) keeps its merged arrays: the cull then sees the very same arrays
-        kept = getattr(self, "_merged_of", {})
-        self._merged_of = {}
-        self._merged = []
-        for colour, parts in self._pending.items():
-            key = tuple(id(part) for part in parts)
-            old = kept.get(colour)
-            merged = old[1] if old is not None and old[0] == key else merge_parts(parts)
-            self._merged_of[colour] = (key, merged, parts)   # (parts: their ids stay theirs)
-            self._merged.append((colour, merged))
+        speaker); what each draws is given by `_cull` from the lanes' parts (`_rows`)."""
+        self._merged = list(self._pending)   # the step's colours, in the lanes' order
         self._draw_merged(item, self._merged)
         self._pending = {}
 
-    def _draw_merged(self, item, merged) -> None:
-        """A bar item per colour of `merged` ((colour, arrays) of a step), and over a patterned
-        speaker's colour a second with its fill pattern (speakers beyond the palette's reach)."""
+    def _draw_merged(self, item, colours) -> None:
+        """A bar item per colour of a step, and over a patterned speaker's colour a second
+        with its fill pattern (speakers beyond the palette's reach): `_drawn` holds (bar
+        item, colour) each."""
         from llgui.gui.widgets.speaker_brush import pattern_brush
 
-        for colour, arrays in merged:
-            self._drawn.append((self._bars(item, colour),) + arrays)
+        for colour in colours:
+            self._drawn.append((self._bars(item, colour), colour))
             overlay = pattern_brush(colour)
             if overlay is not None:
-                self._drawn.append((self._bars(item, colour, overlay),) + arrays)
+                self._drawn.append((self._bars(item, colour, overlay), colour))
 
     def _bars(self, item, colour: str, overlay: QBrush | None = None):
         """The next bar item of the pool (reused from step to step: creating ~80 items a
@@ -666,9 +657,7 @@ class DiarView(TurnLabels, QWidget):
         self._lane_views, self._given_of = bars_by_colour(
             self._rows, lo, hi, pixel, (getattr(self, "_lane_views", {}), ahead[0]),
             (getattr(self, "_given_of", {}), ahead[1]))
-        for entry in self._drawn:
-            bars = entry[0]
-            colour = self._pool_colours[id(bars)][0]
+        for bars, colour in self._drawn:
             x0, width, y0, height = self._given_of.get(colour, (None, NO_BARS))[1]
             given = (x0, y0, width, height)
             if same_arrays(getattr(bars, "given", None), given):

@@ -23,21 +23,25 @@ POLLS = 50
 
 def schedule(view, walk, step: int) -> None:
     """Make step `step + 1` of `walk` ahead in `view` (an overview: its panels too), once
-    the event loop is free and the step's view is built."""
-    view._ahead_of = (walk, step, 0)
-    QTimer.singleShot(POLL_MS, view, lambda: _poll(view))
+    the event loop is free and the step's view is built (one look-out a view: a new step's
+    ends the last one's)."""
+    generation = getattr(view, "_ahead_of", (None, 0, 0, 0))[3] + 1
+    view._ahead_of = (walk, step, 0, generation)
+    QTimer.singleShot(POLL_MS, view, lambda: _poll(view, generation))
 
 
-def _poll(view) -> None:
-    walk, step, polls = getattr(view, "_ahead_of", (None, 0, 0))
-    if walk is None or view.shown != (walk.document.id, step) or step >= len(walk.steps):
+def _poll(view, generation: int) -> None:
+    walk, step, polls, current = view._ahead_of
+    if current != generation or walk is None:
+        return   # a later step's look-out, or done
+    if view.shown != (walk.document.id, step) or step >= len(walk.steps):
         return   # another step or document is shown: its own call is on its way
     if not walk.is_cached(step + 1):
         if polls < POLLS:
-            view._ahead_of = (walk, step, polls + 1)
-            QTimer.singleShot(POLL_MS, view, lambda: _poll(view))
+            view._ahead_of = (walk, step, polls + 1, generation)
+            QTimer.singleShot(POLL_MS, view, lambda: _poll(view, generation))
         return
-    view._ahead_of = (None, 0, 0)
+    view._ahead_of = (None, 0, 0, generation)
     prepare(view, walk, step + 1)
 
 

@@ -247,7 +247,8 @@ def label_runs(x0, width, keys, gap: float):
     if n == 0:
         return x0, end, np.zeros(0, dtype=np.int64)
     order = np.argsort(x0, kind="stable")
-    keys = np.asarray(keys, dtype=object)[order]
+    keys = np.asarray(keys)   # (integer keys stay integers: as objects, 10,000 compared
+    keys = (keys if keys.dtype.kind in "iub" else keys.astype(object))[order]   # slowly)
     xs, ends = x0[order], end[order]
     reach = np.maximum.accumulate(ends)
     new = np.ones(n, dtype=bool)
@@ -255,3 +256,57 @@ def label_runs(x0, width, keys, gap: float):
     starts = np.flatnonzero(new)
     run_end = np.maximum.reduceat(ends, starts)
     return xs[starts], run_end, order[starts]
+
+
+
+
+def dominant_spans(parts, lo: float, hi: float, pixel: float, steps: int = 4) -> list[tuple]:
+    """Level of detail for one lane drawn `pixel` seconds to a pixel column over [lo, hi]:
+    each column takes the colour that covers most of it among `parts` ((colour, (x0,
+    width, ...)) per colour), none where nothing does, at a height telling how much of the
+    column they cover (rounded up to a `steps`-th, so that a turn or an error never
+    vanishes), and runs of columns of one colour and height are joined into spans. Returns
+    (colour, x0, width, height as a share of the lane's) per colour that takes a column,
+    each span a whole number of columns. A 10-hour show on 1,000 pixels drew 10,000 bars
+    of a few hundredths of a pixel each, a barcode in whichever colour Qt filled last;
+    this is who speaks (which error is made) most in each column, and how much."""
+    columns = max(int(np.ceil((hi - lo) / pixel - 1e-9)), 1)
+    colours = list(dict.fromkeys(colour for colour, _ in parts))
+    if not colours:
+        return []
+    x0 = np.concatenate([np.asarray(part[0], dtype=float) for _, part in parts])
+    end = x0 + np.concatenate([np.asarray(part[1], dtype=float) for _, part in parts])
+    which = np.concatenate([np.full(np.size(part[0]), colours.index(colour), dtype=np.int64)
+                            for colour, part in parts])
+    # each bar's start and end in columns, within the range
+    s = np.clip((x0 - lo) / pixel, 0.0, columns)
+    e = np.clip((end - lo) / pixel, 0.0, columns)
+    a = np.minimum(s.astype(np.int64), columns - 1)
+    b = np.minimum(e.astype(np.int64), columns - 1)
+    row = which * columns
+    size = len(colours) * columns
+    # the part of a bar in its first and in its last column, and a whole column for each
+    # between (a difference array: +1 after the first, -1 at the last)
+    one = a == b
+    cover = (np.bincount(row + a, np.where(one, e - s, a + 1 - s), size)
+             + np.bincount(row + b, np.where(one, 0.0, e - b), size))
+    long = np.flatnonzero(b > a + 1)
+    if long.size:
+        marks = (np.bincount(row[long] + a[long] + 1, minlength=size)
+                 - np.bincount(row[long] + b[long], minlength=size))
+        cover += np.cumsum(marks.reshape(len(colours), columns), axis=1).reshape(-1)
+    cover = cover.reshape(len(colours), columns)
+    share = np.minimum(cover.sum(axis=0), 1.0)   # (overlapping speech: a whole column)
+    level = np.ceil(share * steps - 1e-9).astype(np.int64)
+    best = np.where(level > 0, cover.argmax(axis=0), -1)
+    code = (best + 1) * (steps + 1) + level
+    change = np.flatnonzero(code[1:] != code[:-1]) + 1
+    starts = np.concatenate([[0], change])
+    ends = np.concatenate([change, [columns]])
+    out = []
+    for k, colour in enumerate(colours):
+        mine = best[starts] == k
+        if mine.any():
+            out.append((colour, lo + starts[mine] * pixel, (ends[mine] - starts[mine]) * pixel,
+                        level[starts[mine]] / steps))
+    return out

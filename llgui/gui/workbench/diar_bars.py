@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
-from llgui.core.display.lanes import label_runs
+from llgui.core.display.lanes import dominant_spans, label_runs, visible_bars
 
 
 class FlatBars(pg.BarGraphItem):
@@ -78,6 +78,107 @@ def runs_in(arrays: dict, geometry: dict, lo: float, hi: float, gap: float):
         kept.pop(next(iter(kept)))
     kept[key] = runs
     return runs
+
+
+LOD_BARS_PER_PIXEL = 0.5
+"""Bars in view per pixel column from which a lane is drawn at its level of detail."""
+
+
+def in_view(part, lo: float, hi: float, kept: dict | None = None) -> tuple:
+    """The bars of `part` (x0, width, y0, height; sorted by start) that reach into [lo, hi]
+    widened by half its span each side (`visible_bars`' margin): a slice from the first bar
+    whose running end passes the left edge to the last starting by the right (a zoomed
+    panel of a long show looked at each of a lane's 10,000 bars at every step). `kept`:
+    where the running ends are kept, by the part."""
+    x0, width, y0, height = part
+    pad = 0.5 * (hi - lo)
+    if x0.size == 0:
+        return part
+    key = id(x0)
+    reach = kept.get(key) if kept is not None else None
+    if reach is None or reach[0] is not x0:
+        ends = x0 + width
+        if x0.size > 1 and np.any(x0[1:] < x0[:-1]):   # not sorted: the mask
+            visible = visible_bars(x0, width, lo, hi)
+            if visible.all():
+                return part
+            at = np.flatnonzero(visible)
+            return (x0[at], width[at], y0[at], height[at])
+        reach = (x0, np.maximum.accumulate(ends))
+        if kept is not None:
+            kept[key] = reach
+    a = int(np.searchsorted(reach[1], lo - pad))
+    b = int(np.searchsorted(x0, hi + pad, side="right"))
+    if a == 0 and b == x0.size:   # a whole meeting in view: the arrays themselves
+        return part
+    return (x0[a:b], width[a:b], y0[a:b], height[a:b])
+
+
+def lane_in_view(parts, lo: float, hi: float, pixel: float, y0: float, height: float,
+                 source: dict | None = None):
+    """What one lane ((colour, (x0, width, y0, height)) per colour)
+    draws of [lo, hi] at `pixel` seconds a pixel column: its bars in view, or where they
+    outnumber half the columns (an overview of a long show), the colour covering most of
+    each column (`dominant_spans`) in one row from `y0`, up to `height` as they cover the
+    column; those spans kept in
+    `source` (the lane's arrays: the same lane at another row, as the seen lane is the last
+    step's adapted one, finds them there)."""
+    pad = 0.5 * (hi - lo)
+    order = source.setdefault("part_sorted", {}) if source is not None else {}
+    count = 0
+    for _, part in parts:   # the bars starting in the range (a binary search where sorted)
+        x0 = part[0]
+        known = order.get(id(x0))
+        if known is None or known[0] is not x0:
+            known = order[id(x0)] = (x0, bool(x0.size < 2 or np.all(x0[1:] >= x0[:-1])))
+        count += (int(np.searchsorted(x0, hi + pad, side="right")
+                      - np.searchsorted(x0, lo - pad)) if known[1]
+                  else int(np.count_nonzero((x0 >= lo - pad) & (x0 <= hi + pad))))
+    if not (pixel > 0 and count > LOD_BARS_PER_PIXEL * (hi - lo) / pixel):
+        reach = source.setdefault("part_reach", {}) if source is not None else None
+        return [(colour, in_view(part, lo, hi, reach)) for colour, part in parts]
+    kept = source.setdefault("lod", {}) if source is not None else {}
+    spans = kept.get((lo, hi, pixel))
+    if spans is None:
+        if len(kept) >= 4:
+            kept.pop(next(iter(kept)))
+        spans = kept[(lo, hi, pixel)] = dominant_spans(parts, lo, hi, pixel)
+    return [(colour, (x, width, np.full(x.size, float(y0)), share * height))
+            for colour, x, width, share in spans]
+
+
+def bars_by_colour(rows, lo: float, hi: float, pixel: float, views_kept=(), given_kept=()):
+    """What each colour's bar item draws of [lo, hi] at `pixel` seconds a pixel column:
+    `rows` are the lanes as (parts, y0, height, source) (`lane_in_view` each), their
+    pieces joined per colour. `views_kept` and `given_kept`: dicts of earlier results (a
+    step's own, made ahead) by the lane's parts, range and size and by colour, whose
+    entries are taken where they still hold. Returns (lane -> pieces, colour -> (piece
+    ids, arrays (x0, width, y0, height), pieces)): a colour whose pieces are the ones it
+    had keeps its very arrays."""
+    views: dict = {}
+    by_colour: dict = {}
+    for parts, y0, height, source in rows:
+        key = (id(parts), lo, hi, pixel)
+        old = views.get(key)
+        for kept in views_kept:
+            if old is not None and old[0] is parts:
+                break
+            old = kept.get(key)
+        if old is None or old[0] is not parts:
+            old = (parts, lane_in_view(parts, lo, hi, pixel, y0, height, source))
+        views[key] = old
+        for colour, piece in old[1]:
+            by_colour.setdefault(colour, []).append(piece)
+    given: dict = {}
+    for colour, pieces in by_colour.items():
+        ids = tuple(id(piece[0]) for piece in pieces)
+        old = next((kept[colour] for kept in given_kept
+                    if colour in kept and kept[colour][0] == ids), None)
+        if old is None:   # (its pieces are kept with it: their ids stay theirs)
+            old = (ids, pieces[0] if len(pieces) == 1 else tuple(
+                np.concatenate([piece[k] for piece in pieces]) for k in range(4)), pieces)
+        given[colour] = old
+    return views, given
 
 
 def settle_texts(box) -> None:

@@ -21,85 +21,31 @@ from PySide6.QtWidgets import QGraphicsScene, QLabel, QSplitter, QVBoxLayout, QW
 
 from llgui.core.display.lanes import (
     BAR_FILL, collar_zones, error_parts, extend_colours, focus_range, label_colour,
-    lane_bars, lane_geometry, lane_parts, mapped_rank, merge_parts, visible_bars,
+    lane_bars, lane_geometry, lane_parts, mapped_rank, visible_bars,
 )
-from llgui.core.display.layout import format_time, time_labels, time_ticks
 from llgui.core.display.palette import (
     ERROR_COLOURS, IMPAIRED, PATTERN_GLYPHS, UNMAPPED, base_colour, speaker_colours,
-    speaker_palette, speaker_style, styles_note, to_lab,
-    unmapped_colours,
+    speaker_palette, speaker_style, styles_note, unmapped_colours,
 )
 from llgui.core.types import Turn
 from llgui.core.walkthrough import Walkthrough
-from llgui.gui.workbench.diar_bars import FlatBars, runs_in, same_arrays, settle_texts
+from llgui.gui.workbench.diar_axes import LaneAxis, SelectViewBox, TimeAxis
+from llgui.gui.workbench.diar_bars import FlatBars, bars_by_colour, same_arrays, settle_texts
+from llgui.gui.workbench.diar_labels import TurnLabels
 from llgui.gui.widgets.plot_range import quiet_hidden_axes, set_range, set_tip
 
 # Speaker colours keep away from the error, impaired and unmapped colours (core/display/palette.py):
 # a speaker drawn in the red of "miss" read as an error.
 PALETTE = speaker_palette(16)
 MAX_COLLAR_ZONES = 20_000   # reference boundaries up to which collar zones are drawn
+NO_BARS = (np.zeros(0),) * 4
 LANES = ("reference", "seen h\u2099\u208b\u2081", "corrected", "impaired", "adapted h\u2099",
          "errors of h\u2099")
 LANES_AT_BASE = ("reference", "h\u2080 (system)", "corrected", "impaired", "h\u2080",
                  "errors of h\u2080")
 
 
-class LaneAxis(pg.AxisItem):
-    """Left axis naming the lanes instead of numbers."""
-
-    def __init__(self, names, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.names = names
-
-    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
-        return [(1.0, [float(-i) for i in range(len(self.names))])]
-
-    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
-        return [self.names[int(round(-v))] if 0 <= -v < len(self.names) else "" for v in values]
-
-
-class TimeAxis(pg.AxisItem):
-    """Bottom axis in m:ss (h:mm:ss for a document that reaches an hour, at every zoom), ticks
-    on round seconds, minutes or hours (`time_ticks`), not raw seconds or multiples of 500."""
-
-    hours = False   # the document reaches an hour: every label h:mm:ss
-
-    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
-        pixels = max(float(size), 1.0)
-        step, values = time_ticks(minVal, maxVal, most=max(int(pixels // 90), 2))
-        return [(step, values)]
-
-    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
-        labels = time_labels([v * scale for v in values], spacing * scale)
-        if self.hours and labels and labels[0].count(":") == 1:
-            decimals = len(labels[0].partition(".")[2])
-            labels = [format_time(v * scale, decimals, True) for v in values]
-        return labels
-
-
-class SelectViewBox(pg.ViewBox):
-    """A view box where Shift+drag selects a time region instead of panning."""
-
-    def __init__(self, on_select, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._on_select = on_select
-
-    _selecting = False
-
-    def mouseDragEvent(self, ev, axis=None):  # noqa: N802 - pyqtgraph's name
-        if ev.isStart():   # Shift held when the drag starts: a selection to its end
-            self._selecting = (ev.button() == Qt.MouseButton.LeftButton
-                               and bool(ev.modifiers() & Qt.KeyboardModifier.ShiftModifier))
-        if self._selecting:
-            ev.accept()
-            a = self.mapSceneToView(ev.buttonDownScenePos()).x()
-            b = self.mapSceneToView(ev.scenePos()).x()
-            self._on_select(min(a, b), max(a, b), ev.isFinish())
-            return
-        super().mouseDragEvent(ev, axis)
-
-
-class DiarView(QWidget):
+class DiarView(TurnLabels, QWidget):
     LANE_HEIGHT = 0.8
     selection_changed = Signal(object)
     """(start, end) seconds of the region Shift+dragged on the timeline, or None."""
@@ -151,14 +97,15 @@ class DiarView(QWidget):
         self._tones: dict[str, str] = {}   # unmapped clusters of the step shown
         self._doc_id: str | None = None
         self._arrays: dict = {}
-        self._drawn: list = []   # (bar item, x0, width, y0, height) per colour, for culling
+        self._drawn: list = []   # (bar item, colour) of the step shown, given bars by `_cull`
         self._pool: list = []    # bar items, reused from step to step
         self._pool_colours: dict[int, str] = {}   # id(bar item) -> its colour
         self._brushes: dict[str, QBrush] = {}
         self._regions: list = []
         self._windows: list = []   # the listened windows' items, reused
         self._culls = 0            # times the bars were culled to the range shown
-        self._merged: list = []    # (colour, (x0, width, y0, height)) of the step shown
+        self._merged: list = []    # the colours of the step shown
+        self._rows: list = []      # (parts, y0, height) per lane of the step shown
         item.getViewBox().sigXRangeChanged.connect(self._cull)
         item.getViewBox().sigResized.connect(self._on_resized)   # labels fit the new size
         self.plot.scene().sigMouseMoved.connect(self._hover)
@@ -228,9 +175,7 @@ class DiarView(QWidget):
         whose bars of this step, already laid out, this one draws too (a panel of the split
         view and its overview show the same lanes)."""
         doc = walk.document
-        # labels from the cached geometry: no pass over 10,000 turns on the main thread
-        extend_colours(self._colours, lane_geometry(doc.reference)["labels"], PALETTE)
-        view = walk.steps[step - 1] if step > 0 else None
+        view, lanes, self._tones = self._step_lanes(walk, step)
         seen = view.seen if view else walk.base
         seen_map = view.mapping if view else walk.base_mapping
         # step 0: nothing was seen or corrected yet, the lanes say h₀ (issue 23 item 19)
@@ -240,21 +185,6 @@ class DiarView(QWidget):
             axis.names = names
             axis.picture = None
             axis.update()
-        lanes = [
-            ("reference", doc.reference, None),
-            ("seen", seen, seen_map),
-            ("corrected", view.corrected if view else (), seen_map),
-            ("impaired", view.impaired if view and view.impaired else (), seen_map),
-            ("adapted", view.adapted if view else walk.base,
-             view.adapted_mapping if view else walk.base_mapping),
-        ]
-        # one tone per unmapped cluster for the whole step: a cluster unmapped in several
-        # lanes keeps its tone in all of them (per lane, b6 was tan above and blue below)
-        blocked = {view.unmappable} if view is not None and view.unmappable else set()
-        unmapped = {label for _, turns, mapping in lanes[1:] if turns
-                    for label in lane_geometry(turns)["labels"]
-                    if label not in (mapping or {}) and label not in blocked}
-        self._tones = unmapped_colours(unmapped, {})
         item = self.plot.getPlotItem()
         for region in self._regions:
             item.removeItem(region)
@@ -264,6 +194,7 @@ class DiarView(QWidget):
         self.lanes = {}
         self._drawn = []
         self._pending: dict[str, list] = {}
+        self._rows: list = []   # (parts, y0, height) per lane drawn: what `_cull` draws
         self._lane_info = {}
         self._hours = doc.extent[1] >= 3600
         for row, (name, turns, mapping) in enumerate(lanes):
@@ -285,6 +216,7 @@ class DiarView(QWidget):
         else:   # the overview's bars of this step, each colour in this view's own item
             self._draw_merged(item, shared._merged)
             self._merged = shared._merged
+            self._rows = shared._rows
         if view is not None:
             for k, (start, end) in enumerate(view.windows):
                 # the listened windows: items kept from step to step, moved (a new item a
@@ -337,6 +269,10 @@ class DiarView(QWidget):
         if self._can_split:   # a panel's title is its span's (`SplitPanels.show_spans`)
             self.set_title(title, "9pt")
         self.shown = (doc.id, step)
+        if self._can_split:   # the next step's lanes, labels and spans while the user reads
+            from llgui.gui.workbench import diar_ahead
+
+            diar_ahead.schedule(self, walk, step)
         self._update_legend(doc.reference, seen, seen_map, view)
         if self.speakers is not None:
             adapted = view.adapted if view else walk.base
@@ -347,12 +283,63 @@ class DiarView(QWidget):
                                     seen_unmapped=unmapped)
             self._fit_speakers()
 
+    def _step_lanes(self, walk: Walkthrough, step: int) -> tuple:
+        """(the step's view or None, its lanes as (name, turns, mapping), the unmapped
+        clusters' tones)."""
+        doc = walk.document
+        # labels from the cached geometry: no pass over 10,000 turns on the main thread
+        extend_colours(self._colours, lane_geometry(doc.reference)["labels"], PALETTE)
+        view = walk.steps[step - 1] if step > 0 else None
+        seen_map = view.mapping if view else walk.base_mapping
+        lanes = [
+            ("reference", doc.reference, None),
+            ("seen", view.seen if view else walk.base, seen_map),
+            ("corrected", view.corrected if view else (), seen_map),
+            ("impaired", view.impaired if view and view.impaired else (), seen_map),
+            ("adapted", view.adapted if view else walk.base,
+             view.adapted_mapping if view else walk.base_mapping),
+        ]
+        # one tone per unmapped cluster for the whole step: a cluster unmapped in several
+        # lanes keeps its tone in all of them (per lane, b6 was tan above and blue below)
+        blocked = {view.unmappable} if view is not None and view.unmappable else set()
+        unmapped = {label for _, turns, mapping in lanes[1:] if turns
+                    for label in lane_geometry(turns)["labels"]
+                    if label not in (mapping or {}) and label not in blocked}
+        return view, lanes, unmapped_colours(unmapped, {})
+
     def set_title(self, text: str, size: str) -> None:
         """The plot's title, set only when it changes (a new title lays the plot out
         again)."""
-        if getattr(self, "_title_shown", None) != (text, size):
-            self._title_shown = (text, size)
+        shown = getattr(self, "_title_shown", None)
+        if shown == (text, size):
+            return
+        self._title_shown = (text, size)
+        label = self.plot.getPlotItem().titleLabel
+        if shown is None or shown[1] != size or not label.isVisible() \
+                or label.opts.get("justify", "center") != "center":
             self.plot.getPlotItem().setTitle(text, size=size)
+            return
+        # a new text of the same style: set in the label's text item and centred there,
+        # without the label's new minimum size, which laid the plot out again (and asked
+        # for a second paint of the window) at every step of a split view
+        label.text = text
+        label.item.setHtml(self._title_style(label) % text)
+        if label.itemRect().width() > label.rect().width():   # too wide: as it was
+            self.plot.getPlotItem().setTitle(text, size=size)
+            return
+        label.item.setPos(0, 0)
+        bounds = label.itemRect()
+        bounds.moveCenter(label.rect().center())
+        label.item.setPos(bounds.topLeft() - label.itemRect().topLeft())
+
+    @staticmethod
+    def _title_style(label) -> str:
+        """The HTML `LabelItem.setText` wraps a title in, with %s for its text."""
+        colour = pg.mkColor(label.opts.get("color") or pg.getConfigOption("foreground"))
+        style = ["color: " + colour.name(QColor.NameFormat.HexArgb)]
+        if "size" in label.opts:
+            style.append("font-size: " + label.opts["size"])
+        return "<span style='" + "; ".join(style) + "'>%s</span>"
 
     TIMELINE_MIN = 480
     PANELS_MIN = 175   # pixels the zoomed panels keep under a per-speaker table below
@@ -577,40 +564,41 @@ class DiarView(QWidget):
             parts[y] = lane_parts(arrays, y, self.LANE_HEIGHT)
         for colour, part in parts[y]:
             self._pending.setdefault(colour, []).append(part)
+        self._rows.append((parts[y], y - self.LANE_HEIGHT / 2, self.LANE_HEIGHT * BAR_FILL,
+                           arrays))
 
     def _draw_errors(self, item, y: float, regions) -> None:
-        for colour, part in error_parts(regions, y, self.LANE_HEIGHT):
+        kept = getattr(self, "_error_parts", None)   # the same regions: the same parts
+        ahead = getattr(self, "_errors_ahead", None)   # (or made ahead: `diar_ahead`)
+        if ahead is not None and ahead[0] is regions and ahead[1] == y:
+            kept = self._error_parts = ahead
+        if kept is None or kept[0] is not regions or kept[1] != y:
+            kept = self._error_parts = (regions, y, error_parts(regions, y, self.LANE_HEIGHT),
+                                        {})
+        for colour, part in kept[2]:
             self._pending.setdefault(colour, []).append(part)
+        self._rows.append((kept[2], y - self.LANE_HEIGHT / 2, self.LANE_HEIGHT, kept[3]))
         self.lanes["errors"] = tuple(regions)
 
     def _flush(self, item) -> None:
         """One bar item per colour for every lane (one brush, no outline: bars stay readable
         when a 10-hour show makes them thinner than a pixel; ~20 items, not one per lane and
-        speaker)."""
-        # a colour whose parts are the ones it had (each lane's parts are kept with its
-        # arrays) keeps its merged arrays: the cull then sees the very same arrays
-        kept = getattr(self, "_merged_of", {})
-        self._merged_of = {}
-        self._merged = []
-        for colour, parts in self._pending.items():
-            key = tuple(id(part) for part in parts)
-            old = kept.get(colour)
-            merged = old[1] if old is not None and old[0] == key else merge_parts(parts)
-            self._merged_of[colour] = (key, merged, parts)   # (parts: their ids stay theirs)
-            self._merged.append((colour, merged))
+        speaker); what each draws is given by `_cull` from the lanes' parts (`_rows`)."""
+        self._merged = list(self._pending)   # the step's colours, in the lanes' order
         self._draw_merged(item, self._merged)
         self._pending = {}
 
-    def _draw_merged(self, item, merged) -> None:
-        """A bar item per colour of `merged` ((colour, arrays) of a step), and over a patterned
-        speaker's colour a second with its fill pattern (speakers beyond the palette's reach)."""
+    def _draw_merged(self, item, colours) -> None:
+        """A bar item per colour of a step, and over a patterned speaker's colour a second
+        with its fill pattern (speakers beyond the palette's reach): `_drawn` holds (bar
+        item, colour) each."""
         from llgui.gui.widgets.speaker_brush import pattern_brush
 
-        for colour, arrays in merged:
-            self._drawn.append((self._bars(item, colour),) + arrays)
+        for colour in colours:
+            self._drawn.append((self._bars(item, colour), colour))
             overlay = pattern_brush(colour)
             if overlay is not None:
-                self._drawn.append((self._bars(item, colour, overlay),) + arrays)
+                self._drawn.append((self._bars(item, colour, overlay), colour))
 
     def _bars(self, item, colour: str, overlay: QBrush | None = None):
         """The next bar item of the pool (reused from step to step: creating ~80 items a
@@ -656,143 +644,49 @@ class DiarView(QWidget):
         (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
         self._cull_collar(lo, hi)
         self._label_turns(lo, hi)
-        for bars, x0, width, y0, height in self._drawn:
-            visible = visible_bars(x0, width, lo, hi)
-            if visible.all():   # a whole meeting in view: the arrays themselves
-                given = (x0, y0, width, height)
-            else:               # the mask's indices found once for the four arrays
-                at = np.flatnonzero(visible)
-                given = (x0[at], y0[at], width[at], height[at])
+        self._cull_bars(lo, hi)
+        settle_texts(self.plot.getPlotItem().getViewBox())
+
+    def _cull_bars(self, lo: float, hi: float) -> None:
+        """Each bar item's bars for [lo, hi] at the plot's width: each lane's bars in view,
+        or its level of detail where they outnumber the pixel columns (`lane_in_view`),
+        kept by the lane's parts, range and size (a step changes two or three lanes: the
+        others' are not looked at again), and per colour the lanes' pieces joined."""
+        pixel = (hi - lo) / max(self.plot.getPlotItem().getViewBox().width(), 1.0)
+        ahead = getattr(self, "_bars_ahead", ({}, {}))   # (made ahead: `diar_ahead`)
+        self._lane_views, self._given_of = bars_by_colour(
+            self._rows, lo, hi, pixel, (getattr(self, "_lane_views", {}), ahead[0]),
+            (getattr(self, "_given_of", {}), ahead[1]))
+        for bars, colour in self._drawn:
+            x0, width, y0, height = self._given_of.get(colour, (None, NO_BARS))[1]
+            given = (x0, y0, width, height)
             if same_arrays(getattr(bars, "given", None), given):
                 continue   # a colour the step left alone: its item is not touched (a step
                 # changes a turn or two; setting ~20 items of an hour's bars again, each
                 # laid out and its bounds taken, was ~3 ms of a step)
             bars.given = given
             bars.setOpts(x0=given[0], y0=given[1], width=given[2], height=given[3])
-        settle_texts(self.plot.getPlotItem().getViewBox())
+        self._bars_for = (lo, hi, pixel)
 
     def _on_resized(self, *_args) -> None:
-        """A new size keeps the time range, and so the bars given to each item: only what
-        depends on pixels is done again (the labels that fit, the collar zones shown). A
-        first step into a long show's split view resized its plots seven times, each one
-        culling 10,000 bars per lane again."""
-        (lo, hi), _ = self.plot.getPlotItem().getViewBox().viewRange()
+        """A new size keeps the time range: what depends on pixels (the labels that fit, the
+        collar zones shown, a lane's level of detail) is done again once the resizes of a
+        layout are over (a first step into a long show's split view resized its plots seven
+        times, each one labelling and culling 10,000 bars per lane again)."""
+        if not getattr(self, "_rebar", False):
+            self._rebar = True
+            QTimer.singleShot(0, self, self._to_size)
+
+    def _to_size(self) -> None:
+        self._rebar = False
+        box = self.plot.getPlotItem().getViewBox()
+        (lo, hi), _ = box.viewRange()
         self._cull_collar(lo, hi)
         self._label_turns(lo, hi)
-        settle_texts(self.plot.getPlotItem().getViewBox())
-
-    MAX_LABELS = 60
-    LABEL_PX = 7   # pixels per character of a turn label (the plot's 8-pt font)
-
-    def _label_turns(self, lo: float, hi: float) -> None:
-        """The speaker label inside every turn wide enough on screen to hold it (hypothesis
-        lanes: the cluster label), at most MAX_LABELS, widest first."""
-        item = self.plot.getPlotItem()
-        box = item.getViewBox()
-        pixels = max(box.width(), 1.0) / max(hi - lo, 1e-9)
-        key = (lo, hi, box.width(), box.height(), tuple(id(i[1]) for i in self._lane_info.values()))
-        if key == self._labels_for:
-            return   # the same lanes, range and size: the labels stand
-        self._labels_for = key
-        (_, _), (y_lo, y_hi) = box.viewRange()
-        y_pixels = max(box.height(), 1.0) / max(y_hi - y_lo, 1e-9)
-        # each lane's candidate labels kept by its arrays, the range and the size, whatever
-        # its row: a step changes a lane or two (and the seen lane is the last step's
-        # adapted one), the others' labels are not looked for again
-        kept = getattr(self, "_lane_labels", {})
-        self._lane_labels = {}
-        wanted = []
-        for row, (_, turns, _, arrays) in self._lane_info.items():
-            lane_key = (id(arrays), lo, hi, box.width(), y_lo, y_hi, y_pixels)
-            old = kept.get(lane_key) or self._lane_labels.get(lane_key)
-            if old is not None and old[0] is arrays:
-                lane = old[1]
-            else:
-                lane = self._lane_labels_of(turns, arrays, lo, hi, pixels, y_pixels)
-            self._lane_labels[lane_key] = (arrays, lane)
-            wanted += [(shown, x, -row - self.LANE_HEIGHT / 2 + offset, row, text, ink)
-                       for shown, x, offset, text, ink in lane]
-        wanted.sort(key=lambda w: -w[0])
-        wanted = wanted[:self.MAX_LABELS]
-        self.add_texts(len(wanted))
-        self.labelled = []
-        # a label goes to the item already showing its text where there is one (the labels'
-        # order, widest first, changes as turns change: setText lays the text out again)
-        holders: dict = {}
-        for label in self._texts:
-            holders.setdefault(getattr(label, "_shown", None), []).append(label)
-        chosen = [None] * len(wanted)
-        for k, w in enumerate(wanted):
-            free = holders.get((w[4], w[5]))
-            if free:
-                chosen[k] = free.pop(0)
-        taken = {id(label) for label in chosen if label is not None}
-        spare = iter(label for label in self._texts if id(label) not in taken)
-        chosen = [label if label is not None else next(spare) for label in chosen]
-        taken = {id(label) for label in chosen}
-        for label, (_, x, y, row, text, colour) in zip(chosen, wanted):
-            if getattr(label, "_shown", None) != (text, colour):   # setText lays it out
-                label._shown = (text, colour)
-                label.setText(text, color=colour or "#ffffff")
-            at = (x + 2 / pixels, y)
-            if getattr(label, "_at", None) != at:   # (each call goes through pyqtgraph)
-                label._at = at
-                label.setPos(*at)
-            if not label.isVisible():
-                label.setVisible(True)
-            self.labelled.append((row, text))
-        for label in self._texts:
-            if id(label) not in taken and label.isVisible():
-                label.setVisible(False)
-
-    def _lane_labels_of(self, turns, arrays, lo, hi, pixels, y_pixels) -> list:
-        """The labels a lane would show in [lo, hi] (widest first, at most MAX_LABELS):
-        (width shown, x, height in its row, text, ink) each."""
-        geometry = lane_geometry(turns)
-        ink = arrays.get("ink")
-        if ink is None:   # per label, once per lane's arrays (each colour's once per view)
-            inks = self.__dict__.setdefault("_inks", {})
-            for c in arrays["colours"]:
-                if c not in inks:
-                    inks[c] = "#000000" if to_lab(base_colour(c))[0] > 62 else "#ffffff"
-            ink = arrays["ink"] = [inks[c] for c in arrays["colours"]]
-        labels = geometry["labels"]
-        depth = arrays.get("depth_each")
-        if depth is None:   # once per lane's arrays
-            depth = arrays["depth_each"] = np.broadcast_to(
-                np.asarray(arrays["depth"], dtype=float), np.shape(arrays["x0"]))
-        # a speaker's adjacent turns drawn as one bar are labelled as one (at an
-        # overview no single turn held a label, gui2)
-        x0, ends, first = runs_in(arrays, geometry, lo, hi, 1.0 / pixels)
-        left = np.maximum(x0, lo)
-        shown = np.minimum(ends, hi) - left
-        fit = np.flatnonzero(shown * pixels >= 3 * self.LABEL_PX + 8)
-        wanted = []
-        for run in fit[np.argsort(-shown[fit])][:self.MAX_LABELS].tolist():
-            i = int(first[run])
-            text = labels[geometry["inverse"][i]]
-            if shown[run] * pixels < len(text) * self.LABEL_PX + 8:
-                continue
-            height = self.LANE_HEIGHT / depth[i]
-            if height * BAR_FILL * y_pixels < 12:   # a bar too thin for a line of text
-                continue
-            wanted.append((float(shown[run]), float(left[run]),
-                           (arrays["level"][i] + 0.5) * height, text,
-                           ink[geometry["inverse"][i]]))
-        return wanted
-
-    def add_texts(self, n: int) -> None:
-        """At least `n` turn-label items (made hidden; each new one costs a millisecond)."""
-        item = self.plot.getPlotItem()
-        while len(self._texts) < n:
-            label = pg.TextItem(anchor=(0, 0.5), color="#ffffff")
-            font = label.textItem.font()
-            font.setPointSizeF(7.5)
-            label.setFont(font)
-            label.setZValue(5)
-            label.setVisible(False)
-            item.addItem(label)
-            self._texts.append(label)
+        pixel = (hi - lo) / max(box.width(), 1.0)
+        if getattr(self, "_bars_for", None) not in (None, (lo, hi, pixel)):
+            self._cull_bars(lo, hi)
+        settle_texts(box)
 
     def tooltip_at(self, t: float, y: float) -> str:
         """The tooltip of the lane at height `y` (view units) at time `t`: its turns there

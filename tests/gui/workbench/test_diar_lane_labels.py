@@ -42,16 +42,16 @@ def _shown(view) -> list:
 
 
 def test_a_step_relabels_only_the_lanes_it_changed(qtbot, demo_walk, monkeypatch):
-    import llgui.gui.workbench.diar_view as diar_view
+    import llgui.gui.workbench.diar_labels as diar_labels
 
     looked: list = []   # the bar arrays whose label runs were looked for
-    real = diar_view.runs_in
+    real = diar_labels.runs_in
 
     def spy(arrays, *args, **kwargs):
         looked.append(id(arrays))
         return real(arrays, *args, **kwargs)
 
-    monkeypatch.setattr(diar_view, "runs_in", spy)
+    monkeypatch.setattr(diar_labels, "runs_in", spy)
     start, end = demo_walk.document.extent
     span = (start, start + (end - start) / 2)   # the same range at every step
     view = _view(qtbot)

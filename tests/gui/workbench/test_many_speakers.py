@@ -52,10 +52,12 @@ def test_the_twenty_speakers_of_kdfqk_are_drawn_apart(qtbot, tmp_path):
         for speaker in speakers:
             turn = next(t for t in reference if t.speaker == speaker)
             fill, pattern = None, Qt.BrushStyle.SolidPattern
-            for bars, x0, width, y0, height in view._drawn:
-                hit = (abs(x0 - turn.start) < 1e-6) & (abs(width - (turn.end - turn.start))
-                                                         < 1e-6) & (y0 > -0.5)
-                if not hit.any():
+            # the colour of the reference lane's part (its row: y0 above -0.5) holding it
+            held = {colour for parts, *_ in view._rows for colour, (x0, width, y0, _h) in parts
+                    if ((abs(x0 - turn.start) < 1e-6)
+                        & (abs(width - (turn.end - turn.start)) < 1e-6) & (y0 > -0.5)).any()}
+            for bars, colour in view._drawn:
+                if colour not in held:
                     continue
                 brush = bars.opts["brush"]
                 if brush.style() == Qt.BrushStyle.SolidPattern:

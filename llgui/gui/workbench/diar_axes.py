@@ -1,0 +1,63 @@
+"""The diarization timeline's axes and view box: lane names on the left, the document's
+clock at the bottom, Shift+drag selecting a time region."""
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from llgui.core.display.layout import format_time, time_labels, time_ticks
+
+
+class LaneAxis(pg.AxisItem):
+    """Left axis naming the lanes instead of numbers."""
+
+    def __init__(self, names, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.names = names
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
+        return [(1.0, [float(-i) for i in range(len(self.names))])]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        return [self.names[int(round(-v))] if 0 <= -v < len(self.names) else "" for v in values]
+
+
+class TimeAxis(pg.AxisItem):
+    """Bottom axis in m:ss (h:mm:ss for a document that reaches an hour, at every zoom), ticks
+    on round seconds, minutes or hours (`time_ticks`), not raw seconds or multiples of 500."""
+
+    hours = False   # the document reaches an hour: every label h:mm:ss
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
+        pixels = max(float(size), 1.0)
+        step, values = time_ticks(minVal, maxVal, most=max(int(pixels // 90), 2))
+        return [(step, values)]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        labels = time_labels([v * scale for v in values], spacing * scale)
+        if self.hours and labels and labels[0].count(":") == 1:
+            decimals = len(labels[0].partition(".")[2])
+            labels = [format_time(v * scale, decimals, True) for v in values]
+        return labels
+
+
+class SelectViewBox(pg.ViewBox):
+    """A view box where Shift+drag selects a time region instead of panning."""
+
+    def __init__(self, on_select, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._on_select = on_select
+
+    _selecting = False
+
+    def mouseDragEvent(self, ev, axis=None):  # noqa: N802 - pyqtgraph's name
+        if ev.isStart():   # Shift held when the drag starts: a selection to its end
+            self._selecting = (ev.button() == Qt.MouseButton.LeftButton
+                               and bool(ev.modifiers() & Qt.KeyboardModifier.ShiftModifier))
+        if self._selecting:
+            ev.accept()
+            a = self.mapSceneToView(ev.buttonDownScenePos()).x()
+            b = self.mapSceneToView(ev.scenePos()).x()
+            self._on_select(min(a, b), max(a, b), ev.isFinish())
+            return
+        super().mouseDragEvent(ev, axis)

@@ -1,0 +1,130 @@
+"""The timeline's turn labels: the speaker (or cluster) label inside every turn wide enough
+on screen to hold it, found over the bars in view (`diar_bars.runs_in`), kept per lane by its
+arrays, range and size, and given to the text item already showing its text (issue 36)."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+
+from llgui.core.display.lanes import BAR_FILL, lane_geometry
+from llgui.core.display.palette import base_colour, to_lab
+from llgui.gui.workbench.diar_bars import runs_in
+
+
+class TurnLabels:
+    """The turn labels of a `DiarView` (a mix-in: it reads the view's plot, lanes and
+    LANE_HEIGHT)."""
+
+    MAX_LABELS = 60
+    LABEL_PX = 7   # pixels per character of a turn label (the plot's 8-pt font)
+
+    def _label_turns(self, lo: float, hi: float) -> None:
+        """The speaker label inside every turn wide enough on screen to hold it (hypothesis
+        lanes: the cluster label), at most MAX_LABELS, widest first."""
+        item = self.plot.getPlotItem()
+        box = item.getViewBox()
+        pixels = max(box.width(), 1.0) / max(hi - lo, 1e-9)
+        key = (lo, hi, box.width(), box.height(), tuple(id(i[1]) for i in self._lane_info.values()))
+        if key == self._labels_for:
+            return   # the same lanes, range and size: the labels stand
+        self._labels_for = key
+        (_, _), (y_lo, y_hi) = box.viewRange()
+        y_pixels = max(box.height(), 1.0) / max(y_hi - y_lo, 1e-9)
+        # each lane's candidate labels kept by its arrays, the range and the size, whatever
+        # its row: a step changes a lane or two (and the seen lane is the last step's
+        # adapted one), the others' labels are not looked for again
+        kept = getattr(self, "_lane_labels", {})
+        self._lane_labels = {}
+        wanted = []
+        for row, (_, turns, _, arrays) in self._lane_info.items():
+            lane_key = (id(arrays), lo, hi, box.width(), y_lo, y_hi, y_pixels)
+            old = (kept.get(lane_key) or self._lane_labels.get(lane_key)
+                   or getattr(self, "_labels_ahead", {}).get(lane_key))
+            if old is not None and old[0] is arrays:
+                lane = old[1]
+            else:
+                lane = self._lane_labels_of(turns, arrays, lo, hi, pixels, y_pixels)
+            self._lane_labels[lane_key] = (arrays, lane)
+            wanted += [(shown, x, -row - self.LANE_HEIGHT / 2 + offset, row, text, ink)
+                       for shown, x, offset, text, ink in lane]
+        wanted.sort(key=lambda w: -w[0])
+        wanted = wanted[:self.MAX_LABELS]
+        self.add_texts(len(wanted))
+        self.labelled = []
+        # a label goes to the item already showing its text where there is one (the labels'
+        # order, widest first, changes as turns change: setText lays the text out again)
+        holders: dict = {}
+        for label in self._texts:
+            holders.setdefault(getattr(label, "_shown", None), []).append(label)
+        chosen = [None] * len(wanted)
+        for k, w in enumerate(wanted):
+            free = holders.get((w[4], w[5]))
+            if free:
+                chosen[k] = free.pop(0)
+        taken = {id(label) for label in chosen if label is not None}
+        spare = iter(label for label in self._texts if id(label) not in taken)
+        chosen = [label if label is not None else next(spare) for label in chosen]
+        taken = {id(label) for label in chosen}
+        for label, (_, x, y, row, text, colour) in zip(chosen, wanted):
+            if getattr(label, "_shown", None) != (text, colour):   # setText lays it out
+                label._shown = (text, colour)
+                label.setText(text, color=colour or "#ffffff")
+            at = (x + 2 / pixels, y)
+            if getattr(label, "_at", None) != at:   # (each call goes through pyqtgraph)
+                label._at = at
+                label.setPos(*at)
+            if not label.isVisible():
+                label.setVisible(True)
+            self.labelled.append((row, text))
+        for label in self._texts:
+            if id(label) not in taken and label.isVisible():
+                label.setVisible(False)
+
+    def _lane_labels_of(self, turns, arrays, lo, hi, pixels, y_pixels) -> list:
+        """The labels a lane would show in [lo, hi] (widest first, at most MAX_LABELS):
+        (width shown, x, height in its row, text, ink) each."""
+        geometry = lane_geometry(turns)
+        ink = arrays.get("ink")
+        if ink is None:   # per label, once per lane's arrays (each colour's once per view)
+            inks = self.__dict__.setdefault("_inks", {})
+            for c in arrays["colours"]:
+                if c not in inks:
+                    inks[c] = "#000000" if to_lab(base_colour(c))[0] > 62 else "#ffffff"
+            ink = arrays["ink"] = [inks[c] for c in arrays["colours"]]
+        labels = geometry["labels"]
+        depth = arrays.get("depth_each")
+        if depth is None:   # once per lane's arrays
+            depth = arrays["depth_each"] = np.broadcast_to(
+                np.asarray(arrays["depth"], dtype=float), np.shape(arrays["x0"]))
+        # a speaker's adjacent turns drawn as one bar are labelled as one (at an
+        # overview no single turn held a label, gui2)
+        x0, ends, first = runs_in(arrays, geometry, lo, hi, 1.0 / pixels)
+        left = np.maximum(x0, lo)
+        shown = np.minimum(ends, hi) - left
+        fit = np.flatnonzero(shown * pixels >= 3 * self.LABEL_PX + 8)
+        wanted = []
+        for run in fit[np.argsort(-shown[fit])][:self.MAX_LABELS].tolist():
+            i = int(first[run])
+            text = labels[geometry["inverse"][i]]
+            if shown[run] * pixels < len(text) * self.LABEL_PX + 8:
+                continue
+            height = self.LANE_HEIGHT / depth[i]
+            if height * BAR_FILL * y_pixels < 12:   # a bar too thin for a line of text
+                continue
+            wanted.append((float(shown[run]), float(left[run]),
+                           (arrays["level"][i] + 0.5) * height, text,
+                           ink[geometry["inverse"][i]]))
+        return wanted
+
+    def add_texts(self, n: int) -> None:
+        """At least `n` turn-label items (made hidden; each new one costs a millisecond)."""
+        item = self.plot.getPlotItem()
+        while len(self._texts) < n:
+            label = pg.TextItem(anchor=(0, 0.5), color="#ffffff")
+            font = label.textItem.font()
+            font.setPointSizeF(7.5)
+            label.setFont(font)
+            label.setZValue(5)
+            label.setVisible(False)
+            item.addItem(label)
+            self._texts.append(label)

@@ -62,9 +62,11 @@ def _unopenable(argv: list[str], commands) -> str | None:
     from llgui.gui.app import build_parser   # argparse only: Qt is not imported here
 
     try:
-        args, _ = build_parser().parse_known_args(argv)
+        args, extra = build_parser().parse_known_args(argv)
     except SystemExit:
         return None   # argparse's own message and exit code follow in the GUI's parse
+    if any(word.startswith("-") for word in extra):
+        return None   # an unknown option (its value read as a bundle): the GUI's parse says
     for path in args.bundles:
         if not path.exists():
             return f"llgui: {path}: no such file"

@@ -226,8 +226,35 @@ def _shoot_every_tab(app, window, target: Path) -> None:
     window.when_settled(shoot_next, timeout_ms=600000)
 
 
+LOOSE_FILE_OPTIONS = ("--ref", "--hyp", "--key", "--uem", "--src", "--scores")
+"""`llgui score`'s and `det`'s options for plain files, which the window's command line does
+not take (File > Open files... does)."""
+
+
+def _parse_window_arguments(parser: argparse.ArgumentParser, argv) -> argparse.Namespace:
+    """argparse's parse with what was meant for an option the window does not know: a
+    close one (`--screenshoot`), or, for `score`'s plain-file options, where they go."""
+    import difflib
+
+    args, extra = parser.parse_known_args(argv)
+    if not extra:
+        return args
+    unknown = next((e for e in extra if e.startswith("-")), extra[0])
+    name = unknown.split("=", 1)[0]
+    known = [o for a in parser._actions for o in a.option_strings]
+    if name in LOOSE_FILE_OPTIONS:
+        hint = ("; the window opens bundles (BUNDLE.toml), a campaign or a run: open plain "
+                "files with File > Open files..., or score them with `llgui score --ref REF "
+                "--hyp HYP` (`llgui det SCORES --key KEY` for detection)")
+    else:
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]}?" if close and name.startswith("-") else ""
+    parser.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+    raise AssertionError("unreachable")   # argparse's error exits
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = _parse_window_arguments(build_parser(), argv)
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

@@ -1,0 +1,27 @@
+"""The window's command line names what was meant for an option it does not know: `score`'s
+plain-file options (`llgui --ref R --hyp H --screenshot P` said only "unrecognized arguments:
+--ref --hyp H"), or a close option (`--screenshoot`); exit 2, before Qt is imported."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.parametrize("argv,expected", [
+    (["--ref", "a.rttm", "--hyp", "b.rttm", "--screenshot", "p.png"],
+     "open plain files with File > Open files..., or score them with `llgui score --ref"),
+    (["--screenshoot", "p.png"], "did you mean --screenshot?"),
+])
+def test_an_unknown_option_says_what_was_meant(tmp_path, argv, expected):
+    code = ("import sys, llgui.__main__ as m\n"
+            "try:\n    code = m.main(sys.argv[1:])\n"
+            "except SystemExit as stop:\n    code = stop.code\n"
+            "assert 'PySide6' not in sys.modules, 'Qt imported'\nsys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", code, *argv],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "unrecognized arguments: " + argv[0] in done.stderr
+    assert expected in done.stderr
+    assert "no such file" not in done.stderr and "Traceback" not in done.stderr

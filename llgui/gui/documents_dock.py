@@ -8,12 +8,15 @@ from __future__ import annotations
 CAMPAIGN_TABS = ("systems", "time")
 
 
-def documents_dock_wanted(rows: int, tab: str | None, closed_by_user: bool) -> bool:
+def documents_dock_wanted(rows: int, tab: str | None, closed_by_user: bool,
+                          bundles_open: bool = False) -> bool:
     """Is the Documents panel shown, with `rows` documents listed, `tab` current (workbench,
-    time, detection, systems) and the user's own choice?"""
+    time, detection, systems), bundles open or not, and the user's own choice? Empty, it is
+    shown only where nothing is open yet outside a campaign's tabs (where documents will
+    appear): a bundle of detection scores only has no documents to list."""
     if closed_by_user:
         return False
-    return rows > 0 or tab not in CAMPAIGN_TABS
+    return rows > 0 or (tab not in CAMPAIGN_TABS and not bundles_open)
 
 
 def fit_documents_dock(window) -> None:
@@ -21,6 +24,6 @@ def fit_documents_dock(window) -> None:
     tabs = {window.systems_view: "systems", window.time_tab: "time"}
     tab = tabs.get(window.tabs.currentWidget())
     wanted = documents_dock_wanted(window.documents_model.rowCount(), tab,
-                                   window._documents_closed)
+                                   window._documents_closed, bool(window.state.bundles))
     if window.documents_dock.isVisibleTo(window) != wanted:
         window.documents_dock.setVisible(wanted)

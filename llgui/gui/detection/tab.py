@@ -510,7 +510,9 @@ class DetectionTab(QWidget):
             for what, (fa, miss) in (("EER", (r.eer, r.eer)),
                                      ("minDCF", (r.min_dcf_point.p_fa, r.min_dcf_point.p_miss)),
                                      ("actDCF", (r.act_dcf_point.p_fa, r.act_dcf_point.p_miss))):
-                hints.append((float(probit(fa)), float(probit(miss)), colour,
+                # a rate of 0 or 1 as an infinite probit (probit() clips it to about +-8.1),
+                # so that its hint says which is 0
+                hints.append((_edge_probit(fa, probit), _edge_probit(miss, probit), colour,
                               f"{r.name} {what}"))
         self.edge_hints.set_points(hints)
         dcf = self.results[0].dcf
@@ -596,3 +598,9 @@ class DetectionTab(QWidget):
 
 
 __all__ = ["DetectionTab"]
+
+
+def _edge_probit(rate: float, probit) -> float:
+    """probit(rate), with 0 and 1 at -inf and +inf (the edge hints name them)."""
+    rate = float(rate)
+    return -math.inf if rate <= 0.0 else math.inf if rate >= 1.0 else float(probit(rate))

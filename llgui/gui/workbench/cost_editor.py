@@ -55,6 +55,25 @@ class CostModelEditor(QGroupBox):
         self._loading = False
         self.set_model(CostModel())
 
+    TASK_FIELDS = {"mt": ("reference_weight", "post_edit_weight"),
+                   "diarization": ("window", "listen_weight")}
+    """The constants that price a task's steps; detection and classification steps (labels)
+    cost what their log says, so none of them is shown there."""
+
+    def set_task(self, task: str | None) -> None:
+        """Show only the rows that price `task`'s steps (all of them for None): a detection
+        document showed MT's words and diarization's seconds."""
+        form = self.layout().itemAt(0).layout()
+        wanted = self.TASK_FIELDS.get(task, ()) if task is not None else tuple(self.spins)
+        for name, spin in self.spins.items():
+            form.setRowVisible(spin, name in wanted)
+        self.setToolTip("" if wanted else "this task's steps (labels) cost what the log says")
+
+    def shown_fields(self) -> list[str]:
+        """The constants whose rows are shown (tests read it)."""
+        form = self.layout().itemAt(0).layout()
+        return [name for name, spin in self.spins.items() if form.isRowVisible(spin)]
+
     def set_unit(self, unit: str) -> None:
         """Name the MT rows in the bundle's cost unit: "words" or "characters" (scripts
         written without spaces)."""

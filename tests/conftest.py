@@ -160,6 +160,14 @@ def pytest_collection_modifyitems(config, items):
         items.sort(key=lambda item: (rank.get(_module(item), len(rank)), order[id(item)]))
 
 
+def pytest_configure(config):
+    if config.getoption("--quick", default=False):
+        # the edit-test loop draws half the examples of the MT statistics' properties (16
+        # settings x 60 corpora against sacrebleu were a fifth of its time); the whole run
+        # draws them all (tests/core/mt/test_stats.py reads LLGUI_MT_EXAMPLES at import)
+        os.environ.setdefault("LLGUI_MT_EXAMPLES", "0.5")
+
+
 def pytest_report_header(config):
     if config.getoption("--quick", default=False):
         return ["--quick: the core's numbers, the readers and the command line; left out: "

@@ -4,8 +4,9 @@ written from the docs alone).
 The case: WMT23 de-en, ONLINE-B's lines 1-6 as two documents of three sentences (the
 outsider's case had ten each; three keep every invariant below and a character-level run
 short: with the versions made as before the fix, the learner-of-nothing's character-level
-BLEU S_pen is 63.9 above its S_base 47.6 on d1, 49.1 above 34.1 on d2), two systems under `--oracle prefix` and `--oracle prefix-char`: the minimal system of
-docs/protocol.md, which learns nothing (after the typed text it offers the rest of its own
+BLEU S_pen is 63.9 above its S_base 47.6 on d1, 49.1 above 34.1 on d2), two systems under
+`--oracle prefix` and `--oracle prefix-char`: the minimal system of docs/protocol.md, which
+learns nothing (after the typed text it offers the rest of its own
 sentence), and `mt_complete`, which learns. Before the fix, a character typed inside a word
 left the word wrong both in S_cor and in S_imp, so the learner-of-nothing got BLEU S_pen 55.9
 above S_base 30.2 at character level. The invariants: a system that learns nothing gets

@@ -1,15 +1,15 @@
 """Interactive-predictive MT (issue 34, part 3): the prefix interaction of protocol 1.2, the
 prefix oracles, and WSR / KSR / MAR / KSMR.
 
-On WMT23 de-en (ONLINE-B's output as h0, 15 sentences of at most 30 words: 155 to 900 steps
-a run, pointer moves and acceptances in each; 30 took twice as long and showed nothing
-more), two systems run under `--oracle prefix` and `--oracle prefix-char`: the reference
-system `mt_complete` and tests/sim/ipmt_external_system.py, written from docs/protocol.md
-alone (it imports nothing of llgui). The effort llgui reports (run.json, `score`, `replay`) must equal the one this
-file computes from Barrachina et al. (CL 2009, section 5.1) on what the run wrote as plain
-files: h0 (hyp/), the system's completed sentences (the log's `adapted` lines, read as
-JSON) and the references; the expert is re-played here from those sentences alone (the
-log's `prefix` and `typed` are not read)."""
+On WMT23 de-en (ONLINE-B's output as h0, 15 sentences of at most 30 words: 155 to 900 steps a
+run, pointer moves and acceptances in each; 30 took twice as long and showed nothing more), two
+systems run under `--oracle prefix` and `--oracle prefix-char`: the reference system
+`mt_complete` and tests/sim/ipmt_external_system.py, written from docs/protocol.md alone (it
+imports nothing of llgui). The effort llgui reports (run.json, `score`, `replay`) must equal
+the one this file computes from Barrachina et al. (CL 2009, section 5.1) on what the run wrote
+as plain files: h0 (hyp/), the system's completed sentences (the log's `adapted` lines, read as
+JSON) and the references; the expert is re-played here from those sentences alone (the log's
+`prefix` and `typed` are not read)."""
 from __future__ import annotations
 
 import json

@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from datetime import date, datetime, timezone
 from types import MappingProxyType
-from typing import Mapping, Union
-
-import numpy as np
+from typing import TYPE_CHECKING, Mapping, Union
 
 from llgui.core.cost import CostModel
 from llgui.core.numbers import check_number, parse_number, show_value
+
+if TYPE_CHECKING:   # numpy is imported where an array is made: a system process that only
+    import numpy as np   # speaks the protocol (llgui.sim.protocol) starts without it (0.1 s)
 
 TASKS = ("mt", "diarization", "detection", "classification")
 INITIATIVES = ("active", "interactive")
@@ -345,6 +346,8 @@ class LifelongScores:
     values_pen: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
+        import numpy as np
+
         for name in ("values", "values_pen"):
             table = {k: _readonly(np.asarray(v, dtype=float)) for k, v in getattr(self, name).items()}
             for metric, array in table.items():
@@ -353,9 +356,13 @@ class LifelongScores:
             object.__setattr__(self, name, MappingProxyType(table))
 
     def model_time_values(self) -> np.ndarray:
+        import numpy as np
+
         return np.array([s.value for s in self.model_times], dtype=float)
 
     def test_time_values(self) -> np.ndarray:
+        import numpy as np
+
         return np.array([s.value for s in self.test_times], dtype=float)
 
 
@@ -378,6 +385,8 @@ class Trials:
     two-layer bootstrap); equal codes, same enrolment, within one key."""
 
     def __post_init__(self) -> None:
+        import numpy as np
+
         scores = _readonly(np.asarray(self.scores, dtype=np.float64))
         labels = _readonly(np.asarray(self.is_target, dtype=bool))
         if scores.shape != labels.shape or scores.ndim != 1:
@@ -562,6 +571,8 @@ class Bundle:
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     array = np.array(array, copy=True)
     array.setflags(write=False)
     return array

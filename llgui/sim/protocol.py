@@ -31,8 +31,6 @@ import operator
 from dataclasses import dataclass, field
 from typing import Mapping, Union
 
-import numpy as np
-
 from llgui.core.numbers import show_value
 
 from llgui.core.errors import SystemFailed
@@ -492,6 +490,8 @@ def _turns_fast(value: list) -> TurnList | None:
                 and all(map(operator.ge, ends, starts)):
             return tuple(zip(starts, ends, speakers))
         return None
+    import numpy as np   # here only: a system process speaking the protocol starts without it
+
     try:
         s = np.array(starts, dtype=float)
         e = np.array(ends, dtype=float)

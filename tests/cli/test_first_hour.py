@@ -31,14 +31,23 @@ def campaign_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("cache")
 
 
+@pytest.fixture(scope="module")
+def loud_campaign(campaign_cache):
+    """The demo campaign without -q (run once for both places of -q)."""
+    env = {"LLGUI_CACHE_DIR": str(campaign_cache)}
+    loud = llgui("campaign", DEMO / "campaign" / "campaign.toml", "--workers", "0",
+                 "--format", "json", env=env)
+    assert loud.returncode == 0, loud.stderr
+    return loud
+
+
 @pytest.mark.parametrize("where", ["before", "after"])
-def test_quiet_prints_the_report_and_nothing_else(where, campaign_cache):
+def test_quiet_prints_the_report_and_nothing_else(where, campaign_cache, loud_campaign):
     """`llgui -q score X` said 'score: no such file' (the window's parser took it); -q now
     silences a command's progress and notes, before or after the command, as sacrebleu's."""
     campaign = DEMO / "campaign" / "campaign.toml"
     env = {"LLGUI_CACHE_DIR": str(campaign_cache)}
-    loud = llgui("campaign", campaign, "--workers", "0", "--format", "json", env=env)
-    assert loud.returncode == 0, loud.stderr
+    loud = loud_campaign
     assert loud.stderr.strip(), "the campaign says what it does on stderr (the premise)"
     args = (["-q", "campaign", campaign] if where == "before" else ["campaign", campaign, "-q"])
     quiet = llgui(*args, "--workers", "0", "--format", "json", env=env)
@@ -69,10 +78,19 @@ def test_an_abbreviated_option_still_works():
     assert json.loads(done.stdout)["task"] == "mt"
 
 
-def test_det_reads_scores_from_standard_input():
+@pytest.fixture(scope="module")
+def named_det():
+    """`llgui det` of the demo's system A named as a file (what both standard-input tests
+    compare with; run once)."""
+    named = llgui("det", SYS_A, "--key", KEY, "--format", "json")
+    assert named.returncode == 0, named.stderr
+    return named
+
+
+def test_det_reads_scores_from_standard_input(named_det):
     """`llgui det - --key KEY < scores` read nothing ('-: file not found'); it gives the same
     numbers as the file named, the system called 'stdin'."""
-    named = llgui("det", SYS_A, "--key", KEY, "--format", "json")
+    named = named_det
     piped = llgui("det", "-", "--key", KEY, "--format", "json", stdin=SYS_A.read_text())
     assert named.returncode == 0 and piped.returncode == 0, piped.stderr
     a, b = json.loads(named.stdout)["systems"][0], json.loads(piped.stdout)["systems"][0]
@@ -149,9 +167,9 @@ def test_a_mistyped_metric_gets_the_likeliest_one():
     assert "did you mean 'ter'?" in done.stderr
 
 
-def test_det_with_a_key_and_no_score_file_reads_standard_input():
+def test_det_with_a_key_and_no_score_file_reads_standard_input(named_det):
     """As `score --ref REF < HYP` reads the hypothesis: `det --key KEY < scores`."""
-    named = llgui("det", SYS_A, "--key", KEY, "--format", "json")
+    named = named_det
     piped = llgui("det", "--key", KEY, "--format", "json", stdin=SYS_A.read_text())
     assert piped.returncode == 0, piped.stderr
     assert (json.loads(piped.stdout)["systems"][0]["eer"]

@@ -42,7 +42,9 @@ def test_the_wheel_carries_the_demo_fonts_and_licence(wheel):
 
 def test_installed_wheel_scores_its_own_demo_outside_the_repository(wheel, tmp_path):
     env_dir = tmp_path / "env"
-    venv.EnvBuilder(with_pip=False).create(env_dir)   # this pip installs into it (--python)
+    # An environment of its own, without pip (ensurepip costs 3 s of CPU): this environment's
+    # pip installs the wheel into it (`pip --python`), as the environment's own pip would.
+    venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / ("Scripts" if os.name == "nt" else "bin") / "python"
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
                     "--no-deps", "--disable-pip-version-check", str(wheel)], check=True,

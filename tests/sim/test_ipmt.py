@@ -1,14 +1,15 @@
 """Interactive-predictive MT (issue 34, part 3): the prefix interaction of protocol 1.2, the
 prefix oracles, and WSR / KSR / MAR / KSMR.
 
-On WMT23 de-en (ONLINE-B's output as h0, 30 sentences of at most 30 words), two systems run
-under `--oracle prefix` and `--oracle prefix-char`: the reference system `mt_complete` and
-tests/sim/ipmt_external_system.py, written from docs/protocol.md alone (it imports nothing
-of llgui). The effort llgui reports (run.json, `score`, `replay`) must equal the one this
-file computes from Barrachina et al. (CL 2009, section 5.1) on what the run wrote as plain
-files: h0 (hyp/), the system's completed sentences (the log's `adapted` lines, read as
-JSON) and the references; the expert is re-played here from those sentences alone (the
-log's `prefix` and `typed` are not read)."""
+On WMT23 de-en (ONLINE-B's output as h0, 15 sentences of at most 30 words: 155 to 900 steps a
+run, pointer moves and acceptances in each; 30 took twice as long and showed nothing more), two
+systems run under `--oracle prefix` and `--oracle prefix-char`: the reference system
+`mt_complete` and tests/sim/ipmt_external_system.py, written from docs/protocol.md alone (it
+imports nothing of llgui). The effort llgui reports (run.json, `score`, `replay`) must equal
+the one this file computes from Barrachina et al. (CL 2009, section 5.1) on what the run wrote
+as plain files: h0 (hyp/), the system's completed sentences (the log's `adapted` lines, read as
+JSON) and the references; the expert is re-played here from those sentences alone (the log's
+`prefix` and `typed` are not read)."""
 from __future__ import annotations
 
 import json
@@ -28,7 +29,7 @@ from llgui.sim.run import run_simulation
 HERE = Path(__file__).resolve().parent
 EXTERNAL = HERE / "ipmt_external_system.py"
 WMT23 = "wmt23-general/txt"
-LINES = 30
+LINES = 15
 DOC = "wmt23-de-en"
 SYSTEMS = ("mt_complete", "external")
 
@@ -263,7 +264,9 @@ def test_log_round_trip(tmp_path):
 
 def test_the_minimal_system_of_the_protocol_page_runs(tmp_path, demo_dir):
     """docs/protocol.md's 1.2 example, as written, finishes every sentence of a demo
-    document under both prefix oracles."""
+    document under both prefix oracles: the first 20 sentences of the demo's first document
+    (each sentence is its own exchange, typed to the end and accepted; the other 60 made the
+    character-level run four times as long and showed nothing more)."""
     import re
 
     from tests.sim.test_simulate_demo import first_document_bundle
@@ -274,11 +277,19 @@ def test_the_minimal_system_of_the_protocol_page_runs(tmp_path, demo_dir):
     example.write_text(re.search(r"```python\n(.*?)```", section, re.S).group(1),
                        encoding="utf-8")
     bundle = first_document_bundle(demo_dir, "mt", tmp_path / "in")
+    spec = bundle.read_text(encoding="utf-8")
+    for name in re.findall(r'"([^"]+\.(?:drm|ulv))"', spec):   # its text files, cut
+        cut = tmp_path / "in" / f"{Path(name).parent.name}-{Path(name).name}"   # ref-, hyp-, src-
+        lines = Path(name).read_text(encoding="utf-8").splitlines()[:20]
+        cut.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        spec = spec.replace(f'"{name}"', json.dumps(str(cut)))
+    bundle.write_text(spec, encoding="utf-8")
     run_simulation(bundle, [f"rest={sys.executable} {example}"], ["prefix", "prefix-char"],
                    tmp_path / "out", budget=100000.0)
     from llgui.io.bundle import load_bundle
 
     n = load_bundle(bundle).documents[0].n_segments
+    assert n == 20
     for oracle in ("prefix", "prefix-char"):
         run = json.loads((tmp_path / "out" / "rest" / oracle / "run.json").read_text())
         assert run["exit"] == 0 and run["ipmt"]["open_sentences"] == 0

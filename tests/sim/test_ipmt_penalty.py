@@ -1,10 +1,12 @@
 """The penalty of a prefix step charges what the expert supplied (issue found by a system
 written from the docs alone).
 
-The case: WMT23 de-en, ONLINE-B's lines 1-10 as two documents of five sentences (the
-outsider's case had ten each; five keep every invariant below and a character-level run
-short), two systems under `--oracle prefix` and `--oracle prefix-char`: the minimal system of
-docs/protocol.md, which learns nothing (after the typed text it offers the rest of its own
+The case: WMT23 de-en, ONLINE-B's lines 1-6 as two documents of three sentences (the
+outsider's case had ten each; three keep every invariant below and a character-level run
+short: with the versions made as before the fix, the learner-of-nothing's character-level
+BLEU S_pen is 63.9 above its S_base 47.6 on d1, 49.1 above 34.1 on d2), two systems under
+`--oracle prefix` and `--oracle prefix-char`: the minimal system of docs/protocol.md, which
+learns nothing (after the typed text it offers the rest of its own
 sentence), and `mt_complete`, which learns. Before the fix, a character typed inside a word
 left the word wrong both in S_cor and in S_imp, so the learner-of-nothing got BLEU S_pen 55.9
 above S_base 30.2 at character level. The invariants: a system that learns nothing gets
@@ -29,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WMT23 = "wmt23-general/txt"
 ORACLES = ("prefix", "prefix-char")
 X = "\ue000"
-N = 5   # sentences per document
+N = 3   # sentences per document
 
 
 @pytest.fixture(scope="module")

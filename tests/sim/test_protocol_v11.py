@@ -499,6 +499,7 @@ def _validator(direction: str):
 
 def test_every_message_sent_and_accepted_fits_the_schema(probe, tmp_path, demo_dir):
     from tests.sim.test_panel import readme_example
+    from tests.sim.test_simulate_demo import first_document_bundle
 
     proxy = tmp_path / "proxy.py"
     proxy.write_text(PROXY, encoding="utf-8")
@@ -507,7 +508,11 @@ def test_every_message_sent_and_accepted_fits_the_schema(probe, tmp_path, demo_d
     asker = tmp_path / "asker.py"
     asker.write_text(ASKER, encoding="utf-8")
     py = sys.executable
-    mt, diar = demo_dir / "mt" / "bundle.toml", demo_dir / "diarization" / "bundle.toml"
+    # MT on the demo's first document (an MT message names one document's sentences: the
+    # other three documents sent the same shapes again); diarization on all five (a `same`
+    # target may name an earlier document: doc2)
+    mt = first_document_bundle(demo_dir, "mt", tmp_path / "mt")
+    diar = demo_dir / "diarization" / "bundle.toml"
     runs = [
         (mt, f"{py} -m llgui.systems.static", "allies", "40"),
         (mt, f"{py} -m llgui.systems.mt_memory", "allies", "40"),

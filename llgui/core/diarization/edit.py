@@ -26,13 +26,14 @@ overlap or touch, and returned sorted as (start, end) pairs.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Collection, Iterable, Mapping, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Collection, Iterable, Mapping, Sequence
 
 from llgui.core.cost import CostModel
 from llgui.utils.identity_cache import IdentityCache
 from llgui.core.types import (DiarDocument, PointTarget, SameTarget, SpanTarget, Step, Turn)
+
+if TYPE_CHECKING:   # numpy is imported where arrays are made: llgui.io.rttm imports this
+    import numpy as np   # module, and a system process that only speaks the protocol needs none
 
 Span = tuple[float, float]
 
@@ -174,6 +175,8 @@ def split_turns(turns: Sequence[Turn], windows: Sequence[Span]
     """
     if len(turns) < _FAST_SPLIT or not windows:
         return _split_turns_loop(turns, windows)
+    import numpy as np
+
     starts, ends = turn_arrays(turns)
     touching = ends <= starts   # empty turns: the loop drops them
     for w_start, w_end in windows:
@@ -207,6 +210,8 @@ def turn_arrays(turns: Sequence[Turn]) -> tuple[np.ndarray, np.ndarray]:
 
 def _starts_ends(turns: Sequence[Turn], read_only: bool = False
                  ) -> tuple[np.ndarray, np.ndarray]:
+    import numpy as np
+
     n = len(turns)
     starts = np.fromiter((t.start for t in turns), dtype=float, count=n)
     ends = np.fromiter((t.end for t in turns), dtype=float, count=n)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
 WORD, CHARACTER = "word", "character"
@@ -118,6 +119,7 @@ def masked(text: str) -> str:
     return _NOT_SPACE.sub(NOTHING, text)
 
 
+@lru_cache(maxsize=1024)   # a step asks for both versions once per metric
 def prefix_versions(reference: str, answer: PrefixAnswer) -> tuple[str, str]:
     """(corrected, impaired) versions of a sentence for a prefix step, made from the step and
     the sentence's `reference` alone (not from the system's text): the corrected one is what
@@ -135,15 +137,19 @@ def prefix_versions(reference: str, answer: PrefixAnswer) -> tuple[str, str]:
     if answer.accept:
         return answer.prefix, answer.prefix
     if answer.unit == CHARACTER:
-        start = len(answer.prefix)
-        rest = reference[start + len(answer.typed):]
-        return (answer.written + masked(rest),
-                answer.prefix + masked(answer.typed) + masked(rest))
+        # masking is character by character: the rest's mask is a slice of the reference's
+        rest = _masked_reference(reference)[len(answer.prefix) + len(answer.typed):]
+        return answer.written + rest, answer.prefix + masked(answer.typed) + rest
     words = reference.split()
     k = len(answer.prefix.split())
     rest = words[k + len(answer.typed.split()):]
     tail = (" " + masked(" ".join(rest))) if rest else ""
     return (answer.written + tail, answer.prefix + masked(answer.typed) + tail)
+
+
+@lru_cache(maxsize=64)
+def _masked_reference(reference: str) -> str:
+    return masked(reference)
 
 
 # --------------------------------------------------------------------------------------------

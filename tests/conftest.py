@@ -124,13 +124,14 @@ def pytest_addoption(parser):
 # -- two workers that end together ------------------------------------------------------------
 HEAVY_FIRST = (
     "tests/campaign/test_campaign_cluster.py", "tests/docs/test_code_blocks.py",
-    "tests/cli/test_reference_bundles.py", "tests/core/mt/test_reference_data.py",
-    "tests/core/mt/test_stats.py", "tests/gui/test_app.py", "tests/core/diarization/test_der.py",
-    "tests/sim/test_protocol_v11.py", "tests/docs/test_wheel.py",
-    "tests/core/significance/test_det_coverage.py", "tests/sim/test_ipmt.py",
-    "tests/gui/workbench/test_tab.py", "tests/sim/test_diar_audio.py",
-    "tests/core/significance/test_judgments.py", "tests/cli/test_compare_all_pairs.py",
-    "tests/sim/test_ipmt_penalty.py", "tests/campaign/test_campaign_reference.py",
+    "tests/core/mt/test_reference_data.py", "tests/core/mt/test_stats.py",
+    "tests/gui/test_app.py", "tests/cli/test_reference_bundles.py",
+    "tests/core/diarization/test_der.py", "tests/gui/workbench/test_tab.py",
+    "tests/sim/test_protocol_v11.py", "tests/core/significance/test_judgments.py",
+    "tests/docs/test_wheel.py", "tests/cli/test_compare_all_pairs.py",
+    "tests/campaign/test_campaign_reference.py", "tests/sim/test_diar_audio.py",
+    "tests/gui/systems/test_open_campaign.py", "tests/cli/test_hostile_38.py",
+    "tests/cli/test_compare_bundles.py", "tests/sim/test_ipmt.py",
 )
 """The modules that take longest (measured: `--durations` of a whole run), in that order, are
 handed out first; the rest follow in their own order. dev.py runs xdist with `--dist loadgroup

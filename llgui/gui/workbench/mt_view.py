@@ -45,6 +45,10 @@ _LABELS = {"corrected": "corrected", "better": "generalised ✓", "worse": "gene
            "changed": "changed"}
 _SHORT = {"corrected": "corrected", "better": "gen. ✓", "worse": "gen. ✗", "changed": "changed"}
 """The marks in the number column (its tooltip and the reading pane say them whole)."""
+_ANSWERED = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRole,
+                       Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole,
+                       HTML_ROLE})
+"""The roles `SegmentsModel.data` has an answer for (the number cell's paint asks for ten)."""
 _HTML_CACHE = 4096   # formatted cells kept (a few screens' worth)
 _DOC_CACHE = 512     # laid-out cells kept by the delegate (several screens' worth)
 
@@ -171,7 +175,7 @@ class SegmentsModel(QAbstractTableModel):
         return ("#", "reference", "system hypothesis (h₀)", "", "source")[section]
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if self._walk is None or not index.isValid():
+        if role not in _ANSWERED or self._walk is None or not index.isValid():
             return None
         i = self.segment(index.row())
         column = index.column()
@@ -449,6 +453,7 @@ class MTView(QWidget):
         self.summary.setWordWrap(True)
         # two lines, fixed: a new text never relayouts (and repaints) the whole window
         self.summary.setFixedHeight(2 * self.summary.fontMetrics().lineSpacing() + 6)
+        self._caption_fitted: set = set()   # (width, height, shape) measured whole
         legend = QLabel(
             f"<span style='background:{CORRECTED_BG}'>&nbsp;corrected by the human&nbsp;</span> "
             f"<span style='background:{BETTER_BG}'>&nbsp;system: better&nbsp;</span> "
@@ -546,9 +551,23 @@ class MTView(QWidget):
         """The step's caption: whole, growing to the lines it needs at this width (never
         shrinking: a height that follows the text would relayout the window at every step)."""
         self.summary.setText(text)
-        needed = self.summary.heightForWidth(max(self.summary.width(), 1))
+        # measured once per shape of the text (its digits written 0) at this width and
+        # height: the rich text's layout is ~1 ms, and a step's caption differs from the
+        # last one's mostly in its numbers (as the score numbers, `number_shape`)
+        from llgui.gui.workbench.score_panel import number_shape
+
+        width = max(self.summary.width(), 1)
+        shape = number_shape(text, self.summary.font())
+        key = (width, self.summary.height(), shape)
+        if shape is not None and key in self._caption_fitted:
+            return
+        needed = self.summary.heightForWidth(width)
         if needed > self.summary.height():
             self.summary.setFixedHeight(needed)
+        if shape is not None:
+            if len(self._caption_fitted) > 256:
+                self._caption_fitted.clear()
+            self._caption_fitted.add((width, self.summary.height(), shape))
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)

@@ -333,7 +333,7 @@ class ScorePanel(QWidget):
         # a ring under the marks when the steps are valued (the step's ▲/▼ shows inside it),
         # else a filled disc; a bare scatter item: a data item's setData redid its curve too
         ring = bool(walk.questions)
-        self._marker = pg.ScatterPlotItem([costs[step]], [adapt[step]], symbol="o",
+        self._marker = _Marker([costs[step]], [adapt[step]], symbol="o",
                                           size=15 if ring else 11,
                                           brush=None if ring else ADAPT,
                                           pen=pg.mkPen("k", width=2 if ring else 1))
@@ -398,6 +398,17 @@ class ScorePanel(QWidget):
         if getattr(self, "_title", None) != parts:   # a new title relayouts the plot
             self._title = parts
             title.set(parts)
+
+
+class _Marker(pg.ScatterPlotItem):
+    """The step's marker on the learning curve. Added out of the view's auto-range, so its
+    bounds are no news to the view: a scatter item tells its view at every `setData`, and a
+    view that auto-ranges then repaints itself whole (both curves, thousands of points, at
+    every step) to find the range it already has. Only the marker's old and new places are
+    repainted now."""
+
+    def informViewBoundsChanged(self) -> None:  # noqa: N802 - pyqtgraph's name
+        pass
 
 
 _DIGIT = re.compile(r"[0-9]")

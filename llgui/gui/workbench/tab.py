@@ -57,6 +57,7 @@ class Workbench(QWidget):
         self._wanted: tuple | None = None
         self._waiting_for: str | None = None
         self.walkthrough: Walkthrough | None = None
+        self._scores_pending: Walkthrough | None = None   # its score panel is drawn next
 
         # -- top bar: metric, navigation, what the step was
         self.metric_box = QComboBox()
@@ -291,7 +292,14 @@ class Workbench(QWidget):
             self.diar_view.collar = zones["collar"]
             self.diar_view.skip_overlap = zones["skip_overlap"]
             self._size_timeline()
+        # the table and the document's view paint first; the score panel (its learning curve
+        # is built anew: thousands of points, axes laid out) on a turn of its own after that
+        # paint: drawn together they held the event loop for 80-140 ms (issue 36)
+        self._scores_pending = result
         self.show_step(self.state.step)
+        from llgui.gui.widgets.after_paint import after_paint
+
+        after_paint(self.table.viewport(), self._draw_pending_scores)
 
     TABLE_SHARE = 0.545
     """At most this share of the workbench's width goes to the corrections table."""
@@ -333,6 +341,11 @@ class Workbench(QWidget):
 
     def ready(self) -> bool:
         """True when the current document's walkthrough is on screen (tests wait on this)."""
+        return self._wanted_shown() and self._scores_pending is None
+
+    def _wanted_shown(self) -> bool:
+        """True when the walkthrough on screen is the one wanted (its score panel may follow
+        its first paint: `_draw_pending_scores`)."""
         return self.walkthrough is not None and self._cache.get(self._wanted) is self.walkthrough
 
     def settled(self) -> bool:
@@ -371,7 +384,8 @@ class Workbench(QWidget):
             # a long show's view takes several DER sweeps (~10 ms each per 1,000 turns): built
             # on a worker, the timeline follows when it is ready
             self.jobs.submit("step-view", work.view_job, result, step, **self._zones())
-        self.scores.show_step(result, step)
+        if self._scores_pending is not result:
+            self.scores.show_step(result, step)
         self._set_step_text(result, step)
         n = len(result.steps)
         from llgui.gui.workbench.empty_panels import fit_empty_panels
@@ -381,6 +395,12 @@ class Workbench(QWidget):
         self.buttons["prev"].setEnabled(step > 0)
         self.buttons["next"].setEnabled(step < n)
         self.buttons["last"].setEnabled(step < n)
+
+    def _draw_pending_scores(self) -> None:
+        """A new walkthrough's score panel, after its table's first paint."""
+        result, self._scores_pending = self._scores_pending, None
+        if result is not None and result is self.walkthrough:
+            self.scores.show_step(result, max(0, min(self.state.step, len(result.steps))))
 
     def _size_timeline(self) -> None:
         """Once, on a short screen (1366x768): the timeline, its per-speaker table and its
@@ -663,7 +683,7 @@ class Workbench(QWidget):
             if wanted == self._wanted:
                 self._show_walkthrough(walkthrough)
             elif (self._wanted is not None and wanted[:2] == self._wanted[:2]
-                  and wanted[3] == self._wanted[3] and not self.ready()
+                  and wanted[3] == self._wanted[3] and not self._wanted_shown()
                   and self._waiting_for is None):
                 # another metric of the document arrived first: show it until ours comes
                 self._show_walkthrough(walkthrough, waiting_for=self._wanted[2])
@@ -677,7 +697,11 @@ class Workbench(QWidget):
                 self.table.resizeColumnToContents(column)
                 self._fit_table()
                 self.scores.forget_curve()
-                self.show_step(self.state.step)
+                # the curve again with the questions' marks, after the column's paint
+                self._scores_pending = walkthrough
+                from llgui.gui.widgets.after_paint import after_paint
+
+                after_paint(self.table.viewport(), self._draw_pending_scores)
         elif key == "step-view":
             walkthrough, step = result
             if walkthrough is self.walkthrough and step == self.state.step:

@@ -57,7 +57,10 @@ class Workbench(QWidget):
         self._wanted: tuple | None = None
         self._waiting_for: str | None = None
         self.walkthrough: Walkthrough | None = None
-        self._scores_pending: Walkthrough | None = None   # its score panel is drawn next
+        # a new walkthrough is drawn in slices, each after the last one's paint: the steps
+        # table, then the document's text (MT), then the score panel (`_draw_pending`)
+        self._view_pending: Walkthrough | None = None
+        self._scores_pending: Walkthrough | None = None
 
         # -- top bar: metric, navigation, what the step was
         self.metric_box = QComboBox()
@@ -292,14 +295,16 @@ class Workbench(QWidget):
             self.diar_view.collar = zones["collar"]
             self.diar_view.skip_overlap = zones["skip_overlap"]
             self._size_timeline()
-        # the table and the document's view paint first; the score panel (its learning curve
-        # is built anew: thousands of points, axes laid out) on a turn of its own after that
-        # paint: drawn together they held the event loop for 80-140 ms (issue 36)
+        # the steps table paints first, then the document's text (an MT screen's cells laid
+        # out anew), then the score panel (its learning curve is built anew: thousands of
+        # points, axes laid out), each on a turn of its own after the last one's paint:
+        # drawn together they held the event loop for 80-140 ms (issue 36)
+        self._view_pending = result if document.task == "mt" else None
         self._scores_pending = result
         self.show_step(self.state.step)
         from llgui.gui.widgets.after_paint import after_paint
 
-        after_paint(self.table.viewport(), self._draw_pending_scores)
+        after_paint(self.table.viewport(), self._draw_pending)
 
     TABLE_SHARE = 0.545
     """At most this share of the workbench's width goes to the corrections table."""
@@ -341,11 +346,12 @@ class Workbench(QWidget):
 
     def ready(self) -> bool:
         """True when the current document's walkthrough is on screen (tests wait on this)."""
-        return self._wanted_shown() and self._scores_pending is None
+        return (self._wanted_shown() and self._view_pending is None
+                and self._scores_pending is None)
 
     def _wanted_shown(self) -> bool:
         """True when the walkthrough on screen is the one wanted (its score panel may follow
-        its first paint: `_draw_pending_scores`)."""
+        its first paint: `_draw_pending`)."""
         return self.walkthrough is not None and self._cache.get(self._wanted) is self.walkthrough
 
     def settled(self) -> bool:
@@ -365,7 +371,8 @@ class Workbench(QWidget):
         self.table.scrollTo(self.table.model().index(step, 0),
                             QAbstractItemView.ScrollHint.PositionAtCenter)
         if result.document.task == "mt":
-            self.mt_view.show_step(result, step)
+            if self._view_pending is not result:
+                self.mt_view.show_step(result, step)
         elif result.document.task == "detection":
             self.det_view.show_step(result, step, self._decision_threshold(result))
         elif result.document.task == "classification":
@@ -396,11 +403,22 @@ class Workbench(QWidget):
         self.buttons["next"].setEnabled(step < n)
         self.buttons["last"].setEnabled(step < n)
 
-    def _draw_pending_scores(self) -> None:
-        """A new walkthrough's score panel, after its table's first paint."""
-        result, self._scores_pending = self._scores_pending, None
-        if result is not None and result is self.walkthrough:
-            self.scores.show_step(result, max(0, min(self.state.step, len(result.steps))))
+    def _draw_pending(self) -> None:
+        """The next slice of a new walkthrough (`_show_walkthrough`), after the last one's
+        paint: its document's view, else its score panel."""
+        from llgui.gui.widgets.after_paint import after_paint
+
+        result = self.walkthrough
+        step = max(0, min(self.state.step, len(result.steps))) if result is not None else 0
+        if self._view_pending is not None:
+            pending, self._view_pending = self._view_pending, None
+            if pending is result:
+                self.mt_view.show_step(result, step)
+            after_paint(self.mt_view.table.viewport(), self._draw_pending)
+            return
+        pending, self._scores_pending = self._scores_pending, None
+        if pending is not None and pending is result:
+            self.scores.show_step(result, step)
 
     def _size_timeline(self) -> None:
         """Once, on a short screen (1366x768): the timeline, its per-speaker table and its
@@ -701,7 +719,7 @@ class Workbench(QWidget):
                 self._scores_pending = walkthrough
                 from llgui.gui.widgets.after_paint import after_paint
 
-                after_paint(self.table.viewport(), self._draw_pending_scores)
+                after_paint(self.table.viewport(), self._draw_pending)
         elif key == "step-view":
             walkthrough, step = result
             if walkthrough is self.walkthrough and step == self.state.step:

@@ -133,6 +133,20 @@ class SegmentsModel(QAbstractTableModel):
         finally:
             self._step, self._marks, self._seen, self._adapted = saved
 
+    def segment_at(self, step: int, segment: int, columns) -> tuple[str, list[int], list[str]]:
+        """Segment `segment` at `step` (the one shown or another): its mark, the steps
+        before `step` that corrected it, the rich text of its `columns`."""
+        saved = (self._step, self._marks, self._seen, self._adapted)
+        try:
+            if step != self._step:
+                self._texts_at(step)
+            mark = self._marks.get(segment, "")
+            reference = self._walk.document.references[0][segment]
+            return mark, self.earlier(segment), [self._cell_html(segment, c, mark, reference)
+                                                 for c in columns]
+        finally:
+            self._step, self._marks, self._seen, self._adapted = saved
+
     def earlier(self, segment: int) -> list[int]:
         """The steps before the one shown that corrected `segment` (0-based)."""
         return [k for k in self._earlier.get(segment, ()) if k < self._step]
@@ -506,6 +520,8 @@ class MTView(QWidget):
         self._ahead_timer.setInterval(self.AHEAD_DELAY_MS)
         self._ahead_timer.timeout.connect(self._prepare_ahead)
         self._reading_html = ""   # what the reading pane shows
+        self._reading_docs: dict[str, QTextDocument] = {}   # laid out ahead, by their text
+        self._reading_shown: QTextDocument | None = None
         self.reading_sets = 0     # times its HTML was set (tests count them)
 
     @property
@@ -585,41 +601,66 @@ class MTView(QWidget):
             self.reading.clear()
             self._reading_html = ""
             return
-        row = current.row()
-        i = self.model.segment(row)
+        i = self.model.segment(current.row())
+        text = self._reading_text(self._step, i)
+        if text != self._reading_html:   # set once per change, never twice a step
+            self._reading_html = text
+            # laid out ahead while the previous step was read (`_ahead_reading`), or now
+            doc = self._reading_docs.pop(text, None) or self._reading_doc(text)
+            # the pane grows to the text before it holds it: its scroll bar no longer came
+            # and went (each time laying the text out again) at every step
+            self._fit_reading(doc)
+            self.reading.setDocument(doc)
+            self._reading_shown = doc   # (the pane does not own a document it did not make)
+            self.reading_sets += 1
+        self.reading_segment = i
+
+    def _reading_text(self, step: int, i: int) -> str:
+        """The reading pane's rich text for segment `i` at `step`: each column on its own
+        line."""
         names = {1: "reference", 2: self.model.headerData(2, Qt.Orientation.Horizontal),
                  3: self.model.headerData(3, Qt.Orientation.Horizontal),
                  SegmentsModel.SOURCE: "source"}
+        if bool(step) != bool(self._step):   # the names of step 0's columns differ
+            names[2], names[3] = (("the human saw (hₙ₋₁)", "after the step (hₙ)") if step
+                                  else ("system hypothesis (h₀)", ""))
         order = ([SegmentsModel.SOURCE] if self._walk.document.source is not None else []) \
-            + [1, 2] + ([3] if self._step else [])
-        mark = self.model.marks().get(i, "")
-        earlier = self.model.earlier(i)
+            + [1, 2] + ([3] if step else [])
+        mark, earlier, cells = self.model.segment_at(step, i, order)
         title = f"segment {i + 1}" + (f" · {_LABELS[mark]}" if mark else "") + (
             f" · corrected by the human at step {', '.join(map(str, earlier))}" if earlier else "")
         # side by side, as in the table, each cell whole under its column's name
         width = 100 // len(order)
         cells = "".join(f"<td width='{width}%'><small style='color:#555'>"
-                        f"{html.escape(str(names[c]))}</small><br>"
-                        f"{self.model.data(self.model.index(row, c), HTML_ROLE) or ''}</td>"
-                        for c in order)
-        text = (f"<b>{html.escape(title)}</b><table width='100%' cellspacing='0' "
+                        f"{html.escape(str(names[c]))}</small><br>{cell or ''}</td>"
+                        for c, cell in zip(order, cells))
+        return (f"<b>{html.escape(title)}</b><table width='100%' cellspacing='0' "
                 f"cellpadding='2'><tr valign='top'>{cells}</tr></table>")
-        if text != self._reading_html:   # set once per change, never twice a step
-            self._reading_html = text
-            self.reading.setHtml(text)
-            self.reading_sets += 1
-            self._fit_reading()
-        self.reading_segment = i
+
+    def _reading_doc(self, text: str) -> QTextDocument:
+        """The reading pane's document of `text`, laid out at the pane's width without a
+        scroll bar (the width it has once grown to its text)."""
+        doc = QTextDocument()
+        shown = self.reading.document()
+        doc.setDefaultFont(shown.defaultFont())
+        doc.setDocumentMargin(shown.documentMargin())
+        doc.setHtml(text)
+        doc.setTextWidth(self._reading_width())
+        doc.size()   # laid out now
+        return doc
+
+    def _reading_width(self) -> int:
+        """The reading pane's text width when its scroll bar is hidden."""
+        return max(self.reading.width() - 2 * self.reading.frameWidth(), 1)
 
     READING_SHARE = 0.45
     """The reading pane grows to show its segment whole up to this share of the split."""
 
-    def _fit_reading(self) -> None:
-        """Grow the reading pane to the height of its text, up to READING_SHARE of the split,
-        so that it never shows the top half of its last line (at 1366x768 the third line of
-        a segment was cut in half); it never shrinks below what the user set."""
-        doc = self.reading.document()
-        width = self.reading.viewport().width()
+    def _fit_reading(self, doc: QTextDocument) -> None:
+        """Grow the reading pane to the height of `doc`, its next text, up to READING_SHARE
+        of the split, so that it never shows the top half of its last line (at 1366x768 the
+        third line of a segment was cut in half); it never shrinks below what the user set."""
+        width = self._reading_width()
         if doc.textWidth() != width:   # (setting it lays the text out again)
             doc.setTextWidth(width)
         frame = 2 * self.reading.frameWidth()
@@ -680,10 +721,12 @@ class MTView(QWidget):
         rows = self.table.viewport().height() // height + 1
         n = walk.document.n_segments
         # the rows on screen once the centre is scrolled to the middle (or the document's
-        # first or last screen), a row more each side; the centre first: what the eye goes
-        # to, and what a quick key press shows
+        # first or last screen), two rows more each side (the view scrolls by whole rows and
+        # its height settles after the step: one more row was laid out in the step's paint
+        # at every other step); the centre first: what the eye goes to, and what a quick key
+        # press shows
         top = max(0, min(centre - rows // 2, n - rows))
-        segments = sorted(range(max(top - 1, 0), min(top + rows + 1, n)),
+        segments = sorted(range(max(top - 2, 0), min(top + rows + 2, n)),
                           key=lambda i: abs(i - centre))
         self._ahead = (walk, step, segments)
         self._ahead_row()
@@ -694,6 +737,8 @@ class MTView(QWidget):
         walk, step, segments = self._ahead
         if walk is not self._walk or step != self._step or not segments:
             self._ahead = None
+            if walk is self._walk and step == self._step:
+                self._ahead_reading(walk, step)
             return
         columns = [c for c in self.delegate.sizes if c and not self.table.isColumnHidden(c)]
         for text, c in zip(self.model.html_at(step + 1, segments[:1], columns), columns):
@@ -702,6 +747,19 @@ class MTView(QWidget):
                 self.delegate.ellipsis_at(text, *self.delegate.sizes[c])
         self._ahead = (walk, step, segments[1:])
         QTimer.singleShot(0, self, self._ahead_row)
+
+    def _ahead_reading(self, walk: Walkthrough, step: int) -> None:
+        """The reading pane's next document (step + 1's corrected segment) laid out ahead,
+        once the next screen's rows are (their cells' rich text is then ready)."""
+        view = walk.view(step + 1)
+        if not view.corrected_segments or self.model.row_of_segment(
+                min(view.corrected_segments)) < 0:
+            return
+        text = self._reading_text(step + 1, min(view.corrected_segments))
+        if text != self._reading_html and text not in self._reading_docs:
+            while len(self._reading_docs) >= 2:
+                self._reading_docs.pop(next(iter(self._reading_docs)))
+            self._reading_docs[text] = self._reading_doc(text)
 
     def _render(self) -> None:
         walk = self._walk
@@ -720,6 +778,8 @@ class MTView(QWidget):
         if current.isValid() and target in (-1, current.row()):
             # the same row, its new contents (a new row is shown by selecting it, below)
             self._show_reading(current)
+        self._ahead = None
+        self._ahead_timer.start()   # restarted at every step (step 0's next too)
         if step == 0:
             self._caption(f"<b>{html.escape(doc.id)}</b>: {doc.n_segments} segments, "
                                  "the system's first hypothesis (step 0)")
@@ -731,8 +791,6 @@ class MTView(QWidget):
             f"system changed {len(view.changed_segments)} other segment(s) by itself: "
             f"<span style='color:#006b3c'>{better} better</span>, "
             f"<span style='color:{ERROR_FG}'>{worse} worse</span>")
-        self._ahead = None
-        self._ahead_timer.start()   # restarted at every step
         if view.corrected_segments:
             row = target
             self._focus_row = row

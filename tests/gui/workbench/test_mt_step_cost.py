@@ -86,8 +86,10 @@ def test_the_reading_pane_is_set_once_a_step(qtbot, demo_walk):
     view.show_step(demo_walk, 0)
     view.table.setCurrentIndex(view.model.index(0, 1))
     sets = []
-    original = view.reading.setHtml
-    view.reading.setHtml = lambda text: (sets.append(text), original(text))
+    for name in ("setHtml", "setDocument"):
+        original = getattr(view.reading, name)
+        setattr(view.reading, name, lambda value, original=original: (
+            sets.append(value), original(value)))
     for step in range(1, len(demo_walk.steps) + 1):
         before = len(sets)
         view.show_step(demo_walk, step)
@@ -96,6 +98,22 @@ def test_the_reading_pane_is_set_once_a_step(qtbot, demo_walk):
         corrected = min(demo_walk.view(step).corrected_segments)
         assert view.reading_segment == corrected
         assert f"segment {corrected + 1}" in view.reading.toPlainText()
+
+
+def test_the_next_reading_text_is_laid_out_while_the_step_is_read(qtbot, demo_walk):
+    # the reading pane's next document is made ahead, at the width it is shown at, and the
+    # step shows that document as it is (not the text set again)
+    view = _view(qtbot)
+    view.show_step(demo_walk, 1)
+    _paint(qtbot, view)
+    _prepared(qtbot, view)
+    ahead = list(view._reading_docs.values())
+    assert ahead
+    view.show_step(demo_walk, 2)
+    assert view.reading.document() is ahead[-1]
+    corrected = min(demo_walk.view(2).corrected_segments)
+    assert f"segment {corrected + 1}" in view.reading.toPlainText()
+    assert view.reading.document().textWidth() == view.reading.viewport().width()
 
 
 def test_a_cell_is_laid_out_once_and_the_next_step_before_it_is_shown(qtbot, demo_walk):

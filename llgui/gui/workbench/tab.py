@@ -367,9 +367,13 @@ class Workbench(QWidget):
         self.jobs.hush(HUSH_STEP_MS)   # background jobs wait while this step is drawn
         if self.table.currentIndex().row() != step:
             self.table.selectRow(step)
-        # selectRow does not scroll: step 30 of 30 stayed below the fold
-        self.table.scrollTo(self.table.model().index(step, 0),
-                            QAbstractItemView.ScrollHint.PositionAtCenter)
+        # selectRow does not scroll: step 30 of 30 stayed below the fold. Centred when it
+        # comes near an edge (two steps of context each side), else the table stands still:
+        # centring it at every key press shifted every row under the eye and repainted the
+        # whole table at every step (a step then repaints the two rows it changed)
+        if not self._step_row_inside(step):
+            self.table.scrollTo(self.table.model().index(step, 0),
+                                QAbstractItemView.ScrollHint.PositionAtCenter)
         if result.document.task == "mt":
             if self._view_pending is not result:
                 self.mt_view.show_step(result, step)
@@ -402,6 +406,15 @@ class Workbench(QWidget):
         self.buttons["prev"].setEnabled(step > 0)
         self.buttons["next"].setEnabled(step < n)
         self.buttons["last"].setEnabled(step < n)
+
+    def _step_row_inside(self, step: int) -> bool:
+        """True when the steps table shows row `step` with two rows of context above and
+        below it (no scroll is needed)."""
+        rect = self.table.visualRect(self.table.model().index(step, 0))
+        margin = 2 * self.table.verticalHeader().defaultSectionSize()
+        height = self.table.viewport().height()
+        return (rect.isValid() and height >= 5 * rect.height()
+                and rect.top() >= margin and rect.bottom() <= height - margin)
 
     def _draw_pending(self) -> None:
         """The next slice of a new walkthrough (`_show_walkthrough`), after the last one's

@@ -13,7 +13,9 @@ import re
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QFontMetricsF
-from PySide6.QtWidgets import QGraphicsScene, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsItem, QGraphicsScene, QLabel, QSplitter, QVBoxLayout, QWidget,
+)
 
 from llgui.core.display.score_bars import penalty_bars, step_curve_x
 from llgui.core.walkthrough import Walkthrough
@@ -334,10 +336,16 @@ class ScorePanel(QWidget):
         # else a filled disc; a bare scatter item: a data item's setData redid its curve too
         ring = bool(walk.questions)
         self._marker = _Marker([costs[step]], [adapt[step]], symbol="o",
-                                          size=15 if ring else 11,
-                                          brush=None if ring else ADAPT,
-                                          pen=pg.mkPen("k", width=2 if ring else 1))
+                               size=15 if ring else 11, brush=None if ring else ADAPT,
+                               pen=pg.mkPen("k", width=2 if ring else 1))
         self._marker.setZValue(1)
+        # what stands from step to step (the curves, the questions' marks, S_base's line)
+        # is kept drawn: a step moves the marker, and the parts of the plot under its old
+        # and new places are copied from there instead of drawn again (both curves'
+        # thousands of points, at every step)
+        for child in item.getViewBox().addedItems:
+            for part in (child, *child.childItems()):
+                part.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         # out of the view's auto-range: its bounds padded by its size in pixels moved the
         # range a little at every step (each step then repainted the whole plot and redrew
         # both axes); the curves alone set the range, whose padding (7 % of the plot at

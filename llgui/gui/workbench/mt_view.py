@@ -18,8 +18,10 @@ from __future__ import annotations
 import html
 from collections import OrderedDict
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, QSize, Qt, QTimer
-from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QPalette, QTextDocument
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, QRectF, QSize, Qt, QTimer
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout, QColor, QFont, QPainter, QPalette, QPixmap, QTextDocument,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QSplitter, QStyle,
     QStyledItemDelegate, QStyleOptionViewItem, QTableView, QTextBrowser, QVBoxLayout, QWidget,
@@ -51,6 +53,7 @@ _ANSWERED = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRo
 """The roles `SegmentsModel.data` has an answer for (the number cell's paint asks for ten)."""
 _HTML_CACHE = 4096   # formatted cells kept (a few screens' worth)
 _DOC_CACHE = 512     # laid-out cells kept by the delegate (several screens' worth)
+_PICTURE_CACHE = 256   # cells drawn into pixmaps (a few screens' worth, ~17 kB each)
 
 
 class SegmentsModel(QAbstractTableModel):
@@ -120,18 +123,6 @@ class SegmentsModel(QAbstractTableModel):
                                for i, e in view.effects.items()}
                 for i in view.corrected_segments:
                     self._marks[i] = "corrected"
-
-    def html_at(self, step: int, segments, columns) -> list[str]:
-        """The rich text of `columns` of `segments` at `step` (another step than the one
-        shown: formatted ahead, into the cache the step's paint reads)."""
-        saved = (self._step, self._marks, self._seen, self._adapted)
-        try:
-            self._texts_at(step)
-            reference = self._walk.document.references[0]
-            return [self._cell_html(i, c, self._marks.get(i, ""), reference[i])
-                    for i in segments for c in columns]
-        finally:
-            self._step, self._marks, self._seen, self._adapted = saved
 
     def segment_at(self, step: int, segment: int, columns) -> tuple[str, list[int], list[str]]:
         """Segment `segment` at `step` (the one shown or another): its mark, the steps
@@ -305,6 +296,10 @@ class RichTextDelegate(QStyledItemDelegate):
         self.cut: dict[tuple[int, int], QRectF] = {}   # (row, column) -> where "…" was drawn
         self._ellipsis: dict[tuple, float] = {}   # (text, cell size, "…" size) -> its left
         self.mark: tuple[int, int] | None = None   # the "…" box's width and height
+        # cells drawn into pixmaps (`picture`), by text, size and background
+        self._pictures: OrderedDict[tuple, tuple[QPixmap, QRectF | None]] = OrderedDict()
+        self.font = self.palette = None   # the table's, at its last paint
+        self.ratio = 1.0                  # its device pixel ratio
 
     def _laid_out(self, text: str, width: int, height: int) -> tuple[QTextDocument, float,
                                                                        float]:
@@ -365,45 +360,88 @@ class RichTextDelegate(QStyledItemDelegate):
             style = widget.style() if widget is not None else None
             if style is not None:
                 style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
-        elif background is not None:
-            # what the style draws for an unselected cell without text: its background (a
-            # step's ~30 cells went through the item's every role and the style's layout)
-            painter.fillRect(option.rect, background)
         rect = option.rect
         # the reference too (with the source above it when shown): whole lines, as the others
         self.sizes[index.column()] = (rect.width(), rect.height())
         text = index.data(HTML_ROLE) or html.escape(
             str(index.data(Qt.ItemDataRole.DisplayRole) or ""))
-        doc, shown, whole = self._laid_out(text, rect.width(), rect.height())
-        painter.save()
-        painter.translate(rect.topLeft())
-        clip = QRectF(0, 0, rect.width(), min(rect.height(), shown))
-        painter.setClipRect(clip)
-        context = QAbstractTextDocumentLayout.PaintContext()
-        context.clip = clip
-        context.palette.setColor(QPalette.ColorRole.Text,
-                                 option.palette.color(QPalette.ColorRole.Text))
-        doc.documentLayout().draw(painter, context)
         key = (index.row(), index.column())
-        if whole > shown + 1:
-            # cut: "…" at the end of the last line shown, on the cell's own background, so
-            # a cut never reads as the end of the segment
-            metrics = option.fontMetrics
-            self.mark = w, h = metrics.horizontalAdvance(ELLIPSIS + " ") + 4, metrics.height()
-            left = self.ellipsis_at(text, rect.width(), rect.height())
-            box = QRectF(left, clip.bottom() - h - 1, clip.right() - left, h)
-            painter.fillRect(box, background if background is not None
-                             else option.palette.color(QPalette.ColorRole.Base))
-            painter.setPen(option.palette.color(QPalette.ColorRole.Text))
-            painter.drawText(box, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
-                             ELLIPSIS + " ")
+        self.font = QFont(option.font)            # copies: the option is the paint's
+        self.palette = QPalette(option.palette)
+        if option.widget is not None:
+            self.ratio = option.widget.devicePixelRatioF()
+        metrics = option.fontMetrics
+        self.mark = metrics.horizontalAdvance(ELLIPSIS + " ") + 4, metrics.height()
+        if option.state & QStyle.StateFlag.State_HasFocus:
+            box = self._draw(painter, rect.topLeft(), text, rect.width(), rect.height(),
+                             background)
+        else:
+            # the cell drawn once (ahead of its step, or at its first paint) into a picture
+            # of its own, then copied: a step's ~25 cells were laid out text drawn glyph by
+            # glyph at every paint
+            picture, box = self.picture(text, rect.width(), rect.height(), background)
+            painter.drawPixmap(rect.topLeft(), picture)
+        if box is not None:
             if len(self.cut) > _HTML_CACHE:   # what is on screen is painted again anyway
                 self.cut.clear()
             self.cut[key] = box.translated(rect.topLeft())
         else:
             self.cut.pop(key, None)
-        painter.restore()
         _frame(painter, option, selected)
+
+    def picture(self, text: str, width: int, height: int,
+                background: QColor | None) -> tuple[QPixmap, QRectF | None]:
+        """The cell of `text` at this size on `background` (None: the table's base colour)
+        drawn into a pixmap, and where its "…" box is (None: not cut); kept for the next
+        paint of the same cell. Needs a paint first (`font`, `palette`, `mark`)."""
+        base = background if background is not None else self.palette.color(
+            QPalette.ColorRole.Base)
+        where = (text, width, height, base.rgba())
+        found = self._pictures.get(where)
+        if found is not None:
+            self._pictures.move_to_end(where)
+            return found
+        ratio = self.ratio
+        picture = QPixmap(round(width * ratio), round(height * ratio))
+        picture.setDevicePixelRatio(ratio)
+        picture.fill(base)
+        painter = QPainter(picture)
+        painter.setFont(self.font)
+        box = self._draw(painter, QPointF(0, 0), text, width, height, background)
+        painter.end()
+        found = self._pictures[where] = (picture, box)
+        if len(self._pictures) > _PICTURE_CACHE:
+            self._pictures.popitem(last=False)
+        return found
+
+    def _draw(self, painter, at, text: str, width: int, height: int,
+              background: QColor | None) -> QRectF | None:
+        """Draw the cell's laid-out text at `at`, cut to its whole lines, "…" where cut;
+        the "…" box in the cell's coordinates (None: not cut)."""
+        doc, shown, whole = self._laid_out(text, width, height)
+        painter.save()
+        painter.translate(at)
+        clip = QRectF(0, 0, width, min(height, shown))
+        painter.setClipRect(clip)
+        context = QAbstractTextDocumentLayout.PaintContext()
+        context.clip = clip
+        context.palette.setColor(QPalette.ColorRole.Text,
+                                 self.palette.color(QPalette.ColorRole.Text))
+        doc.documentLayout().draw(painter, context)
+        box = None
+        if whole > shown + 1:
+            # cut: "…" at the end of the last line shown, on the cell's own background, so
+            # a cut never reads as the end of the segment
+            w, h = self.mark
+            left = self.ellipsis_at(text, width, height)
+            box = QRectF(left, clip.bottom() - h - 1, clip.right() - left, h)
+            painter.fillRect(box, background if background is not None
+                             else self.palette.color(QPalette.ColorRole.Base))
+            painter.setPen(self.palette.color(QPalette.ColorRole.Text))
+            painter.drawText(box, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
+                             ELLIPSIS + " ")
+        painter.restore()
+        return box
 
     def sizeHint(self, option, index) -> QSize:  # noqa: N802 - Qt's name
         # the view sets one row height for all rows (`MTView._fit_rows`); this is a default
@@ -741,10 +779,12 @@ class MTView(QWidget):
                 self._ahead_reading(walk, step)
             return
         columns = [c for c in self.delegate.sizes if c and not self.table.isColumnHidden(c)]
-        for text, c in zip(self.model.html_at(step + 1, segments[:1], columns), columns):
-            _doc, shown, whole = self.delegate._laid_out(text, *self.delegate.sizes[c])
-            if whole > shown + 1 and self.delegate.mark is not None:
-                self.delegate.ellipsis_at(text, *self.delegate.sizes[c])
+        mark, _earlier, texts = self.model.segment_at(step + 1, segments[0], columns)
+        background = QColor(_BACKGROUNDS[mark]) if mark else None
+        for text, c in zip(texts, columns):
+            # laid out, its "…" found and drawn into its picture (`RichTextDelegate.picture`)
+            if self.delegate.palette is not None:
+                self.delegate.picture(text, *self.delegate.sizes[c], background)
         self._ahead = (walk, step, segments[1:])
         QTimer.singleShot(0, self, self._ahead_row)
 

@@ -150,3 +150,40 @@ def test_the_rows_on_screen_are_the_documents_rows_around_the_corrected_segment(
         for row in range(top, bottom + 1):
             assert model.index(row, 1).data() == document.references[0][row]
             assert model.index(row, 2).data() == demo_walk.view(step).seen[row]
+
+
+def test_cells_copied_from_their_pictures_look_as_drawn_in_place(qtbot, demo_walk):
+    # a cell is drawn once into a pixmap and copied at each paint: the table must look as it
+    # does with every cell drawn in place on the table (the fill of its background, its
+    # laid-out text, "…" where cut), the way cells were painted before the pixmaps
+    from PySide6.QtWidgets import QStyle
+
+    view = _view(qtbot)
+    view.resize(700, 500)   # narrow: cut cells, with their "…"
+    step = len(demo_walk.steps) // 2
+    view.show_step(demo_walk, step)
+    _paint(qtbot, view)
+    _prepared(qtbot, view)
+    view.show_step(demo_walk, step + 1)   # its cells drawn ahead, now copied
+    _paint(qtbot, view)
+    copied = _picture(view)
+    delegate = view.delegate
+    assert delegate._pictures and delegate.cut   # pictures used, some cells cut
+
+    def in_place(painter, option, index):
+        if index.column() < 1 or option.state & QStyle.StateFlag.State_HasFocus:
+            return type(delegate).paint(delegate, painter, option, index)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        background = index.data(Qt.ItemDataRole.BackgroundRole)
+        if background is not None:
+            painter.fillRect(option.rect, background)
+        rect = option.rect
+        delegate._draw(painter, rect.topLeft(), index.data(Qt.ItemDataRole.UserRole + 2),
+                       rect.width(), rect.height(), background)
+        from llgui.gui.workbench.mt_view import _frame
+
+        _frame(painter, option, selected)
+
+    delegate.paint = in_place
+    _paint(qtbot, view)
+    assert _picture(view) == copied

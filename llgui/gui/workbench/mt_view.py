@@ -18,7 +18,9 @@ from __future__ import annotations
 import html
 from collections import OrderedDict
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, QRectF, QSize, Qt, QTimer
+from PySide6.QtCore import (
+    QAbstractTableModel, QModelIndex, QPointF, QRect, QRectF, QSize, Qt, QTimer,
+)
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout, QColor, QFont, QPainter, QPalette, QPixmap, QTextDocument,
 )
@@ -347,7 +349,10 @@ class RichTextDelegate(QStyledItemDelegate):
             option = QStyleOptionViewItem(option)
             option.state &= ~QStyle.StateFlag.State_Selected
         if index.column() < 1:   # the number: plain text, Qt's own painting
-            super().paint(painter, option, index)
+            if option.state & QStyle.StateFlag.State_HasFocus or self.palette is None:
+                super().paint(painter, option, index)
+            else:   # drawn once into a pixmap, as the text cells
+                painter.drawPixmap(option.rect.topLeft(), self._number_picture(option, index))
             _frame(painter, option, selected)
             return
         background = index.data(Qt.ItemDataRole.BackgroundRole)
@@ -388,6 +393,30 @@ class RichTextDelegate(QStyledItemDelegate):
         else:
             self.cut.pop(key, None)
         _frame(painter, option, selected)
+
+    def _number_picture(self, option, index) -> QPixmap:
+        """The number cell drawn by the style into a pixmap (on the table's base colour, as
+        on the table), kept by its text, background and size."""
+        rect = option.rect
+        background = index.data(Qt.ItemDataRole.BackgroundRole)
+        where = (index.data(Qt.ItemDataRole.DisplayRole), rect.width(), rect.height(),
+                 background.rgba() if background is not None else None)
+        found = self._pictures.get(where)
+        if found is not None:
+            self._pictures.move_to_end(where)
+            return found[0]
+        picture = QPixmap(round(rect.width() * self.ratio), round(rect.height() * self.ratio))
+        picture.setDevicePixelRatio(self.ratio)
+        picture.fill(option.palette.color(QPalette.ColorRole.Base))
+        painter = QPainter(picture)
+        moved = QStyleOptionViewItem(option)
+        moved.rect = QRect(0, 0, rect.width(), rect.height())
+        super().paint(painter, moved, index)
+        painter.end()
+        self._pictures[where] = (picture, None)
+        if len(self._pictures) > _PICTURE_CACHE:
+            self._pictures.popitem(last=False)
+        return picture
 
     def picture(self, text: str, width: int, height: int,
                 background: QColor | None) -> tuple[QPixmap, QRectF | None]:

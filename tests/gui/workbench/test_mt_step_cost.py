@@ -156,7 +156,7 @@ def test_cells_copied_from_their_pictures_look_as_drawn_in_place(qtbot, demo_wal
     # a cell is drawn once into a pixmap and copied at each paint: the table must look as it
     # does with every cell drawn in place on the table (the fill of its background, its
     # laid-out text, "…" where cut), the way cells were painted before the pixmaps
-    from PySide6.QtWidgets import QStyle
+    from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
     view = _view(qtbot)
     view.resize(700, 500)   # narrow: cut cells, with their "…"
@@ -171,9 +171,17 @@ def test_cells_copied_from_their_pictures_look_as_drawn_in_place(qtbot, demo_wal
     assert delegate._pictures and delegate.cut   # pictures used, some cells cut
 
     def in_place(painter, option, index):
-        if index.column() < 1 or option.state & QStyle.StateFlag.State_HasFocus:
-            return type(delegate).paint(delegate, painter, option, index)
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        if option.state & QStyle.StateFlag.State_HasFocus:
+            return type(delegate).paint(delegate, painter, option, index)
+        if index.column() < 1:   # the number: the style's own painting, unselected, framed
+            plain = QStyleOptionViewItem(option)
+            plain.state &= ~QStyle.StateFlag.State_Selected
+            QStyledItemDelegate.paint(delegate, painter, plain, index)
+            from llgui.gui.workbench.mt_view import _frame
+
+            _frame(painter, option, selected)
+            return None
         background = index.data(Qt.ItemDataRole.BackgroundRole)
         if background is not None:
             painter.fillRect(option.rect, background)

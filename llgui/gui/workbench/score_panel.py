@@ -66,7 +66,8 @@ class ScorePanel(QWidget):
         self.shown: dict[str, float | None] = {}   # the numbers on screen, for tests
         self._fitted: set = set()   # (width, height, shape) of the numbers measured whole
 
-    def show_step(self, walk: Walkthrough, step: int) -> None:
+    def show_step(self, walk: Walkthrough, step: int, curve: bool = True) -> None:
+        """The step's numbers and bars, and (`curve`) its place on the learning curve."""
         r = walk.replay
         unit = display_name(r.metric)
         view = r.at(step)          # the numbers come from core; this panel only draws them
@@ -95,6 +96,12 @@ class ScorePanel(QWidget):
                 + f" is better · {r.signature}")
         self._fit_numbers()   # a narrow window wraps them to a third line
         self._draw_bars(r, values)
+        if curve:
+            self._draw_curve(walk, step)
+
+    def draw_curve(self, walk: Walkthrough, step: int) -> None:
+        """The learning curve of `walk`, the step marked (a new document's: after its bars
+        have painted, `Workbench._draw_pending`)."""
         self._draw_curve(walk, step)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name

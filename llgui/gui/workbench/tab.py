@@ -58,9 +58,10 @@ class Workbench(QWidget):
         self._waiting_for: str | None = None
         self.walkthrough: Walkthrough | None = None
         # a new walkthrough is drawn in slices, each after the last one's paint: the steps
-        # table, then the document's text (MT), then the score panel (`_draw_pending`)
+        # table, then the document's text (MT), the score bars, the curve (`_draw_pending`)
         self._view_pending: Walkthrough | None = None
         self._scores_pending: Walkthrough | None = None
+        self._curve_pending: Walkthrough | None = None   # the learning curve, last
 
         # -- top bar: metric, navigation, what the step was
         self.metric_box = QComboBox()
@@ -300,7 +301,7 @@ class Workbench(QWidget):
         # points, axes laid out), each on a turn of its own after the last one's paint:
         # drawn together they held the event loop for 80-140 ms (issue 36)
         self._view_pending = result if document.task == "mt" else None
-        self._scores_pending = result
+        self._scores_pending = self._curve_pending = result
         self.show_step(self.state.step)
         from llgui.gui.widgets.after_paint import after_paint
 
@@ -347,7 +348,7 @@ class Workbench(QWidget):
     def ready(self) -> bool:
         """True when the current document's walkthrough is on screen (tests wait on this)."""
         return (self._wanted_shown() and self._view_pending is None
-                and self._scores_pending is None)
+                and self._scores_pending is None and self._curve_pending is None)
 
     def _wanted_shown(self) -> bool:
         """True when the walkthrough on screen is the one wanted (its score panel may follow
@@ -396,7 +397,7 @@ class Workbench(QWidget):
             # on a worker, the timeline follows when it is ready
             self.jobs.submit("step-view", work.view_job, result, step, **self._zones())
         if self._scores_pending is not result:
-            self.scores.show_step(result, step)
+            self.scores.show_step(result, step, curve=self._curve_pending is not result)
         self._set_step_text(result, step)
         n = len(result.steps)
         from llgui.gui.workbench.empty_panels import fit_empty_panels
@@ -418,7 +419,7 @@ class Workbench(QWidget):
 
     def _draw_pending(self) -> None:
         """The next slice of a new walkthrough (`_show_walkthrough`), after the last one's
-        paint: its document's view, else its score panel."""
+        paint: its document's view, its score numbers and bars, its learning curve."""
         from llgui.gui.widgets.after_paint import after_paint
 
         result = self.walkthrough
@@ -429,9 +430,15 @@ class Workbench(QWidget):
                 self.mt_view.show_step(result, step)
             after_paint(self.mt_view.table.viewport(), self._draw_pending)
             return
-        pending, self._scores_pending = self._scores_pending, None
+        if self._scores_pending is not None:
+            pending, self._scores_pending = self._scores_pending, None
+            if pending is result:
+                self.scores.show_step(result, step, curve=self._curve_pending is not result)
+            after_paint(self.scores.bars.viewport(), self._draw_pending)
+            return
+        pending, self._curve_pending = self._curve_pending, None
         if pending is not None and pending is result:
-            self.scores.show_step(result, step)
+            self.scores.draw_curve(result, step)
 
     def _size_timeline(self) -> None:
         """Once, on a short screen (1366x768): the timeline, its per-speaker table and its
@@ -728,11 +735,15 @@ class Workbench(QWidget):
                 self.table.resizeColumnToContents(column)
                 self._fit_table()
                 self.scores.forget_curve()
-                # the curve again with the questions' marks, after the column's paint
-                self._scores_pending = walkthrough
-                from llgui.gui.widgets.after_paint import after_paint
+                # the curve again with the questions' marks, after the column's paint (or as
+                # the last slice of the document's drawing, when that is still going on)
+                drawing = any(p is not None for p in (
+                    self._view_pending, self._scores_pending, self._curve_pending))
+                self._curve_pending = walkthrough
+                if not drawing:
+                    from llgui.gui.widgets.after_paint import after_paint
 
-                after_paint(self.table.viewport(), self._draw_pending)
+                    after_paint(self.table.viewport(), self._draw_pending)
         elif key == "step-view":
             walkthrough, step = result
             if walkthrough is self.walkthrough and step == self.state.step:

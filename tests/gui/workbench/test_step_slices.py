@@ -2,7 +2,7 @@
 table standing while its row has context.
 
 A walkthrough arriving from the worker is drawn steps table first, then the document's text,
-then the score panel, each on a turn of the event loop after the last one's paint; `ready()`
+then the score numbers and bars, then the learning curve, each on a turn of the event loop after the last one's paint; `ready()`
 holds until the last slice is drawn, and what it then shows is the step's numbers. The steps
 table is centred on the step only when the step's row comes within two rows of its edge."""
 from __future__ import annotations
@@ -32,13 +32,14 @@ def test_a_new_document_is_drawn_in_slices_after_each_paint(qtbot, window):
     bench = window.workbench
     events = []
     targets = (("shown", bench, "_show_walkthrough"), ("view", bench.mt_view, "show_step"),
-               ("scores", bench.scores, "show_step"))
+               ("scores", bench.scores, "show_step"), ("curve", bench.scores, "draw_curve"))
     for name, target, method in targets:
         original = getattr(target, method)
         setattr(target, method, lambda *a, original=original, name=name, **k: (
             events.append(name), original(*a, **k)))
     viewports = {bench.table.viewport(): "table painted",
-                 bench.mt_view.table.viewport(): "text painted"}
+                 bench.mt_view.table.viewport(): "text painted",
+                 bench.scores.bars.viewport(): "bars painted"}
 
     class Paints(QObject):
         def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
@@ -58,12 +59,14 @@ def test_a_new_document_is_drawn_in_slices_after_each_paint(qtbot, window):
         for _name, target, method in targets:
             delattr(target, method)
     # the walkthrough shown (the steps table), its paint, then the document's text, its
-    # paint, then the scores: each slice once, none in the same turn as the one before
-    slices = [e for e in events if e in ("shown", "view", "scores")]
-    assert slices[:3] == ["shown", "view", "scores"]
-    assert set(slices[3:]) <= {"scores"}   # the questions' marks on the curve, if arrived
+    # paint, then the scores' bars, their paint, then the curve: each slice once, none in
+    # the same turn as the one before
+    slices = [e for e in events if e in ("shown", "view", "scores", "curve")]
+    assert slices[:4] == ["shown", "view", "scores", "curve"]
+    assert set(slices[4:]) <= {"curve"}   # the questions' marks on the curve, if arrived
     assert "table painted" in events[events.index("shown"):events.index("view")]
     assert "text painted" in events[events.index("view"):events.index("scores")]
+    assert "bars painted" in events[events.index("scores"):events.index("curve")]
     walk = bench.walkthrough
     assert bench.mt_view._step == 3 and bench.mt_view._walk is walk
     # the numbers shown are the replay's at the step (core's, drawn by the last slice)

@@ -178,7 +178,7 @@ def test_cells_copied_from_their_pictures_look_as_drawn_in_place(qtbot, demo_wal
             plain = QStyleOptionViewItem(option)
             plain.state &= ~QStyle.StateFlag.State_Selected
             QStyledItemDelegate.paint(delegate, painter, plain, index)
-            from llgui.gui.workbench.mt_view import _frame
+            from llgui.gui.workbench.mt_cells import _frame
 
             _frame(painter, option, selected)
             return None
@@ -188,7 +188,7 @@ def test_cells_copied_from_their_pictures_look_as_drawn_in_place(qtbot, demo_wal
         rect = option.rect
         delegate._draw(painter, rect.topLeft(), index.data(Qt.ItemDataRole.UserRole + 2),
                        rect.width(), rect.height(), background)
-        from llgui.gui.workbench.mt_view import _frame
+        from llgui.gui.workbench.mt_cells import _frame
 
         _frame(painter, option, selected)
 

@@ -18,18 +18,18 @@ from __future__ import annotations
 import html
 from collections import OrderedDict
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, QSize, Qt, QTimer
-from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QPalette, QTextDocument
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
+from PySide6.QtGui import QColor, QTextDocument
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QSplitter, QStyle,
-    QStyledItemDelegate, QStyleOptionViewItem, QTableView, QTextBrowser, QVBoxLayout, QWidget,
+    QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QSplitter, QTableView,
+    QTextBrowser, QVBoxLayout, QWidget,
 )
 
 from llgui.core.mt.sentence import chrf_change
 from llgui.core.mt.textdiff import Piece, correction_fate, effect_counts, marked
 from llgui.core.walkthrough import Walkthrough
-from llgui.gui.widgets.elide import ellipsis_left
 from llgui.gui.widgets.quiet_label import QuietBox
+from llgui.gui.workbench.mt_cells import HTML_ROLE, RichTextDelegate
 
 CORRECTED_BG = "#fff3b0"
 BETTER_BG = "#d9f2dc"
@@ -37,16 +37,17 @@ WORSE_BG = "#f8d7d7"
 NEUTRAL_BG = "#e8eef7"
 ERROR_FG = "#b3261e"
 EARLIER_BG = "#fdf8dc"   # the number cell of a segment corrected at an earlier step
-ELLIPSIS = "…"
-HTML_ROLE = Qt.ItemDataRole.UserRole + 2
 _BACKGROUNDS = {"corrected": CORRECTED_BG, "better": BETTER_BG, "worse": WORSE_BG,
                 "changed": NEUTRAL_BG}
 _LABELS = {"corrected": "corrected", "better": "generalised ✓", "worse": "generalised ✗",
            "changed": "changed"}
 _SHORT = {"corrected": "corrected", "better": "gen. ✓", "worse": "gen. ✗", "changed": "changed"}
 """The marks in the number column (its tooltip and the reading pane say them whole)."""
+_ANSWERED = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRole,
+                       Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole,
+                       HTML_ROLE})
+"""The roles `SegmentsModel.data` has an answer for (the number cell's paint asks for ten)."""
 _HTML_CACHE = 4096   # formatted cells kept (a few screens' worth)
-_DOC_CACHE = 512     # laid-out cells kept by the delegate (several screens' worth)
 
 
 class SegmentsModel(QAbstractTableModel):
@@ -117,15 +118,17 @@ class SegmentsModel(QAbstractTableModel):
                 for i in view.corrected_segments:
                     self._marks[i] = "corrected"
 
-    def html_at(self, step: int, segments, columns) -> list[str]:
-        """The rich text of `columns` of `segments` at `step` (another step than the one
-        shown: formatted ahead, into the cache the step's paint reads)."""
+    def segment_at(self, step: int, segment: int, columns) -> tuple[str, list[int], list[str]]:
+        """Segment `segment` at `step` (the one shown or another): its mark, the steps
+        before `step` that corrected it, the rich text of its `columns`."""
         saved = (self._step, self._marks, self._seen, self._adapted)
         try:
-            self._texts_at(step)
-            reference = self._walk.document.references[0]
-            return [self._cell_html(i, c, self._marks.get(i, ""), reference[i])
-                    for i in segments for c in columns]
+            if step != self._step:
+                self._texts_at(step)
+            mark = self._marks.get(segment, "")
+            reference = self._walk.document.references[0][segment]
+            return mark, self.earlier(segment), [self._cell_html(segment, c, mark, reference)
+                                                 for c in columns]
         finally:
             self._step, self._marks, self._seen, self._adapted = saved
 
@@ -171,7 +174,7 @@ class SegmentsModel(QAbstractTableModel):
         return ("#", "reference", "system hypothesis (h₀)", "", "source")[section]
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if self._walk is None or not index.isValid():
+        if role not in _ANSWERED or self._walk is None or not index.isValid():
             return None
         i = self.segment(index.row())
         column = index.column()
@@ -274,124 +277,6 @@ class SegmentsModel(QAbstractTableModel):
         return f"<br><small>chrF {before:.1f} → {after:.1f}</small>"
 
 
-class RichTextDelegate(QStyledItemDelegate):
-    """Paints a cell's `HTML_ROLE` text, cut to the cell (only visible cells are painted)."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        # laid-out cells by (text, width, height): a repaint of a cell the step left alone
-        # draws its document again instead of parsing and laying out its HTML anew
-        self._docs: OrderedDict[tuple, tuple[QTextDocument, float, float]] = OrderedDict()
-        self.laid_out = 0   # documents laid out so far (tests count them)
-        self.sizes: dict[int, tuple[int, int]] = {}   # column -> its cells' last painted size
-        self.cut: dict[tuple[int, int], QRectF] = {}   # (row, column) -> where "…" was drawn
-        self._ellipsis: dict[tuple, float] = {}   # (text, cell size, "…" size) -> its left
-        self.mark: tuple[int, int] | None = None   # the "…" box's width and height
-
-    def _laid_out(self, text: str, width: int, height: int) -> tuple[QTextDocument, float,
-                                                                       float]:
-        """The cell's document laid out at `width`, the height of its lines that fit whole
-        in `height` and its whole height; kept for the next paint of the same text at the
-        same size."""
-        key = (text, width, height)
-        cached = self._docs.get(key)
-        if cached is not None:
-            self._docs.move_to_end(key)
-            return cached
-        doc = QTextDocument()
-        doc.setDocumentMargin(2)
-        doc.setHtml(text)
-        doc.setTextWidth(width)
-        doc.size()   # laid out now (a new document's layout is made on first use)
-        # whole lines only: a capped row shows its first lines, never half a line of glyphs
-        # (measured on the laid-out text: a fallback font, CJK say, has taller lines)
-        cached = self._docs[key] = (doc, _whole_lines(doc, height), doc.size().height())
-        self.laid_out += 1
-        if len(self._docs) > _DOC_CACHE:
-            self._docs.popitem(last=False)
-        return cached
-
-    def ellipsis_at(self, text: str, width: int, height: int) -> float:
-        """Where the "…" box of a cut cell starts (`self.mark`: its size): from the start of
-        the grapheme it would cut, never half a glyph before "…"; found once per laid-out
-        cell (a step's new cells ahead of it, `MTView._ahead_row`)."""
-        w, h = self.mark
-        where = (text, width, height, w, h)
-        left = self._ellipsis.get(where)
-        if left is None:
-            doc, shown, _whole = self._laid_out(text, width, height)
-            bottom = min(height, shown)
-            left = ellipsis_left(doc, width - w, bottom - h / 2 - 1)
-            if len(self._ellipsis) > _DOC_CACHE:
-                self._ellipsis.clear()
-            self._ellipsis[where] = left
-        return left
-
-    def paint(self, painter, option, index) -> None:
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        if selected:
-            # the row's own colours (corrected, generalised) stay; a frame says "selected"
-            option = QStyleOptionViewItem(option)
-            option.state &= ~QStyle.StateFlag.State_Selected
-        if index.column() < 1:   # the number: plain text, Qt's own painting
-            super().paint(painter, option, index)
-            _frame(painter, option, selected)
-            return
-        background = index.data(Qt.ItemDataRole.BackgroundRole)
-        if option.state & QStyle.StateFlag.State_HasFocus:
-            # the style's own painting: the cell's background and its focus frame
-            opt = QStyleOptionViewItem(option)
-            self.initStyleOption(opt, index)
-            opt.text = ""
-            widget = opt.widget
-            style = widget.style() if widget is not None else None
-            if style is not None:
-                style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
-        elif background is not None:
-            # what the style draws for an unselected cell without text: its background (a
-            # step's ~30 cells went through the item's every role and the style's layout)
-            painter.fillRect(option.rect, background)
-        rect = option.rect
-        # the reference too (with the source above it when shown): whole lines, as the others
-        self.sizes[index.column()] = (rect.width(), rect.height())
-        text = index.data(HTML_ROLE) or html.escape(
-            str(index.data(Qt.ItemDataRole.DisplayRole) or ""))
-        doc, shown, whole = self._laid_out(text, rect.width(), rect.height())
-        painter.save()
-        painter.translate(rect.topLeft())
-        clip = QRectF(0, 0, rect.width(), min(rect.height(), shown))
-        painter.setClipRect(clip)
-        context = QAbstractTextDocumentLayout.PaintContext()
-        context.clip = clip
-        context.palette.setColor(QPalette.ColorRole.Text,
-                                 option.palette.color(QPalette.ColorRole.Text))
-        doc.documentLayout().draw(painter, context)
-        key = (index.row(), index.column())
-        if whole > shown + 1:
-            # cut: "…" at the end of the last line shown, on the cell's own background, so
-            # a cut never reads as the end of the segment
-            metrics = option.fontMetrics
-            self.mark = w, h = metrics.horizontalAdvance(ELLIPSIS + " ") + 4, metrics.height()
-            left = self.ellipsis_at(text, rect.width(), rect.height())
-            box = QRectF(left, clip.bottom() - h - 1, clip.right() - left, h)
-            painter.fillRect(box, background if background is not None
-                             else option.palette.color(QPalette.ColorRole.Base))
-            painter.setPen(option.palette.color(QPalette.ColorRole.Text))
-            painter.drawText(box, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
-                             ELLIPSIS + " ")
-            if len(self.cut) > _HTML_CACHE:   # what is on screen is painted again anyway
-                self.cut.clear()
-            self.cut[key] = box.translated(rect.topLeft())
-        else:
-            self.cut.pop(key, None)
-        painter.restore()
-        _frame(painter, option, selected)
-
-    def sizeHint(self, option, index) -> QSize:  # noqa: N802 - Qt's name
-        # the view sets one row height for all rows (`MTView._fit_rows`); this is a default
-        return QSize(120, 2 * option.fontMetrics.height() + 6)
-
-
 class MTView(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -449,6 +334,7 @@ class MTView(QWidget):
         self.summary.setWordWrap(True)
         # two lines, fixed: a new text never relayouts (and repaints) the whole window
         self.summary.setFixedHeight(2 * self.summary.fontMetrics().lineSpacing() + 6)
+        self._caption_fitted: set = set()   # (width, height, shape) measured whole
         legend = QLabel(
             f"<span style='background:{CORRECTED_BG}'>&nbsp;corrected by the human&nbsp;</span> "
             f"<span style='background:{BETTER_BG}'>&nbsp;system: better&nbsp;</span> "
@@ -501,6 +387,8 @@ class MTView(QWidget):
         self._ahead_timer.setInterval(self.AHEAD_DELAY_MS)
         self._ahead_timer.timeout.connect(self._prepare_ahead)
         self._reading_html = ""   # what the reading pane shows
+        self._reading_docs: dict[str, QTextDocument] = {}   # laid out ahead, by their text
+        self._reading_shown: QTextDocument | None = None
         self.reading_sets = 0     # times its HTML was set (tests count them)
 
     @property
@@ -546,9 +434,23 @@ class MTView(QWidget):
         """The step's caption: whole, growing to the lines it needs at this width (never
         shrinking: a height that follows the text would relayout the window at every step)."""
         self.summary.setText(text)
-        needed = self.summary.heightForWidth(max(self.summary.width(), 1))
+        # measured once per shape of the text (its digits written 0) at this width and
+        # height: the rich text's layout is ~1 ms, and a step's caption differs from the
+        # last one's mostly in its numbers (as the score numbers, `number_shape`)
+        from llgui.gui.workbench.score_panel import number_shape
+
+        width = max(self.summary.width(), 1)
+        shape = number_shape(text, self.summary.font())
+        key = (width, self.summary.height(), shape)
+        if shape is not None and key in self._caption_fitted:
+            return
+        needed = self.summary.heightForWidth(width)
         if needed > self.summary.height():
             self.summary.setFixedHeight(needed)
+        if shape is not None:
+            if len(self._caption_fitted) > 256:
+                self._caption_fitted.clear()
+            self._caption_fitted.add((width, self.summary.height(), shape))
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
@@ -566,41 +468,66 @@ class MTView(QWidget):
             self.reading.clear()
             self._reading_html = ""
             return
-        row = current.row()
-        i = self.model.segment(row)
+        i = self.model.segment(current.row())
+        text = self._reading_text(self._step, i)
+        if text != self._reading_html:   # set once per change, never twice a step
+            self._reading_html = text
+            # laid out ahead while the previous step was read (`_ahead_reading`), or now
+            doc = self._reading_docs.pop(text, None) or self._reading_doc(text)
+            # the pane grows to the text before it holds it: its scroll bar no longer came
+            # and went (each time laying the text out again) at every step
+            self._fit_reading(doc)
+            self.reading.setDocument(doc)
+            self._reading_shown = doc   # (the pane does not own a document it did not make)
+            self.reading_sets += 1
+        self.reading_segment = i
+
+    def _reading_text(self, step: int, i: int) -> str:
+        """The reading pane's rich text for segment `i` at `step`: each column on its own
+        line."""
         names = {1: "reference", 2: self.model.headerData(2, Qt.Orientation.Horizontal),
                  3: self.model.headerData(3, Qt.Orientation.Horizontal),
                  SegmentsModel.SOURCE: "source"}
+        if bool(step) != bool(self._step):   # the names of step 0's columns differ
+            names[2], names[3] = (("the human saw (hₙ₋₁)", "after the step (hₙ)") if step
+                                  else ("system hypothesis (h₀)", ""))
         order = ([SegmentsModel.SOURCE] if self._walk.document.source is not None else []) \
-            + [1, 2] + ([3] if self._step else [])
-        mark = self.model.marks().get(i, "")
-        earlier = self.model.earlier(i)
+            + [1, 2] + ([3] if step else [])
+        mark, earlier, cells = self.model.segment_at(step, i, order)
         title = f"segment {i + 1}" + (f" · {_LABELS[mark]}" if mark else "") + (
             f" · corrected by the human at step {', '.join(map(str, earlier))}" if earlier else "")
         # side by side, as in the table, each cell whole under its column's name
         width = 100 // len(order)
         cells = "".join(f"<td width='{width}%'><small style='color:#555'>"
-                        f"{html.escape(str(names[c]))}</small><br>"
-                        f"{self.model.data(self.model.index(row, c), HTML_ROLE) or ''}</td>"
-                        for c in order)
-        text = (f"<b>{html.escape(title)}</b><table width='100%' cellspacing='0' "
+                        f"{html.escape(str(names[c]))}</small><br>{cell or ''}</td>"
+                        for c, cell in zip(order, cells))
+        return (f"<b>{html.escape(title)}</b><table width='100%' cellspacing='0' "
                 f"cellpadding='2'><tr valign='top'>{cells}</tr></table>")
-        if text != self._reading_html:   # set once per change, never twice a step
-            self._reading_html = text
-            self.reading.setHtml(text)
-            self.reading_sets += 1
-            self._fit_reading()
-        self.reading_segment = i
+
+    def _reading_doc(self, text: str) -> QTextDocument:
+        """The reading pane's document of `text`, laid out at the pane's width without a
+        scroll bar (the width it has once grown to its text)."""
+        doc = QTextDocument()
+        shown = self.reading.document()
+        doc.setDefaultFont(shown.defaultFont())
+        doc.setDocumentMargin(shown.documentMargin())
+        doc.setHtml(text)
+        doc.setTextWidth(self._reading_width())
+        doc.size()   # laid out now
+        return doc
+
+    def _reading_width(self) -> int:
+        """The reading pane's text width when its scroll bar is hidden."""
+        return max(self.reading.width() - 2 * self.reading.frameWidth(), 1)
 
     READING_SHARE = 0.45
     """The reading pane grows to show its segment whole up to this share of the split."""
 
-    def _fit_reading(self) -> None:
-        """Grow the reading pane to the height of its text, up to READING_SHARE of the split,
-        so that it never shows the top half of its last line (at 1366x768 the third line of
-        a segment was cut in half); it never shrinks below what the user set."""
-        doc = self.reading.document()
-        width = self.reading.viewport().width()
+    def _fit_reading(self, doc: QTextDocument) -> None:
+        """Grow the reading pane to the height of `doc`, its next text, up to READING_SHARE
+        of the split, so that it never shows the top half of its last line (at 1366x768 the
+        third line of a segment was cut in half); it never shrinks below what the user set."""
+        width = self._reading_width()
         if doc.textWidth() != width:   # (setting it lays the text out again)
             doc.setTextWidth(width)
         frame = 2 * self.reading.frameWidth()
@@ -661,10 +588,12 @@ class MTView(QWidget):
         rows = self.table.viewport().height() // height + 1
         n = walk.document.n_segments
         # the rows on screen once the centre is scrolled to the middle (or the document's
-        # first or last screen), a row more each side; the centre first: what the eye goes
-        # to, and what a quick key press shows
+        # first or last screen), two rows more each side (the view scrolls by whole rows and
+        # its height settles after the step: one more row was laid out in the step's paint
+        # at every other step); the centre first: what the eye goes to, and what a quick key
+        # press shows
         top = max(0, min(centre - rows // 2, n - rows))
-        segments = sorted(range(max(top - 1, 0), min(top + rows + 1, n)),
+        segments = sorted(range(max(top - 2, 0), min(top + rows + 2, n)),
                           key=lambda i: abs(i - centre))
         self._ahead = (walk, step, segments)
         self._ahead_row()
@@ -675,14 +604,31 @@ class MTView(QWidget):
         walk, step, segments = self._ahead
         if walk is not self._walk or step != self._step or not segments:
             self._ahead = None
+            if walk is self._walk and step == self._step:
+                self._ahead_reading(walk, step)
             return
         columns = [c for c in self.delegate.sizes if c and not self.table.isColumnHidden(c)]
-        for text, c in zip(self.model.html_at(step + 1, segments[:1], columns), columns):
-            _doc, shown, whole = self.delegate._laid_out(text, *self.delegate.sizes[c])
-            if whole > shown + 1 and self.delegate.mark is not None:
-                self.delegate.ellipsis_at(text, *self.delegate.sizes[c])
+        mark, _earlier, texts = self.model.segment_at(step + 1, segments[0], columns)
+        background = QColor(_BACKGROUNDS[mark]) if mark else None
+        for text, c in zip(texts, columns):
+            # laid out, its "…" found and drawn into its picture (`RichTextDelegate.picture`)
+            if self.delegate.palette is not None:
+                self.delegate.picture(text, *self.delegate.sizes[c], background)
         self._ahead = (walk, step, segments[1:])
         QTimer.singleShot(0, self, self._ahead_row)
+
+    def _ahead_reading(self, walk: Walkthrough, step: int) -> None:
+        """The reading pane's next document (step + 1's corrected segment) laid out ahead,
+        once the next screen's rows are (their cells' rich text is then ready)."""
+        view = walk.view(step + 1)
+        if not view.corrected_segments or self.model.row_of_segment(
+                min(view.corrected_segments)) < 0:
+            return
+        text = self._reading_text(step + 1, min(view.corrected_segments))
+        if text != self._reading_html and text not in self._reading_docs:
+            while len(self._reading_docs) >= 2:
+                self._reading_docs.pop(next(iter(self._reading_docs)))
+            self._reading_docs[text] = self._reading_doc(text)
 
     def _render(self) -> None:
         walk = self._walk
@@ -701,6 +647,8 @@ class MTView(QWidget):
         if current.isValid() and target in (-1, current.row()):
             # the same row, its new contents (a new row is shown by selecting it, below)
             self._show_reading(current)
+        self._ahead = None
+        self._ahead_timer.start()   # restarted at every step (step 0's next too)
         if step == 0:
             self._caption(f"<b>{html.escape(doc.id)}</b>: {doc.n_segments} segments, "
                                  "the system's first hypothesis (step 0)")
@@ -712,8 +660,6 @@ class MTView(QWidget):
             f"system changed {len(view.changed_segments)} other segment(s) by itself: "
             f"<span style='color:#006b3c'>{better} better</span>, "
             f"<span style='color:{ERROR_FG}'>{worse} worse</span>")
-        self._ahead = None
-        self._ahead_timer.start()   # restarted at every step
         if view.corrected_segments:
             row = target
             self._focus_row = row
@@ -736,33 +682,3 @@ def _pieces(pieces: list[Piece]) -> str:
             text = f"<b>{text}</b>"
         out.append(text + piece.space)
     return "".join(out)
-
-
-def _frame(painter, option, selected: bool) -> None:
-    """The selected row's frame: its top and bottom edges in the highlight colour."""
-    if not selected:
-        return
-    painter.save()
-    colour = option.palette.color(QPalette.ColorRole.Highlight)
-    r = option.rect
-    painter.fillRect(r.left(), r.top(), r.width(), 2, colour)
-    painter.fillRect(r.left(), r.bottom() - 1, r.width(), 2, colour)
-    painter.restore()
-
-
-def _whole_lines(doc: QTextDocument, height: float) -> float:
-    """The height of the laid-out lines of `doc` that fit whole in `height` (at least the
-    first line)."""
-    shown = 0.0
-    block = doc.begin()
-    while block.isValid():
-        layout = block.layout()
-        top = layout.position().y()
-        for n in range(layout.lineCount()):
-            line = layout.lineAt(n)
-            bottom = top + line.y() + line.height()
-            if bottom > height and shown:
-                return shown + 1
-            shown = bottom
-        block = block.next()
-    return shown + 1

@@ -13,7 +13,9 @@ import re
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QFontMetricsF
-from PySide6.QtWidgets import QGraphicsScene, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsItem, QGraphicsScene, QLabel, QSplitter, QVBoxLayout, QWidget,
+)
 
 from llgui.core.display.score_bars import penalty_bars, step_curve_x
 from llgui.core.walkthrough import Walkthrough
@@ -64,7 +66,8 @@ class ScorePanel(QWidget):
         self.shown: dict[str, float | None] = {}   # the numbers on screen, for tests
         self._fitted: set = set()   # (width, height, shape) of the numbers measured whole
 
-    def show_step(self, walk: Walkthrough, step: int) -> None:
+    def show_step(self, walk: Walkthrough, step: int, curve: bool = True) -> None:
+        """The step's numbers and bars, and (`curve`) its place on the learning curve."""
         r = walk.replay
         unit = display_name(r.metric)
         view = r.at(step)          # the numbers come from core; this panel only draws them
@@ -93,6 +96,12 @@ class ScorePanel(QWidget):
                 + f" is better · {r.signature}")
         self._fit_numbers()   # a narrow window wraps them to a third line
         self._draw_bars(r, values)
+        if curve:
+            self._draw_curve(walk, step)
+
+    def draw_curve(self, walk: Walkthrough, step: int) -> None:
+        """The learning curve of `walk`, the step marked (a new document's: after its bars
+        have painted, `Workbench._draw_pending`)."""
         self._draw_curve(walk, step)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
@@ -333,11 +342,17 @@ class ScorePanel(QWidget):
         # a ring under the marks when the steps are valued (the step's ▲/▼ shows inside it),
         # else a filled disc; a bare scatter item: a data item's setData redid its curve too
         ring = bool(walk.questions)
-        self._marker = pg.ScatterPlotItem([costs[step]], [adapt[step]], symbol="o",
-                                          size=15 if ring else 11,
-                                          brush=None if ring else ADAPT,
-                                          pen=pg.mkPen("k", width=2 if ring else 1))
+        self._marker = _Marker([costs[step]], [adapt[step]], symbol="o",
+                               size=15 if ring else 11, brush=None if ring else ADAPT,
+                               pen=pg.mkPen("k", width=2 if ring else 1))
         self._marker.setZValue(1)
+        # what stands from step to step (the curves, the questions' marks, S_base's line)
+        # is kept drawn: a step moves the marker, and the parts of the plot under its old
+        # and new places are copied from there instead of drawn again (both curves'
+        # thousands of points, at every step)
+        for child in item.getViewBox().addedItems:
+            for part in (child, *child.childItems()):
+                part.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         # out of the view's auto-range: its bounds padded by its size in pixels moved the
         # range a little at every step (each step then repainted the whole plot and redrew
         # both axes); the curves alone set the range, whose padding (7 % of the plot at
@@ -398,6 +413,17 @@ class ScorePanel(QWidget):
         if getattr(self, "_title", None) != parts:   # a new title relayouts the plot
             self._title = parts
             title.set(parts)
+
+
+class _Marker(pg.ScatterPlotItem):
+    """The step's marker on the learning curve. Added out of the view's auto-range, so its
+    bounds are no news to the view: a scatter item tells its view at every `setData`, and a
+    view that auto-ranges then repaints itself whole (both curves, thousands of points, at
+    every step) to find the range it already has. Only the marker's old and new places are
+    repainted now."""
+
+    def informViewBoundsChanged(self) -> None:  # noqa: N802 - pyqtgraph's name
+        pass
 
 
 _DIGIT = re.compile(r"[0-9]")

@@ -57,6 +57,11 @@ class Workbench(QWidget):
         self._wanted: tuple | None = None
         self._waiting_for: str | None = None
         self.walkthrough: Walkthrough | None = None
+        # a new walkthrough is drawn in slices, each after the last one's paint: the steps
+        # table, then the document's text (MT), the score bars, the curve (`_draw_pending`)
+        self._view_pending: Walkthrough | None = None
+        self._scores_pending: Walkthrough | None = None
+        self._curve_pending: Walkthrough | None = None   # the learning curve, last
 
         # -- top bar: metric, navigation, what the step was
         self.metric_box = QComboBox()
@@ -291,7 +296,16 @@ class Workbench(QWidget):
             self.diar_view.collar = zones["collar"]
             self.diar_view.skip_overlap = zones["skip_overlap"]
             self._size_timeline()
+        # the steps table paints first, then the document's text (an MT screen's cells laid
+        # out anew), then the score panel (its learning curve is built anew: thousands of
+        # points, axes laid out), each on a turn of its own after the last one's paint:
+        # drawn together they held the event loop for 80-140 ms (issue 36)
+        self._view_pending = result if document.task == "mt" else None
+        self._scores_pending = self._curve_pending = result
         self.show_step(self.state.step)
+        from llgui.gui.widgets.after_paint import after_paint
+
+        after_paint(self.table.viewport(), self._draw_pending)
 
     TABLE_SHARE = 0.545
     """At most this share of the workbench's width goes to the corrections table."""
@@ -333,6 +347,12 @@ class Workbench(QWidget):
 
     def ready(self) -> bool:
         """True when the current document's walkthrough is on screen (tests wait on this)."""
+        return (self._wanted_shown() and self._view_pending is None
+                and self._scores_pending is None and self._curve_pending is None)
+
+    def _wanted_shown(self) -> bool:
+        """True when the walkthrough on screen is the one wanted (its score panel may follow
+        its first paint: `_draw_pending`)."""
         return self.walkthrough is not None and self._cache.get(self._wanted) is self.walkthrough
 
     def settled(self) -> bool:
@@ -348,11 +368,16 @@ class Workbench(QWidget):
         self.jobs.hush(HUSH_STEP_MS)   # background jobs wait while this step is drawn
         if self.table.currentIndex().row() != step:
             self.table.selectRow(step)
-        # selectRow does not scroll: step 30 of 30 stayed below the fold
-        self.table.scrollTo(self.table.model().index(step, 0),
-                            QAbstractItemView.ScrollHint.PositionAtCenter)
+        # selectRow does not scroll: step 30 of 30 stayed below the fold. Centred when it
+        # comes near an edge (two steps of context each side), else the table stands still:
+        # centring it at every key press shifted every row under the eye and repainted the
+        # whole table at every step (a step then repaints the two rows it changed)
+        if not self._step_row_inside(step):
+            self.table.scrollTo(self.table.model().index(step, 0),
+                                QAbstractItemView.ScrollHint.PositionAtCenter)
         if result.document.task == "mt":
-            self.mt_view.show_step(result, step)
+            if self._view_pending is not result:
+                self.mt_view.show_step(result, step)
         elif result.document.task == "detection":
             self.det_view.show_step(result, step, self._decision_threshold(result))
         elif result.document.task == "classification":
@@ -371,7 +396,8 @@ class Workbench(QWidget):
             # a long show's view takes several DER sweeps (~10 ms each per 1,000 turns): built
             # on a worker, the timeline follows when it is ready
             self.jobs.submit("step-view", work.view_job, result, step, **self._zones())
-        self.scores.show_step(result, step)
+        if self._scores_pending is not result:
+            self.scores.show_step(result, step, curve=self._curve_pending is not result)
         self._set_step_text(result, step)
         n = len(result.steps)
         from llgui.gui.workbench.empty_panels import fit_empty_panels
@@ -381,6 +407,38 @@ class Workbench(QWidget):
         self.buttons["prev"].setEnabled(step > 0)
         self.buttons["next"].setEnabled(step < n)
         self.buttons["last"].setEnabled(step < n)
+
+    def _step_row_inside(self, step: int) -> bool:
+        """True when the steps table shows row `step` with two rows of context above and
+        below it (no scroll is needed)."""
+        rect = self.table.visualRect(self.table.model().index(step, 0))
+        margin = 2 * self.table.verticalHeader().defaultSectionSize()
+        height = self.table.viewport().height()
+        return (rect.isValid() and height >= 5 * rect.height()
+                and rect.top() >= margin and rect.bottom() <= height - margin)
+
+    def _draw_pending(self) -> None:
+        """The next slice of a new walkthrough (`_show_walkthrough`), after the last one's
+        paint: its document's view, its score numbers and bars, its learning curve."""
+        from llgui.gui.widgets.after_paint import after_paint
+
+        result = self.walkthrough
+        step = max(0, min(self.state.step, len(result.steps))) if result is not None else 0
+        if self._view_pending is not None:
+            pending, self._view_pending = self._view_pending, None
+            if pending is result:
+                self.mt_view.show_step(result, step)
+            after_paint(self.mt_view.table.viewport(), self._draw_pending)
+            return
+        if self._scores_pending is not None:
+            pending, self._scores_pending = self._scores_pending, None
+            if pending is result:
+                self.scores.show_step(result, step, curve=self._curve_pending is not result)
+            after_paint(self.scores.bars.viewport(), self._draw_pending)
+            return
+        pending, self._curve_pending = self._curve_pending, None
+        if pending is not None and pending is result:
+            self.scores.draw_curve(result, step)
 
     def _size_timeline(self) -> None:
         """Once, on a short screen (1366x768): the timeline, its per-speaker table and its
@@ -663,7 +721,7 @@ class Workbench(QWidget):
             if wanted == self._wanted:
                 self._show_walkthrough(walkthrough)
             elif (self._wanted is not None and wanted[:2] == self._wanted[:2]
-                  and wanted[3] == self._wanted[3] and not self.ready()
+                  and wanted[3] == self._wanted[3] and not self._wanted_shown()
                   and self._waiting_for is None):
                 # another metric of the document arrived first: show it until ours comes
                 self._show_walkthrough(walkthrough, waiting_for=self._wanted[2])
@@ -677,7 +735,15 @@ class Workbench(QWidget):
                 self.table.resizeColumnToContents(column)
                 self._fit_table()
                 self.scores.forget_curve()
-                self.show_step(self.state.step)
+                # the curve again with the questions' marks, after the column's paint (or as
+                # the last slice of the document's drawing, when that is still going on)
+                drawing = any(p is not None for p in (
+                    self._view_pending, self._scores_pending, self._curve_pending))
+                self._curve_pending = walkthrough
+                if not drawing:
+                    from llgui.gui.widgets.after_paint import after_paint
+
+                    after_paint(self.table.viewport(), self._draw_pending)
         elif key == "step-view":
             walkthrough, step = result
             if walkthrough is self.walkthrough and step == self.state.step:

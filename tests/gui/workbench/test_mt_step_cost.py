@@ -86,8 +86,10 @@ def test_the_reading_pane_is_set_once_a_step(qtbot, demo_walk):
     view.show_step(demo_walk, 0)
     view.table.setCurrentIndex(view.model.index(0, 1))
     sets = []
-    original = view.reading.setHtml
-    view.reading.setHtml = lambda text: (sets.append(text), original(text))
+    for name in ("setHtml", "setDocument"):
+        original = getattr(view.reading, name)
+        setattr(view.reading, name, lambda value, original=original: (
+            sets.append(value), original(value)))
     for step in range(1, len(demo_walk.steps) + 1):
         before = len(sets)
         view.show_step(demo_walk, step)
@@ -96,6 +98,22 @@ def test_the_reading_pane_is_set_once_a_step(qtbot, demo_walk):
         corrected = min(demo_walk.view(step).corrected_segments)
         assert view.reading_segment == corrected
         assert f"segment {corrected + 1}" in view.reading.toPlainText()
+
+
+def test_the_next_reading_text_is_laid_out_while_the_step_is_read(qtbot, demo_walk):
+    # the reading pane's next document is made ahead, at the width it is shown at, and the
+    # step shows that document as it is (not the text set again)
+    view = _view(qtbot)
+    view.show_step(demo_walk, 1)
+    _paint(qtbot, view)
+    _prepared(qtbot, view)
+    ahead = list(view._reading_docs.values())
+    assert ahead
+    view.show_step(demo_walk, 2)
+    assert view.reading.document() is ahead[-1]
+    corrected = min(demo_walk.view(2).corrected_segments)
+    assert f"segment {corrected + 1}" in view.reading.toPlainText()
+    assert view.reading.document().textWidth() == view.reading.viewport().width()
 
 
 def test_a_cell_is_laid_out_once_and_the_next_step_before_it_is_shown(qtbot, demo_walk):
@@ -132,3 +150,48 @@ def test_the_rows_on_screen_are_the_documents_rows_around_the_corrected_segment(
         for row in range(top, bottom + 1):
             assert model.index(row, 1).data() == document.references[0][row]
             assert model.index(row, 2).data() == demo_walk.view(step).seen[row]
+
+
+def test_cells_copied_from_their_pictures_look_as_drawn_in_place(qtbot, demo_walk):
+    # a cell is drawn once into a pixmap and copied at each paint: the table must look as it
+    # does with every cell drawn in place on the table (the fill of its background, its
+    # laid-out text, "…" where cut), the way cells were painted before the pixmaps
+    from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+
+    view = _view(qtbot)
+    view.resize(700, 500)   # narrow: cut cells, with their "…"
+    step = len(demo_walk.steps) // 2
+    view.show_step(demo_walk, step)
+    _paint(qtbot, view)
+    _prepared(qtbot, view)
+    view.show_step(demo_walk, step + 1)   # its cells drawn ahead, now copied
+    _paint(qtbot, view)
+    copied = _picture(view)
+    delegate = view.delegate
+    assert delegate._pictures and delegate.cut   # pictures used, some cells cut
+
+    def in_place(painter, option, index):
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        if option.state & QStyle.StateFlag.State_HasFocus:
+            return type(delegate).paint(delegate, painter, option, index)
+        if index.column() < 1:   # the number: the style's own painting, unselected, framed
+            plain = QStyleOptionViewItem(option)
+            plain.state &= ~QStyle.StateFlag.State_Selected
+            QStyledItemDelegate.paint(delegate, painter, plain, index)
+            from llgui.gui.workbench.mt_cells import _frame
+
+            _frame(painter, option, selected)
+            return None
+        background = index.data(Qt.ItemDataRole.BackgroundRole)
+        if background is not None:
+            painter.fillRect(option.rect, background)
+        rect = option.rect
+        delegate._draw(painter, rect.topLeft(), index.data(Qt.ItemDataRole.UserRole + 2),
+                       rect.width(), rect.height(), background)
+        from llgui.gui.workbench.mt_cells import _frame
+
+        _frame(painter, option, selected)
+
+    delegate.paint = in_place
+    _paint(qtbot, view)
+    assert _picture(view) == copied

@@ -105,7 +105,7 @@ class Opening:
             self.show_error(title, problems)
             if not self.state.bundles and not loaded:
                 # the empty workbench keeps the reason (the status message goes after 15 s)
-                from llgui.gui.workbench.tab import OPEN_A_BUNDLE
+                from llgui.gui.workbench.texts import OPEN_A_BUNDLE
 
                 said = [str(p) for p in problems[:5]]
                 more = f"\n… and {len(problems) - 5} more" if len(problems) > 5 else ""

@@ -52,6 +52,7 @@ class CostModelEditor(QGroupBox):
         self._timer.setInterval(self.COMMIT_DELAY_MS)
         self._timer.timeout.connect(self._commit)
         self._model = CostModel()
+        self.shown_task: str | None = None
         self._loading = False
         self.set_model(CostModel())
 
@@ -63,6 +64,7 @@ class CostModelEditor(QGroupBox):
     def set_task(self, task: str | None) -> None:
         """Show only the rows that price `task`'s steps (all of them for None): a detection
         document showed MT's words and diarization's seconds."""
+        self.shown_task = task
         form = self.layout().itemAt(0).layout()
         wanted = self.TASK_FIELDS.get(task, ()) if task is not None else tuple(self.spins)
         for name, spin in self.spins.items():

@@ -30,7 +30,7 @@ from llgui.gui.table_models import CorrectionsModel, describe_step
 from llgui.gui.widgets.plot_range import set_tip
 from llgui.gui.workbench.mt_view import MTView
 from llgui.gui.workbench.score_panel import ScorePanel
-
+from llgui.gui.workbench.texts import OPEN_A_BUNDLE, empty_text, interval_cell, script_notes
 
 HUSH_STEP_MS = 60
 HUSH_DOCUMENT_MS = 250
@@ -224,7 +224,7 @@ class Workbench(QWidget):
             self._wanted = None
             self.cost_editor.setEnabled(False)
             self.model.set_walkthrough(None)
-            self.empty.setText(_empty_text(state.bundles))
+            self.empty.setText(empty_text(state.bundles))
             self.stack.setCurrentWidget(self.empty)
             self.step_label.setText("no document")
             self._show_empty(True)
@@ -234,6 +234,9 @@ class Workbench(QWidget):
         metric = work.track_metric(bundle, state.metric(bundle.task))
         cost = state.cost_model()
         self.cost_editor.set_model(cost)
+        if self.cost_editor.shown_task != bundle.task:   # only what prices its steps
+            self.cost_editor.set_task(bundle.task)
+            self.cost_editor.setMinimumHeight(self.cost_editor.sizeHint().height())
         self.cost_editor.setEnabled(True)
         key = (state.selection.bundle, document.id, metric, cost)
         self._wanted = key
@@ -288,7 +291,7 @@ class Workbench(QWidget):
                                      "classification": self.det_view}.get(
             document.task, self.diar_page))
         if document.task == "mt" and bundle is not None:
-            self.mt_view.set_notes(_script_notes(bundle, result.replay.metric))
+            self.mt_view.set_notes(script_notes(bundle, result.replay.metric))
             self.cost_editor.set_unit(result.replay.cost_unit)
         if document.task == "diarization" and bundle is not None:
             self.diar_view.set_speakers(t.speaker for t in document.reference)  # per meeting
@@ -540,7 +543,7 @@ class Workbench(QWidget):
     def _on_state_bundles_changed(self) -> None:
         self._cache.clear()
         self._collections.clear()
-        self.empty.setText(_empty_text(self.state.bundles))
+        self.empty.setText(empty_text(self.state.bundles))
         self._show_empty(self.state.document() is None)
 
     @Slot()
@@ -608,7 +611,7 @@ class Workbench(QWidget):
             _result, estimates, signature = found
             self.shown_intervals = dict(estimates)
             interval_row = (f"<tr><td title='{signature}'>95 % CI [lo, hi]</td>" + "".join(
-                f"<td align='right'>{_interval_cell(estimates[m])}</td>"
+                f"<td align='right'>{interval_cell(estimates[m])}</td>"
                 for m in ("s_base", "s_adapt", "s_pen")) + "</tr>")
 
         def f(v: float) -> str:
@@ -625,6 +628,7 @@ class Workbench(QWidget):
         cut = result.partial_note
         self.aggregates.setText(
             (f"<b>{name}, {counted} of {len(result.replays)} documents</b>" if cut else
+             f"<b>{name}, the one document</b>" if len(result.replays) == 1 else
              f"<b>{name}, all {len(result.replays)} documents</b>")
             + (f" of <b>{system}</b>" if system else "") + "<table cellspacing='4'>"
             "<tr><th></th><th>S_base</th><th>S_adapt</th><th>S_pen</th></tr>" + rows
@@ -633,7 +637,7 @@ class Workbench(QWidget):
               "score / duration-weighted); mean: unweighted mean of per-document scores; "
               f"policy-weighted: policy {self.state.policy_name} over document times; "
               "95 % CI: percentile interval of the pooled scores around the pooled "
-              f"score above, {counted} documents resampled "
+              f"score above, {counted} document{'s' if counted != 1 else ''} resampled "
               "(bs:1000|seed:12345|unit:document); 'too few units' below "
               f"{MIN_UNITS} documents."
             + (f" <b>{cut}</b>: the run stopped in it before its end." if cut else "")
@@ -780,44 +784,3 @@ class Workbench(QWidget):
 
 
 STEP_TEXT = 110   # characters of the step's description shown beside the buttons
-
-
-OPEN_A_BUNDLE = ("Open a bundle (File › Open bundle…, Ctrl+O) or the demo "
-                 "(File › Open the demo).")
-
-
-def _empty_text(bundles) -> str:
-    """What the empty workbench says: open something, or why what is open has no document to
-    step through (a detection bundle of score files only: issue 23 item 19)."""
-    if not bundles:
-        return OPEN_A_BUNDLE
-    if not any(b.documents for b in bundles):
-        names = ", ".join(b.name or "a bundle" for b in bundles)
-        return (f"{names}: detection scores only, no documents with an interaction log to "
-                "step through here.\nTheir DET curves, EER and DCFs are in the Detection tab.")
-    return "Choose a document in the Documents panel (View › Documents panel)."
-
-
-def _script_notes(bundle, metric: str) -> list[str]:
-    """What the MT view says about a bundle's text: the fonts (`llgui.gui.fonts`, checked
-    once per bundle) and, under TER, sacrebleu's Asian support left off for CJK."""
-    from llgui.core.mt.script import ter_script_note
-    from llgui.gui.fonts import check_bundle
-
-    notes = [check_bundle(bundle)[0].message]
-    if metric == "ter":
-        notes.append(ter_script_note(bundle.settings))
-    return [n for n in notes if n]
-
-
-def _interval_cell(estimate) -> str:
-    """The workbench's interval cell: [lo, hi] beside the pooled score (the percentile
-    interval, issue 21), grey "too few units (n)" when the bootstrap has too few documents."""
-    if estimate.low is None:
-        return "–"
-    text = f"[{estimate.low:.2f}, {estimate.high:.2f}]"
-    if estimate.too_few:
-        return (f"<span style='color:#8a8a8a' title='only {estimate.n_units} documents: the "
-                f"bootstrap is not trusted below {MIN_UNITS}'>too few units "
-                f"({estimate.n_units}) {text}</span>")
-    return text

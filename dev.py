@@ -61,6 +61,17 @@ KERNELS = (
 """Calls that compile (or load) each of llgui's numba engines, for `test` and `bench`."""
 
 
+def _finish(processes, timeout: float = 300.0) -> None:
+    """Wait for the compiling processes, ending any still running after `timeout` seconds (a
+    compile never takes a minute: the run must not hang on one)."""
+    for process in processes:
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in {"demo", "test", "bench", "llgui", "setup"}:
         print(__doc__.strip())
@@ -108,13 +119,11 @@ def main(argv: list[str]) -> int:
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                    for code in KERNELS]
         if command == "bench":
-            for process in warming:
-                process.wait()
+            _finish(warming)
         try:
             return subprocess.run(args, cwd=ROOT, env=env).returncode
         finally:   # (a cache half written would be compiled again by the next run)
-            for process in warming:
-                process.wait()
+            _finish(warming)
     # The window and llgui's commands run where the user is, so relative paths they give
     # (`--screenshot demo.png`, a bundle) mean what they would mean to `llgui` itself; the
     # tests and the benchmarks run from the repository's root.

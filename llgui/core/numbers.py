@@ -49,8 +49,10 @@ def parse_number(text: str) -> float:
     return value
 
 
-def _range_text(minimum, maximum, above, integer: bool) -> str:
+def _range_text(minimum, maximum, above, integer: bool, below=None) -> str:
     noun = "an integer" if integer else "a number"
+    if above is not None and below is not None:
+        return f"{noun} > {above:g} and < {below:g}"
     if minimum is not None and maximum is not None:
         return f"{noun} between {minimum:g} and {maximum:g}"
     if above is not None:
@@ -85,14 +87,14 @@ def show_value(value: object, limit: int = 40) -> str:
 
 def check_number(value: object, name: str, *, minimum: float | None = None,
                  maximum: float | None = None, above: float | None = None,
-                 integer: bool = False) -> float | int:
+                 integer: bool = False, below: float | None = None) -> float | int:
     """`value` as a finite number in range: an int when `integer`, else a float.
 
-    `minimum`/`maximum` are inclusive bounds, `above` an exclusive lower bound. Raises
+    `minimum`/`maximum` are inclusive bounds, `above`/`below` exclusive ones. Raises
     ValueError("NAME must be <range>, not <value>") for a bool, a non-number, a float where an
     integer is wanted, NaN, infinity, an integer beyond float range, or a value out of range.
     """
-    wanted = _range_text(minimum, maximum, above, integer)
+    wanted = _range_text(minimum, maximum, above, integer, below)
     bad = ValueError(f"{name} must be {wanted}, not {show_value(value)}")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise bad
@@ -109,6 +111,8 @@ def check_number(value: object, name: str, *, minimum: float | None = None,
     if maximum is not None and as_float > maximum:
         raise bad
     if above is not None and as_float <= above:
+        raise bad
+    if below is not None and as_float >= below:
         raise bad
     return int(value) if integer else as_float
 

@@ -51,6 +51,8 @@ class Setting:
     kind: str
     minimum: float | None = None
     maximum: float | None = None
+    above: float | None = None   # exclusive bounds
+    below: float | None = None
     choices: tuple[str, ...] | None = None
     used_by: str = ""
 
@@ -84,10 +86,12 @@ SETTINGS: dict[str, Setting] = {
     "word_collar": Setting("number", minimum=0, maximum=MAX_COLLAR,
                            used_by="tcpwer, wder (seconds each side of a hypothesis word)"),
     # detection as a lifelong task (DESIGN.md 1.8): the DCF operating point and the threshold
-    "p_target": Setting("number", minimum=0, maximum=1,
+    # (p_target 0 or 1 and costs of 0 passed the reader and ended score and replay in a
+    # traceback: the DCF needs 0 < p_target < 1 and positive costs)
+    "p_target": Setting("number", above=0, below=1,
                         used_by="min_dcf, act_dcf, err (0 < p < 1)"),
-    "c_miss": Setting("number", minimum=0, maximum=1e9, used_by="min_dcf, act_dcf, err"),
-    "c_fa": Setting("number", minimum=0, maximum=1e9, used_by="min_dcf, act_dcf, err"),
+    "c_miss": Setting("number", above=0, maximum=1e9, used_by="min_dcf, act_dcf, err"),
+    "c_fa": Setting("number", above=0, maximum=1e9, used_by="min_dcf, act_dcf, err"),
     "threshold": Setting("number", minimum=-1e300, maximum=1e300,
                          used_by="err (default: the DCF's Bayes threshold)"),
 }
@@ -128,7 +132,7 @@ def _check_setting(key: str, spec: Setting, value: object) -> str | None:
         return None
     try:
         check_number(value, key, minimum=spec.minimum, maximum=spec.maximum,
-                     integer=spec.kind == "int")
+                     above=spec.above, below=spec.below, integer=spec.kind == "int")
     except ValueError as exc:
         return str(exc)
     return None

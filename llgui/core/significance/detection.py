@@ -82,6 +82,19 @@ def stratified_counts(seed: int | np.random.Generator, is_target: np.ndarray, sa
         yield counts_of(idx, n)
 
 
+def _blocks(rows, size: int):
+    """`rows` (arrays of one length) stacked `size` at a time (the last block may be
+    shorter)."""
+    block: list[np.ndarray] = []
+    for row in rows:
+        block.append(row)
+        if len(block) == size:
+            yield np.array(block)
+            block = []
+    if block:
+        yield np.array(block)
+
+
 def jackknife_counts(n: int, seed: int = 0, units: int = JACKKNIFE_UNITS):
     """Yield the multiplicities (n,) of the jackknife samples: every trial left out once (n <=
     `units`), or each of `units` groups of trials (a seeded partition) left out once."""
@@ -354,35 +367,21 @@ def det_band(trials: Trials, plan: Plan, groups: np.ndarray | None = None,
         return band
     jk_eer, jk_dcf = [], []
     if jackknife:
-        per_call = max(1, GUI_CHUNK_CELLS // max(1, sorted_.n))
-        chunk: list[np.ndarray] = []
-        for row in jackknife_counts(sorted_.n, plan.seed):
+        per_call = max(1, GUI_CHUNK_CELLS // max(1, sorted_.n)) if kernel is not None else 1
+        for block in _blocks(jackknife_counts(sorted_.n, plan.seed), per_call):
+            check(should_stop)
             if kernel is not None:
-                chunk.append(row)
-                if len(chunk) < per_call:
-                    continue
-                check(should_stop)
                 _band, e, d = kernel.rows(sorted_.group, sorted_.is_target, sorted_.n_groups,
-                                          np.array(chunk), grid[:0], dcf)
+                                          block, grid[:0], dcf)
                 jk_eer.extend(100.0 * e)
                 jk_dcf.extend(d)
-                done += len(chunk)
-                chunk = []
+            else:
+                c = sorted_.curve(block[0])
+                jk_eer.append(measure_of(c, "eer", dcf, method))
+                jk_dcf.append(measure_of(c, "min_dcf", dcf, method))
+            done += len(block)
+            if kernel is not None or done % 50 == 0:
                 report(progress, done / total)
-                continue
-            check(should_stop)
-            c = sorted_.curve(row)
-            jk_eer.append(measure_of(c, "eer", dcf, method))
-            jk_dcf.append(measure_of(c, "min_dcf", dcf, method))
-            done += 1
-            if done % 50 == 0:
-                report(progress, done / total)
-        if chunk:
-            check(should_stop)
-            _band, e, d = kernel.rows(sorted_.group, sorted_.is_target, sorted_.n_groups,
-                                      np.array(chunk), grid[:0], dcf)
-            jk_eer.extend(100.0 * e)
-            jk_dcf.extend(d)
         report(progress, 1.0)
 
     n_units = sorted_.n if groups is None else int(np.unique(groups).size)

@@ -1,9 +1,9 @@
 """The step-through workbench, driven with real key presses and clicks (offscreen)."""
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-import subprocess
-import sys
 
 import pytest
 from PySide6.QtCore import Qt
@@ -16,12 +16,17 @@ DIAR_BUNDLE = REPO / "resources" / "demo" / "diarization" / "bundle.toml"
 
 
 def cli_replay(bundle, doc: str, metric: str) -> dict:
-    """What `llgui replay` prints for the document, as a user would run it."""
-    out = subprocess.run([sys.executable, "-m", "llgui", "replay", str(bundle), "--doc", doc,
-                          "--metric", metric, "--format", "json"],
-                         capture_output=True, text=True, cwd=REPO, timeout=300)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
+    """What `llgui replay` prints for the document: the command line's own entry point, run in
+    this process (a subprocess per call cost ~0.8 s of CPU in imports; the command as a
+    process is tested in tests/cli)."""
+    from llgui.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["replay", str(bundle), "--doc", doc, "--metric", metric,
+                     "--format", "json"])
+    assert code == 0, err.getvalue()
+    return json.loads(out.getvalue())
 
 
 def shown(window) -> dict:
@@ -47,8 +52,8 @@ def press(qtbot, window, key) -> None:
     qtbot.keyClick(window.workbench.table, key)
 
 
-def test_keys_step_through_an_mt_document_like_llgui_replay(qtbot, demo_window):
-    window = demo_window
+def test_keys_step_through_an_mt_document_like_llgui_replay(qtbot, read_only_demo_window):
+    window = read_only_demo_window
     doc = "news-2023-01-09"
     window.state.select(window.state.bundle_index_of_task("mt"), doc)
     settle(qtbot, window)
@@ -74,8 +79,9 @@ def test_keys_step_through_an_mt_document_like_llgui_replay(qtbot, demo_window):
     assert_step_matches(window, expected, n - 1)
 
 
-def test_buttons_and_table_clicks_step_through_a_diarization_show(qtbot, demo_window):
-    window = demo_window
+def test_buttons_and_table_clicks_step_through_a_diarization_show(qtbot,
+                                                                 read_only_demo_window):
+    window = read_only_demo_window
     doc = "show-2023-03-13"
     window.state.select(window.state.bundle_index_of_task("diarization"), doc)
     settle(qtbot, window)
@@ -103,8 +109,8 @@ def test_buttons_and_table_clicks_step_through_a_diarization_show(qtbot, demo_wi
     assert window.state.step == 0
 
 
-def test_page_keys_change_document(qtbot, demo_window):
-    window = demo_window
+def test_page_keys_change_document(qtbot, read_only_demo_window):
+    window = read_only_demo_window
     flat = window.state.documents_flat()
     window.state.select(*flat[0])
     settle(qtbot, window)
@@ -117,8 +123,8 @@ def test_page_keys_change_document(qtbot, demo_window):
     assert (window.state.selection.bundle, window.state.selection.doc) == flat[0]
 
 
-def test_mt_view_marks_corrected_and_generalised_segments(qtbot, demo_window):
-    window = demo_window
+def test_mt_view_marks_corrected_and_generalised_segments(qtbot, read_only_demo_window):
+    window = read_only_demo_window
     window.state.select(window.state.bundle_index_of_task("mt"), "news-2023-01-09", step=1)
     settle(qtbot, window)
     walk = window.workbench.walkthrough
@@ -176,8 +182,8 @@ def test_cost_model_edit_recomputes_and_undoes(qtbot, demo_window):
 
 
 def test_a_corrupt_bundle_from_the_menu_names_file_and_line_and_keeps_the_document(
-        qtbot, demo_window, tmp_path, monkeypatch):
-    window = demo_window
+        qtbot, read_only_demo_window, tmp_path, monkeypatch):
+    window = read_only_demo_window
     window.state.select(window.state.bundle_index_of_task("mt"), "news-2023-02-06", step=3)
     settle(qtbot, window)
     before = (list(window.state.bundles), window.state.selection, window.state.step,
@@ -239,13 +245,13 @@ def test_a_corrupt_session_file_is_ignored(qtbot, isolated_session):
     assert window.state.bundles == []
 
 
-def test_exports_of_the_workbench(qtbot, demo_window, tmp_path):
+def test_exports_of_the_workbench(qtbot, read_only_demo_window, tmp_path):
     import csv
     import xml.etree.ElementTree as ET
 
     from PySide6.QtGui import QImage
 
-    window = demo_window
+    window = read_only_demo_window
     window.state.select(window.state.bundle_index_of_task("diarization"), "show-2023-03-06",
                         step=2)
     settle(qtbot, window)

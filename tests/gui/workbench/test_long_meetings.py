@@ -73,32 +73,41 @@ uem = "{out}/all.uem"
     return out / "run" / "bundle.toml"
 
 
+@pytest.fixture(scope="module")
+def _windows(qapp):
+    """The module's windows, one per size: a test selects the document and step it reads, and
+    none changes anything else (opening the 89-minute run took ~0.6 s of CPU a window, nine
+    times)."""
+    windows: dict[tuple[int, int], object] = {}
+    yield windows
+    for window in windows.values():
+        window.jobs.shutdown(2000)
+        window.close()
+
+
 @pytest.fixture
-def open_window(qtbot, ami_run):
+def open_window(qtbot, ami_run, _windows):
     from llgui.gui.main_window import MainWindow
 
-    windows = []
-
     def make(width, height, doc=JOINED, step=1):
-        window = MainWindow(use_session=False)
-        qtbot.addWidget(window)
-        window.resize(width, height)
-        window.show()
-        qtbot.waitExposed(window)
-        assert window.open_bundles([str(ami_run)])
-        settle(qtbot, window, timeout=120000)
+        window = _windows.get((width, height))
+        if window is None:
+            window = MainWindow(use_session=False)
+            window.resize(width, height)
+            window.show()
+            qtbot.waitExposed(window)
+            assert window.open_bundles([str(ami_run)])
+            settle(qtbot, window, timeout=120000)
+            _windows[(width, height)] = window
         window.state.select(0, doc)
         settle(qtbot, window, timeout=120000)
         window.state.set_step(step)
         settle(qtbot, window, timeout=120000)
         qtbot.waitUntil(lambda: window.workbench.diar_view.shown == (doc, step), timeout=60000)
         qtbot.wait(50)
-        windows.append(window)
         return window
 
-    yield make
-    for w in windows:
-        w.jobs.shutdown(2000)
+    return make
 
 
 def _inside(child, parent) -> bool:
@@ -251,7 +260,11 @@ def test_verify_shows_time_left_and_cancels_from_its_button(open_window, qtbot):
     button = bench.verify_button
     assert button.isVisible() and _inside(button, window)
     texts = []
-    window.jobs.progressed.connect(lambda key, f: texts.append(button.text()))
+
+    def progressed(key, fraction):
+        texts.append(button.text())
+
+    window.jobs.progressed.connect(progressed)
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     assert button.text().startswith("Cancel verify")
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)    # cancel
@@ -264,6 +277,7 @@ def test_verify_shows_time_left_and_cancels_from_its_button(open_window, qtbot):
     assert any(re.search(r"\d+ % · \d+:\d\d left", t) for t in texts), texts
     assert bench.last_verification.ok and len(bench.last_verification.compared) >= 4
     assert button.text() == "Verify with libraries"
+    window.jobs.progressed.disconnect(progressed)    # the window is the module's
 
 
 def test_an_unmapped_cluster_keeps_its_tone_in_every_lane(open_window):

@@ -15,11 +15,20 @@ from llgui.gui.demo import demo_campaign
 from tests.gui.across_time.test_policy_item import wait_for
 
 
+@pytest.fixture(scope="module")
+def cells_cache(tmp_path_factory):
+    """The cell cache of the module's campaign: its cells are scored by the first test that
+    opens it and read from the cache by the others, which test how it is opened and shown
+    (each scored it again: ~1.5 s of CPU a test). The scheduler's test has a cache of its own,
+    so that its cells really go to the scheduler."""
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.fixture
-def window(qapp, tmp_path, monkeypatch):
+def window(qapp, cells_cache, monkeypatch):
     from llgui.gui.main_window import MainWindow
 
-    monkeypatch.setenv("LLGUI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("LLGUI_CACHE_DIR", str(cells_cache))
     window = MainWindow(use_session=False)
     window.resize(1366, 768)
     window.show()
@@ -75,8 +84,11 @@ def test_a_dropped_campaign_opens_in_the_systems_view(window, campaign):
 
 
 @pytest.mark.xdist_group("dask-ports")
-def test_open_campaign_on_a_scheduler_remembers_its_address(window, campaign, monkeypatch):
+def test_open_campaign_on_a_scheduler_remembers_its_address(window, campaign, monkeypatch,
+                                                            tmp_path):
     from dask.distributed import LocalCluster
+
+    monkeypatch.setenv("LLGUI_CACHE_DIR", str(tmp_path / "cache"))   # scored on the cluster
 
     from llgui.gui.open_campaign import OpenCampaignDialog
 

@@ -87,6 +87,31 @@ def _wait_for_workers(address: str, n: int) -> None:
         client.wait_for_workers(n, timeout=90)
 
 
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """`cluster(name, **dask_cluster's options)`: the module's cluster of that name, started by
+    the first test that asks for it (in a folder of its own, not the campaign's) and shared
+    with the later ones, each given it with both workers connected. Two tests share one where
+    the first leaves it whole: `plain` (Dask's defaults) serves the relative paths, then the
+    death Dask recovers from (its nanny restarts the worker); `no-retries` serves the worker a
+    cell kills (its nanny restarts it), then the stopped worker, which is last: nothing
+    recovers from SIGSTOP. A scheduler and two workers with their nannies cost ~5 s of CPU to
+    start."""
+    started: dict[str, tuple[str, Path]] = {}
+    with contextlib.ExitStack() as stack:
+        def get(name: str, **options) -> tuple[str, Path]:
+            if name not in started:
+                started[name] = stack.enter_context(
+                    dask_cluster(tmp_path_factory.mktemp(name), **options))
+            _wait_for_workers(started[name][0], 2)
+            return started[name]
+
+        yield get
+
+
+NO_RETRIES = {"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0"}
+
+
 def llgui(args, cwd: Path, timeout: float = 180, **env) -> tuple[subprocess.CompletedProcess,
                                                                     float]:
     began = time.monotonic()
@@ -140,36 +165,36 @@ def _finished_cells_are_the_same(report: dict, reference: dict, stderr: str) -> 
             assert json.dumps(system, sort_keys=True) == json.dumps(expected, sort_keys=True)
 
 
-def test_relative_path_from_another_folder_by_address_file_and_environment(small, tmp_path):
+def test_relative_path_from_another_folder_by_address_file_and_environment(small, tmp_path,
+                                                                           cluster):
     root, reference = small
-    with dask_cluster(tmp_path / "elsewhere") as (address, scheduler_file):
-        by_address, seconds = llgui(["campaign/campaign.toml", "--scheduler", address,
-                                     "--format", "json"], root,
-                                    LLGUI_CACHE_DIR=str(tmp_path / "c1"))
-        assert by_address.returncode == 0, by_address.stderr
-        assert json.loads(by_address.stdout) == reference
-        assert "16 computed" in by_address.stderr
-        assert "2 workers connected; no dashboard" in by_address.stderr
-        by_file, _ = llgui(["campaign/campaign.toml", "--scheduler-file", str(scheduler_file),
-                            "--format", "json"], root, LLGUI_CACHE_DIR=str(tmp_path / "c2"))
-        assert by_file.returncode == 0, by_file.stderr
-        assert by_file.stdout == by_address.stdout
-        by_env, _ = llgui(["campaign/campaign.toml", "--format", "json"], root,
-                          LLGUI_CACHE_DIR=str(tmp_path / "c3"), DASK_SCHEDULER_ADDRESS=address)
-        assert by_env.returncode == 0, by_env.stderr
-        assert f"the Dask cluster at {address} ($DASK_SCHEDULER_ADDRESS)" in by_env.stderr
-        assert by_env.stdout == by_address.stdout
+    address, scheduler_file = cluster("plain")
+    by_address, seconds = llgui(["campaign/campaign.toml", "--scheduler", address,
+                                 "--format", "json"], root,
+                                LLGUI_CACHE_DIR=str(tmp_path / "c1"))
+    assert by_address.returncode == 0, by_address.stderr
+    assert json.loads(by_address.stdout) == reference
+    assert "16 computed" in by_address.stderr
+    assert "2 workers connected; no dashboard" in by_address.stderr
+    by_file, _ = llgui(["campaign/campaign.toml", "--scheduler-file", str(scheduler_file),
+                        "--format", "json"], root, LLGUI_CACHE_DIR=str(tmp_path / "c2"))
+    assert by_file.returncode == 0, by_file.stderr
+    assert by_file.stdout == by_address.stdout
+    by_env, _ = llgui(["campaign/campaign.toml", "--format", "json"], root,
+                      LLGUI_CACHE_DIR=str(tmp_path / "c3"), DASK_SCHEDULER_ADDRESS=address)
+    assert by_env.returncode == 0, by_env.stderr
+    assert f"the Dask cluster at {address} ($DASK_SCHEDULER_ADDRESS)" in by_env.stderr
+    assert by_env.stdout == by_address.stdout
 
 
-def test_a_cell_that_kills_its_worker_is_a_named_problem(small, tmp_path):
+def test_a_cell_that_kills_its_worker_is_a_named_problem(small, tmp_path, cluster):
     root, reference = small
     campaign = _with_faulty_system(root, "crash")
     # allowed-failures 0: Dask gives the cell up at its worker's first death (with the
     # default, 3, it is retried on three more workers first)
-    with dask_cluster(tmp_path / "elsewhere", scheduler_env={
-            "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0"}) as (address, _):
-        done, seconds = llgui([campaign, "--scheduler", address, "--format", "json"], root,
-                              LLGUI_CACHE_DIR=str(tmp_path / "cache"))
+    address, _ = cluster("no-retries", scheduler_env=NO_RETRIES)
+    done, seconds = llgui([campaign, "--scheduler", address, "--format", "json"], root,
+                          LLGUI_CACHE_DIR=str(tmp_path / "cache"))
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     report = json.loads(done.stdout)
@@ -182,13 +207,14 @@ def test_a_cell_that_kills_its_worker_is_a_named_problem(small, tmp_path):
     assert seconds < 120
 
 
-def test_a_stopped_worker_is_given_up_after_the_cell_time_limit(small, tmp_path):
+def test_a_stopped_worker_is_given_up_after_the_cell_time_limit(small, tmp_path, cluster):
     root, reference = small
     campaign = _with_faulty_system(root, "stop")
-    with dask_cluster(tmp_path / "elsewhere") as (address, _):
-        done, seconds = llgui([campaign, "--scheduler", address, "--format", "json",
-                               "--cell-timeout", "4"], root,
-                              LLGUI_CACHE_DIR=str(tmp_path / "cache"))
+    # the cell time limit gives the cell up, not Dask: its retries do not come into it
+    address, _ = cluster("no-retries", scheduler_env=NO_RETRIES)
+    done, seconds = llgui([campaign, "--scheduler", address, "--format", "json",
+                           "--cell-timeout", "4"], root,
+                          LLGUI_CACHE_DIR=str(tmp_path / "cache"))
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     report = json.loads(done.stdout)
@@ -296,14 +322,14 @@ def test_jobqueue_worker_command_run_here(small, tmp_path):
     assert json.loads(done.stdout) == reference
 
 
-def test_a_worker_death_dask_recovers_from_is_reported(small, tmp_path):
+def test_a_worker_death_dask_recovers_from_is_reported(small, tmp_path, cluster):
     """Issue 32: a worker dies on a cell, Dask runs the cell again on the other worker and the
     run ends whole; the report and the terminal say a worker was lost."""
     root, reference = small
     campaign = _with_faulty_system(root, "crash-once")
-    with dask_cluster(tmp_path / "elsewhere") as (address, _):   # allowed-failures: Dask's 3
-        done, seconds = llgui([campaign, "--scheduler", address, "--format", "json"], root,
-                              LLGUI_CACHE_DIR=str(tmp_path / "cache"))
+    address, _ = cluster("plain")   # allowed-failures: Dask's 3
+    done, seconds = llgui([campaign, "--scheduler", address, "--format", "json"], root,
+                          LLGUI_CACHE_DIR=str(tmp_path / "cache"))
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["partial"] is False and report["problems"] == []

@@ -30,14 +30,36 @@ def _window(qtbot, size, paths, **kw):
     return window
 
 
-@pytest.fixture(params=SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def zh(request, qtbot, tmp_path, reference_data):
-    path, *_ = _zh_bundle(tmp_path, reference_data)
-    window = _window(qtbot, request.param, [path], select_doc="zh", step=3)
-    qtbot.waitUntil(lambda: window.state.step == 3, timeout=30000)
-    qtbot.wait(200)
+@pytest.fixture(scope="module", params=SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def _zh_window(request, qapp, tmp_path_factory, reference_data):
+    """The en-zh window at one size, built once for the module's three tests of it (each
+    built its own: ~0.5 s of CPU a window)."""
+    from llgui.gui.main_window import MainWindow
+    from tests.gui.across_time.test_policy_item import wait_for
+
+    path, *_ = _zh_bundle(tmp_path_factory.mktemp("zh"), reference_data)
+    window = MainWindow(use_session=False)
+    window.resize(*request.param)
+    window.show()
+    wait_for(lambda: window.windowHandle() is not None and window.windowHandle().isExposed())
+    assert window.open_bundles([str(path)], select_doc="zh", step=3)
+    wait_for(lambda: not window.jobs.busy and window.workbench.ready()
+             and window.state.step == 3)
     yield window
     window.jobs.shutdown(2000)
+    window.close()
+
+
+@pytest.fixture
+def zh(_zh_window, qtbot):
+    """The module's en-zh window at step 3, its workbench shown (one test shows the
+    detection tab): the tests only read it."""
+    window = _zh_window
+    window.show_tab("workbench")
+    settle(qtbot, window)
+    assert window.state.step == 3
+    qtbot.wait(200)
+    return window
 
 
 def _rendered_title_width(plot) -> tuple[float, float]:

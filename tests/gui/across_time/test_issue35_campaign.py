@@ -1,40 +1,7 @@
-"""Across time with an output-only campaign of 24 systems (issue 35, items 4 and 6): the other
-systems overlaid with one legend entry instead of 23 over the plot, told apart by colour,
-marker and line style; no legend entry for a curve that is not drawn (it showed as ⊘); the
-penalised box, greyed, is not ticked; the time-series plot without a bundle says why and
-draws no empty ticks; the heatmap's row axis has no "(x0.001)" prefix."""
+"""Across time (issue 35): documents at whole times tick on whole numbers; two open systems
+are drawn together. The tests of the output-only campaign of 24 systems Across time are in
+tests/gui/systems/test_many_systems.py, beside the window of that campaign they read."""
 from __future__ import annotations
-
-import time
-
-from tests.gui.systems.test_many_systems import N_SYSTEMS, many  # noqa: F401 - the fixture
-
-
-def test_across_time_with_many_output_only_systems(many, qapp):  # noqa: F811
-    window = many
-    window.show_tab("time")
-    for _ in range(30):
-        qapp.processEvents()
-        time.sleep(0.01)
-    tab = window.time_tab
-    legend = tab.sp_plot.getPlotItem().legend
-    entries = [(sample.item, label.text) for sample, label in legend.items]
-    assert all(item.isVisible() for item, _ in entries), [t for i, t in entries
-                                                          if not i.isVisible()]
-    assert not any("penalised" in text for _, text in entries)
-    assert sum("other systems" in text for _, text in entries) == 1
-    assert len(entries) <= 6                          # 3 presets, current, the others
-    systems = tab._sp_curves["systems"]
-    assert len(systems) == N_SYSTEMS - 1
-    looks = {(c.opts["pen"].color().name(), c.opts["symbol"], c.opts["pen"].style())
-             for _, _, c in systems}
-    assert len(looks) == N_SYSTEMS - 1
-    box = tab.penalised_box
-    assert not box.isEnabled() and not box.isChecked()
-    series = tab.series_plot.getPlotItem()
-    assert "no bundle: open one" in series.titleLabel.text
-    assert not series.getAxis("left").style["showValues"]
-    assert not tab.heatmap.plot.getPlotItem().getAxis("left").autoSIPrefix
 
 
 def test_documents_at_whole_times_tick_on_whole_numbers(qtbot, tmp_path):
@@ -82,22 +49,6 @@ def test_documents_at_whole_times_tick_on_whole_numbers(qtbot, tmp_path):
         window.close()
 
 
-def test_the_policy_axis_title_fits_its_plot(many, qapp):  # noqa: F811
-    """The policy plot's left title ("weight P(x) · stems: the 5 tests of AIST-AIRC") was cut
-    at 1366x768: it fits the plot's height now, the model's name in the axis' tooltip."""
-    from PySide6.QtGui import QFontMetrics
-
-    window = many
-    window.show_tab("time")
-    for _ in range(20):
-        qapp.processEvents()
-    axis = window.time_tab.policy_plot.getPlotItem().getAxis("left")
-    text = axis.label.toPlainText()
-    assert "stems" in text and "model version v2" in axis.toolTip()
-    width = QFontMetrics(axis.label.font()).horizontalAdvance(text)
-    assert width <= axis.boundingRect().height(), (text, width, axis.boundingRect().height())
-
-
 def test_two_open_systems_are_drawn_together(qtbot, capsys):
     """Issue 35: two systems on the same documents (two bundles open, no lifelong table) were
     never drawn together in Across time; the other one's S_pen per document is overlaid, the
@@ -133,21 +84,3 @@ def test_two_open_systems_are_drawn_together(qtbot, capsys):
     finally:
         window.jobs.shutdown(2000)
         window.close()
-
-
-def test_each_system_has_one_colour_in_the_systems_tab_and_across_time(many, qapp):  # noqa: F811
-    """gui2, item 3: a system's curve looks the same (colour, marker, line style) in the
-    Systems tab's S_P plot and among the other systems Across time (the Systems tab numbered
-    all systems, Across time only the others, so every system after the current one moved)."""
-    window = many
-    window.show_tab("systems")
-    window.show_tab("time")
-    for _ in range(30):
-        qapp.processEvents()
-        time.sleep(0.01)
-    systems_tab = {name: (c.opts["pen"].color().name(), c.opts["symbol"], c.opts["pen"].style())
-                   for name, c in window.systems_view.curves.items()}
-    across = {name: (c.opts["pen"].color().name(), c.opts["symbol"], c.opts["pen"].style())
-              for name, _, c in window.time_tab._sp_curves["systems"]}
-    assert len(across) == N_SYSTEMS - 1 and len(systems_tab) == N_SYSTEMS
-    assert {name: systems_tab[name] for name in across} == across

@@ -1,7 +1,13 @@
 """Twenty-four systems in the Systems tab at 1366x768 (issue 35, item 4): an output-only
 campaign shows no empty online-run columns, every system's row is in sight, each system's
 model versions are listed, and in the S_P plot no two systems look alike (colour, marker and
-line style) with the legend beside the plot, not over it."""
+line style) with the legend beside the plot, not over it.
+
+The same campaign's Across-time tab (its tests were in across_time/test_legend_outside.py and
+across_time/test_issue35_campaign.py, each module opening and scoring this campaign again in a
+window of its own: ~2.5 s of CPU each; one window serves them all here): the S_P legend outside
+the plot, the other systems overlaid, the policy axis title, one look per system in both
+tabs."""
 from __future__ import annotations
 
 import time
@@ -41,7 +47,7 @@ def _campaign(root):
 
 
 @pytest.fixture(scope="module")
-def many(qapp, tmp_path_factory):
+def _many(qapp, tmp_path_factory):
     from llgui.gui.main_window import MainWindow
 
     root = tmp_path_factory.mktemp("many")
@@ -61,6 +67,17 @@ def many(qapp, tmp_path_factory):
         yield window
         window.jobs.shutdown(2000)
         window.close()
+
+
+@pytest.fixture
+def many(_many, qapp):
+    """The module's window of the campaign, on the Systems tab (the Across-time tests show
+    their own tab; nothing else is changed)."""
+    _many.show_tab("systems")
+    for _ in range(20):
+        qapp.processEvents()
+        time.sleep(0.01)
+    return _many
 
 
 def test_an_output_only_campaign_shows_only_the_columns_that_apply(many):
@@ -120,3 +137,95 @@ def test_many_versions_are_listed_by_count_first_and_last():
     assert model.index(0, column).data() == "13: M00 … M12"
     tip = model.index(0, column).data(Qt.ItemDataRole.ToolTipRole)
     assert all(f"M{k:02d}" in tip for k in range(13))
+
+
+# -- the same campaign Across time ------------------------------------------------------------
+
+def test_the_sp_legend_is_outside_the_data_and_the_model_is_named_by_its_id(many, qapp):
+    """gui2, item 3: the Across-time S_P legend lies outside the plot's data area (it covered
+    the upper half of the plot at 1366x768), and the policy plot names the model by its own id
+    (it said "tests of M₃" for the third model of a table whose ids were M0-M2)."""
+    window = many
+    window.show_tab("time")
+    for _ in range(30):
+        qapp.processEvents()
+        time.sleep(0.01)
+    tab = window.time_tab
+    item = tab.sp_plot.getPlotItem()
+    legend = item.legend
+    assert legend is not None and legend.items      # the entries are there
+    area = item.getViewBox().sceneBoundingRect()
+    box = legend.sceneBoundingRect()
+    assert box.height() > 0 and not area.intersects(box), (area, box)
+    # the legend is whole inside the widget (not pushed past its right edge)
+    assert tab.sp_plot.mapFromScene(box.bottomRight()).x() <= tab.sp_plot.width()
+    table, i = tab.table(), tab.model_index()
+    assert i >= 0
+    label = tab.policy_plot.getPlotItem().getAxis("left").labelText
+    assert label.endswith(f"tests of {table.models[i]}"), (label, table.models[i])
+
+
+def test_across_time_with_many_output_only_systems(many, qapp):
+    """Issue 35, items 4 and 6: the other systems overlaid with one legend entry instead of 23
+    over the plot, told apart by colour, marker and line style; no legend entry for a curve
+    that is not drawn (it showed as ⊘); the penalised box, greyed, is not ticked; the
+    time-series plot without a bundle says why and draws no empty ticks; the heatmap's row
+    axis has no "(x0.001)" prefix."""
+    window = many
+    window.show_tab("time")
+    for _ in range(30):
+        qapp.processEvents()
+        time.sleep(0.01)
+    tab = window.time_tab
+    legend = tab.sp_plot.getPlotItem().legend
+    entries = [(sample.item, label.text) for sample, label in legend.items]
+    assert all(item.isVisible() for item, _ in entries), [t for i, t in entries
+                                                          if not i.isVisible()]
+    assert not any("penalised" in text for _, text in entries)
+    assert sum("other systems" in text for _, text in entries) == 1
+    assert len(entries) <= 6                          # 3 presets, current, the others
+    systems = tab._sp_curves["systems"]
+    assert len(systems) == N_SYSTEMS - 1
+    looks = {(c.opts["pen"].color().name(), c.opts["symbol"], c.opts["pen"].style())
+             for _, _, c in systems}
+    assert len(looks) == N_SYSTEMS - 1
+    box = tab.penalised_box
+    assert not box.isEnabled() and not box.isChecked()
+    series = tab.series_plot.getPlotItem()
+    assert "no bundle: open one" in series.titleLabel.text
+    assert not series.getAxis("left").style["showValues"]
+    assert not tab.heatmap.plot.getPlotItem().getAxis("left").autoSIPrefix
+
+
+def test_the_policy_axis_title_fits_its_plot(many, qapp):
+    """The policy plot's left title ("weight P(x) · stems: the 5 tests of AIST-AIRC") was cut
+    at 1366x768: it fits the plot's height now, the model's name in the axis' tooltip."""
+    from PySide6.QtGui import QFontMetrics
+
+    window = many
+    window.show_tab("time")
+    for _ in range(20):
+        qapp.processEvents()
+    axis = window.time_tab.policy_plot.getPlotItem().getAxis("left")
+    text = axis.label.toPlainText()
+    assert "stems" in text and "model version v2" in axis.toolTip()
+    width = QFontMetrics(axis.label.font()).horizontalAdvance(text)
+    assert width <= axis.boundingRect().height(), (text, width, axis.boundingRect().height())
+
+
+def test_each_system_has_one_colour_in_the_systems_tab_and_across_time(many, qapp):
+    """gui2, item 3: a system's curve looks the same (colour, marker, line style) in the
+    Systems tab's S_P plot and among the other systems Across time (the Systems tab numbered
+    all systems, Across time only the others, so every system after the current one moved)."""
+    window = many
+    window.show_tab("systems")
+    window.show_tab("time")
+    for _ in range(30):
+        qapp.processEvents()
+        time.sleep(0.01)
+    systems_tab = {name: (c.opts["pen"].color().name(), c.opts["symbol"], c.opts["pen"].style())
+                   for name, c in window.systems_view.curves.items()}
+    across = {name: (c.opts["pen"].color().name(), c.opts["symbol"], c.opts["pen"].style())
+              for name, _, c in window.time_tab._sp_curves["systems"]}
+    assert len(across) == N_SYSTEMS - 1 and len(systems_tab) == N_SYSTEMS
+    assert {name: systems_tab[name] for name in across} == across

@@ -1,6 +1,6 @@
 """`diar_audio`, the reference learner that hears the recording, on the demo meeting.
 
-Real `llgui simulate` and `llgui replay` subprocess runs: under the worst-first and allies
+Real `llgui simulate` subprocess runs (the system a subprocess of it), scored by `llgui replay`: under the worst-first and allies
 oracles its final S_pen (DER, lower is better) is better than its S_base and better than the
 memorise-only S_pen (`s_pen_memorise`: net generalisation); two runs give the same log; the
 document message carries the recording's absolute path, and without one the system fails
@@ -8,6 +8,8 @@ with a message (exit 3), not a traceback of llgui.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -37,10 +39,16 @@ def _simulate(oracle: str, out: Path, replay: bool = True) -> dict | None:
     assert run.returncode == 0, run.stderr
     if not replay:
         return None
-    replay = _llgui("replay", str(out / "bundle.toml"), "--doc", "meeting", "--metric", "der",
-                    "--format", "json")
-    assert replay.returncode == 0, replay.stderr
-    return json.loads(replay.stdout)
+    # `llgui replay`'s own entry point, in this process (a subprocess cost ~0.7 s of CPU in
+    # imports; the system under test is the simulation's subprocess above)
+    from llgui.cli.main import main
+
+    printed, said = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(said):
+        code = main(["replay", str(out / "bundle.toml"), "--doc", "meeting", "--metric", "der",
+                     "--format", "json"])
+    assert code == 0, said.getvalue()
+    return json.loads(printed.getvalue())
 
 
 def _log(out: Path) -> list[dict]:

@@ -64,8 +64,17 @@ def command_line(text: str, tmp: Path, png: Path) -> list[str]:
     return argv
 
 
-def run(text: str, tmp: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", LLGUI_CACHE_DIR=str(tmp / "cache"),
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> Path:
+    """The cell and statistics cache of every block, as a user's is of every command they run:
+    the demo campaign's cells, scored by the first block that needs them, are read by the
+    later ones (five blocks scored them again, ~1.5 s of CPU each, in a fresh cache of their
+    own). Never the user's cache."""
+    return tmp_path_factory.mktemp("cache")
+
+
+def run(text: str, tmp: Path, cache: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", LLGUI_CACHE_DIR=str(cache),
                PYQTGRAPH_QT_LIB="PySide6", COLUMNS="200")
     env.pop("LLGUI_DEMO_DIR", None)
     argv = command_line(text, tmp, tmp / "window.png")
@@ -91,23 +100,23 @@ every command it shows."""
 
 
 @pytest.mark.parametrize("body", list(blocks("sh")))
-def test_sh_block_runs(body, tmp_path):
+def test_sh_block_runs(body, tmp_path, cache):
     texts = commands(body)
     for k, text in enumerate(texts):
         if k == len(texts) - 1 and text in SUCCEEDED:
             continue
-        done = run(text, tmp_path)
+        done = run(text, tmp_path, cache)
         assert done.returncode == 0, f"{text}\n{done.stderr[-3000:]}"
         SUCCEEDED.add(text)
 
 
 @pytest.mark.parametrize("body", list(blocks("console")))
-def test_console_block_prints_what_it_shows(body, tmp_path):
+def test_console_block_prints_what_it_shows(body, tmp_path, cache):
     sessions = re.split(r"(?m)^\$ ", body)[1:]
     assert sessions, "a console block shows at least one `$ command`"
     for session in sessions:
         text, *shown = session.rstrip("\n").split("\n")
-        done = run(text, tmp_path)
+        done = run(text, tmp_path, cache)
         assert done.returncode == 0, f"{text}\n{done.stderr[-3000:]}"
         printed = [line.rstrip() for line in done.stdout.splitlines()]
         expected = [line.rstrip() for line in shown]
@@ -118,8 +127,8 @@ def test_console_block_prints_what_it_shows(body, tmp_path):
 
 
 @pytest.mark.parametrize("body", list(blocks("python")))
-def test_python_block_runs(body, tmp_path):
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", LLGUI_CACHE_DIR=str(tmp_path / "cache"),
+def test_python_block_runs(body, cache):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", LLGUI_CACHE_DIR=str(cache),
                PYQTGRAPH_QT_LIB="PySide6")
     env.pop("LLGUI_DEMO_DIR", None)
     done = subprocess.run([sys.executable, "-c", body], cwd=REPO, env=env, capture_output=True,

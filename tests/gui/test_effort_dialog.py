@@ -8,7 +8,6 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
@@ -18,15 +17,17 @@ from llgui.io.bundle import load_bundle
 from llgui.io.effort_report import agreement_line, fit_rows
 from llgui.sim.human import effort_report
 from tests.gui.conftest import settle
-from tests.sim.test_human_effort import MT, run_meeting, run_mt, two_docs
+from tests.sim.test_human_effort import HUMAN_SESSIONS, recorded_sessions
+
+
+pytestmark = pytest.mark.xdist_group(HUMAN_SESSIONS)   # beside tests/sim/test_human_effort.py
 
 
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory):
-    root = tmp_path_factory.mktemp("live")
-    rng = np.random.default_rng(34)
-    run_mt(two_docs(MT, root), root / "mt", rng)
-    run_meeting(root / "meeting", rng)
+    """The MT and meeting sessions of tests/sim/test_human_effort.py (recorded once, there or
+    here, whichever runs first)."""
+    root, *_ = recorded_sessions(tmp_path_factory)
     return [root / "mt", root / "meeting"]
 
 

@@ -130,14 +130,31 @@ def run_diar(path: Path, out: Path, rng, system: str = "diar_audio", budget: flo
     return count
 
 
+HUMAN_SESSIONS = "human-sessions"
+"""The xdist group of this module and tests/gui/test_effort_dialog.py: on one worker, the two
+read the same recorded sessions (`recorded_sessions`)."""
+pytestmark = pytest.mark.xdist_group(HUMAN_SESSIONS)
+
+_RECORDED: list[tuple] = []
+
+
+def recorded_sessions(tmp_path_factory) -> tuple:
+    """(folder, bundle, MT count, meeting count): the two live sessions (seeded, real system
+    subprocesses) recorded once per process and read, never written, by this module and by
+    tests/gui/test_effort_dialog.py, which recorded the same two again (~2.5 s of CPU)."""
+    if not _RECORDED:
+        root = tmp_path_factory.mktemp("human")
+        rng = np.random.default_rng(34)
+        bundle = two_docs(MT, root)
+        mt = run_mt(bundle, root / "mt", rng)
+        meeting = run_meeting(root / "meeting", rng)
+        _RECORDED.append((root, bundle, mt, meeting))
+    return _RECORDED[0]
+
+
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory):
-    root = tmp_path_factory.mktemp("human")
-    rng = np.random.default_rng(34)
-    bundle = two_docs(MT, root)
-    mt = run_mt(bundle, root / "mt", rng)
-    meeting = run_meeting(root / "meeting", rng)
-    return root, bundle, mt, meeting
+    return recorded_sessions(tmp_path_factory)
 
 
 def test_agreement_is_the_hand_count(sessions):

@@ -22,14 +22,22 @@ SYSTEMS = {"mt": "mt_memory", "diarization": "diar_clusters"}
 BUDGETS = {"mt": 80.0, "diarization": 15.0}   # a few steps each: the suite stays fast
 
 
-def first_document_bundle(demo: Path, task: str, where: Path) -> Path:
-    """The demo bundle cut to its first document, paths made absolute."""
+def first_document_bundle(demo: Path, task: str, where: Path, lines: int | None = None) -> Path:
+    """The demo bundle cut to its first document, paths made absolute; with `lines`, its MT
+    text files (references, hypothesis, source) cut to their first `lines` lines, written in
+    `where` as ref-NAME, hyp-NAME, src-NAME."""
     text = (demo / task / "bundle.toml").read_text(encoding="utf-8")
     head, *docs = text.split("[[documents]]")
     first = docs[0].split("[interactions]")[0]
     body = head + "[[documents]]" + first
     body = re.sub(r'"((?:ref|hyp|src|uem)/[^"]+)"', lambda m: json.dumps(str(demo / task / m.group(1))), body)
     where.mkdir(parents=True, exist_ok=True)
+    if lines is not None:
+        for name in re.findall(r'"([^"]+\.(?:drm|ulv))"', body):
+            cut = where / f"{Path(name).parent.name}-{Path(name).name}"
+            kept = Path(name).read_text(encoding="utf-8").splitlines()[:lines]
+            cut.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+            body = body.replace(f'"{name}"', json.dumps(str(cut)))
     (where / "bundle.toml").write_text(body, encoding="utf-8")
     return where / "bundle.toml"
 

@@ -37,7 +37,7 @@ def demo_window(qtbot):
 
 @pytest.fixture(scope="module")
 def _module_demo_window(qapp):
-    """The window of `demo_window`, built once per module (see `read_only_demo_window`)."""
+    """The window of `demo_window`, built once per module (see `module_demo_window`)."""
     from llgui.gui.main_window import MainWindow
     from tests.gui.across_time.test_policy_item import wait_for
 
@@ -54,18 +54,36 @@ def _module_demo_window(qapp):
 
 
 @pytest.fixture
-def read_only_demo_window(_module_demo_window, qtbot):
-    """`demo_window`, shared by the tests of a module that only move through it (select a
-    document and step, press keys, click, export) and change nothing a later test reads: no
-    metric, cost model, policy or bundle is changed. Building the window and opening the demo
-    took ~0.7 s of CPU per test. Each test selects what it reads; a message box it opened is
-    closed after it."""
+def module_demo_window(_module_demo_window, qtbot):
+    """`demo_window`, shared by the tests of a module (building the window and opening the
+    demo took ~0.7 s of CPU per test). Each test selects what it reads; what a test may change
+    that a later one reads is put back after it: the metrics, the cost models, the policy (the
+    undo stack emptied), a message box it opened."""
+    from PySide6.QtWidgets import QApplication
+
     window = _module_demo_window
     settle(qtbot, window)
+    state = window.state
+    metrics, costs = dict(state.metrics), list(state.cost_models)
+    policy = (state.policy, state.policy_name)
     yield window
     if window._error_box is not None:
         window._error_box.close()
+        # the box was window-modal (QDialog.open): the window is active again, as it was, so
+        # that its key shortcuts reach it
+        window.activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=10000)
+    for task, metric in metrics.items():
+        state.set_metric(task, metric)
+    for index, model in enumerate(costs):
+        if state.cost_models[index] != model:
+            state._apply_cost_model(index, model)
+    if (state.policy, state.policy_name) != policy:
+        state._apply_policy(*policy)
+    state.undo_stack.clear()
     settle(qtbot, window)
+    assert (dict(state.metrics), list(state.cost_models), (state.policy, state.policy_name)) \
+        == (metrics, costs, policy)
 
 
 @pytest.fixture(scope="module")

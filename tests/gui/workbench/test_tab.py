@@ -52,8 +52,8 @@ def press(qtbot, window, key) -> None:
     qtbot.keyClick(window.workbench.table, key)
 
 
-def test_keys_step_through_an_mt_document_like_llgui_replay(qtbot, read_only_demo_window):
-    window = read_only_demo_window
+def test_keys_step_through_an_mt_document_like_llgui_replay(qtbot, module_demo_window):
+    window = module_demo_window
     doc = "news-2023-01-09"
     window.state.select(window.state.bundle_index_of_task("mt"), doc)
     settle(qtbot, window)
@@ -80,8 +80,8 @@ def test_keys_step_through_an_mt_document_like_llgui_replay(qtbot, read_only_dem
 
 
 def test_buttons_and_table_clicks_step_through_a_diarization_show(qtbot,
-                                                                 read_only_demo_window):
-    window = read_only_demo_window
+                                                                 module_demo_window):
+    window = module_demo_window
     doc = "show-2023-03-13"
     window.state.select(window.state.bundle_index_of_task("diarization"), doc)
     settle(qtbot, window)
@@ -109,8 +109,8 @@ def test_buttons_and_table_clicks_step_through_a_diarization_show(qtbot,
     assert window.state.step == 0
 
 
-def test_page_keys_change_document(qtbot, read_only_demo_window):
-    window = read_only_demo_window
+def test_page_keys_change_document(qtbot, module_demo_window):
+    window = module_demo_window
     flat = window.state.documents_flat()
     window.state.select(*flat[0])
     settle(qtbot, window)
@@ -123,8 +123,8 @@ def test_page_keys_change_document(qtbot, read_only_demo_window):
     assert (window.state.selection.bundle, window.state.selection.doc) == flat[0]
 
 
-def test_mt_view_marks_corrected_and_generalised_segments(qtbot, read_only_demo_window):
-    window = read_only_demo_window
+def test_mt_view_marks_corrected_and_generalised_segments(qtbot, module_demo_window):
+    window = module_demo_window
     window.state.select(window.state.bundle_index_of_task("mt"), "news-2023-01-09", step=1)
     settle(qtbot, window)
     walk = window.workbench.walkthrough
@@ -138,8 +138,8 @@ def test_mt_view_marks_corrected_and_generalised_segments(qtbot, read_only_demo_
     assert marked, "the demo's first document generalises its first correction"
 
 
-def test_metric_switch_recomputes(qtbot, demo_window):
-    window = demo_window
+def test_metric_switch_recomputes(qtbot, module_demo_window):
+    window = module_demo_window
     doc = "news-2023-03-06"
     window.state.select(window.state.bundle_index_of_task("mt"), doc, step=3)
     settle(qtbot, window)
@@ -151,8 +151,8 @@ def test_metric_switch_recomputes(qtbot, demo_window):
     assert window.workbench.walkthrough.replay.msr == pytest.approx(expected["msr"], abs=1e-9)
 
 
-def test_cost_model_edit_recomputes_and_undoes(qtbot, demo_window):
-    window = demo_window
+def test_cost_model_edit_recomputes_and_undoes(qtbot, module_demo_window):
+    window = module_demo_window
     index = window.state.bundle_index_of_task("diarization")
     window.state.select(index, "show-2023-03-06", step=2)
     settle(qtbot, window)
@@ -182,8 +182,8 @@ def test_cost_model_edit_recomputes_and_undoes(qtbot, demo_window):
 
 
 def test_a_corrupt_bundle_from_the_menu_names_file_and_line_and_keeps_the_document(
-        qtbot, read_only_demo_window, tmp_path, monkeypatch):
-    window = read_only_demo_window
+        qtbot, module_demo_window, tmp_path, monkeypatch):
+    window = module_demo_window
     window.state.select(window.state.bundle_index_of_task("mt"), "news-2023-02-06", step=3)
     settle(qtbot, window)
     before = (list(window.state.bundles), window.state.selection, window.state.step,
@@ -245,13 +245,13 @@ def test_a_corrupt_session_file_is_ignored(qtbot, isolated_session):
     assert window.state.bundles == []
 
 
-def test_exports_of_the_workbench(qtbot, read_only_demo_window, tmp_path):
+def test_exports_of_the_workbench(qtbot, module_demo_window, tmp_path):
     import csv
     import xml.etree.ElementTree as ET
 
     from PySide6.QtGui import QImage
 
-    window = read_only_demo_window
+    window = module_demo_window
     window.state.select(window.state.bundle_index_of_task("diarization"), "show-2023-03-06",
                         step=2)
     settle(qtbot, window)
@@ -272,32 +272,32 @@ def test_exports_of_the_workbench(qtbot, read_only_demo_window, tmp_path):
     assert [float(r["s_pen"]) for r in rows] == [s["s_pen"] for s in expected["steps"]]
 
 
-def test_the_aggregates_show_the_policy_weighted_score(qtbot, demo_window):
+def test_the_aggregates_show_the_policy_weighted_score(qtbot, module_demo_window):
     # DESIGN.md 1.5: pooled, mean and policy-weighted side by side, labelled; the last follows
     # the user policy
     import numpy as np
 
     from llgui.core.across_time.policy import PRESETS, document_weights
 
-    state = demo_window.state
+    state = module_demo_window.state
     index = state.selection.bundle
-    qtbot.waitUntil(lambda: "policy-weighted" in demo_window.workbench.aggregates.text(),
+    qtbot.waitUntil(lambda: "policy-weighted" in module_demo_window.workbench.aggregates.text(),
                     timeout=60000)
-    _, result = demo_window.workbench._collection
+    _, result = module_demo_window.workbench._collection
 
     def expected(policy) -> str:
         w = document_weights(policy, result.times)
         pen = np.array([r.s_pen for r in result.replays])
         return f"{float(np.sum(w * pen) / np.sum(w)):.2f}"
 
-    assert expected(PRESETS["B"]) in demo_window.workbench.aggregates.text()
+    assert expected(PRESETS["B"]) in module_demo_window.workbench.aggregates.text()
     state.edit_policy(PRESETS["A"], "A")
-    text = demo_window.workbench.aggregates.text()
+    text = module_demo_window.workbench.aggregates.text()
     assert "policy A" in text and expected(PRESETS["A"]) in text
     assert index == state.selection.bundle
 
 
-def test_the_llmt_scorer_is_offered_in_the_window(qtbot, demo_window):
+def test_the_llmt_scorer_is_offered_in_the_window(qtbot, module_demo_window):
     # issue 9, item 9: the WMT LLMT stream score, in the window as in `llgui replay --mode llmt`
     # and `llgui score --mode llmt`
     import contextlib
@@ -306,7 +306,7 @@ def test_the_llmt_scorer_is_offered_in_the_window(qtbot, demo_window):
     from llgui.cli.main import main
     from llgui.gui.workbench.tab import LLMT
 
-    window = demo_window
+    window = module_demo_window
     doc = "news-2023-03-06"
     window.state.select(window.state.bundle_index_of_task("mt"), doc, step=2)
     settle(qtbot, window)

@@ -41,6 +41,9 @@ def cell_unit_scores(campaign: Campaign, scores: CampaignScores,
 
     settings = dict(campaign.settings)
     references, uems = {}, {}
+    # the same turns on the same batch (a version that left a batch's output as it was, two
+    # systems with one output) have the same unit scores: computed once, as their cells are
+    done: dict[tuple[int, tuple], np.ndarray] = {}
     for cell in campaign.cells:
         key = (cell.system, cell.model, cell.batch)
         if key not in scores.cells:
@@ -49,9 +52,12 @@ def cell_unit_scores(campaign: Campaign, scores: CampaignScores,
         if cell.batch not in references:
             references[cell.batch] = load_turns(batch.references[0])[batch.uri]
             uems[cell.batch] = load_uem(batch.uem)[batch.uri] if batch.uem else None
-        hypothesis = load_turns(cell.hypothesis).get(batch.uri, ())
-        out[key] = turn_scores(references[cell.batch], hypothesis, uems[cell.batch], metric,
-                               settings)
+        hypothesis = tuple(load_turns(cell.hypothesis).get(batch.uri, ()))
+        same = (cell.batch, hypothesis)
+        if same not in done:
+            done[same] = turn_scores(references[cell.batch], hypothesis, uems[cell.batch],
+                                     metric, settings)
+        out[key] = done[same].copy()
     return out
 
 

@@ -1,6 +1,8 @@
 """Campaigns built from the published reference data (WMT23 de-en, VBx AMI), for the tests."""
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from pathlib import Path
 
 WMT_SYSTEMS = {"alpha": ("ONLINE-A", "ONLINE-B"), "beta": ("GPT4-5shot", "NLLB_Greedy")}
@@ -64,9 +66,12 @@ def shifted_rttm(source: Path, target: Path, shift: float) -> None:
 
 
 def build_vbx_campaign(root: Path, reference_data: Path, protocol: str,
-                       meetings: list[str] | None = None) -> Path:
+                       meetings: list[str] | None = None,
+                       shifted: Collection[str] | None = None) -> Path:
     """The VBx AMI dev set as a campaign: meetings as batches (a day apart), one system with
-    the published VBx output (M0) and a shifted copy (M1); settings from `protocol`."""
+    the published VBx output (M0) and a shifted copy (M1); settings from `protocol`. With
+    `shifted`, M1 is shifted on those meetings only and M0's very file on the others (cells of
+    the same content are scored once)."""
     base = reference_data / "vbx-ami-mixheadset"
     if meetings is None:
         meetings = sorted(p.stem for p in (base / "ref" / "dev").glob("*.rttm"))
@@ -82,7 +87,10 @@ def build_vbx_campaign(root: Path, reference_data: Path, protocol: str,
     for meeting in meetings:
         source = base / "sys" / "dev" / f"{meeting}.rttm"
         (root / "vbx" / "M0" / f"{meeting}.rttm").write_bytes(source.read_bytes())
-        shifted_rttm(source, root / "vbx" / "M1" / f"{meeting}.rttm", 0.25)
+        if shifted is None or meeting in shifted:
+            shifted_rttm(source, root / "vbx" / "M1" / f"{meeting}.rttm", 0.25)
+        else:
+            (root / "vbx" / "M1" / f"{meeting}.rttm").write_bytes(source.read_bytes())
     toml += ["[[systems]]", 'name = "vbx"', 'models = [{id = "M0", time = 0}, {id = "M1", '
              f'time = {len(meetings)}}}]', 'hypotheses = "vbx/{model}/{batch}.rttm"', ""]
     path = root / f"campaign-{protocol}.toml"

@@ -198,7 +198,8 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         box.setInformativeText("Nothing already open was changed.")
         box.setWindowModality(Qt.WindowModality.NonModal)
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        box.open()
+        box.show()   # (QDialog.open() would make it window-modal: keys no longer reached the
+        # window behind it, which stayed inactive once the box closed)
         self._error_box = box
 
     # -- state reactions --------------------------------------------------------------------

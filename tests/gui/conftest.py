@@ -69,8 +69,7 @@ def module_demo_window(_module_demo_window, qtbot):
     yield window
     if window._error_box is not None:
         window._error_box.close()
-        # the box was window-modal (QDialog.open): the window is active again, as it was, so
-        # that its key shortcuts reach it
+        # the window is active again, as it was, so that its key shortcuts reach it
         window.activateWindow()
         qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=10000)
     for task, metric in metrics.items():

@@ -201,6 +201,10 @@ def test_a_corrupt_bundle_from_the_menu_names_file_and_line_and_keeps_the_docume
     action.trigger()
     box = window._error_box
     assert box is not None and box.isVisible()
+    # never modal: the window behind it still takes the keys (Qt's open() made it modal)
+    from PySide6.QtCore import Qt
+
+    assert box.windowModality() == Qt.WindowModality.NonModal and not box.isModal()
     assert f"{bad}:7: references file 'missing.ref' not found" in box.text()
     assert f"{bad}:8: hypothesis file 'missing.hyp' not found" in box.text()
     after = (list(window.state.bundles), window.state.selection, window.state.step,

@@ -116,7 +116,8 @@ def invisible_window_problem(args) -> str | None:
         return None
     return (f"QT_QPA_PLATFORM={platform} draws the window where nobody sees it, and it would "
             "run until killed: add --screenshot PNG to render it once and exit "
-            "(llgui --demo --screenshot demo.png), or unset QT_QPA_PLATFORM on a desktop")
+            "(llgui --demo --screenshot demo.png; python3 dev.py demo --screenshot demo.png "
+            "in a clone), or unset QT_QPA_PLATFORM on a desktop")
 XCB_LIBRARIES = {"xcb-cursor": "libxcb-cursor0", "xkbcommon-x11": "libxkbcommon-x11-0",
                  "xcb-icccm": "libxcb-icccm4", "xcb-keysyms": "libxcb-keysyms1",
                  "xcb-image": "libxcb-image0", "xcb-render-util": "libxcb-render-util0",
@@ -211,7 +212,7 @@ def _shoot_every_tab(app, window, target: Path) -> None:
         window.show_tab(tab)
 
         def save() -> None:
-            codes.append(0 if window.save_screenshot(tab_picture(target, tab)) else 1)
+            codes.append(_save(window, tab_picture(target, tab)))
             if pending:
                 shoot_next()
                 return
@@ -253,6 +254,68 @@ def _parse_window_arguments(parser: argparse.ArgumentParser, argv) -> argparse.N
     raise AssertionError("unreachable")   # argparse's error exits
 
 
+def screenshot_problem(target: Path, every_tab: bool = False) -> str | None:
+    """Why `--screenshot TARGET` cannot be written, before any window is built (a picture
+    that fails to save at the end ran a window for nothing, and a save that raised in Qt's
+    event loop left it running), else None. Its folder is made here if it is missing."""
+    targets = [tab_picture(target, tab) for tab in TABS] if every_tab else [target]
+    for path in targets:
+        if path.exists() and not path.is_file():
+            return f"--screenshot {path}: exists and is not a regular file (a folder or a device)"
+    from PySide6.QtGui import QImageWriter
+
+    formats = {bytes(f).decode().lower() for f in QImageWriter.supportedImageFormats()}
+    suffix = target.suffix.lower().lstrip(".")
+    if suffix not in formats and not (every_tab and not suffix):
+        return (f"--screenshot {target}: not a picture's name: end it in .png (or "
+                f"{', '.join('.' + f for f in sorted(formats & {'jpg', 'bmp', 'webp'}))})")
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"--screenshot {target}: {folder} is a file, not a folder"
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return f"--screenshot {target}: cannot make its folder {target.parent}: {error.strerror}"
+    if not os.access(target.parent, os.W_OK):
+        return f"--screenshot {target}: its folder {target.parent} is not writable"
+    return None
+
+
+def _save(window, path: Path) -> int:
+    """0 when the window's picture was written to `path`, else 2 with the reason said."""
+    try:
+        saved = window.save_screenshot(path)
+    except OSError as error:
+        print(f"llgui: --screenshot {path}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    if not saved:
+        print(f"llgui: --screenshot {path}: the picture could not be written (a full disk?)",
+              file=sys.stderr)
+        return 2
+    return 0
+
+
+def _picture_of_what_was_asked(problem: str, args, argv) -> str:
+    """`problem`'s example commands (`--screenshot demo.png` of the demo) made the picture of
+    what was asked: the user's own arguments (a bundle, --live, --doc, --step, --tab, --size)
+    with --screenshot, so that the command given renders that and still ends."""
+    import shlex
+
+    given = [a for a in (sys.argv[1:] if argv is None else argv)]
+    kept = [a for a in given if a != "--demo"]
+    if not kept:
+        return problem
+    picture = "demo.png" if args.demo else "out.png"
+    llgui = shlex.join(["llgui", *given, "--screenshot", picture])
+    dev = shlex.join(["python3", "dev.py", *(["demo", *kept] if args.demo
+                                              else ["llgui", *given]),
+                      "--screenshot", picture])
+    return (problem.replace("llgui --demo --screenshot demo.png", llgui)
+            .replace("python3 dev.py demo --screenshot demo.png", dev))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parse_window_arguments(build_parser(), argv)
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
@@ -271,6 +334,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"llgui: --size {args.size!r}: expected WIDTHxHEIGHT, e.g. 1500x950",
               file=sys.stderr)
         return 2
+    if args.screenshot:
+        problem = screenshot_problem(args.screenshot, every_tab)
+        if problem:
+            print(f"llgui: {problem}", file=sys.stderr)
+            return 2
 
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -278,14 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     problem = ((platform_problem() or display_problem() or invisible_window_problem(args))
                if QApplication.instance() is None else None)
     if problem:   # Qt would abort (SIGABRT) in the QApplication constructor
-        if args.bundles and not args.demo:   # the picture of what was asked for
-            import shlex
-
-            asked = " ".join(shlex.quote(str(p)) for p in args.bundles)
-            problem = problem.replace("llgui --demo --screenshot demo.png",
-                                      f"llgui {asked} --screenshot out.png").replace(
-                "python3 dev.py demo --screenshot demo.png",
-                f"python3 dev.py llgui {asked} --screenshot out.png")
+        problem = _picture_of_what_was_asked(problem, args, argv)
         print(f"llgui: {problem}", file=sys.stderr)
         return 2
     _quiet_offscreen_notes()
@@ -325,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
         target = args.screenshot
 
         def shoot() -> None:
-            code = 0 if window.save_screenshot(target) else 1
+            code = _save(window, target)
             failed = getattr(window, "open_problems", [])
             if failed:   # the picture shows the error; the exit says it too
                 for problem in failed:

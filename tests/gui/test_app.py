@@ -187,6 +187,69 @@ def test_an_invisible_window_without_screenshot_refuses_instead_of_running_forev
     assert "Traceback" not in done.stderr
 
 
+def test_the_advice_renders_what_was_asked_and_its_command_ends(tmp_path):
+    """An outsider's `llgui BUNDLE --live --system S` without a display was told to run
+    `llgui BUNDLE --screenshot out.png`: the workbench, not the live session, and their --doc,
+    --step, --tab and --size dropped. The advice now keeps every argument given; the command it
+    names ends (exit 0) with the picture."""
+    import re
+
+    env = _no_display_env()
+    asked = ["--demo", "--tab", "time", "--size", "1366x768", "--no-session"]
+    done = subprocess.run([sys.executable, "-m", "llgui", *asked], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2, done.stderr
+    named = re.search(r"llgui (--demo [^();,]*--screenshot \S+)", done.stderr)
+    assert named and named.group(1).split() == [*asked, "--screenshot", "demo.png"], done.stderr
+    assert "python3 dev.py demo --tab time --size 1366x768 --no-session --screenshot demo.png" \
+        in done.stderr
+    ran = subprocess.run([sys.executable, "-m", "llgui", *named.group(1).split()],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+                         stdin=subprocess.DEVNULL)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert (tmp_path / "demo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    from llgui.gui.app import NO_DISPLAY, _picture_of_what_was_asked, build_parser
+
+    live = ["resources/demo/mt/bundle.toml", "--live", "--system", "mt_memory"]
+    said = _picture_of_what_was_asked(NO_DISPLAY, build_parser().parse_args(live), live)
+    assert ("llgui resources/demo/mt/bundle.toml --live --system mt_memory --screenshot "
+            "out.png") in said
+    assert ("python3 dev.py llgui resources/demo/mt/bundle.toml --live --system mt_memory "
+            "--screenshot out.png") in said
+
+
+@pytest.mark.parametrize("case", ["parent is a file", "a device", "a folder", "no picture suffix",
+                                  "parent cannot be made"])
+def test_a_picture_that_cannot_be_written_is_refused_before_any_window(case, tmp_path):
+    """An outsider's `--screenshot FILE/shot.png` (the parent a file) printed a traceback and
+    then never ended (the save raised inside Qt's event loop); `/dev/full` exited 1 saying
+    nothing. Each such target is now refused before a window is built, naming it."""
+    from llgui.gui.app import screenshot_problem
+
+    (tmp_path / "afile").write_text("x")
+    target = {"parent is a file": tmp_path / "afile" / "shot.png",
+              "a device": Path("/dev/null"), "a folder": tmp_path,
+              "no picture suffix": tmp_path / "shot.txt",
+              "parent cannot be made": Path("/proc/llgui-no/shot.png")}[case]
+    problem = screenshot_problem(target)
+    assert problem is not None and str(target) in problem, problem
+    assert screenshot_problem(tmp_path / "new" / "shot.png") is None   # its folder is made
+    assert (tmp_path / "new").is_dir()
+
+
+def test_an_unwritable_picture_ends_with_exit_2_not_a_hang(tmp_path):
+    """The end-to-end case of the outsider's report: the process ends, exit 2, no traceback
+    (the timeout would fail this test where the old code waited forever)."""
+    (tmp_path / "afile").write_text("x")
+    done = subprocess.run([sys.executable, "-m", "llgui", "--demo", "--no-session",
+                           "--screenshot", str(tmp_path / "afile" / "shot.png")],
+                          capture_output=True, text=True, env=_no_display_env(), cwd=tmp_path,
+                          timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2, done.stderr
+    assert "afile is a file, not a folder" in done.stderr and "Traceback" not in done.stderr
+
+
 # ---- gui2, item 6: the live session rendered headless ---------------------------------------
 
 def test_live_opens_the_live_session_headless_and_renders_its_first_question(tmp_path):

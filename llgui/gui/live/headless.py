@@ -58,9 +58,15 @@ def run_live(app, args, width: int, height: int) -> int:
                 return
         timer.stop()
         app.processEvents()
-        Path(target).parent.mkdir(parents=True, exist_ok=True)
-        saved = window.grab().save(str(target))
-        code = 0 if saved else 1
+        try:
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+            saved = window.grab().save(str(target))
+        except OSError:
+            saved = False
+        code = 0 if saved else 2
+        if not saved:   # (main checked the folder: a full disk, or not an image suffix)
+            print(f"llgui: --screenshot {target}: the picture could not be written",
+                  file=sys.stderr)
         if window.live is None:   # it did not start: the picture and the exit say why
             print(f"llgui: {window.status.text()}", file=sys.stderr)
             code = 2

@@ -3,7 +3,7 @@
     llgui score BUNDLE | --ref REF ... [--hyp HYP|-] [--log LOG] [settings] [--metric M ...]
     llgui replay BUNDLE | --ref REF ... --hyp HYP --log LOG|- [--doc ID] [--metric M] [--mode ...]
     llgui lifelong BUNDLE [--policy A|B|C|POLICY.json] [--penalised] [--format table|json|csv]
-    llgui det SCORES ... [--key KEY] [--dcf P_TARGET,C_MISS,C_FA] [--format table|json|csv]
+    llgui det SCORES ... | BUNDLE [--key KEY] [--dcf P_TARGET,C_MISS,C_FA] [--format table|json|csv]
     llgui campaign CAMPAIGN.toml [--workers N | --scheduler ADDRESS | --scheduler-file FILE]
                    [--out DIR] [--format ...]
     llgui compare BUNDLE ...|CAMPAIGN --baseline NAME | --all-pairs [--correction holm|none]

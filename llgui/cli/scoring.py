@@ -62,15 +62,16 @@ def _arguments_lifelong(p: argparse.ArgumentParser) -> None:
 def _arguments_det(p: argparse.ArgumentParser) -> None:
     p.add_argument("scores", type=Path, nargs="*", metavar="SCORES",
                    help="score files, one system each, named by file stem (`score label` "
-                        "lines, or `enroll test score` with --key)")
+                        "lines, or `enroll test score` with --key); or one detection bundle "
+                        "(BUNDLE.toml: its systems' scores, at its [settings] operating point)")
     p.add_argument("--pair", type=Path, nargs=2, action="append", default=[],
                    metavar=("TARGETS", "NONTARGETS"),
                    help="a system as a file of target scores and one of non-target scores, one "
                         "score per line (bob.measure, pyeer); repeatable (default: none)")
     p.add_argument("--key", type=Path, metavar="KEY",
                    help="NIST/Kaldi trial key (default: labels in the score files)")
-    p.add_argument("--dcf", default="0.01,1,1", metavar="P_TARGET,C_MISS,C_FA",
-                   help="DCF parameters (default: 0.01,1,1)")
+    p.add_argument("--dcf", default=None, metavar="P_TARGET,C_MISS,C_FA",
+                   help="DCF parameters (default: a bundle's [settings], else 0.01,1,1)")
     p.add_argument("--threshold", type=options.bounded("threshold"), metavar="T",
                    help="also give counts, precision, recall, F1 and error rate when accepting "
                         "score >= T (default: none)")
@@ -144,7 +145,14 @@ def cmd_lifelong(args) -> str:
 def cmd_det(args) -> str:
     from llgui import api
 
-    dcf = api.parse_dcf(args.dcf, "--dcf")
+    dcf = api.parse_dcf(args.dcf, "--dcf") if args.dcf is not None else None
+    bundle = _detection_bundle(args)
+    if bundle is not None:   # `llgui det BUNDLE`: as `score` and `compare` read it
+        _check_input(bundle)
+        report = api.det_report(str(bundle), None, (), dcf, args.eer_method, args.calibrated,
+                                args.threshold)
+        return _det_output(report, args.format)
+    dcf = dcf if dcf is not None else api.parse_dcf("0.01,1,1", "--dcf")
     if not args.scores and not args.pair and args.key is not None and sys.stdin is not None \
             and not sys.stdin.isatty():
         args.scores = [Path("-")]   # `llgui det --key KEY < scores`, as score reads a hypothesis
@@ -159,6 +167,19 @@ def cmd_det(args) -> str:
             args.scores[dashes[0]] = args.stdin_scores
             return _det_report_text(args, dcf)
     return _det_report_text(args, dcf)
+
+
+def _detection_bundle(args) -> Path | None:
+    """The bundle of `llgui det BUNDLE.toml` (one path ending in .toml, no key or pairs)."""
+    if len(args.scores) != 1 or args.pair or _is_dash(args.scores[0]):
+        return None
+    path = Path(args.scores[0])
+    if path.suffix.lower() != ".toml":
+        return None
+    if args.key is not None:
+        raise UsageError(f"{path}: a bundle names its own scores and labels: --key is for "
+                         "score files")
+    return path
 
 
 def _det_report_text(args, dcf) -> str:

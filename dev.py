@@ -3,7 +3,8 @@
 
     python3 dev.py demo      # the GUI on the bundled demo
     python3 dev.py test      # the whole test suite (what CI runs through .ci/run)
-    python3 dev.py test --quick  # the edit-test loop: core, readers, command line (a minute)
+    python3 dev.py test --quick  # the edit-test loop: core, readers, command line (a minute,
+                                 # quiet; a busy machine takes longer)
     python3 dev.py bench     # the performance gates (benchmarks/, docs/developing.md)
     python3 dev.py llgui ... # any llgui command inside the project's environment
 
@@ -73,8 +74,13 @@ def _finish(processes, timeout: float = 300.0) -> None:
 
 
 def main(argv: list[str]) -> int:
+    if argv and argv[0] in {"-h", "--help", "help"}:
+        print(__doc__.strip())   # asked for: not an error
+        return 0
     if not argv or argv[0] not in {"demo", "test", "bench", "llgui", "setup"}:
-        print(__doc__.strip())
+        print(__doc__.strip(), file=sys.stderr if argv else sys.stdout)
+        if argv:
+            print(f"\ndev.py: unknown command {argv[0]!r}", file=sys.stderr)
         return 2
     command, rest = argv[0], argv[1:]
     ensure_environment()

@@ -86,7 +86,7 @@ def test_the_issues_cases_are_usage_errors(campaign, in_process):
          "bundle must be a bundle (llgui.load) or the path of a bundle file, not int"),
         (lambda: llgui.compare([DET], baseline=1), "baseline '1': must be a string, not int"),
         (lambda: llgui.det(pairs=[("a",)]),
-         "pairs[1] must be a pair (targets file, nontargets file), not ('a',)"),
+         "pairs[0] must be a pair (targets file, nontargets file), not ('a',)"),
         (lambda: llgui.det(DET, dcf=5), 'dcf must be "P_TARGET,C_MISS,C_FA" or three numbers'),
         (lambda: llgui.score(MT, metrics=[1]), "metrics: every name must be a string, not int"),
         (lambda: llgui.replay(MT, doc=3), "doc '3': must be a string, not int"),

@@ -165,8 +165,10 @@ def _stdin_file(args, names: Sequence[str], labels: dict[str, str] | None = None
         except LoadError as error:
             from llgui.core.errors import Problem
 
+            # (a reason may name it too: "the hypothesis /tmp/llgui-stdin-…/stdin.txt has 5")
             raise LoadError([Problem("<stdin>" if p.file == str(path) else p.file, p.line,
-                                     p.reason) for p in error.problems]) from None
+                                     p.reason.replace(str(path), "<stdin>"))
+                             for p in error.problems]) from None
 
 
 def _is_dash(value) -> bool:

@@ -227,7 +227,7 @@ def check_pairs(value: object, name: str = "pairs") -> list[tuple]:
         raise UsageError(f"{name} must be a sequence of (targets, nontargets) file pairs, "
                          f"not {_kind(value)}") from None
     out = []
-    for k, pair in enumerate(pairs, 1):
+    for k, pair in enumerate(pairs):   # (indexed as Python indexes the sequence given)
         if isinstance(pair, (str, bytes, os.PathLike)) or not hasattr(pair, "__len__") \
                 or len(pair) != 2:
             raise UsageError(f"{name}[{k}] must be a pair (targets file, nontargets file), "

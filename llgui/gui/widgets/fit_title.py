@@ -4,6 +4,7 @@ width allows (issue 23 item 9: the learning curve's and the DET plot's titles we
 against the width of the plot's view, which is the title's column."""
 from __future__ import annotations
 
+import math
 from typing import Callable, Sequence
 
 from PySide6.QtGui import QFont, QTextDocument
@@ -75,4 +76,10 @@ class FittedTitle:
             options = {"size": f"{self.size_pt:g}pt"}
             if self.color is not None:
                 options["color"] = self.color
-            self.widget.getPlotItem().setTitle(rich, **options)
+            item = self.widget.getPlotItem()
+            item.setTitle(rich, **options)
+            # pyqtgraph gives the title a row of 30 px: two or three lines of it were cut at
+            # the top (the learning curve's legend at 1366x768); the row holds them all
+            height = max(30, math.ceil(item.titleLabel.item.boundingRect().height()))
+            item.titleLabel.setMaximumHeight(height)
+            item.layout.setRowFixedHeight(0, height)

@@ -215,6 +215,7 @@ def test_signature_is_the_library_signature(name, options):
     assert metric.signature.startswith("nrefs:?")  # nothing seen yet: unknown, said so
     metric.corpus_stats(hyps, refs)
     if name == "wer":
+        assert metric.library_scorer(refs)(hyps) == library(name, options, hyps, refs)
         assert metric.signature == (
             "nrefs:2|ref:first|case:" + ("lc" if options.get("lowercase") else "mixed")
             + "|punct:" + ("no" if options.get("no_punct") else "yes")
@@ -224,9 +225,14 @@ def test_signature_is_the_library_signature(name, options):
         return
     cls = {"bleu": sacrebleu.BLEU, "chrf": sacrebleu.CHRF, "ter": sacrebleu.TER}[name]
     reference = cls(**options)
-    reference.corpus_score(hyps, refs)
+    expected = reference.corpus_score(hyps, refs).score
     assert metric.signature == str(reference.get_signature())
     assert f"version:{sacrebleu.__version__}" in metric.signature
+    # the library with the references processed once (what the verification uses) gives the
+    # library's corpus score, hypothesis after hypothesis
+    scorer = metric.library_scorer(refs)
+    assert scorer(hyps) == expected
+    assert scorer(hyps[::-1]) == cls(**options).corpus_score(hyps[::-1], refs).score
 
 
 def jiwer_version() -> str:

@@ -23,10 +23,19 @@ CAMPAIGN = DEMO / "campaign" / "campaign.toml"
 
 
 def cli_json(*args) -> dict:
-    out = subprocess.run([sys.executable, "-m", "llgui", *map(str, args), "--format", "json"],
-                         cwd=REPO, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
+    """`llgui ARGS --format json` through its entry point (`python -m llgui` is
+    `llgui.__main__.main`), in this process: the report is the command's, not the process's
+    (a process per command was most of this module's CPU; the import test below keeps one)."""
+    import contextlib
+    import io
+
+    from llgui.__main__ import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([*map(str, args), "--format", "json"])
+    assert code == 0, err.getvalue()
+    return json.loads(out.getvalue())
 
 
 def as_json(report: dict) -> dict:

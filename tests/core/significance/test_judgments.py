@@ -250,13 +250,14 @@ def test_four_real_documents_exact_p_equals_sacrebleu_brute_force(reference_data
     bleu = BLEU()
 
     scores: dict[tuple[bool, ...], float] = {}
+    whole = BLEU(references=[[r for d in docs for r in refs[d]]])   # references processed once
 
     def corpus(parts):
         # each pattern of documents is scored once: a swap's "b" is its complement's "a"
         key = tuple(part is worse for part in parts)
         if key not in scores:
             lines = [line for k, src in enumerate(parts) for line in src[docs[k]]]
-            scores[key] = bleu.corpus_score(lines, [[r for d in docs for r in refs[d]]]).score
+            scores[key] = whole.corpus_score(lines, None).score
         return scores[key]
 
     for k in range(n):   # worse on every document

@@ -102,9 +102,16 @@ class _MTScorer:
 
         package = "jiwer" if self.metric.name == "wer" else "sacrebleu"
         self.library = f"{package} {version(package)}"
+        # the document's references processed once by the library, and each distinct
+        # hypothesis scored once (a step's adapted hypothesis is often another's)
+        self._scorer = self.metric.library_scorer(self.doc.references)
+        self._scores: dict[tuple[str, ...], float] = {}
 
     def score(self, hypothesis) -> float:
-        return self.metric.library_score(list(hypothesis), self.doc.references)
+        key = tuple(hypothesis)
+        if key not in self._scores:
+            self._scores[key] = self._scorer(key)
+        return self._scores[key]
 
     def corrected(self, view) -> tuple[str, ...]:
         """The corrected hypothesis scored: the view's, but for a prefix step the version made

@@ -44,16 +44,30 @@ def campaign(reference_data, tmp_path_factory):
     return write_campaign(tmp_path_factory.mktemp("pairs"), reference_data)
 
 
+_LIBRARY: dict[int, tuple[list, dict]] = {}
+
+
+def _library_metrics(refs) -> dict:
+    """sacrebleu's BLEU and chrF with the references cached, as sacrebleu's own command line
+    builds them for a paired test (`Metric(references=...)`, `PairedTest(references=None)`):
+    the references processed once per module, not once per system and test."""
+    from sacrebleu.metrics import BLEU, CHRF
+
+    if id(refs) not in _LIBRARY:
+        _LIBRARY[id(refs)] = (refs, {"bleu": BLEU(references=[refs]),
+                                     "chrf": CHRF(references=[refs])})
+    return _LIBRARY[id(refs)][1]
+
+
 def _sacrebleu(test, samples, refs, hyps, names):
     """sacrebleu's PairedTest of `names` (the first the baseline), seed 12345."""
-    from sacrebleu.metrics import BLEU, CHRF
     from sacrebleu.significance import PairedTest
 
     old = os.environ.get("SACREBLEU_SEED")
     os.environ["SACREBLEU_SEED"] = "12345"
     try:
         _sigs, scores = PairedTest([(n, hyps[n]) for n in names],
-                                   {"bleu": BLEU(), "chrf": CHRF()}, references=[refs],
+                                   _library_metrics(refs), references=None,
                                    test_type=test, n_samples=samples, n_ar_confidence=-1)()
     finally:
         if old is None:
@@ -138,13 +152,13 @@ def test_every_pair_has_the_human_agreement_effect_and_the_table_the_intervals(c
     """comparing.md: compare and its JSON give "effect" for BLEU and chrF; --all-pairs had
     dropped it. Each pair's chance that humans agree is mt-thresholds' accuracy of the
     difference of sacrebleu's corpus scores, b's minus a's."""
-    import sacrebleu
     from mt_thresholds import accuracy
 
     path, refs, hyps = campaign
     report = _run(capsys, path, "--all-pairs", "--test", "ar", "--samples", 50)
-    corpus = {n: {"bleu": sacrebleu.corpus_bleu(hyps[n], [refs]).score,
-                  "chrf": sacrebleu.corpus_chrf(hyps[n], [refs]).score} for n in SYSTEMS}
+    library = _library_metrics(refs)
+    corpus = {n: {m: library[m].corpus_score(hyps[n], None).score for m in ("bleu", "chrf")}
+              for n in SYSTEMS}
     for pair in report["pairs"]:
         for metric in ("bleu", "chrf"):
             effect = pair["metrics"][metric]["effect"]

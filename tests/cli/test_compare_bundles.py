@@ -54,17 +54,32 @@ def cases(reference_data, tmp_path_factory):
                                                    {n: [h[i] for i in keep] for n, h in hyps.items()})}
 
 
+_LIBRARY: dict[tuple[str, int], tuple[list, object]] = {}
+
+
+def _library_metric(name, refs):
+    """sacrebleu's metric with the references cached, as sacrebleu's own command line builds
+    it for a paired test (`Metric(references=...)`, then `PairedTest(references=None)`): the
+    references are processed once per module, not once per system and test (refs is held so
+    that its id is not reused)."""
+    from sacrebleu.metrics import BLEU, CHRF, TER
+
+    key = (name, id(refs))
+    if key not in _LIBRARY:
+        classes = {"bleu": BLEU, "chrf": CHRF, "ter": TER}
+        _LIBRARY[key] = (refs, classes[name](references=[refs]))
+    return _LIBRARY[key][1]
+
+
 def _sacrebleu(test, samples, refs, hyps, metrics):
     """sacrebleu's own paired test (public API), seed 12345 through SACREBLEU_SEED."""
-    from sacrebleu.metrics import BLEU, CHRF, TER
     from sacrebleu.significance import PairedTest
 
-    classes = {"bleu": BLEU, "chrf": CHRF, "ter": TER}
     old = os.environ.get("SACREBLEU_SEED")
     os.environ["SACREBLEU_SEED"] = "12345"
     try:
         test_obj = PairedTest([(n, hyps[n]) for n in SYSTEMS],
-                              {m: classes[m]() for m in metrics}, references=[refs],
+                              {m: _library_metric(m, refs) for m in metrics}, references=None,
                               test_type=test, n_samples=samples,
                               n_ar_confidence=1000 if test == "ar" else -1)
         _sigs, scores = test_obj()

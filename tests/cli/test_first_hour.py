@@ -1,6 +1,8 @@
 """A newcomer's first hour (issue 37, item 4): each small thing that went wrong, as a user met it.
 
-Every command runs as a user runs it, in a subprocess; the expected outputs come from the same
+Every command runs as a user runs it, in a subprocess, but for the four that check only what
+the command line says back (a missing file, a typo, an abbreviation): those run through the
+same entry point in this process (`in_process`). The expected outputs come from the same
 command without the option under test (the report llgui prints is not in question here, only
 what the option adds or takes away) or from the files themselves.
 """
@@ -24,6 +26,24 @@ def llgui(*args, stdin=None, env=None, cwd=REPO):
     return subprocess.run([sys.executable, "-m", "llgui", *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=300, input=stdin,
                           env={**os.environ, **(env or {})})
+
+
+def in_process(*args):
+    """`python -m llgui ARGS` through its entry point, `llgui.__main__.main`, in this process
+    (a process costs about a second of imports): exit code, stdout and stderr as a
+    CompletedProcess."""
+    import contextlib
+    import io
+
+    from llgui.__main__ import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exit_:   # argparse's errors
+            code = exit_.code
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +77,7 @@ def test_quiet_prints_the_report_and_nothing_else(where, campaign_cache, loud_ca
 
 
 def test_quiet_still_says_what_is_wrong():
-    done = llgui("-q", "score", "nothere.toml")
+    done = in_process("-q", "score", "nothere.toml")
     assert done.returncode == 2
     assert "nothere.toml" in done.stderr and "no such file" in done.stderr
 
@@ -65,7 +85,7 @@ def test_quiet_still_says_what_is_wrong():
 def test_a_mistyped_option_is_named_before_a_missing_required_one():
     """`llgui compare B --baseine X` answered only 'the following arguments are required:
     --baseline', never what was wrong with what was typed."""
-    done = llgui("compare", DEMO / "mt" / "bundle.toml", "--baseine", "static")
+    done = in_process("compare", DEMO / "mt" / "bundle.toml", "--baseine", "static")
     assert done.returncode == 2
     assert "--baseine" in done.stderr and "did you mean --baseline?" in done.stderr
     assert "Traceback" not in done.stderr
@@ -73,7 +93,7 @@ def test_a_mistyped_option_is_named_before_a_missing_required_one():
 
 def test_an_abbreviated_option_still_works():
     """argparse's unambiguous abbreviations (`--form json`) are not mistaken for typos."""
-    done = llgui("score", DEMO / "mt" / "bundle.toml", "--form", "json")
+    done = in_process("score", DEMO / "mt" / "bundle.toml", "--form", "json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["task"] == "mt"
 
@@ -162,7 +182,7 @@ def test_quiet_is_taken_everywhere_and_version_is_said_once(tmp_path):
 
 
 def test_a_mistyped_metric_gets_the_likeliest_one():
-    done = llgui("score", DEMO / "mt" / "bundle.toml", "--metric", "tre")
+    done = in_process("score", DEMO / "mt" / "bundle.toml", "--metric", "tre")
     assert done.returncode == 2
     assert "did you mean 'ter'?" in done.stderr
 

@@ -32,6 +32,35 @@ def llgui(*args, stdin: bytes | None = None, cwd: Path = REPO):
     return out.returncode, out.stdout.decode(), out.stderr.decode()
 
 
+def in_process(*args, stdin: bytes | None = None, cwd: Path | None = None):
+    """The same command through the same entry point (`python -m llgui` is
+    `llgui.__main__.main`) in this process: its exit code, stdout and stderr. For what is
+    not the process's own behaviour (the options, the files read, the numbers, the
+    messages); every path the real process matters for (standard input, exit 2 of a bad line,
+    the replay of a piped log) keeps a test through `llgui` above. A process costs a second of
+    imports: run in-process, this module takes a third of the CPU it did."""
+    import contextlib
+    import io
+    import os
+
+    from llgui.__main__ import main
+
+    out, err = io.StringIO(), io.StringIO()
+    stdin_was, cwd_was = sys.stdin, Path.cwd()
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin or b""), encoding="utf-8")
+    try:
+        os.chdir(cwd or REPO)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main([str(a) for a in args])
+            except SystemExit as exit_:   # argparse's errors
+                code = exit_.code
+    finally:
+        sys.stdin = stdin_was
+        os.chdir(cwd_was)
+    return code, out.getvalue(), err.getvalue()
+
+
 def scored(text: str) -> dict:
     """A report without the two keys that name where it came from."""
     report = json.loads(text)
@@ -60,10 +89,10 @@ def one_document(tmp_path_factory) -> Path:
 
 
 def test_plain_mt_files_score_as_the_bundle_does(one_document):
-    code, from_bundle, err = llgui("score", one_document / "bundle.toml", "--format", "json")
+    code, from_bundle, err = in_process("score", one_document / "bundle.toml", "--format", "json")
     assert code == 0, err
     log = one_document / "logs" / "system.jsonl"
-    code, plain, err = llgui("score", "--ref", REF, "--hyp", HYP, "--src", SRC, "--log", log,
+    code, plain, err = in_process("score", "--ref", REF, "--hyp", HYP, "--src", SRC, "--log", log,
                              "--format", "json")
     assert code == 0, err
     assert scored(plain) == scored(from_bundle)
@@ -87,11 +116,11 @@ def test_the_hypothesis_on_standard_input_as_sacrebleu_reads_it():
 
 
 def test_replay_of_plain_files_and_of_a_log_on_standard_input(one_document):
-    code, from_bundle, err = llgui("replay", one_document / "bundle.toml", "--doc", DOC,
+    code, from_bundle, err = in_process("replay", one_document / "bundle.toml", "--doc", DOC,
                                    "--format", "json")
     assert code == 0, err
     log = one_document / "logs" / "system.jsonl"
-    code, plain, err = llgui("replay", "--ref", REF, "--hyp", HYP, "--log", log,
+    code, plain, err = in_process("replay", "--ref", REF, "--hyp", HYP, "--log", log,
                              "--format", "json")   # the only document: no --doc needed
     assert code == 0, err
     assert json.loads(plain) == json.loads(from_bundle)
@@ -108,7 +137,7 @@ def test_mt_flags_are_sacrebleu_options():
     signature says so."""
     import sacrebleu
 
-    code, out, err = llgui("score", "--ref", REF, "--hyp", HYP, "-lc", "-tok", "intl",
+    code, out, err = in_process("score", "--ref", REF, "--hyp", HYP, "-lc", "-tok", "intl",
                            "--metric", "bleu", "--format", "json")
     assert code == 0, err
     bleu = json.loads(out)["metrics"]["bleu"]
@@ -143,14 +172,14 @@ def diar_files(tmp_path_factory) -> dict:
 
 def test_plain_rttm_with_flags_score_as_a_bundle_with_settings(diar_files):
     ref, uem = DIAR / "ref" / "shows.rttm", DIAR / "uem" / "shows.uem"
-    code, from_bundle, err = llgui("score", diar_files["bundle"], "--format", "json")
+    code, from_bundle, err = in_process("score", diar_files["bundle"], "--format", "json")
     assert code == 0, err
-    code, plain, err = llgui("score", "--ref", ref, "--hyp", diar_files["hyp"], "--uem", uem,
+    code, plain, err = in_process("score", "--ref", ref, "--hyp", diar_files["hyp"], "--uem", uem,
                              "--collar", "0.5", "--skip-overlap", "--format", "json")
     assert code == 0, err
     assert scored(plain) == scored(from_bundle)
     # flags over a bundle's [settings]: the bundle without settings, given them as flags
-    code, flagged, err = llgui("score", diar_files["plain"], "--collar", "0.5",
+    code, flagged, err = in_process("score", diar_files["plain"], "--collar", "0.5",
                                "--skip-overlap", "--format", "json")
     assert code == 0, err
     assert scored(flagged) == scored(from_bundle)
@@ -180,14 +209,14 @@ def test_collar_and_skip_overlap_flags_are_pyannotes(diar_files):
     metric = DiarizationErrorRate(collar=0.5, skip_overlap=True)
     for uri in URIS:
         metric(refs[uri], hyps.get(uri, Annotation(uri=uri)), uem=uems[uri])
-    code, out, err = llgui("score", "--ref", DIAR / "ref" / "shows.rttm", "--hyp",
+    code, out, err = in_process("score", "--ref", DIAR / "ref" / "shows.rttm", "--hyp",
                            diar_files["hyp"], "--uem", DIAR / "uem" / "shows.uem",
                            "--collar", "0.5", "--skip-overlap", "--metric", "der",
                            "--format", "json")
     assert code == 0, err
     der = json.loads(out)["metrics"]["der"]["score"]
     assert der == pytest.approx(100 * abs(metric), abs=1e-9)
-    code, out, _ = llgui("score", "--ref", DIAR / "ref" / "shows.rttm", "--hyp",
+    code, out, _ = in_process("score", "--ref", DIAR / "ref" / "shows.rttm", "--hyp",
                          diar_files["hyp"], "--uem", DIAR / "uem" / "shows.uem",
                          "--metric", "der", "--format", "json")
     assert json.loads(out)["metrics"]["der"]["score"] != pytest.approx(der, abs=1e-6)
@@ -213,7 +242,7 @@ def test_collar_and_skip_overlap_flags_are_pyannotes(diar_files):
     ([DEMO / "detection" / "bundle.toml", "--collar", "1"], "no setting flag applies"),
 ])
 def test_bad_inputs_and_flag_values_are_exit_2_on_one_line(args, says):
-    code, out, err = llgui("score", *args, stdin=b"")
+    code, out, err = in_process("score", *args, stdin=b"")
     assert code == 2, (out, err)
     assert says in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
 
@@ -225,31 +254,31 @@ def test_a_bad_line_on_standard_input_is_reported_as_stdin():
 
 
 def test_replay_of_plain_files_needs_a_log():
-    code, _, err = llgui("replay", "--ref", REF, "--hyp", HYP)
+    code, _, err = in_process("replay", "--ref", REF, "--hyp", HYP)
     assert code == 2 and "replay needs the interaction log" in err
 
 
 def test_a_mistyped_option_is_exit_2_with_the_option_meant():
-    code, _, err = llgui("score", MT / "bundle.toml", "--colar", "0.5")
+    code, _, err = in_process("score", MT / "bundle.toml", "--colar", "0.5")
     assert code == 2 and "unrecognized arguments: --colar 0.5; did you mean --collar?" in err
-    code, _, err = llgui("det", "--dfc", "0.1,1,1")
+    code, _, err = in_process("det", "--dfc", "0.1,1,1")
     assert code == 2 and "did you mean --dcf?" in err
 
 
 def test_every_missing_input_of_det_and_campaign_says_which_file_was_meant():
     scores = DEMO / "detection" / "scores"
-    code, _, err = llgui("det", scores / "sysa.txt", scores / "sysB.txt", scores / "nope.txt")
+    code, _, err = in_process("det", scores / "sysa.txt", scores / "sysB.txt", scores / "nope.txt")
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 2, err
     assert lines[0] == f"{scores / 'sysa.txt'}: no such file; did you mean '{scores / 'sysA.txt'}'?"
     assert lines[1] == f"{scores / 'nope.txt'}: no such file"
-    code, _, err = llgui("campaign", DEMO / "campaign" / "campain.toml")
+    code, _, err = in_process("campaign", DEMO / "campaign" / "campain.toml")
     assert code == 2 and f"did you mean '{DEMO / 'campaign' / 'campaign.toml'}'?" in err
 
 
 def test_an_rttm_hypothesis_on_standard_input_scores_as_the_file():
     ref, hyp = DIAR / "ref" / "shows.rttm", DIAR / "hyp" / f"{URIS[0]}.rttm"
-    code, named, err = llgui("score", "--ref", ref, "--hyp", hyp, "--format", "json")
+    code, named, err = in_process("score", "--ref", ref, "--hyp", hyp, "--format", "json")
     assert code == 0, err
     code, piped, err = llgui("score", "--ref", ref, "--format", "json", stdin=hyp.read_bytes())
     assert code == 0, err

@@ -60,6 +60,14 @@ def fuzz_dir(tmp_path_factory):
 
 
 _separator = st.sampled_from([" ", " ", "\t", "  ", ","])
+# Strategies of a fixed list are built once, here: sampled_from of a list (not hashable) is a
+# new strategy at every call, validated by hypothesis on its first draw (built per line, that
+# was a good part of the generation, the bulk of these tests' time). Same draws as before.
+_MUTATIONS = st.sampled_from([0, 0, 0, 0, 0, 1, 2])
+_OPS = st.sampled_from(["drop", "dup", "garble", "swap", "glue"])
+_GARBLED = st.one_of(st.sampled_from(NASTY), st.text(max_size=5))
+_EXTRA = {c: st.sampled_from([None, None, None, "", c + " c", "   "]) for c in ("#", ";;", ";")}
+_ENDS = st.sampled_from(["\n", "\r\n"])
 
 
 @st.composite
@@ -71,8 +79,8 @@ def mutated_lines(draw, line: st.SearchStrategy | list, comment: str = "#") -> s
     out = []
     for fields in rows:
         fields = list(fields)
-        for _ in range(draw(st.sampled_from([0, 0, 0, 0, 0, 1, 2]))):  # most lines stay valid
-            op = draw(st.sampled_from(["drop", "dup", "garble", "swap", "glue"]))
+        for _ in range(draw(_MUTATIONS)):  # most lines stay valid
+            op = draw(_OPS)
             if not fields:
                 continue
             i = draw(st.integers(0, len(fields) - 1))
@@ -81,19 +89,20 @@ def mutated_lines(draw, line: st.SearchStrategy | list, comment: str = "#") -> s
             elif op == "dup":
                 fields.insert(i, fields[i])
             elif op == "garble":
-                fields[i] = draw(st.one_of(st.sampled_from(NASTY), st.text(max_size=5)))
+                fields[i] = draw(_GARBLED)
             elif op == "swap":
                 j = draw(st.integers(0, len(fields) - 1))
                 fields[i], fields[j] = fields[j], fields[i]
             else:
                 fields[i:i + 2] = ["".join(fields[i:i + 2])]
         out.append((sep if draw(st.integers(0, 7)) else draw(_separator)).join(fields))
-        extra = draw(st.sampled_from([None, None, None, "", comment + " c", "   "]))
+        extra = draw(_EXTRA[comment] if comment in _EXTRA else
+                     st.sampled_from([None, None, None, "", comment + " c", "   "]))
         if extra is not None:
             out.append(extra)
     if out and draw(st.integers(0, 3)) == 0:
         out.append(out[draw(st.integers(0, len(out) - 1))])  # a duplicated line
-    end = draw(st.sampled_from(["\n", "\r\n"]))
+    end = draw(_ENDS)
     text = end.join(out) + (end if draw(st.booleans()) else "")
     return ("\ufeff" if draw(st.integers(0, 9)) == 0 else "") + text
 
@@ -217,20 +226,27 @@ _ADAPTED = [None, {"lines": {"1": "x"}}, {"path": "hyp.txt"}, {"path": "hyp.rttm
             {"path": "missing.txt"}, {"turns": [[0, 1, "A"]]}, {"path": ""}]
 
 
+_INITIATIVES = st.sampled_from(["active", "interactive"])
+_ADAPTED_DRAWN = st.sampled_from(_ADAPTED)
+_COSTS = st.sampled_from([0, 1.5, None, 12])
+_STEP_MUTATIONS = st.sampled_from([0, 0, 0, 0, 1, 2])
+_STEP_OPS = st.sampled_from(["del", "set", "add", "target"])
+
+
 @st.composite
 def _step(draw, doc: str, number: int, kinds: list[str]) -> dict:
     kind = draw(st.sampled_from(kinds))
     obj = {"doc": doc, "step": number,
-           "initiative": draw(st.sampled_from(["active", "interactive"])), "kind": kind,
+           "initiative": draw(_INITIATIVES), "kind": kind,
            "target": dict(_TARGETS[kind])}
     if kind in _ANSWERS:
         obj["answer"] = _ANSWERS[kind]
     if draw(st.booleans()):
-        obj["adapted"] = draw(st.sampled_from(_ADAPTED))
+        obj["adapted"] = draw(_ADAPTED_DRAWN)
     if draw(st.booleans()):
-        obj["cost"] = draw(st.sampled_from([0, 1.5, None, 12]))
-    for _ in range(draw(st.sampled_from([0, 0, 0, 0, 1, 2]))):
-        op = draw(st.sampled_from(["del", "set", "add", "target"]))
+        obj["cost"] = draw(_COSTS)
+    for _ in range(draw(_STEP_MUTATIONS)):
+        op = draw(_STEP_OPS)
         key = draw(st.sampled_from(sorted(obj)))
         if op == "del":
             obj.pop(key, None)

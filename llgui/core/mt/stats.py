@@ -28,7 +28,7 @@ from __future__ import annotations
 import inspect
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -206,6 +206,13 @@ class MTMetric:
         benchmarks; never on the interactive path."""
         raise NotImplementedError
 
+    def library_scorer(
+        self, references: Sequence[Sequence[str | None]]
+    ) -> Callable[[Sequence[str]], float]:
+        """`library_score` against fixed references, as a function of the hypotheses (many
+        hypotheses of one document: `llgui.core.verify`)."""
+        return lambda hypotheses: self.library_score(hypotheses, references)
+
     @property
     def label(self) -> str:
         """Display name (BLEU, chrF2, chrF2++, TER, WER)."""
@@ -270,6 +277,16 @@ class _SacrebleuBacked(MTMetric):
         self, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]]
     ) -> float:
         return float(self._fresh().corpus_score(list(hypotheses), [list(s) for s in references]).score)
+
+    def library_scorer(
+        self, references: Sequence[Sequence[str | None]]
+    ) -> Callable[[Sequence[str]], float]:
+        """sacrebleu's own reference cache (`Metric(references=...)`, then
+        `corpus_score(hypotheses, None)`): the references are processed once, not again for
+        each hypothesis scored; the same numbers as `library_score`."""
+        library = type(self._library)(**self.settings,
+                                      references=[list(s) for s in references])
+        return lambda hypotheses: float(library.corpus_score(list(hypotheses), None).score)
 
 
 class BLEUMetric(_SacrebleuBacked):

@@ -77,7 +77,7 @@ def wder_by_definition(reference, hypothesis, collar=None, unmappable=()):
 
 # The strategies are built once: a sampled_from of a list (unhashable) is a new strategy at
 # every call, which hypothesis validates on its first draw; built per word, generating the
-# meetings took a quarter of the module. Same meetings as before.
+# meetings took a quarter of the module under cProfile. Same meetings as before.
 _GAPS = st.sampled_from([-1.0, 0.0, 0.3, 2.0])
 _DURATIONS = st.sampled_from([0.1, 0.25, 0.4])
 _WORDS = st.sampled_from("abcde")

@@ -11,10 +11,13 @@ from tests.gui.across_time.test_policy_item import wait_for
 
 
 @pytest.fixture
-def window(qapp, tmp_path, monkeypatch):
+def window(qapp):
+    """A window on the run's cell cache (tests/conftest.py: a temporary folder of the whole
+    run): the layout does not need the demo campaign's cells scored afresh, and the
+    demo's subprocess windows of tests/gui/test_app.py, on the same worker, may have scored
+    them already (~1.5 s of CPU)."""
     from llgui.gui.main_window import MainWindow
 
-    monkeypatch.setenv("LLGUI_CACHE_DIR", str(tmp_path / "cache"))
     window = MainWindow(use_session=False)
     window.resize(1366, 768)
     window.show()

@@ -203,5 +203,6 @@ def test_the_no_display_advice_names_the_bundle_asked_for(tmp_path):
     done = subprocess.run([sys.executable, "-m", "llgui", str(bundle), "--no-session"],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert done.returncode == 2
-    assert f"llgui {bundle} --screenshot out.png" in done.stderr
+    # the user's own arguments kept (--live, --doc, --tab and --size render what was asked)
+    assert f"llgui {bundle} --no-session --screenshot out.png" in done.stderr
     assert "--demo" not in done.stderr

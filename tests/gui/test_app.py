@@ -195,14 +195,14 @@ def test_the_advice_renders_what_was_asked_and_its_command_ends(tmp_path):
     import re
 
     env = _no_display_env()
-    asked = ["--demo", "--tab", "time", "--size", "1366x768", "--no-session"]
+    asked = ["--demo", "--doc", "news-2023-02-06", "--size", "1366x768", "--no-session"]
     done = subprocess.run([sys.executable, "-m", "llgui", *asked], capture_output=True,
                           text=True, env=env, cwd=tmp_path, timeout=120, stdin=subprocess.DEVNULL)
     assert done.returncode == 2, done.stderr
     named = re.search(r"llgui (--demo [^();,]*--screenshot \S+)", done.stderr)
     assert named and named.group(1).split() == [*asked, "--screenshot", "demo.png"], done.stderr
-    assert "python3 dev.py demo --tab time --size 1366x768 --no-session --screenshot demo.png" \
-        in done.stderr
+    assert ("python3 dev.py demo --doc news-2023-02-06 --size 1366x768 --no-session "
+            "--screenshot demo.png") in done.stderr
     ran = subprocess.run([sys.executable, "-m", "llgui", *named.group(1).split()],
                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
                          stdin=subprocess.DEVNULL)

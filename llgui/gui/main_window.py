@@ -224,9 +224,10 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         # comparing: Δ S_pen and S_pen beside the system, where a 1366-px panel shows them
         header = self.documents_view.horizontalHeader()
         # one system: its scores next to the document too (at 1366 px a fifth of the window
-        # showed the id, time and steps, the scores off to the right, issue 35)
+        # showed the id, time and steps, the scores off to the right, issue 35); S_pen and
+        # its gain first: a 1366-px panel beside a document with steps cut the gain in half
         order = (["document", "system", columns[-1], "S_pen", "S_base"] if comparing
-                 else ["document", "S_pen", "S_base", "gain"]
+                 else ["document", "S_pen", "gain", "S_base"]
                  + [c for c in columns if c not in ("document", "S_pen", "S_base", "gain")])
         for place, name in enumerate(order):
             header.moveSection(header.visualIndex(columns.index(name)), place)

@@ -126,3 +126,29 @@ def test_a_document_without_steps_shows_no_signed_zero_and_its_gain_is_in_view(q
         assert 0 <= x and x + view.columnWidth(gain) <= view.viewport().width()
     finally:
         window.jobs.shutdown(2000)
+
+
+def test_s_pen_and_gain_are_whole_beside_a_document_with_steps_at_1366(qtbot):
+    """An outsider's `llgui --demo --size 1366x768`: the gain column was cut ("gair",
+    "+39.7") beside a document with steps, where the panel keeps to 270 px. S_pen and gain
+    come first now."""
+    from llgui.gui.demo import demo_bundles
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        assert window.open_bundles(demo_bundles())
+        settle(qtbot, window)
+        qtbot.wait(100)
+        view, model = window.documents_view, window.documents_model
+        assert window.workbench.walkthrough.steps   # the case that was cut: steps shown
+        for name in ("document", "S_pen", "gain"):
+            column = model.COLUMNS.index(name)
+            x = view.columnViewportPosition(column)
+            assert 0 <= x and x + view.columnWidth(column) <= view.viewport().width(), name
+    finally:
+        window.jobs.shutdown(2000)

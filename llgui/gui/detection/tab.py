@@ -480,11 +480,16 @@ class DetectionTab(QWidget):
                           else "computing…", size="9pt", color=TEXT)
             self._fill_table()
             return
+        under = _drawn_under(self.results)
         for k, r in enumerate(self.results):
             colour = QColor(PALETTE[k % len(PALETTE)])
             c = r.plot_curve
+            # (a curve hidden under a later one's says so; its numbers are in the table)
             item.plot(probit(c.p_fa), probit(c.p_miss), pen=pg.mkPen(colour, width=2),
-                      name=(f"{html.escape(r.name)} — perfectly separated (EER 0 %)"
+                      name=(f"{html.escape(r.name)} — the same curve as "
+                            f"{html.escape(self.results[under[k]].name)}, under it"
+                            if k in under else
+                            f"{html.escape(r.name)} — perfectly separated (EER 0 %)"
                             if _separated(r) else
                             f"{html.escape(r.name)} — EER {r.eer_percent:.2f} %, "
                             f"minDCF {r.min_dcf:.4f}"))
@@ -604,3 +609,21 @@ def _edge_probit(rate: float, probit) -> float:
     """probit(rate), with 0 and 1 at -inf and +inf (the edge hints name them)."""
     rate = float(rate)
     return -math.inf if rate <= 0.0 else math.inf if rate >= 1.0 else float(probit(rate))
+
+
+def _drawn_under(results) -> dict[int, int]:
+    """{k: j} for each system k whose DET curve is system j's point for point, j the last
+    such system drawn after it (its curve hides k's: an adapting system that never changed
+    its scores, the demo's "adaptive" under "static")."""
+    import numpy as np
+
+    under: dict[int, int] = {}
+    for k, r in enumerate(results):
+        for j in range(len(results) - 1, k, -1):
+            a, b = r.plot_curve, results[j].plot_curve
+            if (len(a.p_fa) == len(b.p_fa) and np.array_equal(a.p_fa, b.p_fa)
+                    and np.array_equal(a.p_miss, b.p_miss)):
+                under[k] = j
+                break
+    return under
+

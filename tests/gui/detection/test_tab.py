@@ -207,3 +207,20 @@ def test_every_system_row_is_in_sight_at_1366(window, qtbot):
     last = table.rowCount() - 1
     bottom = table.rowViewportPosition(last) + table.rowHeight(last)
     assert table.rowCount() >= 3 and bottom <= table.viewport().height()
+
+
+def test_a_curve_hidden_under_an_identical_one_says_so_in_the_legend(window, tab, qtbot):
+    """The demo's lifelong detection systems "adaptive" and "static" have the same scores:
+    adaptive's DET curve lay under static's, unseen, with a legend entry of its own (an
+    outsider looked for it at both sizes). Its entry now names the curve that hides it."""
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: {r.name for r in tab.results} >= {"adaptive", "static"},
+                    timeout=60000)
+    names = [r.name for r in tab.results]
+    curves = {r.name: r.plot_curve for r in tab.results}
+    assert np.array_equal(curves["adaptive"].p_miss, curves["static"].p_miss)   # the case
+    assert names.index("adaptive") < names.index("static")   # static drawn over it
+    legend = {label.text.split(" — ")[0]: label.text
+              for _, label in tab.plot.getPlotItem().legend.items}
+    assert "the same curve as static, under it" in legend["adaptive"]
+    assert all("same curve" not in legend[n] for n in names if n != "adaptive")

@@ -44,6 +44,14 @@ def load(path: str | Path, *, warn: bool = True, **settings) -> "Bundle":
     from llgui.io.bundle import load_bundle
 
     bounds.check_path(path, "path")
+    if not Path(path).exists():   # the command line's "did you mean" (`bundel.toml`)
+        from llgui.core.errors import Problem
+        from llgui.utils.names import meant_file
+
+        close = meant_file(Path(path))
+        if close is not None:
+            raise LoadError([Problem(str(path), 0,
+                                     f"no such file; did you mean {str(close)!r}?")])
     bundle = load_bundle(Path(path))
     if warn:
         for warning in bundle.warnings:

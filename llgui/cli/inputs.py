@@ -84,22 +84,15 @@ def _load(path: Path):
 def _check_input(*paths: Path) -> None:
     """Inputs that cannot be opened are exit 2 before any work, each with the file of its
     folder it was probably meant to be."""
-    import difflib
-
     from llgui.core.errors import Problem
+    from llgui.utils.names import meant_file
 
     problems = []
     for path in paths:
         if path.exists() or str(path) == "-":
             continue
-        folder = path.parent
-        try:
-            names = [entry.name for _, entry in zip(range(5000), folder.iterdir())]
-        except OSError:
-            names = []
-        folded = {name.casefold(): name for name in names}   # sysa.txt: sysA.txt
-        close = difflib.get_close_matches(path.name.casefold(), folded, n=1, cutoff=0.6)
-        hint = f"; did you mean {str(folder / folded[close[0]])!r}?" if close else ""
+        close = meant_file(path)
+        hint = f"; did you mean {str(close)!r}?" if close is not None else ""
         problems.append(Problem(str(path), 0, f"no such file{hint}"))
     if problems:
         raise LoadError(problems)

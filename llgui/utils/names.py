@@ -76,3 +76,18 @@ def csv_cell(text: object) -> object:
             return "'" + shown(text)
         return text
     return shown(text)
+
+
+def meant_file(path: Path) -> Path | None:
+    """The file of `path`'s folder that a missing `path` was probably meant to be (a typo,
+    another case: `sysa.txt` for `sysA.txt`), or None."""
+    import difflib
+
+    folder = path.parent
+    try:
+        names = [entry.name for _, entry in zip(range(5000), folder.iterdir())]
+    except OSError:
+        return None
+    folded = {name.casefold(): name for name in names}
+    close = difflib.get_close_matches(path.name.casefold(), folded, n=1, cutoff=0.6)
+    return folder / folded[close[0]] if close else None

@@ -30,3 +30,15 @@ def test_dev_py_help_is_not_an_error_and_an_unknown_command_is_named():
     done = subprocess.run([sys.executable, str(REPO / "dev.py"), "tset"], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 2 and "unknown command 'tset'" in done.stderr
+
+
+def test_the_api_load_says_which_file_was_meant_as_the_command_line_does():
+    """`llgui.load("…/bundel.toml")` raised "file not found" where `llgui score` says "did you
+    mean …/bundle.toml"."""
+    import pytest
+
+    import llgui
+
+    with pytest.raises(llgui.LoadError) as error:
+        llgui.load(MT / "bundel.toml")
+    assert f"did you mean {str(MT / 'bundle.toml')!r}" in str(error.value)

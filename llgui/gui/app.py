@@ -127,15 +127,28 @@ XCB_LIBRARIES = {"xcb-cursor": "libxcb-cursor0", "xkbcommon-x11": "libxkbcommon-
 lacks (library name -> Debian/Ubuntu package); Qt aborts when one is missing."""
 
 
+def _wayland_socket(name: str) -> Path:
+    """The socket a Wayland client connects to for WAYLAND_DISPLAY=`name` (an absolute path,
+    or a name in $XDG_RUNTIME_DIR, as libwayland-client resolves it)."""
+    if os.path.isabs(name):
+        return Path(name)
+    return Path(os.environ.get("XDG_RUNTIME_DIR", f"/run/user/{os.getuid()}")) / name
+
+
 def display_problem() -> str | None:
     """On Linux, why Qt could not open a window and would abort (SIGABRT) instead of saying
     so: no display at all, or a library of the xcb plugin missing. None elsewhere, or when
     $QT_QPA_PLATFORM chooses a platform."""
     if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM", "").strip():
         return None
-    if os.environ.get("WAYLAND_DISPLAY"):
+    wayland = os.environ.get("WAYLAND_DISPLAY", "").strip()
+    if wayland and _wayland_socket(wayland).exists():
         return None
     if not os.environ.get("DISPLAY"):
+        if wayland:   # a compositor that is not there: Qt falls back to xcb, and aborts
+            return (f"no display: WAYLAND_DISPLAY={wayland[:60]!r} names no running "
+                    f"compositor (no socket {_wayland_socket(wayland)}) and DISPLAY is not set. "
+                    + NO_DISPLAY.split(". ", 1)[1])
         return NO_DISPLAY
     import ctypes.util
 

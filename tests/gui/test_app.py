@@ -274,3 +274,17 @@ def test_live_on_a_missing_bundle_is_exit_2(tmp_path):
     out, _ = run_llgui([str(tmp_path / "none.toml"), "--live", "--screenshot",
                         str(tmp_path / "x.png")], tmp_path)
     assert out.returncode == 2 and "none.toml" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_wayland_display_with_no_compositor_is_a_message_not_an_abort(tmp_path):
+    """An outsider's `WAYLAND_DISPLAY=wayland-9 llgui --demo` with no DISPLAY: Qt found no
+    compositor, fell back to xcb and aborted (exit 134, Qt's message about xcb). It is now
+    the no-display message, exit 2, naming the socket looked for."""
+    env = dict(_no_display_env(), WAYLAND_DISPLAY="llgui-no-such-wayland",
+               XDG_RUNTIME_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-m", "llgui", "--demo", "--no-session"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 2, done.stderr
+    assert str(tmp_path / "llgui-no-such-wayland") in done.stderr
+    assert "--screenshot" in done.stderr and "Traceback" not in done.stderr

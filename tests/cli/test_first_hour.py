@@ -2,7 +2,8 @@
 
 Every command runs as a user runs it, in a subprocess, but for the four that check only what
 the command line says back (a missing file, a typo, an abbreviation): those run through the
-same entry point in this process (`in_process`). The expected outputs come from the same
+same entry point in this process (`in_process`), as does the loud campaign the -q runs are
+compared with. The expected outputs come from the same
 command without the option under test (the report llgui prints is not in question here, only
 what the option adds or takes away) or from the files themselves.
 """
@@ -53,10 +54,15 @@ def campaign_cache(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def loud_campaign(campaign_cache):
-    """The demo campaign without -q (run once for both places of -q)."""
-    env = {"LLGUI_CACHE_DIR": str(campaign_cache)}
-    loud = llgui("campaign", DEMO / "campaign" / "campaign.toml", "--workers", "0",
-                 "--format", "json", env=env)
+    """The demo campaign without -q (run once for both places of -q), through the entry point
+    in this process: what it is compared with, the -q runs, are real processes."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("LLGUI_CACHE_DIR", str(campaign_cache))
+    try:
+        loud = in_process("campaign", DEMO / "campaign" / "campaign.toml", "--workers", "0",
+                          "--format", "json")
+    finally:
+        mp.undo()
     assert loud.returncode == 0, loud.stderr
     return loud
 

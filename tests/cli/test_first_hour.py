@@ -107,8 +107,8 @@ def test_an_abbreviated_option_still_works():
 @pytest.fixture(scope="module")
 def named_det():
     """`llgui det` of the demo's system A named as a file (what both standard-input tests
-    compare with; run once)."""
-    named = llgui("det", SYS_A, "--key", KEY, "--format", "json")
+    compare with; run once, in this process: the piped runs are the real processes)."""
+    named = in_process("det", SYS_A, "--key", KEY, "--format", "json")
     assert named.returncode == 0, named.stderr
     return named
 

@@ -2,10 +2,10 @@
 
 Every command runs as a user runs it, in a subprocess, but for the four that check only what
 the command line says back (a missing file, a typo, an abbreviation): those run through the
-same entry point in this process (`in_process`), as does the loud campaign the -q runs are
-compared with. The expected outputs come from the same
-command without the option under test (the report llgui prints is not in question here, only
-what the option adds or takes away) or from the files themselves.
+same entry point in this process (`in_process`), as do the loud campaign and the named det
+report the -q and standard-input runs are compared with. The expected outputs come from the
+same command without the option under test (the report llgui prints is not in question here,
+only what the option adds or takes away) or from the files themselves.
 """
 from __future__ import annotations
 

@@ -43,9 +43,8 @@ def problems(load: Callable, *args, **kwargs) -> list[tuple[str, int, str]]:
     return [(p.file, p.line, p.reason) for p in info.value.problems]
 
 
-def only_load_errors(load: Callable, path, expected_type: type, *args, **kwargs):
-    """Fuzz oracle: `load` returns an `expected_type` or raises LoadError, nothing else.
-    Returns what it loaded (None after a LoadError), for the caller's further checks."""
+def only_load_errors(load: Callable, path, expected_type: type, *args, **kwargs) -> None:
+    """Fuzz oracle: `load` returns an `expected_type` or raises LoadError, nothing else."""
     from hypothesis import event
 
     try:
@@ -56,7 +55,6 @@ def only_load_errors(load: Callable, path, expected_type: type, *args, **kwargs)
         for p in exc.problems:
             assert isinstance(p.reason, str) and p.reason
             assert isinstance(p.line, int) and p.line >= 0
-        return None
+        return
     event(f"{getattr(load, '__name__', 'load')}: loaded")
     assert isinstance(result, expected_type), type(result)
-    return result

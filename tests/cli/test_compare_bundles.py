@@ -100,7 +100,10 @@ def _ours(capsys, paths, test, samples):
     return json.loads(out.out)
 
 
-@pytest.mark.parametrize("test,samples", [("bs", 1000), ("ar", 10000)])
+# 2,000 randomisation trials, not sacrebleu's default 10,000: equality at the same seed and count
+# is the property, and a fifth of the trials shows it as well (sacrebleu's own test was 80 % of
+# this file's time); tests/cli/test_compare_all_pairs.py uses 2,000 too
+@pytest.mark.parametrize("test,samples", [("bs", 1000), ("ar", 2000)])
 @pytest.mark.parametrize("part,metrics", [("full", ("bleu", "chrf")), ("short", ("ter",))])
 def test_compare_equals_sacrebleu_paired_test(cases, capsys, test, samples, part, metrics):
     paths, refs, hyps = cases[part]

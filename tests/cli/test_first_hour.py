@@ -2,9 +2,10 @@
 
 Every command runs as a user runs it, in a subprocess, but for the four that check only what
 the command line says back (a missing file, a typo, an abbreviation): those run through the
-same entry point in this process (`in_process`). The expected outputs come from the same
-command without the option under test (the report llgui prints is not in question here, only
-what the option adds or takes away) or from the files themselves.
+same entry point in this process (`in_process`), as do the loud campaign and the named det
+report the -q and standard-input runs are compared with. The expected outputs come from the
+same command without the option under test (the report llgui prints is not in question here,
+only what the option adds or takes away) or from the files themselves.
 """
 from __future__ import annotations
 
@@ -53,10 +54,15 @@ def campaign_cache(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def loud_campaign(campaign_cache):
-    """The demo campaign without -q (run once for both places of -q)."""
-    env = {"LLGUI_CACHE_DIR": str(campaign_cache)}
-    loud = llgui("campaign", DEMO / "campaign" / "campaign.toml", "--workers", "0",
-                 "--format", "json", env=env)
+    """The demo campaign without -q (run once for both places of -q), through the entry point
+    in this process: what it is compared with, the -q runs, are real processes."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("LLGUI_CACHE_DIR", str(campaign_cache))
+    try:
+        loud = in_process("campaign", DEMO / "campaign" / "campaign.toml", "--workers", "0",
+                          "--format", "json")
+    finally:
+        mp.undo()
     assert loud.returncode == 0, loud.stderr
     return loud
 
@@ -101,8 +107,8 @@ def test_an_abbreviated_option_still_works():
 @pytest.fixture(scope="module")
 def named_det():
     """`llgui det` of the demo's system A named as a file (what both standard-input tests
-    compare with; run once)."""
-    named = llgui("det", SYS_A, "--key", KEY, "--format", "json")
+    compare with; run once, in this process: the piped runs are the real processes)."""
+    named = in_process("det", SYS_A, "--key", KEY, "--format", "json")
     assert named.returncode == 0, named.stderr
     return named
 

@@ -189,17 +189,18 @@ def test_relative_path_from_another_folder_by_address_file_and_environment(small
                                                                            cluster):
     root, reference = small
     address, scheduler_file = cluster("plain")
-    by_address, seconds = llgui(["campaign/campaign.toml", "--scheduler", address,
-                                 "--format", "json"], root,
-                                LLGUI_CACHE_DIR=str(tmp_path / "c1"))
+    by_address, seconds = llgui_here(["campaign/campaign.toml", "--scheduler", address,
+                                      "--format", "json"], root,
+                                     LLGUI_CACHE_DIR=str(tmp_path / "c1"))
     assert by_address.returncode == 0, by_address.stderr
     assert json.loads(by_address.stdout) == reference
     assert "16 computed" in by_address.stderr
     assert "2 workers connected; no dashboard" in by_address.stderr
-    by_file, _ = llgui(["campaign/campaign.toml", "--scheduler-file", str(scheduler_file),
-                        "--format", "json"], root, LLGUI_CACHE_DIR=str(tmp_path / "c2"))
+    by_file, _ = llgui_here(["campaign/campaign.toml", "--scheduler-file", str(scheduler_file),
+                             "--format", "json"], root, LLGUI_CACHE_DIR=str(tmp_path / "c2"))
     assert by_file.returncode == 0, by_file.stderr
     assert by_file.stdout == by_address.stdout
+    # a process of its own: Dask reads $DASK_SCHEDULER_ADDRESS when it is imported
     by_env, _ = llgui(["campaign/campaign.toml", "--format", "json"], root,
                       LLGUI_CACHE_DIR=str(tmp_path / "c3"), DASK_SCHEDULER_ADDRESS=address)
     assert by_env.returncode == 0, by_env.stderr
@@ -259,8 +260,8 @@ def test_a_worker_with_another_sacrebleu_scores_nothing_and_caches_nothing(small
     cache = tmp_path / "cache"
     with dask_cluster(tmp_path / "elsewhere", workers=1,
                       worker_env={"LLGUI_TEST_FAKE_SACREBLEU": "0.0-fake"}) as (address, _):
-        done, seconds = llgui(["campaign/campaign.toml", "--scheduler", address, "--format",
-                               "json"], root, LLGUI_CACHE_DIR=str(cache))
+        done, seconds = llgui_here(["campaign/campaign.toml", "--scheduler", address,
+                                    "--format", "json"], root, LLGUI_CACHE_DIR=str(cache))
     assert done.returncode == 2, done.stderr
     problems = [line for line in done.stderr.splitlines() if "0.0-fake" in line]
     assert "16 cells: 0 from the cache, 0 computed, 16 not scored" in done.stderr
@@ -334,8 +335,9 @@ def test_jobqueue_worker_command_run_here(small, tmp_path):
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             _wait_for_workers(cluster.scheduler_address, 1)
-            done, _ = llgui(["campaign/campaign.toml", "--scheduler", cluster.scheduler_address,
-                             "--format", "json"], root, LLGUI_CACHE_DIR=str(tmp_path / "c"))
+            done, _ = llgui_here(["campaign/campaign.toml", "--scheduler",
+                                  cluster.scheduler_address, "--format", "json"], root,
+                                 LLGUI_CACHE_DIR=str(tmp_path / "c"))
         finally:
             _end(worker)
     assert done.returncode == 0, done.stderr

@@ -214,8 +214,8 @@ def test_a_cell_that_kills_its_worker_is_a_named_problem(small, tmp_path, cluste
     # allowed-failures 0: Dask gives the cell up at its worker's first death (with the
     # default, 3, it is retried on three more workers first)
     address, _ = cluster("no-retries", scheduler_env=NO_RETRIES)
-    done, seconds = llgui([campaign, "--scheduler", address, "--format", "json"], root,
-                          LLGUI_CACHE_DIR=str(tmp_path / "cache"))
+    done, seconds = llgui_here([campaign, "--scheduler", address, "--format", "json"], root,
+                               LLGUI_CACHE_DIR=str(tmp_path / "cache"))
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     report = json.loads(done.stdout)
@@ -350,8 +350,8 @@ def test_a_worker_death_dask_recovers_from_is_reported(small, tmp_path, cluster)
     root, reference = small
     campaign = _with_faulty_system(root, "crash-once")
     address, _ = cluster("plain")   # allowed-failures: Dask's 3
-    done, seconds = llgui([campaign, "--scheduler", address, "--format", "json"], root,
-                          LLGUI_CACHE_DIR=str(tmp_path / "cache"))
+    done, seconds = llgui_here([campaign, "--scheduler", address, "--format", "json"], root,
+                               LLGUI_CACHE_DIR=str(tmp_path / "cache"))
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["partial"] is False and report["problems"] == []

@@ -69,17 +69,13 @@ def test_an_unknown_qt_platform_is_exit_2_naming_the_installed_ones(tmp_path):
 import pytest  # noqa: E402
 
 
-def test_every_tab_fits_a_1366_laptop(tmp_path, qapp, capsys):
+def test_every_tab_fits_a_1366_laptop(tmp_path):
     """`--size 1366x768` writes exactly that size on every tab, the demo campaign open: the
     Across-time tab's tool row made the window 1587 px wide (issue 23, item 5). `--tab all`
-    writes the four pictures from one window, each tab shown in turn. The window's entry
-    point runs in this process (offscreen Qt): the sizes are the property, not the process
-    (a second interpreter cost ~2 s of CPU in imports)."""
-    from llgui.gui.app import main as window_main
-
-    code = window_main(["--demo", "--tab", "all", "--size", "1366x768", "--screenshot",
-                        str(tmp_path / "shot.png")])
-    assert code == 0, capsys.readouterr().err
+    writes the four pictures from one window, each tab shown in turn."""
+    out, _ = run_llgui(["--demo", "--tab", "all", "--size", "1366x768", "--screenshot",
+                        str(tmp_path / "shot.png")], tmp_path)
+    assert out.returncode == 0, out.stderr
     assert sorted(p.name for p in tmp_path.glob("shot*.png")) == [
         "shot-detection.png", "shot-systems.png", "shot-time.png", "shot-workbench.png"]
     sizes = {tab: (QImage(str(tmp_path / f"shot-{tab}.png")).width(),

@@ -362,8 +362,7 @@ def wmt_lines_bundle(reference_data: Path, folder: Path) -> Path:
     return path
 
 
-def test_a_run_of_a_bundle_cut_by_lines_reopens_everywhere(reference_data, tmp_path, capsys,
-                                                           qapp):
+def test_a_run_of_a_bundle_cut_by_lines_reopens_everywhere(reference_data, tmp_path, capsys):
     import sacrebleu
 
     bundle = wmt_lines_bundle(reference_data, tmp_path / "in")
@@ -399,27 +398,25 @@ def test_a_run_of_a_bundle_cut_by_lines_reopens_everywhere(reference_data, tmp_p
     # runs are named by system and oracle (issue 32); the system alone names the baseline
     assert [s["name"] for s in compared["systems"]] == ["static (worst-first)",
                                                         "mt_memory (worst-first)"]
-    # the window's own entry point, in this process (offscreen Qt; a second interpreter cost
-    # ~2 s of CPU in imports): what is checked is that the run opens in the window
-    from llgui.gui.app import main as window_main
-
-    assert window_main([str(run), "--screenshot", str(tmp_path / "run.png"),
-                        "--size", "900x600"]) == 0, capsys.readouterr().err
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    shot = subprocess.run([sys.executable, "-m", "llgui", str(run), "--screenshot",
+                           str(tmp_path / "run.png"), "--size", "900x600"], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert shot.returncode == 0, shot.stderr
     assert (tmp_path / "run.png").stat().st_size > 0
 
 
-def test_screenshot_exits_2_when_a_bundle_fails_to_open(tmp_path, qapp, capsys):
-    from llgui.gui.app import main as window_main
-
+def test_screenshot_exits_2_when_a_bundle_fails_to_open(tmp_path):
     bad = tmp_path / "bundle.toml"
     bad.write_text('[bundle]\ntask = "mt"\nname = "x"\n\n[[documents]]\nid = "a"\n'
                    'time = 1\nreferences = ["missing.txt"]\nhypothesis = "missing.txt"\n',
                    encoding="utf-8")
-    code = window_main([str(bad), "--screenshot", str(tmp_path / "bad.png"),
-                        "--size", "800x600"])
-    said = capsys.readouterr().err
-    assert code == 2, said
-    assert "missing.txt" in said
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    shot = subprocess.run([sys.executable, "-m", "llgui", str(bad), "--screenshot",
+                           str(tmp_path / "bad.png"), "--size", "800x600"], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert shot.returncode == 2, shot.stderr
+    assert "missing.txt" in shot.stderr
 
 
 # -- the schema of every message, the docs held to it -------------------------------------------
@@ -689,7 +686,7 @@ def test_defaults_and_limits_are_in_the_help_and_the_page(capsys):
     assert "--interactive-ratio" in page and "`--mode` wins" in page and "--mode wins" in help_text
 
 
-def test_a_silent_active_system_is_told_what_llgui_waits_for(tmp_path, capsys):
+def test_a_silent_active_system_is_told_what_llgui_waits_for(tmp_path):
     """An outsider's active system sent its h0 and then waited for llgui (it forgot to ask):
     'no reply within --timeout' alone did not say that the system owed a request."""
     script = tmp_path / "forgetful.py"
@@ -704,21 +701,21 @@ def test_a_silent_active_system_is_told_what_llgui_waits_for(tmp_path, capsys):
                                   "lines": m["hypothesis"]}), flush=True)
     '''), encoding="utf-8")
     bundle = REPO / "resources" / "demo" / "mt" / "bundle.toml"
-    # llgui's entry point in this process (the system is the real subprocess under test)
-    code = main(["simulate", str(bundle), "--system", f"{sys.executable} {script}",
-                 "--mode", "active", "--timeout", "2", "--out", str(tmp_path / "out")])
-    said = capsys.readouterr().err
-    assert code == 3, said
+    done = subprocess.run([sys.executable, "-m", "llgui", "simulate", str(bundle), "--system",
+                           f"{sys.executable} {script}", "--mode", "active", "--timeout", "2",
+                           "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3, done.stderr
     assert "no reply within --timeout 2 s: llgui was waiting for your request, quote or stop" \
-        in said
-    assert "Traceback" not in said
+        in done.stderr
+    assert "Traceback" not in done.stderr
 
 
-def test_a_mistyped_reference_system_is_a_usage_error_with_a_suggestion(tmp_path, capsys):
+def test_a_mistyped_reference_system_is_a_usage_error_with_a_suggestion(tmp_path):
     bundle = REPO / "resources" / "demo" / "mt" / "bundle.toml"
-    code = main(["simulate", str(bundle), "--system", "mt_memroy",
-                 "--out", str(tmp_path / "out")])
-    said = capsys.readouterr().err
-    assert code == 2, said
-    assert "did you mean 'mt_memory'?" in said
+    done = subprocess.run([sys.executable, "-m", "llgui", "simulate", str(bundle), "--system",
+                           "mt_memroy", "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "did you mean 'mt_memory'?" in done.stderr
     assert not (tmp_path / "out").exists()

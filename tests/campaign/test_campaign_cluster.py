@@ -120,6 +120,26 @@ def llgui(args, cwd: Path, timeout: float = 180, **env) -> tuple[subprocess.Comp
     return done, time.monotonic() - began
 
 
+def llgui_here(args, cwd: Path, **env) -> tuple[subprocess.CompletedProcess, float]:
+    """`llgui()`, its entry point run in this process (from `cwd`, with `env` set): for runs
+    where the driver's process is not what is checked (a second interpreter importing llgui
+    and Dask cost ~1 s of CPU); the Dask processes stay real."""
+    import io
+
+    from llgui.cli.main import main
+
+    printed, said = io.StringIO(), io.StringIO()
+    began = time.monotonic()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(cwd)
+        for name, value in {"LLGUI_PROGRESS_EVERY": "0.5", **env}.items():
+            patch.setenv(name, value)
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(said):
+            code = main(["campaign", *args])
+    return (subprocess.CompletedProcess(["llgui", "campaign", *args], code, printed.getvalue(),
+                                        said.getvalue()), time.monotonic() - began)
+
+
 @pytest.fixture(scope="module")
 def small(reference_data, tmp_path_factory):
     """Four batches of three short WMT23 de-en segments, four model versions (16 cells); the
@@ -131,8 +151,8 @@ def small(reference_data, tmp_path_factory):
              if ref[i].strip()][:12]
     build_wmt_campaign(root / "campaign", reference_data, [sorted(short[k::4]) for k in range(4)],
                        metrics=("bleu", "chrf"))
-    done, _ = llgui(["campaign/campaign.toml", "--workers", "0", "--format", "json"], root,
-                    LLGUI_CACHE_DIR=str(root / "cache-in-process"))
+    done, _ = llgui_here(["campaign/campaign.toml", "--workers", "0", "--format", "json"], root,
+                         LLGUI_CACHE_DIR=str(root / "cache-in-process"))
     assert done.returncode == 0, done.stderr
     return root, json.loads(done.stdout)
 
@@ -169,17 +189,18 @@ def test_relative_path_from_another_folder_by_address_file_and_environment(small
                                                                            cluster):
     root, reference = small
     address, scheduler_file = cluster("plain")
-    by_address, seconds = llgui(["campaign/campaign.toml", "--scheduler", address,
-                                 "--format", "json"], root,
-                                LLGUI_CACHE_DIR=str(tmp_path / "c1"))
+    by_address, seconds = llgui_here(["campaign/campaign.toml", "--scheduler", address,
+                                      "--format", "json"], root,
+                                     LLGUI_CACHE_DIR=str(tmp_path / "c1"))
     assert by_address.returncode == 0, by_address.stderr
     assert json.loads(by_address.stdout) == reference
     assert "16 computed" in by_address.stderr
     assert "2 workers connected; no dashboard" in by_address.stderr
-    by_file, _ = llgui(["campaign/campaign.toml", "--scheduler-file", str(scheduler_file),
-                        "--format", "json"], root, LLGUI_CACHE_DIR=str(tmp_path / "c2"))
+    by_file, _ = llgui_here(["campaign/campaign.toml", "--scheduler-file", str(scheduler_file),
+                             "--format", "json"], root, LLGUI_CACHE_DIR=str(tmp_path / "c2"))
     assert by_file.returncode == 0, by_file.stderr
     assert by_file.stdout == by_address.stdout
+    # a process of its own: Dask reads $DASK_SCHEDULER_ADDRESS when it is imported
     by_env, _ = llgui(["campaign/campaign.toml", "--format", "json"], root,
                       LLGUI_CACHE_DIR=str(tmp_path / "c3"), DASK_SCHEDULER_ADDRESS=address)
     assert by_env.returncode == 0, by_env.stderr
@@ -193,8 +214,8 @@ def test_a_cell_that_kills_its_worker_is_a_named_problem(small, tmp_path, cluste
     # allowed-failures 0: Dask gives the cell up at its worker's first death (with the
     # default, 3, it is retried on three more workers first)
     address, _ = cluster("no-retries", scheduler_env=NO_RETRIES)
-    done, seconds = llgui([campaign, "--scheduler", address, "--format", "json"], root,
-                          LLGUI_CACHE_DIR=str(tmp_path / "cache"))
+    done, seconds = llgui_here([campaign, "--scheduler", address, "--format", "json"], root,
+                               LLGUI_CACHE_DIR=str(tmp_path / "cache"))
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     report = json.loads(done.stdout)
@@ -239,8 +260,8 @@ def test_a_worker_with_another_sacrebleu_scores_nothing_and_caches_nothing(small
     cache = tmp_path / "cache"
     with dask_cluster(tmp_path / "elsewhere", workers=1,
                       worker_env={"LLGUI_TEST_FAKE_SACREBLEU": "0.0-fake"}) as (address, _):
-        done, seconds = llgui(["campaign/campaign.toml", "--scheduler", address, "--format",
-                               "json"], root, LLGUI_CACHE_DIR=str(cache))
+        done, seconds = llgui_here(["campaign/campaign.toml", "--scheduler", address,
+                                    "--format", "json"], root, LLGUI_CACHE_DIR=str(cache))
     assert done.returncode == 2, done.stderr
     problems = [line for line in done.stderr.splitlines() if "0.0-fake" in line]
     assert "16 cells: 0 from the cache, 0 computed, 16 not scored" in done.stderr
@@ -285,9 +306,9 @@ def test_a_service_that_is_not_a_scheduler_fails_within_the_deadline(small, tmp_
     service.start()
     try:
         address = f"tcp://127.0.0.1:{service.port}"
-        done, seconds = llgui(["campaign/campaign.toml", "--scheduler", address,
-                               "--connect-timeout", "3"], root, timeout=60,
-                              LLGUI_CACHE_DIR=str(tmp_path / "cache"))
+        done, seconds = llgui_here(["campaign/campaign.toml", "--scheduler", address,
+                                    "--connect-timeout", "3"], root,
+                                   LLGUI_CACHE_DIR=str(tmp_path / "cache"))
     finally:
         service.server.close()
     assert done.returncode == 2, done.stderr
@@ -314,8 +335,9 @@ def test_jobqueue_worker_command_run_here(small, tmp_path):
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             _wait_for_workers(cluster.scheduler_address, 1)
-            done, _ = llgui(["campaign/campaign.toml", "--scheduler", cluster.scheduler_address,
-                             "--format", "json"], root, LLGUI_CACHE_DIR=str(tmp_path / "c"))
+            done, _ = llgui_here(["campaign/campaign.toml", "--scheduler",
+                                  cluster.scheduler_address, "--format", "json"], root,
+                                 LLGUI_CACHE_DIR=str(tmp_path / "c"))
         finally:
             _end(worker)
     assert done.returncode == 0, done.stderr
@@ -328,8 +350,8 @@ def test_a_worker_death_dask_recovers_from_is_reported(small, tmp_path, cluster)
     root, reference = small
     campaign = _with_faulty_system(root, "crash-once")
     address, _ = cluster("plain")   # allowed-failures: Dask's 3
-    done, seconds = llgui([campaign, "--scheduler", address, "--format", "json"], root,
-                          LLGUI_CACHE_DIR=str(tmp_path / "cache"))
+    done, seconds = llgui_here([campaign, "--scheduler", address, "--format", "json"], root,
+                               LLGUI_CACHE_DIR=str(tmp_path / "cache"))
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["partial"] is False and report["problems"] == []

@@ -3,10 +3,8 @@ time estimate leaves out the first cell's one-time costs; the stall line counts 
 running than the workers have threads."""
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 
@@ -16,7 +14,25 @@ from llgui.campaign.executor import measured_enough, per_cell_estimate, running_
 from llgui.campaign.run import run_campaign
 from llgui.io.campaign import load_campaign
 from tests.campaign.helpers import build_wmt_campaign
-from tests.conftest import REPO
+
+
+def _llgui(args: list[str], **env: str) -> subprocess.CompletedProcess:
+    """`llgui ARGS`'s own entry point, in this process, `env` set for the call: the figures
+    it prints are what is checked, not its process (a second interpreter cost ~0.5-1 s of CPU
+    in imports)."""
+    import contextlib
+    import io
+
+    from llgui.cli.main import main
+
+    printed, said = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(said):
+            code = main(args)
+    return subprocess.CompletedProcess(["llgui", *args], code, printed.getvalue(),
+                                       said.getvalue())
 
 
 def test_identical_outputs_are_scored_once_and_the_count_says_so(reference_data, tmp_path,
@@ -40,9 +56,8 @@ def test_identical_outputs_are_scored_once_and_the_count_says_so(reference_data,
     assert [c["scores"] for c in beta if c["model"] == "M0"] == \
         [c["scores"] for c in beta if c["model"] == "M1"]
     monkeypatch.undo()
-    done = subprocess.run([sys.executable, "-m", "llgui", "campaign", str(path), "--workers", "0"],
-                          capture_output=True, text=True, cwd=REPO,
-                          env={**os.environ, "LLGUI_CACHE_DIR": str(tmp_path / "fresh")})
+    done = _llgui(["campaign", str(path), "--workers", "0"],
+                  LLGUI_CACHE_DIR=str(tmp_path / "fresh"))
     assert done.returncode == 0, done.stderr
     assert ("8 cells: 0 from the cache, 8 computed (6 files scored: cells of the same content "
             "are scored once)") in done.stderr

@@ -5,23 +5,39 @@ system column of the documents table, Side by side and the Across-time selector 
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 
 from llgui.io.bundle import load_bundle
-from tests.conftest import DEMO, REPO
+from tests.conftest import DEMO
 from tests.gui.conftest import settle
+
+
+def _llgui(args: list[str], **env: str) -> subprocess.CompletedProcess:
+    """`llgui ARGS`'s own entry point, in this process, `env` set for the call: the figures
+    it prints are what is checked, not its process (a second interpreter cost ~0.5-1 s of CPU
+    in imports)."""
+    import contextlib
+    import io
+
+    from llgui.cli.main import main
+
+    printed, said = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(said):
+            code = main(args)
+    return subprocess.CompletedProcess(["llgui", *args], code, printed.getvalue(),
+                                       said.getvalue())
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     out = tmp_path_factory.mktemp("runs") / "sim"
-    done = subprocess.run(
-        [sys.executable, "-m", "llgui", "simulate", str(DEMO / "mt" / "bundle.toml"),
-         "--system", "mt_memory", "--oracle", "allies", "--oracle", "worst-first",
-         "--budget", "30", "--out", str(out), "--quiet"],
-        cwd=REPO, capture_output=True, text=True, timeout=600)
+    done = _llgui(["simulate", str(DEMO / "mt" / "bundle.toml"),
+                   "--system", "mt_memory", "--oracle", "allies", "--oracle", "worst-first",
+                   "--budget", "30", "--out", str(out), "--quiet"])
     assert done.returncode == 0, done.stderr
     return [out / "mt_memory" / oracle / "bundle.toml" for oracle in ("allies", "worst-first")]
 

@@ -1,6 +1,6 @@
 """`diar_audio`, the reference learner that hears the recording, on the demo meeting.
 
-Real `llgui simulate` subprocess runs (the system a subprocess of it), scored by `llgui replay`: under the worst-first and allies
+Real `llgui simulate` runs (in this process, the system a subprocess of it), scored by `llgui replay`: under the worst-first and allies
 oracles its final S_pen (DER, lower is better) is better than its S_base and better than the
 memorise-only S_pen (`s_pen_memorise`: net generalisation); two runs give the same log; the
 document message carries the recording's absolute path, and without one the system fails
@@ -12,7 +12,6 @@ import contextlib
 import io
 import json
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -28,9 +27,17 @@ BUDGET = "20"
 about its window's share of the speech) would exceed any base DER."""
 
 
-def _llgui(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "llgui", *args], capture_output=True,
-                          text=True, timeout=timeout, cwd=Path(__file__).resolve().parents[2])
+def _llgui(*args: str) -> subprocess.CompletedProcess:
+    """`llgui ARGS`'s own entry point, in this process: what is under test is the system, a
+    real subprocess of the simulation (a second interpreter for llgui itself cost ~0.7 s of
+    CPU in imports per run); a traceback of llgui would be printed to the stderr caught here."""
+    from llgui.cli.main import main
+
+    printed, said = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(said):
+        code = main(list(args))
+    return subprocess.CompletedProcess(["llgui", *args], code, printed.getvalue(),
+                                       said.getvalue())
 
 
 def _simulate(oracle: str, out: Path, replay: bool = True) -> dict | None:

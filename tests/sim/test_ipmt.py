@@ -34,6 +34,22 @@ DOC = "wmt23-de-en"
 SYSTEMS = ("mt_complete", "external")
 
 
+def _llgui(args: list[str]) -> subprocess.CompletedProcess:
+    """`llgui ARGS`'s own entry point, in this process: the systems under test stay real
+    subprocesses of the simulation; a second interpreter for llgui itself cost ~0.35 s of CPU
+    a run in imports (what it prints is caught here, a traceback of llgui included)."""
+    import contextlib
+    import io
+
+    from llgui.cli.main import main
+
+    printed, said = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(said):
+        code = main(args)
+    return subprocess.CompletedProcess(["llgui", *args], code, printed.getvalue(),
+                                       said.getvalue())
+
+
 @pytest.fixture(scope="module")
 def runs(reference_data, tmp_path_factory):
     root = tmp_path_factory.mktemp("ipmt")
@@ -160,10 +176,9 @@ def test_panel_table_shows_the_effort_beside_s_pen(runs):
     panel = json.loads((runs / "out" / "panel.json").read_text(encoding="utf-8"))
     for entry in panel["runs"]:
         assert set(entry["ipmt"]) >= {"wsr", "ksr", "mar", "ksmr"}
-    text = subprocess.run(
-        [sys.executable, "-m", "llgui", "score", str(runs / "out" / "external" / "prefix"
-                                                     / "bundle.toml")],
-        capture_output=True, text=True, check=True).stdout
+    done = _llgui(["score", str(runs / "out" / "external" / "prefix" / "bundle.toml")])
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
     effort = json.loads((runs / "out" / "external" / "prefix" / "run.json").read_text())["ipmt"]
     assert f"WSR {effort['wsr']:.2f} %" in text and f"KSR {effort['ksr']:.2f} %" in text
 
@@ -238,10 +253,9 @@ def test_typing_every_word_is_a_ksr_of_100():
 
 
 def test_a_protocol_11_system_is_stopped_at_hello_by_a_prefix_oracle(tmp_path, demo_dir):
-    done = subprocess.run(
-        [sys.executable, "-m", "llgui", "simulate", str(demo_dir / "mt" / "bundle.toml"),
-         "--system", "mt_memory", "--oracle", "prefix", "--out", str(tmp_path / "run"),
-         "--quiet"], capture_output=True, text=True)
+    done = _llgui(["simulate", str(demo_dir / "mt" / "bundle.toml"),
+                   "--system", "mt_memory", "--oracle", "prefix", "--out", str(tmp_path / "run"),
+                   "--quiet"])
     assert done.returncode == 3, done.stderr
     assert 'needs a system speaking protocol 1.2' in done.stderr
     assert '"minor": 2' in done.stderr
@@ -294,10 +308,9 @@ def test_the_minimal_system_of_the_protocol_page_runs(tmp_path, demo_dir):
 @pytest.mark.parametrize("task,extra", [("diarization", []), ("mt", ["--mode", "active"]),
                                         ("mt", ["--interactive-ratio", "0.5"])])
 def test_the_prefix_oracle_refuses_what_it_cannot_do(tmp_path, demo_dir, task, extra):
-    done = subprocess.run(
-        [sys.executable, "-m", "llgui", "simulate", str(demo_dir / task / "bundle.toml"),
-         "--system", "static", "--oracle", "prefix", *extra, "--out", str(tmp_path / "o"),
-         "--quiet"], capture_output=True, text=True)
+    done = _llgui(["simulate", str(demo_dir / task / "bundle.toml"),
+                   "--system", "static", "--oracle", "prefix", *extra,
+                   "--out", str(tmp_path / "o"), "--quiet"])
     assert done.returncode == 2, done.stderr
     assert "interactive-predictive MT: it needs an MT bundle" in done.stderr
     assert "Traceback" not in done.stderr
@@ -336,10 +349,9 @@ for raw in sys.stdin:
 def test_a_wrong_completion_is_a_protocol_fault(tmp_path, demo_dir, fault, reason):
     script = tmp_path / "faulty.py"
     script.write_text(FAULTY, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "llgui", "simulate", str(demo_dir / "mt" / "bundle.toml"),
-         "--system", f"{sys.executable} {script} {fault}", "--oracle", "prefix",
-         "--out", str(tmp_path / "o"), "--quiet"], capture_output=True, text=True)
+    done = _llgui(["simulate", str(demo_dir / "mt" / "bundle.toml"),
+                   "--system", f"{sys.executable} {script} {fault}", "--oracle", "prefix",
+                   "--out", str(tmp_path / "o"), "--quiet"])
     assert done.returncode == 3, done.stderr
     assert reason in done.stderr and "step 1" in done.stderr
 
@@ -392,10 +404,9 @@ def test_the_word_prefix_oracle_refuses_a_script_without_spaces(tmp_path, trg_la
     (tmp_path / "bundle.toml").write_text(
         f'[bundle]\ntask = "mt"\nmetrics = ["chrf"]\n{settings}\n[[documents]]\nid = "d"\n'
         'time = 1\nreferences = ["ref.ja"]\nhypothesis = "hyp.ja"\n', encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "llgui", "simulate", str(tmp_path / "bundle.toml"),
-         "--system", "mt_complete", "--oracle", "prefix", "--out", str(tmp_path / "o"),
-         "--quiet"], capture_output=True, text=True)
+    done = _llgui(["simulate", str(tmp_path / "bundle.toml"),
+                   "--system", "mt_complete", "--oracle", "prefix",
+                   "--out", str(tmp_path / "o"), "--quiet"])
     assert done.returncode == 2, done.stderr
     assert "written without spaces" in done.stderr and "--oracle prefix-char" in done.stderr
     assert ("trg_lang ja" if trg_lang else "its references") in done.stderr

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -23,7 +22,24 @@ from llgui.core.across_time.policy import PRESETS, Policy
 from llgui.io.policy_file import save_policy
 from llgui.gui.demo import demo_bundles
 
-from tests.conftest import REPO  # noqa: E402
+
+def _llgui(args: list[str], **env: str) -> subprocess.CompletedProcess:
+    """`llgui ARGS`'s own entry point, in this process, `env` set for the call: the figures
+    it prints are what is checked, not its process (a second interpreter cost ~0.5-1 s of CPU
+    in imports)."""
+    import contextlib
+    import io
+
+    from llgui.cli.main import main
+
+    printed, said = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(said):
+            code = main(args)
+    return subprocess.CompletedProcess(["llgui", *args], code, printed.getvalue(),
+                                       said.getvalue())
 
 
 # --------------------------------------------------------------------------------------------
@@ -102,9 +118,7 @@ def cli_lifelong(bundle_path: str, policy: Policy, tmp_path: Path) -> dict:
     """What `llgui lifelong BUNDLE --policy FILE --format json` prints for `policy`."""
     policy_file = tmp_path / "policy.json"
     save_policy(policy, policy_file)
-    run = subprocess.run([sys.executable, "-m", "llgui", "lifelong", bundle_path, "--policy",
-                          str(policy_file), "--format", "json"], cwd=REPO, capture_output=True,
-                         text=True, timeout=120)
+    run = _llgui(["lifelong", bundle_path, "--policy", str(policy_file), "--format", "json"])
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
 

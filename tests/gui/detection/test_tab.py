@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +25,25 @@ from llgui.core.types import Trials
 from tests.conftest import REPO  # noqa: E402
 SCORES = REPO / "resources" / "demo" / "detection" / "scores"
 SYSTEMS = ("sysA", "sysB", "sysB-adapted")
+
+
+def _llgui(args: list[str], **env: str) -> subprocess.CompletedProcess:
+    """`llgui ARGS`'s own entry point, in this process, `env` set for the call: the figures
+    it prints are what is checked, not its process (a second interpreter cost ~0.5-1 s of CPU
+    in imports)."""
+    import contextlib
+    import io
+
+    from llgui.cli.main import main
+
+    printed, said = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(said):
+            code = main(args)
+    return subprocess.CompletedProcess(["llgui", *args], code, printed.getvalue(),
+                                       said.getvalue())
 
 
 @pytest.fixture
@@ -52,10 +70,9 @@ def settle(qtbot, window) -> None:
 
 
 def cli_det(dcf) -> list[dict]:
-    run = subprocess.run(
-        [sys.executable, "-m", "llgui", "det", *(str(SCORES / f"{s}.txt") for s in SYSTEMS),
-         "--key", str(SCORES / "trials.key"), "--dcf", ",".join(f"{v:g}" for v in dcf),
-         "--format", "json"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    run = _llgui(["det", *(str(SCORES / f"{s}.txt") for s in SYSTEMS),
+                  "--key", str(SCORES / "trials.key"), "--dcf", ",".join(f"{v:g}" for v in dcf),
+                  "--format", "json"])
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)["systems"]
 

@@ -11,8 +11,26 @@ import sys
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.conftest import REPO
 from tests.gui.conftest import settle
+
+
+def _llgui(args: list[str], **env: str) -> subprocess.CompletedProcess:
+    """`llgui ARGS`'s own entry point, in this process, `env` set for the call: the figures
+    it prints are what is checked, not its process (a second interpreter cost ~0.5-1 s of CPU
+    in imports)."""
+    import contextlib
+    import io
+
+    from llgui.cli.main import main
+
+    printed, said = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(said):
+            code = main(args)
+    return subprocess.CompletedProcess(["llgui", *args], code, printed.getvalue(),
+                                       said.getvalue())
 
 JOINED = "IB4010+IB4011"
 
@@ -64,11 +82,10 @@ references = ["{out}/ref.rttm"]
 hypothesis = "{out}/sys.rttm"
 uem = "{out}/all.uem"
 ''')
-    run = subprocess.run(
-        [sys.executable, "-m", "llgui", "simulate", str(out / "base.toml"), "--system",
-         f"diar_clusters={sys.executable} -m llgui.systems.diar_clusters", "--oracle",
-         "worst-first", "--budget", "22", "--seed", "13", "--mode", "active", "--out",
-         str(out / "run"), "--quiet"], cwd=REPO, capture_output=True, text=True, timeout=600)
+    run = _llgui(["simulate", str(out / "base.toml"), "--system",
+                  f"diar_clusters={sys.executable} -m llgui.systems.diar_clusters", "--oracle",
+                  "worst-first", "--budget", "22", "--seed", "13", "--mode", "active", "--out",
+                  str(out / "run"), "--quiet"])
     assert run.returncode == 0, run.stderr
     return out / "run" / "bundle.toml"
 

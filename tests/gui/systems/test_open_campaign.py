@@ -92,11 +92,8 @@ def test_open_campaign_on_a_scheduler_remembers_its_address(window, campaign, mo
 
     from llgui.gui.open_campaign import OpenCampaignDialog
 
-    # a real scheduler and worker on TCP, run on threads of this process: the window's job
-    # (a process of its own) reaches them by the address, which is what is checked here (a
-    # nanny and a worker process cost ~2.5 s of CPU to start)
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
-                      host="127.0.0.1", dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster:
         address = cluster.scheduler_address
 
         def accept(dialog):

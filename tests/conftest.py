@@ -203,3 +203,25 @@ def _leave_out_for_quick(config, items) -> None:
         (left if slow or published or path.startswith(QUICK_LEAVES_OUT) else kept).append(item)
     items[:] = kept
     config.hook.pytest_deselected(items=left)
+
+
+# -- llgui's command line in the test's own process ------------------------------------------
+
+def llgui_in_process(args: list[str], **env: str) -> subprocess.CompletedProcess:
+    """`llgui ARGS`'s own entry point, in this process, `env` set for the call: the figures
+    it prints are what is checked, not its process (a second interpreter cost ~0.5-1 s of CPU
+    in imports)."""
+    import contextlib
+    import io
+    import subprocess
+
+    from llgui.cli.main import main
+
+    printed, said = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(said):
+            code = main(args)
+    return subprocess.CompletedProcess(["llgui", *args], code, printed.getvalue(),
+                                       said.getvalue())

@@ -14,25 +14,7 @@ from llgui.campaign.executor import measured_enough, per_cell_estimate, running_
 from llgui.campaign.run import run_campaign
 from llgui.io.campaign import load_campaign
 from tests.campaign.helpers import build_wmt_campaign
-
-
-def _llgui(args: list[str], **env: str) -> subprocess.CompletedProcess:
-    """`llgui ARGS`'s own entry point, in this process, `env` set for the call: the figures
-    it prints are what is checked, not its process (a second interpreter cost ~0.5-1 s of CPU
-    in imports)."""
-    import contextlib
-    import io
-
-    from llgui.cli.main import main
-
-    printed, said = io.StringIO(), io.StringIO()
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in env.items():
-            patch.setenv(name, value)
-        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(said):
-            code = main(args)
-    return subprocess.CompletedProcess(["llgui", *args], code, printed.getvalue(),
-                                       said.getvalue())
+from tests.conftest import llgui_in_process as _llgui  # noqa: E402
 
 
 def test_identical_outputs_are_scored_once_and_the_count_says_so(reference_data, tmp_path,

@@ -11,25 +11,7 @@ import pytest
 from llgui.io.bundle import load_bundle
 from tests.conftest import DEMO
 from tests.gui.conftest import settle
-
-
-def _llgui(args: list[str], **env: str) -> subprocess.CompletedProcess:
-    """`llgui ARGS`'s own entry point, in this process, `env` set for the call: the figures
-    it prints are what is checked, not its process (a second interpreter cost ~0.5-1 s of CPU
-    in imports)."""
-    import contextlib
-    import io
-
-    from llgui.cli.main import main
-
-    printed, said = io.StringIO(), io.StringIO()
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in env.items():
-            patch.setenv(name, value)
-        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(said):
-            code = main(args)
-    return subprocess.CompletedProcess(["llgui", *args], code, printed.getvalue(),
-                                       said.getvalue())
+from tests.conftest import llgui_in_process as _llgui  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -48,6 +48,18 @@ def ensure_environment() -> None:
     pip = [str(PYTHON), "-m", "pip", "--disable-pip-version-check", "install", "-qq"]
     subprocess.run(pip + ["--upgrade", "pip"], check=True)
     subprocess.run(pip + ["-e", f"{ROOT}[test]"], check=True, cwd=ROOT)
+    # llgui's bytecode and its compiled engines made now, as part of the set-up (each
+    # later run finds them on disk: a clean clone's first test run compiled them beside
+    # its first tests, ~20 s of CPU)
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYQTGRAPH_QT_LIB="PySide6")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    compiling = _compile(env)
+    # the test modules as pytest rewrites their asserts, cached beside them (each test
+    # worker of a clone's first run rewrote all of them: ~4 s of CPU a worker)
+    subprocess.run([str(PYTHON), "-m", "pytest", "--collect-only", "-q", "-p",
+                    "no:cacheprovider"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    _finish(compiling)
     STAMP.write_text(_wanted_stamp())
 
 
@@ -60,6 +72,19 @@ KERNELS = (
     "s = Stream([1, 2], [0.0, 1.0], [1.0, 2.0], [0, 1]); PairDistance(s, s, True).replaced(0, 1, s)",
 )
 """Calls that compile (or load) each of llgui's numba engines, for `test` and `bench`."""
+
+
+def _compile(env: dict) -> list:
+    """llgui's modules compiled to bytecode (now), and a process per numba engine compiling
+    it (or loading its cache) started: the engines (TER, the word-level distance, the
+    resampling kernels) take 1-6 s each to compile on a clone's first run, and every process
+    that needs one before its on-disk cache exists compiles it too. Compiled once, at set-up
+    (and checked before a test or benchmark run, which must not measure beside it)."""
+    subprocess.run([str(PYTHON), "-m", "compileall", "-q", "-j", "0", "llgui"], cwd=ROOT,
+                   env=env, stdout=subprocess.DEVNULL)
+    return [subprocess.Popen([str(PYTHON), "-c", code], cwd=ROOT, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for code in KERNELS]
 
 
 def _finish(processes, timeout: float = 300.0) -> None:
@@ -115,15 +140,7 @@ def main(argv: list[str]) -> int:
         # bytecode cached and each compiles its modules again, and pytest rewrites every test
         # module in every worker at every run. Compiled once here, beside the sources.
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        subprocess.run([str(PYTHON), "-m", "compileall", "-q", "-j", "0", "llgui"], cwd=ROOT,
-                       env=env, stdout=subprocess.DEVNULL)
-        # The compiled engines (numba: TER, the word-level distance, the resampling kernels)
-        # take 1-6 s each to compile on a clone's first run, and every process that needs one
-        # before its on-disk cache exists compiles it too: compiled here, beside the run's
-        # start-up, once (before the benchmarks, which must not measure beside it).
-        warming = [subprocess.Popen([str(PYTHON), "-c", code], cwd=ROOT, env=env,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                   for code in KERNELS]
+        warming = _compile(env)   # (at set-up already: then only checked, in a second)
         if command == "bench":
             _finish(warming)
         try:

@@ -696,8 +696,8 @@ def score(bundle, metrics: Sequence[str] | None = None, *, policy: str | Path | 
     table."""
     bundle = _bundle(bundle)
     report = score_report(bundle, metrics, policy, mode, include_partial)
-    if bundle.task == "detection":
-        return _det_frame(report)
+    if "systems" in report:   # a detection bundle of systems' scores: `det`'s table
+        return _det_frame(report)   # (one with an interaction log has documents, below)
     rows = []
     for entry in report["documents"]:
         row = {"document": entry["id"], "time": entry["time"], **entry["scores"]}
@@ -747,11 +747,12 @@ def _det_frame(report: dict) -> "pandas.DataFrame":
     return _frame(rows, "name", {"dcf": dcf, "report": report})
 
 
-def det(scores=(), key=None, pairs=(), *, dcf=DEFAULT_DCF, eer_method: str = "rocch",
+def det(scores=(), key=None, pairs=(), *, dcf=None, eer_method: str = "rocch",
         calibrated: Sequence[str] = (), threshold: float | None = None) -> "pandas.DataFrame":
     """One row per system (index: name): trial counts, EER (%), minDCF, actDCF and the
     warning on actDCF; with a `threshold`, `at_threshold.*` counts and rates. `scores`: score
-    files, a detection bundle or its path."""
+    files, a detection bundle or its path. `dcf` None: a bundle's operating point, else
+    0.01, 1, 1 (as `llgui det`)."""
     return _det_frame(det_report(scores, key, pairs, dcf, eer_method, calibrated, threshold))
 
 

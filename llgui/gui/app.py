@@ -215,7 +215,7 @@ def tab_picture(target: Path, tab: str) -> Path:
     return target.with_name(f"{target.stem}-{tab}{target.suffix or '.png'}")
 
 
-def _shoot_every_tab(app, window, target: Path) -> None:
+def _shoot_every_tab(app, window, target: Path, args, width: int, height: int) -> None:
     """One process, every tab: each shown in turn and written once the window has settled
     (the first paint of a tab may start jobs: the Across-time matrix, the Systems table)."""
     pending, codes = list(TABS), []
@@ -232,6 +232,8 @@ def _shoot_every_tab(app, window, target: Path) -> None:
             failed = getattr(window, "open_problems", [])
             for problem in failed:
                 print(problem, file=sys.stderr)
+            for note in picture_notes(window, args, width, height):
+                print(f"llgui: {note}", file=sys.stderr)
             window.close()
             app.exit(2 if failed else max(codes))
 
@@ -265,6 +267,26 @@ def _parse_window_arguments(parser: argparse.ArgumentParser, argv) -> argparse.N
         hint = f"; did you mean {close[0]}?" if close and name.startswith("-") else ""
     parser.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
     raise AssertionError("unreachable")   # argparse's error exits
+
+
+def picture_notes(window, args, width: int, height: int) -> list[str]:
+    """What a picture shows other than what was asked: a step past the document's last (or
+    before its first) shown as its last (first), a size below the window's smallest drawn at
+    that smallest (the picture is not the size asked for)."""
+    notes = []
+    state = window.state
+    if args.step is not None and state.document() is not None:
+        last = state.n_steps()
+        if not 0 <= args.step <= last:
+            shown = min(max(args.step, 0), last)
+            notes.append(f"--step {args.step}: {state.selection.doc} has steps 0 to {last}; "
+                         f"the picture shows step {shown}")
+    size = window.size()
+    if (size.width(), size.height()) != (width, height):
+        notes.append(f"--size {width}x{height}: the window is at least "
+                     f"{window.minimumSizeHint().width()}x{window.minimumSizeHint().height()}; "
+                     f"the picture is {size.width()}x{size.height()}")
+    return notes
 
 
 def screenshot_problem(target: Path, every_tab: bool = False) -> str | None:
@@ -394,12 +416,14 @@ def main(argv: list[str] | None = None) -> int:
 
         window.on_first_loaded_paint(painted)
     if args.screenshot and every_tab:
-        _shoot_every_tab(app, window, args.screenshot)
+        _shoot_every_tab(app, window, args.screenshot, args, width, height)
     elif args.screenshot:
         target = args.screenshot
 
         def shoot() -> None:
             code = _save(window, target)
+            for note in picture_notes(window, args, width, height):
+                print(f"llgui: {note}", file=sys.stderr)
             failed = getattr(window, "open_problems", [])
             if failed:   # the picture shows the error; the exit says it too
                 for problem in failed:

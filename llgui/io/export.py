@@ -132,8 +132,10 @@ def replay_table(report: Mapping) -> str:
             for s in report["steps"]]
     out.append(render_table(("step", "initiative", "kind", "cost", "cum cost", "S_cor", "S_imp",
                              "S_adapt", "S_pen", "S_pen mem"), rows, align_left=3))
+    better_side = "above" if report["higher_is_better"] else "below"
     out.append("S_pen mem = the memorise-only reference: S_pen had the system only applied the "
-               "corrections (no generalisation); S_pen above it is net generalisation.")
+               f"corrections (no generalisation); S_pen {better_side} it ({better}) is net "
+               "generalisation.")
     if any(s.get("impaired_better") for s in report["steps"]):
         out.append("* S_imp is better than S_cor at this step: the impaired construction is not "
                    "a lower bound here (see README, 'When S_imp beats S_cor').")

@@ -143,7 +143,10 @@ class Opening:
             target = next(((i, select_doc) for i, b in enumerate(bundles)
                            if b.position(select_doc) >= 0), None)
             if target is None:
-                self.show_error("No such document", [f"no document {select_doc!r} is open"])
+                problem = _no_such_document(bundles, select_doc)
+                self.show_error("No such document", [problem])
+                # (`--screenshot` exits 2 on it, as on a bundle that did not open)
+                self.open_problems = [*getattr(self, "open_problems", []), problem]
         if target is None and self.state.document() is None:
             target = next(((i, b.documents[0].id) for i, b in enumerate(bundles)
                            if b.documents), None)
@@ -244,3 +247,17 @@ class Opening:
                             report["problems"])
         if getattr(self, "_campaign_show", True):
             self.show_tab("systems")
+
+
+def _no_such_document(bundles, wanted: str) -> str:
+    """`--doc WANTED` named no open document: said with the closest ids (over at most 10^4
+    of them: a long bundle's ids are not all listed)."""
+    import difflib
+    from itertools import islice
+
+    ids = list(islice((d.id for b in bundles for d in b.documents), 10000))
+    close = difflib.get_close_matches(wanted, ids, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    listed = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
+    return (f"--doc {wanted}: no such document in the open bundles{hint} "
+            f"(documents: {listed or 'none'})")

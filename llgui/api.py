@@ -62,12 +62,15 @@ def load(path: str | Path, *, warn: bool = True, **settings) -> "Bundle":
 def load_files(ref: str | Path | Sequence[str | Path], hyp: str | Path, *,
                log: str | Path | None = None, src: str | Path | None = None,
                uem: str | Path | None = None, task: str | None = None,
-               log_base: str | Path | None = None, **settings) -> "Bundle":
+               log_base: str | Path | None = None, warn: bool = True,
+               **settings) -> "Bundle":
     """Plain files without a bundle file: MT text (one or more references, one segment a
     line, one document named after the hypothesis) or diarization RTTM/MDTM (one document per
     recording). `task` is "mt" or "diarization", by default diarization when the hypothesis
     or a reference ends in .rttm or .mdtm. `log` is an interaction log to replay (its
-    `adapted` files found in `log_base`, default the log's folder); `settings` as in `load`."""
+    `adapted` files found in `log_base`, default the log's folder); `settings` and `warn` as
+    in `load` (diarization: a recording of the reference the hypothesis has no turn for, one
+    of the hypothesis the reference has not)."""
     from llgui.io.loose import bundle_from_files
 
     from llgui.io.loose import DIARIZATION_SUFFIXES
@@ -86,6 +89,9 @@ def load_files(ref: str | Path | Sequence[str | Path], hyp: str | Path, *,
         task = "diarization"
     bundle = bundle_from_files(refs, hyp, log=log, uem=uem, task=task, source=src,
                                log_base=log_base)
+    if warn:
+        for warning in bundle.warnings:
+            warnings.warn(str(warning), stacklevel=2)
     return with_settings(bundle, **settings)
 
 

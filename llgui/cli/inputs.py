@@ -214,13 +214,18 @@ def _input(args, need_log: bool = False):
         _check_input(*(p for p in (*args.ref, args.hyp, args.log, args.src, args.uem)
                        if p is not None))
         bundle = api.load_files(args.ref, args.hyp, log=args.log, src=args.src, uem=args.uem,
-                                task=args.task,
+                                task=args.task, warn=False,
                                 log_base=Path.cwd() if piped and piped == args.log else None)
         if piped is not None and piped == args.hyp:
             import dataclasses
 
             bundle = dataclasses.replace(bundle, name="<stdin>")
-        yield _with_flags(bundle, args)
+        flagged = _with_flags(bundle, args)   # (a bad flag: its one line, nothing before)
+        for warning in bundle.warnings:   # as a bundle file's (`_load`)
+            said = str(warning)
+            print(said.replace(str(piped), "<stdin>") if piped is not None else said,
+                  file=sys.stderr)
+        yield flagged
 
 
 def _with_flags(bundle, args):

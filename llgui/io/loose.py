@@ -45,11 +45,12 @@ def bundle_from_files(references: Sequence[str | Path], hypothesis: str | Path,
     if uem is not None and task != "diarization":
         problems.append(Problem(str(uem), 0, "a UEM belongs to diarization, not MT"))
     documents: list = []
+    extra: list = []
     try:
         if task == "mt":
             documents = [_mt_document(references, hypothesis, source)]
         else:
-            documents = _diar_documents(references[0], hypothesis, uem)
+            documents, extra = _diar_documents(references[0], hypothesis, uem)
     except LoadError as error:
         problems.extend(error.problems)
     steps = ()
@@ -61,9 +62,11 @@ def bundle_from_files(references: Sequence[str | Path], hypothesis: str | Path,
             problems.extend(error.problems)
     if problems:
         raise LoadError(problems)
+    warnings = (_diar_warnings(references[0], hypothesis, documents, extra)
+                if task == "diarization" else [])
     bundle = Bundle(path=None, task=task, name=hypothesis.name,
                     metrics=default_metrics(task), settings={}, cost=CostModel(),
-                    documents=tuple(documents), steps=tuple(steps))
+                    documents=tuple(documents), steps=tuple(steps), warnings=tuple(warnings))
     if steps:
         from llgui.io.bundle import check_steps
 
@@ -100,7 +103,10 @@ def _mt_document(references: list[Path], hypothesis: Path,
                       references=tuple(refs), source=src)
 
 
-def _diar_documents(reference: Path, hypothesis: Path, uem: str | Path | None) -> list[DiarDocument]:
+def _diar_documents(reference: Path, hypothesis: Path,
+                    uem: str | Path | None) -> tuple[list[DiarDocument], list[str]]:
+    """One document per recording of the reference, and the hypothesis's recordings that
+    are not in it."""
     from llgui.io.rttm import load_turns, load_uem
 
     problems: list[Problem] = []
@@ -118,7 +124,8 @@ def _diar_documents(reference: Path, hypothesis: Path, uem: str | Path | None) -
         raise LoadError(problems)
     uems = loaded.get("uem", {})
     documents = []
-    for i, uri in enumerate(sorted(loaded["reference"])):
+    # in the reference's order (its recordings' first lines): the order they are timed in
+    for i, uri in enumerate(loaded["reference"]):
         if uem is not None and uri not in uems:
             problems.append(Problem(str(uem), 0, f"no UEM line for recording {uri!r}"))
             continue
@@ -128,4 +135,25 @@ def _diar_documents(reference: Path, hypothesis: Path, uem: str | Path | None) -
             uem=uems.get(uri)))
     if problems:
         raise LoadError(problems)
-    return documents
+    return documents, [uri for uri in loaded["hypothesis"] if uri not in loaded["reference"]]
+
+
+def _diar_warnings(reference: Path, hypothesis: Path, documents, extra) -> list[Problem]:
+    """What a plain-file diarization scores without a word otherwise: a recording of the
+    reference the hypothesis has no turn for (all missed speech), one of the hypothesis the
+    reference does not have (left out)."""
+    def named(uris) -> str:
+        return ", ".join(repr(u) for u in uris[:5]) + (f" and {len(uris) - 5} more"
+                                                       if len(uris) > 5 else "")
+
+    found = []
+    empty = [d.uri for d in documents if not d.hypothesis]
+    if empty:
+        found.append(Problem(str(hypothesis), 0, f"no turns for {len(empty)} recording(s) of "
+                                                 f"the reference ({named(empty)}): each is "
+                                                 "scored as all speech missed"))
+    if extra:
+        found.append(Problem(str(hypothesis), 0, f"{len(extra)} recording(s) not in the "
+                                                 f"reference {reference} ({named(extra)}): "
+                                                 "left out"))
+    return found

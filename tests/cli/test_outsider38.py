@@ -16,3 +16,44 @@ def test_the_replay_footer_says_which_side_of_memorise_only_is_generalisation(me
     assert done.returncode == 0, done.stderr
     footer = next(line for line in done.stdout.splitlines() if line.startswith("S_pen mem ="))
     assert f"S_pen {side} is net generalisation" in footer
+
+
+def _rttm(uri: str, turns) -> str:
+    return "".join(f"SPEAKER {uri} 1 {start:.2f} {end - start:.2f} <NA> <NA> {who} <NA> <NA>\n"
+                   for start, end, who in turns)
+
+
+def test_plain_diarization_files_keep_the_references_order_and_say_what_is_missing(tmp_path):
+    """Documents are timed in the order the reference names its recordings (they were sorted
+    by name: a lifelong order ZZ, AA became AA, ZZ), a recording the hypothesis lacks or adds
+    is said (its DER of 100 or its absence came without a word)."""
+    from pyannote.core import Annotation, Segment
+    from pyannote.metrics.diarization import DiarizationErrorRate
+
+    ref_turns = {"ZZ": [(0, 4, "a"), (4, 9, "b")], "AA": [(0, 3, "c"), (3, 7, "d")]}
+    hyp_turns = {"ZZ": [(0, 5, "x"), (5, 9, "y")], "EXTRA": [(0, 2, "z")]}
+    (tmp_path / "ref.rttm").write_text(_rttm("ZZ", ref_turns["ZZ"]) + _rttm("AA", ref_turns["AA"]))
+    (tmp_path / "hyp.rttm").write_text(_rttm("ZZ", hyp_turns["ZZ"])
+                                       + _rttm("EXTRA", hyp_turns["EXTRA"]))
+    done = llgui_in_process(["score", "--ref", str(tmp_path / "ref.rttm"), "--hyp",
+                             str(tmp_path / "hyp.rttm"), "--metric", "der", "--format", "json"])
+    assert done.returncode == 0, done.stderr
+    import json
+
+    documents = json.loads(done.stdout)["documents"]
+    assert [(d["id"], d["time"]) for d in documents] == [("ZZ", "0"), ("AA", "1")]
+
+    def annotation(turns):
+        a = Annotation()
+        for start, end, who in turns:
+            a[Segment(start, end)] = who
+        return a
+
+    der = DiarizationErrorRate()
+    assert documents[0]["scores"]["der"] == pytest.approx(
+        100 * der(annotation(ref_turns["ZZ"]), annotation(hyp_turns["ZZ"])), abs=1e-9)
+    assert documents[1]["scores"]["der"] == pytest.approx(100.0)   # all speech missed
+    said = done.stderr
+    assert "no turns for 1 recording(s) of the reference ('AA'): each is scored as all " \
+           "speech missed" in said
+    assert "1 recording(s) not in the reference" in said and "('EXTRA'): left out" in said

@@ -94,12 +94,15 @@ def refusal_notes(sim: Simulation) -> str:
         r = doc.get("refused")
         if not r:
             continue
-        target = ", ".join(f"{k} {v}" for k, v in r["target"].items())
+        # a time as the system gave it, not its float's last digit (t1 530.0999999999999)
+        target = ", ".join(f"{k} {v:.10g}" if isinstance(v, float) else f"{k} {v}"
+                           for k, v in r["target"].items())
+        steps = f"{doc['steps']} step" + ("" if doc["steps"] == 1 else "s")
         if r["reason"] == "budget":
-            lines.append(f"note: {doc['doc']}: after {doc['steps']} steps the system asked "
+            lines.append(f"note: {doc['doc']}: after {steps} the system asked "
                          f"{r['kind']} ({target}) costing {r['cost']:g} with {r['left']:g} "
                          f"of the budget left: refused, the document ended")
         else:
             lines.append(f"note: {doc['doc']}: the system's request {r['kind']} ({target}) "
-                         f"was refused at the step limit ({doc['steps']} steps)")
+                         f"was refused at the step limit ({steps})")
     return "".join(line + "\n" for line in lines)

@@ -57,3 +57,27 @@ def test_plain_diarization_files_keep_the_references_order_and_say_what_is_missi
     assert "no turns for 1 recording(s) of the reference ('AA'): each is scored as all " \
            "speech missed" in said
     assert "1 recording(s) not in the reference" in said and "('EXTRA'): left out" in said
+
+
+def test_a_refusal_note_gives_the_times_as_written_and_counts_in_words():
+    """`llgui simulate`'s note said "after 1 steps ... (t1 530.0999999999999, t2
+    12.344999999999999)"."""
+    from types import SimpleNamespace
+
+    from llgui.cli.simulate import refusal_notes
+
+    run = {"documents": [
+        {"doc": "show-2023-03-06", "steps": 1, "refused": {
+            "reason": "budget", "kind": "same", "cost": 6.0, "left": 4.0,
+            "target": {"t1": 530.1 - 1e-13, "t2": 12.345 - 1e-15}}},
+        {"doc": "show-2023-03-13", "steps": 3, "refused": {
+            "reason": "limit", "kind": "name", "cost": 1.0, "left": 0.0,
+            "target": {"t": 903.15 + 1e-13}}}]}
+    assert str(530.1 - 1e-13) != "530.1"   # (the premise: the float's own repr is noisy)
+    sim = SimpleNamespace(panel=None, outcomes=[SimpleNamespace(result=SimpleNamespace(run=run))])
+    notes = refusal_notes(sim).splitlines()
+    assert notes[0] == ("note: show-2023-03-06: after 1 step the system asked same (t1 530.1, "
+                        "t2 12.345) costing 6 with 4 of the budget left: refused, the document "
+                        "ended")
+    assert notes[1] == ("note: show-2023-03-13: the system's request name (t 903.15) was "
+                        "refused at the step limit (3 steps)")

@@ -110,6 +110,11 @@ def make_ami(out: Path) -> Path:
 
 
 if __name__ == "__main__":
+    gone = [name for name in ("wmt23-general", "vbx-ami-mixheadset") if not (REF / name).is_dir()]
+    if gone:   # before anything is written
+        print(f"make_persist.py: {REF} lacks {', '.join(gone)}: set LLGUI_REFERENCE_DATA to "
+              "the reference data's folder", file=sys.stderr)
+        sys.exit(2)
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/realdata")
     print(make_wmt(out))
     print(make_ami(out))

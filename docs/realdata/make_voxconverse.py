@@ -5,8 +5,9 @@
 Writes OUT/vox/bundle.toml: VoxConverse dev clip kdfqk (a 20-speaker broadcast; reference
 RTTM in tests/data/voxconverse, CC BY 4.0), its reference as the hypothesis too (no system
 output is published: the picture is about telling 20 speakers apart, not about a system's
-errors), with a log from `llgui simulate` (diar_clusters, worst-first oracle) so the steps
-have something to show.
+errors). It has no interaction log: with the reference as the hypothesis there is no error for
+an expert to correct, so the window shows step 0 of 0 (the lanes, the 20 speakers' colours and
+the legend are what it is for).
 """
 from __future__ import annotations
 

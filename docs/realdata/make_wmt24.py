@@ -105,7 +105,21 @@ def simulate(base: Path, budget: str, out: Path) -> None:
 
 
 def main() -> None:
+    if len(sys.argv) < 2:
+        print("usage: python docs/realdata/make_wmt24.py WMT24_GIT_DIR [OUT]  (a clone of "
+              "github.com/wmt-conference/wmt24-news-systems)", file=sys.stderr)
+        sys.exit(2)
     repo = Path(sys.argv[1])
+    found = subprocess.run(["git", f"--git-dir={repo}", "cat-file", "-e",
+                            "HEAD:txt/system-outputs/en-ja"], capture_output=True)
+    if found.returncode != 0 and (repo / ".git").exists():   # a clone's folder, not its .git
+        repo = repo / ".git"
+        found = subprocess.run(["git", f"--git-dir={repo}", "cat-file", "-e",
+                                "HEAD:txt/system-outputs/en-ja"], capture_output=True)
+    if found.returncode != 0:   # before anything is written
+        print(f"make_wmt24.py: {sys.argv[1]} is not a clone of wmt24-news-systems (no "
+              "txt/system-outputs/en-ja at its HEAD)", file=sys.stderr)
+        sys.exit(2)
     out = Path(sys.argv[2] if len(sys.argv) > 2 else "/tmp/realdata")
     ja = extract(repo, out, "en-ja")
     extract(repo, out, "en-hi")

@@ -81,3 +81,31 @@ def test_a_refusal_note_gives_the_times_as_written_and_counts_in_words():
                         "ended")
     assert notes[1] == ("note: show-2023-03-13: the system's request name (t 903.15) was "
                         "refused at the step limit (3 steps)")
+
+
+REALDATA = __import__("pathlib").Path(__file__).resolve().parents[2] / "docs" / "realdata"
+
+
+@pytest.mark.parametrize("script,args,says", [
+    ("make_persist.py", ["{out}"], "LLGUI_REFERENCE_DATA"),
+    ("make_wmt24.py", [], "usage: python docs/realdata/make_wmt24.py WMT24_GIT_DIR"),
+    ("make_wmt24.py", ["{tmp}", "{out}"], "is not a clone of wmt24-news-systems"),
+])
+def test_the_realdata_scripts_without_their_data_say_why_and_write_nothing(
+        tmp_path, script, args, says):
+    """make_persist.py died with a FileNotFoundError traceback (exit 1); make_wmt24.py with no
+    argument raised IndexError, with a folder that is no clone CalledProcessError, and left a
+    partial OUT/wmt24/txt."""
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "realdata"
+    argv = [a.format(out=out, tmp=tmp_path) for a in args]
+    done = subprocess.run([sys.executable, str(REALDATA / script), *argv], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "LLGUI_REFERENCE_DATA": str(tmp_path / "none")})
+    assert done.returncode == 2, done.stderr
+    assert says in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not out.exists()

@@ -286,7 +286,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"llgui {args.command}: {error}", file=sys.stderr)
         return 3
     except LoadError as error:
-        for problem in error.problems:
+        from llgui.core.errors import summarised
+
+        for problem in summarised(error.problems):   # (one line for a reason on every line)
             print(problem, file=sys.stderr)
         return 2
     except UsageError as error:

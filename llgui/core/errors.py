@@ -112,6 +112,44 @@ class Problems:
         raise LoadError(items)
 
 
+SAME_SHOWN = 3
+"""Problems of one file with the same reason (but for the values it quotes) shown before the
+rest are summed up in one line (`summarised`)."""
+
+
+def _shape(reason: str) -> str:
+    import re
+
+    return re.sub(r"'[^']*'|\"[^\"]*\"|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", "#", reason)
+
+
+def summarised(problems: Iterable[Problem], shown: int = SAME_SHOWN) -> list[Problem]:
+    """`problems` as a terminal shows them: of the ones of a file whose reasons differ only in
+    the values they quote (a score file given as the key: "unknown label 'x'" on each of its
+    25,000 lines), the first `shown`, then one line saying how many more and on which lines;
+    the others as they are, in their order."""
+    problems = list(problems)
+    groups: dict = {}
+    for p in problems:
+        if p.line > 0:
+            groups.setdefault((p.file, _shape(p.reason)), []).append(p)
+    out = []
+    for p in problems:
+        group = groups.get((p.file, _shape(p.reason))) if p.line > 0 else None
+        if group is None or len(group) <= shown + 1:
+            out.append(p)
+            continue
+        index = next(k for k, q in enumerate(group) if q is p)
+        if index < shown:
+            out.append(p)
+        elif index == shown:
+            rest = [q.line for q in group[shown:]]
+            lines = ", ".join(str(n) for n in rest[:8]) + (", ..." if len(rest) > 8 else "")
+            out.append(Problem(p.file, 0, f"the same problem as line {group[0].line} on "
+                                          f"{len(rest)} more lines ({lines})"))
+    return out
+
+
 class SystemFailed(Exception):
     """The system under evaluation failed (crashed, hung past its timeout, broke the protocol).
 

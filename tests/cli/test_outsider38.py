@@ -109,3 +109,32 @@ def test_the_realdata_scripts_without_their_data_say_why_and_write_nothing(
     assert says in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_a_reason_on_every_line_is_said_once_with_its_count():
+    """A score file given as the key printed 200 'unknown label' lines, then '... and 24800
+    more problems'."""
+    scores = llgui.demo_dir() / "detection" / "scores"
+    done = llgui_in_process(["det", str(scores / "sysA.txt"), "--key", str(scores / "sysB.txt")])
+    assert done.returncode == 2
+    said = done.stderr.strip().splitlines()
+    first = scores / "sysB.txt"
+    assert said[0].startswith(f"{first}:1: unknown label '")
+    assert said[3].startswith(f"{first}: the same problem as line 1 on 197 more lines (4, 5, ")
+    assert said[4] == f"{first}: ... and 24800 more problems"
+    assert len(said) == 5
+
+
+def test_problems_that_differ_are_all_kept_in_their_order():
+    from llgui.core.errors import Problem, summarised
+
+    problems = [Problem("a.txt", n, f"unknown label '{n}'") for n in range(1, 7)]
+    problems.insert(2, Problem("a.txt", 9, "expected 2 fields, found 3"))
+    problems.append(Problem("b.txt", 1, "unknown label 'x'"))   # another file: its own
+    shown = [str(p) for p in summarised(problems)]
+    assert shown == ["a.txt:1: unknown label '1'", "a.txt:2: unknown label '2'",
+                     "a.txt:9: expected 2 fields, found 3", "a.txt:3: unknown label '3'",
+                     "a.txt: the same problem as line 1 on 3 more lines (4, 5, 6)",
+                     "b.txt:1: unknown label 'x'"]
+    four = problems[:2] + problems[3:5]   # four alike: as they are (a summary saves nothing)
+    assert [str(p) for p in summarised(four)] == [str(p) for p in four]

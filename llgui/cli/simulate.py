@@ -11,6 +11,8 @@ A progress bar (documents and steps) goes to stderr when it is a terminal.
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 from llgui.cli.progress import simulation_progress
 from llgui.core.reports.oracle_panel import panel_rows
@@ -27,6 +29,8 @@ def simulate_command(args) -> str:
         raise ValueError("--budget must be >= 0")
     if args.interactive_ratio is not None and not 0 <= args.interactive_ratio <= 1:
         raise ValueError("--interactive-ratio must be in [0, 1]")
+    earlier = [name for name in ("run.json", "panel.json")
+               if args.out is not None and (Path(args.out) / name).is_file()]
     progress, close = simulation_progress(getattr(args, "quiet", False))
     try:
         sim = run_simulation(
@@ -36,6 +40,9 @@ def simulate_command(args) -> str:
             on_step=getattr(progress, "on_step", None))
     finally:
         close()
+    if earlier:   # (an earlier run's log in the same folder was replaced without a word)
+        print(f"note: {args.out} held an earlier run ({earlier[0]}): this run replaced it",
+              file=sys.stderr)
     return report(sim, args.format)
 
 

@@ -138,3 +138,17 @@ def test_problems_that_differ_are_all_kept_in_their_order():
                      "b.txt:1: unknown label 'x'"]
     four = problems[:2] + problems[3:5]   # four alike: as they are (a summary saves nothing)
     assert [str(p) for p in summarised(four)] == [str(p) for p in four]
+
+
+def test_simulate_into_an_earlier_runs_folder_says_it_replaced_it(tmp_path):
+    """`simulate --out` onto an earlier run's folder replaced its 32-step log with a 3-step
+    one, exit 0, without a word. (A real run of the mt_memory reference system, budget 0.)"""
+    out = tmp_path / "run"
+    args = ["simulate", str(MT), "--system", "mt_memory", "--budget", "0", "--out", str(out),
+            "--quiet"]
+    first = llgui_in_process(args)
+    assert first.returncode == 0, first.stderr
+    assert "earlier run" not in first.stderr and (out / "run.json").is_file()
+    again = llgui_in_process(args)
+    assert again.returncode == 0, again.stderr
+    assert f"note: {out} held an earlier run (run.json): this run replaced it" in again.stderr

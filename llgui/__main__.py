@@ -68,8 +68,12 @@ def _unopenable(argv: list[str], commands) -> str | None:
     if any(word.startswith("-") for word in extra):
         return None   # an unknown option (its value read as a bundle): the GUI's parse says
     for path in args.bundles:
-        if not path.exists():
-            return f"llgui: {path}: no such file"
+        if not path.exists():   # (as `llgui score`: the file probably meant)
+            from llgui.utils.names import meant_file
+
+            close = meant_file(path)
+            hint = f"; did you mean {str(close)!r}?" if close is not None else ""
+            return f"llgui: {path}: no such file{hint}"
         if not path.is_file():
             return f"llgui: {path}: not a regular file (a bundle is a .toml file)"
     return None

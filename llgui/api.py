@@ -124,9 +124,14 @@ def _check_metrics(task: str, metrics: Sequence[str], bundle=None) -> None:
         if m not in metrics_for(task):
             import difflib
 
+            from llgui.core.types import TASKS
+
+            other = next((t for t in TASKS if t != task and m in metrics_for(t)), None)
             close = difflib.get_close_matches(str(m).lower(), metrics_for(task), n=1,
                                               cutoff=0.5)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            # (`--metric der` on MT: der is diarization's, not a typo of wer)
+            hint = (f"; {m!r} is a {other} metric" if other is not None
+                    else f"; did you mean {close[0]!r}?" if close else "")
             raise UsageError(f"metric {m!r} does not apply to {task} bundles "
                              f"(known: {', '.join(metrics_for(task))}){hint}")
         if bundle is None or m not in WORD_METRICS:

@@ -222,6 +222,9 @@ def llgui_in_process(args: list[str], **env: str) -> subprocess.CompletedProcess
         for name, value in env.items():
             patch.setenv(name, value)
         with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(said):
-            code = main(args)
+            try:
+                code = main(args)
+            except SystemExit as stop:   # argparse's own errors exit (2)
+                code = stop.code
     return subprocess.CompletedProcess(["llgui", *args], code, printed.getvalue(),
                                        said.getvalue())

@@ -81,6 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+PLAIN_FILE_OPTIONS = ("--ref", "--hyp", "--key", "--uem", "--src", "--log")
+"""`score`'s and `det`'s options for plain files: a command without them is told where they
+go."""
+
+
 def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
     """argparse's parse, with the option meant for an unknown one (`--colar`: did you mean
     `--collar`?); exit 2 as argparse's own errors."""
@@ -92,6 +97,10 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
         return [o for a in (command or parser)._actions for o in a.option_strings]
 
     def hint(unknown: str, known: list[str]) -> str:
+        if unknown.split("=")[0] in PLAIN_FILE_OPTIONS and known:   # (compare said --dcf)
+            return ("; this command takes bundles or a campaign, not plain files: score "
+                    "plain files with `llgui score --ref REF --hyp HYP` (detection: `llgui "
+                    "det SCORES --key KEY`), or make a bundle of them (docs/formats.md)")
         close = difflib.get_close_matches(unknown.split("=")[0], known, n=1, cutoff=0.6)
         return f"; did you mean {close[0]}?" if close and unknown.startswith("-") else ""
 

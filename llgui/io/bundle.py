@@ -67,6 +67,7 @@ from llgui.io.bundle_settings import (   # noqa: F401 - also re-exported (io.cam
     SACREBLEU_TOKENIZERS, SETTINGS, _article, _check_setting, _show, missing_tokenizer_packages,
     with_settings,
 )
+from llgui.utils.names import unknown_key
 
 TABLES = ("bundle", "settings", "cost", "documents", "interactions", "lifelong", "detection",
           "classification")
@@ -349,7 +350,7 @@ class _Loader(_DetectionTables):
             for key in value:
                 if key not in known:
                     self.add(self.key_line(name, key),
-                             f"unknown key {key!r} in [{name}] (known: {', '.join(known)})")
+                             unknown_key(key, f"[{name}]", known))
         return value
 
     # --- [bundle] --------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from llgui.core.errors import Problem
 from llgui.core.types import DiarDocument, MTDocument, Stamp
 from llgui.io.bundle_settings import _show
 from llgui.io.text import load_docid_fields, parse_line_range, selection_problem
+from llgui.utils.names import unknown_key
 
 DOCUMENT_KEYS = {
     "mt": ("id", "time", "references", "hypothesis", "source", "lines", "docids", "docid",
@@ -65,7 +66,7 @@ class _Doc:
             if key in DOCUMENT_KEYS[other]:
                 self.add(key, f"key {key!r} is for {other} documents, not {task}")
             else:
-                self.add(key, f"unknown key {key!r} in [[documents]] (known: {', '.join(known)})")
+                self.add(key, unknown_key(key, "[[documents]]", known))
 
     def line(self, key: str | None = None, element: int | None = None) -> int:
         pos = self.loader.pos

@@ -47,6 +47,7 @@ from llgui.core.metrics import WORD_METRICS, default_metrics
 from llgui.core.types import Stamp
 from llgui.io.bundle import SETTINGS, _Doc, _Loader, _show, missing_tokenizer_packages
 from llgui.io.text import selection_problem
+from llgui.utils.names import unknown_key
 
 TABLES = ("campaign", "settings", "batches", "systems", "human")
 CAMPAIGN_KEYS = ("name", "task", "metrics")
@@ -124,7 +125,7 @@ class _CampaignLoader(_Loader):
         for key in value:
             if key not in known:
                 self.add(self.key_line(name, key),
-                         f"unknown key {key!r} in [{name}] (known: {', '.join(known)})")
+                         unknown_key(key, f"[{name}]", known))
         return value
 
     def empty(self, name: str = "", task: str = "") -> Campaign:
@@ -313,8 +314,7 @@ class _CampaignLoader(_Loader):
             count = self.problems.count
             for key in table:
                 if key not in BATCH_KEYS[task]:
-                    self.add(line(key), f"unknown key {key!r} in [[batches]] (known: "
-                                        f"{', '.join(BATCH_KEYS[task])})")
+                    self.add(line(key), unknown_key(key, "[[batches]]", BATCH_KEYS[task]))
             batch_id = stamp = None
             for key in ("id", "time", "references"):
                 if key not in table:

@@ -89,5 +89,27 @@ def meant_file(path: Path) -> Path | None:
     except OSError:
         return None
     folded = {name.casefold(): name for name in names}
-    close = difflib.get_close_matches(path.name.casefold(), folded, n=1, cutoff=0.6)
-    return folder / folded[close[0]] if close else None
+    wanted = path.name.casefold()
+    # close as a whole name and by its stem (`/tmp/nonexist.toml` was "meant" to be
+    # `/tmp/s.toml`: the shared suffix made the names look alike)
+    for close in difflib.get_close_matches(wanted, folded, n=5, cutoff=0.6):
+        if difflib.SequenceMatcher(None, Path(wanted).stem, Path(close).stem).ratio() >= 0.6:
+            return folder / folded[close]
+    return None
+
+
+def closest(word: str, choices, cutoff: float = 0.6) -> str | None:
+    """The choice `word` was probably meant to be (a typo, another case: `ONLINE-b` for
+    `ONLINE-B`, `colar` for `collar`), or None."""
+    import difflib
+
+    folded = {str(c).casefold(): c for c in choices}
+    close = difflib.get_close_matches(str(word).casefold(), folded, n=1, cutoff=cutoff)
+    return folded[close[0]] if close else None
+
+
+def unknown_key(key: str, where: str, known) -> str:
+    """The message for a key a table does not have: the one probably meant, then all."""
+    meant = closest(key, known)
+    hint = f"; did you mean {meant!r}?" if meant is not None else ""
+    return f"unknown key {key!r} in {where}{hint} (known: {', '.join(known)})"

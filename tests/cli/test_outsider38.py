@@ -152,3 +152,46 @@ def test_simulate_into_an_earlier_runs_folder_says_it_replaced_it(tmp_path):
     again = llgui_in_process(args)
     assert again.returncode == 0, again.stderr
     assert f"note: {out} held an earlier run (run.json): this run replaced it" in again.stderr
+
+
+def test_what_was_meant_is_named_and_nothing_that_was_not(tmp_path):
+    """Suggestions that were wrong or missing: `--metric der` on MT suggested 'wer', `compare
+    --ref --hyp` suggested --dcf, `llgui.load('/tmp/nonexist.toml')` suggested /tmp/s.toml; a
+    bundle key `colar`, a baseline `ONLINE-b` and the window's `bundl.toml` got no hint."""
+    from types import SimpleNamespace
+
+    from llgui.__main__ import _unopenable
+    from llgui.core.reports.compare import _resolve
+    from llgui.utils.names import meant_file
+
+    der = llgui_in_process(["score", str(MT), "--metric", "der"])
+    assert der.returncode == 2
+    assert "'der' is a diarization metric" in der.stderr and "did you mean" not in der.stderr
+
+    plain = llgui_in_process(["compare", "--ref", "a.txt", "--hyp", "b.txt"])
+    assert plain.returncode == 2
+    error = plain.stderr.strip().splitlines()[-1]   # (after argparse's usage)
+    assert "not plain files: score plain files with `llgui score --ref REF --hyp HYP`" in \
+        error and "--dcf" not in error
+
+    (tmp_path / "s.toml").write_text("")
+    (tmp_path / "bundle.toml").write_text("")
+    assert meant_file(tmp_path / "nonexist.toml") is None
+    assert meant_file(tmp_path / "bundl.toml") == tmp_path / "bundle.toml"
+    said = _unopenable([str(tmp_path / "bundl.toml")], ["score"])
+    assert said == (f"llgui: {tmp_path / 'bundl.toml'}: no such file; did you mean "
+                    f"{str(tmp_path / 'bundle.toml')!r}?")
+
+    with pytest.raises(ValueError, match=r"no system named 'ONLINE-b'; did you mean "
+                                         r"'ONLINE-B'\?"):
+        _resolve("ONLINE-b", ["ONLINE-A", "ONLINE-B"], [SimpleNamespace(path=None)] * 2)
+
+    reference = llgui.demo_dir() / "diarization" / "ref" / "shows.rttm"
+    bundle = tmp_path / "b.toml"
+    bundle.write_text(f'[bundle]\ntask = "diarization"\nname = "x"\n[settings]\ncolar = 0.25\n'
+                      f'[[documents]]\nid = "NEWS_20230306"\ntime = 1\nreferences = '
+                      f'["{reference}"]\nhypothesis = "{reference}"\n', encoding="utf-8")
+    colar = llgui_in_process(["score", str(bundle)])
+    assert colar.returncode == 2
+    assert f"{bundle}:5: unknown key 'colar' in [settings]; did you mean 'collar'? (known: " \
+        in colar.stderr

@@ -268,8 +268,9 @@ def test_unknown_tables_keys_and_settings(mt_dir):
         (path, line_of(text, "metrics"), "metric 'bleu' is listed twice"),
         (path, line_of(text, "metrics"), "unknown metric 'der' for task mt (known: bleu, chrf, "
                                          "ter, wer)"),
-        (path, line_of(text, "chrf_word_order"), f"unknown key 'chrf_word_order' in [settings] "
-                                                 f"(known: {known_settings})"),
+        (path, line_of(text, "chrf_word_order"), "unknown key 'chrf_word_order' in [settings]; "
+                                                 f"did you mean 'word_order'? (known: "
+                                                 f"{known_settings})"),
         (path, line_of(text, "lowercase"), "lowercase must be true or false, not 'yes'"),
         (path, line_of(text, "collar"), "collar must be a number between 0 and 3600, not -1"),
         (path, line_of(text, "beta"), "beta must be an integer between 0 and 100, not 2.5"),
@@ -334,9 +335,9 @@ id = "d4"
     second = line_of(text, 'id = "d1"', 2)
     assert problems(load_bundle, path) == [
         (path, line_of(text, "uem ="), "key 'uem' is for diarization documents, not mt"),
-        (path, line_of(text, "referenses"), "unknown key 'referenses' in [[documents]] (known: "
-                                            "id, time, references, hypothesis, source, lines, docids, "
-                                            "docid, partial)"),
+        (path, line_of(text, "referenses"), "unknown key 'referenses' in [[documents]]; did you "
+                                            "mean 'references'? (known: id, time, references, "
+                                            "hypothesis, source, lines, docids, docid, partial)"),
         (path, second, f"duplicate document id 'd1' (first at line {line_of(text, 'id = ')})"),
         (path, second + 1, "time 7 is a number, but document 'd1' (line 16) has an ISO date "
                            "(times must not mix numbers and dates)"),
@@ -379,7 +380,7 @@ def test_source_line_count_and_sections(mt_dir):
     assert problems(load_bundle, path) == [
         (path, line_of(text, "source ="), "source file 'src/d1.en' has 2 lines but hypothesis "
                                           "file 'hyp/d1.de' has 3"),
-        (path, line_of(text, "lgo"), "unknown key 'lgo' in [interactions] (known: log)"),
+        (path, line_of(text, "lgo"), "unknown key 'lgo' in [interactions]; did you mean 'log'? (known: log)"),
         (path, line_of(text, "log ="), "log file 'logs/nope.jsonl' not found"),
         (path, line_of(text, "scores ="), "scores file 'lifelong' is not a file (a directory?)"),
     ]

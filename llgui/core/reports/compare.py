@@ -275,7 +275,11 @@ def _resolve(baseline: str, names: Sequence[str], bundles: Sequence) -> str:
     runs = [n for n in names if n.startswith(baseline + " (") and n.endswith(")")]
     if len(runs) == 1:
         return runs[0]
-    raise ValueError(f"no system named {baseline!r} (systems: {', '.join(names)})")
+    from llgui.utils.names import closest
+
+    meant = closest(baseline, names)   # (a case slip, `ONLINE-b`, too)
+    hint = f"; did you mean {meant!r}?" if meant is not None else ""
+    raise ValueError(f"no system named {baseline!r}{hint} (systems: {', '.join(names)})")
 
 
 def _aligned(bundle, order: Sequence[str]):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Set-up and the everyday commands, with nothing but Python 3.11 and pip on the machine.
+"""Set-up and the everyday commands, with nothing but Python 3.11 or newer and pip on the machine.
 
     python3 dev.py demo      # the GUI on the bundled demo
     python3 dev.py test      # the whole test suite (what CI runs through .ci/run)
@@ -7,6 +7,7 @@
                                  # quiet; a busy machine takes longer)
     python3 dev.py bench     # the performance gates (benchmarks/, docs/developing.md)
     python3 dev.py llgui ... # any llgui command inside the project's environment
+    python3 dev.py setup     # only the set-up below (every other command does it first)
 
 The first call creates `.venv/` beside this file and installs llgui with its test extras into
 it; later calls reuse it, and reinstall only when pyproject.toml has changed. Extra arguments
@@ -111,6 +112,7 @@ def main(argv: list[str]) -> int:
     ensure_environment()
     env = dict(os.environ, PYQTGRAPH_QT_LIB="PySide6")
     if command == "setup":
+        print(f"dev.py: {VENV.relative_to(ROOT)}/ is ready (llgui installed from {ROOT})")
         return 0
     if command == "demo":
         args = [str(PYTHON), "-m", "llgui", "--demo", *rest]

@@ -195,3 +195,19 @@ def test_what_was_meant_is_named_and_nothing_that_was_not(tmp_path):
     assert colar.returncode == 2
     assert f"{bundle}:5: unknown key 'colar' in [settings]; did you mean 'collar'? (known: " \
         in colar.stderr
+
+
+def test_dev_py_names_its_setup_command_and_setup_says_it_is_done():
+    """`python3 dev.py setup` was accepted but not in --help, and printed nothing."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    shown = subprocess.run([sys.executable, str(repo / "dev.py"), "--help"],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0 and "python3 dev.py setup " in shown.stdout
+    done = subprocess.run([sys.executable, str(repo / "dev.py"), "setup"], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith(f"is ready (llgui installed from {repo})")

@@ -256,9 +256,14 @@ class DiarPanel(QWidget):
         font = self.prompt.font()
         font.setBold(True)
         self.prompt.setFont(font)
-        self.plot = pg.PlotWidget(background="w")
+        from llgui.gui.workbench.diar_axes import TimeAxis
+
+        # the document's clock, as the workbench's timeline and the question ("t = 8:50.1")
+        # write it, not raw seconds
+        self.plot = pg.PlotWidget(background="w",
+                                  axisItems={"bottom": TimeAxis(orientation="bottom")})
         self.plot.setMouseEnabled(x=True, y=False)
-        self.plot.getAxis("bottom").setLabel("time (s)")
+        self.plot.getAxis("bottom").setLabel("time (m:ss)")
         self.plot.setMinimumHeight(220)
         self.windows: list = []
         self.region = pg.LinearRegionItem(values=(0, 1), movable=True,
@@ -367,6 +372,11 @@ class DiarPanel(QWidget):
             a = snap.audio
             self.audio_note.setText(f"audio: {a.duration:.1f} s, {a.rate} Hz · P plays "
                                     "what you are asked about")
+        bottom = self.plot.getAxis("bottom")
+        hours = snap.extent[1] >= 3600
+        if bottom.hours != hours:   # an hour's recording: h:mm:ss at every zoom
+            bottom.hours = hours
+            bottom.setLabel("time (h:mm:ss)" if hours else "time (m:ss)")
         for item in self.windows:
             self.plot.removeItem(item)
         self.windows = []

@@ -121,8 +121,12 @@ PROPERTY = settings(max_examples=220, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
+# 150 documents x 8 settings (was 220): the same equality is drawn again below (unmappable
+# labels, 220 documents), in test_edit.py (corrected and impaired versions, 4 settings) and
+# test_incremental.py, and held on the published corpora in test_reference_data.py (dscore,
+# spyder, pyannote's fixture, DOVER-Lap, VBx under the three protocols, file by file)
 @pytest.mark.slow
-@PROPERTY
+@settings(PROPERTY, max_examples=150)
 @given(documents())
 def test_fast_der_and_jer_equal_pyannote_on_random_documents_with_overlap(doc):
     reference, hypothesis, pieces = doc

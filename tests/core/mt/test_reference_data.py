@@ -3,8 +3,8 @@
 WMT17 newstest2017 en-de (16 systems, sacrebleu's test.sh tables: mteval-v13a BLEU, tercom TER,
 chrF++.py chrF/chrF++) and WMT23 generaltest2023 de-en / en-zh (28 systems: per-segment TER
 against sacrebleu; their BLEU and chrF against the campaign's automatic-scores.tsv are checked
-through bundles in tests/cli/test_reference_bundles.py). Expected numbers and tolerances come from EXPECTED.json
-(see PROVENANCE.md of the reference data); the text files are read directly.
+through bundles in tests/cli/test_reference_bundles.py). Expected numbers and tolerances come
+from EXPECTED.json (see PROVENANCE.md of the reference data); the text files are read directly.
 
 Reference information is computed once per reference and metric and reused for every system,
 as sacrebleu's own reference cache does; that is what MTTrack relies on too.

@@ -1,11 +1,12 @@
 """Re-check a document's replay with the reference libraries themselves.
 
 The engine swaps cached statistics; this job rebuilds every hypothesis of the walkthrough as
-a real one and scores it from scratch with sacrebleu / jiwer (MT) or pyannote.metrics
-(diarization): S_base, and for every step S_cor (the corrected hypothesis), S_imp (a real
-impaired hypothesis where one exists: MT tokens absent from every reference, of the length the
-metric's bound needs; diarization through pyannote's own mapper with the impaired speaker left
-out), and S_adapt. It is the GUI's "Verify with libraries" and runs on a worker. Diarization
+a real one and scores it with sacrebleu / jiwer (MT) or pyannote.metrics (diarization), none
+of the engine's statistics used (sacrebleu computes each distinct segment of a document once
+and aggregates them itself, as its corpus_score does: `MTMetric.library_scorer`): S_base,
+and for every step S_cor (the corrected hypothesis), S_imp (a real impaired hypothesis where
+one exists: MT tokens absent from every reference, of the length the metric's bound needs;
+diarization through pyannote's own mapper with the impaired speaker left out), and S_adapt. It is the GUI's "Verify with libraries" and runs on a worker. Diarization
 DER is computed by pyannote on pieces of the meeting, a piece once per distinct content
 (`llgui.core.diarization.reference.PyannoteDER`): a 1.5-hour meeting's 15 steps take seconds,
 not the half hour of one whole-meeting pyannote call per score (gate 11).

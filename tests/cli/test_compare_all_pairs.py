@@ -10,6 +10,7 @@ from itertools import combinations
 import pytest
 
 from llgui.cli.main import main
+from tests.cli.sacrebleu_shared import cached
 
 SYSTEMS = ("ONLINE-B", "ONLINE-W", "GPT4-5shot", "NLLB_Greedy")
 SAMPLED = [("ONLINE-B", "GPT4-5shot"), ("ONLINE-W", "NLLB_Greedy")]
@@ -44,19 +45,14 @@ def campaign(reference_data, tmp_path_factory):
     return write_campaign(tmp_path_factory.mktemp("pairs"), reference_data)
 
 
-_LIBRARY: dict[int, tuple[list, dict]] = {}
-
-
 def _library_metrics(refs) -> dict:
     """sacrebleu's BLEU and chrF with the references cached, as sacrebleu's own command line
     builds them for a paired test (`Metric(references=...)`, `PairedTest(references=None)`):
-    the references processed once per module, not once per system and test."""
+    the references processed once per module, not once per system and test, and each
+    system's statistics extracted once (tests/cli/sacrebleu_shared.py)."""
     from sacrebleu.metrics import BLEU, CHRF
 
-    if id(refs) not in _LIBRARY:
-        _LIBRARY[id(refs)] = (refs, {"bleu": BLEU(references=[refs]),
-                                     "chrf": CHRF(references=[refs])})
-    return _LIBRARY[id(refs)][1]
+    return {"bleu": cached(BLEU, refs), "chrf": cached(CHRF, refs)}
 
 
 def _sacrebleu(test, samples, refs, hyps, names):

@@ -13,6 +13,7 @@ import os
 import pytest
 
 from llgui.cli.main import main
+from tests.cli.sacrebleu_shared import cached
 
 SYSTEMS = ("ONLINE-A", "ONLINE-B", "ONLINE-W", "GPT4-5shot")   # the baseline first
 TER_MAX_WORDS = 12
@@ -54,21 +55,14 @@ def cases(reference_data, tmp_path_factory):
                                                    {n: [h[i] for i in keep] for n, h in hyps.items()})}
 
 
-_LIBRARY: dict[tuple[str, int], tuple[list, object]] = {}
-
-
 def _library_metric(name, refs):
     """sacrebleu's metric with the references cached, as sacrebleu's own command line builds
     it for a paired test (`Metric(references=...)`, then `PairedTest(references=None)`): the
-    references are processed once per module, not once per system and test (refs is held so
-    that its id is not reused)."""
+    references are processed once per module, not once per system and test, and each
+    system's statistics extracted once (tests/cli/sacrebleu_shared.py)."""
     from sacrebleu.metrics import BLEU, CHRF, TER
 
-    key = (name, id(refs))
-    if key not in _LIBRARY:
-        classes = {"bleu": BLEU, "chrf": CHRF, "ter": TER}
-        _LIBRARY[key] = (refs, classes[name](references=[refs]))
-    return _LIBRARY[key][1]
+    return cached({"bleu": BLEU, "chrf": CHRF, "ter": TER}[name], refs)
 
 
 def _sacrebleu(test, samples, refs, hyps, metrics):

@@ -1,5 +1,7 @@
-"""Issue 38: hostile input on the newest surfaces, each case as an outsider meets it, through
-real subprocesses of `llgui` (its exit code and stderr are the contract).
+"""Issue 38: hostile input on the newest surfaces, each case as an outsider meets it: `llgui`'s
+exit code and stderr are the contract. Real subprocesses of `llgui` where the process is in
+question (a file-size limit, /dev/full, a run holding the folder, a signal); elsewhere the same
+entry point in this process (`here`: a second interpreter cost ~0.5 s of CPU in imports).
 
 1. a WAV whose header lies is the documented warning in `score` and `simulate` (the window
    and the live session: tests/gui/test_audio.py, tests/gui/live/test_listen.py);
@@ -23,10 +25,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import llgui_in_process
 from tests.meeting_audio import write_lying_wav, write_meeting
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "resources" / "demo"
+
+
+def here(*args) -> subprocess.CompletedProcess:
+    """`llgui ARGS` through its entry point in this process: exit code, stdout and stderr."""
+    return llgui_in_process([str(a) for a in args])
 
 
 def llgui(*args: str, stdout=subprocess.PIPE, preexec_fn=None, timeout: float = 240,
@@ -52,14 +60,14 @@ WARNING = ("warning: document 'meeting': audio file 'lying.wav' is cut short: it
 
 
 def test_score_warns_of_a_lying_wav_and_scores(lying):
-    run = llgui("score", lying, "--metric", "der", "--format", "json")
+    run = here("score", lying, "--metric", "der", "--format", "json")
     assert run.returncode == 0, run.stderr
     assert f"{lying}:10: {WARNING}" in run.stderr and "internal error" not in run.stderr
     assert json.loads(run.stdout)["metrics"]["der"]["score"] > 0
 
 
 def test_simulate_warns_of_a_lying_wav_and_runs(lying, tmp_path):
-    run = llgui("simulate", lying, "--system", "diar_clusters", "--oracle", "worst-first",
+    run = here("simulate", lying, "--system", "diar_clusters", "--oracle", "worst-first",
                 "--budget", "5", "--out", tmp_path / "run", "--quiet")
     assert run.returncode == 0, run.stderr
     assert WARNING in run.stderr and "Traceback" not in run.stderr
@@ -88,8 +96,8 @@ def test_a_second_simulate_into_a_busy_folder_is_refused_naming_the_first(tmp_pa
                 break
             assert first.poll() is None, first.communicate()
             time.sleep(0.05)
-        second = llgui("simulate", DEMO / "diarization" / "bundle.toml", "--system",
-                       "diar_clusters", "--out", out, "--quiet")
+        second = here("simulate", DEMO / "diarization" / "bundle.toml", "--system",
+                      "diar_clusters", "--out", out, "--quiet")
         assert second.returncode == 2, second.stderr
         assert (f"llgui simulate: --out {out}: another run is writing there (pid {first.pid}, "
                 f"`llgui simulate {DEMO / 'diarization' / 'bundle.toml'}") in second.stderr
@@ -110,8 +118,8 @@ def test_a_stale_lock_does_not_stop_a_run(tmp_path):
     out.mkdir()
     (out / ".llgui.lock").write_text(json.dumps({"pid": 999999999, "command": "llgui simulate",
                                                  "started": "2026-01-01T00:00:00+00:00"}))
-    run = llgui("simulate", DEMO / "diarization" / "bundle.toml", "--system", "diar_clusters",
-                "--oracle", "worst-first", "--budget", "5", "--out", out, "--quiet")
+    run = here("simulate", DEMO / "diarization" / "bundle.toml", "--system", "diar_clusters",
+               "--oracle", "worst-first", "--budget", "5", "--out", out, "--quiet")
     assert run.returncode == 0, run.stderr
     assert json.loads((out / "run.json").read_text())["exit"] == 0
 
@@ -135,8 +143,10 @@ REPORTS = {
 @pytest.mark.parametrize("command", sorted(REPORTS))
 def test_a_report_cut_by_a_file_size_limit_is_exit_2(command, tmp_path):
     """`ulimit -f 1; llgui score B --format json > big.json` was exit 0 with big.json cut at
-    1,024 bytes (Python's buffered writer drops the short count)."""
-    whole = llgui(*REPORTS[command])
+    1,024 bytes (Python's buffered writer drops the short count). The whole report it is
+    compared with comes from the same entry point in this process (only the limited run's
+    process is in question)."""
+    whole = here(*REPORTS[command])
     assert whole.returncode == 0 and len(whole.stdout) > 1024, whole.stderr
     with open(tmp_path / "big.json", "w") as f:
         run = llgui(*REPORTS[command], stdout=f, preexec_fn=limit_file_size(1024))
@@ -214,8 +224,8 @@ def test_a_lone_surrogate_in_a_systems_line_is_its_fault(tmp_path):
     number, document and step, as the other protocol faults."""
     script = tmp_path / "surrogate.py"
     script.write_text(SURROGATE_SYSTEM)
-    run = llgui("simulate", DEMO / "mt" / "bundle.toml", "--system",
-                f"{sys.executable} {script}", "--out", tmp_path / "run", "--quiet")
+    run = here("simulate", DEMO / "mt" / "bundle.toml", "--system",
+               f"{sys.executable} {script}", "--out", tmp_path / "run", "--quiet")
     assert run.returncode == 3, run.stderr
     assert "message 2 (doc news-2023-01-09, step 0)" in run.stderr, run.stderr
     assert "lone surrogate" in run.stderr and "internal error" not in run.stderr
@@ -226,7 +236,7 @@ def test_a_deeply_nested_scheduler_file_is_exit_2(tmp_path):
     """100,000 nested arrays: json's RecursionError was an internal error (exit 1)."""
     path = tmp_path / "scheduler.json"
     path.write_text("[" * 100_000 + "]" * 100_000)
-    run = llgui("campaign", DEMO / "campaign" / "campaign.toml", "--scheduler-file", path)
+    run = here("campaign", DEMO / "campaign" / "campaign.toml", "--scheduler-file", path)
     assert run.returncode == 2, run.stderr
     assert (f"--scheduler-file {path}: not a Dask scheduler file (too deeply nested"
             in run.stderr)

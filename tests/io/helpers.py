@@ -26,9 +26,16 @@ FUZZ = settings(
 
 
 def write(path: Path | str, content: str | bytes) -> Path:
-    """Write `content` (text as UTF-8, bytes as they are) to `path`, making its folder."""
+    """Write `content` (text as UTF-8, bytes as they are) to `path`, making its folder.
+
+    A file already there is removed first, so that each write makes a new file: rewriting one
+    in place (truncated to nothing, then written) makes ext4 flush it when it is closed (its
+    `auto_da_alloc` safeguard), about 2 ms of waiting a write against 0.04 ms for a new file;
+    the fuzzers write the same path for each of their examples."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_file() and not path.is_symlink():
+        path.unlink()
     if isinstance(content, str):
         path.write_bytes(content.encode("utf-8"))
     else:

@@ -18,6 +18,7 @@ import pytest
 
 from llgui.cli.main import main
 from llgui.io.bundle import load_bundle
+from tests.conftest import llgui_in_process
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -701,10 +702,10 @@ def test_a_silent_active_system_is_told_what_llgui_waits_for(tmp_path):
                                   "lines": m["hypothesis"]}), flush=True)
     '''), encoding="utf-8")
     bundle = REPO / "resources" / "demo" / "mt" / "bundle.toml"
-    done = subprocess.run([sys.executable, "-m", "llgui", "simulate", str(bundle), "--system",
-                           f"{sys.executable} {script}", "--mode", "active", "--timeout", "2",
-                           "--out", str(tmp_path / "out")],
-                          capture_output=True, text=True, timeout=120)
+    # llgui's entry point in this process (what it says is in question, not its process);
+    # the system is a real subprocess
+    done = llgui_in_process(["simulate", str(bundle), "--system", f"{sys.executable} {script}",
+                             "--mode", "active", "--timeout", "2", "--out", str(tmp_path / "out")])
     assert done.returncode == 3, done.stderr
     assert "no reply within --timeout 2 s: llgui was waiting for your request, quote or stop" \
         in done.stderr
@@ -713,9 +714,8 @@ def test_a_silent_active_system_is_told_what_llgui_waits_for(tmp_path):
 
 def test_a_mistyped_reference_system_is_a_usage_error_with_a_suggestion(tmp_path):
     bundle = REPO / "resources" / "demo" / "mt" / "bundle.toml"
-    done = subprocess.run([sys.executable, "-m", "llgui", "simulate", str(bundle), "--system",
-                           "mt_memroy", "--out", str(tmp_path / "out")],
-                          capture_output=True, text=True, timeout=120)
+    done = llgui_in_process(["simulate", str(bundle), "--system", "mt_memroy", "--out",
+                             str(tmp_path / "out")])
     assert done.returncode == 2, done.stderr
     assert "did you mean 'mt_memory'?" in done.stderr
     assert not (tmp_path / "out").exists()

@@ -46,19 +46,21 @@ def _default_uem(reference, hypothesis):
     return Timeline(segments=[extent] if extent else [])
 
 
-def _renamed_mapping(metric, reference, hypothesis, uem, collar, skip_overlap) -> dict:
-    """DiarizationErrorRate.compute_components's mapping, in the original labels."""
+def _renamed(metric, ref_u, hyp_u):
+    """DiarizationErrorRate.compute_components's renaming and mapping of uemified annotations:
+    references renamed 'A', 'B', ... and hypotheses 1, 2, ... in label order
+    (`rename_labels(generator=...)`), then its HungarianMapper. Returns the renamed pair, the
+    mapping in the new names and the same mapping in the original labels."""
     from pyannote.core.utils.generators import int_generator, string_generator
 
-    ref, hyp = metric.uemify(reference, hypothesis, uem=uem, collar=collar,
-                             skip_overlap=skip_overlap)
-    ref_names = dict(zip(ref.labels(), string_generator()))
-    hyp_names = dict(zip(hyp.labels(), int_generator()))
+    ref_names = dict(zip(ref_u.labels(), string_generator()))
+    hyp_names = dict(zip(hyp_u.labels(), int_generator()))
+    ref_r = ref_u.rename_labels(mapping=ref_names)
+    hyp_r = hyp_u.rename_labels(mapping=hyp_names)
+    renamed = metric.optimal_mapping(ref_r, hyp_r)
     ref_back = {v: k for k, v in ref_names.items()}
     hyp_back = {v: k for k, v in hyp_names.items()}
-    renamed = metric.mapper_(hyp.rename_labels(mapping=hyp_names),
-                             ref.rename_labels(mapping=ref_names))
-    return {hyp_back[h]: ref_back[r] for h, r in renamed.items()}
+    return ref_r, hyp_r, renamed, {hyp_back[h]: ref_back[r] for h, r in renamed.items()}
 
 
 def pyannote_der_components(
@@ -71,13 +73,24 @@ def pyannote_der_components(
 ) -> DERComponents:
     """The same components computed by pyannote.metrics itself (one metric object per call).
 
-    Without `unmappable`: `DiarizationErrorRate(collar, skip_overlap)` as it is. With it, the
-    library's own pieces: pyannote's optimal mapping (HungarianMapper after the same
-    uemification, collar and overlap removal) of the hypothesis WITHOUT the unmappable labels;
-    then every hypothesis label is renamed, the mapped ones to their reference label, all
-    others (the unmappable ones included) to fresh labels absent from the reference; and the
-    mapped hypothesis is scored by `IdentificationErrorRate(collar, skip_overlap)`, which
-    counts speech as correct only where the labels are equal. An unmappable label therefore
+    Without `unmappable`: `DiarizationErrorRate(collar, skip_overlap)`'s own
+    `compute_components`, step by step: `uemify` (the UEM, or the union of both extents,
+    less the collars and, with skip_overlap, the overlaps), the labels renamed and mapped by
+    its HungarianMapper, and `IdentificationErrorRate.compute_components` of the mapped
+    hypothesis on the uemified pair with collar 0 (as DiarizationErrorRate calls it). Done
+    here rather than by calling the metric, so that the one uemification also gives the
+    mapping (in the original labels) and the scored extent: calling the metric and then
+    uemifying twice more for those was a fifth of the DER tests' time. tests/core/diarization/
+    test_der.py holds it equal to `DiarizationErrorRate(...)(..., detailed=True)` itself.
+
+    With `unmappable`, the library's own pieces: pyannote's optimal mapping (HungarianMapper
+    after the same uemification, collar and overlap removal) of the hypothesis WITHOUT the
+    unmappable labels; then every hypothesis label is renamed, the mapped ones to their
+    reference label, all others (the unmappable ones included) to fresh labels absent from the
+    reference; and the mapped hypothesis is scored as identification (collar and overlaps
+    already removed), which counts speech as correct only where the labels are equal: what
+    `IdentificationErrorRate(collar, skip_overlap)` gives on the whole pair, since the
+    uemification depends on the reference and the UEM only. An unmappable label therefore
     never matches: exactly "never mapped". The rest get the best mapping among those that leave
     the unmappable labels out, which is what a Hungarian search without them finds. The default
     extent (no UEM) is taken from the full hypothesis, unmappable labels included, as the fast
@@ -93,17 +106,22 @@ def pyannote_der_components(
     metric = DiarizationErrorRate(collar=collar, skip_overlap=skip_overlap)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
+        # uem=None where none is given: uemify's own union of the extents (equal to uem_tl)
+        ref_u, hyp_u, scored = metric.uemify(ref, hyp, uem=uem_tl if given else None,
+                                             collar=collar, skip_overlap=skip_overlap,
+                                             returns_uem=True)
         blocked = set(unmappable) & set(hyp.labels())
         if not blocked:
-            detail = metric(ref, hyp, uem=_timeline(uem) if given else None, detailed=True)
-            mapping = _renamed_mapping(metric, ref, hyp, uem_tl, collar, skip_overlap)
+            ref_r, hyp_r, renamed, mapping = _renamed(metric, ref_u, hyp_u)
+            detail = IdentificationErrorRate.compute_components(
+                metric, ref_r, hyp_r.rename_labels(mapping=renamed), uem=scored, collar=0.0,
+                skip_overlap=False)
         else:
-            reduced = hyp.subset(blocked, invert=True)
-            mapping = _renamed_mapping(metric, ref, reduced, uem_tl, collar, skip_overlap)
+            *_, mapping = _renamed(metric, ref_u, hyp_u.subset(blocked, invert=True))
             ref_labels = set(ref.labels())
             fresh = (f"\x00unmapped{i}" for i in itertools.count())
             full = {}
-            for label in hyp.labels():
+            for label in hyp_u.labels():
                 if label in mapping:
                     full[label] = mapping[label]
                 else:
@@ -111,11 +129,10 @@ def pyannote_der_components(
                     while name in ref_labels:
                         name = next(fresh)
                     full[label] = name
-            mapped = hyp.rename_labels(mapping=full)
-            ier = IdentificationErrorRate(collar=collar, skip_overlap=skip_overlap)
-            detail = ier(ref, mapped, uem=uem_tl, detailed=True)
+            detail = IdentificationErrorRate.compute_components(
+                metric, ref_u, hyp_u.rename_labels(mapping=full), uem=scored, collar=0.0,
+                skip_overlap=False)
     uem_used = tuple((float(s.start), float(s.end)) for s in uem_tl.support())
-    scored = metric.extrude(uem_tl, ref, collar=collar, skip_overlap=skip_overlap)
     return DERComponents(
         miss=float(detail["missed detection"]),
         false_alarm=float(detail["false alarm"]),

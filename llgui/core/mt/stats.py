@@ -281,12 +281,32 @@ class _SacrebleuBacked(MTMetric):
     def library_scorer(
         self, references: Sequence[Sequence[str | None]]
     ) -> Callable[[Sequence[str]], float]:
-        """sacrebleu's own reference cache (`Metric(references=...)`, then
-        `corpus_score(hypotheses, None)`): the references are processed once, not again for
-        each hypothesis scored; the same numbers as `library_score`."""
+        """sacrebleu's own reference cache (`Metric(references=...)`), then what its
+        `corpus_score(hypotheses, None)` does, in its two halves: each segment's statistics by
+        the library (`_preprocess_segment`, `_compute_segment_statistics` against the cached
+        reference), summed and scored by the library (`_aggregate_and_compute`). The
+        references are processed once, and a segment's statistics once per distinct text at
+        that position: the hypotheses of one document differ in a segment or two, and
+        corpus_score computed every segment again for each (sacrebleu's pure-Python TER made
+        that most of a verification). The same numbers as `library_score`
+        (tests/core/mt/test_stats.py holds them equal)."""
         library = type(self._library)(**self.settings,
                                       references=[list(s) for s in references])
-        return lambda hypotheses: float(library.corpus_score(list(hypotheses), None).score)
+        rows: dict[tuple[int, str], object] = {}
+
+        def score(hypotheses: Sequence[str]) -> float:
+            hypotheses = list(hypotheses)
+            library._check_corpus_score_args(hypotheses, None)
+            stats = []
+            for i, (hypothesis, ref_kwargs) in enumerate(zip(hypotheses, library._ref_cache)):
+                row = rows.get((i, hypothesis))
+                if row is None:
+                    row = rows[(i, hypothesis)] = library._compute_segment_statistics(
+                        library._preprocess_segment(hypothesis), ref_kwargs)
+                stats.append(row)
+            return float(library._aggregate_and_compute(stats).score)
+
+        return score
 
 
 class BLEUMetric(_SacrebleuBacked):

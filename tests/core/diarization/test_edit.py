@@ -245,7 +245,9 @@ def corrected_case(draw, self_overlap: bool):
 SETTINGS = [(0.0, False), (0.5, False), (0.0, True), (0.5, True)]
 
 
-@settings(max_examples=150, deadline=None, derandomize=True,
+# 100 cases x 4 settings (was 150): the equality of both versions with pyannote is drawn
+# again with self-overlap below and for every document in test_der.py
+@settings(max_examples=100, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(corrected_case(self_overlap=False))
 def test_impaired_is_never_better_than_corrected_and_both_equal_pyannote(case):

@@ -176,8 +176,18 @@ def test_segment_stats_from_cached_reference_info(name, options, corpus, data):
     other = [data.draw(sentences()) for _ in hyps]
     rows = np.array([metric.segment_stats(h, info) for h, info in zip(other, infos)])
     assert np.array_equal(rows, metric.corpus_stats(other, refs))
-    assert metric.score(rows.sum(axis=0)) == pytest.approx(
-        library(name, options, other, refs), abs=1e-9)
+    expected = library(name, options, other, refs)
+    assert metric.score(rows.sum(axis=0)) == pytest.approx(expected, abs=1e-9)
+    # the verification's library scorer, one hypothesis after another (segments it has seen
+    # at the same position are not computed again): the library's corpus score of each
+    scorer = metric.library_scorer(refs)
+    first = scorer(hyps)
+    if name == "wer":   # jiwer's own wer: no statistics to remember
+        assert first == pytest.approx(library(name, options, hyps, refs), abs=1e-9)
+    else:
+        assert first == library(name, options, hyps, refs)
+        assert scorer(other) == expected
+        assert scorer(hyps) == first
 
 
 @pytest.mark.parametrize(("name", "options"), SETTINGS, ids=SETTING_IDS)
@@ -233,6 +243,10 @@ def test_signature_is_the_library_signature(name, options):
     scorer = metric.library_scorer(refs)
     assert scorer(hyps) == expected
     assert scorer(hyps[::-1]) == cls(**options).corpus_score(hyps[::-1], refs).score
+    # a segment changed, then back: what it remembers of the others changes nothing
+    changed = [hyps[0] + " mat", hyps[1]]
+    assert scorer(changed) == cls(**options).corpus_score(changed, refs).score
+    assert scorer(hyps) == expected
 
 
 def jiwer_version() -> str:

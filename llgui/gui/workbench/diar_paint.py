@@ -1,0 +1,141 @@
+"""The timeline's lanes painted by two items per view (issue 36, gate 14).
+
+A step of an hour's meeting changed ~20 bar items (one per colour) and ~60 turn-label items
+in each of the three timelines of a split view; each change went through pyqtgraph (new
+bounds, the view told, the item's transform and cache redone) and Qt's scene (every item's
+dirty region processed), ~12 ms a step before a single bar was drawn. Here each timeline
+has one `LaneBars` that paints every colour's bars (one `QPainter.drawRects` per colour,
+from arrays in place) and one `LaneLabels` that paints every turn label in device pixels:
+a step or a new range gives them their arrays and asks for one paint.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPen, QTextDocument
+
+NO_PEN = QPen(Qt.PenStyle.NoPen)
+
+
+class Layer:
+    """The bars of one brush (a speaker's colour, or the fill pattern over it): x0, y0,
+    width, height arrays, and the rectangles handed to the painter."""
+
+    __slots__ = ("colour", "brush", "x0", "y0", "width", "height", "rects")
+
+    def __init__(self, colour: str, brush: QBrush, x0, y0, width, height):
+        self.colour, self.brush = colour, brush
+        self.x0, self.y0, self.width, self.height = x0, y0, width, height
+        n = int(np.size(x0))
+        self.rects = pg.Qt.internals.PrimitiveArray(QRectF, 4)
+        self.rects.resize(n)
+        if n:
+            memory = self.rects.ndarray()
+            memory[:, 0] = x0
+            memory[:, 1] = y0
+            memory[:, 2] = width
+            memory[:, 3] = height
+
+    def __len__(self) -> int:
+        return int(np.size(self.x0))
+
+
+class _Painted(pg.GraphicsObject):
+    """An item as large as the lanes (`set_extent`), painted whole when it changes."""
+
+    def __init__(self):
+        super().__init__()
+        self._bounds = QRectF()
+
+    def set_extent(self, x_lo: float, x_hi: float, y_lo: float, y_hi: float) -> None:
+        bounds = QRectF(x_lo, y_lo, x_hi - x_lo, y_hi - y_lo)
+        if bounds != self._bounds:
+            self.prepareGeometryChange()
+            self._bounds = bounds
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        return QRectF(self._bounds)
+
+    def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):  # noqa: N802, N803
+        if self._bounds.isNull():
+            return None, None
+        if ax == 0:
+            return self._bounds.left(), self._bounds.right()
+        return self._bounds.top(), self._bounds.bottom()
+
+
+class LaneBars(_Painted):
+    """Every lane's bars of a timeline: `layers` (`Layer` each), painted in their order."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers: list[Layer] = []
+
+    def set_layers(self, layers: list[Layer]) -> None:
+        """Draw `layers`; nothing is repainted when they are the ones drawn."""
+        if len(layers) == len(self.layers) and all(
+                a is b for a, b in zip(layers, self.layers)):
+            return
+        self.layers = layers
+        self.update()
+
+    def paint(self, p, *args) -> None:
+        p.setPen(NO_PEN)
+        for layer in self.layers:
+            if len(layer):
+                p.setBrush(layer.brush)
+                p.drawRects(*layer.rects.drawargs())
+
+
+class LaneLabels(_Painted):
+    """The turn labels of a timeline: `labels` as (text, x, y, ink), each drawn in pixels
+    from its point (x, y) in the view's units, its left edge there and its middle at y."""
+
+    POINT_SIZE = 7.5
+
+    def __init__(self):
+        super().__init__()
+        self.labels: list[tuple[str, float, float, str]] = []
+        self.font = None   # the application's font at the first paint, smaller
+        self._pens: dict[str, QPen] = {}
+
+    def set_labels(self, labels: list) -> None:
+        if labels == self.labels:
+            return
+        self.labels = labels
+        self.update()
+
+    def paint(self, p, *args) -> None:
+        if not self.labels:
+            return
+        if self.font is None:
+            self.font = QFont()
+            self.font.setPointSizeF(self.POINT_SIZE)
+            self._offset = _text_offset(self.font)
+        transform = p.transform()
+        p.save()
+        p.resetTransform()
+        p.setFont(self.font)
+        dx, dy = self._offset
+        for text, x, y, ink in self.labels:
+            pen = self._pens.get(ink)
+            if pen is None:
+                pen = self._pens[ink] = QPen(QColor(ink))
+            p.setPen(pen)
+            at = transform.map(QPointF(x, y))
+            p.drawText(QPointF(at.x() + dx, at.y() + dy), text)
+        p.restore()
+
+
+def _text_offset(font: QFont) -> tuple[float, float]:
+    """Where a label's baseline starts from its point, laid out as a text item anchored at
+    its left middle lays it out (the document's margin around one line of `font`)."""
+    document = QTextDocument()
+    document.setDefaultFont(font)
+    document.setPlainText("Xg")
+    margin = document.documentMargin()
+    height = document.size().height()
+    line = document.firstBlock().layout().lineAt(0)
+    return margin, -height / 2 + margin + line.y() + line.ascent()
+

@@ -106,6 +106,9 @@ class Workbench(QWidget):
         # -- corrections table, score panel, cost model
         self.model = CorrectionsModel(self)
         self.table = QTableView()
+        from llgui.gui.widgets.quiet_header import quiet_header
+
+        quiet_header(self.table)   # the header is not repainted as the step's row moves
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)

@@ -139,3 +139,34 @@ def _text_offset(font: QFont) -> tuple[float, float]:
     line = document.firstBlock().layout().lineAt(0)
     return margin, -height / 2 + margin + line.y() + line.ascent()
 
+
+
+class Shaded(_Painted):
+    """Time regions shaded over the view's whole height, an edge line each side (the windows
+    the human listened to): painted as a `pg.LinearRegionItem` and its two lines paint
+    themselves, without two pyqtgraph items and three signals a region moved at every step."""
+
+    def __init__(self, brush: QBrush, pen: QPen):
+        super().__init__()
+        self.regions: list[tuple[float, float]] = []
+        self._brush, self._pen = brush, pen
+
+    def set_regions(self, regions) -> None:
+        regions = [(float(a), float(b)) for a, b in regions]
+        if regions == self.regions:
+            return
+        self.regions = regions
+        self.update()
+
+    def paint(self, p, *args) -> None:
+        if not self.regions:
+            return
+        view = self.viewRect()
+        top, height = view.top(), view.height()
+        for start, end in self.regions:   # (with the view's render hints, as pyqtgraph's
+            p.setBrush(self._brush)       # region and its upright lines are drawn)
+            p.setPen(NO_PEN)
+            p.drawRect(QRectF(start, top, end - start, height).normalized())
+            p.setPen(self._pen)
+            for x in (start, end):
+                p.drawLine(QPointF(x, top), QPointF(x, top + height))

@@ -31,7 +31,7 @@ from llgui.core.types import Turn
 from llgui.core.walkthrough import Walkthrough
 from llgui.gui.workbench.diar_axes import LaneAxis, SelectViewBox, TimeAxis
 from llgui.gui.workbench.diar_bars import FlatBars, bars_by_colour, same_arrays, settle_texts
-from llgui.gui.workbench.diar_paint import LaneBars, LaneLabels, Layer
+from llgui.gui.workbench.diar_paint import LaneBars, LaneLabels, Layer, Shaded
 from llgui.gui.workbench.diar_labels import TurnLabels
 from llgui.gui.widgets.plot_range import quiet_hidden_axes, set_range, set_tip
 
@@ -109,7 +109,11 @@ class DiarView(TurnLabels, QWidget):
         item.addItem(self.turn_labels, ignoreBounds=True)
         self._layers: dict = {}   # (colour, brush) -> the Layer drawn
         self._regions: list = []
-        self._windows: list = []   # the listened windows' items, reused
+        # the listened windows: shaded under the lanes, an edge line each side
+        self.listened = Shaded(QBrush(QColor(255, 215, 0, 70)),
+                               pg.mkPen(QColor(200, 150, 0), width=1))
+        self.listened.setZValue(-10)
+        item.addItem(self.listened, ignoreBounds=True)
         self._culls = 0            # times the bars were culled to the range shown
         self._merged: list = []    # the colours of the step shown
         self._rows: list = []      # (parts, y0, height) per lane of the step shown
@@ -223,24 +227,8 @@ class DiarView(TurnLabels, QWidget):
             self._draw_merged(item, shared._merged)
             self._merged = shared._merged
             self._rows = shared._rows
-        if view is not None:
-            for k, (start, end) in enumerate(view.windows):
-                # the listened windows: items kept from step to step, moved (a new item a
-                # window and step cost more than drawing it)
-                if k == len(self._windows):
-                    region = pg.LinearRegionItem((start, end), movable=False,
-                                                 brush=QBrush(QColor(255, 215, 0, 70)),
-                                                 pen=pg.mkPen(QColor(200, 150, 0), width=1))
-                    region.setZValue(-10)
-                    item.addItem(region)
-                    self._windows.append(region)
-                region = self._windows[k]
-                region.setRegion((start, end))
-                if not region.isVisible():
-                    region.setVisible(True)
-        for region in self._windows[len(view.windows) if view is not None else 0:]:
-            if region.isVisible():
-                region.setVisible(False)
+        # the listened windows, shaded by one item (`diar_paint.Shaded`)
+        self.listened.set_regions(view.windows if view is not None else ())
         start, end = doc.extent
         bottom = item.getAxis("bottom")
         if bottom.hours != (end >= 3600):
@@ -249,7 +237,7 @@ class DiarView(TurnLabels, QWidget):
             bottom.picture = None
         if doc.id != self._doc_id:
             span = max(end - start, 1.0)   # (with room: a turn may end past the extent)
-            for painted in (self.bars, self.turn_labels):
+            for painted in (self.bars, self.turn_labels, self.listened):
                 painted.set_extent(start - span, end + span, -len(LANES), 1.0)
             self.bars.informViewBoundsChanged()
             item.setXRange(start, end, padding=0.01)

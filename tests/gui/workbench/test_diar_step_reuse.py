@@ -49,10 +49,7 @@ def _state(view, panel: bool = False) -> dict:
         bars[key] = sorted(map(tuple, rows.round(9).tolist())) + bars.get(key, [])
     for key in bars:
         bars[key] = sorted(bars[key])
-    windows = sorted(tuple(round(x, 9) for x in w.getRegion())
-                     for w in item.items if isinstance(w, pg.LinearRegionItem)
-                     and w.isVisible() and w is not view.selection
-                     and w not in (view.split.brushes if view.split is not None else ()))
+    windows = sorted(tuple(round(x, 9) for x in w) for w in view.listened.regions)
     lines = sorted(round(line.value(), 9) for line in item.items
                    if isinstance(line, pg.InfiniteLine) and line.isVisible()
                    and line is not view.playhead)

@@ -166,12 +166,13 @@ class ScorePanel(QWidget):
                                                         style=Qt.PenStyle.DashLine))
             parts["gap"].setZValue(2)
             item.addItem(parts["gap"])
-            parts["bracket"] = pg.PlotDataItem(pen=pg.mkPen(IMP.darker(150), width=2),
-                                               connect="pairs")
+            # (curve items: a data item's setData redid its curve and its points' items)
+            parts["bracket"] = pg.PlotCurveItem(pen=pg.mkPen(IMP.darker(150), width=2),
+                                                connect="pairs")
             parts["bracket"].setZValue(3)
             item.addItem(parts["bracket"])
             # the bars' feet drawn broken when the axis does not start at 0
-            parts["breaks"] = pg.PlotDataItem(pen=pg.mkPen("w", width=3), connect="pairs")
+            parts["breaks"] = pg.PlotCurveItem(pen=pg.mkPen("w", width=3), connect="pairs")
             parts["breaks"].setZValue(5)
             item.addItem(parts["breaks"])
             for colour in (IMP, PEN):   # the step's penalty, the accumulated one

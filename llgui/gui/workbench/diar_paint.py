@@ -46,10 +46,14 @@ class _Painted(pg.GraphicsObject):
 
     def __init__(self):
         super().__init__()
-        self._bounds = QRectF()
+        self._bounds = self._data = QRectF()
 
-    def set_extent(self, x_lo: float, x_hi: float, y_lo: float, y_hi: float) -> None:
-        bounds = QRectF(x_lo, y_lo, x_hi - x_lo, y_hi - y_lo)
+    def set_extent(self, data: tuple, paint: tuple) -> None:
+        """The lanes' extent (x0, x1, y0, y1: what the view's auto-range shows) and where
+        the item may paint (wider: a turn may end past the extent, a shade fills the
+        view's height)."""
+        self._data = QRectF(data[0], data[2], data[1] - data[0], data[3] - data[2])
+        bounds = QRectF(paint[0], paint[2], paint[1] - paint[0], paint[3] - paint[2])
         if bounds != self._bounds:
             self.prepareGeometryChange()
             self._bounds = bounds
@@ -58,11 +62,11 @@ class _Painted(pg.GraphicsObject):
         return QRectF(self._bounds)
 
     def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):  # noqa: N802, N803
-        if self._bounds.isNull():
+        if self._data.isNull():
             return None, None
         if ax == 0:
-            return self._bounds.left(), self._bounds.right()
-        return self._bounds.top(), self._bounds.bottom()
+            return self._data.left(), self._data.right()
+        return self._data.top(), self._data.bottom()
 
 
 class LaneBars(_Painted):

@@ -236,9 +236,11 @@ class DiarView(TurnLabels, QWidget):
             bottom.setLabel("time (h:mm:ss)" if bottom.hours else "time (m:ss)")
             bottom.picture = None
         if doc.id != self._doc_id:
-            span = max(end - start, 1.0)   # (with room: a turn may end past the extent)
+            room = max(end - start, 1.0)   # (a turn may end past the extent)
             for painted in (self.bars, self.turn_labels, self.listened):
-                painted.set_extent(start - span, end + span, -len(LANES), 1.0)
+                painted.set_extent(
+                    (start, end, -len(LANES) + 1 - self.LANE_HEIGHT / 2, self.LANE_HEIGHT / 2),
+                    (start - room, end + room, -len(LANES), 1.0))   # (the view's limits)
             self.bars.informViewBoundsChanged()
             item.setXRange(start, end, padding=0.01)
             self._doc_id = doc.id

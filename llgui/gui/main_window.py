@@ -384,11 +384,26 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
 
     @Slot(bool)
     def _on_jobs_busy_changed(self, busy: bool) -> None:
-        self.progress.setVisible(busy)
+        # the bar shows once a job has run PROGRESS_AFTER_MS (or says how far it is): the
+        # next step made ahead on a worker at every key press showed and hid it, laying the
+        # status bar out and repainting it twice a step
+        timer = getattr(self, "_progress_timer", None)
+        if timer is None:
+            timer = self._progress_timer = QTimer(self)
+            timer.setSingleShot(True)
+            timer.setInterval(PROGRESS_AFTER_MS)
+            timer.timeout.connect(self._show_busy)
         if busy:
-            self._set_progress(0)
+            timer.start()
         else:
+            timer.stop()
+            self.progress.setVisible(False)
             self.job_label.setText("")
+
+    def _show_busy(self) -> None:
+        if self.jobs.busy and not self.progress.isVisible():
+            self.progress.setVisible(True)
+            self._set_progress(0)
 
     # -- navigation helpers -----------------------------------------------------------------
 
@@ -477,6 +492,10 @@ a fit measures every column's cells)."""
 DOCUMENTS_FIT_PX = 305
 """The Documents panel widens to its scores up to this (or a fifth of the window): at 1366 px
 270 cut the gain column."""
+
+
+PROGRESS_AFTER_MS = 300
+"""A job's progress bar shows once it has run this long (or reports how far it is)."""
 
 
 class _SignatureLabel(QLabel):

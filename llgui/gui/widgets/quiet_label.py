@@ -48,3 +48,10 @@ class QuietBox(QWidget):
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         return QSize(self.label.minimumSizeHint().width(), self.label.minimumHeight())
+
+
+def lay_out(label: QLabel) -> None:
+    """Lay `label`'s new rich text out now, at its width, as its paint would: a label that
+    lays its text out in the paint asks there for a second paint of itself (the step's
+    caption and the score numbers were painted twice a step)."""
+    label.heightForWidth(max(label.width(), 1))

@@ -182,9 +182,9 @@ def bars_by_colour(rows, lo: float, hi: float, pixel: float, views_kept=(), give
 
 
 def settle_texts(box) -> None:
-    """The view's new range applied now, and with it the transform of its text items (turn
-    labels), as the paint would first do: a text item that finds a new transform there asks
-    for a second paint of the plot (2-3 ms a step of a zoomed panel)."""
+    """The view's new range applied now, and with it the transform of its items, as the
+    paint would first do: a view whose items find a new transform there asks for a second
+    paint of the plot (2-3 ms a step of a zoomed panel)."""
     box.updateMatrix()
 
 

@@ -1,10 +1,10 @@
 """The timeline's turn labels: the speaker (or cluster) label inside every turn wide enough
 on screen to hold it, found over the bars in view (`diar_bars.runs_in`), kept per lane by its
-arrays, range and size, and given to the text item already showing its text (issue 36)."""
+arrays, range and size, and painted by the view's one label item (`diar_paint.LaneLabels`,
+issue 36)."""
 from __future__ import annotations
 
 import numpy as np
-import pyqtgraph as pg
 
 from llgui.core.display.lanes import BAR_FILL, lane_geometry
 from llgui.core.display.palette import base_colour, to_lab
@@ -49,36 +49,10 @@ class TurnLabels:
                        for shown, x, offset, text, ink in lane]
         wanted.sort(key=lambda w: -w[0])
         wanted = wanted[:self.MAX_LABELS]
-        self.add_texts(len(wanted))
-        self.labelled = []
-        # a label goes to the item already showing its text where there is one (the labels'
-        # order, widest first, changes as turns change: setText lays the text out again)
-        holders: dict = {}
-        for label in self._texts:
-            holders.setdefault(getattr(label, "_shown", None), []).append(label)
-        chosen = [None] * len(wanted)
-        for k, w in enumerate(wanted):
-            free = holders.get((w[4], w[5]))
-            if free:
-                chosen[k] = free.pop(0)
-        taken = {id(label) for label in chosen if label is not None}
-        spare = iter(label for label in self._texts if id(label) not in taken)
-        chosen = [label if label is not None else next(spare) for label in chosen]
-        taken = {id(label) for label in chosen}
-        for label, (_, x, y, row, text, colour) in zip(chosen, wanted):
-            if getattr(label, "_shown", None) != (text, colour):   # setText lays it out
-                label._shown = (text, colour)
-                label.setText(text, color=colour or "#ffffff")
-            at = (x + 2 / pixels, y)
-            if getattr(label, "_at", None) != at:   # (each call goes through pyqtgraph)
-                label._at = at
-                label.setPos(*at)
-            if not label.isVisible():
-                label.setVisible(True)
-            self.labelled.append((row, text))
-        for label in self._texts:
-            if id(label) not in taken and label.isVisible():
-                label.setVisible(False)
+        # drawn by one item in pixels from their points (`diar_paint.LaneLabels`)
+        self.labelled = [(row, text) for _, _, _, row, text, _ in wanted]
+        self.turn_labels.set_labels([(text, x + 2 / pixels, y, colour or "#ffffff")
+                                     for _, x, y, _, text, colour in wanted])
 
     def _lane_labels_of(self, turns, arrays, lo, hi, pixels, y_pixels) -> list:
         """The labels a lane would show in [lo, hi] (widest first, at most MAX_LABELS):
@@ -115,16 +89,3 @@ class TurnLabels:
                            (arrays["level"][i] + 0.5) * height, text,
                            ink[geometry["inverse"][i]]))
         return wanted
-
-    def add_texts(self, n: int) -> None:
-        """At least `n` turn-label items (made hidden; each new one costs a millisecond)."""
-        item = self.plot.getPlotItem()
-        while len(self._texts) < n:
-            label = pg.TextItem(anchor=(0, 0.5), color="#ffffff")
-            font = label.textItem.font()
-            font.setPointSizeF(7.5)
-            label.setFont(font)
-            label.setZValue(5)
-            label.setVisible(False)
-            item.addItem(label)
-            self._texts.append(label)

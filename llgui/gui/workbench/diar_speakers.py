@@ -92,25 +92,22 @@ class SpeakerTable(QTableWidget):
             return   # the step left every row as it was: the table is not touched
         # only the cells that changed, and one measure of the columns after them (new items
         # for every cell, and ResizeToContents re-measuring the whole column at every
-        # setItem, were ~35 ms a step)
-        self.setUpdatesEnabled(False)
-        try:
-            self.setRowCount(len(rows))
-            old = self._cells
-            for k, line in enumerate(table):
-                for c, cell in enumerate(line):
-                    if k < len(old) and old[k][c] == cell and self.item(k, c) is not None:
-                        continue
-                    text, colour = cell
-                    item = QTableWidgetItem(text)
-                    if colour is not None:
-                        item.setForeground(QColor(colour))
-                    if c >= 3:
-                        item.setTextAlignment(Qt.AlignmentFlag.AlignRight
-                                              | Qt.AlignmentFlag.AlignVCenter)
-                    self.setItem(k, c, item)
-            self._cells = table
-            self.resizeColumnsToContents()
-        finally:
-            self.setUpdatesEnabled(True)
+        # setItem, were ~35 ms a step); only they are repainted (updates switched off and
+        # on again repainted the whole table and its header at every step)
+        self.setRowCount(len(rows))
+        old = self._cells
+        for k, line in enumerate(table):
+            for c, cell in enumerate(line):
+                if k < len(old) and old[k][c] == cell and self.item(k, c) is not None:
+                    continue
+                text, colour = cell
+                item = QTableWidgetItem(text)
+                if colour is not None:
+                    item.setForeground(QColor(colour))
+                if c >= 3:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                          | Qt.AlignmentFlag.AlignVCenter)
+                self.setItem(k, c, item)
+        self._cells = table
+        self.resizeColumnsToContents()
 

@@ -157,22 +157,13 @@ class SplitPanels(QWidget):
 
 # -- made ahead: the split view while the user looks at the document's first steps ----------
 
-AHEAD_ITEMS = 6
-"""Plot items made per turn of the event loop ahead of a first split step."""
-READY_LABELS = 24
-"""Turn-label items a split view's panel makes ahead (a zoomed panel labels ~10-20)."""
-
-
 def build_ahead(view, panels: int = 2) -> None:
     """`view`'s split view (a DiarView's) made while the user looks at the document, a piece
-    per turn of the event loop: its widget, each panel, each panel's bar and label items a
-    few at a time (a panel's items made by the first step into the split view, or all of it
-    at once, blocked the event loop 80-100 ms on a 10-hour show)."""
+    per turn of the event loop: its widget, then each panel (all of it at once, by the
+    first step into the split view, blocked the event loop 80-100 ms on a 10-hour show)."""
     work = [lambda: view._build_split(0)]
     for k in range(panels):
         work.append(lambda k=k: view.split.prepare(k + 1))
-        work.append(lambda k=k: reserve_items(view.split.panels[k], [
-            view._pool_colours.get(id(bars)) for bars in view._pool]))
     _run_ahead(view, work)
 
 
@@ -184,30 +175,3 @@ def _run_ahead(view, work: list) -> None:
         work.pop(0)
     if work:
         QTimer.singleShot(0, view, lambda: _run_ahead(view, work))
-
-
-def reserve_items(panel, keys) -> bool:
-    """Hidden bar items in `panel`'s pool for `keys` ((colour, has a fill pattern) in the
-    order the step's lanes use them) and READY_LABELS turn-label items, at most AHEAD_ITEMS
-    of them now; True while some are still to make."""
-    from llgui.gui.widgets.speaker_brush import pattern_brush
-
-    item = panel.plot.getPlotItem()
-    drawn, made = panel._drawn, 0
-    try:
-        for k, key in enumerate(keys):
-            if made >= AHEAD_ITEMS:
-                return True
-            if k < len(panel._pool) or key is None:
-                continue
-            colour, patterned = key
-            overlay = pattern_brush(colour) if patterned else None
-            if patterned and overlay is None:
-                continue
-            panel._drawn = [None] * len(panel._pool)
-            panel._bars(item, colour, overlay).setVisible(False)
-            made += 1
-    finally:
-        panel._drawn = drawn
-    panel.add_texts(min(READY_LABELS, len(panel._texts) + AHEAD_ITEMS - made))
-    return len(panel._texts) < READY_LABELS

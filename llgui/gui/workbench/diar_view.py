@@ -31,6 +31,7 @@ from llgui.core.types import Turn
 from llgui.core.walkthrough import Walkthrough
 from llgui.gui.workbench.diar_axes import LaneAxis, SelectViewBox, TimeAxis
 from llgui.gui.workbench.diar_bars import FlatBars, bars_by_colour, same_arrays, settle_texts
+from llgui.gui.workbench.diar_paint import LaneBars, LaneLabels, Layer, Shaded
 from llgui.gui.workbench.diar_labels import TurnLabels
 from llgui.gui.widgets.plot_range import quiet_hidden_axes, set_range, set_tip
 
@@ -97,12 +98,22 @@ class DiarView(TurnLabels, QWidget):
         self._tones: dict[str, str] = {}   # unmapped clusters of the step shown
         self._doc_id: str | None = None
         self._arrays: dict = {}
-        self._drawn: list = []   # (bar item, colour) of the step shown, given bars by `_cull`
-        self._pool: list = []    # bar items, reused from step to step
-        self._pool_colours: dict[int, str] = {}   # id(bar item) -> its colour
+        self._drawn: list = []   # (brush, colour) of the step's layers, given bars by `_cull`
         self._brushes: dict[str, QBrush] = {}
+        # every lane's bars in one item, every turn label in another (`diar_paint`): a step
+        # gives them arrays, not ~80 pyqtgraph items new values each
+        self.bars = LaneBars()
+        item.addItem(self.bars)
+        self.turn_labels = LaneLabels()
+        self.turn_labels.setZValue(5)
+        item.addItem(self.turn_labels, ignoreBounds=True)
+        self._layers: dict = {}   # (colour, brush) -> the Layer drawn
         self._regions: list = []
-        self._windows: list = []   # the listened windows' items, reused
+        # the listened windows: shaded under the lanes, an edge line each side
+        self.listened = Shaded(QBrush(QColor(255, 215, 0, 70)),
+                               pg.mkPen(QColor(200, 150, 0), width=1))
+        self.listened.setZValue(-10)
+        item.addItem(self.listened, ignoreBounds=True)
         self._culls = 0            # times the bars were culled to the range shown
         self._merged: list = []    # the colours of the step shown
         self._rows: list = []      # (parts, y0, height) per lane of the step shown
@@ -111,7 +122,6 @@ class DiarView(TurnLabels, QWidget):
         self.plot.scene().sigMouseMoved.connect(self._hover)
         self._lane_info: dict = {}   # row -> (lane name, turns, mapping, bar arrays)
         self._hours = False
-        self._texts: list = []       # turn labels, reused
         self.labelled: list = []     # (row, text) of the labels shown, for tests
         self._labels_for = None      # what the labels were placed for
         self._collar_bars = None     # the collar's zones: one bar item, culled
@@ -217,24 +227,8 @@ class DiarView(TurnLabels, QWidget):
             self._draw_merged(item, shared._merged)
             self._merged = shared._merged
             self._rows = shared._rows
-        if view is not None:
-            for k, (start, end) in enumerate(view.windows):
-                # the listened windows: items kept from step to step, moved (a new item a
-                # window and step cost more than drawing it)
-                if k == len(self._windows):
-                    region = pg.LinearRegionItem((start, end), movable=False,
-                                                 brush=QBrush(QColor(255, 215, 0, 70)),
-                                                 pen=pg.mkPen(QColor(200, 150, 0), width=1))
-                    region.setZValue(-10)
-                    item.addItem(region)
-                    self._windows.append(region)
-                region = self._windows[k]
-                region.setRegion((start, end))
-                if not region.isVisible():
-                    region.setVisible(True)
-        for region in self._windows[len(view.windows) if view is not None else 0:]:
-            if region.isVisible():
-                region.setVisible(False)
+        # the listened windows, shaded by one item (`diar_paint.Shaded`)
+        self.listened.set_regions(view.windows if view is not None else ())
         start, end = doc.extent
         bottom = item.getAxis("bottom")
         if bottom.hours != (end >= 3600):
@@ -242,6 +236,12 @@ class DiarView(TurnLabels, QWidget):
             bottom.setLabel("time (h:mm:ss)" if bottom.hours else "time (m:ss)")
             bottom.picture = None
         if doc.id != self._doc_id:
+            room = max(end - start, 1.0)   # (a turn may end past the extent)
+            for painted in (self.bars, self.turn_labels, self.listened):
+                painted.set_extent(
+                    (start, end, -len(LANES) + 1 - self.LANE_HEIGHT / 2, self.LANE_HEIGHT / 2),
+                    (start - room, end + room, -len(LANES), 1.0))   # (the view's limits)
+            self.bars.informViewBoundsChanged()
             item.setXRange(start, end, padding=0.01)
             self._doc_id = doc.id
         split = self._show_split(walk, step, error_regions, view, (start, end))
@@ -260,9 +260,6 @@ class DiarView(TurnLabels, QWidget):
             set_range(box, 0, start, end, padding=0.01)   # the overview: the whole meeting
         elif view is not None and view.windows:
             set_range(box, 0, *focus_range(view.windows, (start, end)), padding=0)
-        for bars in self._pool[len(self._drawn):]:
-            if bars.isVisible():
-                bars.setVisible(False)
         if self._culls == culls:   # no new range has culled the step's bars already
             self._cull()
         title = self._title(doc, step, view)
@@ -589,39 +586,25 @@ class DiarView(TurnLabels, QWidget):
         self._pending = {}
 
     def _draw_merged(self, item, colours) -> None:
-        """A bar item per colour of a step, and over a patterned speaker's colour a second
-        with its fill pattern (speakers beyond the palette's reach): `_drawn` holds (bar
-        item, colour) each."""
+        """The layers of a step: a brush per colour, and over a patterned speaker's colour
+        a second with its fill pattern (speakers beyond the palette's reach), drawn above
+        every colour: `_drawn` holds (brush, colour) each, in the order they are painted."""
         from llgui.gui.widgets.speaker_brush import pattern_brush
 
+        overlays = []
         for colour in colours:
-            self._drawn.append((self._bars(item, colour), colour))
+            self._drawn.append((self._brush(colour), colour))
             overlay = pattern_brush(colour)
             if overlay is not None:
-                self._drawn.append((self._bars(item, colour, overlay), colour))
+                overlays.append((self._overlay(colour, overlay), colour))
+        self._drawn += overlays
 
-    def _bars(self, item, colour: str, overlay: QBrush | None = None):
-        """The next bar item of the pool (reused from step to step: creating ~80 items a
-        step cost more than drawing them), set to one colour (or a speaker's fill pattern,
-        drawn above the colours)."""
-        used = len(self._drawn)
-        brush = overlay if overlay is not None else self._brush(colour)
-        key = (colour, overlay is not None)
-        if used < len(self._pool):
-            bars = self._pool[used]
-            if self._pool_colours.get(id(bars)) != key:   # setOpts redoes its geometry
-                bars.setOpts(brush=brush)
-                bars.setZValue(0.5 if overlay is not None else 0)
-            if not bars.isVisible():
-                bars.setVisible(True)
-        else:
-            bars = FlatBars(x0=[], y0=[], width=[], height=[],
-                            brush=brush, pen=QPen(Qt.PenStyle.NoPen))
-            item.addItem(bars)
-            self._pool.append(bars)
-            bars.setZValue(0.5 if overlay is not None else 0)
-        self._pool_colours[id(bars)] = key
-        return bars
+    def _overlay(self, colour: str, overlay: QBrush) -> QBrush:
+        key = colour + "/pattern"
+        brush = self._brushes.get(key)
+        if brush is None:
+            brush = self._brushes[key] = overlay
+        return brush
 
     def _brush(self, colour: str) -> QBrush:
         brush = self._brushes.get(colour)
@@ -657,15 +640,19 @@ class DiarView(TurnLabels, QWidget):
         self._lane_views, self._given_of = bars_by_colour(
             self._rows, lo, hi, pixel, (getattr(self, "_lane_views", {}), ahead[0]),
             (getattr(self, "_given_of", {}), ahead[1]))
-        for bars, colour in self._drawn:
+        layers, kept = [], {}
+        for brush, colour in self._drawn:
             x0, width, y0, height = self._given_of.get(colour, (None, NO_BARS))[1]
-            given = (x0, y0, width, height)
-            if same_arrays(getattr(bars, "given", None), given):
-                continue   # a colour the step left alone: its item is not touched (a step
-                # changes a turn or two; setting ~20 items of an hour's bars again, each
-                # laid out and its bounds taken, was ~3 ms of a step)
-            bars.given = given
-            bars.setOpts(x0=given[0], y0=given[1], width=given[2], height=given[3])
+            key = (colour, id(brush))
+            layer = self._layers.get(key)
+            if layer is None or layer.brush is not brush or not same_arrays(
+                    (layer.x0, layer.y0, layer.width, layer.height), (x0, y0, width, height)):
+                layer = Layer(colour, brush, x0, y0, width, height)   # (a colour the step
+                # left alone keeps its layer: nothing of it is made again)
+            kept[key] = layer
+            layers.append(layer)
+        self._layers = kept
+        self.bars.set_layers(layers)
         self._bars_for = (lo, hi, pixel)
 
     def _on_resized(self, *_args) -> None:

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from llgui.core.mt.sentence import chrf_change
 from llgui.core.mt.textdiff import Piece, correction_fate, effect_counts, marked
 from llgui.core.walkthrough import Walkthrough
+from llgui.gui.widgets.quiet_header import quiet_header
 from llgui.gui.widgets.quiet_label import QuietBox
 from llgui.gui.workbench.mt_cells import HTML_ROLE, RichTextDelegate
 
@@ -282,6 +283,7 @@ class MTView(QWidget):
         super().__init__(parent)
         self.model = SegmentsModel(self)
         self.table = QTableView()
+        quiet_header(self.table)   # the header is not repainted as the selected row moves
         self.table.setModel(self.model)
         self.delegate = RichTextDelegate(self.table)
         self.table.setItemDelegate(self.delegate)

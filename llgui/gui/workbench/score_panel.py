@@ -11,7 +11,7 @@ import math
 import re
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QFontMetricsF
 from PySide6.QtWidgets import (
     QGraphicsItem, QGraphicsScene, QLabel, QSplitter, QVBoxLayout, QWidget,
@@ -144,34 +144,35 @@ class ScorePanel(QWidget):
             self.tick_font = tick_font
             parts = {"metric": r.metric, "solid": [], "labels": []}
             for x, colour in enumerate((BASE, COR, IMP, ADAPT)):
-                bar = pg.BarGraphItem(x=[x], height=[0.0], width=0.6, brush=colour,
-                                      pen=pg.mkPen(colour.darker(130)))
+                bar = _Bars(x=[x], height=[0.0], width=0.6, brush=colour,
+                            pen=pg.mkPen(colour.darker(130)))
                 item.addItem(bar)
                 parts["solid"].append(bar)
-            parts["hatch"] = pg.BarGraphItem(x=[3], y0=[0.0], height=[0.0], width=0.6,
+            parts["hatch"] = _Bars(x=[3], y0=[0.0], height=[0.0], width=0.6,
                                              brush=QBrush(PEN, Qt.BrushStyle.BDiagPattern),
                                              pen=pg.mkPen(PEN, width=1.5))
             item.addItem(parts["hatch"])
             # the memorise-only reference: S_pen had the system only applied the corrections
-            parts["memorise"] = pg.BarGraphItem(
+            parts["memorise"] = _Bars(
                 x=[4], height=[0.0], width=0.6, brush=QColor(PEN.red(), PEN.green(), PEN.blue(), 60),
                 pen=pg.mkPen(PEN, width=1.5, style=Qt.PenStyle.DashLine))
             item.addItem(parts["memorise"])
             # the step's penalty S_imp − S_cor: the S_imp bar outlined up to S_cor, with a
             # bracket beside it
             # (dark hatching: seen on the red bar too, where an error rate's penalty lies)
-            parts["gap"] = pg.BarGraphItem(x=[2], y0=[0.0], height=[0.0], width=0.6,
+            parts["gap"] = _Bars(x=[2], y0=[0.0], height=[0.0], width=0.6,
                                            brush=QBrush(IMP.darker(180), Qt.BrushStyle.FDiagPattern),
                                            pen=pg.mkPen(IMP.darker(180), width=1.2,
                                                         style=Qt.PenStyle.DashLine))
             parts["gap"].setZValue(2)
             item.addItem(parts["gap"])
-            parts["bracket"] = pg.PlotDataItem(pen=pg.mkPen(IMP.darker(150), width=2),
-                                               connect="pairs")
+            # (curve items: a data item's setData redid its curve and its points' items)
+            parts["bracket"] = pg.PlotCurveItem(pen=pg.mkPen(IMP.darker(150), width=2),
+                                                connect="pairs")
             parts["bracket"].setZValue(3)
             item.addItem(parts["bracket"])
             # the bars' feet drawn broken when the axis does not start at 0
-            parts["breaks"] = pg.PlotDataItem(pen=pg.mkPen("w", width=3), connect="pairs")
+            parts["breaks"] = pg.PlotCurveItem(pen=pg.mkPen("w", width=3), connect="pairs")
             parts["breaks"].setZValue(5)
             item.addItem(parts["breaks"])
             for colour in (IMP, PEN):   # the step's penalty, the accumulated one
@@ -413,6 +414,27 @@ class ScorePanel(QWidget):
         if getattr(self, "_title", None) != parts:   # a new title relayouts the plot
             self._title = parts
             title.set(parts)
+
+
+class _Bars(pg.BarGraphItem):
+    """A score bar whose bounds are measured once per value and view: pyqtgraph measures a
+    pixel (for the pen's padding) each of the ~35 times a step's updates and paints ask the
+    bars for their bounds."""
+
+    _bounds = None
+
+    def setOpts(self, **opts) -> None:  # noqa: N802 - pyqtgraph's name
+        self._bounds = None
+        super().setOpts(**opts)
+
+    def viewTransformChanged(self) -> None:  # noqa: N802 - pyqtgraph's name
+        self._bounds = None
+        super().viewTransformChanged()
+
+    def boundingRect(self):  # noqa: N802 - Qt's name
+        if self._bounds is None:
+            self._bounds = super().boundingRect()
+        return QRectF(self._bounds)
 
 
 class _Marker(pg.ScatterPlotItem):

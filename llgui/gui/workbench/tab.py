@@ -28,6 +28,7 @@ from llgui.gui.workbench.cost_editor import CostModelEditor
 from llgui.gui.workbench.diar_view import DiarView
 from llgui.gui.table_models import CorrectionsModel, describe_step
 from llgui.gui.widgets.plot_range import set_tip
+from llgui.gui.widgets.quiet_label import lay_out
 from llgui.gui.workbench.mt_view import MTView
 from llgui.gui.workbench.score_panel import ScorePanel
 from llgui.gui.workbench.texts import OPEN_A_BUNDLE, empty_text, interval_cell, script_notes
@@ -106,6 +107,9 @@ class Workbench(QWidget):
         # -- corrections table, score panel, cost model
         self.model = CorrectionsModel(self)
         self.table = QTableView()
+        from llgui.gui.widgets.quiet_header import quiet_header
+
+        quiet_header(self.table)   # the header is not repainted as the step's row moves
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -482,6 +486,7 @@ class Workbench(QWidget):
         set_tip(self.step_label, what if short != what else "")
         self.step_label.setText(f"<b>{html.escape(result.document.id)}</b> · step {step} of {n} "
                                 f"· {html.escape(short)}{note}")
+        lay_out(self.step_label)   # (laid out in its paint, it was painted twice a step)
 
     def _decision_threshold(self, walk: Walkthrough) -> float:
         from llgui.core.detection.track import make_det_metric

@@ -37,8 +37,7 @@ def _view(qtbot):
 
 def _shown(view) -> list:
     """The turn labels on screen: (text, x, y), sorted."""
-    return sorted((t.textItem.toPlainText(), round(t.pos().x(), 6), round(t.pos().y(), 6))
-                  for t in view._texts if t.isVisible())
+    return sorted((text, round(x, 6), round(y, 6)) for text, x, y, _ink in view.turn_labels.labels)
 
 
 def test_a_step_relabels_only_the_lanes_it_changed(qtbot, demo_walk, monkeypatch):

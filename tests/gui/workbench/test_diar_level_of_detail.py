@@ -47,15 +47,13 @@ def test_a_long_show_overview_draws_each_column_with_speech_once(qtbot, hour_wal
     columns = int(np.ceil((hi - lo) / pixel - 1e-9))
     reference = view.lanes["reference"]
     assert len(reference) > columns   # (else there is no level of detail to check)
-    # the reference lane's bars (row 0: y within [-0.4, 0.4]) over every bar item
+    # the reference lane's bars (row 0: y within [-0.4, 0.4]) over every layer drawn
     x0, width = [], []
-    for bars in view._pool:
-        if not bars.isVisible():
-            continue
-        y0 = np.asarray(bars.opts["y0"], dtype=float)
+    for layer in view.bars.layers:
+        y0 = np.asarray(layer.y0, dtype=float)
         mine = (y0 >= -0.41) & (y0 < 0.4)
-        x0 += np.asarray(bars.opts["x0"], dtype=float)[mine].tolist()
-        width += np.asarray(bars.opts["width"], dtype=float)[mine].tolist()
+        x0 += np.asarray(layer.x0, dtype=float)[mine].tolist()
+        width += np.asarray(layer.width, dtype=float)[mine].tolist()
     x0, width = np.array(x0), np.array(width)
     assert 0 < x0.size <= columns
     first = np.round((x0 - lo) / pixel)

@@ -42,18 +42,14 @@ def _state(view, panel: bool = False) -> dict:
     range and turn labels; the overview adds its split panels and their brushes."""
     item = view.plot.getPlotItem()
     bars = {}
-    for b in view._pool:
-        if b.isVisible():
-            key = b.opts["brush"].color().name()
-            rows = np.column_stack([np.asarray(b.opts[k], dtype=float)
-                                    for k in ("x0", "y0", "width", "height")])
-            bars[key] = sorted(map(tuple, rows.round(9).tolist())) + bars.get(key, [])
+    for layer in view.bars.layers:   # what the view's bar item paints, by brush colour
+        key = layer.brush.color().name()
+        rows = np.column_stack([np.asarray(getattr(layer, k), dtype=float)
+                                for k in ("x0", "y0", "width", "height")])
+        bars[key] = sorted(map(tuple, rows.round(9).tolist())) + bars.get(key, [])
     for key in bars:
         bars[key] = sorted(bars[key])
-    windows = sorted(tuple(round(x, 9) for x in w.getRegion())
-                     for w in item.items if isinstance(w, pg.LinearRegionItem)
-                     and w.isVisible() and w is not view.selection
-                     and w not in (view.split.brushes if view.split is not None else ()))
+    windows = sorted(tuple(round(x, 9) for x in w) for w in view.listened.regions)
     lines = sorted(round(line.value(), 9) for line in item.items
                    if isinstance(line, pg.InfiniteLine) and line.isVisible()
                    and line is not view.playhead)
@@ -61,8 +57,8 @@ def _state(view, panel: bool = False) -> dict:
            "range": tuple(round(x, 6) for x in item.getViewBox().viewRange()[0]),
            "labels": sorted(view.labelled), "lanes": view.lanes, "shown": view.shown,
            "title": item.titleLabel.text,
-           "texts": sorted((t.textItem.toPlainText(), round(t.pos().x(), 6))
-                           for t in view._texts if t.isVisible()),
+           "texts": sorted((text, round(x, 6), round(y, 6), ink)
+                           for text, x, y, ink in view.turn_labels.labels),
            "px": (item.getViewBox().width(), item.getViewBox().height())}
     if not panel:
         split = view.split

@@ -47,7 +47,7 @@ def test_the_twenty_speakers_of_kdfqk_are_drawn_apart(qtbot, tmp_path):
         speakers = sorted({t.speaker for t in reference})
         assert len(speakers) == 20
         # what each speaker's turns are drawn with on the reference lane: the fill colour
-        # of the bar item under its first turn, and the pattern of the bar item over it
+        # of the layer under its first turn, and the pattern of the layer over it
         drawn = {}
         for speaker in speakers:
             turn = next(t for t in reference if t.speaker == speaker)
@@ -56,10 +56,10 @@ def test_the_twenty_speakers_of_kdfqk_are_drawn_apart(qtbot, tmp_path):
             held = {colour for parts, *_ in view._rows for colour, (x0, width, y0, _h) in parts
                     if ((abs(x0 - turn.start) < 1e-6)
                         & (abs(width - (turn.end - turn.start)) < 1e-6) & (y0 > -0.5)).any()}
-            for bars, colour in view._drawn:
-                if colour not in held:
+            for layer in view.bars.layers:   # what the view's bar item paints
+                if layer.colour not in held:
                     continue
-                brush = bars.opts["brush"]
+                brush = layer.brush
                 if brush.style() == Qt.BrushStyle.SolidPattern:
                     fill = brush.color().name()
                 else:

@@ -50,12 +50,8 @@ def diar_walk(tmp: Path, far: bool = True):
 
 
 def drawn_colours(view) -> set[str]:
-    """The colours of the bars the view draws (its pooled bar items that are visible)."""
-    out = set()
-    for bars in view._pool:
-        if bars.isVisible():
-            out.add(bars.opts["brush"].color().name())
-    return out
+    """The colours of the bars the view draws (the layers its bar item paints)."""
+    return {layer.brush.color().name() for layer in view.bars.layers}
 
 
 def test_speaker_colours_in_the_drawn_view_keep_off_the_error_colours(qtbot, tmp_path):

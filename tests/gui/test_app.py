@@ -247,19 +247,31 @@ def test_an_unwritable_picture_ends_with_exit_2_not_a_hang(tmp_path):
 def test_live_opens_the_live_session_headless_and_renders_its_first_question(tmp_path):
     """`llgui BUNDLE --live --system mt_memory --screenshot PNG`: the live session (not the
     workbench) starts mt_memory on the demo's MT bundle, waits for its first question, writes
-    the picture and pauses into the session folder (live.json names the system and bundle)."""
+    the picture and pauses into the session folder (live.json names the system and bundle).
+    The command is docs/live.md's and docs/window.md's, run as tests/docs/test_code_blocks.py
+    runs a documented command (which leaves it to this test: RUN_ELSEWHERE)."""
     import json
 
-    png, folder = tmp_path / "live.png", tmp_path / "session"
-    bundle = REPO / "resources" / "demo" / "mt" / "bundle.toml"
-    out, _ = run_llgui([str(bundle), "--live", "--system", "mt_memory", "--live-out",
-                        str(folder), "--size", "1366x768", "--screenshot", str(png)], tmp_path)
+    from tests.docs.test_code_blocks import RUN_ELSEWHERE, command_line
+
+    (command,) = [c for c, test in RUN_ELSEWHERE.items()
+                  if test.startswith("tests/gui/test_app.py::test_live_opens_the_live_session")]
+    png, folder = tmp_path / "live.png", tmp_path / "live"
+    argv = command_line(command, tmp_path, png)
+    assert argv[3:9] == ["resources/demo/mt/bundle.toml", "--live", "--system", "mt_memory",
+                         "--live-out", str(folder)], argv
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               LLGUI_SESSION_FILE=str(tmp_path / "session.json"))
+    env.pop("LLGUI_DEMO_DIR", None)
+    out = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=180,
+                         stdin=subprocess.DEVNULL)
     assert out.returncode == 0, out.stderr
     image = QImage(str(png))
     assert (image.width(), image.height()) == (1366, 768)
     state = json.loads((folder / "live.json").read_text())
     assert state["system_name"] == "mt_memory" and state["finished"] is False
-    assert Path(state["bundle"]).resolve() == bundle.resolve()
+    bundle = REPO / "resources" / "demo" / "mt" / "bundle.toml"
+    assert (REPO / state["bundle"]).resolve() == bundle.resolve()
 
 
 def test_live_on_a_missing_bundle_is_exit_2(tmp_path):

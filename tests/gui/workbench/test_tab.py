@@ -336,3 +336,53 @@ def test_the_llmt_scorer_is_offered_in_the_window(qtbot, module_demo_window):
                      "--format", "json"]) == 0
     pooled = json.loads(out.getvalue())["penalised"]["bleu"]["pooled"]["s_pen"]
     assert window.workbench._collection[1].pooled_pen == pytest.approx(pooled, abs=1e-9)
+
+
+# -- moved here from modules of one test each, to share this module's demo window (a window
+# of the demo, opened and settled, cost ~0.7 s of CPU a module) ------------------------------
+
+
+def test_the_cost_fields_follow_the_task(module_demo_window, qtbot):
+    """The cost model shows only what prices the open document's steps (a detection document
+    showed MT's words and diarization's seconds). (Was in tests/gui/workbench/
+    test_cost_fields.py, in a demo window of its own.)"""
+    window = module_demo_window
+    editor = window.workbench.cost_editor
+    wanted = {"mt": ["reference_weight", "post_edit_weight"],
+              "diarization": ["window", "listen_weight"], "detection": []}
+    seen = set()
+    for index, bundle in enumerate(window.state.bundles):
+        if bundle.task not in wanted or not bundle.documents:
+            continue
+        window.state.select(index, bundle.documents[0].id)
+        settle(qtbot, window)
+        assert editor.shown_fields() == wanted[bundle.task], bundle.task
+        seen.add(bundle.task)
+    assert seen == set(wanted)
+
+
+def test_step_0_has_no_empty_text_column(qtbot, module_demo_window):
+    """Issue 35 minor: at step 0 of an MT document the MT view shows the reference and h₀ only,
+    no empty third text column; from step 1 on, what the human saw and what came after.
+    (Was tests/gui/workbench/test_issue35_mt_columns.py, in a demo window of its own.)"""
+    window = module_demo_window
+    window.state.select(window.state.bundle_index_of_task("mt"), "news-2023-01-09")
+    settle(qtbot, window)
+    view = window.workbench.mt_view
+    window.state.set_step(0)
+    settle(qtbot, window)
+    header = view.model.headerData
+    shown = [header(c, qtbot_h()) for c in range(view.model.columnCount())
+             if not view.table.isColumnHidden(c)]
+    assert shown == ["#", "reference", "system hypothesis (h₀)"]
+    window.state.set_step(1)
+    settle(qtbot, window)
+    shown = [header(c, qtbot_h()) for c in range(view.model.columnCount())
+             if not view.table.isColumnHidden(c)]
+    assert shown == ["#", "reference", "the human saw (hₙ₋₁)", "after the step (hₙ)"]
+
+
+def qtbot_h():
+    from PySide6.QtCore import Qt
+
+    return Qt.Orientation.Horizontal

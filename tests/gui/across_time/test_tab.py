@@ -339,3 +339,38 @@ def test_delete_key_and_right_click_remove_points_never_the_last(window, policy_
     state.undo_stack.undo()
     state.undo_stack.undo()
     assert state.policy == three
+
+
+# -- the S_P band (was tests/gui/across_time/test_bands.py, in a demo window of its own, ~0.7 s
+# of CPU) ----------------------------------------------------------------------------------
+
+
+def test_sp_band_and_summary_intervals(window, qtbot):
+    """S_P band and ACC/BWT/FWT intervals in the Across-time tab (issue 15): on a worker, equal to
+    the core's paired bootstrap, drawn as a band around the S_P curve.
+    (Was tests/gui/across_time/test_bands.py, in a demo window of its own.)"""
+    from llgui.core.significance.across_time import lifelong_intervals
+    from llgui.core.significance.resample import Plan
+
+    from llgui.gui.across_time.bands import KEY, SAMPLES, SEED
+    window.show_tab("time")
+    tab = window.time_tab
+    qtbot.waitUntil(lambda: tab.table() is not None, timeout=60000)
+    qtbot.waitExposed(tab.sp_plot)
+    box = tab.bands.box
+    qtbot.waitUntil(box.isVisible, timeout=10000)
+    qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=box.rect().center())
+    assert tab.bands.box.isChecked() and window.jobs.is_running(KEY)
+    qtbot.waitUntil(lambda: tab.bands.result is not None, timeout=120000)
+    expected = lifelong_intervals(tab.table(), tab.table_metric, window.state.policy,
+                                  Plan("bs", SAMPLES, SEED, "document"))
+    got = tab.bands.result
+    assert [e.mean for e in got.s_p] == pytest.approx([e.mean for e in expected.s_p],
+                                                      nan_ok=True)
+    assert got.acc.ci == pytest.approx(expected.acc.ci, nan_ok=True)
+    assert got.bwt.mean == pytest.approx(expected.bwt.mean, nan_ok=True)
+    items = tab.sp_plot.getPlotItem().items
+    assert sum(isinstance(i, pg.FillBetweenItem) for i in items) == 1
+    assert "ACC" in tab.bands.label.text() and "±" in tab.bands.label.text()
+    qtbot.mouseClick(tab.bands.box, Qt.MouseButton.LeftButton)
+    assert not any(isinstance(i, pg.FillBetweenItem) for i in tab.sp_plot.getPlotItem().items)

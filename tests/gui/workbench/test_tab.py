@@ -386,3 +386,17 @@ def qtbot_h():
     from PySide6.QtCore import Qt
 
     return Qt.Orientation.Horizontal
+
+
+def test_with_steps_the_cost_model_stays(qtbot, module_demo_window):
+    """gui2, item 1: a bundle with steps keeps its cost model and steps column (the demo's
+    first document, as the window opens it). (Was in tests/gui/workbench/test_empty_panels.py,
+    in a demo window of its own.)"""
+    window = module_demo_window
+    window.state.select(0, window.state.bundles[0].documents[0].id, step=0)
+    settle(qtbot, window)
+    bench = window.workbench
+    state = window.state
+    assert len(state.bundle().steps_of(state.selection.doc)) > 0
+    assert bench.cost_editor.isVisible()
+    assert bench.splitter.widget(0).minimumWidth() >= 520

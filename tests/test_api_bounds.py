@@ -55,6 +55,26 @@ def campaign(tmp_path_factory):
     return make_campaign(tmp_path_factory.mktemp("campaign"))
 
 
+@pytest.fixture(scope="module")
+def inputs(campaign, tmp_path_factory):
+    """What the calls of API_OF are given: the campaign, and a detection bundle of the demo's
+    first 400 trials (33 targets) with its three systems. The bounds are checked before any
+    figure is computed; a value the API accepts runs the call on it, and on the demo's 25,000
+    trials `samples` left to its default (1,000 resamples) took ~4.5 s of CPU and `seed` ~1 s
+    a run: the property does not need the size."""
+    import types
+
+    source = DEMO / "detection"
+    folder = tmp_path_factory.mktemp("detection")
+    (folder / "scores").mkdir()
+    for path in sorted((source / "scores").iterdir()):
+        head = path.read_text(encoding="utf-8").splitlines(keepends=True)[:400]
+        (folder / "scores" / path.name).write_text("".join(head), encoding="utf-8")
+    (folder / "bundle.toml").write_text((source / "bundle.toml").read_text(encoding="utf-8"),
+                                        encoding="utf-8")
+    return types.SimpleNamespace(campaign=campaign, det=folder / "bundle.toml")
+
+
 @pytest.fixture
 def in_process(monkeypatch, tmp_path):
     """A valid worker count runs the cells in this process: the argument's check is under
@@ -108,21 +128,24 @@ def test_the_issues_cases_are_usage_errors(campaign, in_process):
 # the API call of each option, and the command line that carries it; simulate has no API
 # function (its --budget, --interactive-ratio and --timeout are the CLI's only)
 API_OF = {
-    "samples": (lambda v, c: api.compare_report([DET], "sysA", samples=v),
-                lambda t, c: ["compare", DET, "--baseline", "sysA", "--samples", t]),
-    "seed": (lambda v, c: api.compare_report([DET], "sysA", samples=10, seed=v),
-             lambda t, c: ["compare", DET, "--baseline", "sysA", "--samples", "10", "--seed", t]),
-    "workers": (lambda v, c: api.campaign_report(c, workers=v),
-                lambda t, c: ["campaign", c, "--workers", t]),
-    "threads": (lambda v, c: api.campaign_run(c, workers=0, threads=v),
-                lambda t, c: ["campaign", c, "--workers", "0", "--threads", t]),
-    "cell_timeout": (lambda v, c: api.campaign_run(c, workers=0, cell_seconds=v),
-                     lambda t, c: ["campaign", c, "--workers", "0", "--cell-timeout", t]),
-    "connect_timeout": (lambda v, c: api.campaign_run(c, workers=0, connect_seconds=v),
-                        lambda t, c: ["campaign", c, "--workers", "0", "--connect-timeout", t]),
-    "threshold": (lambda v, c: api.det_report(DET, threshold=v),
-                  lambda t, c: ["det", DEMO / "detection" / "scores" / "sysA.txt", "--key",
-                                DEMO / "detection" / "scores" / "trials.key", "--threshold", t]),
+    "samples": (lambda v, i: api.compare_report([i.det], "sysA", samples=v),
+                lambda t, i: ["compare", i.det, "--baseline", "sysA", "--samples", t]),
+    "seed": (lambda v, i: api.compare_report([i.det], "sysA", samples=10, seed=v),
+             lambda t, i: ["compare", i.det, "--baseline", "sysA", "--samples", "10", "--seed",
+                           t]),
+    "workers": (lambda v, i: api.campaign_report(i.campaign, workers=v),
+                lambda t, i: ["campaign", i.campaign, "--workers", t]),
+    "threads": (lambda v, i: api.campaign_run(i.campaign, workers=0, threads=v),
+                lambda t, i: ["campaign", i.campaign, "--workers", "0", "--threads", t]),
+    "cell_timeout": (lambda v, i: api.campaign_run(i.campaign, workers=0, cell_seconds=v),
+                     lambda t, i: ["campaign", i.campaign, "--workers", "0", "--cell-timeout",
+                                   t]),
+    "connect_timeout": (lambda v, i: api.campaign_run(i.campaign, workers=0, connect_seconds=v),
+                        lambda t, i: ["campaign", i.campaign, "--workers", "0",
+                                      "--connect-timeout", t]),
+    "threshold": (lambda v, i: api.det_report(i.det, threshold=v),
+                  lambda t, i: ["det", i.det.parent / "scores" / "sysA.txt", "--key",
+                                i.det.parent / "scores" / "trials.key", "--threshold", t]),
 }
 CLI_ONLY = {"budget", "interactive_ratio", "timeout"}
 
@@ -153,12 +176,12 @@ def _cli_reason(capsys, argv) -> str:
 
 
 @pytest.mark.parametrize("name", sorted(API_OF))
-def test_the_api_refuses_what_the_command_line_refuses_with_its_reason(name, campaign,
+def test_the_api_refuses_what_the_command_line_refuses_with_its_reason(name, inputs,
                                                                        in_process, capsys):
     call, argv = API_OF[name]
     for value in _outside(name):
         with hang_guard(), pytest.raises(llgui.UsageError) as caught:
-            call(value, campaign)
+            call(value, inputs)
         said = str(caught.value)
         assert said.startswith(f"{name} " if name not in ("cell_timeout", "connect_timeout")
                                else ("cell_seconds " if name == "cell_timeout"
@@ -167,7 +190,7 @@ def test_the_api_refuses_what_the_command_line_refuses_with_its_reason(name, cam
             continue   # no command-line text is a bool or a list
         text = str(value) if not isinstance(value, float) or not value.is_integer() \
             else repr(value)
-        reason = _cli_reason(capsys, argv(text, campaign))
+        reason = _cli_reason(capsys, argv(text, inputs))
         # the CLI: "argument --samples: '0': must be ..."; the API: "samples 0: must be ..."
         cli_reason = re.search(r"'[^']*'(?::)? (.*)$", reason).group(1)
         assert said.endswith(f": {cli_reason}"), (reason, said)
@@ -206,7 +229,7 @@ def _cli_accepts(name: str, value) -> bool | None:
 
 @PROPERTY
 @given(name=st.sampled_from(sorted(API_OF)), value=VALUES)
-def test_property_api_arguments_are_checked_as_the_cli_options(name, value, campaign,
+def test_property_api_arguments_are_checked_as_the_cli_options(name, value, inputs,
                                                                 in_process):
     """Whatever the value: the API either runs or raises UsageError (never another
     exception, never a hang), and it accepts exactly what the command line accepts."""
@@ -218,7 +241,7 @@ def test_property_api_arguments_are_checked_as_the_cli_options(name, value, camp
     with hang_guard(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            call(value, campaign)
+            call(value, inputs)
         except llgui.UsageError:
             accepted = False
         else:

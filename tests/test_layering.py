@@ -1,11 +1,14 @@
 """The core, the loaders and the CLI run without Qt: importing them loads no Qt module."""
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import REPO
 
@@ -18,9 +21,13 @@ PROBE = textwrap.dedent(
         for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
             importlib.import_module(info.name)
             imported.append(info.name)
-    qt = sorted(m for m in sys.modules
-                if m.split(".")[0] in {"PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6"})
-    print(json.dumps({"imported": imported, "qt": qt}))
+    def loaded_qt():
+        qt = {"PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6"}
+        return sorted(m for m in sys.modules if m.split(".")[0] in qt)
+    qt = loaded_qt()
+    # the same look, after importing the GUI's Qt: it reports it (the check can fail)
+    import PySide6.QtCore
+    print(json.dumps({"imported": imported, "qt": qt, "qt_then": loaded_qt()}))
     """
 )
 
@@ -32,18 +39,24 @@ def _probe(code: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_core_io_and_cli_import_no_qt():
-    result = _probe(PROBE)
+@pytest.fixture(scope="module")
+def probe() -> dict:
+    """PROBE's report, from one interpreter (a second one importing the same packages, with Qt
+    first, cost ~0.8 s of CPU)."""
+    return _probe(PROBE)
+
+
+def test_core_io_and_cli_import_no_qt(probe):
     # The probe really walked the packages (so an empty walk cannot pass).
-    assert "llgui.core.types" in result["imported"]
-    assert "llgui.core.penalty" in result["imported"]
-    assert result["qt"] == []
+    assert "llgui.core.types" in probe["imported"]
+    assert "llgui.core.penalty" in probe["imported"]
+    assert probe["qt"] == []
 
 
-def test_the_probe_would_see_qt():
-    """The same probe, after importing the GUI package's Qt, reports it (the check can fail)."""
-    result = _probe(PROBE.replace("import llgui, llgui.core", "import PySide6.QtCore\nimport llgui, llgui.core"))
-    assert "PySide6.QtCore" in result["qt"]
+def test_the_probe_would_see_qt(probe):
+    """The same look at the loaded modules, after the probe imported the GUI package's Qt,
+    reports it (the check can fail)."""
+    assert "PySide6.QtCore" in probe["qt_then"]
 
 
 def test_cli_run_imports_no_qt(tmp_path):
@@ -134,37 +147,56 @@ JOBS_PROBE = textwrap.dedent(
             view_job(walk, 1)
         collection_job(bundle, metric, bundle.cost)
         bands_job(bundle.lifelong, metric, PRESETS["B"], Plan("bs", 20, 1, "document"))
-    qt = sorted(m for m in sys.modules
-                if m.split(".")[0] in {"PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6"})
-    print(json.dumps({"imported": imported, "qt": qt}))
+    def loaded_qt():
+        qt = {"PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6"}
+        return sorted(m for m in sys.modules if m.split(".")[0] in qt)
+    qt = loaded_qt()
+    # the same look, after importing the GUI's Qt: it reports it (the check can fail)
+    import pyqtgraph
+    print(json.dumps({"imported": imported, "qt": qt, "qt_then": loaded_qt()}))
     """
 )
 
 
-def test_the_guis_jobs_import_and_run_without_qt():
+@pytest.fixture(scope="module")
+def jobs_probe() -> dict:
+    """JOBS_PROBE's report, from one interpreter (a second one for the look with Qt loaded
+    cost ~0.6 s of CPU)."""
+    return _probe(JOBS_PROBE)
+
+
+def test_the_guis_jobs_import_and_run_without_qt(jobs_probe):
     """llgui.gui.jobs is what the window's workers run: plain functions, no Qt, so that the
     tests (tests/gui/jobs/) and the CLI call them as they are."""
-    result = _probe(JOBS_PROBE)
     for name in ("workbench", "collection", "campaign", "across_time", "simulate", "live"):
-        assert f"llgui.gui.jobs.{name}" in result["imported"]
-    assert result["qt"] == []
+        assert f"llgui.gui.jobs.{name}" in jobs_probe["imported"]
+    assert jobs_probe["qt"] == []
 
 
-def test_the_jobs_probe_would_see_qt():
-    """The same probe, after importing pyqtgraph, reports it (the check can fail). Its imports
-    and its report only: running the jobs (a second of CPU) cannot hide a module imported."""
-    head, _, tail = JOBS_PROBE.partition("# and run a few")
-    imports_only = head + "qt = sorted" + tail.partition("qt = sorted")[2]
-    result = _probe(imports_only.replace("import llgui.gui.jobs as jobs",
-                                         "import pyqtgraph\nimport llgui.gui.jobs as jobs"))
-    assert "pyqtgraph" in result["qt"]
-    assert "llgui.gui.jobs.workbench" in result["imported"]   # it did walk the jobs
+def test_the_jobs_probe_would_see_qt(jobs_probe):
+    """The same look at the loaded modules, after the probe imported pyqtgraph, reports it
+    (the check can fail)."""
+    assert "pyqtgraph" in jobs_probe["qt_then"]
+    assert "llgui.gui.jobs.workbench" in jobs_probe["imported"]   # it did walk the jobs
+
+
+def _statements(tree: ast.AST):
+    """Every statement of `tree`, at any depth (in functions, classes, branches, handlers, match
+    cases): where an `import` can be. Expressions hold no statement, so they are not walked
+    (ast.walk's every node was ~0.5 s of CPU over the package)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(node, field, None)
+            if isinstance(children, list):
+                stack.extend(children)
 
 
 def _import_graph() -> dict[str, set[str]]:
     """llgui module -> the llgui modules it imports (every `import` and `from ... import`,
     at module level or inside functions), from the source."""
-    import ast
 
     modules = {}
     for path in (REPO / "llgui").rglob("*.py"):
@@ -184,7 +216,7 @@ def _import_graph() -> dict[str, set[str]]:
     for name, (path, is_package) in modules.items():
         package = name if is_package else name.rpartition(".")[0]
         edges = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _statements(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):

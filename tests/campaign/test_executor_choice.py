@@ -75,15 +75,15 @@ def test_scheduler_address_options_then_dask_config(tmp_path, monkeypatch):
 
 
 def test_a_file_that_is_not_a_scheduler_file_is_exit_2(tmp_path):
-    import subprocess
-    import sys
+    from tests.conftest import llgui_in_process
 
     (tmp_path / "s.json").write_text("not json")
     path = tmp_path / "c.toml"
     path.write_text('[campaign]\ntask = "mt"\n')
-    done = subprocess.run([sys.executable, "-m", "llgui", "campaign", str(path),
-                           "--scheduler-file", str(tmp_path / "s.json")],
-                          capture_output=True, text=True, timeout=120)
+    # the command's entry point in this process: its exit and message are checked, not its
+    # interpreter (a second one cost ~0.5 s of CPU of imports)
+    done = llgui_in_process(["campaign", str(path), "--scheduler-file",
+                             str(tmp_path / "s.json")])
     assert done.returncode == 2
     assert f"--scheduler-file {tmp_path / 's.json'}: not a Dask scheduler file" in done.stderr
 

@@ -10,7 +10,8 @@ The convention the documents follow (docs/developing.md, "Writing the docs"):
 - `<!-- not run: why -->` on the line before a block leaves it out, saying why (the two set-up
   commands, a recipe for a cluster of several machines).
 
-`llgui ...` and `python3 dev.py llgui ...` run this checkout's llgui; a command that opens the
+`llgui ...` and `python3 dev.py llgui ...` run this checkout's llgui (a headless command through
+its entry point in this process, the window in a process of its own); a command that opens the
 window renders it offscreen once loaded (`--screenshot`) instead of waiting for a user;
 `/tmp/` becomes a fresh folder per block, and `$(llgui --demo-dir)` the demo's folder, as the
 shell would make it.
@@ -74,12 +75,48 @@ def cache(tmp_path_factory) -> Path:
 
 
 def run(text: str, tmp: Path, cache: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", LLGUI_CACHE_DIR=str(cache),
-               PYQTGRAPH_QT_LIB="PySide6", COLUMNS="200")
-    env.pop("LLGUI_DEMO_DIR", None)
+    settings = dict(QT_QPA_PLATFORM="offscreen", LLGUI_CACHE_DIR=str(cache),
+                    PYQTGRAPH_QT_LIB="PySide6", COLUMNS="200")
     argv = command_line(text, tmp, tmp / "window.png")
+    if argv[3:4] and argv[3] in _subcommands():
+        return _in_process(argv[3:], settings)
+    env = dict(os.environ, **settings)
+    env.pop("LLGUI_DEMO_DIR", None)
     return subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=600, stdin=subprocess.DEVNULL)
+
+
+def _subcommands() -> set[str]:
+    from llgui.cli.main import SUBCOMMANDS
+
+    return set(SUBCOMMANDS)
+
+
+def _in_process(args: list[str], settings: dict) -> subprocess.CompletedProcess:
+    """`python -m llgui ARGS` for a headless command (score, replay, simulate ...): llgui's
+    entry point (llgui.__main__.main) called in this process, from the repository's root, with
+    the same environment and an empty standard input. What a block checks is what the
+    command prints and its exit, not its interpreter (a second one cost ~0.4 s of CPU of
+    imports a command); the window's commands still run as processes of their own."""
+    import contextlib
+    import io
+
+    from llgui.__main__ import main
+
+    printed, said = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, open(os.devnull, encoding="utf-8") as empty:
+        patch.chdir(REPO)
+        patch.delenv("LLGUI_DEMO_DIR", raising=False)
+        for name, value in settings.items():
+            patch.setenv(name, value)
+        patch.setattr(sys, "stdin", empty)
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(said):
+            try:
+                code = main(list(args))
+            except SystemExit as stop:   # argparse's exits, as the interpreter would end
+                code = stop.code if isinstance(stop.code, int) else (stop.code is not None)
+    return subprocess.CompletedProcess(["llgui", *args], int(code), printed.getvalue(),
+                                       said.getvalue())
 
 
 def commands(body: str) -> list[str]:
@@ -99,11 +136,23 @@ The blocks of this module run on one worker (tests/conftest.py); run alone, a bl
 every command it shows."""
 
 
+RUN_ELSEWHERE = {
+    "llgui resources/demo/mt/bundle.toml --live --system mt_memory --live-out /tmp/live "
+    "--size 1366x768 --screenshot /tmp/live.png":
+        "tests/gui/test_app.py::"
+        "test_live_opens_the_live_session_headless_and_renders_its_first_question",
+}
+"""Documented commands that another test runs as this module would (`command_line`, from the
+repository's root), checking more than their exit: the picture's size and the session folder
+of the headless live window of docs/live.md and docs/window.md (~2.3 s of CPU a run). They
+are not run a second time here."""
+
+
 @pytest.mark.parametrize("body", list(blocks("sh")))
 def test_sh_block_runs(body, tmp_path, cache):
     texts = commands(body)
     for k, text in enumerate(texts):
-        if k == len(texts) - 1 and text in SUCCEEDED:
+        if text in RUN_ELSEWHERE or (k == len(texts) - 1 and text in SUCCEEDED):
             continue
         done = run(text, tmp_path, cache)
         assert done.returncode == 0, f"{text}\n{done.stderr[-3000:]}"
@@ -134,6 +183,20 @@ def test_python_block_runs(body, cache):
     done = subprocess.run([sys.executable, "-c", body], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=600, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_the_commands_run_elsewhere_are_documented_and_their_tests_exist():
+    """Each command left to another test is shown in a sh block, and that test exists (it runs
+    the command through `command_line`, as here)."""
+    import importlib
+
+    shown = {text for block in blocks("sh") for text in commands(block.values[0])}
+    for text, test in RUN_ELSEWHERE.items():
+        assert text in shown, text
+        path, name = test.split("::")
+        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+        assert callable(getattr(module, name, None)), test
+        assert "command_line" in getattr(module, name).__code__.co_names, test
 
 
 def test_every_runnable_block_is_found():

@@ -46,9 +46,11 @@ def test_installed_wheel_scores_its_own_demo_outside_the_repository(wheel, tmp_p
     # pip installs the wheel into it (`pip --python`), as the environment's own pip would.
     venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / ("Scripts" if os.name == "nt" else "bin") / "python"
+    # --no-compile: the llgui processes below compile (and cache) the modules they import,
+    # not all of them (the window's among them) ahead (~0.7 s of CPU)
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
-                    "--no-deps", "--disable-pip-version-check", str(wheel)], check=True,
-                   timeout=600)
+                    "--no-deps", "--no-compile", "--disable-pip-version-check", str(wheel)],
+                   check=True, timeout=600)
     # The dependencies come from this environment (installing them again would download
     # hundreds of MB); llgui itself only from the wheel.
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()"
@@ -57,7 +59,12 @@ def test_installed_wheel_scores_its_own_demo_outside_the_repository(wheel, tmp_p
     work = tmp_path / "elsewhere"
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("LLGUI_")}
-    env.update(LLGUI_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH="")
+    # NUMBA_DISABLE_JIT: the installed package's TER (which `score` needs for the demo's
+    # question value) runs as the Python it is written in, not first compiled by numba into the
+    # fresh install (~6 s of CPU a run, for a figure this test does not read). BLEU, compared
+    # below, is not numba's; the compiled TER engine equals sacrebleu in
+    # tests/core/mt/test_ter_fast.py and on the demo's steps in tests/core/test_verify.py.
+    env.update(LLGUI_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH="", NUMBA_DISABLE_JIT="1")
 
     def llgui(*args):
         return subprocess.run([str(python), "-m", "llgui", *args], cwd=work, env=env,

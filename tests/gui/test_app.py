@@ -21,25 +21,6 @@ def run_llgui(args, tmp_path, timeout=180):
     return out, time.monotonic() - start
 
 
-def test_demo_screenshot_writes_a_png_of_the_window(tmp_path):
-    """`llgui --demo --screenshot PNG` run without a display, as a server runs it: it renders
-    offscreen by itself (the run with QT_QPA_PLATFORM=offscreen set is the same path, and
-    was a second window of ~2.5 s of CPU: the docs' commands run that way)."""
-    png = tmp_path / "out.png"
-    out = subprocess.run([sys.executable, "-m", "llgui", "--demo", "--no-session",
-                          "--screenshot", str(png)], capture_output=True, text=True,
-                         env=_no_display_env(), cwd=tmp_path, timeout=300)
-    assert out.returncode == 0, out.stderr
-    assert "Traceback" not in out.stderr
-    image = QImage(str(png))
-    assert not image.isNull()
-    assert (image.width(), image.height()) == (1500, 950)
-    # not a blank image: a window with text and plots has many distinct colours
-    colours = {image.pixel(x, y) for x in range(0, image.width(), 7)
-               for y in range(0, image.height(), 7)}
-    assert len(colours) > 50
-
-
 def test_demo_exits_cleanly_when_closed_while_jobs_run(tmp_path):
     # closed 300 ms after start: the documents' replays are still running on workers
     out, elapsed = run_llgui(["--demo", "--close-after", "300"], tmp_path)
@@ -102,8 +83,9 @@ def test_no_display_is_a_message_not_an_abort(tmp_path):
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert done.returncode == 2, done.stderr
     assert "no display" in done.stderr and "--screenshot" in done.stderr
-    # --screenshot needs no display: test_demo_screenshot_writes_a_png_of_the_window runs
-    # `llgui --demo --no-session --screenshot PNG` with this environment and checks its picture
+    # --screenshot needs no display: test_every_command_the_no_display_advice_names_ends runs
+    # `llgui --demo --no-session --screenshot PNG` (through dev.py) with this environment and
+    # checks its picture
 
 
 def test_a_missing_xcb_library_is_named_with_its_package(monkeypatch):
@@ -151,7 +133,8 @@ def _no_display_env():
 def test_every_command_the_no_display_advice_names_ends(tmp_path):
     """Issue 37: the advice said 'or set QT_QPA_PLATFORM=offscreen', which runs an invisible
     window that prints nothing and never ends. Every command it names now ends, exit 0, with
-    the picture it promises (run here with no display, as a server would)."""
+    the picture it promises (run here with no display, as a server would): the window of the
+    demo, rendered offscreen by itself at its own size, not a blank image."""
     import re
 
     from llgui.gui.app import NO_DISPLAY
@@ -159,18 +142,27 @@ def test_every_command_the_no_display_advice_names_ends(tmp_path):
     assert "QT_QPA_PLATFORM=offscreen" not in NO_DISPLAY
     commands = re.findall(r"(?:llgui|python3 dev\.py demo) [^();,]*--screenshot \S+", NO_DISPLAY)
     assert len(commands) == 2, NO_DISPLAY
-    # `llgui --demo --screenshot PNG` without a display is run (and its picture checked) by
-    # test_demo_screenshot_writes_a_png_of_the_window above; here the other one, through dev.py
     assert commands[0].split()[:3] == ["llgui", "--demo", "--screenshot"], commands
-    for command in commands[1:]:
-        words = command.split()
-        argv = [sys.executable, str(REPO / "dev.py"), *words[2:]]
-        done = subprocess.run(argv + ["--no-session"], capture_output=True, text=True,
-                              env=_no_display_env(), cwd=tmp_path, timeout=300,
-                              stdin=subprocess.DEVNULL)
-        assert done.returncode == 0, (command, done.stderr[-2000:])
-        assert (tmp_path / words[-1]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", command
-        (tmp_path / words[-1]).unlink()
+    # The second is the first through dev.py: `python3 dev.py demo ARGS` runs this
+    # environment's `python -m llgui --demo ARGS` (dev.py's main). One window is rendered, by
+    # dev.py, for both (each was a window of ~2.3 s of CPU).
+    dev = commands[1].split()
+    assert dev[:3] == ["python3", "dev.py", "demo"], commands
+    assert dev[3:] == commands[0].split()[2:], commands
+    argv = [sys.executable, str(REPO / "dev.py"), *dev[2:], "--no-session"]
+    out = subprocess.run(argv, capture_output=True, text=True, env=_no_display_env(),
+                         cwd=tmp_path, timeout=300, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, (commands[1], out.stderr[-2000:])
+    assert "Traceback" not in out.stderr
+    png = tmp_path / dev[-1]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", commands[1]
+    image = QImage(str(png))
+    assert not image.isNull()
+    assert (image.width(), image.height()) == (1500, 950)
+    # not a blank image: a window with text and plots has many distinct colours
+    colours = {image.pixel(x, y) for x in range(0, image.width(), 7)
+               for y in range(0, image.height(), 7)}
+    assert len(colours) > 50
 
 
 @pytest.mark.parametrize("platform", ["offscreen", "minimal"])
@@ -255,19 +247,31 @@ def test_an_unwritable_picture_ends_with_exit_2_not_a_hang(tmp_path):
 def test_live_opens_the_live_session_headless_and_renders_its_first_question(tmp_path):
     """`llgui BUNDLE --live --system mt_memory --screenshot PNG`: the live session (not the
     workbench) starts mt_memory on the demo's MT bundle, waits for its first question, writes
-    the picture and pauses into the session folder (live.json names the system and bundle)."""
+    the picture and pauses into the session folder (live.json names the system and bundle).
+    The command is docs/live.md's and docs/window.md's, run as tests/docs/test_code_blocks.py
+    runs a documented command (which leaves it to this test: RUN_ELSEWHERE)."""
     import json
 
-    png, folder = tmp_path / "live.png", tmp_path / "session"
-    bundle = REPO / "resources" / "demo" / "mt" / "bundle.toml"
-    out, _ = run_llgui([str(bundle), "--live", "--system", "mt_memory", "--live-out",
-                        str(folder), "--size", "1366x768", "--screenshot", str(png)], tmp_path)
+    from tests.docs.test_code_blocks import RUN_ELSEWHERE, command_line
+
+    (command,) = [c for c, test in RUN_ELSEWHERE.items()
+                  if test.startswith("tests/gui/test_app.py::test_live_opens_the_live_session")]
+    png, folder = tmp_path / "live.png", tmp_path / "live"
+    argv = command_line(command, tmp_path, png)
+    assert argv[3:9] == ["resources/demo/mt/bundle.toml", "--live", "--system", "mt_memory",
+                         "--live-out", str(folder)], argv
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               LLGUI_SESSION_FILE=str(tmp_path / "session.json"))
+    env.pop("LLGUI_DEMO_DIR", None)
+    out = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=180,
+                         stdin=subprocess.DEVNULL)
     assert out.returncode == 0, out.stderr
     image = QImage(str(png))
     assert (image.width(), image.height()) == (1366, 768)
     state = json.loads((folder / "live.json").read_text())
     assert state["system_name"] == "mt_memory" and state["finished"] is False
-    assert Path(state["bundle"]).resolve() == bundle.resolve()
+    bundle = REPO / "resources" / "demo" / "mt" / "bundle.toml"
+    assert (REPO / state["bundle"]).resolve() == bundle.resolve()
 
 
 def test_live_on_a_missing_bundle_is_exit_2(tmp_path):

@@ -28,24 +28,34 @@ def _bundle(tmp: Path, reference_data: Path, system: str) -> Path:
     return folder / "bundle.toml"
 
 
-@pytest.fixture
-def two_systems(qtbot, tmp_path, reference_data):
-    from llgui.gui.main_window import MainWindow
+@pytest.fixture(scope="module")
+def two_systems(qapp, tmp_path_factory, reference_data):
+    """The window of both systems, shared by the module's two tests that read it (the second
+    puts back the panel it closes): a window opening and scoring them cost ~0.6 s of CPU."""
+    import time
 
-    paths = [_bundle(tmp_path, reference_data, s) for s in SYSTEMS]
+    from llgui.gui.main_window import MainWindow
+    from tests.gui.across_time.test_policy_item import wait_for
+
+    tmp = tmp_path_factory.mktemp("two")
+    paths = [_bundle(tmp, reference_data, s) for s in SYSTEMS]
     window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
     window.resize(1366, 768)
     window.show()
-    qtbot.waitExposed(window)
+    wait_for(lambda: window.windowHandle() is not None and window.windowHandle().isExposed())
     assert window.open_bundles([str(p) for p in paths])
-    settle(qtbot, window)
+    wait_for(lambda: not window.jobs.busy and (
+        window.state.document() is None or window.workbench.ready()))
     model = window.documents_model
-    qtbot.waitUntil(lambda: all(model.difference(r) is not None
-                                for r in range(model.rowCount())), timeout=60000)
-    qtbot.wait(100)
+    wait_for(lambda: all(model.difference(r) is not None for r in range(model.rowCount())),
+             timeout=60)
+    deadline = time.monotonic() + 0.1
+    while time.monotonic() < deadline:
+        qapp.processEvents()
+        time.sleep(0.01)
     yield window
     window.jobs.shutdown(2000)
+    window.close()
 
 
 def test_two_systems_rows_say_which_and_the_difference_is_in_view(qtbot, two_systems):

@@ -43,9 +43,10 @@ def listen(qtbot, window) -> list[tuple[float, float, bytes]]:
     checked against the file and the playhead's positions."""
     panel = window.diar_panel
     panel.player.keep_samples = True
-    # no output device offscreen: the clock hands out the samples, here at 8x real time (the
-    # samples and the playhead's course are the same; with a device the sound sets the pace)
-    panel.player.clock_speed = 8.0
+    # no output device offscreen: the clock hands out the samples, here at 32x real time (the
+    # samples and the playhead's course are the same, each 25 ms tick hands out 0.8 s of a
+    # window; with a device the sound sets the pace)
+    panel.player.clock_speed = 32.0
     positions: list[float] = []
     panel.player.position.connect(positions.append)
     panel.play.setFocus()

@@ -1,7 +1,8 @@
 """gui2, item 1: VoxConverse nitgx (21 speakers) scored with no interaction log at 1366x768:
 the cost model, which prices nothing without steps, is folded away and the steps column
-narrows, so the timeline gets the room; a bundle with steps keeps both. A speaker's adjacent
-turns, drawn as one bar, carry its label at the overview zoom."""
+narrows, so the timeline gets the room; a bundle with steps keeps both (checked in
+tests/gui/workbench/test_tab.py, test_with_steps_the_cost_model_stays, in that module's demo
+window). A speaker's adjacent turns, drawn as one bar, carry its label at the overview zoom."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -39,11 +40,3 @@ def test_without_steps_the_cost_model_gives_its_room_to_the_timeline(qtbot, tmp_
             bench.diar_view.labelled
     finally:
         window.jobs.shutdown(2000)
-
-
-def test_with_steps_the_cost_model_stays(demo_window):
-    bench = demo_window.workbench
-    state = demo_window.state
-    assert len(state.bundle().steps_of(state.selection.doc)) > 0
-    assert bench.cost_editor.isVisible()
-    assert bench.splitter.widget(0).minimumWidth() >= 520

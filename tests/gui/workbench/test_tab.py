@@ -336,3 +336,114 @@ def test_the_llmt_scorer_is_offered_in_the_window(qtbot, module_demo_window):
                      "--format", "json"]) == 0
     pooled = json.loads(out.getvalue())["penalised"]["bleu"]["pooled"]["s_pen"]
     assert window.workbench._collection[1].pooled_pen == pytest.approx(pooled, abs=1e-9)
+
+
+# -- moved here from modules of one test each, to share this module's demo window (a window
+# of the demo, opened and settled, cost ~0.7 s of CPU a module) ------------------------------
+
+
+def test_the_cost_fields_follow_the_task(module_demo_window, qtbot):
+    """The cost model shows only what prices the open document's steps (a detection document
+    showed MT's words and diarization's seconds). (Was in tests/gui/workbench/
+    test_cost_fields.py, in a demo window of its own.)"""
+    window = module_demo_window
+    editor = window.workbench.cost_editor
+    wanted = {"mt": ["reference_weight", "post_edit_weight"],
+              "diarization": ["window", "listen_weight"], "detection": []}
+    seen = set()
+    for index, bundle in enumerate(window.state.bundles):
+        if bundle.task not in wanted or not bundle.documents:
+            continue
+        window.state.select(index, bundle.documents[0].id)
+        settle(qtbot, window)
+        assert editor.shown_fields() == wanted[bundle.task], bundle.task
+        seen.add(bundle.task)
+    assert seen == set(wanted)
+
+
+def test_step_0_has_no_empty_text_column(qtbot, module_demo_window):
+    """Issue 35 minor: at step 0 of an MT document the MT view shows the reference and h₀ only,
+    no empty third text column; from step 1 on, what the human saw and what came after.
+    (Was tests/gui/workbench/test_issue35_mt_columns.py, in a demo window of its own.)"""
+    window = module_demo_window
+    window.state.select(window.state.bundle_index_of_task("mt"), "news-2023-01-09")
+    settle(qtbot, window)
+    view = window.workbench.mt_view
+    window.state.set_step(0)
+    settle(qtbot, window)
+    header = view.model.headerData
+    shown = [header(c, qtbot_h()) for c in range(view.model.columnCount())
+             if not view.table.isColumnHidden(c)]
+    assert shown == ["#", "reference", "system hypothesis (h₀)"]
+    window.state.set_step(1)
+    settle(qtbot, window)
+    shown = [header(c, qtbot_h()) for c in range(view.model.columnCount())
+             if not view.table.isColumnHidden(c)]
+    assert shown == ["#", "reference", "the human saw (hₙ₋₁)", "after the step (hₙ)"]
+
+
+def qtbot_h():
+    from PySide6.QtCore import Qt
+
+    return Qt.Orientation.Horizontal
+
+
+def test_with_steps_the_cost_model_stays(qtbot, module_demo_window):
+    """gui2, item 1: a bundle with steps keeps its cost model and steps column (the demo's
+    first document, as the window opens it). (Was in tests/gui/workbench/test_empty_panels.py,
+    in a demo window of its own.)"""
+    window = module_demo_window
+    window.state.select(0, window.state.bundles[0].documents[0].id, step=0)
+    settle(qtbot, window)
+    bench = window.workbench
+    state = window.state
+    assert len(state.bundle().steps_of(state.selection.doc)) > 0
+    assert bench.cost_editor.isVisible()
+    assert bench.splitter.widget(0).minimumWidth() >= 520
+
+
+def test_pooled_aggregates_get_their_intervals(module_demo_window, qtbot):
+    """Intervals on the workbench's pooled aggregates (issue 15): computed on a worker after the
+    collection job, shown beside the point estimates, equal to the core's bootstrap.
+    On the demo's first document, as the window opens it. (Was tests/gui/workbench/
+    test_aggregate_intervals.py, in a demo window of its own.)"""
+    window = module_demo_window
+    window.state.select(0, window.state.bundles[0].documents[0].id, step=0)
+    settle(qtbot, window)
+    bench = window.workbench
+    qtbot.waitUntil(lambda: bool(bench.shown_intervals), timeout=120000)
+    settle(qtbot, window)
+    estimates = bench.shown_intervals
+    assert set(estimates) == {"s_base", "s_adapt", "s_pen"}
+    text = bench.aggregates.text()
+    # issue 21: a percentile interval beside the pooled score, not mean ± half-width
+    assert "95 % CI [lo, hi]" in text and "±" not in text
+    index = window.state.selection.bundle
+    bundle = window.state.bundles[index]
+    from llgui.core.penalty import replay_bundle
+    from llgui.core.significance.resample import Plan
+    from llgui.core.significance.penalised import collection_intervals
+
+    metric = window.state.metric(bundle.task)
+    result = replay_bundle(bundle, metric, window.state.cost_model(index))
+    expected = collection_intervals(bundle, result, Plan("bs", 1000, 12345, "document"))
+    for m, e in expected.items():
+        assert estimates[m].score == pytest.approx(e.score, abs=1e-9)
+        assert estimates[m].mean == pytest.approx(e.mean, abs=1e-9)
+        assert estimates[m].ci == pytest.approx(e.ci, abs=1e-9)
+        assert estimates[m].low == pytest.approx(e.low, abs=1e-9)
+        assert f"[{e.low:.2f}, {e.high:.2f}]" in text
+        # the demo bundle has 4 documents: fewer than MIN_UNITS, said, in grey
+        assert e.n_units == len(bundle.documents) == 4 and e.too_few
+    assert text.count("too few units (4)") == 3
+    # the interval is the 2.5 / 97.5 % order statistics of the resampled pooled scores
+    from llgui.core.significance.penalised import MEASURES, Stream, StreamSample, metric_of
+    from llgui.core.significance.resample import bootstrap_scores
+    import numpy as np
+
+    stream = Stream.from_replays(result.replays, metric_of(bundle, result.metric))
+    scores = bootstrap_scores([StreamSample(stream, m) for m in MEASURES],
+                              Plan("bs", 1000, 12345, "document"))
+    for m, values in zip(MEASURES, scores):
+        ordered = np.sort(values)
+        assert (estimates[m].low, estimates[m].high) == (ordered[25], ordered[974])

@@ -424,6 +424,9 @@ def main(argv: list[str] | None = None) -> int:
             code = _save(window, target)
             for note in picture_notes(window, args, width, height):
                 print(f"llgui: {note}", file=sys.stderr)
+            for error in getattr(window, "job_failures", []):   # a job that failed:
+                print(f"llgui: internal error, please report: {error}", file=sys.stderr)
+                code = max(code, 1)   # (the picture shows its message, not its numbers)
             failed = getattr(window, "open_problems", [])
             if failed:   # the picture shows the error; the exit says it too
                 for problem in failed:

@@ -38,6 +38,7 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         self.jobs.hold()   # released after the first paint (or shortly after start, unseen)
         QTimer.singleShot(1500, self.jobs.release)
         self.errors: list[str] = []          # every error shown, newest last (for tests, logs)
+        self.job_failures: list[str] = []    # the background jobs' among them (llgui's own)
         self._error_box: QMessageBox | None = None
 
         self._build_documents_dock()
@@ -356,6 +357,7 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
     @Slot(str, str)
     def _on_jobs_failed(self, key: str, message: str) -> None:
         self.errors.append(f"{key}: {message}")
+        self.job_failures.append(f"{key}: {message}")
         if key == "load":
             self.cancel_load_button.setVisible(False)
         if key == "walk":  # ("walk:METRIC", a metric shown meanwhile, is not the view's)

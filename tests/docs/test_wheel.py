@@ -72,6 +72,12 @@ def test_installed_wheel_scores_its_own_demo_outside_the_repository(wheel, tmp_p
 
     where = Path(llgui("--demo-dir").stdout.strip())
     assert where.is_relative_to(Path(site)) and not where.is_relative_to(REPO)
+    # the window on the installed demo, rendered offscreen (issue 37, acceptance 3)
+    shot = llgui("--demo", "--size", "1366x768", "--screenshot", str(work / "demo.png"))
+    assert shot.returncode == 0, shot.stderr
+    import struct
+
+    assert struct.unpack(">II", (work / "demo.png").read_bytes()[16:24]) == (1366, 768)
     done = llgui("score", str(where / "mt" / "bundle.toml"), "--format", "json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)

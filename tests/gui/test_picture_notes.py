@@ -27,3 +27,44 @@ def test_a_mistyped_doc_a_step_past_the_end_and_a_small_size_are_said(tmp_path):
     assert "--size 300x200: the window is at least" in said
     assert f"the picture is {width}x{height}" in said
     assert "Traceback" not in said
+
+
+def test_a_replay_that_fails_ends_the_wait_for_the_picture(qtbot, monkeypatch, tmp_path):
+    """The window waited ten minutes for a document whose replay had failed (the wheel's demo
+    under NUMBA_DISABLE_JIT: the kernel's warm-up read past a row; fixed) before taking its
+    picture; the failure is now settled at once and said."""
+    import llgui
+    from llgui.gui.jobs import workbench as work
+    from llgui.gui.main_window import MainWindow
+
+    def broken(*_args, **_kwargs):
+        raise IndexError("index 2 is out of bounds for axis 0 with size 1")
+
+    monkeypatch.setattr(work, "walk_job", broken)   # a fault, not a computation under test
+    monkeypatch.setenv("LLGUI_SESSION_FILE", str(tmp_path / "session.json"))
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.open_bundles([str(llgui.demo_dir() / "mt" / "bundle.toml")])
+    window.show()
+    settled = []
+    window.when_settled(lambda: settled.append(True), timeout_ms=600000)
+    qtbot.waitUntil(lambda: bool(settled), timeout=60000)   # (not ten minutes)
+    assert window.job_failures == ["walk: IndexError: index 2 is out of bounds for axis 0 "
+                                   "with size 1"]
+    window.jobs.shutdown(2000)
+
+
+def test_the_significance_kernels_warm_up_within_their_rows():
+    """The penalised kernel's warm-up ran DER's score on one-column rows (it reads five):
+    compiled code read past them silently, the same code interpreted (NUMBA_DISABLE_JIT=1,
+    which checks every index) raised IndexError."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", "from llgui.core.significance import _penalised_kernel, "
+         "_det_kernel; _penalised_kernel.warm(); _det_kernel.warm()"],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "NUMBA_DISABLE_JIT": "1"})
+    assert done.returncode == 0, done.stderr

@@ -197,6 +197,8 @@ def warm() -> None:
     interpreter) on one tiny input, once per process. The window's walkthrough job does
     this before its document is shown, so that the interval job that follows does not pay
     it while the user steps (gate 9)."""
-    one = np.ones((1, 1))
+    # DER's five statistics (the kernel reads s[0] to s[4]: a narrower row was read past
+    # its end, which compiled code does silently and NUMBA_DISABLE_JIT=1 refuses)
+    one = np.ones((1, 5))
     run_penalties(np.ones((1, 1), dtype=np.int64), one, one, np.zeros(1, dtype=np.int64),
                   np.ones(1, dtype=np.int64), one, one, KIND["der"], np.zeros(1))

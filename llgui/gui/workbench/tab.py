@@ -211,7 +211,7 @@ class Workbench(QWidget):
         jobs.result_ready.connect(self._on_jobs_result_ready)
         jobs.progressed.connect(self._on_jobs_progressed)
         jobs.cancelled.connect(self._on_jobs_stopped)
-        jobs.failed.connect(lambda key, _message: self._on_jobs_stopped(key))
+        jobs.failed.connect(self._on_jobs_failed)
         self._verify_started = 0.0
         self._collection: tuple[int, object] | None = None   # the aggregates on screen
         self._collections: dict[int, object] = {}   # every bundle's, shown when it is selected
@@ -709,6 +709,13 @@ class Workbench(QWidget):
         if left is not None:
             text += f" · {format_time(left)} left"
         self.verify_button.setText(text)
+
+    @Slot(str, str)
+    def _on_jobs_failed(self, key: str, _message: str) -> None:
+        if key == "walk":   # the document's replay failed (the window says why): nothing
+            self._wanted = None   # more is coming for it, `settled` (a --screenshot waited
+            # ten minutes for it)
+        self._on_jobs_stopped(key)
 
     @Slot(str)
     def _on_jobs_stopped(self, key: str, *_message) -> None:

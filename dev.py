@@ -3,8 +3,8 @@
 
     python3 dev.py demo      # the GUI on the bundled demo
     python3 dev.py test      # the whole test suite (what CI runs through .ci/run)
-    python3 dev.py test --quick  # the edit-test loop: core, readers, command line (a minute,
-                                 # quiet; a busy machine takes longer)
+    python3 dev.py test --quick  # the edit-test loop: core, readers, command line (half a
+                                 # minute quiet; a busy machine longer)
     python3 dev.py bench     # the performance gates (benchmarks/, docs/developing.md)
     python3 dev.py llgui ... # any llgui command inside the project's environment
     python3 dev.py setup     # only the set-up below (every other command does it first)

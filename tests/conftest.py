@@ -112,7 +112,7 @@ Dask, the simulations (real subprocesses), the fuzzers and hostile-input suites,
 hour's subprocess checks, and every test of the published
 reference data (its fixture) or marked slow. What
 it keeps (the core's numbers against the libraries, the readers, the command line's own
-tests) runs in about a minute on two cores; the whole suite before a commit."""
+tests) runs in about half a minute on two quiet cores; the whole suite before a commit."""
 
 
 def pytest_addoption(parser):

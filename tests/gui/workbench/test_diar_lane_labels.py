@@ -4,25 +4,6 @@ it had without its runs being looked for again; the lanes the step changed are; 
 shown after each step are those of a fresh view of that step at the same range and size."""
 from __future__ import annotations
 
-import pytest
-
-from llgui.core.walkthrough import walk
-from llgui.io.bundle import load_bundle
-from tests.conftest import REPO
-
-DIAR_BUNDLE = REPO / "resources" / "demo" / "diarization" / "bundle.toml"
-
-
-@pytest.fixture(scope="module")
-def demo_walk():
-    bundle = load_bundle(DIAR_BUNDLE)
-    for document in bundle.documents:
-        result = walk(document, bundle.steps_of(document.id), "der", bundle.settings,
-                      bundle.cost)
-        if len(result.steps) >= 4:
-            return result
-    pytest.fail("no demo show with 4 steps")
-
 
 def _view(qtbot):
     from llgui.gui.workbench.diar_view import DiarView

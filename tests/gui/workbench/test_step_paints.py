@@ -15,12 +15,6 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QImage, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QTableView
 
-from llgui.core.walkthrough import walk
-from llgui.io.bundle import load_bundle
-from tests.conftest import REPO
-
-DIAR_BUNDLE = REPO / "resources" / "demo" / "diarization" / "bundle.toml"
-
 
 class _Paints(QObject):
     def __init__(self, widget):
@@ -76,17 +70,6 @@ def test_the_header_of_a_row_table_stands_while_the_selected_row_moves(qtbot, qu
     other.selectRow(5)
     qtbot.wait(15)
     assert _image(table.horizontalHeader()) == _image(other.horizontalHeader())
-
-
-@pytest.fixture(scope="module")
-def demo_walk():
-    bundle = load_bundle(DIAR_BUNDLE)
-    for document in bundle.documents:
-        result = walk(document, bundle.steps_of(document.id), "der", bundle.settings,
-                      bundle.cost)
-        if len(result.steps) >= 4:
-            return result
-    pytest.fail("no demo show with 4 steps")
 
 
 def test_a_timeline_draws_its_lanes_with_one_item_and_a_step_adds_none(qtbot, demo_walk):

@@ -150,6 +150,13 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         bar.addPermanentWidget(self.signature_short)
 
     def _on_status_message(self, message: str) -> None:
+        # the signature is the workbench document's metric's: said on that tab only (under
+        # the Detection tab, "BLEU: nrefs:1|..." read as the DET's)
+        tabs = getattr(self, "tabs", None)
+        if tabs is not None and tabs.currentWidget() is not self.workbench:
+            self.signature_label.setVisible(False)
+            self.signature_short.setVisible(False)
+            return
         self.signature_label.setVisible(not message)
         short = ""
         if message:
@@ -350,6 +357,7 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
     @Slot(int)
     def _on_tabs_current_changed(self, _index: int) -> None:
         fit_documents_dock(self)   # no empty panel beside a campaign's tables
+        self._on_status_message(self.statusBar().currentMessage())   # (the signature's tab)
         if self._pending_campaign and self.tabs.currentWidget() in (self.systems_view,
                                                                     self.time_tab):
             self.open_campaign(self._pending_campaign, show=self._campaign_show)

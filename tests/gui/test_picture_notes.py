@@ -68,3 +68,22 @@ def test_the_significance_kernels_warm_up_within_their_rows():
         capture_output=True, text=True, timeout=300,
         env={**os.environ, "NUMBA_DISABLE_JIT": "1"})
     assert done.returncode == 0, done.stderr
+
+
+def test_the_workbench_signature_is_shown_on_the_workbench_only(qtbot, monkeypatch, tmp_path):
+    """The Detection tab's status bar said "BLEU: nrefs:1|..." (the workbench document's
+    metric), as if it were the DET's (outsider38)."""
+    from llgui.gui.main_window import MainWindow
+
+    monkeypatch.setenv("LLGUI_SESSION_FILE", str(tmp_path / "session.json"))
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.signature_label.setText("BLEU: nrefs:1|case:mixed|eff:no|tok:13a")
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.signature_label.isVisible()
+    for tab in ("detection", "systems", "time"):
+        window.show_tab(tab)
+        assert not window.signature_label.isVisible(), tab
+    window.show_tab("workbench")
+    assert window.signature_label.isVisible()

@@ -97,7 +97,9 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
         return [o for a in (command or parser)._actions for o in a.option_strings]
 
     def hint(unknown: str, known: list[str]) -> str:
-        if unknown.split("=")[0] in PLAIN_FILE_OPTIONS and known:   # (compare said --dcf)
+        takes_files = any(o in known for o in PLAIN_FILE_OPTIONS)   # (score, replay, det)
+        if unknown.split("=")[0] in PLAIN_FILE_OPTIONS and known and not takes_files:
+            # (compare said --dcf)
             return ("; this command takes bundles or a campaign, not plain files: score "
                     "plain files with `llgui score --ref REF --hyp HYP` (detection: `llgui "
                     "det SCORES --key KEY`), or make a bundle of them (docs/formats.md)")

@@ -14,6 +14,34 @@ def isolated_session(tmp_path, monkeypatch):
     return path
 
 
+def shown_window(qtbot, width: int = 1500, height: int = 950):
+    """A main window (no session file read) at this size, shown and exposed."""
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    window.resize(width, height)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+def window_for_module(paths, width: int = 1500, height: int = 950):
+    """A main window of `paths` for a module's tests (no qtbot: its scope is one test), shown,
+    every job done; the caller shuts its jobs down and closes it."""
+    from llgui.gui.main_window import MainWindow
+    from tests.gui.across_time.test_policy_item import wait_for
+
+    window = MainWindow(use_session=False)
+    window.resize(width, height)
+    window.show()
+    wait_for(lambda: window.windowHandle() is not None and window.windowHandle().isExposed())
+    assert window.open_bundles([str(p) for p in paths])
+    wait_for(lambda: not window.jobs.busy and (
+        window.state.document() is None or window.workbench.ready()))
+    return window
+
+
 def settle(qtbot, window, timeout=60000) -> None:
     """Wait until no background job runs and the workbench shows its document."""
     qtbot.waitUntil(lambda: not window.jobs.busy and (
@@ -22,13 +50,7 @@ def settle(qtbot, window, timeout=60000) -> None:
 
 @pytest.fixture
 def demo_window(qtbot):
-    from llgui.gui.main_window import MainWindow
-
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(1500, 950)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot)
     assert window.open_bundles(demo_bundles())
     settle(qtbot, window)
     yield window
@@ -38,16 +60,7 @@ def demo_window(qtbot):
 @pytest.fixture(scope="module")
 def _module_demo_window(qapp):
     """The window of `demo_window`, built once per module (see `module_demo_window`)."""
-    from llgui.gui.main_window import MainWindow
-    from tests.gui.across_time.test_policy_item import wait_for
-
-    window = MainWindow(use_session=False)
-    window.resize(1500, 950)
-    window.show()
-    wait_for(lambda: window.windowHandle() is not None and window.windowHandle().isExposed())
-    assert window.open_bundles(demo_bundles())
-    wait_for(lambda: not window.jobs.busy and (
-        window.state.document() is None or window.workbench.ready()))
+    window = window_for_module(demo_bundles())
     yield window
     window.jobs.shutdown(2000)
     window.close()

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication
 
 from llgui.gui.audio import NO_DEVICE, NO_MULTIMEDIA, AudioPlayer, output_device
 from llgui.io.audio import probe
-from tests.gui.conftest import settle
+from tests.gui.conftest import settle, shown_window
 from tests.meeting_audio import decode, write_meeting
 
 STEP = {"doc": "meeting", "step": 1, "initiative": "active", "kind": "same",
@@ -133,13 +133,7 @@ def test_a_file_gone_since_the_load_is_said_and_nothing_plays(qtbot, tmp_path):
 
 @pytest.fixture
 def bench(qtbot):
-    from llgui.gui.main_window import MainWindow
-
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, 1400, 900)
     yield window
     window.workbench.audio.player.stop()
     window.jobs.shutdown(2000)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gui.conftest import settle
+from tests.gui.conftest import settle, shown_window, window_for_module
 
 RANGES = ("1-37", "38-90")
 SYSTEMS = ("ONLINE-B", "NLLB_Greedy")
@@ -34,18 +34,10 @@ def two_systems(qapp, tmp_path_factory, reference_data):
     puts back the panel it closes): a window opening and scoring them cost ~0.6 s of CPU."""
     import time
 
-    from llgui.gui.main_window import MainWindow
     from tests.gui.across_time.test_policy_item import wait_for
 
     tmp = tmp_path_factory.mktemp("two")
-    paths = [_bundle(tmp, reference_data, s) for s in SYSTEMS]
-    window = MainWindow(use_session=False)
-    window.resize(1366, 768)
-    window.show()
-    wait_for(lambda: window.windowHandle() is not None and window.windowHandle().isExposed())
-    assert window.open_bundles([str(p) for p in paths])
-    wait_for(lambda: not window.jobs.busy and (
-        window.state.document() is None or window.workbench.ready()))
+    window = window_for_module([_bundle(tmp, reference_data, s) for s in SYSTEMS], 1366, 768)
     model = window.documents_model
     wait_for(lambda: all(model.difference(r) is not None for r in range(model.rowCount())),
              timeout=60)
@@ -112,18 +104,12 @@ def test_a_document_without_steps_shows_no_signed_zero_and_its_gain_is_in_view(q
     """VoxConverse nitgx scored against itself, no steps: S_base = S_pen, and DER's gain
     (S_base − S_pen, positive = better) is −0.0 in floating point; the cell says "–" (no
     steps), never "-0.00", and lies whole inside the panel of a 1366x768 window."""
-    from llgui.gui.main_window import MainWindow
-
     clip = Path(__file__).resolve().parents[1] / "data" / "voxconverse" / "nitgx.rttm"
     bundle = tmp_path / "bundle.toml"
     bundle.write_text(f'[bundle]\ntask = "diarization"\nname = "nitgx"\nmetrics = ["der"]\n\n'
                       f'[[documents]]\nid = "nitgx"\ntime = "1"\nreferences = ["{clip}"]\n'
                       f'hypothesis = "{clip}"\n')
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, 1366, 768)
     try:
         assert window.open_bundles([str(bundle)])
         settle(qtbot, window)
@@ -143,13 +129,7 @@ def test_s_pen_and_gain_are_whole_beside_a_document_with_steps_at_1366(qtbot):
     "+39.7") beside a document with steps, where the panel keeps to 270 px. S_pen and gain
     come first now."""
     from llgui.gui.demo import demo_bundles
-    from llgui.gui.main_window import MainWindow
-
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, 1366, 768)
     try:
         assert window.open_bundles(demo_bundles())
         settle(qtbot, window)

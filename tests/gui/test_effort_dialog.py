@@ -16,7 +16,7 @@ from llgui.core.effort.units import question_report
 from llgui.io.bundle import load_bundle
 from llgui.io.effort_report import agreement_line, fit_rows
 from llgui.sim.human import effort_report
-from tests.gui.conftest import settle
+from tests.gui.conftest import settle, shown_window
 from tests.sim.test_human_effort import HUMAN_SESSIONS, recorded_sessions
 
 
@@ -33,13 +33,7 @@ def sessions(tmp_path_factory):
 
 @pytest.fixture
 def window(qtbot):
-    from llgui.gui.main_window import MainWindow
-
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, 1366, 768)
     window.jobs.release()
     yield window
     window.jobs.shutdown(5000)

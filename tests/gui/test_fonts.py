@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from llgui.gui import fonts
-from tests.gui.conftest import settle
+from tests.gui.conftest import settle, shown_window
 
 ZH = "绝地武士的破解版崩溃了。"
 THAI = "ภาษาไทย"
@@ -174,14 +174,9 @@ log = "log.jsonl"
 
 
 def test_the_window_warns_once_and_marks_characters(qtbot, tmp_path, checks):
-    from llgui.gui.main_window import MainWindow
     from llgui.gui.workbench.mt_view import HTML_ROLE
 
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, 1366, 768)
     try:
         assert window.open_bundles([_zh_bundle(tmp_path)])
         settle(qtbot, window)

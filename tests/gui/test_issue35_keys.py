@@ -3,6 +3,7 @@ the focus."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from tests.gui.conftest import shown_window
 
 
 def test_ctrl_digit_switches_tabs_from_anywhere(qtbot):
@@ -53,19 +54,13 @@ def test_long_document_ids_leave_the_scores_in_the_documents_panel(qtbot, tmp_pa
     panel at 1366x768: the id column is capped, cut in the middle, whole in its tooltip."""
     from PySide6.QtCore import Qt
 
-    from llgui.gui.main_window import MainWindow
-
     long_id = "test-en-news_brisbanetimes.com.au.228963"
     (tmp_path / "ref.txt").write_text("the cat sat\non the mat\n")
     (tmp_path / "hyp.txt").write_text("the cat sat\non a mat\n")
     bundle = tmp_path / "bundle.toml"
     bundle.write_text(f'[bundle]\ntask = "mt"\nname = "x"\n\n[[documents]]\nid = "{long_id}"\n'
                       'time = "1"\nreferences = ["ref.txt"]\nhypothesis = "hyp.txt"\n')
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, 1366, 768)
     try:
         assert window.open_bundles([str(bundle)])
         qtbot.waitUntil(lambda: not window.jobs.busy, timeout=60000)
@@ -85,16 +80,11 @@ def test_two_systems_open_keep_the_cost_fields_whole(qtbot):
     """Issue 35: with a second system on the same documents (side by side) at 1366x768, the
     cost-model fields were squashed to 10 px and the CI row cut; now nothing is squashed or
     drawn over, and what does not fit scrolls."""
-    from llgui.gui.main_window import MainWindow
     from tests.conftest import REPO
     from tests.gui.conftest import settle
 
     demo = REPO / "resources" / "demo"
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, 1366, 768)
     try:
         assert window.open_bundles([str(demo / "mt" / "bundle.toml"),
                                     str(demo / "campaign" / "static" / "online" / "bundle.toml")],

@@ -3,9 +3,12 @@ with the error only inside the picture, `--step 99` and `--size 300x200` were si
 10 and a 1125x480 picture)."""
 from __future__ import annotations
 
+import os
 import struct
 import subprocess
 import sys
+
+from tests.gui.conftest import shown_window
 
 
 def test_a_mistyped_doc_a_step_past_the_end_and_a_small_size_are_said(tmp_path):
@@ -14,7 +17,7 @@ def test_a_mistyped_doc_a_step_past_the_end_and_a_small_size_are_said(tmp_path):
         [sys.executable, "-m", "llgui", "--demo", "--doc", "news-2023-01-9", "--step", "99",
          "--size", "300x200", "--screenshot", str(target)],
         capture_output=True, text=True, timeout=300,
-        env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     assert done.returncode == 2, done.stderr   # a document asked for that is not there
     said = done.stderr
     assert ("--doc news-2023-01-9: no such document in the open bundles; did you mean "
@@ -29,23 +32,19 @@ def test_a_mistyped_doc_a_step_past_the_end_and_a_small_size_are_said(tmp_path):
     assert "Traceback" not in said
 
 
-def test_a_replay_that_fails_ends_the_wait_for_the_picture(qtbot, monkeypatch, tmp_path):
+def test_a_replay_that_fails_ends_the_wait_for_the_picture(qtbot, monkeypatch):
     """The window waited ten minutes for a document whose replay had failed (the wheel's demo
     under NUMBA_DISABLE_JIT: the kernel's warm-up read past a row; fixed) before taking its
     picture; the failure is now settled at once and said."""
     import llgui
     from llgui.gui.jobs import workbench as work
-    from llgui.gui.main_window import MainWindow
 
     def broken(*_args, **_kwargs):
         raise IndexError("index 2 is out of bounds for axis 0 with size 1")
 
     monkeypatch.setattr(work, "walk_job", broken)   # a fault, not a computation under test
-    monkeypatch.setenv("LLGUI_SESSION_FILE", str(tmp_path / "session.json"))
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
+    window = shown_window(qtbot)
     window.open_bundles([str(llgui.demo_dir() / "mt" / "bundle.toml")])
-    window.show()
     settled = []
     window.when_settled(lambda: settled.append(True), timeout_ms=600000)
     qtbot.waitUntil(lambda: bool(settled), timeout=60000)   # (not ten minutes)
@@ -70,17 +69,11 @@ def test_the_significance_kernels_warm_up_within_their_rows():
     assert done.returncode == 0, done.stderr
 
 
-def test_the_workbench_signature_is_shown_on_the_workbench_only(qtbot, monkeypatch, tmp_path):
+def test_the_workbench_signature_is_shown_on_the_workbench_only(qtbot):
     """The Detection tab's status bar said "BLEU: nrefs:1|..." (the workbench document's
     metric), as if it were the DET's (outsider38)."""
-    from llgui.gui.main_window import MainWindow
-
-    monkeypatch.setenv("LLGUI_SESSION_FILE", str(tmp_path / "session.json"))
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
+    window = shown_window(qtbot)
     window.signature_label.setText("BLEU: nrefs:1|case:mixed|eff:no|tok:13a")
-    window.show()
-    qtbot.waitExposed(window)
     assert window.signature_label.isVisible()
     for tab in ("detection", "systems", "time"):
         window.show_tab(tab)

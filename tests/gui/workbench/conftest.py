@@ -1,4 +1,4 @@
-"""Fixtures of the workbench's timeline tests."""
+"""Fixtures and helpers of the workbench's tests."""
 from __future__ import annotations
 
 import pytest
@@ -22,3 +22,21 @@ def demo_walk():
         if len(result.steps) >= 4:
             return result
     pytest.fail("no demo show with 4 steps")
+
+
+def event_count(widget, kind):
+    """An object counting the events of `kind` (QEvent.Type) `widget` receives: `.count`."""
+    from PySide6.QtCore import QObject
+
+    class Count(QObject):
+        def __init__(self):
+            super().__init__()
+            self.count = 0
+            widget.installEventFilter(self)
+
+        def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+            if event.type() == kind:
+                self.count += 1
+            return False
+
+    return Count()

@@ -5,18 +5,12 @@ from __future__ import annotations
 import pytest
 
 from llgui.gui.demo import demo_bundles
-from tests.gui.conftest import settle
+from tests.gui.conftest import settle, shown_window
 
 
 @pytest.fixture
 def laptop(qtbot):
-    from llgui.gui.main_window import MainWindow
-
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, 1366, 768)
     yield window
     window.jobs.shutdown(2000)
 

@@ -8,7 +8,7 @@ import html
 from PySide6.QtCore import QPointF, Qt, QTextBoundaryFinder
 from PySide6.QtGui import QTextDocument
 
-from tests.gui.conftest import settle
+from tests.gui.conftest import settle, shown_window
 
 HINDI = ("भारतीय रिज़र्व बैंक ने ऋण ः की दरों में परिवर्तन किया और क्षेत्रीय ग्रामीण बैंकों को "
          "अतिरिक्त पूँजी देने की घोषणा की, जिससे किसानों को सस्ता ऋण मिलेगा")
@@ -35,7 +35,6 @@ def _boundaries_x(doc: QTextDocument, y: float) -> list[float]:
 
 
 def test_the_ellipsis_of_a_cut_cell_starts_at_a_grapheme(qtbot, tmp_path):
-    from llgui.gui.main_window import MainWindow
     from llgui.gui.workbench.mt_view import HTML_ROLE
 
     for lang, line in (("hi", HINDI), ("ja", JAPANESE)):
@@ -47,11 +46,7 @@ def test_the_ellipsis_of_a_cut_cell_starts_at_a_grapheme(qtbot, tmp_path):
         + "".join(f'[[documents]]\nid = "{lang}"\ntime = {k}\nreferences = ["ref.{lang}"]\n'
                   f'hypothesis = "hyp.{lang}"\n\n' for k, lang in ((1, "hi"), (2, "ja"))),
         encoding="utf-8")
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, 1366, 768)
     try:
         checked = 0
         for doc_id in ("hi", "ja"):
@@ -87,18 +82,12 @@ def test_the_reading_pane_shows_a_segment_whole_at_1366(qtbot, tmp_path):
     """The reading pane under the table showed the top half of its third line at 1366x768:
     it grows to its text (up to under half the split), so a Hindi segment reads whole with
     nothing left to scroll."""
-    from llgui.gui.main_window import MainWindow
-
     (tmp_path / "ref.hi").write_text("\n".join([HINDI] * 6) + "\n", encoding="utf-8")
     (tmp_path / "hyp.hi").write_text("\n".join([HINDI[:60]] * 6) + "\n", encoding="utf-8")
     (tmp_path / "bundle.toml").write_text(
         '[bundle]\ntask = "mt"\nname = "hi"\nmetrics = ["chrf"]\n\n[[documents]]\nid = "hi"\n'
         'time = 1\nreferences = ["ref.hi"]\nhypothesis = "hyp.hi"\n', encoding="utf-8")
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, 1366, 768)
     try:
         assert window.open_bundles([str(tmp_path / "bundle.toml")])
         settle(qtbot, window)

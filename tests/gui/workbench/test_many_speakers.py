@@ -10,7 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 
 from llgui.core.display.palette import MIN_SPEAKER_DISTANCE, speaker_distance
-from tests.gui.conftest import settle
+from tests.gui.conftest import settle, shown_window
 
 CLIP = Path(__file__).resolve().parents[2] / "data" / "voxconverse" / "kdfqk.rttm"
 
@@ -32,13 +32,7 @@ hypothesis = "{CLIP}"
 
 
 def test_the_twenty_speakers_of_kdfqk_are_drawn_apart(qtbot, tmp_path):
-    from llgui.gui.main_window import MainWindow
-
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, 1366, 768)
     try:
         assert window.open_bundles([str(_bundle(tmp_path))])
         settle(qtbot, window)

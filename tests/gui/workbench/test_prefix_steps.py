@@ -10,24 +10,18 @@ from llgui import api
 from llgui.core.mt.ipmt import PrefixAnswer
 from llgui.gui.table_models import describe_answer, describe_step
 from llgui.sim.run import run_simulation
-from tests.gui.conftest import settle
+from tests.gui.conftest import settle, shown_window
 from tests.sim.test_simulate_demo import first_document_bundle
 
 
 def test_prefix_run_in_the_workbench(qtbot, tmp_path, demo_dir):
-    from llgui.gui.main_window import MainWindow
-
     # its first 10 sentences: every step is a prefix step all the same, and the effort
     # figures are the bundle's (the 80 sentences took ~2 s of CPU more and showed no more)
     bundle = first_document_bundle(demo_dir, "mt", tmp_path / "in", lines=10)
     run_simulation(bundle, [f"c={sys.executable} -m llgui.systems.mt_complete"], ["prefix"],
                    tmp_path / "out", budget=100000.0)
     folder = tmp_path / "out"
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, 1366, 768)
     try:
         assert window.open_bundles([str(folder / "bundle.toml")])
         settle(qtbot, window)

@@ -16,7 +16,7 @@ import pytest
 from llgui.core.display.palette import ERROR_COLOURS, IMPAIRED, MIN_DISTANCE, colour_distance
 from llgui.core.walkthrough import walk
 from llgui.io.bundle import load_bundle
-from tests.gui.conftest import settle
+from tests.gui.conftest import settle, shown_window
 
 
 def rttm_line(uri: str, start: float, duration: float, speaker: str) -> str:
@@ -167,13 +167,7 @@ def mt_bundle(tmp: Path, steps: int = 40) -> Path:
 
 
 def test_the_corrections_table_scrolls_to_the_selected_step(qtbot, tmp_path):
-    from llgui.gui.main_window import MainWindow
-
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, 1366, 768)
     try:
         assert window.open_bundles([str(mt_bundle(tmp_path))], select_doc="d", step=40)
         settle(qtbot, window)
@@ -383,13 +377,7 @@ def test_det_edge_arrows_for_points_outside_the_view(qtbot):
 
 
 def test_across_time_without_a_lifelong_table_says_what_is_missing(qtbot, tmp_path):
-    from llgui.gui.main_window import MainWindow
-
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = shown_window(qtbot, 1366, 768)
     try:
         assert window.open_bundles([str(diar_bundle(tmp_path))])
         settle(qtbot, window)

@@ -11,21 +11,10 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent
 from PySide6.QtGui import QImage, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QTableView
-
-
-class _Paints(QObject):
-    def __init__(self, widget):
-        super().__init__()
-        self.count = 0
-        widget.installEventFilter(self)
-
-    def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
-        if event.type() == QEvent.Type.Paint:
-            self.count += 1
-        return False
+from tests.gui.workbench.conftest import event_count
 
 
 def _table(qtbot, quiet: bool) -> QTableView:
@@ -58,7 +47,8 @@ def _image(widget) -> QImage:
 @pytest.mark.parametrize("quiet", [False, True])
 def test_the_header_of_a_row_table_stands_while_the_selected_row_moves(qtbot, quiet):
     table = _table(qtbot, quiet)
-    header, rows = (_Paints(table.horizontalHeader().viewport()), _Paints(table.viewport()))
+    header = event_count(table.horizontalHeader().viewport(), QEvent.Type.Paint)
+    rows = event_count(table.viewport(), QEvent.Type.Paint)
     for row in range(1, 6):
         table.selectRow(row)
         qtbot.wait(15)

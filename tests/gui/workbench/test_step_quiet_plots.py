@@ -15,12 +15,13 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QLabel
 
 from llgui.core.walkthrough import walk
 from llgui.io.bundle import load_bundle
 from tests.conftest import REPO
+from tests.gui.workbench.conftest import event_count
 
 
 def _states(box) -> list:
@@ -73,24 +74,12 @@ def test_hidden_axes_do_no_label_work_at_a_new_range(qtbot):
             assert item.getAxis(name)._updateLabel.__defaults__[0] == []
 
 
-class _TipChanges(QObject):
-    def __init__(self, widget):
-        super().__init__()
-        self.count = 0
-        widget.installEventFilter(self)
-
-    def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
-        if event.type() == QEvent.Type.ToolTipChange:
-            self.count += 1
-        return False
-
-
 def test_a_tooltip_is_set_only_when_it_changes(qtbot):
     from llgui.gui.widgets.plot_range import set_tip
 
     label = QLabel("x")
     qtbot.addWidget(label)
-    changes = _TipChanges(label)
+    changes = event_count(label, QEvent.Type.ToolTipChange)
     set_tip(label, "a long explanation")
     set_tip(label, "a long explanation")
     assert changes.count == 1 and label.toolTip() == "a long explanation"
@@ -138,23 +127,11 @@ def test_the_numbers_are_measured_once_per_shape_and_still_grow(qtbot, mt_walk):
     assert label.height() >= real(label.width()) > 2 * label.fontMetrics().lineSpacing() + 6
 
 
-class _Paints(QObject):
-    def __init__(self, widget):
-        super().__init__()
-        self.count = 0
-        widget.installEventFilter(self)
-
-    def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
-        if event.type() == QEvent.Type.Paint:
-            self.count += 1
-        return False
-
-
 def test_the_score_bars_are_painted_once_a_step(qtbot, mt_walk):
     """The bars' view takes its new range before the paint: taken in the paint, it moved the
     penalty marks there, and they asked for a second paint."""
     panel = _panel(qtbot)
-    paints = _Paints(panel.bars.viewport())
+    paints = event_count(panel.bars.viewport(), QEvent.Type.Paint)
     box = panel.bars.getPlotItem().getViewBox()
     counts, moved = [], 0
     for step in range(1, len(mt_walk.steps) + 1):

@@ -14,26 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from llgui.core.walkthrough import walk
 from llgui.io.bundle import load_bundle
 from tests.conftest import REPO
-
-
-class _Requests(QObject):
-    """Counts the LayoutRequest events a widget receives."""
-
-    def __init__(self, widget):
-        super().__init__()
-        self.count = 0
-        widget.installEventFilter(self)
-
-    def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
-        if event.type() == QEvent.Type.LayoutRequest:
-            self.count += 1
-        return False
+from tests.gui.workbench.conftest import event_count
 
 
 @pytest.mark.parametrize("quiet", [False, True])
@@ -52,7 +39,7 @@ def test_a_quiet_label_new_text_does_not_lay_out_its_parent(qtbot, quiet):
     parent.show()
     qtbot.waitExposed(parent)
     qtbot.wait(20)   # the first show's own layout requests are past
-    requests = _Requests(parent)
+    requests = event_count(parent, QEvent.Type.LayoutRequest)
     for k in range(2, 6):
         label.setText(f"<b>step {k}</b> · what the human gave at step {k}")
         qtbot.wait(1)

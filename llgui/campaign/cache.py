@@ -11,19 +11,21 @@ Where: `$LLGUI_CACHE_DIR/campaign/` when that variable is set, else the platform
 (`$XDG_CACHE_HOME` or `~/.cache` on Linux, `~/Library/Caches` on macOS, `%LOCALAPPDATA%` on
 Windows) + `llgui/campaign/`. Deleting the folder clears it; nothing else is kept there.
 
-An entry is one `.npz` file (numpy arrays only, read with `allow_pickle=False`) holding the
-statistics and a small JSON header with the key and a SHA-256 of the arrays; an online run's
-summary is one `.json` file with the same header. Entries are written atomically
-(`llgui.utils.atomic`, without an fsync: the checksum catches what a power cut could tear); an
-entry that does not open, names another key or fails its checksum is deleted and recomputed,
-never trusted. An online run's key is the SHA-256 of its loaded bundle (every document's
+An entry is one `.cell` file: one line of JSON (the key, the metrics, each array's shape and
+a SHA-256 of the bytes that follow), then the arrays' float64 values, little-endian, one after
+the other. No archive and no compression: reading an entry is one read, one JSON line and one
+checksum (the `.npz` of format 1 spent most of a cached rerun parsing zip directories and
+array headers, gate 7), and an entry costs at most its own size in memory whatever its
+header claims. An online run's summary is one `.json` file with the same header. Entries are
+written atomically (`llgui.utils.atomic`, without an fsync: the checksum catches what a power
+cut could tear); an entry that does not open, names another key, holds other sizes than its
+header says or fails its checksum is deleted and recomputed, never trusted. An online run's key is the SHA-256 of its loaded bundle (every document's
 text or turns, the log's steps, settings, cost model), so it follows the content of every file
 the bundle names.
 """
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 from pathlib import Path
@@ -39,20 +41,11 @@ MAX_ENTRY_BYTES = 1 << 30
 """The largest cache entry read (a cell of 10**6 segments is ~100 MB)."""
 
 
-def _check_stored(data: bytes) -> None:
-    """Raise ValueError unless every member of the .npz archive `data` is stored as it is
-    (`np.savez` writes them so) and no larger than the archive: a compressed member is not
-    ours, and may inflate 2.5 MB into 4.9 GB (a zip bomb, issue 38.6; zlib runs in C for
-    seconds, deaf to SIGTERM). So an entry costs at most its own size in memory."""
-    import zipfile
-
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        for info in archive.infolist():
-            if info.compress_type != zipfile.ZIP_STORED or info.file_size > len(data):
-                raise ValueError(f"entry member {info.filename[:40]!r} is compressed or "
-                                 "larger than the entry")
-
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
+"""Format 1 was one `.npz` per cell; format 2 the `.cell` of the module docstring. The format
+is part of every key, so entries of another format are never looked for."""
+MAX_HEADER_BYTES = 1 << 16
+"""The longest header line read (a cell's metrics and shapes take about 300 bytes)."""
 
 
 def default_cache_dir() -> Path:
@@ -99,14 +92,48 @@ def cell_key(kind: str, inputs: list[str], metrics, settings: Mapping, versions:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _arrays_digest(stats: Mapping[str, np.ndarray]) -> str:
-    digest = hashlib.sha256()
-    for name in sorted(stats):
-        array = np.ascontiguousarray(stats[name], dtype=np.float64)
-        digest.update(name.encode("utf-8"))
-        digest.update(repr(array.shape).encode("ascii"))
-        digest.update(array.tobytes())
-    return digest.hexdigest()
+def _pack(key: str, stats: Mapping[str, np.ndarray]) -> bytes:
+    """A cell entry's bytes: the header line, then every array's float64 values (C order,
+    little-endian) in the order of its metrics."""
+    arrays = [np.ascontiguousarray(stats[m], dtype="<f8") for m in stats]
+    payload = b"".join(a.tobytes() for a in arrays)
+    header = {"format": CACHE_FORMAT, "key": key, "metrics": list(stats),
+              "shapes": [list(a.shape) for a in arrays],
+              "digest": hashlib.sha256(payload).hexdigest()}
+    return json.dumps(header, separators=(",", ":")).encode("ascii") + b"\n" + payload
+
+
+def _unpack(data: bytes, key: str) -> dict[str, np.ndarray]:
+    """The arrays of the entry `data` stored under `key`; ValueError when anything differs
+    from what `_pack` writes (another key or format, a shape that is not 2-D, sizes that do
+    not add up to the bytes there are, a checksum, a value that is not finite). Nothing is
+    allocated beyond the entry's own size."""
+    end = data.find(b"\n", 0, MAX_HEADER_BYTES)
+    if end < 0:
+        raise ValueError("entry has no header line")
+    header = json.loads(data[:end].decode("ascii"))
+    metrics, shapes = header["metrics"], header["shapes"]
+    if (header.get("format") != CACHE_FORMAT or header.get("key") != key
+            or len(metrics) != len(shapes) or len(set(metrics)) != len(metrics)
+            or not all(isinstance(m, str) for m in metrics)
+            or not all(isinstance(s, list) and len(s) == 2
+                       and all(type(n) is int and 0 <= n < 1 << 40 for n in s)
+                       for s in shapes)):
+        raise ValueError("entry header does not match its key or format")
+    payload = memoryview(data)[end + 1:]
+    sizes = [rows * cols for rows, cols in shapes]
+    if 8 * sum(sizes) != len(payload):
+        raise ValueError("entry holds other sizes than its header says")
+    if header.get("digest") != hashlib.sha256(payload).hexdigest():
+        raise ValueError("entry fails its checksum")
+    flat = np.frombuffer(payload, dtype="<f8").astype(np.float64)  # one writable copy
+    if not np.isfinite(flat).all():
+        raise ValueError("entry holds a value that is not finite")
+    stats, offset = {}, 0
+    for name, shape, size in zip(metrics, shapes, sizes):
+        stats[name] = flat[offset:offset + size].reshape(shape)
+        offset += size
+    return stats
 
 
 class CellCache:
@@ -119,7 +146,7 @@ class CellCache:
         self.unwritable: str | None = None   # why entries could not be written, if so
 
     def path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.npz"
+        return self.root / key[:2] / f"{key}.cell"
 
     def get(self, key: str, widths: Mapping[str, int] | None = None
             ) -> dict[str, np.ndarray] | None:
@@ -133,17 +160,9 @@ class CellCache:
         if data is None:
             return None
         try:
-            _check_stored(data)   # a zip bomb is damage, before anything is inflated
-            with np.load(io.BytesIO(data), allow_pickle=False) as archive:
-                header = json.loads(bytes(archive["header"]).decode("utf-8"))
-                stats = {name: np.array(archive[f"stats_{i}"], dtype=np.float64)
-                         for i, name in enumerate(header["metrics"])}
-            if (header.get("format") != CACHE_FORMAT or header.get("key") != key
-                    or header.get("digest") != _arrays_digest(stats)):
-                raise ValueError("entry does not match its key or checksum")
-            rows = {a.shape[0] for a in stats.values() if a.ndim == 2}
-            if (any(a.ndim != 2 or not np.isfinite(a).all() for a in stats.values())
-                    or len(rows) > 1
+            stats = _unpack(data, key)
+            rows = {a.shape[0] for a in stats.values()}
+            if (len(rows) > 1
                     or any(widths and m in widths and a.shape[1] != widths[m]
                            for m, a in stats.items())):
                 raise ValueError("entry has arrays of the wrong shape")
@@ -179,15 +198,7 @@ class CellCache:
             pass
 
     def put(self, key: str, stats: Mapping[str, np.ndarray]) -> None:
-        metrics = list(stats)
-        header = {"format": CACHE_FORMAT, "key": key, "metrics": metrics,
-                  "digest": _arrays_digest(stats)}
-        arrays = {f"stats_{i}": np.asarray(stats[m], dtype=np.float64)
-                  for i, m in enumerate(metrics)}
-        arrays["header"] = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
-        buffer = io.BytesIO()
-        np.savez(buffer, **arrays)
-        self._write(self.path(key), buffer.getvalue())
+        self._write(self.path(key), _pack(key, stats))
 
     def _write(self, path: Path, data: bytes | str) -> None:
         """Write an entry; a cache that cannot be written (read-only, full, a file where a

@@ -288,7 +288,7 @@ def test_a_worker_with_another_sacrebleu_scores_nothing_and_caches_nothing(small
     assert "has sacrebleu 0.0-fake (the driver has " in problems[0]
     report = json.loads(done.stdout)
     assert report["partial"] is True and all(not s["cells"] for s in report["systems"])
-    assert not list(cache.rglob("*.npz")), "a number signed with the driver's versions"
+    assert not list(cache.rglob("*.cell")), "a number signed with the driver's versions"
     assert seconds < 120
 
 

@@ -81,11 +81,11 @@ def test_cache_reruns_nothing_and_recomputes_a_changed_hypothesis(small, tmp_pat
 def test_a_damaged_cache_entry_is_recomputed(small, tmp_path, damage):
     _, campaign, reference = small
     run_campaign(campaign, workers=0, cache=CellCache(tmp_path))
-    entries = sorted(tmp_path.rglob("*.npz"))
+    entries = sorted(tmp_path.rglob("*.cell"))
     assert len(entries) == 22  # two systems give identical outputs on two short batches
     victim = entries[5]
     if damage == "garbage":
-        victim.write_bytes(b"not an npz file at all")
+        victim.write_bytes(b"not a cache entry at all")
     elif damage == "truncated":
         victim.write_bytes(victim.read_bytes()[:-40])
     else:  # a well-formed entry under the wrong name: its key does not match
@@ -94,7 +94,7 @@ def test_a_damaged_cache_entry_is_recomputed(small, tmp_path, damage):
     rerun = run_campaign(campaign, workers=0, cache=cache)
     assert rerun.corrupt == 1 and rerun.computed in (1, 2)  # 2: an entry two cells share
     assert to_json(rerun.report) == reference
-    assert len(list(tmp_path.rglob("*.npz"))) == 22
+    assert len(list(tmp_path.rglob("*.cell"))) == 22
 
 
 def _counts(stderr: str) -> tuple[int, int]:
@@ -115,7 +115,7 @@ def test_killed_runs_restart_with_only_the_missing_cells(reference_data, tmp_pat
                "--format", "json"]
 
     def entries() -> int:
-        return len(list(cache.rglob("*.npz")))
+        return len(list(cache.rglob("*.cell")))
 
     for kill_after in (0, 5, 20):  # before any cell, early, past the middle
         process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,

@@ -194,7 +194,7 @@ def _reference_json(campaign, capsys, tmp_path):
 
 
 def _entries(cache: Path) -> list[Path]:
-    return sorted(p for p in (cache / "campaign").rglob("*.npz"))
+    return sorted(p for p in (cache / "campaign").rglob("*.cell"))
 
 
 @pytest.mark.parametrize("damage", ["directory", "dev-zero", "fifo", "wrong-shape"])

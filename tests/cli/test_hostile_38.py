@@ -313,21 +313,34 @@ def _zip_bomb(path: Path, key: str, megabytes: int = 100) -> None:
         archive.writestr("header.npy", buffer.getvalue())
 
 
-def test_a_zip_bomb_cache_entry_costs_its_own_size(tmp_path):
+def _lying_header(path: Path, key: str, megabytes: int = 100) -> None:
+    """A `.cell` entry whose header claims `megabytes` MB of statistics (and a checksum)
+    while ~100 KB follow it: a reader that allocated what the header says would pay for it."""
+    rows = megabytes * (1 << 20) // 8
+    header = {"format": 2, "key": key, "metrics": ["bleu"], "shapes": [[rows, 1]],
+              "digest": "0" * 64}
+    path.write_bytes(json.dumps(header).encode() + b"\n" + bytes(100 << 10))
+
+
+@pytest.mark.parametrize("craft", [_zip_bomb, _lying_header])
+def test_a_crafted_cache_entry_costs_its_own_size(tmp_path, craft):
     """A 2.5 MB cache entry inflating to 4.9 GB cost that memory and 30 s, deaf to SIGTERM
-    (zlib in C). A compressed member is not llgui's (np.savez stores them): damage, removed
-    before anything is inflated. Measured by memory (tracemalloc sees numpy's buffers; the
-    16 MiB read buffer of `read_regular` is the floor), not by time."""
+    (zlib in C) when entries were `.npz` archives. An entry is now raw values after one
+    header line: a zip archive under its name is damage, and so is a header claiming more
+    values than the entry holds. Both are removed before anything of their claimed size is
+    allocated. Measured by memory (tracemalloc sees numpy's buffers; the 16 MiB read buffer
+    of `read_regular` is the floor), not by time."""
     import tracemalloc
 
-    from llgui.campaign.cache import CellCache
+    from llgui.campaign.cache import CACHE_FORMAT, CellCache
 
+    assert CACHE_FORMAT == 2, "the lying header is written in format 2"
     cache = CellCache(tmp_path / "campaign")
     key = "ab" + "0" * 62
     entry = cache.path(key)
     entry.parent.mkdir(parents=True)
-    _zip_bomb(entry, key)
-    assert entry.stat().st_size < 1 << 20   # ~100 KB on disk, 100 MB inflated
+    craft(entry, key)
+    assert entry.stat().st_size < 1 << 20   # ~100 KB on disk, 100 MB claimed
     tracemalloc.start()
     try:
         assert cache.get(key) is None

@@ -46,11 +46,17 @@ class Verdict:
     window_seconds: float
 
     def text(self) -> str:
-        """Short: "applied (98 % as corrected; 12.5 s changed elsewhere)"."""
+        """Short: "applied (98 % as corrected, 12 s changed elsewhere)"."""
+        return self.texts()[0]
+
+    def texts(self) -> tuple[str, str, str]:
+        """`text()`, then shorter ones for less room: without what changed elsewhere, then
+        the verdict alone."""
         detail = f"{100 * self.agree_corrected:.0f} % as corrected"
         more = (f", {self.changed_elsewhere:.0f} s changed elsewhere"
                 if self.changed_elsewhere >= ELSEWHERE_GRID else ", nothing else changed")
-        return f"{self.verdict} ({detail}{more})"
+        return (f"{self.verdict} ({detail}{more})", f"{self.verdict} ({detail})",
+                self.verdict)
 
     def explanation(self) -> str:
         """What the verdict means, for a tooltip."""

@@ -9,11 +9,41 @@ from llgui.core.display.layout import format_time, time_labels, time_ticks
 
 
 class LaneAxis(pg.AxisItem):
-    """Left axis naming the lanes instead of numbers."""
+    """Left axis naming the lanes instead of numbers. Its width is the widest name's of
+    `all_names` (every set of names it will show) in its tick font, set ahead: pyqtgraph
+    measures the names at the first paint and, when they differ from the space it had, lays
+    the plot out again and paints it twice (into a long show's split view, which changes
+    the font, the window was laid out and painted three times in one step). With
+    `keep_width`, a smaller font keeps the width of the largest one: the plot's width, and
+    with it everything drawn for it ahead (a long show's level of detail), stays."""
 
-    def __init__(self, names, *args, **kwargs):
+    def __init__(self, names, *args, all_names=None, keep_width: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         self.names = names
+        self._all_names = tuple(all_names or (names,))
+        self._kept = 0 if keep_width else None
+        self.fit_names()
+
+    def setTickFont(self, font):  # noqa: N802 - pyqtgraph's name
+        super().setTickFont(font)
+        self.fit_names()
+
+    def fit_names(self) -> None:
+        """The text space of the widest name in the tick font, given now."""
+        from PySide6.QtGui import QFontMetricsF
+
+        metrics = QFontMetricsF(self.style["tickFont"] or self.font())
+        widest = max((metrics.boundingRect(name).width() for names in self._all_names
+                      for name in names), default=0.0)
+        self.textWidth = int(widest + 0.999) + 2   # (within pyqtgraph's 10 px: kept)
+        if self._kept is not None:
+            self.textWidth = self._kept = max(self._kept, self.textWidth)
+        self._updateWidth()
+
+    def _updateMaxTextSize(self, x: int) -> None:  # noqa: N802 - pyqtgraph's name
+        """(pyqtgraph's measure at paint: ignored while it fits, the width being set)."""
+        if x > self.textWidth or self._kept is None:
+            super()._updateMaxTextSize(x)
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
         return [(1.0, [float(-i) for i in range(len(self.names))])]

@@ -155,6 +155,17 @@ class SplitPanels(QWidget):
                 marker.setVisible(True)
 
 
+def lay_out_now(rounds: int = 3) -> None:
+    """The layouts asked for so far done now, the plots' inner ones too (their requests are
+    posted events as well), rather than at the event loop's next turn. Into a long show's
+    split view, panels and overview were culled and labelled at the sizes they had before,
+    then again at the sizes the layout gave them, and painted at both."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    for _ in range(rounds):   # (a layout done may ask for its children's)
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+
+
 # -- made ahead: the split view while the user looks at the document's first steps ----------
 
 def build_ahead(view, panels: int = 2) -> None:

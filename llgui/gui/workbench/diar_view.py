@@ -32,6 +32,7 @@ from llgui.core.walkthrough import Walkthrough
 from llgui.gui.workbench.diar_axes import LaneAxis, SelectViewBox, TimeAxis
 from llgui.gui.workbench.diar_bars import FlatBars, bars_by_colour, same_arrays, settle_texts
 from llgui.gui.workbench.diar_paint import LaneBars, LaneLabels, Layer, Shaded
+from llgui.gui.workbench.diar_split import lay_out_now
 from llgui.gui.workbench.diar_labels import TurnLabels
 from llgui.gui.widgets.plot_range import quiet_hidden_axes, set_range, set_tip
 
@@ -57,7 +58,9 @@ class DiarView(TurnLabels, QWidget):
         self.split = None         # SplitPanels, built at the first far-apart step
         self._building = False    # the split view is being made ahead (`diar_split.build_ahead`)
         self.plot = pg.PlotWidget(viewBox=SelectViewBox(self.select),
-                                  axisItems={"left": LaneAxis(LANES, orientation="left"),
+                                  axisItems={"left": LaneAxis(LANES, orientation="left",
+                                                                all_names=(LANES, LANES_AT_BASE),
+                                                                keep_width=split),
                                              "bottom": TimeAxis(orientation="bottom")})
         self.plot.setBackground("w")
         # bars move at every step: no spatial index to keep (Qt's advice for scenes whose
@@ -72,6 +75,9 @@ class DiarView(TurnLabels, QWidget):
         bottom.enableAutoSIPrefix(False)
         item.setYRange(-len(LANES) + 0.5, 0.6, padding=0)
         item.getViewBox().setLimits(yMin=-len(LANES), yMax=1)
+        # every range is set by a step (auto-range on made a panel's first range two, each
+        # culling its lanes)
+        item.getViewBox().disableAutoRange()
         self.legend = QLabel("")
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.setWordWrap(True)
@@ -242,8 +248,19 @@ class DiarView(TurnLabels, QWidget):
                     (start, end, -len(LANES) + 1 - self.LANE_HEIGHT / 2, self.LANE_HEIGHT / 2),
                     (start - room, end + room, -len(LANES), 1.0))   # (the view's limits)
             self.bars.informViewBoundsChanged()
-            item.setXRange(start, end, padding=0.01)
+            if x_range is None:   # (a panel's range is set below: the whole meeting
+                item.setXRange(start, end, padding=0.01)   # culled first was for nothing)
             self._doc_id = doc.id
+        if shared is None:   # what changes the plot's size first: then drawn at its size
+            self._update_legend(doc.reference, seen, seen_map, view)
+        if self.speakers is not None:
+            adapted = view.adapted if view else walk.base
+            unmapped = tuple(sorted(set(lane_geometry(seen)["labels"]) - set(seen_map or {})))
+            self.speakers.show_step(doc, seen_map, adapted,
+                                    view.adapted_mapping if view else walk.base_mapping,
+                                    self._colours, self.collar, self.skip_overlap,
+                                    seen_unmapped=unmapped)
+            self._fit_speakers()
         split = self._show_split(walk, step, error_regions, view, (start, end))
         if self._can_split and self.split is None and not self._building:
             # the first step's panels, built while the user looks at this one (building a
@@ -252,6 +269,8 @@ class DiarView(TurnLabels, QWidget):
             from llgui.gui.workbench.diar_split import build_ahead
 
             QTimer.singleShot(0, self, lambda: build_ahead(self))
+        if self._can_split and not split:
+            lay_out_now()   # (a new legend or speaker table resizes the plot)
         culls = self._culls
         box = item.getViewBox()   # (each only when it changes: see `set_range`)
         if x_range is not None:
@@ -270,15 +289,6 @@ class DiarView(TurnLabels, QWidget):
             from llgui.gui.workbench import diar_ahead
 
             diar_ahead.schedule(self, walk, step)
-        self._update_legend(doc.reference, seen, seen_map, view)
-        if self.speakers is not None:
-            adapted = view.adapted if view else walk.base
-            unmapped = tuple(sorted(set(lane_geometry(seen)["labels"]) - set(seen_map or {})))
-            self.speakers.show_step(doc, seen_map, adapted,
-                                    view.adapted_mapping if view else walk.base_mapping,
-                                    self._colours, self.collar, self.skip_overlap,
-                                    seen_unmapped=unmapped)
-            self._fit_speakers()
 
     def _step_lanes(self, walk: Walkthrough, step: int) -> tuple:
         """(the step's view or None, its lanes as (name, turns, mapping), the unmapped
@@ -360,9 +370,26 @@ class DiarView(TurnLabels, QWidget):
         if self.verdict is None:
             return head
         colour = self.VERDICT_COLOURS[self.verdict.verdict]
-        set_tip(self.plot, self.verdict.explanation())
-        return (f"system: <span style='color:{colour}'>"
-                f"{html.escape(self.verdict.text())}</span>")
+        texts = self.verdict.texts()
+        set_tip(self.plot, f"system: {texts[0]}: {self.verdict.explanation()}")
+        # the longest that fits over the plot: a title wider than it widened the plot's
+        # column past the widget's edge (the view box ran 11 px out of the window)
+        room = self.plot.getPlotItem().getViewBox().width() - 8
+        metrics = self._title_metrics()
+        text = next((t for t in texts if metrics.horizontalAdvance("system: " + t) <= room),
+                    texts[-1])
+        return f"system: <span style='color:{colour}'>{html.escape(text)}</span>"
+
+    def _title_metrics(self):
+        """The metrics of the 9-pt title font (`set_title`)."""
+        from PySide6.QtGui import QFontMetricsF
+
+        metrics = getattr(self, "_title_font_metrics", None)
+        if metrics is None:
+            font = self.plot.font()
+            font.setPointSizeF(9)
+            metrics = self._title_font_metrics = QFontMetricsF(font)
+        return metrics
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
@@ -476,7 +503,7 @@ class DiarView(TurnLabels, QWidget):
     def _show_split(self, walk, step, error_regions, view, extent) -> bool:
         """Far-apart listened windows: one zoomed panel each below, this plot as the overview
         strip of the whole meeting. Returns True when the split view is on."""
-        from llgui.gui.workbench.diar_split import SplitPanels, split_spans
+        from llgui.gui.workbench.diar_split import split_spans
 
         spans = split_spans(view.windows, extent) if (
             self._can_split and view is not None and view.windows) else []
@@ -489,8 +516,12 @@ class DiarView(TurnLabels, QWidget):
                 self._lane_font(self.plot.font())
             return False
         self._build_split()
+        opening = self.split.isHidden()
         self.split.show()
-        self.split.show_spans(walk, step, error_regions, spans, owner=self)
+        if opening:   # the panels it will show, shown before anything is drawn at a size
+            self.split.prepare(len(spans))
+            for k, panel in enumerate(self.split.panels):
+                panel.setVisible(k < len(spans))
         # the overview strip: the whole meeting, small lane names so that six lanes fit
         self.plot.setMaximumHeight(max(170, self.height() // 3))
         short = self.height() < 520
@@ -504,6 +535,8 @@ class DiarView(TurnLabels, QWidget):
         font = self.plot.font()
         font.setPointSizeF(6.5)
         self._lane_font(font)
+        lay_out_now()
+        self.split.show_spans(walk, step, error_regions, spans, owner=self)
         return True
 
     def _lane_font(self, font) -> None:

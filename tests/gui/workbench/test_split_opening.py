@@ -1,0 +1,96 @@
+"""Issue 36, gate 9: the first step into a long show's split view (the largest block of the
+event loop while stepping: 60-80 ms on a 10-hour show).
+
+- each timeline (the overview, every panel) is laid out before it is drawn: its bars are culled
+  once, at the width it then shows, not at the size a hidden panel had and again once the
+  layout has placed it (nor the overview at its width before and after the split);
+- a verdict title too long for the plot is said shorter, whole in the tooltip: it widened the
+  plot's column and pushed the view box past the widget's right edge.
+"""
+from __future__ import annotations
+
+import pytest
+
+from llgui.core.walkthrough import walk
+
+
+@pytest.fixture(scope="module")
+def show_walk():
+    """A synthetic one-hour show (about 1,000 turns a side) and the first step whose
+    listened windows open the split view, after steps that do not."""
+    from benchmarks.synthetic import diar_bundle
+    from llgui.gui.workbench.diar_split import split_spans
+
+    bundle = diar_bundle(1, 6)
+    document = bundle.documents[0]
+    result = walk(document, bundle.steps_of(document.id), "der", bundle.settings, bundle.cost)
+    for step, view in enumerate(result.steps, start=1):
+        if view.windows and split_spans(view.windows, document.extent):
+            return result, step
+    pytest.fail("no step of the synthetic show opens the split view")
+
+
+def _view(qtbot, width: int, height: int):
+    from llgui.gui.workbench.diar_view import DiarView
+
+    view = DiarView()
+    qtbot.addWidget(view)
+    view.resize(width, height)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def _settled(qtbot, view) -> None:
+    qtbot.wait(60)   # the layouts and resizes the step asked for, and what they ask again
+    views = [view] + (view.split.panels if view.split is not None else [])
+    qtbot.waitUntil(lambda: not any(getattr(v, "_rebar", False) for v in views), timeout=5000)
+
+
+def test_the_first_split_step_culls_each_timeline_once_at_its_own_width(qtbot, show_walk,
+                                                                      monkeypatch):
+    from llgui.gui.workbench.diar_view import DiarView
+
+    result, step = show_walk
+    view = _view(qtbot, 1100, 650)
+    view.show_step(result, step - 1, result.errors_at(step - 1))
+    _settled(qtbot, view)
+    assert view.split is None or view.split.isHidden()
+    culled: dict = {}
+    cull_bars = DiarView._cull_bars
+
+    def counted(self, lo, hi):
+        culled.setdefault(id(self), []).append(self.plot.getPlotItem().getViewBox().width())
+        return cull_bars(self, lo, hi)
+
+    monkeypatch.setattr(DiarView, "_cull_bars", counted)
+    view.show_step(result, step, result.errors_at(step))
+    _settled(qtbot, view)
+    shown = [view] + [p for p in view.split.panels if p.isVisible()]
+    assert view.split.isVisible() and len(shown) >= 2
+    for timeline in shown:
+        width = timeline.plot.getPlotItem().getViewBox().width()
+        name = "overview" if timeline is view else "panel"
+        assert culled.get(id(timeline)) == [width], (
+            f"{name} culled at widths {culled.get(id(timeline))}, shows {width}")
+
+
+def test_a_title_too_long_for_the_plot_is_said_shorter_and_whole_in_the_tooltip(
+        qtbot, show_walk):
+    result, step = show_walk
+    view = _view(qtbot, 340, 520)   # (the verdict in full is ~350 px at 9 pt)
+    view.show_step(result, step, result.errors_at(step))
+    _settled(qtbot, view)
+    verdict = view.verdict
+    assert verdict is not None
+    item = view.plot.getPlotItem()
+    box = item.getViewBox()
+    room = box.width()
+    title = item.titleLabel
+    assert box.geometry().right() <= item.geometry().width() + 0.5, (
+        "the title pushed the view box past the plot's edge")
+    assert title.itemRect().width() <= room
+    texts = verdict.texts()
+    assert any(f">{t}</span>" in title.text for t in texts)
+    assert f">{texts[0]}</span>" not in title.text, "the whole verdict fits: widen nothing"
+    assert texts[0] in view.plot.toolTip()

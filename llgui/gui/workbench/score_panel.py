@@ -340,25 +340,8 @@ class ScorePanel(QWidget):
         item.addItem(pg.InfiniteLine(r.s_base, angle=0,
                                      pen=pg.mkPen(BASE, style=Qt.PenStyle.DotLine)))
         self._draw_questions(walk, item, costs, adapt)
-        # a ring under the marks when the steps are valued (the step's ▲/▼ shows inside it),
-        # else a filled disc; a bare scatter item: a data item's setData redid its curve too
-        ring = bool(walk.questions)
-        self._marker = _Marker([costs[step]], [adapt[step]], symbol="o",
-                               size=15 if ring else 11, brush=None if ring else ADAPT,
-                               pen=pg.mkPen("k", width=2 if ring else 1))
-        self._marker.setZValue(1)
-        # what stands from step to step (the curves, the questions' marks, S_base's line)
-        # is kept drawn: a step moves the marker, and the parts of the plot under its old
-        # and new places are copied from there instead of drawn again (both curves'
-        # thousands of points, at every step)
-        for child in item.getViewBox().addedItems:
-            for part in (child, *child.childItems()):
-                part.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        # out of the view's auto-range: its bounds padded by its size in pixels moved the
-        # range a little at every step (each step then repainted the whole plot and redrew
-        # both axes); the curves alone set the range, whose padding (7 % of the plot at
-        # 200 px) holds the marker at the curve's ends
-        item.addItem(self._marker, ignoreBounds=True)
+        self._kept_drawn(item)
+        self._add_marker(item, walk, costs[step], adapt[step])
         self._curve_of = walk
         labels = ("cumulative cost (" + _cost_unit(walk) + ")", display_name(r.metric))
         if getattr(self, "_curve_labels", None) != labels:
@@ -370,9 +353,51 @@ class ScorePanel(QWidget):
             item.getAxis("bottom").enableAutoSIPrefix(False)
         self._curve_title(r, step)
 
-    def forget_curve(self) -> None:
-        """Redraw the whole curve at the next step (its marks arrived)."""
-        self._curve_of = None
+    @staticmethod
+    def _kept_drawn(item) -> None:
+        """What stands from step to step (the curves, the questions' marks, S_base's line)
+        is kept drawn: a step moves the marker, and the parts of the plot under its old and
+        new places are copied from there instead of drawn again (both curves' thousands of
+        points, at every step)."""
+        for child in item.getViewBox().addedItems:
+            for part in (child, *child.childItems()):
+                if part.cacheMode() != QGraphicsItem.CacheMode.DeviceCoordinateCache:
+                    part.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+    def _add_marker(self, item, walk: Walkthrough, cost: float, adapt: float) -> None:
+        """The step's marker: a ring under the marks when the steps are valued (the step's
+        ▲/▼ shows inside it), else a filled disc; a bare scatter item (a data item's setData
+        redid its curve too). Out of the view's auto-range: its bounds padded by its size in
+        pixels moved the range a little at every step (each step then repainted the whole
+        plot and redrew both axes); the curves alone set the range, whose padding (7 % of
+        the plot at 200 px) holds the marker at the curve's ends."""
+        old = getattr(self, "_marker", None)
+        if old is not None and old.scene() is not None:
+            item.removeItem(old)
+        ring = bool(walk.questions)
+        self._marker = _Marker([cost], [adapt], symbol="o", size=15 if ring else 11,
+                               brush=None if ring else ADAPT,
+                               pen=pg.mkPen("k", width=2 if ring else 1))
+        self._marker.setZValue(1)
+        item.addItem(self._marker, ignoreBounds=True)
+
+    def add_questions(self, walk: Walkthrough, step: int) -> None:
+        """The questions' marks (they arrive from a worker after the curve) added to `walk`'s
+        curve, its marker made a ring and its legend told; the curves are not drawn again
+        (redrawing a 1,000-step document's whole curve held the event loop 20-30 ms). A
+        curve of another walkthrough, or one with its marks, is drawn whole."""
+        if getattr(self, "_curve_of", None) is not walk or getattr(
+                self, "_questions_shown", False):
+            self._curve_of = None
+            self._draw_curve(walk, step)
+            return
+        item = self.curve.getPlotItem()
+        costs, adapt = walk.replay.curve()
+        self._draw_questions(walk, item, costs, adapt)
+        self._kept_drawn(item)
+        at = walk.replay.at(step)
+        self._add_marker(item, walk, at.cum_cost, at.s_adapt)
+        self._curve_title(walk.replay, step)
 
     def _draw_questions(self, walk: Walkthrough, item, costs, adapt) -> None:
         """Issue 34: each active step marked where it lands on the curve, ▲ when its question
@@ -385,10 +410,13 @@ class ScorePanel(QWidget):
         for up, colour in ((True, QUESTION_BETTER), (False, QUESTION_WORSE)):
             at = [k for k, s in enumerate(walk.replay.steps, 1)
                   if s.step in values and (values[s.step].gain > 0) == up]
-            if at:
-                item.plot([costs[k] for k in at], [adapt[k] for k in at], pen=None,
-                          symbol="t1" if up else "t", symbolSize=9, symbolBrush=colour,
-                          symbolPen=pg.mkPen(colour)).setZValue(2)   # above "this step"
+            if at:   # bare scatter items, out of the range (they lie on the curve): data
+                # items re-set their points at each range news, 13 times as they were added
+                marks = pg.ScatterPlotItem([costs[k] for k in at], [adapt[k] for k in at],
+                                           symbol="t1" if up else "t", size=9,
+                                           brush=pg.mkBrush(colour), pen=pg.mkPen(colour))
+                marks.setZValue(2)   # above "this step"
+                item.addItem(marks, ignoreBounds=True)
 
     def _curve_title(self, r, step: int) -> None:
         """The legend and the curve's figures; the same for every step of a document (the

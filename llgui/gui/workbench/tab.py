@@ -63,6 +63,7 @@ class Workbench(QWidget):
         self._view_pending: Walkthrough | None = None
         self._scores_pending: Walkthrough | None = None
         self._curve_pending: Walkthrough | None = None   # the learning curve, last
+        self._marks_pending: Walkthrough | None = None   # the questions' marks on it, later
 
         # -- top bar: metric, navigation, what the step was
         self.metric_box = QComboBox()
@@ -349,13 +350,17 @@ class Workbench(QWidget):
         if not any(s.initiative == "active" for s in result.log):
             result.questions = {}
             return
+        # in the background: it pauses while a step is drawn (its Python held the
+        # interpreter from the event loop's first steps of a long document)
         self.jobs.submit("questions", work.questions_job, result, result.replay.metric,
-                         bundle.settings, self.state.cost_model(), bundle.documents)
+                         bundle.settings, self.state.cost_model(), bundle.documents,
+                         background=True)
 
     def ready(self) -> bool:
         """True when the current document's walkthrough is on screen (tests wait on this)."""
         return (self._wanted_shown() and self._view_pending is None
-                and self._scores_pending is None and self._curve_pending is None)
+                and self._scores_pending is None and self._curve_pending is None
+                and self._marks_pending is None)
 
     def _wanted_shown(self) -> bool:
         """True when the walkthrough on screen is the one wanted (its score panel may follow
@@ -423,6 +428,13 @@ class Workbench(QWidget):
         height = self.table.viewport().height()
         return (rect.isValid() and height >= 5 * rect.height()
                 and rect.top() >= margin and rect.bottom() <= height - margin)
+
+    def _draw_marks(self) -> None:
+        """The questions' marks on the learning curve (`ScorePanel.add_questions`)."""
+        pending, self._marks_pending = self._marks_pending, None
+        if pending is not None and pending is self.walkthrough:
+            step = max(0, min(self.state.step, len(pending.steps)))
+            self.scores.add_questions(pending, step)
 
     def _draw_pending(self) -> None:
         """The next slice of a new walkthrough (`_show_walkthrough`), after the last one's
@@ -750,16 +762,13 @@ class Workbench(QWidget):
                                             self.model.index(self.model.rowCount() - 1, column))
                 self.table.resizeColumnToContents(column)
                 self._fit_table()
-                self.scores.forget_curve()
-                # the curve again with the questions' marks, after the column's paint (or as
-                # the last slice of the document's drawing, when that is still going on)
-                drawing = any(p is not None for p in (
-                    self._view_pending, self._scores_pending, self._curve_pending))
-                self._curve_pending = walkthrough
-                if not drawing:
+                # the questions' marks on the curve, after the column's paint (or with the
+                # curve, the last slice of the document's drawing, when that is still going on)
+                if self._curve_pending is None:
                     from llgui.gui.widgets.after_paint import after_paint
 
-                    after_paint(self.table.viewport(), self._draw_pending)
+                    self._marks_pending = walkthrough
+                    after_paint(self.table.viewport(), self._draw_marks)
         elif key == "step-view":
             walkthrough, step = result
             if walkthrough is self.walkthrough and step == self.state.step:

@@ -266,3 +266,40 @@ def test_the_bars_feet_and_bracket_are_set_only_when_their_points_change(qtbot):
         fresh.close()
     assert shown["breaks"] >= 2 and shown["bracket"] >= 2
     assert len(calls["breaks"]) < shown["breaks"]   # the feet stood still on some steps
+
+
+def test_the_questions_marks_join_the_drawn_curve_without_drawing_it_again(qtbot):
+    """The question values arrive from a worker after the learning curve is drawn: their
+    marks are added to it (▲ for the steps whose question held more errors than a random
+    one, ▼ for the others, at each step's point of the curve), the step's marker becomes a
+    ring, and the curves themselves are the items they were (redrawing a 1,000-step
+    document's curve held the event loop 20-30 ms)."""
+    from llgui.gui.jobs.workbench import question_values
+
+    bundle = load_bundle(REPO / "resources" / "demo" / "mt" / "bundle.toml")
+    document = bundle.documents[0]
+    result = walk(document, bundle.steps_of(document.id), "bleu", bundle.settings,
+                  bundle.cost)
+    values = question_values(document, result.log, "bleu", bundle.settings, bundle.cost,
+                             bundle.documents)
+    assert values   # the demo asks questions (active steps)
+    panel = _panel(qtbot)
+    panel.show_step(result, 3)
+    item = panel.curve.getPlotItem()
+    curves = [c for c in item.listDataItems() if c.opts.get("stepMode")]
+    assert len(curves) == 2 and panel._marker.opts["size"] == 11   # S_adapt, S_pen; a disc
+    result.questions = values
+    panel.add_questions(result, 3)
+    assert [c for c in item.listDataItems() if c.opts.get("stepMode")] == curves
+    costs, adapt = result.replay.curve()
+    marks = {}
+    for mark in item.listDataItems():
+        if mark.opts.get("symbol") in ("t", "t1"):
+            for x, y in zip(*mark.getData()):
+                marks[(float(x), float(y))] = mark.opts["symbol"]
+    by_step = {s.step: k for k, s in enumerate(result.replay.steps, 1)}
+    expected = {(float(costs[by_step[n]]), float(adapt[by_step[n]])):
+                "t1" if v.gain > 0 else "t" for n, v in values.items()}
+    assert marks == expected
+    assert panel._marker.opts["size"] == 15 and panel._marker.scene() is not None
+    assert len([m for m in item.items if m is panel._marker]) == 1

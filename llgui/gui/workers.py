@@ -33,6 +33,15 @@ within this)."""
 YIELD_LIMIT = 1.0
 """Seconds a background job waits at most per checkpoint: a user who never stops clicking
 slows background work down, never stops it."""
+BEAT_MS = 10
+"""While background jobs run, the event loop beats this often (a timer)..."""
+BEAT_LATE = 0.025
+"""...and a beat this late (seconds) means a turn of the event loop is running long (a
+paint, a step, a document's slice): background jobs then wait at their checkpoints until it
+beats again. Their Python shares the GIL with the event loop's and stretched such a turn
+two- to threefold (a 40-ms turn took 120 ms opening a 1,000-document bundle)."""
+BEAT_WAIT = 0.2
+"""Seconds a background job waits at most per checkpoint for a late beat."""
 
 
 class _JobSignals(QObject):
@@ -48,8 +57,9 @@ class _Job(QRunnable):
 
     def __init__(self, key: str, job_id: int, fn: Callable, args: tuple, kwargs: dict,
                  signals: _JobSignals, stop: threading.Event,
-                 quiet: threading.Event | None = None):
+                 quiet: threading.Event | None = None, beat: list | None = None):
         super().__init__()
+        self.beat = beat   # [time.monotonic() of the event loop's last beat] (background)
         self.setAutoDelete(True)
         self.key, self.job_id = key, job_id
         self.fn, self.args, self.kwargs = fn, args, kwargs
@@ -61,7 +71,15 @@ class _Job(QRunnable):
         """A background job's checkpoint: while the window draws a step or a document, wait
         (without the interpreter) in slices, so that its Python does not halve the speed
         of the event loop's."""
-        if self.quiet is None or self.quiet.is_set():
+        if self.quiet is None:
+            return
+        if self.beat is not None and time.monotonic() - self.beat[0] > BEAT_LATE:
+            # a long turn of the event loop: out of its way (sleeping frees the GIL)
+            deadline = time.monotonic() + BEAT_WAIT
+            while (time.monotonic() - self.beat[0] > BEAT_LATE and not self.stop.is_set()
+                   and time.monotonic() < deadline):
+                time.sleep(0.002)
+        if self.quiet.is_set():
             return
         deadline = time.monotonic() + YIELD_LIMIT
         while (not self.quiet.wait(YIELD_SLICE) and not self.stop.is_set()
@@ -133,6 +151,22 @@ class JobRunner(QObject):
         self._hush_timer = QTimer(self)
         self._hush_timer.setSingleShot(True)
         self._hush_timer.timeout.connect(self._quiet.set)
+        # the event loop's beat, while jobs run (`BEAT_LATE`)
+        self._beat = [time.monotonic()]
+        self._beat_timer = QTimer(self)
+        self._beat_timer.setInterval(BEAT_MS)
+        self._beat_timer.timeout.connect(self._on_beat)
+        self.busy_changed.connect(self._on_busy_changed)
+
+    def _on_beat(self) -> None:
+        self._beat[0] = time.monotonic()
+
+    def _on_busy_changed(self, busy: bool) -> None:
+        self._beat[0] = time.monotonic()
+        if busy:
+            self._beat_timer.start()
+        else:
+            self._beat_timer.stop()
 
     # -- holding ----------------------------------------------------------------------------
 
@@ -153,7 +187,8 @@ class JobRunner(QObject):
         for key, job_id, fn, args, kwargs, quiet in held or ():
             if self._newest.get(key) == job_id:
                 self.pool.start(_Job(key, job_id, fn, args, kwargs, self._signals,
-                                     self._stops[job_id], quiet))
+                                     self._stops[job_id], quiet,
+                                     self._beat if quiet is not None else None))
             else:  # superseded while held: it never ran
                 self._stops.pop(job_id, None)
         if held and not self._stops:
@@ -183,7 +218,8 @@ class JobRunner(QObject):
         if self._held is not None and not urgent:
             self._held.append((key, job_id, fn, args, kwargs, quiet))
         else:
-            self.pool.start(_Job(key, job_id, fn, args, kwargs, self._signals, stop, quiet))
+            self.pool.start(_Job(key, job_id, fn, args, kwargs, self._signals, stop, quiet,
+                                 self._beat if background else None))
         if not was_busy:
             self.busy_changed.emit(True)
         return job_id

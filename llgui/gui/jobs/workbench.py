@@ -85,6 +85,12 @@ def questions_job(result: Walkthrough, metric, settings, cost, documents, progre
                   should_stop=None):
     """Worker job, after the walkthrough is shown: its question values (issue 34), returned
     with the walkthrough they belong to."""
+    from llgui.core.jobs import check
+
+    # a checkpoint first: a background job waits there while the window draws the document
+    # it belongs to (the track below has none, and its Python beside the document's slices
+    # and paints stretched their turns of the event loop two- to threefold)
+    check(should_stop)
     name, _ = metric_and_mode(metric)
     return result, question_values(result.document, result.log, name, settings, cost,
                                    documents, should_stop=should_stop)
@@ -95,12 +101,14 @@ def question_values(document, steps, metric, settings, cost, documents, should_s
     """Step number -> question value of each active step (issue 34; `llgui.core.effort`),
     None when the document has none or its task counts no errors (detection)."""
     from llgui.core.effort.units import ERROR_METRIC, document_values, error_metric
+    from llgui.core.jobs import check
     from llgui.core.penalty import make_track
 
     if document.task not in ERROR_METRIC or not any(s.initiative == "active" for s in steps):
         return None
     track = make_track(document, error_metric(document.task, metric), settings, cost,
                        documents)
+    check(should_stop)
     return {v.step: v for v in document_values(track, steps, cost, should_stop=should_stop)}
 
 

@@ -443,6 +443,9 @@ class Workbench(QWidget):
 
         result = self.walkthrough
         step = max(0, min(self.state.step, len(result.steps))) if result is not None else 0
+        # each slice and its paint hushed: a long document's slices outlast one hush, and a
+        # background job's Python beside them doubled their turns (the GIL, shared)
+        self.jobs.hush(HUSH_DOCUMENT_MS)
         if self._view_pending is not None:
             pending, self._view_pending = self._view_pending, None
             if pending is result:

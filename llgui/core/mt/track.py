@@ -113,7 +113,8 @@ class MTTrack:
                 report(progress, done[0] / n)
             return metric.segment_stats(self._hyp[i], self._info(i))
 
-        self._stats = stats_cache.segment_rows(metric, self._hyp, self._refs, compute)
+        self._stats = stats_cache.segment_rows(metric, self._hyp, self._refs, compute,
+                                               checkpoint=lambda: check(should_stop))
         self._total = self._stats.sum(axis=0)
         self._memo: dict[tuple[int, str], np.ndarray] = {}
 

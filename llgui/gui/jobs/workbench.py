@@ -107,7 +107,7 @@ def question_values(document, steps, metric, settings, cost, documents, should_s
     if document.task not in ERROR_METRIC or not any(s.initiative == "active" for s in steps):
         return None
     track = make_track(document, error_metric(document.task, metric), settings, cost,
-                       documents)
+                       documents, should_stop=should_stop)   # (MT: checkpoints inside)
     check(should_stop)
     return {v.step: v for v in document_values(track, steps, cost, should_stop=should_stop)}
 

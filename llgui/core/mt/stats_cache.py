@@ -336,8 +336,8 @@ class _Store:
                 _remove(path)  # damaged: ignored; its segments are recomputed and rewritten
                 continue
             self._loaded.add(name)
-            for key, row in zip(keys, rows):
-                self._index.setdefault(key, row)
+            # (a key is its row's content address: a key known already holds the same row)
+            self._index.update(zip(keys, rows))
 
     def lookup(self, keys: Sequence[bytes]) -> list[np.ndarray | None]:
         with self._lock:
@@ -373,8 +373,8 @@ class _Store:
             except OSError:
                 return  # a read-only or full disk: scoring goes on without the cache
             self._loaded.add(name)
-            for key, row in zip(keys, rows):
-                self._index.setdefault(key, row)
+            # (a key is its row's content address: a key known already holds the same row)
+            self._index.update(zip(keys, rows))
             self._pending.clear()
             if len(self._loaded) > COMPACT_AT:
                 self._compact()

@@ -269,8 +269,6 @@ class DiarView(TurnLabels, QWidget):
             from llgui.gui.workbench.diar_split import build_ahead
 
             QTimer.singleShot(0, self, lambda: build_ahead(self))
-        if self._can_split and not split:
-            lay_out_now()   # (a new legend or speaker table resizes the plot)
         culls = self._culls
         box = item.getViewBox()   # (each only when it changes: see `set_range`)
         if x_range is not None:
@@ -535,7 +533,8 @@ class DiarView(TurnLabels, QWidget):
         font = self.plot.font()
         font.setPointSizeF(6.5)
         self._lane_font(font)
-        lay_out_now()
+        if opening:   # (at a later step the layout stands: laying it out then cost ~2 ms)
+            lay_out_now()
         self.split.show_spans(walk, step, error_regions, spans, owner=self)
         return True
 

@@ -283,7 +283,6 @@ class Workbench(QWidget):
         # the reference libraries verify MT and diarization; detection scores are counts
         self.verify_button.setEnabled(document.task in ("mt", "diarization"))
         self.model.set_walkthrough(result)
-        self._ask_questions(result, bundle)
         self.table.resizeColumnsToContents()
         # the answer (last) at most 16 ems: the scores stay in view, the tooltip has it whole
         answer = self.model.COLUMNS.index("answer")
@@ -350,11 +349,10 @@ class Workbench(QWidget):
         if not any(s.initiative == "active" for s in result.log):
             result.questions = {}
             return
-        # in the background: it pauses while a step is drawn (its Python held the
-        # interpreter from the event loop's first steps of a long document)
+        # not in the background: a paused job stretched over the steps that follow made
+        # every one of them share the interpreter with it
         self.jobs.submit("questions", work.questions_job, result, result.replay.metric,
-                         bundle.settings, self.state.cost_model(), bundle.documents,
-                         background=True)
+                         bundle.settings, self.state.cost_model(), bundle.documents)
 
     def ready(self) -> bool:
         """True when the current document's walkthrough is on screen (tests wait on this)."""
@@ -461,6 +459,9 @@ class Workbench(QWidget):
         pending, self._curve_pending = self._curve_pending, None
         if pending is not None and pending is result:
             self.scores.draw_curve(result, step)
+            # the questions' values once the document is drawn (their marks join the curve
+            # when they come): computed beside its slices, they stretched them
+            self._ask_questions(result, self.state.bundle())
 
     def _size_timeline(self) -> None:
         """Once, on a short screen (1366x768): the timeline, its per-speaker table and its

@@ -34,14 +34,14 @@ YIELD_LIMIT = 1.0
 """Seconds a background job waits at most per checkpoint: a user who never stops clicking
 slows background work down, never stops it."""
 BEAT_MS = 10
-"""While background jobs run, the event loop beats this often (a timer)..."""
+"""While jobs run, the event loop beats this often (a timer)..."""
 BEAT_LATE = 0.025
 """...and a beat this late (seconds) means a turn of the event loop is running long (a
-paint, a step, a document's slice): background jobs then wait at their checkpoints until it
-beats again. Their Python shares the GIL with the event loop's and stretched such a turn
+paint, a step, a document's slice): jobs then wait at their checkpoints until it beats
+again. Their Python shares the GIL with the event loop's and stretched such a turn
 two- to threefold (a 40-ms turn took 120 ms opening a 1,000-document bundle)."""
 BEAT_WAIT = 0.2
-"""Seconds a background job waits at most per checkpoint for a late beat."""
+"""Seconds a job waits at most per checkpoint for a late beat."""
 
 
 class _JobSignals(QObject):
@@ -59,7 +59,7 @@ class _Job(QRunnable):
                  signals: _JobSignals, stop: threading.Event,
                  quiet: threading.Event | None = None, beat: list | None = None):
         super().__init__()
-        self.beat = beat   # [time.monotonic() of the event loop's last beat] (background)
+        self.beat = beat   # [time.monotonic() of the event loop's last beat]
         self.setAutoDelete(True)
         self.key, self.job_id = key, job_id
         self.fn, self.args, self.kwargs = fn, args, kwargs
@@ -68,18 +68,18 @@ class _Job(QRunnable):
         self._last_progress = 0.0
 
     def _yield(self) -> None:
-        """A background job's checkpoint: while the window draws a step or a document, wait
-        (without the interpreter) in slices, so that its Python does not halve the speed
-        of the event loop's."""
-        if self.quiet is None:
-            return
+        """A job's checkpoint: while a turn of the event loop runs long, wait (without the
+        interpreter) until it is over, so that the job's Python does not halve the speed of
+        the event loop's (every job: one the user waits for loses at most BEAT_WAIT a
+        checkpoint); a background job also waits while the window draws a step or a
+        document."""
         if self.beat is not None and time.monotonic() - self.beat[0] > BEAT_LATE:
             # a long turn of the event loop: out of its way (sleeping frees the GIL)
             deadline = time.monotonic() + BEAT_WAIT
             while (time.monotonic() - self.beat[0] > BEAT_LATE and not self.stop.is_set()
                    and time.monotonic() < deadline):
                 time.sleep(0.002)
-        if self.quiet.is_set():
+        if self.quiet is None or self.quiet.is_set():
             return
         deadline = time.monotonic() + YIELD_LIMIT
         while (not self.quiet.wait(YIELD_SLICE) and not self.stop.is_set()
@@ -101,7 +101,7 @@ class _Job(QRunnable):
         try:
             if self.stop.is_set():
                 raise Cancelled()
-            should_stop = self.stop.is_set if self.quiet is None else self._should_stop
+            should_stop = self._should_stop
             result = self.fn(*self.args, progress=self._progress, should_stop=should_stop,
                              **self.kwargs)
             if self.stop.is_set():
@@ -188,7 +188,7 @@ class JobRunner(QObject):
             if self._newest.get(key) == job_id:
                 self.pool.start(_Job(key, job_id, fn, args, kwargs, self._signals,
                                      self._stops[job_id], quiet,
-                                     self._beat if quiet is not None else None))
+                                     self._beat))
             else:  # superseded while held: it never ran
                 self._stops.pop(job_id, None)
         if held and not self._stops:
@@ -219,7 +219,7 @@ class JobRunner(QObject):
             self._held.append((key, job_id, fn, args, kwargs, quiet))
         else:
             self.pool.start(_Job(key, job_id, fn, args, kwargs, self._signals, stop, quiet,
-                                 self._beat if background else None))
+                                 self._beat))
         if not was_busy:
             self.busy_changed.emit(True)
         return job_id

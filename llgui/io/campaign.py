@@ -454,10 +454,13 @@ class _CampaignLoader(_Loader):
                                               template.replace("{replicate}", rep), bundle,
                                               replicate_of=name, replicate=rep))
                 continue
+            # a bundle that cannot be read is said at its line, and the system's cells are
+            # still scored, without its online run (it vanished from every leaderboard)
+            scored = self.problems.count == count
             bundle = None
             if "bundle" in table:
                 bundle = self.resolve(table["bundle"], "bundle", line("bundle"))
-            if self.problems.count == count and models:
+            if scored and models:
                 out.append(SystemSpec(name, tuple(models), template, bundle))
         return out
 

@@ -63,3 +63,23 @@ def test_the_stall_line_runs_no_more_cells_than_the_workers_have_threads():
     assert running_text(2, two_single) == "2 running"
     assert running_text(3, {"tcp://127.0.0.1:1": 4}) == "3 running"
     assert running_text(4, None) == "4 running or queued on the workers"
+
+
+def test_a_system_whose_bundle_cannot_be_read_keeps_its_cells(tmp_path):
+    """The demo campaign copied on its own names `../mt/bundle.toml` for `steady`'s online
+    run: that line is a problem, and `steady` is still a system of the campaign (its cells
+    scored, without an online run). It vanished from every leaderboard."""
+    import shutil
+
+    from tests.conftest import REPO
+
+    folder = tmp_path / "campaign"
+    shutil.copytree(REPO / "resources" / "demo" / "campaign", folder)
+    campaign = load_campaign(folder / "campaign.toml")
+    names = [s.name for s in campaign.systems]
+    assert names == ["steady", "forgetful", "static", "relapsing"]
+    steady = campaign.systems[0]
+    assert steady.bundle is None
+    assert any("bundle file '../mt/bundle.toml' not found" in str(p)
+               for p in campaign.problems), campaign.problems
+    assert sum(c.system == 0 for c in campaign.cells) == 13 * 13

@@ -125,8 +125,9 @@ BAD = [
      "model id must be", 0),
     ("bad setting", lambda t: _edit(t, "\n[[batches]]", '\n[settings]\ntokenize = "nope"\n'
                                                        "\n[[batches]]"), 7, "tokenize must be", 4),
+    # (the system's cells are still scored, without its online run)
     ("bundle not found", lambda t: t + 'bundle = "online/bundle.toml"\n', 20,
-     "bundle file 'online/bundle.toml' not found", 0),
+     "bundle file 'online/bundle.toml' not found", 4),
     ("unknown table", lambda t: t + "\n[extras]\nx = 1\n", 21, "unknown table [extras]", 4),
 ]
 

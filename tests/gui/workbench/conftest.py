@@ -40,3 +40,16 @@ def event_count(widget, kind):
             return False
 
     return Count()
+
+
+def shown_timeline(qtbot, width: int, height: int, split: bool = True):
+    """A diarization timeline (`DiarView`; `split=False`: a panel's, never split) built,
+    sized, shown and exposed."""
+    from llgui.gui.workbench.diar_view import DiarView
+
+    view = DiarView(split=split)
+    qtbot.addWidget(view)
+    view.resize(width, height)
+    view.show()
+    qtbot.waitExposed(view)
+    return view

@@ -4,16 +4,11 @@ it had without its runs being looked for again; the lanes the step changed are; 
 shown after each step are those of a fresh view of that step at the same range and size."""
 from __future__ import annotations
 
+from tests.gui.workbench.conftest import shown_timeline
+
 
 def _view(qtbot):
-    from llgui.gui.workbench.diar_view import DiarView
-
-    view = DiarView(split=False)   # no split panels: one view, one range
-    qtbot.addWidget(view)
-    view.resize(1100, 500)
-    view.show()
-    qtbot.waitExposed(view)
-    return view
+    return shown_timeline(qtbot, 1100, 500, split=False)   # no split panels: one range
 
 
 def _shown(view) -> list:

@@ -17,6 +17,7 @@ import pytest
 from PySide6.QtCore import QEvent, QObject
 
 from llgui.core.walkthrough import walk
+from tests.gui.workbench.conftest import shown_timeline
 from tests.gui.workbench.test_diar_step_reuse import (  # noqa: F401 - the shared fixture
     _comparable, _state, _view, demo_walk,
 )
@@ -32,13 +33,7 @@ def hour_walk():
 
 
 def test_a_long_show_overview_draws_each_column_with_speech_once(qtbot, hour_walk):
-    from llgui.gui.workbench.diar_view import DiarView
-
-    view = DiarView()
-    qtbot.addWidget(view)
-    view.resize(1100, 650)
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_timeline(qtbot, 1100, 650)
     view.show_step(hour_walk, 1, hour_walk.errors_at(1))
     qtbot.wait(10)
     box = view.plot.getPlotItem().getViewBox()
@@ -134,13 +129,7 @@ class _Layouts(QObject):
 
 @pytest.mark.parametrize("quiet", [False, True])
 def test_a_panel_title_changes_without_laying_its_plot_out(qtbot, quiet):
-    from llgui.gui.workbench.diar_view import DiarView
-
-    panel = DiarView(split=False)
-    qtbot.addWidget(panel)
-    panel.resize(500, 300)
-    panel.show()
-    qtbot.waitExposed(panel)
+    panel = shown_timeline(qtbot, 500, 300, split=False)
     panel.set_title("t = 0:01.5", "8pt")
     item = panel.plot.getPlotItem()
     layouts = _Layouts(item)

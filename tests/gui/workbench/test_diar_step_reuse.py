@@ -11,6 +11,7 @@ import pytest
 from llgui.core.walkthrough import walk
 from llgui.io.bundle import load_bundle
 from tests.conftest import REPO
+from tests.gui.workbench.conftest import shown_timeline
 
 DIAR_BUNDLE = REPO / "resources" / "demo" / "diarization" / "bundle.toml"
 
@@ -27,14 +28,7 @@ def demo_walk():
 
 
 def _view(qtbot):
-    from llgui.gui.workbench.diar_view import DiarView
-
-    view = DiarView()
-    qtbot.addWidget(view)
-    view.resize(1100, 650)
-    view.show()
-    qtbot.waitExposed(view)
-    return view
+    return shown_timeline(qtbot, 1100, 650)
 
 
 def _settle(qtbot, *views) -> None:

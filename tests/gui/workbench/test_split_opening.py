@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from llgui.core.walkthrough import walk
+from tests.gui.workbench.conftest import shown_timeline
 
 
 @pytest.fixture(scope="module")
@@ -30,17 +31,6 @@ def show_walk():
     pytest.fail("no step of the synthetic show opens the split view")
 
 
-def _view(qtbot, width: int, height: int):
-    from llgui.gui.workbench.diar_view import DiarView
-
-    view = DiarView()
-    qtbot.addWidget(view)
-    view.resize(width, height)
-    view.show()
-    qtbot.waitExposed(view)
-    return view
-
-
 def _settled(qtbot, view) -> None:
     qtbot.wait(60)   # the layouts and resizes the step asked for, and what they ask again
     views = [view] + (view.split.panels if view.split is not None else [])
@@ -52,7 +42,7 @@ def test_the_first_split_step_culls_each_timeline_once_at_its_own_width(qtbot, s
     from llgui.gui.workbench.diar_view import DiarView
 
     result, step = show_walk
-    view = _view(qtbot, 1100, 650)
+    view = shown_timeline(qtbot, 1100, 650)
     view.show_step(result, step - 1, result.errors_at(step - 1))
     _settled(qtbot, view)
     assert view.split is None or view.split.isHidden()
@@ -78,7 +68,7 @@ def test_the_first_split_step_culls_each_timeline_once_at_its_own_width(qtbot, s
 def test_a_title_too_long_for_the_plot_is_said_shorter_and_whole_in_the_tooltip(
         qtbot, show_walk):
     result, step = show_walk
-    view = _view(qtbot, 340, 520)   # (the verdict in full is ~350 px at 9 pt)
+    view = shown_timeline(qtbot, 340, 520)   # (the verdict in full is ~350 px at 9 pt)
     view.show_step(result, step, result.errors_at(step))
     _settled(qtbot, view)
     verdict = view.verdict

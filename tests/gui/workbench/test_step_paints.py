@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import QEvent
 from PySide6.QtGui import QImage, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QTableView
-from tests.gui.workbench.conftest import event_count
+from tests.gui.workbench.conftest import event_count, shown_timeline
 
 
 def _table(qtbot, quiet: bool) -> QTableView:
@@ -64,13 +64,7 @@ def test_the_header_of_a_row_table_stands_while_the_selected_row_moves(qtbot, qu
 
 def test_a_timeline_draws_its_lanes_with_one_item_and_a_step_adds_none(qtbot, demo_walk):
     from llgui.gui.workbench.diar_paint import LaneBars, LaneLabels
-    from llgui.gui.workbench.diar_view import DiarView
-
-    view = DiarView(split=False)
-    qtbot.addWidget(view)
-    view.resize(1100, 500)
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_timeline(qtbot, 1100, 500, split=False)
     box = view.plot.getPlotItem().getViewBox()
     counts, colours, labels = set(), set(), 0
     for step in range(len(demo_walk.steps) + 1):

@@ -14,16 +14,20 @@ def isolated_session(tmp_path, monkeypatch):
     return path
 
 
+def shown(qtbot, widget, width: int, height: int):
+    """`widget`, kept by qtbot, at this size, shown and exposed."""
+    qtbot.addWidget(widget)
+    widget.resize(width, height)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
 def shown_window(qtbot, width: int = 1500, height: int = 950):
     """A main window (no session file read) at this size, shown and exposed."""
     from llgui.gui.main_window import MainWindow
 
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(width, height)
-    window.show()
-    qtbot.waitExposed(window)
-    return window
+    return shown(qtbot, MainWindow(use_session=False), width, height)
 
 
 def window_for_module(paths, width: int = 1500, height: int = 950):

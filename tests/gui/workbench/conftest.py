@@ -46,10 +46,6 @@ def shown_timeline(qtbot, width: int, height: int, split: bool = True):
     """A diarization timeline (`DiarView`; `split=False`: a panel's, never split) built,
     sized, shown and exposed."""
     from llgui.gui.workbench.diar_view import DiarView
+    from tests.gui.conftest import shown
 
-    view = DiarView(split=split)
-    qtbot.addWidget(view)
-    view.resize(width, height)
-    view.show()
-    qtbot.waitExposed(view)
-    return view
+    return shown(qtbot, DiarView(split=split), width, height)

@@ -22,8 +22,12 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 from llgui.core.jobs import Cancelled
 
 
-SWITCH_INTERVAL = 0.001
-"""Seconds a thread may hold the GIL while another waits (Python's default is 0.005)."""
+SWITCH_INTERVAL = 0.0002
+"""Seconds a thread may hold the GIL while another waits (Python's default is 0.005). The
+event loop gives the GIL up at each call into Qt and waits up to this long to have it back
+while a job's Python runs: at 0.001 a paint of 7 ms of CPU took 41 ms beside a job (issue 36,
+gate 9's 100,000-sentence document: largest event-loop gap 49-64 ms; 37-39 ms at 0.0002). A
+job loses throughput only while the event loop is working, not while it waits for input."""
 
 
 YIELD_SLICE = 0.05
@@ -128,8 +132,7 @@ class JobRunner(QObject):
         super().__init__(parent)
         # Jobs are Python and share the GIL with the event loop, whose every slot, paint and
         # model call needs it back: with the default 5 ms switch interval a painted frame
-        # waited up to a second behind two busy workers. 1 ms keeps the main thread's waits
-        # short at a small cost in the workers' throughput.
+        # waited up to a second behind two busy workers (`SWITCH_INTERVAL`).
         if sys.getswitchinterval() > SWITCH_INTERVAL:
             sys.setswitchinterval(SWITCH_INTERVAL)
         self.pool = QThreadPool(self)

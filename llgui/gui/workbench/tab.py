@@ -459,9 +459,13 @@ class Workbench(QWidget):
         pending, self._curve_pending = self._curve_pending, None
         if pending is not None and pending is result:
             self.scores.draw_curve(result, step)
-            # the questions' values once the document is drawn (their marks join the curve
-            # when they come): computed beside its slices, they stretched them
-            self._ask_questions(result, self.state.bundle())
+            # the questions' values once the document is drawn, the curve's paint too (their
+            # marks join the curve when they come): started beside the curve's paint, their
+            # Python stretched that turn of 27 ms to 59 on a 100,000-sentence document
+            bundle = self.state.bundle()
+            after_paint(self.scores.curve.viewport(),
+                        lambda: self._ask_questions(result, bundle)
+                        if result is self.walkthrough else None)
 
     def _size_timeline(self) -> None:
         """Once, on a short screen (1366x768): the timeline, its per-speaker table and its

@@ -184,13 +184,54 @@ def _isotonic(y: np.ndarray) -> np.ndarray:
     return np.repeat(means, counts)
 
 
-def bar_range(values: Iterable[float], zero_share: float = 0.5,
-              pad: float = 0.15) -> tuple[float, float]:
+def bar_range(values: Iterable[float], zero_share: float = 0.5, pad: float = 0.15,
+              keep: tuple[float, float] | None = None) -> tuple[float, float]:
     """The value-axis range for bars of `values`: from 0 when the differences between the
     bars are a fair share of their size (the spread exceeds `zero_share` of the largest
-    magnitude), otherwise around the values, padded by `pad` of their spread (at least one
-    unit each side, rounded out to whole units), so that 1-3 point differences between scores
-    of 30 read as differences. Non-finite values are ignored; (0, 1) when none is left."""
+    magnitude; the far end `pad` past the largest, rounded out to 1, 1.2, 1.5, 2, 2.5, 3, 4,
+    5, 6 or 8 times a power of ten), otherwise around the values, padded by `pad` of their
+    spread (at least one unit each side, rounded out to whole units), so that 1-3 point
+    differences between scores of 30 read as differences. Non-finite values are ignored;
+    (0, 1) when none is left.
+
+    `keep`: the range shown so far (the last step's), kept while it holds this range and is
+    less than half as large again, and of the same kind (from 0 or cut): the bars of
+    consecutive steps then read against one axis, which is not drawn anew at every step. A
+    cut range that no longer holds the values grows past them by a quarter of its size on
+    the side they left (an accumulated penalty grows at every step: an axis only just wide
+    enough was replaced at four steps in five)."""
+    fresh = _bar_range(values, zero_share, pad)
+    if keep is None:
+        return fresh
+    lo, hi = float(keep[0]), float(keep[1])
+    same_kind = (lo == 0.0) == (fresh[0] == 0.0) and (hi == 0.0) == (fresh[1] == 0.0)
+    if not same_kind:
+        return fresh
+    if lo <= fresh[0] and fresh[1] <= hi and hi - lo <= 1.5 * (fresh[1] - fresh[0]):
+        return lo, hi
+    low, high = fresh
+    if low == 0.0 or high == 0.0:   # from 0: its round far end leaves room already
+        return fresh
+    size = high - low
+    if high > hi:
+        high = float(math.ceil(high + 0.25 * size))
+    if low < lo:
+        low = float(math.floor(low - 0.25 * size))
+        if fresh[0] >= 0:
+            low = max(low, 0.0)
+    return low, high
+
+
+_NICE = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+
+def _nice_up(x: float) -> float:
+    """The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten >= `x` > 0."""
+    power = 10.0 ** math.floor(math.log10(x))
+    return next(n * power for n in _NICE if n * power >= x * (1 - 1e-12))
+
+
+def _bar_range(values, zero_share: float, pad: float) -> tuple[float, float]:
     v = np.array([x for x in values if x is not None and math.isfinite(x)], dtype=float)
     if v.size == 0:
         return 0.0, 1.0
@@ -200,9 +241,9 @@ def bar_range(values: Iterable[float], zero_share: float = 0.5,
         return 0.0, 1.0
     spread = high - low
     if low >= 0 and spread > zero_share * top:
-        return 0.0, high * (1 + pad)
+        return 0.0, _nice_up(high * (1 + pad))
     if high <= 0 and spread > zero_share * top:
-        return low * (1 + pad), 0.0
+        return -_nice_up(-low * (1 + pad)), 0.0
     margin = max(spread * pad, 1.0)
     lower, upper = math.floor(low - margin), math.ceil(high + margin)
     if low >= 0:

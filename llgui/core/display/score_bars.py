@@ -44,10 +44,12 @@ class PenaltyBars:
 NAMES = ("base", "cor", "imp", "pen", "mem.")
 
 
-def penalty_bars(values: Mapping[str, float | None], digits: int = 2) -> PenaltyBars:
+def penalty_bars(values: Mapping[str, float | None], digits: int = 2,
+                 keep: tuple[float, float] | None = None) -> PenaltyBars:
     """The bars of a step from its `StepView.as_dict()` (s_base, s_cor, s_imp, s_adapt,
     s_pen, s_pen_memorise); the values under the bars with `digits` decimals (fewer where
-    the bars are too narrow for two: the header has them all)."""
+    the bars are too narrow for two: the header has them all); `keep`: the value axis shown
+    so far, kept while it fits (`bar_range`)."""
     v = values
     lo, hi = sorted((float(v["s_adapt"]), float(v["s_pen"])))  # numpy scalars -> float
     mem = v.get("s_pen_memorise")
@@ -68,7 +70,7 @@ def penalty_bars(values: Mapping[str, float | None], digits: int = 2) -> Penalty
     shown = [x for x in (v["s_base"], v["s_cor"], v["s_imp"], v["s_adapt"], v["s_pen"], mem)
              if x is not None]
     # 1-3 point differences between scores of 30 must read as differences
-    low, high = bar_range(shown)
+    low, high = bar_range(shown, keep=keep)
     return PenaltyBars(
         solid=(v["s_base"], v["s_cor"], v["s_imp"], lo),
         hatch=(lo, hi - lo) if hi > lo else None,

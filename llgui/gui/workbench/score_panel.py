@@ -186,7 +186,12 @@ class ScorePanel(QWidget):
         # Figure 4: the penalised score is S_adapt (solid) with the accumulated penalty
         # hatched: stacked on top for error rates, cut from the top for BLEU/chrF.
         self._bar_values = v
-        geometry = penalty_bars(v, self._tick_digits(v))
+        # the value axis kept from the last step while it fits (the bars of consecutive
+        # steps against one axis; a new range redrew the axis and moved every bar)
+        kept = getattr(self, "y_range", None) if getattr(self, "_range_of", None) is r \
+            else None   # (the same replay: its document and metric)
+        self._range_of = r
+        geometry = penalty_bars(v, self._tick_digits(v), keep=kept)
         self.bar_geometry = geometry
         for bar, value in zip(parts["solid"], geometry.solid):
             bar.setVisible(value is not None)

@@ -136,6 +136,67 @@ def test_bar_range_shows_small_differences():
     assert bar_range([]) == (0.0, 1.0)
 
 
+@pytest.mark.parametrize("values, expected", [
+    ([5, 40, 80], (0.0, 100.0)),        # 80 * 1.15 = 92 -> 100
+    ([10, 50], (0.0, 60.0)),            # 57.5 -> 60
+    ([0.1, 0.4], (0.0, 0.5)),           # 0.46 -> 0.5
+    ([20, 86.9], (0.0, 100.0)),         # 99.9 -> 100
+    ([20, 87], (0.0, 120.0)),           # 100.05 -> 120
+    ([-80, -5], (-100.0, 0.0)),
+])
+def test_a_bar_axis_from_zero_ends_on_a_round_number(values, expected):
+    assert bar_range(values) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("values, keep, expected", [
+    # the fresh range is (29, 32): a kept (28, 32) holds it and is not half as large again
+    ([30.6, 30.9, 30.7], (28.0, 32.0), (28.0, 32.0)),
+    ([30.6, 30.9, 30.7], (29.0, 32.0), (29.0, 32.0)),
+    # a value past the kept range's margin: the fresh range (29, 34), grown upwards by a
+    # quarter of its size (1.25 units, rounded out) where the values left the kept one
+    ([30.6, 32.5], (28.0, 32.0), (29.0, 36.0)),
+    ([27.0, 28.5], (28.0, 32.0), (25.0, 30.0)),   # fresh (26, 30), downwards by 1
+    ([5, 40, 80], (0.0, 60.0), (0.0, 100.0)),     # from 0: fresh, its round end
+    # too loose (20 units for 3): fresh
+    ([30.6, 30.9, 30.7], (20.0, 40.0), (29.0, 32.0)),
+    # another kind: a cut axis is not kept for bars from 0, nor the other way round
+    ([30.6, 30.9, 30.7], (0.0, 33.0), (29.0, 32.0)),
+    ([5, 40, 80], (4.0, 100.0), (0.0, 100.0)),
+    ([5, 40, 80], (0.0, 120.0), (0.0, 120.0)),
+])
+def test_a_bar_axis_is_kept_while_it_fits(values, keep, expected):
+    assert bar_range(values, keep=keep) == pytest.approx(expected)
+
+
+def test_a_drifting_score_keeps_its_axis_for_several_steps():
+    """Bars of consecutive steps read against one axis: a DER drifting by 0.1 a step changes
+    its axis only when a value leaves it, and every axis shows its values with a margin."""
+    ranges = []
+    keep = None
+    for k in range(30):
+        values = [24.0, 25.0 - 0.1 * k, 26.0 - 0.1 * k]
+        keep = bar_range(values, keep=keep)
+        fresh = bar_range(values)
+        assert keep[0] <= fresh[0] and fresh[1] <= keep[1]
+        ranges.append(keep)
+    assert len(set(ranges)) <= 4 < len(ranges)
+
+
+def test_a_growing_penalty_keeps_its_axis_for_several_steps():
+    """An error rate whose accumulated penalty grows by a point a step (S_pen from 28 to
+    57): the axis holds every step's bars and is replaced at no more than one step in
+    three."""
+    keep, ranges = None, []
+    for k in range(30):
+        values = [24.0, 26.0, 27.0, 25.0, 28.0 + k]
+        keep = bar_range(values, keep=keep)
+        fresh = bar_range(values)
+        assert keep[0] <= fresh[0] and fresh[1] <= keep[1]
+        ranges.append(keep)
+    changes = sum(a != b for a, b in zip(ranges, ranges[1:]))
+    assert changes <= 10
+
+
 def test_far_apart_windows_get_panels_of_their_own():
     """A `same` step 900 s apart: two 6-s windows, two panels (not one 900-s view)."""
     panels = zoom_panels([(897, 903), (0, 6)], pad=1, extent=(0, 1800))

@@ -234,7 +234,7 @@ def test_the_speaker_table_changes_only_the_cells_a_step_changed(qtbot):
 
 def test_the_bars_feet_and_bracket_are_set_only_when_their_points_change(qtbot):
     """Stepped, the broken bar feet and the penalty bracket show what a fresh panel shows at
-    each step; their items are given points only when these change (each setData rebuilt the
+    each step (given the value axis the stepped one had before it); their items are given points only when these change (each setData rebuilt the
     item and repainted the bars)."""
     bundle = load_bundle(REPO / "resources" / "demo" / "diarization" / "bundle.toml")
     document = max(bundle.documents, key=lambda d: d.extent[1])
@@ -255,8 +255,10 @@ def test_the_bars_feet_and_bracket_are_set_only_when_their_points_change(qtbot):
 
     shown = {"breaks": 0, "bracket": 0}
     for step in range(1, len(walked.steps) + 1):
+        kept = panel.y_range   # (the value axis a step keeps while it fits: `bar_range`)
         panel.show_step(walked, step)
         fresh = _panel(qtbot)
+        fresh._range_of, fresh.y_range = walked.replay, kept   # the same axis before it
         fresh.show_step(walked, step)
         for name in shown:
             if fresh._bar_items[name].isVisible():

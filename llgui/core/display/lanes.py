@@ -168,14 +168,25 @@ def _stack_pieces(geometry, key) -> dict:
     # last starting before its end, those that share more than `tol` with it
     first = np.searchsorted(reach, lo + tol, side="right")
     last = np.searchsorted(starts, hi - tol, side="left")
-    turn, span, level, depth = [], [], [], []
-    for j, (a, b) in enumerate(zip(first.tolist(), last.tolist())):
+    count = np.maximum(last - first, 0)
+    span = np.repeat(np.arange(lo.size), count)
+    turn = np.arange(span.size) - np.repeat(np.cumsum(count) - count, count) + first[span]
+    member = np.minimum(ends[turn], hi[span]) - np.maximum(starts[turn], lo[span]) > tol
+    turn, span = turn[member], span[member]
+    # each stretch's turns by rank, then time: the order they take rows in
+    by = np.lexsort((ends[turn], starts[turn], rank[turn], span))
+    turn, span = turn[by], span[by]
+    size = np.bincount(span, minlength=lo.size)
+    head = np.cumsum(size) - size
+    level = (np.arange(turn.size) - head[span]).astype(float)
+    depth = size[span].astype(float)
+    # two turns in a stretch overlap each other: a row each (most stretches); three or
+    # more may leave room, each takes the first row it fits in
+    for j in np.flatnonzero(size > 2).tolist():
         s, e = float(lo[j]), float(hi[j])
-        members = [i for i in range(a, b)
-                   if min(float(ends[i]), e) - max(float(starts[i]), s) > tol]
-        members.sort(key=lambda i: (rank[i], starts[i], ends[i]))
         rows: list[list[tuple[float, float]]] = []
-        for i in members:
+        for k in range(int(head[j]), int(head[j] + size[j])):
+            i = int(turn[k])
             x0, x1 = max(float(starts[i]), s), min(float(ends[i]), e)
             for r, spans in enumerate(rows):
                 if all(x1 <= u + tol or x0 >= v - tol for u, v in spans):
@@ -184,11 +195,8 @@ def _stack_pieces(geometry, key) -> dict:
             else:
                 r = len(rows)
                 rows.append([(x0, x1)])
-            turn.append(i)
-            span.append(j)
-            level.append(r)
-        depth += [len(rows)] * len(members)
-    turn, span = np.array(turn, dtype=np.int64), np.array(span, dtype=np.int64)
+            level[k] = r
+        depth[head[j]:head[j] + size[j]] = len(rows)
     inside_x0 = np.maximum(starts[turn], lo[span])
     inside_x1 = np.minimum(ends[turn], hi[span])
     # the rest of each turn: before its first stretch, between two, after its last
@@ -208,8 +216,8 @@ def _stack_pieces(geometry, key) -> dict:
     out_x0 = np.concatenate([inside_x0, before[gap], x1[tail & after], starts[alone]])
     out_x1 = np.concatenate([inside_x1, x0[gap], ends[t[tail & after]], ends[alone]])
     rest = out_turn.size - turn.size
-    out_level = np.concatenate([np.array(level, dtype=float), np.zeros(rest)])
-    out_depth = np.concatenate([np.array(depth, dtype=float), np.ones(rest)])
+    out_level = np.concatenate([level, np.zeros(rest)])
+    out_depth = np.concatenate([depth, np.ones(rest)])
     order = np.lexsort((out_level, out_x1, out_x0))
     return {"x0": out_x0[order], "x1": out_x1[order], "turn": out_turn[order],
             "level": out_level[order], "depth": out_depth[order]}

@@ -76,3 +76,8 @@ def test_a_brief_overlap_thins_the_bars_only_over_it(qtbot, brief_overlap):
         assert all(0 < h <= full + 1e-9 for _, _, h in rects)
     # nothing lost: the pieces add up to the turns (60 s + 4 s)
     assert np.isclose(sum(b - a for a, b, _ in _rects(view, 0)), 64.0)
+    # hovering a piece tells of its turn, whole: its own onset, offset and speaker
+    assert view.tooltip_at(30.0, 0.0).splitlines()[1:] == ["A: 0:00.00 – 1:00.00 (60.00 s)"]
+    assert view.tooltip_at(59.0, 0.0).splitlines()[1:] == ["A: 0:00.00 – 1:00.00 (60.00 s)",
+                                                            "B: 0:58.00 – 1:02.00 (4.00 s)"]
+    assert view.tooltip_at(61.0, 0.0).splitlines()[1:] == ["B: 0:58.00 – 1:02.00 (4.00 s)"]

@@ -69,25 +69,31 @@ def _error_geometry(regions) -> dict:
 
 def lane_bars(turns, colour_of: Callable[[str], str], rank: Callable[[str], object] | None = None
               ) -> dict:
-    """A lane's bars grouped by colour: x0, width, stacking level and depth of every turn
-    (`lane_geometry`'s order; `stack_levels` with `rank`), and colour -> indices of its bars;
+    """A lane's bars grouped by colour: the pieces of its turns (`stack_pieces` with `rank`:
+    a turn is cut where an overlap begins and ends), each with its x0, width, stacking
+    level and depth, the turn it is of (`turn`, an index in `lane_geometry`'s order) and that
+    turn's label (`label`, an index into `colours`), and colour -> indices of its pieces;
     `colour_of(label)` gives a speaker label's colour."""
     geometry = lane_geometry(turns)
     palette = [colour_of(label) for label in geometry["labels"]]
-    # each turn's colour as an index, then one comparison per colour (np.isin per colour
+    # each piece's colour as an index, then one comparison per colour (np.isin per colour
     # sorted the turns each time: milliseconds a lane of a 10-hour show)
     distinct = list(dict.fromkeys(palette))
     number = {colour: i for i, colour in enumerate(distinct)}
     of_label = np.array([number[c] for c in palette], dtype=np.intp)
-    of_turn = of_label[geometry["inverse"]] if len(palette) else of_label
-    level, depth = stack_levels(turns, rank)
+    pieces = stack_pieces(turns, rank)
+    label = (np.asarray(geometry["inverse"], dtype=np.intp)[pieces["turn"]]
+             if pieces["turn"].size else np.zeros(0, dtype=np.intp))
+    of_piece = of_label[label] if len(palette) else of_label
     return {
         "colours": palette,     # per label (geometry["labels"] order)
-        "x0": geometry["starts"],
-        "width": geometry["ends"] - geometry["starts"],
-        "level": level,
-        "depth": depth,
-        "groups": {c: np.flatnonzero(of_turn == i) for i, c in enumerate(distinct)},
+        "x0": pieces["x0"],
+        "width": pieces["x1"] - pieces["x0"],
+        "level": pieces["level"],
+        "depth": pieces["depth"],
+        "turn": pieces["turn"],
+        "label": label,
+        "groups": {c: np.flatnonzero(of_piece == i) for i, c in enumerate(distinct)},
     }
 
 
@@ -99,56 +105,127 @@ def mapped_rank(mapping: Mapping[str, str] | None) -> Callable[[str], str]:
     return lambda label: names.get(label, "\uffff" + label)
 
 
-def stack_levels(turns, rank: Callable[[str], object] | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """(level, depth) of every bar of a lane (`lane_geometry`'s order), overlap by overlap:
-    a turn that overlaps nothing fills the lane's height (depth 1), and the turns of one run
-    of overlapping turns share it in as many rows as the run needs, so one triple overlap no
-    longer thins every bar of the meeting to a third. Within a run the rows go by `rank` of
-    the speaker label (then time), so the same two speakers overlap in the same order in every
-    lane when `rank` says the reference speaker a label is drawn as (default: the label)."""
+def stack_pieces(turns, rank: Callable[[str], object] | None = None) -> dict:
+    """How a lane's turns are drawn, overlap by overlap: each turn cut into pieces at the
+    edges of the overlapped stretches it takes part in (where two or more turns speak at
+    once, `overlap_spans`). A piece outside any overlap fills the lane's height (level 0,
+    depth 1); the pieces of one overlapped stretch share it in as many rows as it needs
+    (depth), one row (level) each. A long turn overlapped for two seconds at its end was
+    drawn thin along its whole length, which reads as overlapped speech throughout.
+
+    Within a stretch the rows go by `rank` of the speaker label (then time), so the same
+    two speakers overlap in the same order in every lane when `rank` says the reference
+    speaker a label is drawn as (default: the label). Returns arrays x0, x1, turn (the
+    piece's turn, an index in `lane_geometry`'s order), level and depth, sorted by (x0, x1);
+    a lane without overlap has one piece per turn, its own. Cached by the turn list's
+    identity and the ranks."""
     geometry = lane_geometry(turns)
     labels = geometry["labels"]
     key = tuple(rank(label) if rank is not None else label for label in labels)
     return _GEOMETRY.get_or_make((turns,), ("stack", key),
-                                 lambda: _stack_levels(geometry, key))
+                                 lambda: _stack_pieces(geometry, key))
 
 
-def _stack_levels(geometry, key) -> tuple[np.ndarray, np.ndarray]:
+def overlap_spans(starts: np.ndarray, ends: np.ndarray,
+                  tolerance: float = LANE_TOLERANCE) -> tuple[np.ndarray, np.ndarray]:
+    """(start, end) arrays of the stretches where two or more of the spans [starts, ends]
+    lie (pyannote's `get_overlap`), in time order: stretches no longer than `tolerance` are
+    none (RTTM onset + duration leaves abutting turns overlapping by float error), and
+    stretches that touch (one pair of turns handing over to the next at one instant) are
+    one."""
+    n = starts.size
+    none = np.zeros(0), np.zeros(0)
+    if n < 2:
+        return none
+    times = np.concatenate([starts, ends])
+    delta = np.concatenate([np.ones(n, dtype=np.int64), -np.ones(n, dtype=np.int64)])
+    order = np.lexsort((delta, times))   # at one instant the ends first: abutting is not overlap
+    times, count = times[order], np.cumsum(delta[order])
+    on = np.concatenate([[0], (count >= 2).astype(np.int8), [0]])
+    edge = np.diff(on)
+    lo, hi = times[np.flatnonzero(edge == 1)], times[np.flatnonzero(edge == -1)]
+    if lo.size == 0:
+        return none
+    joined = np.concatenate([[True], lo[1:] - hi[:-1] > tolerance])   # touching: one
+    first = np.flatnonzero(joined)
+    lo, hi = lo[first], hi[np.append(first[1:], lo.size) - 1]
+    keep = hi - lo > tolerance
+    return lo[keep], hi[keep]
+
+
+def _stack_pieces(geometry, key) -> dict:
     starts, ends, inverse = geometry["starts"], geometry["ends"], geometry["inverse"]
     n = starts.size
-    level, depth = np.zeros(n), np.ones(n)
-    if n < 2:
-        return level, depth
+    tol = LANE_TOLERANCE
+    lo, hi = overlap_spans(starts, ends)
+    if lo.size == 0:   # nothing overlaps: a piece a turn, the lane's height each
+        return {"x0": starts, "x1": ends, "turn": np.arange(n), "level": np.zeros(n),
+                "depth": np.ones(n)}
     order_of = {k: i for i, k in enumerate(sorted(set(key), key=lambda k: (str(type(k)), k)))}
+    rank = np.array([order_of[key[i]] for i in inverse.tolist()], dtype=np.int64)
     reach = np.maximum.accumulate(ends)
-    fresh = np.ones(n, dtype=bool)
-    fresh[1:] = reach[:-1] <= starts[1:] + LANE_TOLERANCE
-    heads = np.flatnonzero(fresh)
-    tails = np.append(heads[1:], n)
-    for head, tail in zip(heads.tolist(), tails.tolist()):
-        if tail - head < 2:
-            continue
-        members = sorted(range(head, tail),
-                         key=lambda i: (order_of[key[inverse[i]]], starts[i], ends[i]))
+    # the turns of each stretch: from the first whose running end passes its start to the
+    # last starting before its end, those that share more than `tol` with it
+    first = np.searchsorted(reach, lo + tol, side="right")
+    last = np.searchsorted(starts, hi - tol, side="left")
+    count = np.maximum(last - first, 0)
+    span = np.repeat(np.arange(lo.size), count)
+    turn = np.arange(span.size) - np.repeat(np.cumsum(count) - count, count) + first[span]
+    member = np.minimum(ends[turn], hi[span]) - np.maximum(starts[turn], lo[span]) > tol
+    turn, span = turn[member], span[member]
+    # each stretch's turns by rank, then time: the order they take rows in
+    by = np.lexsort((ends[turn], starts[turn], rank[turn], span))
+    turn, span = turn[by], span[by]
+    size = np.bincount(span, minlength=lo.size)
+    head = np.cumsum(size) - size
+    level = (np.arange(turn.size) - head[span]).astype(float)
+    depth = size[span].astype(float)
+    # two turns in a stretch overlap each other: a row each (most stretches); three or
+    # more may leave room, each takes the first row it fits in
+    for j in np.flatnonzero(size > 2).tolist():
+        s, e = float(lo[j]), float(hi[j])
         rows: list[list[tuple[float, float]]] = []
-        for i in members:
-            a, b = float(starts[i]), float(ends[i])
+        for k in range(int(head[j]), int(head[j] + size[j])):
+            i = int(turn[k])
+            x0, x1 = max(float(starts[i]), s), min(float(ends[i]), e)
             for r, spans in enumerate(rows):
-                if all(b <= s + LANE_TOLERANCE or a >= e - LANE_TOLERANCE for s, e in spans):
-                    spans.append((a, b))
+                if all(x1 <= u + tol or x0 >= v - tol for u, v in spans):
+                    spans.append((x0, x1))
                     break
             else:
                 r = len(rows)
-                rows.append([(a, b)])
-            level[i] = r
-        depth[head:tail] = len(rows)
-    return level, depth
+                rows.append([(x0, x1)])
+            level[k] = r
+        depth[head[j]:head[j] + size[j]] = len(rows)
+    inside_x0 = np.maximum(starts[turn], lo[span])
+    inside_x1 = np.minimum(ends[turn], hi[span])
+    # the rest of each turn: before its first stretch, between two, after its last
+    by = np.lexsort((span, turn))
+    t, x0, x1 = turn[by], inside_x0[by], inside_x1[by]
+    head = np.ones(t.size, dtype=bool)
+    head[1:] = t[1:] != t[:-1]
+    tail = np.ones(t.size, dtype=bool)
+    tail[:-1] = head[1:]
+    before = np.where(head, starts[t], np.roll(x1, 1))
+    gap = x0 - before > tol
+    after = ends[t] - x1 > tol
+    alone = np.ones(n, dtype=bool)
+    alone[t] = False
+    alone = np.flatnonzero(alone)
+    out_turn = np.concatenate([turn, t[gap], t[tail & after], alone])
+    out_x0 = np.concatenate([inside_x0, before[gap], x1[tail & after], starts[alone]])
+    out_x1 = np.concatenate([inside_x1, x0[gap], ends[t[tail & after]], ends[alone]])
+    rest = out_turn.size - turn.size
+    out_level = np.concatenate([level, np.zeros(rest)])
+    out_depth = np.concatenate([depth, np.ones(rest)])
+    order = np.lexsort((out_level, out_x1, out_x0))
+    return {"x0": out_x0[order], "x1": out_x1[order], "turn": out_turn[order],
+            "level": out_level[order], "depth": out_depth[order]}
 
 
 def lane_parts(bars: dict, y: float, lane_height: float) -> list[tuple[str, tuple]]:
     """(colour, (x0, width, y0, height)) per colour of a lane centred at `y` whose bars
-    (`lane_bars`) stack in rows sharing `lane_height` (each bar's run its own depth)."""
+    (`lane_bars`' pieces) stack in rows sharing `lane_height` (each piece its depth)."""
     height = lane_height / np.asarray(bars["depth"], dtype=float)
     height = np.broadcast_to(height, np.shape(bars["x0"]))
     y0 = y - lane_height / 2 + bars["level"] * height

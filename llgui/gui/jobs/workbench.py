@@ -123,7 +123,7 @@ def view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
     walkthrough's turn lists, where the view reads it."""
     from llgui.core.diarization.speakers import breakdown
     from llgui.core.diarization.verdict import step_verdict
-    from llgui.core.display.lanes import error_geometry, lane_geometry, mapped_rank, stack_levels
+    from llgui.core.display.lanes import error_geometry, lane_geometry, mapped_rank, stack_pieces
     from llgui.core.jobs import check
 
     def checkpoint() -> None:
@@ -135,10 +135,10 @@ def view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
         checkpoint()
         if n == 0:   # the base: its mapping and errors, no step view
             lane_geometry(result.document.reference)
-            stack_levels(result.document.reference, mapped_rank(None))
+            stack_pieces(result.document.reference, mapped_rank(None))
             checkpoint()
             lane_geometry(result.hypothesis_at(0))
-            stack_levels(result.hypothesis_at(0), mapped_rank(result.base_mapping))
+            stack_pieces(result.hypothesis_at(0), mapped_rank(result.base_mapping))
             checkpoint()
             error_geometry(result.errors_at(0))
             checkpoint()
@@ -146,14 +146,14 @@ def view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
             continue
         view = result.view(n)
         checkpoint()
-        stack_levels(result.document.reference, mapped_rank(None))
+        stack_pieces(result.document.reference, mapped_rank(None))
         for lane, mapping in ((view.seen, view.mapping), (view.corrected, view.mapping),
                               (view.impaired or (), view.mapping),
                               (view.adapted, view.adapted_mapping)):
             checkpoint()
             lane_geometry(lane)   # where the bars go: numpy, off the main thread
             if lane:   # how overlaps stack, in the view's order (`DiarView._lane_arrays`)
-                stack_levels(lane, mapped_rank(mapping))
+                stack_pieces(lane, mapped_rank(mapping))
         checkpoint()
         error_geometry(view.adapted_errors)
         checkpoint()

@@ -23,15 +23,22 @@ class FlatBars(pg.BarGraphItem):
 
 
 def run_keys(arrays: dict, geometry: dict) -> np.ndarray:
-    """Each bar's (label, stacking level) as one integer, what `label_runs` joins runs by;
-    made once per lane's arrays (a Python string per turn, at every cull of every view, was
-    7 ms a step on an hour's meeting)."""
+    """Each bar's (label, stacking level, depth) as one integer, what `label_runs` joins
+    runs by; made once per lane's arrays (a Python string per turn, at every cull of every
+    view, was 7 ms a step on an hour's meeting). A bar's label is `arrays["label"]` (a
+    turn's pieces, `lane_bars`), else `geometry["inverse"]` (a bar a turn); a turn's full
+    height piece and its stacked piece are two runs, each labelled in its own row."""
     keys = arrays.get("run_keys")
     if keys is None:
         level = np.asarray(arrays["level"], dtype=np.int64).reshape(-1)
+        depth = np.asarray(arrays.get("depth", np.ones(level.size)), dtype=np.int64)
+        depth = np.broadcast_to(depth, level.shape)
         levels = int(level.max()) + 1 if level.size else 1
-        keys = arrays["run_keys"] = (np.asarray(geometry["inverse"], dtype=np.int64)
-                                     * levels + level)
+        depths = int(depth.max()) + 1 if depth.size else 1
+        label = arrays.get("label")
+        label = geometry["inverse"] if label is None else label
+        keys = arrays["run_keys"] = ((np.asarray(label, dtype=np.int64) * levels + level)
+                                     * depths + depth)
     return keys
 
 

@@ -66,6 +66,7 @@ class TurnLabels:
                     inks[c] = "#000000" if to_lab(base_colour(c))[0] > 62 else "#ffffff"
             ink = arrays["ink"] = [inks[c] for c in arrays["colours"]]
         labels = geometry["labels"]
+        label_of = arrays["label"]   # each piece's label (a turn cut where overlaps are)
         depth = arrays.get("depth_each")
         if depth is None:   # once per lane's arrays
             depth = arrays["depth_each"] = np.broadcast_to(
@@ -79,7 +80,7 @@ class TurnLabels:
         wanted = []
         for run in fit[np.argsort(-shown[fit])][:self.MAX_LABELS].tolist():
             i = int(first[run])
-            text = labels[geometry["inverse"][i]]
+            text = labels[label_of[i]]
             if shown[run] * pixels < len(text) * self.LABEL_PX + 8:
                 continue
             height = self.LANE_HEIGHT / depth[i]
@@ -87,5 +88,5 @@ class TurnLabels:
                 continue
             wanted.append((float(shown[run]), float(left[run]),
                            (arrays["level"][i] + 0.5) * height, text,
-                           ink[geometry["inverse"][i]]))
+                           ink[label_of[i]]))
         return wanted

@@ -81,11 +81,18 @@ def test_lane_bars_group_turns_by_the_colour_of_their_label():
     colours = {"S0": "#111111", "S1": "#222222", "S2": "#111111", "S3": "#333333"}
     bars = lane_bars(turns, colours.get)
     geometry = lane_geometry(turns)
-    assert np.array_equal(bars["width"], geometry["ends"] - geometry["starts"])
+    # each turn's pieces (cut where overlaps begin and end) tile it end to end
+    for k in range(len(turns)):
+        mine = np.flatnonzero(bars["turn"] == k)
+        edges = sorted(zip(bars["x0"][mine].tolist(),
+                           (bars["x0"] + bars["width"])[mine].tolist()))
+        assert edges[0][0] == geometry["starts"][k] and edges[-1][1] == geometry["ends"][k]
+        assert all(b == c for (_, b), (c, _) in zip(edges, edges[1:]))
+    assert bars["label"].tolist() == geometry["inverse"][bars["turn"]].tolist()
     seen = np.concatenate(list(bars["groups"].values()))
-    assert sorted(seen.tolist()) == list(range(len(turns)))   # every bar once
+    assert sorted(seen.tolist()) == list(range(bars["x0"].size))   # every piece once
     for colour, members in bars["groups"].items():
-        assert {geometry["labels"][geometry["inverse"][m]] for m in members} == {
+        assert {geometry["labels"][bars["label"][m]] for m in members} == {
             label for label, c in colours.items() if c == colour and label in geometry["labels"]}
     parts = dict(lane_parts(bars, -2.0, 0.8))
     for colour, (x0, width, y0, h) in parts.items():
@@ -150,26 +157,26 @@ def test_overlaps_stack_locally_and_in_the_same_speaker_order_in_every_lane():
     """Issue 23, items 12 and 19: a triple overlap thinned every bar of the lane to a third,
     and two speakers overlapping were stacked by start time, A over B in one lane and B over
     A in the next."""
-    from llgui.core.display.lanes import stack_levels
+    from llgui.core.display.lanes import stack_pieces
 
     reference = (Turn(0.0, 5.0, "B"), Turn(1.0, 4.0, "A"), Turn(10.0, 12.0, "A"),
                  Turn(20.0, 30.0, "A"), Turn(21.0, 29.0, "B"), Turn(22.0, 28.0, "C"))
     # the hypothesis: the same speech under cluster names, the overlap starting the other way
     hypothesis = (Turn(0.0, 5.0, "h2"), Turn(0.5, 4.0, "h1"), Turn(10.0, 12.0, "h1"))
     names = {"h1": "A", "h2": "B"}
-    ref_level, ref_depth = stack_levels(reference)
-    hyp_level, hyp_depth = stack_levels(hypothesis, rank=lambda h: names[h])
+    ref, hyp = stack_pieces(reference), stack_pieces(hypothesis, rank=lambda h: names[h])
     g_ref, g_hyp = lane_geometry(reference), lane_geometry(hypothesis)
 
-    def row_of(geometry, level, label):
-        return {geometry["labels"][geometry["inverse"][i]]: level[i]
-                for i in range(len(level)) if geometry["starts"][i] < 6}[label]
+    def row_of(geometry, pieces, label):   # the row of a label's piece at t = 2 s
+        return {geometry["labels"][geometry["inverse"][t]]: level
+                for t, a, b, level in zip(pieces["turn"], pieces["x0"], pieces["x1"],
+                                          pieces["level"]) if a <= 2.0 < b}[label]
 
-    assert row_of(g_ref, ref_level, "A") == row_of(g_hyp, hyp_level, "h1") == 0
-    assert row_of(g_ref, ref_level, "B") == row_of(g_hyp, hyp_level, "h2") == 1
-    lone = [i for i in range(len(ref_level)) if g_ref["starts"][i] == 10.0]
-    assert ref_depth[lone].tolist() == [1.0]            # full height away from overlap
-    assert ref_depth.max() == 3.0 and hyp_depth.max() == 2.0
+    assert row_of(g_ref, ref, "A") == row_of(g_hyp, hyp, "h1") == 0
+    assert row_of(g_ref, ref, "B") == row_of(g_hyp, hyp, "h2") == 1
+    lone = ref["x0"] == 10.0
+    assert ref["depth"][lone].tolist() == [1.0]            # full height away from overlap
+    assert ref["depth"].max() == 3.0 and hyp["depth"].max() == 2.0
     bars = lane_bars(reference, lambda label: "#000000")
     (_, (_, _, _, heights)), = lane_parts(bars, 0.0, 0.8)
     assert heights.max() == pytest.approx(0.8 * BAR_FILL)

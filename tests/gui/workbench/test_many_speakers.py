@@ -7,7 +7,10 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import Qt
+
+from llgui.core.display.lanes import lane_geometry
 
 from llgui.core.display.palette import MIN_SPEAKER_DISTANCE, speaker_distance
 from tests.gui.conftest import settle, shown_window
@@ -46,10 +49,15 @@ def test_the_twenty_speakers_of_kdfqk_are_drawn_apart(qtbot, tmp_path):
         for speaker in speakers:
             turn = next(t for t in reference if t.speaker == speaker)
             fill, pattern = None, Qt.BrushStyle.SolidPattern
-            # the colour of the reference lane's part (its row: y0 above -0.5) holding it
-            held = {colour for parts, *_ in view._rows for colour, (x0, width, y0, _h) in parts
-                    if ((abs(x0 - turn.start) < 1e-6)
-                        & (abs(width - (turn.end - turn.start)) < 1e-6) & (y0 > -0.5)).any()}
+            # the colour of the reference lane's pieces of it (a turn is cut where it
+            # overlaps: its pieces are told by the turn they are of)
+            arrays = view._lane_info[0][3]
+            geometry = lane_geometry(reference)
+            k = int(np.flatnonzero((geometry["starts"] == turn.start)
+                                   & (geometry["ends"] == turn.end))[0])
+            held = {colour for colour, members in arrays["groups"].items()
+                    if (arrays["turn"][members] == k).any()}
+            assert len(held) == 1
             for layer in view.bars.layers:   # what the view's bar item paints
                 if layer.colour not in held:
                     continue

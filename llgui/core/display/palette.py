@@ -24,6 +24,9 @@ UNMAPPED = "#b0b0b0"
 UNMAPPED_TONES = ("#b0b0b0", "#dcdcdc", "#8a8a8a", "#c8b49c", "#9fb0c8", "#c4c4a0")
 """Unmapped hypothesis labels of one hypothesis, in sorted order: greys and greyed tints, so
 that two unmapped clusters are told apart and none looks like a speaker (cycled beyond)."""
+PANEL_MARK = "#000000"
+"""The overview strip's marks of a split view's panels (their spans, t1 / t2): black, which no
+speaker is drawn in (they were a speaker's blue, and read as one of its turns)."""
 RESERVED = (*ERROR_COLOURS.values(), IMPAIRED, UNMAPPED)
 """Colours whose meaning no speaker may borrow."""
 

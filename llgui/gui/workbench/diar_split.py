@@ -8,10 +8,11 @@ overview strip by the DiarView that owns this widget.
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from llgui.core.display.layout import format_time, zoom_panels
+from llgui.core.display.palette import PANEL_MARK
 from llgui.gui.widgets.plot_range import set_range
 
 PAD = 2.0         # s of context on each side of a window
@@ -122,20 +123,29 @@ class SplitPanels(QWidget):
         for k, (start, end) in enumerate(spans):
             panel = self.panels[k]
             if k == len(self._brush_pool):
+                mark = QColor(PANEL_MARK)
                 region = pg.LinearRegionItem((start, end), movable=True,
-                                             brush=pg.mkBrush(QColor(40, 120, 220, 45)),
-                                             pen=pg.mkPen(QColor(40, 120, 220), width=1.5))
+                                             brush=pg.mkBrush(QColor(0, 0, 0, 28)),
+                                             pen=pg.mkPen(mark, width=1.5))
                 region.setZValue(-8)
                 region.setToolTip(f"panel {k + 1} below: drag to move it")
                 region.sigRegionChanged.connect(   # (the step has set the panel's range)
                     lambda r, p=panel: set_range(p.plot.getPlotItem().getViewBox(), 0,
                                                  *r.getRegion(), padding=0))
                 item.addItem(region)
+                # its name (t1, t2) in bold on white over the lanes: small and in a
+                # speaker's blue it could not be read at 1366x768
                 marker = pg.InfiniteLine((start + end) / 2, angle=90, movable=False,
-                                         pen=pg.mkPen(QColor(40, 120, 220), width=2),
-                                         label="", labelOpts={"position": 0.93,
-                                                              "color": (40, 120, 220)})
-                marker.setZValue(-7)
+                                         pen=pg.mkPen(mark, width=2),
+                                         label="", labelOpts={
+                                             "position": 0.85, "color": mark,
+                                             "fill": pg.mkBrush(255, 255, 255, 235),
+                                             "border": pg.mkPen(mark)})
+                font = QFont(marker.label.textItem.font())
+                font.setPointSizeF(8)
+                font.setBold(True)
+                marker.label.setFont(font)
+                marker.setZValue(12)   # over the lanes: its name with it (a child's stacking)
                 item.addItem(marker)
                 self._brush_pool.append((region, marker))
             region, marker = self._brush_pool[k]

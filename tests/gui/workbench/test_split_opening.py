@@ -84,3 +84,37 @@ def test_a_title_too_long_for_the_plot_is_said_shorter_and_whole_in_the_tooltip(
     assert any(f">{t}</span>" in title.text for t in texts)
     assert f">{texts[0]}</span>" not in title.text, "the whole verdict fits: widen nothing"
     assert texts[0] in view.plot.toolTip()
+
+
+def test_the_overview_marks_each_panel_in_black_over_the_lanes_with_a_readable_name(
+        qtbot, show_walk):
+    """Outsider finding: the overview's marks of the panels' windows were a speaker's blue,
+    under the lanes, their names (t1, t2) small and hidden by the bars at 1366x768. Now: in
+    PANEL_MARK, which no speaker is drawn in, over the lanes, each named as its panel's
+    title names the step's point, in bold 8 pt on white."""
+    from PySide6.QtGui import QColor
+
+    from llgui.core.display.palette import PANEL_MARK, base_colour
+    from llgui.gui.workbench.diar_split import panel_title
+
+    result, step = show_walk
+    view = shown_timeline(qtbot, 520, 650)
+    view.show_step(result, step, result.errors_at(step))
+    _settled(qtbot, view)
+    speakers = {QColor(base_colour(c)).name() for c in view._colours.values()}
+    assert QColor(PANEL_MARK).name() not in speakers
+    lanes = max(view.bars.zValue(), view.turn_labels.zValue())
+    marks = [(region, marker) for region, marker in view.split._brush_pool
+             if marker.isVisible()]
+    assert len(marks) == len(view.split.spans) >= 1
+    for k, ((region, marker), span) in enumerate(zip(marks, view.split.spans)):
+        assert marker.pen.color().name() == QColor(PANEL_MARK).name()
+        assert region.lines[0].pen.color().name() == QColor(PANEL_MARK).name()
+        assert marker.zValue() > lanes
+        title = panel_title(result.log[step - 1], span, False)
+        assert marker.label.toPlainText() == (title.split(" = ")[0] if " = " in title
+                                              else f"{k + 1}")
+        assert marker.label.toPlainText() in ("t", "t1", "t2")   # (this show's steps)
+        font = marker.label.textItem.font()
+        assert font.bold() and font.pointSizeF() >= 8
+        assert marker.label.fill.color().alpha() > 200   # on white, over the bars

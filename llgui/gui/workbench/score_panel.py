@@ -441,9 +441,10 @@ class ScorePanel(QWidget):
         parts = [adapt, pen, "○ step" if questions else "● this step", f"area {area}",
                  f"MSR {msr}"]
         if questions:   # short: the title keeps to three lines at 1366x768
-            parts.insert(3, (f"<span style='color:{QUESTION_BETTER.name()}'>▲</span>"
-                             f"<span style='color:{QUESTION_WORSE.name()}'>▼</span> vs random "
-                             f"question", "▲▼ vs random question"))
+            # which way is better, said (outsider finding: "▲▼ vs random question" was not)
+            parts.insert(3, (f"<span style='color:{QUESTION_BETTER.name()}'>▲</span> beat "
+                             f"<span style='color:{QUESTION_WORSE.name()}'>▼</span> lost to a "
+                             f"random question", "▲ beat ▼ lost to a random question"))
         if getattr(self, "_title", None) != parts:   # a new title relayouts the plot
             self._title = parts
             title.set(parts)

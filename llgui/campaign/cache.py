@@ -138,11 +138,12 @@ def _unpack(data: bytes, key: str) -> dict[str, np.ndarray]:
 
 class CellCache:
     """Finished cells under `root` (created on first write). `corrupt` counts the entries
-    found damaged and removed during this object's life."""
+    found damaged and removed during this object's life, `damaged` names them."""
 
     def __init__(self, root: str | Path | None = None):
         self.root = Path(root) if root is not None else default_cache_dir()
         self.corrupt = 0
+        self.damaged: list[Path] = []
         self.unwritable: str | None = None   # why entries could not be written, if so
 
     def path(self, key: str) -> Path:
@@ -185,8 +186,9 @@ class CellCache:
             return None
 
     def _discard(self, path: Path) -> None:
-        """A damaged entry: counted and removed (a directory too), never trusted."""
+        """A damaged entry: counted, named and removed (a directory too), never trusted."""
         self.corrupt += 1
+        self.damaged.append(path)
         try:
             if path.is_dir() and not path.is_symlink():
                 import shutil

@@ -47,6 +47,8 @@ class CampaignRun:
     segments: dict | None = None
     """Per scored cell (system, model, batch): each metric's per-row statistics (MT: one row
     a segment; diarization: the recording), what paired tests over the cells resample."""
+    damaged: tuple[str, ...] = ()
+    """The damaged cache entries found (removed and recomputed): `corrupt` of them."""
 
     @property
     def partial(self) -> bool:
@@ -295,6 +297,7 @@ def run_campaign(
     return CampaignRun(report, scores, computed=sum(len(p[0]) for p in pending) - failed,
                        cached=cached, failed=failed,
                        corrupt=cache.corrupt if cache is not None else 0, plan=plan,
+                       damaged=tuple(map(str, cache.damaged)) if cache is not None else (),
                        scored=state["scored"] if plan is not None else 0,
                        unwritable=cache.unwritable if cache is not None else unusable,
                        segments=merged)

@@ -73,6 +73,16 @@ def _arguments_compare(p: argparse.ArgumentParser) -> None:
     _format_flag(p)
 
 
+def damaged_note(run, shown: int = 3) -> str:
+    """What the run said of its damaged cache entries: how many, and which (the first
+    `shown`), removed and recomputed."""
+    paths = list(run.damaged)
+    names = ", ".join(paths[:shown]) + (f" and {len(paths) - shown} more"
+                                        if len(paths) > shown else "")
+    return (f"{run.corrupt} damaged cache entr{'y' if run.corrupt == 1 else 'ies'} "
+            f"recomputed" + (f" ({names})" if names else ""))
+
+
 def cmd_campaign(args) -> str:
     """Score a campaign on Dask (llgui.campaign); exit 2 after writing partial results when any
     file was wrong (every problem listed on stderr)."""
@@ -124,7 +134,7 @@ def cmd_campaign(args) -> str:
           + (f" ({run.scored} file{'s' if run.scored != 1 else ''} scored: cells of the same "
              f"content are scored once)" if run.scored and run.scored < run.computed else "")
           + (f", {run.failed} not scored (problems below)" if run.failed else "")
-          + (f", {run.corrupt} damaged cache entries recomputed" if run.corrupt else "")
+          + (f", {damaged_note(run)}" if run.corrupt else "")
           + (f"; {len(campaign.gaps)} missing (no hypothesis file)" if campaign.gaps else ""),
           file=sys.stderr, flush=True)
     for note in run.report.get("notes", ()):

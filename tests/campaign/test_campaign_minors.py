@@ -83,3 +83,26 @@ def test_a_system_whose_bundle_cannot_be_read_keeps_its_cells(tmp_path):
     assert any("bundle file '../mt/bundle.toml' not found" in str(p)
                for p in campaign.problems), campaign.problems
     assert sum(c.system == 0 for c in campaign.cells) == 13 * 13
+
+
+def test_damaged_cache_entries_are_named_the_persistence_entry_too(reference_data, tmp_path):
+    """Outsider finding: '1 damaged cache entries recomputed' named no file, and a damaged
+    persistence entry (.json) was recomputed without a word either way. The line now names
+    each damaged entry (a cell's .cell and the persistence .json) and counts in good
+    English."""
+    path = build_wmt_campaign(tmp_path / "campaign", reference_data, [[0, 1, 2], [3, 4, 5]])
+    cache = tmp_path / "cache"
+    first = _llgui(["campaign", str(path), "--workers", "0"], LLGUI_CACHE_DIR=str(cache))
+    assert first.returncode == 0, first.stderr
+    cell = sorted(cache.rglob("*.cell"))[0]
+    cell.write_bytes(b"not a cache entry")
+    (persisted,) = cache.rglob("*.json")
+    persisted.write_text(persisted.read_text().replace('"payload"', '"paylode"'))
+    again = _llgui(["campaign", str(path), "--workers", "0"], LLGUI_CACHE_DIR=str(cache))
+    assert again.returncode == 0, again.stderr
+    line = next(x for x in again.stderr.splitlines() if "damaged cache entr" in x)
+    assert "2 damaged cache entries recomputed (" in line
+    assert str(cell) in line and str(persisted) in line
+    assert persisted.exists() and cell.exists()   # written anew
+    one = _llgui(["campaign", str(path), "--workers", "0"], LLGUI_CACHE_DIR=str(cache))
+    assert "damaged cache" not in one.stderr   # the rewritten entries are whole

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
 )
 
 from llgui.core.metrics import WORD_METRICS, display_name, replay_metrics
-from llgui.core.significance.resample import MIN_UNITS
 from llgui.core.walkthrough import Walkthrough
 from llgui.gui.jobs import workbench as work
 from llgui.gui.jobs.workbench import LLMT, SYNC_TURNS
@@ -31,7 +30,7 @@ from llgui.gui.widgets.plot_range import set_tip
 from llgui.gui.widgets.quiet_label import lay_out
 from llgui.gui.workbench.mt_view import MTView
 from llgui.gui.workbench.score_panel import ScorePanel
-from llgui.gui.workbench.texts import OPEN_A_BUNDLE, empty_text, interval_cell, script_notes
+from llgui.gui.workbench.texts import OPEN_A_BUNDLE, collection_html, empty_text, script_notes
 
 HUSH_STEP_MS = 60
 HUSH_DOCUMENT_MS = 250
@@ -623,64 +622,17 @@ class Workbench(QWidget):
         if index != self.state.selection.bundle:
             return
         self._collection = (index, result)
-        name = display_name(result.metric)
         found = getattr(self, "_intervals", None)
         if found is None or found[0] is not result:
             kept = self.intervals.estimates.get(index)
             if kept is not None and kept[0] is result:
                 found = (result, kept[1], self.intervals.signature)
-        interval_row = ("<tr><td>95 % CI [lo, hi]</td>"
-                        + "<td align='right'>…</td>" * 3 + "</tr>")
-        self.shown_intervals = {}
-        if found is not None and found[0] is result:
-            _result, estimates, signature = found
-            self.shown_intervals = dict(estimates)
-            interval_row = (f"<tr><td title='{signature}'>95 % CI [lo, hi]</td>" + "".join(
-                f"<td align='right'>{interval_cell(estimates[m])}</td>"
-                for m in ("s_base", "s_adapt", "s_pen")) + "</tr>")
-
-        def f(v: float) -> str:
-            return "–" if v != v else f"{v:.2f}"   # NaN: no weight in the window
-
-        rows = "".join(
-            f"<tr><td>{label}</td><td align='right'>{f(a)}</td><td align='right'>{f(b)}</td>"
-            f"<td align='right'>{f(c)}</td></tr>"
-            for label, (a, b, c) in result.aggregates(self.state.policy)) + interval_row
         bundles = self.state.bundles
-        # which system (issue 23 item 15): two bundles on the same documents look alike
-        system = html.escape(bundles[index].name or "") if index < len(bundles) else ""
-        counted = len(result.counted)   # documents cut short are left out (issue 32)
-        cut = result.partial_note
-        self.aggregates.setText(
-            (f"<b>{name}, {counted} of {len(result.replays)} documents</b>" if cut else
-             f"<b>{name}, the one document</b>" if len(result.replays) == 1 else
-             f"<b>{name}, all {len(result.replays)} documents</b>")
-            + (f" of <b>{system}</b>" if system else "") + "<table cellspacing='4'>"
-            "<tr><th></th><th>S_base</th><th>S_adapt</th><th>S_pen</th></tr>" + rows
-            + "</table>" + self._effort_html(index)
-            + "<small>pooled: statistics summed over documents (corpus "
-              "score / duration-weighted); mean: unweighted mean of per-document scores; "
-              f"policy-weighted: policy {self.state.policy_name} over document times; "
-              "95 % CI: percentile interval of the pooled scores around the pooled "
-              f"score above, {counted} document{'s' if counted != 1 else ''} resampled "
-              "(bs:1000|seed:12345|unit:document); 'too few units' below "
-              f"{MIN_UNITS} documents."
-            + (f" <b>{cut}</b>: the run stopped in it before its end." if cut else "")
-            + "</small>")
-
-    def _effort_html(self, index: int) -> str:
-        """Interactive-predictive MT: the bundle's WSR, KSR, MAR, KSMR beside the S_pen above
-        (`llgui.core.mt.ipmt`, over the log's prefix steps), when its log has any."""
-        bundles = self.state.bundles
-        bundle = bundles[index] if index < len(bundles) else None
-        if bundle is None or bundle.task != "mt" or not any(
-                s.kind == "prefix" for s in bundle.steps):
-            return ""
-        from llgui.core.mt.ipmt import bundle_effort
-        from llgui.io.export import ipmt_text
-
-        effort = bundle_effort(bundle)
-        return "" if effort is None else f"<b>{html.escape(ipmt_text(effort.to_json()))}</b><br>"
+        text, self.shown_intervals = collection_html(
+            result, bundles[index] if index < len(bundles) else None, self.state.policy,
+            self.state.policy_name, found[1:] if found is not None and found[0] is result
+            else None)
+        self.aggregates.setText(text)
 
     def _show_empty(self, empty: bool) -> None:
         """No document: the words alone, no empty table, plots or cost model around them."""

@@ -679,7 +679,8 @@ class MTView(QWidget):
         better, worse = effect_counts(view.effects.values())
         self._caption(
             f"<b>{html.escape(doc.id)}</b> step {step}: segment "
-            f"{', '.join(str(c + 1) for c in sorted(view.corrected_segments))} corrected; the "
+            f"{', '.join(str(c + 1) for c in sorted(view.corrected_segments))} corrected"
+            f"{_fates(view)}; the "
             f"system changed {len(view.changed_segments)} other segment(s) by itself: "
             f"<span style='color:#006b3c'>{better} better</span>, "
             f"<span style='color:{ERROR_FG}'>{worse} worse</span>")
@@ -691,6 +692,20 @@ class MTView(QWidget):
                 self.table.setCurrentIndex(self.model.index(row, 1))
                 self.table.scrollTo(self.model.index(row, 0),
                                     QAbstractItemView.ScrollHint.PositionAtCenter)
+
+
+def _fates(view) -> str:
+    """What the system did with the step's corrections, said in the caption (the segments
+    column's two lines had no room for it: it was seen only in a tooltip): " — applied",
+    or one per segment when they differ."""
+    if view.corrected is None or not view.corrected_segments:
+        return ""
+    fates = [correction_fate(view.corrected[i], view.adapted[i], view.seen[i])
+             for i in sorted(view.corrected_segments)]
+    shown = fates[:1] if len(set(fates)) == 1 else fates
+    return " — " + ", ".join(
+        f"<b style='color:{'#1e7b34' if fate == 'applied' else ERROR_FG}'>{fate}</b>"
+        for fate in shown)
 
 
 def _pieces(pieces: list[Piece]) -> str:

@@ -138,6 +138,29 @@ def test_mt_view_marks_corrected_and_generalised_segments(qtbot, module_demo_win
     assert marked, "the demo's first document generalises its first correction"
 
 
+def test_mt_caption_says_what_the_system_did_with_the_correction(qtbot, module_demo_window):
+    """Outsider finding: applied / ignored was shown only in a tooltip (the segments column's
+    third line, cut by its two-line rows). The caption above the segments says it: on the
+    demo's news-2023-02-06 the system ignores most corrections and applies steps 3 and 7's."""
+    import re
+
+    window = module_demo_window
+    bench = window.workbench
+    said = []
+    for step in (1, 3, 7):
+        window.state.select(window.state.bundle_index_of_task("mt"), "news-2023-02-06",
+                            step=step)
+        settle(qtbot, window)
+        view = bench.walkthrough.steps[step - 1]
+        (i,) = view.corrected_segments
+        expected = ("applied" if view.adapted[i] == view.corrected[i] else
+                    "ignored" if view.adapted[i] == view.seen[i] else "changed otherwise")
+        caption = re.sub("<[^>]+>", "", bench.mt_view.summary.text())
+        assert f"segment {i + 1} corrected — {expected};" in caption, caption
+        said.append(expected)
+    assert said == ["ignored", "applied", "applied"]
+
+
 def test_metric_switch_recomputes(qtbot, module_demo_window):
     window = module_demo_window
     doc = "news-2023-03-06"

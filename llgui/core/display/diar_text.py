@@ -53,6 +53,8 @@ def describe_step(step, hours: bool | None = None,
     if kind == "boundary":
         span = (f"{clock(answer[0], hours, 2)}–{clock(answer[1], hours, 2)}"
                 if answer else "?")
+        if hasattr(step.target, "t"):   # one precision in the line: the point as its bounds
+            target = clock(step.target.t, hours, 2)   # ("10:03.4 is 9:58.13–10:05.20" mixed)
         return f"step {step.step}: the turn around {target} is {span}"
     if kind == "name":
         return f"step {step.step}: the speaker at {target} is {name_in_reference_terms(str(answer), mapping, reference_labels, seen_labels)}"

@@ -43,6 +43,14 @@ def test_targets_and_steps_in_the_clock_format():
     assert describe_target(same, hours=False) == "27:19.8 ~ 71:12.9"
 
 
+def test_a_boundary_step_says_its_point_and_its_bounds_in_one_precision():
+    """Outsider finding: '10:03.4 is 9:58.13–10:05.20' mixed tenths and hundredths."""
+    boundary = _step("boundary", PointTarget(603.4), (598.13, 605.2))
+    assert describe_step(boundary, False) == "step 3: the turn around 10:03.40 is 9:58.13–10:05.20"
+    assert describe_step(boundary, True) == \
+        "step 3: the turn around 0:10:03.40 is 0:09:58.13–0:10:05.20"
+
+
 def test_a_name_answer_is_said_in_reference_terms():
     name = _step("name", PointTarget(75.25), "7")
     assert describe_step(name, False, {"7": "MEE071"}) == \

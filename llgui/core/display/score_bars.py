@@ -67,10 +67,8 @@ def penalty_bars(values: Mapping[str, float | None], digits: int = 2,
         marks.append((2.0, max(cor, imp), f"{imp - cor:+.2f}"))
     if hi > lo:
         marks.append((3.0, hi, f"Σ{float(v['s_pen']) - float(v['s_adapt']):+.2f}"))
-    shown = [x for x in (v["s_base"], v["s_cor"], v["s_imp"], v["s_adapt"], v["s_pen"], mem)
-             if x is not None]
     # 1-3 point differences between scores of 30 must read as differences
-    low, high = bar_range(shown, keep=keep)
+    low, high = bar_range(bar_values(v), keep=keep)
     return PenaltyBars(
         solid=(v["s_base"], v["s_cor"], v["s_imp"], lo),
         hatch=(lo, hi - lo) if hi > lo else None,
@@ -78,6 +76,25 @@ def penalty_bars(values: Mapping[str, float | None], digits: int = 2,
         ticks=ticks, step_penalty=step_penalty, marks=tuple(marks),
         y_range=(low, high), view=(low, high + HEADROOM * (high - low)),
         cut=low > 0 or high < 0)
+
+
+def bar_values(values: Mapping[str, float | None]) -> list[float]:
+    """The values a step's bars show (`penalty_bars`), the value axis drawn for them."""
+    return [x for x in (values["s_base"], values["s_cor"], values["s_imp"], values["s_adapt"],
+                        values["s_pen"], values.get("s_pen_memorise")) if x is not None]
+
+
+def step_axes(values: Sequence[Mapping[str, float | None]],
+              axes: list[tuple[float, float]] | None = None) -> list[tuple[float, float]]:
+    """The bars' value axis at steps 0, 1, ... of a document (`values`: each step's
+    `StepView.as_dict()` from step len(axes) on), each step's kept from the step before while
+    it fits (`bar_range`'s `keep`): the axis at step n is a function of steps 0..n, the same
+    whether the user stepped there, jumped there or came back to it. `axes`: those already
+    made for the first steps, extended in place and returned."""
+    axes = [] if axes is None else axes
+    for v in values:
+        axes.append(bar_range(bar_values(v), keep=axes[-1] if axes else None))
+    return axes
 
 
 def step_curve_x(costs: Sequence[float]) -> np.ndarray:

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QGraphicsItem, QGraphicsScene, QLabel, QSplitter, QVBoxLayout, QWidget,
 )
 
-from llgui.core.display.score_bars import penalty_bars, step_curve_x
+from llgui.core.display.score_bars import penalty_bars, step_axes, step_curve_x
 from llgui.core.walkthrough import Walkthrough
 from llgui.core.metrics import display_name, is_percent
 from llgui.gui.widgets.plot_range import quiet_hidden_axes, set_range, set_tip
@@ -95,7 +95,7 @@ class ScorePanel(QWidget):
         set_tip(self.numbers, ("higher" if r.higher_is_better else "lower")
                 + f" is better · {r.signature}")
         self._fit_numbers()   # a narrow window wraps them to a third line
-        self._draw_bars(r, values)
+        self._draw_bars(r, values, self._axis_before(r, step))
         if curve:
             self._draw_curve(walk, step)
 
@@ -127,7 +127,18 @@ class ScorePanel(QWidget):
                 self._fitted.clear()
             self._fitted.add((width, self.numbers.height(), shape))
 
-    def _draw_bars(self, r, v) -> None:
+    def _axis_before(self, r, step: int) -> tuple[float, float] | None:
+        """The bars' value axis at step `step - 1` of replay `r` (`step_axes`: each step keeps
+        the last one's while it fits), made once per replay up to the furthest step shown."""
+        if step <= 0:
+            return None
+        if getattr(self, "_axes_of", None) is not r:
+            self._axes_of, self._axes = r, []
+        if len(self._axes) < step:
+            step_axes([r.at(k).as_dict() for k in range(len(self._axes), step)], self._axes)
+        return self._axes[step - 1]
+
+    def _draw_bars(self, r, v, keep: tuple[float, float] | None = None) -> None:
         item = self.bars.getPlotItem()
         parts = getattr(self, "_bar_items", None)
         if parts is None or parts["metric"] != r.metric:
@@ -186,12 +197,10 @@ class ScorePanel(QWidget):
         # Figure 4: the penalised score is S_adapt (solid) with the accumulated penalty
         # hatched: stacked on top for error rates, cut from the top for BLEU/chrF.
         self._bar_values = v
-        # the value axis kept from the last step while it fits (the bars of consecutive
-        # steps against one axis; a new range redrew the axis and moved every bar)
-        kept = getattr(self, "y_range", None) if getattr(self, "_range_of", None) is r \
-            else None   # (the same replay: its document and metric)
-        self._range_of = r
-        geometry = penalty_bars(v, self._tick_digits(v), keep=kept)
+        # the value axis kept from the step before while it fits (`_axis_before`): the
+        # bars of consecutive steps against one axis (a new range redrew the axis and
+        # moved every bar)
+        geometry = penalty_bars(v, self._tick_digits(v), keep=keep)
         self.bar_geometry = geometry
         for bar, value in zip(parts["solid"], geometry.solid):
             bar.setVisible(value is not None)
@@ -443,8 +452,8 @@ class ScorePanel(QWidget):
         if questions:   # short: the title keeps to three lines at 1366x768
             # which way is better, said (outsider finding: "▲▼ vs random question" was not)
             parts.insert(3, (f"<span style='color:{QUESTION_BETTER.name()}'>▲</span> beat "
-                             f"<span style='color:{QUESTION_WORSE.name()}'>▼</span> lost to a "
-                             f"random question", "▲ beat ▼ lost to a random question"))
+                             f"<span style='color:{QUESTION_WORSE.name()}'>▼</span> lost to "
+                             f"random", "▲ beat ▼ lost to random"))
         if getattr(self, "_title", None) != parts:   # a new title relayouts the plot
             self._title = parts
             title.set(parts)

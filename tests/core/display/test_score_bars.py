@@ -49,3 +49,22 @@ def test_a_cut_axis_is_said():
 def test_the_curve_holds_each_score_until_the_next_step():
     assert step_curve_x([0.0, 4.0, 10.0]).tolist() == [0.0, 4.0, 10.0, 10.5]
     assert step_curve_x([0.0]).tolist() == [0.0, 1.0]
+
+
+def test_the_axis_of_a_step_depends_on_the_steps_before_it_only():
+    """`step_axes`: each step's axis is `bar_range` of its values kept from the step before;
+    made in two goes (steps 0-2, then 3-5) it is what one go makes, and every step's axis
+    holds that step's own fresh range."""
+    from llgui.core.display.score_bars import bar_values, step_axes
+
+    steps = [values(s_adapt=30.0 + k, s_pen=30.0 + 2 * k, s_cor=31.0 + k, s_imp=30.5 + k)
+             for k in range(6)]
+    whole = step_axes(steps)
+    parts = step_axes(steps[3:], step_axes(steps[:3]))
+    assert parts == whole and len(whole) == 6
+    for v, axis in zip(steps, whole):
+        fresh = bar_range(bar_values(v))
+        assert axis[0] <= fresh[0] and fresh[1] <= axis[1]
+    for k in range(1, 6):   # kept, or made from the one before
+        assert whole[k] == bar_range(bar_values(steps[k]), keep=whole[k - 1])
+    assert len(set(whole)) < len(whole)   # kept at some step

@@ -102,6 +102,8 @@ def cmd_campaign(args) -> str:
         campaign = load_campaign(args.campaign, progress=shown)
     finally:
         close()
+    for warning in campaign.warnings:   # as a bundle's (`_load`): the run goes on
+        print(warning, file=sys.stderr)
     if args.out is not None:   # before any work: a run must not end in a write that fails
         inputs = [campaign.path] + [r for b in campaign.batches for r in b.references] + [
             c.hypothesis for c in campaign.cells] + [s.bundle for s in campaign.systems

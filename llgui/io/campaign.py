@@ -205,7 +205,7 @@ class _CampaignLoader(_Loader):
         human, pair = self.human(self.table(data, "human"))
         return Campaign(self.file, name, task, metrics, settings, tuple(batches), tuple(systems),
                         tuple(cells), tuple(gaps), self._problems(), human=human,
-                        human_pair=pair)
+                        human_pair=pair, warnings=tuple(self.warnings))
 
     def human(self, table: dict | None) -> tuple[str | None, str | None]:
         """[human] scores = FILE (pair = "deu-eng"): read now, so a bad file is a problem at

@@ -106,3 +106,24 @@ def test_damaged_cache_entries_are_named_the_persistence_entry_too(reference_dat
     assert persisted.exists() and cell.exists()   # written anew
     one = _llgui(["campaign", str(path), "--workers", "0"], LLGUI_CACHE_DIR=str(cache))
     assert "damaged cache" not in one.stderr   # the rewritten entries are whole
+
+
+def test_a_campaign_says_when_its_ter_cuts_cjk_text_at_spaces(reference_data, tmp_path):
+    """Outsider finding: `llgui score` on a trg_lang = "zh" bundle warns that TER cuts the
+    text at spaces (sacrebleu's default, kept); `llgui campaign` with the same settings
+    printed TER over 100 without a word. It now gives the same warning at the settings' line,
+    and still scores every cell."""
+    path = build_wmt_campaign(tmp_path / "campaign", reference_data, [[0, 1, 2]],
+                              metrics=("bleu", "ter"))
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + '\n[settings]\ntrg_lang = "zh"\ntokenize = "13a"\n',
+                    encoding="utf-8")
+    line = 1 + (text + "\n[settings]\n").count("\n")   # the trg_lang line
+    campaign = load_campaign(path)
+    assert [(w.line, "TER cuts this trg_lang = 'zh' text at spaces only" in w.reason)
+            for w in campaign.warnings] == [(line, True)]
+    done = _llgui(["campaign", str(path), "--workers", "0"],
+                  LLGUI_CACHE_DIR=str(tmp_path / "cache"))
+    assert done.returncode == 0, done.stderr
+    assert f"campaign.toml:{line}: warning: TER cuts this trg_lang = 'zh'" in done.stderr
+    assert "4 cells: 0 from the cache, 4 computed" in done.stderr

@@ -97,6 +97,7 @@ class Campaign:
     problems: tuple[Problem, ...] = ()
     human: str | None = None        # [human] scores: a file of human scores (llgui.io.human)
     human_pair: str | None = None   # the language pair to read from it, when it has several
+    warnings: tuple[Problem, ...] = ()   # said, nothing left out (TER on CJK text at spaces)
 
     def __post_init__(self) -> None:
         if not isinstance(self.settings, MappingProxyType):

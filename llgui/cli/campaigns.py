@@ -115,7 +115,10 @@ def cmd_campaign(args) -> str:
             raise UsageError(str(error)) from None
     from llgui import api
 
-    progress = CellProgress()
+    online = sum(1 for s in campaign.systems if getattr(s, "bundle", None))
+    # the online runs are scored too, and counted: said on every line (issue 35; outsider:
+    # "18/18 cells" beside "16 cells and 2 online runs")
+    progress = CellProgress(unit="cells and online runs" if online else "cells")
     try:
         run = api.campaign_run(campaign, workers=args.workers, scheduler=args.scheduler,
                                scheduler_file=args.scheduler_file, threads=args.threads or 1,
@@ -126,9 +129,8 @@ def cmd_campaign(args) -> str:
                                                            file=sys.stderr, flush=True))
     finally:
         progress.close()
-    # the online runs are scored too (the progress line counted them): said, so that
-    # "18/18 cells" is not followed by "16 cells" (issue 35)
-    online = sum(1 for s in campaign.systems if getattr(s, "bundle", None))
+    # the summary says the same: "18/18 cells and online runs", then "16 cells and 2 online
+    # runs" (issue 35)
     print(f"llgui campaign: {len(campaign.cells)} cells"
           + (f" and {online} online run{'s' * (online != 1)}" if online else "")
           + f": {run.cached} {'cells ' if online else ''}from the cache, "

@@ -63,8 +63,10 @@ class CellProgress:
     leaves it out: until a second cell is done no rate is shown (a 7-second campaign's first
     line had said `0.18 cells/s, 260 s left`)."""
 
-    def __init__(self, stream: TextIO | None = None, every: float | None = None):
+    def __init__(self, stream: TextIO | None = None, every: float | None = None,
+                 unit: str = "cells"):
         self.stream = stream if stream is not None else sys.stderr
+        self.unit = unit   # what is counted ("cells and online runs": both are)
         # $LLGUI_PROGRESS_EVERY: seconds between plain lines (the window reads them, often)
         if every is None:
             from llgui.core.numbers import env_number
@@ -101,7 +103,7 @@ class CellProgress:
         if done < total and now - self.last_line < self.every:
             return
         self.last_line = now
-        print(f"llgui campaign: {done}/{total} cells ({100 * done / max(total, 1):.0f} %)"
+        print(f"llgui campaign: {done}/{total} {self.unit} ({100 * done / max(total, 1):.0f} %)"
               f"{self.speed(done, total, now)}", file=self.stream, flush=True)
 
     def speed(self, done: int, total: int, now: float) -> str:

@@ -15,7 +15,8 @@ def test_the_summary_counts_the_online_runs_the_progress_counted(tmp_path):
     done = llgui_in_process(["campaign", str(demo_campaign()), "--workers", "0"],
                             LLGUI_CACHE_DIR=str(tmp_path), LLGUI_PROGRESS_EVERY="0")
     assert done.returncode == 0, done.stderr
-    progress = re.findall(r"llgui campaign: (\d+)/(\d+) cells", done.stderr)
+    progress = re.findall(r"llgui campaign: (\d+)/(\d+) cells and online runs \(",
+                          done.stderr)
     summary = re.search(r"llgui campaign: (\d+) cells and (\d+) online runs: 0 cells from "
                         r"the cache, (\d+) computed", done.stderr)
     assert summary, done.stderr[-2000:]

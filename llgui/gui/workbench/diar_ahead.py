@@ -36,7 +36,11 @@ def _poll(view, generation: int) -> None:
         return   # a later step's look-out, or done
     if view.shown != (walk.document.id, step) or step >= len(walk.steps):
         return   # another step or document is shown: its own call is on its way
-    if not walk.is_cached(step + 1):
+    # the next step's view built, and no worker still building its parts: made beside the
+    # worker, the lanes here shared the interpreter with it (an 18-ms turn took 40) and made
+    # again what it was making (`ahead_ready`: the workbench's "no step-view job running")
+    ready = getattr(view, "ahead_ready", None)
+    if not walk.is_cached(step + 1) or (ready is not None and not ready()):
         if polls < POLLS:
             view._ahead_of = (walk, step, polls + 1, generation)
             QTimer.singleShot(POLL_MS, view, lambda: _poll(view, generation))

@@ -166,6 +166,8 @@ class Workbench(QWidget):
         # -- the document at the step
         self.mt_view = MTView()
         self.diar_view = DiarView()
+        # its next step made ahead once no worker builds that step's view (`diar_ahead`)
+        self.diar_view.ahead_ready = lambda: not self.jobs.is_running("step-view")
         self.empty = QLabel(OPEN_A_BUNDLE)
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)

@@ -1,0 +1,47 @@
+"""Issue 36, gate 9: a long show's next step is made ahead (`diar_ahead.prepare`: its lanes,
+bars and labels on the main thread) only once no worker is building that step's view.
+
+It ran as soon as the step's view was cached, while the worker went on building the step's
+lane geometry and per-speaker rows: the two shared the interpreter (an 18-ms turn of the
+window took 35-47 ms), and the window made again what the worker was making."""
+from __future__ import annotations
+
+import time
+
+from tests.gui.conftest import shown_window
+
+
+def test_the_next_step_is_made_ahead_once_its_worker_is_done(qtbot, monkeypatch):
+    from benchmarks.synthetic import diar_bundle
+    from llgui.gui.jobs.workbench import SYNC_TURNS
+    from llgui.gui.workbench import diar_ahead
+
+    bundle = diar_bundle(2, 8)   # two hours: 4,000 turns, built on workers
+    document = bundle.documents[0]
+    assert len(document.reference) + len(document.hypothesis) > SYNC_TURNS
+    window = shown_window(qtbot, 1366, 768)
+    window.jobs.release()
+    window.state.add_bundles([bundle])
+    window.state.select(0, document.id)
+    qtbot.waitUntil(window.workbench.ready, timeout=60000)
+    made = []
+    real = diar_ahead.prepare
+
+    def prepare(view, walk, step):
+        made.append((step, window.jobs.is_running("step-view")))
+        return real(view, walk, step)
+
+    monkeypatch.setattr(diar_ahead, "prepare", prepare)
+    view = window.workbench.diar_view
+    try:
+        for _ in range(4):   # at a reader's pace: the next step is made while one reads
+            window.step_by(+1)
+            step = window.state.step
+            qtbot.waitUntil(lambda: view.shown == (document.id, step), timeout=30000)
+            deadline = time.monotonic() + 3.0
+            qtbot.waitUntil(lambda: any(s == step + 1 for s, _ in made)
+                            or time.monotonic() > deadline, timeout=5000)
+    finally:
+        window.jobs.shutdown(2000)
+    assert {2, 3, 4, 5} <= {s for s, _ in made}, made   # each next step made ahead
+    assert not any(running for _, running in made), made   # never beside its worker

@@ -155,12 +155,17 @@ class SplitPanels(QWidget):
             self.brushes.append(region)
             # a window is a few seconds of an hour: a line and its name (t1, t2) say where
             # it lies in the recording, however narrow the brush
-            name = panel_title(self._log, (start, end), False).split(" = ")[0] \
-                if self._log is not None and " = " in panel_title(self._log, (start, end), False) \
-                else f"{k + 1}"
+            title = panel_title(self._log, (start, end), False) if self._log is not None \
+                else ""
+            # the point the question names (t1, t2, t); else the panel's number, unless it is
+            # the only one (a lone "1" named nothing)
+            name = title.split(" = ")[0] if " = " in title else (
+                f"{k + 1}" if len(spans) > 1 else "")
             marker.setValue((start + end) / 2)
             if marker.label.format != name:   # (a new text is laid out again)
                 marker.label.setFormat(name)
+            if marker.label.isVisible() != bool(name):   # no empty white box
+                marker.label.setVisible(bool(name))
             if not marker.isVisible():
                 marker.setVisible(True)
 

@@ -776,7 +776,8 @@ class DiarView(TurnLabels, QWidget):
             parts.append(f"<span style='color:{IMPAIRED}'>■</span> impaired speech (never mapped)")
         if self.collar > 0:
             parts.append("<span style='color:#c4c4c4'>■</span> collar: not scored")
-        parts.append("<span style='background:#fff0a0'>&nbsp;listened window&nbsp;</span>")
+        # one swatch: never cut into two lines at 1366x768 (its yellow was split in two)
+        parts.append("<span style='background:#fff0a0'>&nbsp;listened&nbsp;window&nbsp;</span>")
         parts += [f"<span style='color:{c}'>■</span> {k.replace('_', ' ')}"
                   for k, c in ERROR_COLOURS.items()]
         # an entry never breaks across lines, nor parts from its swatch ("impaired / speech

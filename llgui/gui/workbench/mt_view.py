@@ -680,10 +680,7 @@ class MTView(QWidget):
         self._caption(
             f"<b>{html.escape(doc.id)}</b> step {step}: segment "
             f"{', '.join(str(c + 1) for c in sorted(view.corrected_segments))} corrected"
-            f"{_fates(view)}; the "
-            f"system changed {len(view.changed_segments)} other segment(s) by itself: "
-            f"<span style='color:#006b3c'>{better} better</span>, "
-            f"<span style='color:{ERROR_FG}'>{worse} worse</span>")
+            f"{_fates(view)}; {_changes(len(view.changed_segments), better, worse)}")
         if view.corrected_segments:
             row = target
             self._focus_row = row
@@ -692,6 +689,19 @@ class MTView(QWidget):
                 self.table.setCurrentIndex(self.model.index(row, 1))
                 self.table.scrollTo(self.model.index(row, 0),
                                     QAbstractItemView.ScrollHint.PositionAtCenter)
+
+
+def _changes(changed: int, better: int, worse: int) -> str:
+    """The caption's count of the segments the system changed by itself, better and worse in
+    their colours (a count of none in grey: "0 worse" in red read as an alarm)."""
+    if changed == 0:
+        return "the system changed no other segment by itself"
+
+    def count(n: int, word: str, colour: str) -> str:
+        return f"<span style='color:{colour if n else '#777777'}'>{n} {word}</span>"
+
+    return (f"the system changed {changed} other segment{'s' if changed != 1 else ''} by "
+            f"itself: {count(better, 'better', '#006b3c')}, {count(worse, 'worse', ERROR_FG)}")
 
 
 def _fates(view) -> str:

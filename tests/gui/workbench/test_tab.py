@@ -157,6 +157,9 @@ def test_mt_caption_says_what_the_system_did_with_the_correction(qtbot, module_d
                     "ignored" if view.adapted[i] == view.seen[i] else "changed otherwise")
         caption = re.sub("<[^>]+>", "", bench.mt_view.summary.text())
         assert f"segment {i + 1} corrected — {expected};" in caption, caption
+        changed = len(view.changed_segments)
+        assert (("the system changed no other segment by itself" in caption) if not changed
+                else (f"the system changed {changed} other segment" in caption)), caption
         said.append(expected)
     assert said == ["ignored", "applied", "applied"]
 

@@ -143,21 +143,22 @@ class CellCache:
     def __init__(self, root: str | Path | None = None):
         self.root = Path(root) if root is not None else default_cache_dir()
         self.corrupt = 0
-        self.damaged: list[Path] = []
+        self.damaged: list[str] = []   # 'PATH (what it held)' of each
         self.unwritable: str | None = None   # why entries could not be written, if so
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.cell"
 
-    def get(self, key: str, widths: Mapping[str, int] | None = None
+    def get(self, key: str, widths: Mapping[str, int] | None = None, what: str | None = None
             ) -> dict[str, np.ndarray] | None:
         """The statistics of cell `key`, or None (absent, or damaged: then removed).
 
         Only a regular file of bounded size is read (a FIFO, a directory, a symlink to
         /dev/zero are damage); its arrays must be 2-D, finite, of one row count, and of
-        `widths[metric]` columns when given."""
+        `widths[metric]` columns when given. `what`: the cell's name, said with a damaged
+        entry's path (`damaged`)."""
         path = self.path(key)
-        data = self._read(path)
+        data = self._read(path, what)
         if data is None:
             return None
         try:
@@ -168,11 +169,11 @@ class CellCache:
                            for m, a in stats.items())):
                 raise ValueError("entry has arrays of the wrong shape")
         except Exception:  # any damage at all: never trust it
-            self._discard(path)
+            self._discard(path, what)
             return None
         return stats
 
-    def _read(self, path: Path) -> bytes | None:
+    def _read(self, path: Path, what: str | None = None) -> bytes | None:
         """An entry's bytes, or None when it is absent, or not a regular file of bounded size
         (a FIFO, a directory, a symlink to /dev/zero: damage, then discarded)."""
         if not os.path.lexists(path):
@@ -182,13 +183,14 @@ class CellCache:
         except FileNotFoundError:
             return None
         except OSError:
-            self._discard(path)
+            self._discard(path, what)
             return None
 
-    def _discard(self, path: Path) -> None:
-        """A damaged entry: counted, named and removed (a directory too), never trusted."""
+    def _discard(self, path: Path, what: str | None = None) -> None:
+        """A damaged entry: counted, named (with `what` it held) and removed (a directory
+        too), never trusted."""
         self.corrupt += 1
-        self.damaged.append(path)
+        self.damaged.append(f"{path} ({what})" if what else str(path))
         try:
             if path.is_dir() and not path.is_symlink():
                 import shutil
@@ -217,10 +219,11 @@ class CellCache:
     def json_path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
-    def get_json(self, key: str):
-        """The JSON value stored under `key`, or None (absent, or damaged: then removed)."""
+    def get_json(self, key: str, what: str | None = None):
+        """The JSON value stored under `key`, or None (absent, or damaged: then removed);
+        `what` it holds is said with a damaged entry's path."""
         path = self.json_path(key)
-        data = self._read(path)
+        data = self._read(path, what)
         if data is None:
             return None
         try:
@@ -230,7 +233,7 @@ class CellCache:
                     or entry.get("digest") != hashlib.sha256(payload.encode()).hexdigest()):
                 raise ValueError("entry does not match its key or checksum")
         except Exception:
-            self._discard(path)
+            self._discard(path, what)
             return None
         return entry["payload"]
 

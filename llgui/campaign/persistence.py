@@ -88,7 +88,7 @@ def add_persistence(report: dict, campaign, scores, tolerance: float = 0.0, cach
     With a `cache` (a `CellCache`) and the `key` of every input's content, the figures are
     stored there and a rerun on the same inputs reads them instead (NaN stored as null)."""
     if cache is not None and key is not None:
-        found = cache.get_json(key)
+        found = cache.get_json(key, what="the systems' persistence figures")
         if isinstance(found, dict) and len(found.get("systems", ())) == len(report["systems"]):
             for entry, figures in zip(report["systems"], found["systems"]):
                 entry["persistence"] = figures

@@ -142,7 +142,8 @@ def run_campaign(
         key = cell_key(campaign.task, [file_digest(cell.hypothesis), batch_keys[cell.batch]],
                        campaign.metrics, settings, versions)
         contents.append(key)
-        stats = cache.get(key, widths) if use_cache and cache is not None else None
+        stats = (cache.get(key, widths, what=f"cell {campaign.label(cell)}")
+                 if use_cache and cache is not None else None)
         if stats is not None and set(stats) == set(campaign.metrics):
             merged[(cell.system, cell.model, cell.batch)] = stats
             continue
@@ -179,7 +180,8 @@ def run_campaign(
         # "figures": online runs without a log got none before: such cached entries are stale
         key = cell_key("online", [digest], campaign.metrics, {}, versions,
                        extra={"figures": "without-log"})
-        found = cache.get_json(key) if use_cache and cache is not None else None
+        found = (cache.get_json(key, what=f"{spec.name}'s online run")
+                 if use_cache and cache is not None else None)
         if found is not None:
             online_results[s] = found
             continue
@@ -297,7 +299,7 @@ def run_campaign(
     return CampaignRun(report, scores, computed=sum(len(p[0]) for p in pending) - failed,
                        cached=cached, failed=failed,
                        corrupt=cache.corrupt if cache is not None else 0, plan=plan,
-                       damaged=tuple(map(str, cache.damaged)) if cache is not None else (),
+                       damaged=tuple(cache.damaged) if cache is not None else (),
                        scored=state["scored"] if plan is not None else 0,
                        unwritable=cache.unwritable if cache is not None else unusable,
                        segments=merged)

@@ -86,10 +86,10 @@ def test_a_system_whose_bundle_cannot_be_read_keeps_its_cells(tmp_path):
 
 
 def test_damaged_cache_entries_are_named_the_persistence_entry_too(reference_data, tmp_path):
-    """Outsider finding: '1 damaged cache entries recomputed' named no file, and a damaged
-    persistence entry (.json) was recomputed without a word either way. The line now names
-    each damaged entry (a cell's .cell and the persistence .json) and counts in good
-    English."""
+    """Outsider findings: '1 damaged cache entries recomputed' named no file, and a damaged
+    persistence entry (.json) was recomputed without a word either way; then, a hashed path
+    said not which cell it was. The line now names each damaged entry (a cell's .cell and the
+    persistence .json) with what it held, and counts in good English."""
     path = build_wmt_campaign(tmp_path / "campaign", reference_data, [[0, 1, 2], [3, 4, 5]])
     cache = tmp_path / "cache"
     first = _llgui(["campaign", str(path), "--workers", "0"], LLGUI_CACHE_DIR=str(cache))
@@ -103,6 +103,11 @@ def test_damaged_cache_entries_are_named_the_persistence_entry_too(reference_dat
     line = next(x for x in again.stderr.splitlines() if "damaged cache entr" in x)
     assert "2 damaged cache entries recomputed (" in line
     assert str(cell) in line and str(persisted) in line
+    # with what each held: the cell (system/model/batch), the persistence figures
+    import re
+
+    assert re.search(re.escape(str(cell)) + r" \(cell [\w.-]+/M\d/b\d\)", line), line
+    assert f"{persisted} (the systems' persistence figures)" in line
     assert persisted.exists() and cell.exists()   # written anew
     one = _llgui(["campaign", str(path), "--workers", "0"], LLGUI_CACHE_DIR=str(cache))
     assert "damaged cache" not in one.stderr   # the rewritten entries are whole

@@ -142,9 +142,12 @@ class CellCache:
 
     def __init__(self, root: str | Path | None = None):
         self.root = Path(root) if root is not None else default_cache_dir()
-        self.corrupt = 0
         self.damaged: list[str] = []   # 'PATH (what it held)' of each
         self.unwritable: str | None = None   # why entries could not be written, if so
+
+    @property
+    def corrupt(self) -> int:
+        return len(self.damaged)
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.cell"
@@ -189,7 +192,6 @@ class CellCache:
     def _discard(self, path: Path, what: str | None = None) -> None:
         """A damaged entry: counted, named (with `what` it held) and removed (a directory
         too), never trusted."""
-        self.corrupt += 1
         self.damaged.append(f"{path} ({what})" if what else str(path))
         try:
             if path.is_dir() and not path.is_symlink():

@@ -226,7 +226,10 @@ _NICE = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
 
 
 def _nice_up(x: float) -> float:
-    """The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten >= `x` > 0."""
+    """The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten >= `x` > 0
+    (`x` itself past the floats' range: a score near 1e308 times the pad overflows)."""
+    if not math.isfinite(x) or x * 10 > 1e308:
+        return x
     power = 10.0 ** math.floor(math.log10(x))
     return next(n * power for n in _NICE if n * power >= x * (1 - 1e-12))
 

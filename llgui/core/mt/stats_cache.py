@@ -150,6 +150,7 @@ def segment_key(hypothesis: str, references: Sequence[str | None]) -> bytes:
 
 
 LOOKUP_CHUNK = 512
+"""Segments looked up in the cache between two checkpoints of `segment_rows`."""
 
 INDEX_CHUNK = 4096
 """Rows of a pack joined to the in-memory index per call (about 1.5 ms of the interpreter)."""
@@ -339,12 +340,15 @@ class _Store:
                 _remove(path)  # damaged: ignored; its segments are recomputed and rewritten
                 continue
             self._loaded.add(name)
-            # (a key is its row's content address: a key known already holds the same row)
-            # in chunks: one update of a 100,000-row pack held the interpreter 35 ms, which a
-            # window beside this worker waited for in full (a thread switch happens only
-            # between such calls)
-            for k in range(0, len(keys), INDEX_CHUNK):
-                self._index.update(zip(keys[k:k + INDEX_CHUNK], rows[k:k + INDEX_CHUNK]))
+            self._join(keys, rows)
+
+    def _join(self, keys: Sequence[bytes], rows: np.ndarray) -> None:
+        """A pack's rows into the in-memory index (a key is its row's content address: a key
+        known already holds the same row), INDEX_CHUNK at a time: one update of a
+        100,000-row pack held the interpreter 35 ms, which a window beside this worker
+        waited for in full (a thread switch happens only between such calls)."""
+        for k in range(0, len(keys), INDEX_CHUNK):
+            self._index.update(zip(keys[k:k + INDEX_CHUNK], rows[k:k + INDEX_CHUNK]))
 
     def lookup(self, keys: Sequence[bytes]) -> list[np.ndarray | None]:
         with self._lock:
@@ -380,12 +384,7 @@ class _Store:
             except OSError:
                 return  # a read-only or full disk: scoring goes on without the cache
             self._loaded.add(name)
-            # (a key is its row's content address: a key known already holds the same row)
-            # in chunks: one update of a 100,000-row pack held the interpreter 35 ms, which a
-            # window beside this worker waited for in full (a thread switch happens only
-            # between such calls)
-            for k in range(0, len(keys), INDEX_CHUNK):
-                self._index.update(zip(keys[k:k + INDEX_CHUNK], rows[k:k + INDEX_CHUNK]))
+            self._join(keys, rows)
             self._pending.clear()
             if len(self._loaded) > COMPACT_AT:
                 self._compact()

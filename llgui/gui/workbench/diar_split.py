@@ -124,8 +124,10 @@ class SplitPanels(QWidget):
             panel = self.panels[k]
             if k == len(self._brush_pool):
                 mark = QColor(PANEL_MARK)
+                fill = QColor(mark)
+                fill.setAlpha(28)
                 region = pg.LinearRegionItem((start, end), movable=True,
-                                             brush=pg.mkBrush(QColor(0, 0, 0, 28)),
+                                             brush=pg.mkBrush(fill),
                                              pen=pg.mkPen(mark, width=1.5))
                 region.setZValue(-8)
                 region.setToolTip(f"panel {k + 1} below: drag to move it")

@@ -271,8 +271,7 @@ class SegmentsModel(QAbstractTableModel):
             if view.corrected is None:
                 return ""
             fate = correction_fate(view.corrected[i], self._adapted[i], self._seen[i])
-            colour = "#1e7b34" if fate == "applied" else ERROR_FG
-            return f"<br><small style='color:{colour}'>{fate}</small>"
+            return f"<br><small style='color:{_fate_colour(fate)}'>{fate}</small>"
         refs = [r[i] for r in self._walk.document.references]
         before, after = chrf_change(self._seen[i], self._adapted[i], refs)
         return f"<br><small>chrF {before:.1f} → {after:.1f}</small>"
@@ -714,8 +713,12 @@ def _fates(view) -> str:
              for i in sorted(view.corrected_segments)]
     shown = fates[:1] if len(set(fates)) == 1 else fates
     return " — " + ", ".join(
-        f"<b style='color:{'#1e7b34' if fate == 'applied' else ERROR_FG}'>{fate}</b>"
-        for fate in shown)
+        f"<b style='color:{_fate_colour(fate)}'>{fate}</b>" for fate in shown)
+
+
+def _fate_colour(fate: str) -> str:
+    """A correction's fate in green when the system applied it, else in the error colour."""
+    return "#1e7b34" if fate == "applied" else ERROR_FG
 
 
 def _pieces(pieces: list[Piece]) -> str:

@@ -63,6 +63,7 @@ class Workbench(QWidget):
         self._scores_pending: Walkthrough | None = None
         self._curve_pending: Walkthrough | None = None   # the learning curve, last
         self._marks_pending: Walkthrough | None = None   # the questions' marks on it, later
+        self._questions_pending: Walkthrough | None = None   # asked after the curve's paint
 
         # -- top bar: metric, navigation, what the step was
         self.metric_box = QComboBox()
@@ -359,7 +360,8 @@ class Workbench(QWidget):
         """True when the current document's walkthrough is on screen (tests wait on this)."""
         return (self._wanted_shown() and self._view_pending is None
                 and self._scores_pending is None and self._curve_pending is None
-                and self._marks_pending is None)
+                and self._marks_pending is None
+                and self._questions_pending is not self.walkthrough)
 
     def _wanted_shown(self) -> bool:
         """True when the walkthrough on screen is the one wanted (its score panel may follow
@@ -464,9 +466,15 @@ class Workbench(QWidget):
             # marks join the curve when they come): started beside the curve's paint, their
             # Python stretched that turn of 27 ms to 59 on a 100,000-sentence document
             bundle = self.state.bundle()
+            self._questions_pending = result   # (not ready until they are asked)
             after_paint(self.scores.curve.viewport(),
-                        lambda: self._ask_questions(result, bundle)
-                        if result is self.walkthrough else None)
+                        lambda: self._ask_pending_questions(result, bundle))
+
+    def _ask_pending_questions(self, result: Walkthrough, bundle) -> None:
+        if self._questions_pending is result:
+            self._questions_pending = None
+            if result is self.walkthrough:
+                self._ask_questions(result, bundle)
 
     def _size_timeline(self) -> None:
         """Once, on a short screen (1366x768): the timeline, its per-speaker table and its

@@ -13,7 +13,8 @@ opens a typical set (`python -m llgui A B C D`):
   every boundary moved 0.2 s later; a log of 40 boundary steps (seeded), each fixing the
   hypothesis turn under a reference turn's middle to that turn's bounds.
 
-In a fresh process (as the app runs in its own): the bundles from File > Open to the first
+In a fresh process, as the app runs in its own (its heap on huge pages where the launcher
+puts it there, `llgui.utils.huge_pages`): the bundles from File > Open to the first
 paint that shows them, then the MT document of the first system and the meeting of the first
 system each stepped 20 times with the Down arrow key on the steps table, at a reader's pace
 (0.3 s between keys), each step timed until its view is on screen and repainted. All of it
@@ -202,9 +203,12 @@ def _scenario(folder: str) -> list:
 
 
 def _run_once(folder: Path) -> list:
+    from llgui.utils.huge_pages import window_environ
+
     root = Path(__file__).resolve().parent.parent
     done = subprocess.run([sys.executable, "-m", "benchmarks.gate14_real_size", str(folder)],
-                          cwd=root, capture_output=True, text=True, timeout=900)
+                          cwd=root, capture_output=True, text=True, timeout=900,
+                          env=window_environ(os.environ))   # as the window runs
     if done.returncode != 0:
         raise RuntimeError(f"gate 14 scenario failed:\n{done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -248,6 +252,9 @@ def run() -> GateResult:
                 f"{1e3 * statistics.median(diar):.1f} ms median, {1e3 * max(diar):.1f} max, "
                 f"CPU {1e3 * statistics.median(diar_cpu):.1f} (<= {STEP_LIMIT_MS:g} ms); "
                 f"largest event-loop gap {1e3 * gap[0]:.0f} ms wall, {1e3 * gap[1]:.0f} CPU")
+    from benchmarks.machine import page_probe
+
+    details.append(page_probe())
     return GateResult("; ".join(figures) + " median per step", 1.0 / worst if worst else 0.0,
                       "the limits (20 ms / 2 s)", passed, details)
 

@@ -321,9 +321,12 @@ def _in_own_process(name: str):
     import sys
     from pathlib import Path
 
+    from llgui.utils.huge_pages import window_environ
+
     root = Path(__file__).resolve().parent.parent
     done = subprocess.run([sys.executable, "-m", "benchmarks.gate9_scale", name], cwd=root,
-                          capture_output=True, text=True, timeout=1800)
+                          capture_output=True, text=True, timeout=1800,
+                          env=window_environ(os.environ))   # as the window runs
     if done.returncode != 0:
         raise RuntimeError(f"gate 9 scenario {name!r} failed:\n{done.stderr[-2000:]}")
     return tuple(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -414,6 +417,9 @@ def run() -> GateResult:
             first <= FIRST_PAINT_LIMIT_S,
     }
     details += [("ok   " if ok else "FAIL ") + text for text, ok in checks.items()]
+    from benchmarks.machine import page_probe
+
+    details.append(page_probe())
     return GateResult(
         figure=f"{step_median * 1e3:.1f} ms per step in the window on 10^4 sentences "
                f"({'CPU' if busy else 'wall'}; {hog_median * 1e3:.1f} ms with a CPU hog), "

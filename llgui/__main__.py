@@ -6,10 +6,16 @@
 """
 from __future__ import annotations
 
+import os
 import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    from llgui.utils.huge_pages import restart_on_huge_pages, restore_environ
+
+    # a restarted window: its children (a system, a Dask worker) get the user's environment
+    restarted = restore_environ(os.environ)
+    command_line = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     from llgui.cli import main as cli
 
@@ -40,6 +46,10 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         print(problem, file=sys.stderr)
         return 2
+    if command_line and not restarted:
+        # the window's heap on huge pages (`llgui.utils.huge_pages`): started again before
+        # Qt is loaded, or on (not wanted, or the restart failed)
+        restart_on_huge_pages()
     # The GUI is imported only here, so the CLI path never loads Qt.
     from llgui.gui.app import main as gui_main
 

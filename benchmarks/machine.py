@@ -1,0 +1,56 @@
+"""What the machine charges for memory a step touches after a reader's pause (gates 9, 14).
+
+A step is timed at a reader's pace, after a pause. On a virtual machine whose host tracks
+its guests' page accesses, the first touch of a page after such a pause costs microseconds
+(`llgui.utils.huge_pages`): the same window step then takes 2-3 times as long as on the
+machine the limits were set on. The gates print this probe beside their figures, so that a
+slow step can be told from a slow host: 16,384 pages of 4 KiB touched (one byte each, in a
+shuffled order) once at once and once after a pause, and the same on 2-MiB pages.
+"""
+from __future__ import annotations
+
+import mmap
+import time
+
+import numpy as np
+
+PAGES = 16_384
+PAUSE_S = 0.3
+
+
+def _touch_ms(huge: bool, pause: float) -> float:
+    size = PAGES * 4096
+    region = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    try:
+        if huge and hasattr(mmap, "MADV_HUGEPAGE"):
+            region.madvise(mmap.MADV_HUGEPAGE)
+        data = np.frombuffer(region, dtype=np.uint8)
+        order = np.random.default_rng(0).permutation(PAGES) * 4096
+        data[order] = 1   # every page present
+        best = float("inf")
+        for _ in range(3):
+            data[order].sum()
+            time.sleep(pause)
+            start = time.perf_counter()
+            data[order].sum()
+            best = min(best, time.perf_counter() - start)
+        del data
+        return 1e3 * best
+    finally:
+        region.close()
+
+
+def page_probe() -> str:
+    """One line: the probe's times, at once and after a pause, on small and huge pages."""
+    at_once, paused = _touch_ms(False, 0.0), _touch_ms(False, PAUSE_S)
+    import os
+
+    from llgui.utils.huge_pages import wanted
+
+    huge = _touch_ms(True, PAUSE_S)
+    heap = ("on huge pages (llgui.utils.huge_pages)" if wanted(os.environ)
+            else "on the system's pages (huge pages off or not available)")
+    return (f"this machine: {PAGES:,} memory pages touched {PAUSE_S:g} s after the last "
+            f"time {paused:.1f} ms (at once {at_once:.1f} ms; on 2-MiB pages {huge:.1f} ms): "
+            f"a step after a reader's pause pays for each page it touches; the window's "
+            f"heap is {heap}")

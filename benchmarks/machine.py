@@ -10,6 +10,7 @@ shuffled order) once at once and once after a pause, and the same on 2-MiB pages
 from __future__ import annotations
 
 import mmap
+import os
 import time
 
 import numpy as np
@@ -43,8 +44,6 @@ def _touch_ms(huge: bool, pause: float) -> float:
 def page_probe() -> str:
     """One line: the probe's times, at once and after a pause, on small and huge pages."""
     at_once, paused = _touch_ms(False, 0.0), _touch_ms(False, PAUSE_S)
-    import os
-
     from llgui.utils.huge_pages import wanted
 
     huge = _touch_ms(True, PAUSE_S)
@@ -54,3 +53,69 @@ def page_probe() -> str:
             f"time {paused:.1f} ms (at once {at_once:.1f} ms; on 2-MiB pages {huge:.1f} ms): "
             f"a step after a reader's pause pays for each page it touches; the window's "
             f"heap is {heap}")
+
+
+ROWS, COLUMNS = 41, 11   # a steps table of 40 steps and step 0, as gate 14's documents have
+
+
+def _bare_table_steps(pace: float, keys: int) -> list[float]:
+    """In this (fresh) process: a bare QTableWidget of the steps table's shape in a window of
+    gate 14's size, stepped with the Down key at `pace`, each key timed (main-thread CPU) until
+    the table has repainted."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import (
+        QAbstractItemView, QApplication, QMainWindow, QTableWidget, QTableWidgetItem,
+    )
+
+    app = QApplication.instance() or QApplication([])
+    window = QMainWindow()
+    table = QTableWidget(ROWS, COLUMNS)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setAlternatingRowColors(True)
+    for row in range(ROWS):
+        for column in range(COLUMNS):
+            table.setItem(row, column, QTableWidgetItem(f"{row}.{column} 12.34"))
+    window.setCentralWidget(table)
+    window.resize(1500, 950)
+    window.show()
+    table.setFocus()
+    table.setCurrentCell(0, 0)
+    times = []
+    for _ in range(keys):
+        end = time.perf_counter() + pace
+        while time.perf_counter() < end:
+            app.processEvents()
+            time.sleep(0.002)
+        start = time.thread_time()
+        QTest.keyClick(table, Qt.Key.Key_Down)
+        app.processEvents()
+        times.append(time.thread_time() - start)
+    return times
+
+
+def bare_table_step(pace: float, keys: int = 20) -> float:
+    """The median Down key of a bare Qt table at `pace` (ms of main-thread CPU), in a fresh
+    process started as the window is (`window_environ`): what Qt alone costs a step here."""
+    import json
+    import statistics
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from llgui.utils.huge_pages import window_environ
+
+    done = subprocess.run([sys.executable, "-m", "benchmarks.machine", str(pace), str(keys)],
+                          cwd=Path(__file__).resolve().parent.parent, capture_output=True,
+                          text=True, timeout=300, env=window_environ(os.environ))
+    if done.returncode != 0:
+        raise RuntimeError(f"bare table step failed:\n{done.stderr[-2000:]}")
+    return 1e3 * statistics.median(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    print(json.dumps(_bare_table_steps(float(sys.argv[1]), int(sys.argv[2]))))

@@ -112,6 +112,14 @@ class Workbench(QWidget):
 
         quiet_header(self.table)   # the header is not repainted as the step's row moves
         self.table.setModel(self.model)
+        from llgui.gui.widgets.cell_pictures import cell_pictures
+
+        # each cell painted once per state, the next key's rows ahead (`_prepare_table`)
+        self.table_pictures = cell_pictures(self.table)
+        self._table_ahead = QTimer(self)
+        self._table_ahead.setSingleShot(True)
+        self._table_ahead.setInterval(AHEAD_DELAY_MS)
+        self._table_ahead.timeout.connect(self._prepare_table)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -388,6 +396,7 @@ class Workbench(QWidget):
         if not self._step_row_inside(step):
             self.table.scrollTo(self.table.model().index(step, 0),
                                 QAbstractItemView.ScrollHint.PositionAtCenter)
+        self._table_ahead.start()   # the rows the next key shows, painted while the user reads
         if result.document.task == "mt":
             if self._view_pending is not result:
                 self.mt_view.show_step(result, step)
@@ -420,6 +429,22 @@ class Workbench(QWidget):
         self.buttons["prev"].setEnabled(step > 0)
         self.buttons["next"].setEnabled(step < n)
         self.buttons["last"].setEnabled(step < n)
+
+    def _prepare_table(self) -> None:
+        """The steps table's rows the next key shows, painted ahead (`CellPictures`): its
+        neighbours in their new states, and the rows a centring scroll would bring in; a
+        slice per turn of the event loop."""
+        current = self.table.currentIndex()
+        if not current.isValid():
+            return
+        rows = self.table.viewport().height() // max(self.table.rowHeight(current.row()), 1)
+        around = (current.row() - rows // 2 - 2, current.row() + rows // 2 + 2)
+        if not self.table_pictures.prepare(current.row(), current.column(), around):
+            QTimer.singleShot(0, self, self._prepare_table_more)
+
+    def _prepare_table_more(self) -> None:
+        if not self._table_ahead.isActive():   # (a new step restarts from its own rows)
+            self._prepare_table()
 
     def _step_row_inside(self, step: int) -> bool:
         """True when the steps table shows row `step` with two rows of context above and

@@ -1,0 +1,161 @@
+"""A table's cells painted from pictures kept per cell and state (issue 36).
+
+A step moves the steps table's selected row: Qt repaints the two rows, and its item delegate
+asks the model (Python) for a dozen roles of each of their 22 cells and lays out each text
+again. After a reader's pause that took 8.6 ms of a step here, for the same pictures as
+before (`benchmarks/machine.py`: the memory a step touches after a pause is what it pays).
+`CellPictures` paints each cell once per (row, column, state, size) into a picture, with
+Qt's own delegate on an opaque ground of the view's colour, and draws the picture after; a
+change of the model (data, rows, reset) or of the view's look drops them all. `prepare`
+paints ahead, while the user reads, the rows the next key will show in a new state: the row
+below and the row above selected, this row unselected.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from PySide6.QtCore import QPoint, QRect
+from PySide6.QtGui import QPainter, QPalette, QPixmap
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+
+KEEP = 4096   # pictures kept (a 40-px row of 11 cells is ~60 KB)
+_SELECTED = QStyle.StateFlag.State_Selected
+_FOCUS = QStyle.StateFlag.State_HasFocus
+_ALTERNATE = QStyleOptionViewItem.ViewItemFeature.Alternate
+_SHOWN = _SELECTED | _FOCUS | QStyle.StateFlag.State_MouseOver   # what a cell's moves change
+
+
+class CellPictures(QStyledItemDelegate):
+    def __init__(self, view):
+        super().__init__(view)
+        self._view = view
+        self._pictures: OrderedDict[tuple, QPixmap] = OrderedDict()
+        self._base: QStyleOptionViewItem | None = None   # `_template`
+        self.painted = 0   # cells painted by Qt's delegate (a picture made), for tests
+        self.drawn = 0     # cells drawn from a picture
+        model = view.model()
+        for signal in (model.dataChanged, model.headerDataChanged, model.modelReset,
+                       model.layoutChanged, model.rowsInserted, model.rowsRemoved,
+                       model.columnsInserted, model.columnsRemoved, model.rowsMoved):
+            signal.connect(self.forget)
+
+    def forget(self, *_args) -> None:
+        """Every picture dropped (the model changed)."""
+        self._pictures.clear()
+
+    def _key(self, option, index, ratio: float) -> tuple:
+        rect = option.rect
+        return (index.row(), index.column(), int(option.state.value)
+                if hasattr(option.state, "value") else int(option.state),
+                bool(option.features & _ALTERNATE), rect.width(), rect.height(), ratio,
+                self._view.palette().cacheKey(), self._view.font().key())
+
+    def paint(self, painter, option, index) -> None:  # noqa: D102 - Qt's
+        ratio = painter.device().devicePixelRatioF()
+        key = self._key(option, index, ratio)
+        picture = self._pictures.get(key)
+        if picture is None:
+            picture = self._picture(option, index, ratio)
+            if picture is None:   # nothing to paint into (an empty cell's rect)
+                super().paint(painter, option, index)
+                return
+            self._pictures[key] = picture
+            if len(self._pictures) > KEEP:
+                self._pictures.popitem(last=False)
+        self._template(option)
+        painter.drawPixmap(option.rect.topLeft(), picture)
+        self.drawn += 1
+
+    def _template(self, option) -> None:
+        """The view's option of a cell, kept (as its state apart from selection, focus and
+        hover changes: the window's activation) to paint other cells ahead."""
+        base = option.state & ~_SHOWN
+        if self._base is None or self._base.state & ~_SHOWN != base:
+            self._base = QStyleOptionViewItem(option)
+
+    def _option(self, selected: bool, focus: bool, alternate: bool):
+        """The option the view would give a cell in this state, from the one kept."""
+        if self._base is None:
+            return None
+        option = QStyleOptionViewItem(self._base)
+        state = option.state & ~_SHOWN
+        if selected:
+            state |= _SELECTED
+        if focus:
+            state |= _FOCUS
+        option.state = state
+        option.features = (option.features | _ALTERNATE) if alternate \
+            else (option.features & ~_ALTERNATE)
+        return option
+
+    def _picture(self, option, index, ratio: float) -> QPixmap | None:
+        size = option.rect.size()
+        if size.width() <= 0 or size.height() <= 0:
+            return None
+        picture = QPixmap(size * ratio)
+        picture.setDevicePixelRatio(ratio)
+        # opaque, in the colour the view paints under a cell: the text is then drawn as it
+        # is drawn in the view (a transparent picture's antialiasing differs)
+        picture.fill(self._view.viewport().palette().color(QPalette.ColorRole.Base))
+        shown = QStyleOptionViewItem(option)
+        shown.rect = QRect(QPoint(0, 0), size)
+        with_painter = QPainter(picture)
+        try:
+            # the row's panel (an alternate row's colour) as QTableView draws it under the
+            # delegate, then the delegate
+            view = self._view
+            view.style().drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewRow, shown,
+                                       with_painter, view)
+            super().paint(with_painter, shown, index)
+        finally:
+            with_painter.end()
+        self.painted += 1
+        return picture
+
+    def prepare(self, row: int, column: int, around: tuple[int, int] = (0, -1),
+                budget: int = 66) -> bool:
+        """Paint ahead the cells the next Up or Down key shows in a new state (`row` is the
+        selected row, `column` the current one): rows row ± 1 selected, `row` unselected,
+        then the rows `around` (first, last) unselected (those a scroll would bring in), at
+        most `budget` cells a call. Returns True when all of them are painted."""
+        view, model = self._view, self._view.model()
+        rows = model.rowCount()
+        wanted = [(row + 1, True), (row - 1, True), (row, False)]
+        wanted += [(r, False) for r in range(max(around[0], 0), min(around[1], rows - 1) + 1)
+                   if r != row]
+        ratio = view.viewport().devicePixelRatioF()
+        grid = 1 if view.showGrid() else 0   # (QTableView leaves the grid's line out)
+        made = 0
+        for r, selected in wanted:
+            if not 0 <= r < rows:
+                continue
+            alternate = view.alternatingRowColors() and r % 2 == 1
+            for c in range(model.columnCount()):
+                if view.isColumnHidden(c):
+                    continue
+                option = self._option(selected, selected and c == column and view.hasFocus(),
+                                      alternate)
+                if option is None:
+                    return True   # nothing painted yet: nothing known of the view's options
+                index = model.index(r, c)
+                option.rect = QRect(0, 0, view.columnWidth(c) - grid, view.rowHeight(r) - grid)
+                key = self._key(option, index, ratio)
+                if key in self._pictures:
+                    continue
+                if made >= budget:
+                    return False
+                picture = self._picture(option, index, ratio)
+                if picture is not None:
+                    self._pictures[key] = picture
+                    made += 1
+        while len(self._pictures) > KEEP:
+            self._pictures.popitem(last=False)
+        return True
+
+
+def cell_pictures(view) -> CellPictures:
+    """Give `view` (a table whose model is set) a `CellPictures` delegate; returns it."""
+    delegate = CellPictures(view)
+    view.setItemDelegate(delegate)
+    return delegate
+

@@ -42,14 +42,14 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"llgui {__version__}")
         return 0
+    if command_line and not restarted:
+        # the window's heap on huge pages (`llgui.utils.huge_pages`): started again before
+        # anything else is loaded, or on (not wanted, or the restart failed)
+        restart_on_huge_pages()
     problem = _unopenable(argv, cli.SUBCOMMANDS)
     if problem:
         print(problem, file=sys.stderr)
         return 2
-    if command_line and not restarted:
-        # the window's heap on huge pages (`llgui.utils.huge_pages`): started again before
-        # Qt is loaded, or on (not wanted, or the restart failed)
-        restart_on_huge_pages()
     # The GUI is imported only here, so the CLI path never loads Qt.
     from llgui.gui.app import main as gui_main
 

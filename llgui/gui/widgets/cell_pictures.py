@@ -6,9 +6,11 @@ again. After a reader's pause that took 8.6 ms of a step here, for the same pict
 before (`benchmarks/machine.py`: the memory a step touches after a pause is what it pays).
 `CellPictures` paints each cell once per (row, column, state, size) into a picture, with
 Qt's own delegate on an opaque ground of the view's colour, and draws the picture after; a
-change of the model (data, rows, reset) or of the view's look drops them all. `prepare`
-paints ahead, while the user reads, the rows the next key will show in a new state: the row
-below and the row above selected, this row unselected.
+change of the model (data, rows, reset) drops them all, and a new look (palette, font,
+size) is another key. `prepare` paints ahead, while the user reads, the rows the next key
+shows in a new state (the row below and the row above selected, this row unselected) and the
+rows a scroll would bring in. For a view whose model stays the one it had when given this
+delegate (the steps table's).
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from PySide6.QtCore import QPoint, QRect
 from PySide6.QtGui import QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-KEEP = 4096   # pictures kept (a 40-px row of 11 cells is ~60 KB)
+KEEP = 1536   # pictures kept, the oldest dropped first (a 30-px row of 11 cells is ~70 KB)
 _SELECTED = QStyle.StateFlag.State_Selected
 _FOCUS = QStyle.StateFlag.State_HasFocus
 _ALTERNATE = QStyleOptionViewItem.ViewItemFeature.Alternate

@@ -16,8 +16,11 @@ starts itself again with them (`restart_environ`) before Qt is imported, and the
 then puts the environment back as it was (`restore_environ`): a system under evaluation, a
 Dask worker or a player it starts gets the user's environment, not the window's.
 
-Linux with glibc only (elsewhere nothing changes); `LLGUI_HUGE_PAGES=0` turns it off. The
-CLI and the library never restart: their computations are not paced by a reader.
+The restart is an exec: the same process (its id) runs again. A `PYTHONMALLOC` or a
+`glibc.malloc.hugetlb` tunable the user set is kept (a debug allocator stays), and with both
+set there is no restart. Linux with glibc only (elsewhere nothing changes);
+`LLGUI_HUGE_PAGES=0` (or off, no, false) turns it off. The CLI and the library never restart:
+their computations are not paced by a reader.
 """
 from __future__ import annotations
 
@@ -30,29 +33,37 @@ MARK = "LLGUI_ENVIRON_BEFORE"   # the values the restart changed, to be put back
 SWITCH = "LLGUI_HUGE_PAGES"     # "0": the window runs as started
 TUNABLE = "glibc.malloc.hugetlb=1"
 WANTED = {"PYTHONMALLOC": "malloc"}
+OFF = {"0", "off", "no", "false"}
 
 
 def wanted(environ) -> bool:
-    """True when the window should restart on huge pages: Linux with glibc, not turned off,
-    not restarted already."""
-    if environ.get(SWITCH, "1").strip() == "0" or MARK in environ:
+    """True when the window should restart on huge pages: Linux with glibc, not turned off
+    (`LLGUI_HUGE_PAGES` 0, off, no or false), not restarted already, and something left to
+    set (a `PYTHONMALLOC` or a `glibc.malloc.hugetlb` tunable of the user's own is kept)."""
+    if environ.get(SWITCH, "1").strip().lower() in OFF or MARK in environ:
         return False
     if sys.platform != "linux" or platform.libc_ver()[0] != "glibc":
         return False
-    return TUNABLE not in environ.get("GLIBC_TUNABLES", "").split(":") \
-        or environ.get("PYTHONMALLOC") != WANTED["PYTHONMALLOC"]
+    return bool(_settings(environ))
+
+
+def _settings(environ) -> dict[str, str]:
+    """What the restart sets: each of the two settings the user has not set already."""
+    out = {}
+    tunables = [t for t in environ.get("GLIBC_TUNABLES", "").split(":") if t]
+    if not any(t.startswith("glibc.malloc.hugetlb=") for t in tunables):
+        out["GLIBC_TUNABLES"] = ":".join([*tunables, TUNABLE])
+    if "PYTHONMALLOC" not in environ:
+        out.update(WANTED)
+    return out
 
 
 def restart_environ(environ) -> dict[str, str]:
-    """`environ` with the huge-page settings added (another tunable the user set is kept) and
-    the values they replace noted in MARK."""
+    """`environ` with the huge-page settings added where the user set none (their other
+    tunables kept) and the values they replace noted in MARK."""
     env = dict(environ)
-    before = {name: environ.get(name) for name in ("GLIBC_TUNABLES", *WANTED)}
-    tunables = [t for t in environ.get("GLIBC_TUNABLES", "").split(":")
-                if t and not t.startswith("glibc.malloc.hugetlb=")]
-    env["GLIBC_TUNABLES"] = ":".join([*tunables, TUNABLE])
-    env.update(WANTED)
-    env[MARK] = json.dumps(before)
+    env.update(_settings(environ))
+    env[MARK] = json.dumps({name: environ.get(name) for name in ("GLIBC_TUNABLES", *WANTED)})
     return env
 
 

@@ -17,14 +17,24 @@ LINUX_GLIBC = sys.platform == "linux" and __import__("platform").libc_ver()[0] =
 
 
 def test_the_restart_adds_the_settings_and_keeps_the_users_other_tunables():
-    user = {"GLIBC_TUNABLES": "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=0", "HOME": "/h"}
+    user = {"GLIBC_TUNABLES": "glibc.malloc.arena_max=2", "HOME": "/h"}
     env = hp.restart_environ(user)
     assert env["GLIBC_TUNABLES"] == "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"
     assert env["PYTHONMALLOC"] == "malloc" and env["HOME"] == "/h"
     assert json.loads(env[hp.MARK]) == {"GLIBC_TUNABLES": user["GLIBC_TUNABLES"],
                                         "PYTHONMALLOC": None}
-    assert user == {"GLIBC_TUNABLES": "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=0",
-                    "HOME": "/h"}   # the caller's mapping untouched
+    assert user == {"GLIBC_TUNABLES": "glibc.malloc.arena_max=2", "HOME": "/h"}   # untouched
+
+
+def test_the_users_own_memory_settings_are_kept():
+    """An outsider's debug allocator became 'malloc' and their hugetlb=0 became 1: a setting
+    the user made is theirs."""
+    env = hp.restart_environ({"PYTHONMALLOC": "debug", "HOME": "/h"})
+    assert env["PYTHONMALLOC"] == "debug" and env["GLIBC_TUNABLES"] == hp.TUNABLE
+    env = hp.restart_environ({"GLIBC_TUNABLES": "glibc.malloc.hugetlb=0"})
+    assert env["GLIBC_TUNABLES"] == "glibc.malloc.hugetlb=0" and env["PYTHONMALLOC"] == "malloc"
+    both = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=0", "PYTHONMALLOC": "pymalloc"}
+    assert hp.wanted(both) is False   # nothing left to set: no restart
 
 
 @pytest.mark.parametrize("user", [
@@ -48,7 +58,9 @@ def test_a_mark_that_is_not_ours_changes_nothing_else():
 
 def test_when_the_restart_is_wanted():
     assert hp.wanted({}) is LINUX_GLIBC
-    assert hp.wanted({hp.SWITCH: "0"}) is False          # turned off
+    for off in ("0", "off", " No ", "FALSE"):
+        assert hp.wanted({hp.SWITCH: off}) is False      # turned off
+    assert hp.wanted({hp.SWITCH: "1"}) is LINUX_GLIBC
     assert hp.wanted({hp.MARK: "{}"}) is False           # restarted already: never a loop
     assert hp.wanted(hp.restart_environ({})) is False
 

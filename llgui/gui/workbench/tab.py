@@ -294,10 +294,13 @@ class Workbench(QWidget):
         self.verify_button.setEnabled(document.task in ("mt", "diarization"))
         self.model.set_walkthrough(result)
         self.table.resizeColumnsToContents()
-        # the answer (last) at most 16 ems: the scores stay in view, the tooltip has it whole
-        answer = self.model.COLUMNS.index("answer")
-        self.table.setColumnWidth(answer, min(self.table.columnWidth(answer),
-                                              16 * self.table.fontMetrics().height()))
+        # the answer (last) at most 16 ems, the target at most 7: the scores stay in view
+        # (a diarization target, "5:51.5 ~ 3:50.4 (show-2023-03-20)", pushed S_pen and the
+        # question value out of it at 1366x768); the tooltips have them whole
+        em = self.table.fontMetrics().height()
+        for name, most in (("answer", 16), ("target", 7)):
+            column = self.model.COLUMNS.index(name)
+            self.table.setColumnWidth(column, min(self.table.columnWidth(column), most * em))
         self._fit_table()
         self.window_.signature_label.setText(
             f"{display_name(result.replay.metric)}: {result.replay.signature}")

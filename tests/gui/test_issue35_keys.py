@@ -100,3 +100,26 @@ def test_two_systems_open_keep_the_cost_fields_whole(qtbot):
     finally:
         window.jobs.shutdown(2000)
         window.close()
+
+
+def test_the_windows_metric_option_takes_any_case_and_names_the_metrics(qtbot):
+    """`--metric chrF` (as the metric box writes it) opened on BLEU with "no open bundle
+    scores it" (outsider helper-39, finding 12): any case now, as the CLI's option, and an
+    unknown one is told with the metrics there are and the one probably meant."""
+    from llgui.gui.main_window import MainWindow
+    from tests.conftest import REPO
+
+    bundle = REPO / "resources" / "demo" / "mt" / "bundle.toml"
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    try:
+        assert window.open_bundles([bundle], metric="chrF")
+        assert window.state.metrics["mt"] == "chrf" and not window.errors
+        window.open_bundles([bundle], metric="chrg")
+        assert window.errors and "did you mean 'chrf'?" in window.errors[-1]
+        assert "bleu, chrf" in window.errors[-1] and window.state.metrics["mt"] == "chrf"
+    finally:
+        if window._error_box is not None:
+            window._error_box.close()
+        window.jobs.shutdown(2000)
+        window.close()

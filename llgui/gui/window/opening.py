@@ -124,12 +124,20 @@ class Opening:
         if metric:
             from llgui.core.metrics import metrics_for
 
-            tasks = {b.task for b in loaded if metric in metrics_for(b.task)}
+            # as the CLI's --metric: any case ("chrF", as the metric box writes it)
+            known = sorted({m for b in loaded for m in metrics_for(b.task)})
+            wanted = next((m for m in known if m.lower() == metric.lower()), metric)
+            tasks = {b.task for b in loaded if wanted in metrics_for(b.task)}
             if not tasks:
-                self.show_error("Unknown metric", [f"--metric {metric}: no open bundle scores "
-                                                   "it"])
+                import difflib
+
+                close = difflib.get_close_matches(metric.lower(), known, n=1, cutoff=0.6)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                self.show_error("Unknown metric", [
+                    f"--metric {metric}: not a metric of the open bundles (they have "
+                    f"{', '.join(known)}){hint}"])
             for task in tasks:
-                self.state.set_metric(task, metric)
+                self.state.set_metric(task, wanted)
         self._select_initial(loaded, select_doc, step)
         if tab:
             self.show_tab(tab)

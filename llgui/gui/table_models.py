@@ -244,6 +244,10 @@ class CorrectionsModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return self.COLUMNS[section]
+        if role == Qt.ItemDataRole.TextAlignmentRole and self.COLUMNS[section] == "answer":
+            # the last column, often cut at the table's edge: its name at its start (centred,
+            # it lay past the edge and the header looked blank)
+            return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
             return {
                 "S_cor": "score of the hypothesis the human saw, with the corrected part fixed",

@@ -34,6 +34,7 @@ SWITCH = "LLGUI_HUGE_PAGES"     # "0": the window runs as started
 TUNABLE = "glibc.malloc.hugetlb=1"
 WANTED = {"PYTHONMALLOC": "malloc"}
 OFF = {"0", "off", "no", "false"}
+NAMES = ("GLIBC_TUNABLES", *WANTED)   # what a restart may change, and puts back
 
 
 def wanted(environ) -> bool:
@@ -63,7 +64,7 @@ def restart_environ(environ) -> dict[str, str]:
     tunables kept) and the values they replace noted in MARK."""
     env = dict(environ)
     env.update(_settings(environ))
-    env[MARK] = json.dumps({name: environ.get(name) for name in ("GLIBC_TUNABLES", *WANTED)})
+    env[MARK] = json.dumps({name: environ.get(name) for name in NAMES})
     return env
 
 
@@ -78,11 +79,10 @@ def restore_environ(environ) -> bool:
         before = json.loads(raw)
     except ValueError:
         return False
-    names = ("GLIBC_TUNABLES", *WANTED)
-    if not isinstance(before, dict) or set(before) != set(names) or not all(
+    if not isinstance(before, dict) or set(before) != set(NAMES) or not all(
             value is None or isinstance(value, str) for value in before.values()):
         return False
-    for name in names:
+    for name in NAMES:
         if before[name] is None:
             environ.pop(name, None)
         else:

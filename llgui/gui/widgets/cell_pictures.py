@@ -47,8 +47,7 @@ class CellPictures(QStyledItemDelegate):
 
     def _key(self, option, index, ratio: float) -> tuple:
         rect = option.rect
-        return (index.row(), index.column(), int(option.state.value)
-                if hasattr(option.state, "value") else int(option.state),
+        return (index.row(), index.column(), option.state.value,
                 bool(option.features & _ALTERNATE), rect.width(), rect.height(), ratio,
                 self._view.palette().cacheKey(), self._view.font().key())
 

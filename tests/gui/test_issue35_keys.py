@@ -105,7 +105,8 @@ def test_two_systems_open_keep_the_cost_fields_whole(qtbot):
 def test_the_windows_metric_option_takes_any_case_and_names_the_metrics(qtbot):
     """`--metric chrF` (as the metric box writes it) opened on BLEU with "no open bundle
     scores it" (outsider helper-39, finding 12): any case now, as the CLI's option, and an
-    unknown one is told with the metrics there are and the one probably meant."""
+    unknown one is told with the metrics there are and the one probably meant, and is one of
+    the problems `--screenshot` exits 2 on."""
     from llgui.gui.main_window import MainWindow
     from tests.conftest import REPO
 
@@ -118,6 +119,8 @@ def test_the_windows_metric_option_takes_any_case_and_names_the_metrics(qtbot):
         window.open_bundles([bundle], metric="chrg")
         assert window.errors and "did you mean 'chrf'?" in window.errors[-1]
         assert "bleu, chrf" in window.errors[-1] and window.state.metrics["mt"] == "chrf"
+        # what `--screenshot` prints and exits 2 on (it exited 0, saying nothing)
+        assert window.open_problems == [window.errors[-1]]
     finally:
         if window._error_box is not None:
             window._error_box.close()

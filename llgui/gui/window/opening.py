@@ -133,9 +133,11 @@ class Opening:
 
                 close = difflib.get_close_matches(metric.lower(), known, n=1, cutoff=0.6)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
-                self.show_error("Unknown metric", [
-                    f"--metric {metric}: not a metric of the open bundles (they have "
-                    f"{', '.join(known)}){hint}"])
+                problem = (f"--metric {metric}: not a metric of the open bundles (they "
+                           f"have {', '.join(known)}){hint}")
+                self.show_error("Unknown metric", [problem])
+                # (`--screenshot` exits 2 on it, as on `--doc` naming no document)
+                self.open_problems = [*getattr(self, "open_problems", []), problem]
             for task in tasks:
                 self.state.set_metric(task, wanted)
         self._select_initial(loaded, select_doc, step)

@@ -19,6 +19,7 @@ import threading
 from dataclasses import dataclass
 
 from llgui.core.jobs import Cancelled
+from llgui.utils.pipes import close_pipes
 
 _PROGRESS = re.compile(r"^llgui campaign: (\d+)/(\d+) cells")
 
@@ -77,16 +78,19 @@ def wait_for_child(child: subprocess.Popen, readers, should_stop=None) -> None:
     threads = [threading.Thread(target=read, daemon=True) for read in readers]
     for thread in threads:
         thread.start()
-    while child.poll() is None:
-        if should_stop is not None and should_stop():
-            _end(child)
-            raise Cancelled()
-        try:
-            child.wait(timeout=0.05)
-        except subprocess.TimeoutExpired:
-            pass
-    for thread in threads:
-        thread.join()
+    try:
+        while child.poll() is None:
+            if should_stop is not None and should_stop():
+                _end(child)
+                raise Cancelled()
+            try:
+                child.wait(timeout=0.05)
+            except subprocess.TimeoutExpired:
+                pass
+        for thread in threads:
+            thread.join()
+    finally:
+        close_pipes(child, threads)
     if should_stop is not None and should_stop():
         raise Cancelled()
 

@@ -26,6 +26,7 @@ from typing import Callable, Sequence
 from llgui.core.jobs import Cancelled
 from llgui.sim import protocol
 from llgui.sim.protocol import ProtocolFault
+from llgui.utils.pipes import close_pipes
 
 _POLL = 0.05  # seconds between should_stop checks while waiting for the system
 MAX_STDERR_BYTES = 16 << 20
@@ -282,6 +283,8 @@ class SystemProcess:
         # buffered stream under it blocks; the group is dead, so it sees EOF and ends
         self._reader.join(timeout=1.0)
         self._close_stderr()
+        if not self._reader.is_alive() and not self._stderr_reader.is_alive():
+            close_pipes(self.proc)   # (both readers are done with them)
 
     def stderr_tail(self, lines: int = 5, limit: int = 2000) -> str:
         """The last lines the system wrote to stderr (for the failure message)."""

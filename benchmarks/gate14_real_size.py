@@ -13,13 +13,13 @@ opens a typical set (`python -m llgui A B C D`):
   every boundary moved 0.2 s later; a log of 40 boundary steps (seeded), each fixing the
   hypothesis turn under a reference turn's middle to that turn's bounds.
 
-In a fresh process, as the app runs in its own (its heap on huge pages where the launcher
-puts it there, `llgui.utils.huge_pages`): the bundles from File > Open to the first
-paint that shows them, then the MT document of the first system and the meeting of the first
-system each stepped 20 times with the Down arrow key on the steps table, at a reader's pace
-(0.3 s between keys), each step timed until its view is on screen and repainted. All of it
-twice: on the machine as it is, and with one CPU-bound process (`while True: pass`) on the
-other core. PASS iff the median step <= 20 ms and the first paint <= 2 s in both runs.
+In a fresh process, as the app runs in its own (its memory moved onto huge pages once
+loaded, as the window does, `llgui.gui.window.huge_pages`): the bundles from File > Open to
+the first paint that shows them, then the MT document of the first system and the meeting of
+the first system each stepped 20 times with the Down arrow key on the steps table, at a
+reader's pace (0.3 s between keys), each step timed until its view is on screen and
+repainted. All of it twice: on the machine as it is, and with one CPU-bound process
+(`while True: pass`) on the other core. PASS iff the median step <= 20 ms and the first paint <= 2 s in both runs.
 
 Beside them, printed as details, not checked: a bare QTableWidget of the steps table's shape
 (41 x 11) stepped the same way in a fresh process (what Qt alone costs a key at this pace on
@@ -207,12 +207,9 @@ def _scenario(folder: str) -> list:
 
 
 def _run_once(folder: Path) -> list:
-    from llgui.utils.huge_pages import window_environ
-
     root = Path(__file__).resolve().parent.parent
     done = subprocess.run([sys.executable, "-m", "benchmarks.gate14_real_size", str(folder)],
-                          cwd=root, capture_output=True, text=True, timeout=900,
-                          env=window_environ(os.environ))   # as the window runs
+                          cwd=root, capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
         raise RuntimeError(f"gate 14 scenario failed:\n{done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])

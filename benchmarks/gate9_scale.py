@@ -321,12 +321,9 @@ def _in_own_process(name: str):
     import sys
     from pathlib import Path
 
-    from llgui.utils.huge_pages import window_environ
-
     root = Path(__file__).resolve().parent.parent
     done = subprocess.run([sys.executable, "-m", "benchmarks.gate9_scale", name], cwd=root,
-                          capture_output=True, text=True, timeout=1800,
-                          env=window_environ(os.environ))   # as the window runs
+                          capture_output=True, text=True, timeout=1800)
     if done.returncode != 0:
         raise RuntimeError(f"gate 9 scenario {name!r} failed:\n{done.stderr[-2000:]}")
     return tuple(json.loads(done.stdout.strip().splitlines()[-1]))

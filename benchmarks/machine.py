@@ -47,7 +47,7 @@ def page_probe() -> str:
     from llgui.utils.huge_pages import wanted
 
     huge = _touch_ms(True, PAUSE_S)
-    heap = ("on huge pages (llgui.utils.huge_pages)" if wanted(os.environ)
+    heap = ("moved onto huge pages once loaded (llgui.utils.huge_pages)" if wanted(os.environ)
             else "on the system's pages (huge pages off or not available)")
     return (f"this machine: {PAGES:,} memory pages touched {PAUSE_S:g} s after the last "
             f"time {paused:.1f} ms (at once {at_once:.1f} ms; on 2-MiB pages {huge:.1f} ms): "
@@ -82,6 +82,10 @@ def _bare_table_steps(pace: float, keys: int) -> list[float]:
     window.show()
     table.setFocus()
     table.setCurrentCell(0, 0)
+    app.processEvents()
+    from llgui.utils.huge_pages import collapse
+
+    collapse()   # as the window does once loaded (`llgui.gui.window.huge_pages`)
     times = []
     for _ in range(keys):
         end = time.perf_counter() + pace
@@ -97,18 +101,17 @@ def _bare_table_steps(pace: float, keys: int) -> list[float]:
 
 def bare_table_step(pace: float, keys: int = 20) -> float:
     """The median Down key of a bare Qt table at `pace` (ms of main-thread CPU), in a fresh
-    process started as the window is (`window_environ`): what Qt alone costs a step here."""
+    process, its memory moved onto huge pages as the window's is: what Qt alone costs a step
+    here."""
     import json
     import statistics
     import subprocess
     import sys
     from pathlib import Path
 
-    from llgui.utils.huge_pages import window_environ
-
     done = subprocess.run([sys.executable, "-m", "benchmarks.machine", str(pace), str(keys)],
                           cwd=Path(__file__).resolve().parent.parent, capture_output=True,
-                          text=True, timeout=300, env=window_environ(os.environ))
+                          text=True, timeout=300)
     if done.returncode != 0:
         raise RuntimeError(f"bare table step failed:\n{done.stderr[-2000:]}")
     return 1e3 * statistics.median(json.loads(done.stdout.strip().splitlines()[-1]))

@@ -6,16 +6,10 @@
 """
 from __future__ import annotations
 
-import os
 import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    from llgui.utils.huge_pages import restart_on_huge_pages, restore_environ
-
-    # a restarted window: its children (a system, a Dask worker) get the user's environment
-    restarted = restore_environ(os.environ)
-    command_line = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     from llgui.cli import main as cli
 
@@ -42,10 +36,6 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"llgui {__version__}")
         return 0
-    if command_line and not restarted:
-        # the window's heap on huge pages (`llgui.utils.huge_pages`): started again before
-        # anything else is loaded, or on (not wanted, or the restart failed)
-        restart_on_huge_pages()
     problem = _unopenable(argv, cli.SUBCOMMANDS)
     if problem:
         print(problem, file=sys.stderr)

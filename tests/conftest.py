@@ -12,6 +12,9 @@ import pytest
 # Qt renders offscreen in tests; pyqtgraph must bind PySide6 even if PyQt is installed.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+# the windows of the tests leave their memory where it is (each would copy it onto huge pages
+# on a thread once loaded: CPU the suite needs); tests/utils/test_huge_pages.py turns it on
+os.environ["LLGUI_HUGE_PAGES"] = "0"
 # The campaign cell cache of every test, and of the subprocesses tests start, lives in a
 # temporary folder, never in the user's cache (llgui.campaign.cache).
 os.environ["LLGUI_CACHE_DIR"] = tempfile.mkdtemp(prefix="llgui-test-cache-")

@@ -55,6 +55,13 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         self.jobs.progressed.connect(self._on_jobs_progressed)
         self.jobs.busy_changed.connect(self._on_jobs_busy_changed)
         self.jobs.cancelled.connect(self._on_jobs_cancelled)
+        from llgui.gui.window.huge_pages import HeapCollapse
+
+        # what the loads leave in memory, moved onto huge pages while the user reads
+        self.huge_pages = HeapCollapse(self)
+        for signal in (self.state.bundles_changed, self.state.selection_changed,
+                       self.jobs.busy_changed):
+            signal.connect(self.huge_pages.poke)
 
     # -- building ---------------------------------------------------------------------------
 
@@ -430,6 +437,7 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         self.save_session()
+        self.huge_pages.stop()
         self.jobs.shutdown(1500)
         super().closeEvent(event)
 

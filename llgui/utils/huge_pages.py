@@ -1,112 +1,119 @@
-"""The window's heap on transparent huge pages (issue 36): a step is seen at the user's pace,
+"""The window's memory on transparent huge pages (issue 36): a step is seen at the user's pace,
 after a pause in which the machine forgets which memory pages it touched.
 
 A step after a reader's pause of 0.3 s runs mostly on memory pages the step before touched.
 On a virtual machine whose host tracks its guests' page accesses (as cloud hosts do), the
 first touch of each 4-KiB page after such a pause costs microseconds: here, 16,384 pages
-touched 0.3 s after the last time took 50-63 ms, against 1.7 ms at once; on 2-MiB pages,
-2.6-4.2 ms. The window's step touches thousands of pages (Python objects, Qt's heap), and
-took 36-70 ms where the same step, repeated at once, took 15-20.
+touched 0.3 s after the last time took 4-63 ms depending on the hour, against 0.1-1.7 ms at
+once; on 2-MiB pages, 1.1-4.8 ms. The window's step touches thousands of pages (Python
+objects, Qt's heap).
 
-glibc puts its heap on transparent huge pages when told so at start (`GLIBC_TUNABLES`
-`glibc.malloc.hugetlb=1`: `madvise(MADV_HUGEPAGE)` on what it maps), and Python allocates its
-objects there when its own allocator is off (`PYTHONMALLOC=malloc`; pymalloc's 1-MiB arenas
-are never on huge pages). Both are read when a process starts, so the window's launcher
-starts itself again with them (`restart_environ`) before Qt is imported, and the process
-then puts the environment back as it was (`restore_environ`): a system under evaluation, a
-Dask worker or a player it starts gets the user's environment, not the window's.
+`collapse` asks Linux (6.1 or newer) to move the process's anonymous memory, its heap and
+Python's arenas, onto 2-MiB pages now (`madvise(MADV_COLLAPSE)`, which works whatever the
+system's THP setting but "never"), and marks that memory for the kernel's own collapsing
+later (`MADV_HUGEPAGE`). It copies what it moves: about 0.3 s of one core for 100 MB, done by
+the window on a thread of its own once its loads are over (`llgui.gui.window.huge_pages`),
+never in a step. Memory grows by what fills each 2-MiB page (a few MB).
 
-The restart is an exec: the same process (its id) runs again. A `PYTHONMALLOC` or a
-`glibc.malloc.hugetlb` tunable the user set is kept (a debug allocator stays), and with both
-set there is no restart. Linux with glibc only (elsewhere nothing changes);
-`LLGUI_HUGE_PAGES=0` (or off, no, false) turns it off. The CLI and the library never restart:
-their computations are not paced by a reader.
+The window restarted itself with glibc's and Python's allocators set to huge pages before
+(`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, `PYTHONMALLOC=malloc`): the restart cost 60-115 ms
+of start-up (gate 5 went past its 2x), and pymalloc's speed. `LLGUI_HUGE_PAGES=0` (or off,
+no, false) turns this off. Elsewhere than Linux nothing happens. The CLI and the library never
+collapse: their computations are not paced by a reader.
 """
 from __future__ import annotations
 
-import json
+import ctypes
 import os
 import platform
+import re
 import sys
+from pathlib import Path
+from typing import Callable
 
-MARK = "LLGUI_ENVIRON_BEFORE"   # the values the restart changed, to be put back (JSON)
-SWITCH = "LLGUI_HUGE_PAGES"     # "0": the window runs as started
-TUNABLE = "glibc.malloc.hugetlb=1"
-WANTED = {"PYTHONMALLOC": "malloc"}
+SWITCH = "LLGUI_HUGE_PAGES"     # "0": nothing is moved
 OFF = {"0", "off", "no", "false"}
-NAMES = ("GLIBC_TUNABLES", *WANTED)   # what a restart may change, and puts back
+HUGE = 2 << 20                  # the x86-64 and arm64 (4-KiB granule) huge page
+MADV_HUGEPAGE = 14
+MADV_COLLAPSE = 25
+CHUNK = 8 << 20                 # asked at a time: a stop is seen within ~30 ms
+THP_SETTING = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+FAILED: dict[int, int] = {}     # errno -> chunks the last `collapse` could not move
 
 
 def wanted(environ) -> bool:
-    """True when the window should restart on huge pages: Linux with glibc, not turned off
-    (`LLGUI_HUGE_PAGES` 0, off, no or false), not restarted already, and something left to
-    set (a `PYTHONMALLOC` or a `glibc.malloc.hugetlb` tunable of the user's own is kept)."""
-    if environ.get(SWITCH, "1").strip().lower() in OFF or MARK in environ:
+    """True on Linux 6.1 or newer with transparent huge pages not set to "never", unless
+    turned off (`LLGUI_HUGE_PAGES` 0, off, no or false)."""
+    if environ.get(SWITCH, "1").strip().lower() in OFF or sys.platform != "linux":
         return False
-    if sys.platform != "linux" or platform.libc_ver()[0] != "glibc":
+    release = re.match(r"(\d+)\.(\d+)", platform.release())
+    if release is None or tuple(map(int, release.groups())) < (6, 1):   # no MADV_COLLAPSE
         return False
-    return bool(_settings(environ))
+    try:
+        setting = THP_SETTING.read_text(encoding="ascii")
+    except OSError:
+        return False
+    return "[never]" not in setting
 
 
-def _settings(environ) -> dict[str, str]:
-    """What the restart sets: each of the two settings the user has not set already."""
-    out = {}
-    tunables = [t for t in environ.get("GLIBC_TUNABLES", "").split(":") if t]
-    if not any(t.startswith("glibc.malloc.hugetlb=") for t in tunables):
-        out["GLIBC_TUNABLES"] = ":".join([*tunables, TUNABLE])
-    if "PYTHONMALLOC" not in environ:
-        out.update(WANTED)
+def anonymous_ranges(maps: str, least: int = HUGE) -> list[tuple[int, int]]:
+    """The 2-MiB-aligned parts, `least` bytes or more, of the private writable anonymous
+    mappings (the heap, Python's arenas, Qt's images) in `maps` (/proc/PID/maps' text); not
+    the stacks, files or shared memory."""
+    out = []
+    for line in maps.splitlines():
+        fields = line.split(maxsplit=5)
+        if len(fields) < 5 or fields[1] != "rw-p":
+            continue
+        name = fields[5].strip() if len(fields) == 6 else ""
+        if name not in ("", "[heap]"):
+            continue
+        try:
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+        except ValueError:
+            continue
+        low, high = -(-start // HUGE) * HUGE, end // HUGE * HUGE
+        if high - low >= least:
+            out.append((low, high))
     return out
 
 
-def restart_environ(environ) -> dict[str, str]:
-    """`environ` with the huge-page settings added where the user set none (their other
-    tunables kept) and the values they replace noted in MARK."""
-    env = dict(environ)
-    env.update(_settings(environ))
-    env[MARK] = json.dumps({name: environ.get(name) for name in NAMES})
-    return env
-
-
-def restore_environ(environ) -> bool:
-    """Put back in `environ` (os.environ) what `restart_environ` changed; True when this
-    process was restarted so. A MARK that is not ours (not a JSON object of strings or
-    nulls) is dropped and changes nothing else."""
-    raw = environ.pop(MARK, None)
-    if raw is None:
-        return False
-    try:
-        before = json.loads(raw)
-    except ValueError:
-        return False
-    if not isinstance(before, dict) or set(before) != set(NAMES) or not all(
-            value is None or isinstance(value, str) for value in before.values()):
-        return False
-    for name in NAMES:
-        if before[name] is None:
-            environ.pop(name, None)
-        else:
-            environ[name] = before[name]
-    return True
-
-
-def restart_on_huge_pages() -> None:
-    """Start this command again with the heap on huge pages (`wanted`), or return: when it
-    is not wanted, or the restart fails (the window then runs as it is)."""
+def collapse(should_stop: Callable[[], bool] | None = None) -> int:
+    """Move this process's anonymous memory onto huge pages (module text); the bytes the
+    kernel took (0 where it cannot: an older kernel, THP off, not Linux). Releases the GIL
+    while the kernel copies: call it from a thread of its own."""
     if not wanted(os.environ):
-        return
-    argv = list(getattr(sys, "orig_argv", ()))
-    if len(argv) < 2 or not sys.executable:
-        return
+        return 0
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.execve(sys.executable, [sys.executable, *argv[1:]], restart_environ(os.environ))
+        maps = Path("/proc/self/maps").read_text(encoding="ascii", errors="replace")
+        madvise = ctypes.CDLL(None, use_errno=True).madvise
+    except (OSError, AttributeError):
+        return 0
+    madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    madvise.restype = ctypes.c_int
+    taken, failed = 0, FAILED
+    failed.clear()
+    for low, high in anonymous_ranges(maps):
+        for start in range(low, high, CHUNK):
+            if should_stop is not None and should_stop():
+                return taken
+            size = min(CHUNK, high - start)
+            # (a range unmapped since /proc was read: ENOMEM, skipped)
+            madvise(start, size, MADV_HUGEPAGE)
+            if madvise(start, size, MADV_COLLAPSE) == 0:
+                taken += size
+            else:   # a part the kernel will not move (EINVAL: not all of it is eligible;
+                failed[ctypes.get_errno()] = failed.get(ctypes.get_errno(), 0) + 1   # EAGAIN)
+    return taken
+
+
+def huge_bytes() -> int:
+    """This process's anonymous memory on huge pages now (/proc/self/smaps_rollup)."""
+    try:
+        text = Path("/proc/self/smaps_rollup").read_text(encoding="ascii")
     except OSError:
-        return
-
-
-def window_environ(environ) -> dict[str, str]:
-    """The environment a window launched from `environ` runs in: for a benchmark that runs
-    the window's work in a process of its own, as the app runs."""
-    return restart_environ(environ) if wanted(environ) else dict(environ)
+        return 0
+    for line in text.splitlines():
+        if line.startswith("AnonHugePages:"):
+            return int(line.split()[1]) * 1024
+    return 0

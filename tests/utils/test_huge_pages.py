@@ -1,9 +1,11 @@
-"""The window restarts with its heap on huge pages and gives its children the user's
-environment back (`llgui.utils.huge_pages`, issue 36)."""
+"""The window's memory moved onto huge pages once loaded, on a thread of its own
+(`llgui.utils.huge_pages`, `llgui.gui.window.huge_pages`, issue 36)."""
 from __future__ import annotations
 
 import json
 import os
+import platform
+import re
 import subprocess
 import sys
 import textwrap
@@ -13,102 +15,111 @@ import pytest
 
 from llgui.utils import huge_pages as hp
 
-LINUX_GLIBC = sys.platform == "linux" and __import__("platform").libc_ver()[0] == "glibc"
+MODE = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+RELEASE = re.match(r"(\d+)\.(\d+)", platform.release())
+CAPABLE = (sys.platform == "linux" and MODE.is_file() and "[never]" not in MODE.read_text()
+           and RELEASE is not None and tuple(map(int, RELEASE.groups())) >= (6, 1))
+MIB = 1 << 20
+
+MAPS = """\
+55d0c8a00000-55d0c8a21000 r--p 00000000 08:01 131 /usr/bin/python3.11
+55d0c9200000-55d0cf400000 rw-p 00000000 00:00 0 [heap]
+7f0a10000000-7f0a10a00000 rw-p 00000000 00:00 0
+7f0a20100000-7f0a20300000 rw-p 00000000 00:00 0
+7f0a20100000-7f0a20200000 rw-p 00000000 00:00 0
+7f0a30000000-7f0a30800000 rw-s 00000000 00:05 7 /dev/shm/x
+7f0a40000000-7f0a40800000 rw-p 00000000 08:01 9 /usr/lib/libQt6Gui.so.6
+7f0a50000000-7f0a50800000 r-xp 00000000 00:00 0
+7ffd00000000-7ffd00800000 rw-p 00000000 00:00 0 [stack]
+garbage line
+"""
 
 
-def test_the_restart_adds_the_settings_and_keeps_the_users_other_tunables():
-    user = {"GLIBC_TUNABLES": "glibc.malloc.arena_max=2", "HOME": "/h"}
-    env = hp.restart_environ(user)
-    assert env["GLIBC_TUNABLES"] == "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"
-    assert env["PYTHONMALLOC"] == "malloc" and env["HOME"] == "/h"
-    assert json.loads(env[hp.MARK]) == {"GLIBC_TUNABLES": user["GLIBC_TUNABLES"],
-                                        "PYTHONMALLOC": None}
-    assert user == {"GLIBC_TUNABLES": "glibc.malloc.arena_max=2", "HOME": "/h"}   # untouched
+def test_the_ranges_moved_are_the_aligned_parts_of_private_anonymous_memory():
+    # [heap]: 0x...9200000-0x...f400000, aligned already; the anonymous 10 MiB, aligned;
+    # 0x7f0a20100000-0x7f0a20300000 holds no whole aligned 2 MiB (its inside is 1 MiB each
+    # side of 0x7f0a20200000): nothing; shared memory, files, code and the stack: nothing
+    assert hp.anonymous_ranges(MAPS) == [(0x55D0C9200000, 0x55D0CF400000),
+                                         (0x7F0A10000000, 0x7F0A10A00000)]
 
 
-def test_the_users_own_memory_settings_are_kept():
-    """An outsider's debug allocator became 'malloc' and their hugetlb=0 became 1: a setting
-    the user made is theirs."""
-    env = hp.restart_environ({"PYTHONMALLOC": "debug", "HOME": "/h"})
-    assert env["PYTHONMALLOC"] == "debug" and env["GLIBC_TUNABLES"] == hp.TUNABLE
-    env = hp.restart_environ({"GLIBC_TUNABLES": "glibc.malloc.hugetlb=0"})
-    assert env["GLIBC_TUNABLES"] == "glibc.malloc.hugetlb=0" and env["PYTHONMALLOC"] == "malloc"
-    both = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=0", "PYTHONMALLOC": "pymalloc"}
-    assert hp.wanted(both) is False   # nothing left to set: no restart
-
-
-@pytest.mark.parametrize("user", [
-    {"HOME": "/h"},
-    {"HOME": "/h", "PYTHONMALLOC": "pymalloc_debug", "GLIBC_TUNABLES": "glibc.mem.tagging=1"},
-    {"HOME": "/h", "GLIBC_TUNABLES": ""},
-])
-def test_the_restarted_process_puts_the_environment_back_as_it_was(user):
-    env = hp.restart_environ(user)
-    assert hp.restore_environ(env) is True
-    assert env == user
-
-
-def test_a_mark_that_is_not_ours_changes_nothing_else():
-    for raw in ("not json", "[1, 2]", '{"PYTHONMALLOC": 7}'):
-        env = {hp.MARK: raw, "PYTHONMALLOC": "malloc", "GLIBC_TUNABLES": "x=1"}
-        hp.restore_environ(env)
-        assert env == {"PYTHONMALLOC": "malloc", "GLIBC_TUNABLES": "x=1"}
-    assert hp.restore_environ({"HOME": "/h"}) is False   # not restarted
-
-
-def test_when_the_restart_is_wanted():
-    assert hp.wanted({}) is LINUX_GLIBC
+def test_when_memory_is_moved():
+    on = sys.platform == "linux" and MODE.is_file() and "[never]" not in MODE.read_text()
+    assert hp.wanted({}) is on
     for off in ("0", "off", " No ", "FALSE"):
-        assert hp.wanted({hp.SWITCH: off}) is False      # turned off
-    assert hp.wanted({hp.SWITCH: "1"}) is LINUX_GLIBC
-    assert hp.wanted({hp.MARK: "{}"}) is False           # restarted already: never a loop
-    assert hp.wanted(hp.restart_environ({})) is False
+        assert hp.wanted({hp.SWITCH: off}) is False
+    assert hp.wanted({hp.SWITCH: "1"}) is on
 
 
-@pytest.mark.skipif(not LINUX_GLIBC, reason="huge pages: Linux with glibc only")
-def test_a_command_restarts_once_on_huge_pages_and_its_child_gets_the_users_environment(
-        tmp_path: Path):
-    """A script that does what the window's launcher does (`llgui.__main__.main`): restored
-    or restarted, then a child process started. The restarted process ran with the settings,
-    its malloc'd memory is on huge pages where the kernel gives them (not 'never'), and the
-    child sees the user's environment."""
-    script = tmp_path / "launch.py"
+@pytest.mark.skipif(not CAPABLE, reason="needs Linux >= 6.1 with transparent huge pages")
+def test_a_process_memory_lands_on_huge_pages_and_the_switch_keeps_it_off(tmp_path):
+    """In a fresh process: 64 MiB of Python objects and a 64 MiB buffer, then `collapse`:
+    the kernel's own count of the process's anonymous huge pages (smaps_rollup) grows by at
+    least half of it; with LLGUI_HUGE_PAGES=0 nothing is moved."""
+    script = tmp_path / "probe.py"
     script.write_text(textwrap.dedent("""
-        import json, os, subprocess, sys
+        import json
         from llgui.utils import huge_pages as hp
-        seen = {k: os.environ.get(k) for k in ("PYTHONMALLOC", "GLIBC_TUNABLES")}
-        restarted = hp.restore_environ(os.environ)
-        if not restarted:
-            hp.restart_on_huge_pages()
-        block = bytearray(64 << 20)   # malloc'd, touched
+        objects = [str(i) * 8 for i in range(800_000)]     # pymalloc's arenas and the heap
+        block = bytearray(64 << 20)
         block[::4096] = b"x" * len(block[::4096])
-        huge = sum(int(l.split()[1]) for l in open("/proc/self/smaps_rollup")
-                   if l.startswith("AnonHugePages"))
-        child = subprocess.run([sys.executable, "-c", "import os, json; print(json.dumps("
-                                "{k: os.environ.get(k) for k in ('PYTHONMALLOC', "
-                                "'GLIBC_TUNABLES', 'LLGUI_ENVIRON_BEFORE')}))"],
-                               capture_output=True, text=True, check=True)
-        print(json.dumps({"restarted": restarted, "seen": seen, "huge_kb": huge,
-                          "pid": os.getpid(), "child": json.loads(child.stdout)}))
+        before = hp.huge_bytes()
+        taken = hp.collapse()
+        print(json.dumps({"before": before, "taken": taken, "after": hp.huge_bytes()}))
     """))
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONMALLOC", "GLIBC_TUNABLES", hp.MARK, hp.SWITCH)}
-    env["GLIBC_TUNABLES"] = "glibc.malloc.arena_max=4"
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          env=env, timeout=120)
-    assert done.returncode == 0, done.stderr
-    out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert out["restarted"] is True
-    assert out["seen"] == {"PYTHONMALLOC": "malloc",
-                           "GLIBC_TUNABLES": "glibc.malloc.arena_max=4:glibc.malloc.hugetlb=1"}
-    assert out["child"] == {"PYTHONMALLOC": None, "GLIBC_TUNABLES": "glibc.malloc.arena_max=4",
-                            "LLGUI_ENVIRON_BEFORE": None}
-    mode = Path("/sys/kernel/mm/transparent_hugepage/enabled")
-    if mode.is_file() and "[never]" not in mode.read_text():
-        assert out["huge_kb"] >= 2048   # at least one 2-MiB page under the 64 MiB
+    env = {k: v for k, v in os.environ.items() if k != hp.SWITCH}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
 
-    env[hp.SWITCH] = "0"   # turned off: the same script runs as started
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          env=env, timeout=120)
-    out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert out["restarted"] is False and out["seen"]["PYTHONMALLOC"] is None
+    def run(**extra) -> dict:
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                              env={**env, **extra}, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    moved = run()
+    assert moved["taken"] >= 64 * MIB
+    assert moved["after"] - moved["before"] >= 64 * MIB
+    off = run(LLGUI_HUGE_PAGES="0")
+    assert off["taken"] == 0 and off["after"] == off["before"]
+
+
+@pytest.mark.skipif(not CAPABLE, reason="needs Linux >= 6.1 with transparent huge pages")
+def test_the_window_moves_its_memory_once_loaded_and_not_in_a_step(qtbot, monkeypatch):
+    """The demo opened: QUIET_MS after the loads, with no job running, one collapse on a
+    thread of its own, not the GUI thread; closing the window stops it."""
+    import threading
+
+    monkeypatch.setenv(hp.SWITCH, "1")
+    from llgui.gui.main_window import MainWindow
+    from llgui.gui.window import huge_pages as window_pages
+    from tests.conftest import REPO
+
+    threads = []
+    real = window_pages.collapse
+    monkeypatch.setattr(window_pages, "collapse", lambda stop: (
+        threads.append(threading.current_thread()), real(stop))[1])
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    try:
+        assert window.huge_pages.enabled
+        window.open_bundles([REPO / "resources" / "demo" / "mt" / "bundle.toml"])
+        qtbot.waitUntil(lambda: window.huge_pages.runs >= 1, timeout=60000)
+        assert threads and threads[0] is not threading.main_thread()
+        assert window.huge_pages.taken >= 2 * MIB and hp.huge_bytes() >= 2 * MIB
+    finally:
+        window.close()
+    assert window.huge_pages._stop.is_set()
+
+
+def test_the_windows_of_the_tests_leave_memory_alone(qtbot):
+    """conftest turns it off for the suite (each window's collapse is CPU the suite needs)."""
+    from llgui.gui.main_window import MainWindow
+
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    try:
+        assert window.huge_pages.enabled is False
+        window.huge_pages.poke()
+        assert not window.huge_pages._timer.isActive()
+    finally:
+        window.close()

@@ -10,6 +10,9 @@ out. Two runs with the `worst-first` oracle:
 - diarization: a 3-hour show with 3,000 turns per side (seeded, as gate 2), DER + JER,
   `diar_clusters`.
 
+The session moves its memory onto huge pages on a thread once each document is set up
+(`llgui.utils.huge_pages`), as `llgui simulate` does; `LLGUI_HUGE_PAGES=0` measures without.
+
 PASS iff the median step is <= 5 ms (MT) and <= 10 ms (diarization). The document set-up
 (the first statistics of h0) is a one-off per document and shown as a detail, as is the
 longest step and its number (the first step also writes the run's bundle.toml, synced to

@@ -49,6 +49,7 @@ from llgui.sim.prefix import (
 from llgui.sim.process import SystemProcess
 from llgui.sim.results import DocScores, DocumentResult, RunResult, StepRecord
 from llgui.sim.turn_reuse import TurnReuse
+from llgui.utils.huge_pages import collapse_in_background
 
 DEFAULT_BUDGET_SHARE = 0.6     # MT: 60 % of the document's reference words (ALLIES plans)
 DEFAULT_BUDGET_SECONDS = 60.0  # diarization: 60 s listened per document
@@ -292,6 +293,9 @@ class Session:
         # full passes, which otherwise walked them all inside a step (24 ms on a 3-hour show,
         # the 882-ms maximum of gate 8's MT run); what a step makes is still collected
         gc.freeze()
+        # ... and on huge pages (a thread; `llgui.utils.huge_pages`): a step comes after the
+        # system's reply, a pause in which the machine forgets the pages it touched
+        collapse_in_background()
         return tuple(scores.tracks[self.metrics[0]].hypothesis)
 
     def _check_hypothesis(self, document, message: P.Hypothesis):

@@ -13,13 +13,14 @@ Python's arenas, onto 2-MiB pages now (`madvise(MADV_COLLAPSE)`, which works wha
 system's THP setting but "never"), and marks that memory for the kernel's own collapsing
 later (`MADV_HUGEPAGE`). It copies what it moves: about 0.3 s of one core for 100 MB, done by
 the window on a thread of its own once its loads are over (`llgui.gui.window.huge_pages`),
-never in a step. Memory grows by what fills each 2-MiB page (a few MB).
+not in a step's code. Memory grows by what fills each 2-MiB page (a few MB).
 
 The window restarted itself with glibc's and Python's allocators set to huge pages before
 (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, `PYTHONMALLOC=malloc`): the restart cost 60-115 ms
 of start-up (gate 5 went past its 2x), and pymalloc's speed. `LLGUI_HUGE_PAGES=0` (or off,
-no, false) turns this off. Elsewhere than Linux nothing happens. The CLI and the library never
-collapse: their computations are not paced by a reader.
+no, false) turns this off. Elsewhere than Linux nothing happens. `llgui simulate` collapses
+too, on a thread at each document (its steps come after the system's replies: pauses as
+well); the other commands and the library never do: their computations are not paced.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ import os
 import platform
 import re
 import sys
+import threading
 from pathlib import Path
 from typing import Callable
 
@@ -117,3 +119,17 @@ def huge_bytes() -> int:
         if line.startswith("AnonHugePages:"):
             return int(line.split()[1]) * 1024
     return 0
+
+
+_BACKGROUND: list[threading.Thread] = []
+
+
+def collapse_in_background() -> threading.Thread | None:
+    """`collapse` on a daemon thread of its own, unless one runs already or it is not wanted
+    (`llgui simulate` at each document: its steps come after the system's replies)."""
+    if not wanted(os.environ) or any(t.is_alive() for t in _BACKGROUND):
+        return None
+    thread = threading.Thread(target=collapse, name="llgui-huge-pages", daemon=True)
+    _BACKGROUND[:] = [thread]
+    thread.start()
+    return thread

@@ -123,3 +123,39 @@ def test_the_windows_of_the_tests_leave_memory_alone(qtbot):
         assert not window.huge_pages._timer.isActive()
     finally:
         window.close()
+
+
+def test_simulate_moves_each_document_on_a_thread_of_its_own(tmp_path, monkeypatch):
+    """`llgui simulate`'s session asks for the collapse once a document is set up (its steps
+    come after the system's replies); at most one thread at a time, none when turned off."""
+    import threading
+
+    from llgui.io.bundle import load_bundle
+    from llgui.sim import driver
+    from llgui.sim.oracles import make_oracle
+    from tests.conftest import REPO
+
+    started = []
+    monkeypatch.setattr(driver, "collapse_in_background",
+                        lambda: started.append(threading.current_thread()))
+    bundle = load_bundle(REPO / "resources" / "demo" / "diarization" / "bundle.toml")
+    session = driver.Session(bundle, [sys.executable, "-m", "llgui.systems.diar_clusters"],
+                             make_oracle("worst-first"), tmp_path / "out", budget=5.0,
+                             timeout=120.0)
+    try:
+        session.start()
+        session.begin_document(0)
+        assert len(started) == 1
+    finally:
+        session.close()
+
+    release = threading.Event()
+    monkeypatch.setattr(hp, "collapse", lambda *_: release.wait(10))
+    monkeypatch.setenv(hp.SWITCH, "1")
+    if hp.wanted(os.environ):
+        first = hp.collapse_in_background()
+        assert first is not None and hp.collapse_in_background() is None   # one at a time
+        release.set()
+        first.join(10)
+    monkeypatch.setenv(hp.SWITCH, "0")
+    assert hp.collapse_in_background() is None

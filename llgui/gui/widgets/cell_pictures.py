@@ -14,6 +14,7 @@ delegate (the steps table's).
 """
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 
 from PySide6.QtCore import QPoint, QRect
@@ -21,6 +22,9 @@ from PySide6.QtGui import QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 KEEP = 1536   # pictures kept, the oldest dropped first (a 30-px row of 11 cells is ~70 KB)
+SLICE_S = 0.006
+"""A call of `prepare` paints for about this long (a cell is 0.2-0.5 ms): 66 cells a call were
+26 ms, an event-loop gap that a step whose view came from a worker then waited behind."""
 _SELECTED = QStyle.StateFlag.State_Selected
 _FOCUS = QStyle.StateFlag.State_HasFocus
 _ALTERNATE = QStyleOptionViewItem.ViewItemFeature.Alternate
@@ -114,11 +118,13 @@ class CellPictures(QStyledItemDelegate):
         return picture
 
     def prepare(self, row: int, column: int, around: tuple[int, int] = (0, -1),
-                budget: int = 66) -> bool:
+                budget: int = 66, seconds: float = SLICE_S) -> bool:
         """Paint ahead the cells the next Up or Down key shows in a new state (`row` is the
         selected row, `column` the current one): rows row ± 1 selected, `row` unselected,
         then the rows `around` (first, last) unselected (those a scroll would bring in), at
-        most `budget` cells a call. Returns True when all of them are painted."""
+        most `budget` cells and about `seconds` a call. Returns True when all of them are
+        painted."""
+        stop = time.perf_counter() + seconds
         view, model = self._view, self._view.model()
         rows = model.rowCount()
         wanted = [(row + 1, True), (row - 1, True), (row, False)]
@@ -143,7 +149,7 @@ class CellPictures(QStyledItemDelegate):
                 key = self._key(option, index, ratio)
                 if key in self._pictures:
                     continue
-                if made >= budget:
+                if made >= budget or (made and time.perf_counter() > stop):
                     return False
                 picture = self._picture(option, index, ratio)
                 if picture is not None:

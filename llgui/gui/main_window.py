@@ -241,9 +241,11 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         # one system: its scores next to the document too (at 1366 px a fifth of the window
         # showed the id, time and steps, the scores off to the right, issue 35); S_pen and
         # its gain first: a 1366-px panel beside a document with steps cut the gain in half
-        order = (["document", "system", columns[-1], "S_pen", "S_base"] if comparing
-                 else ["document", "S_pen", "gain", "S_base"]
-                 + [c for c in columns if c not in ("document", "S_pen", "S_base", "gain")])
+        # (then the steps, before the time: a panel whose columns did not fit showed the
+        # time and left the steps, "13" or "0 (cut short)", past its edge, outsider helper-40)
+        first = (["document", "system", columns[-1], "S_pen", "S_base"] if comparing
+                 else ["document", "S_pen", "gain", "S_base", "steps"])
+        order = first + [c for c in columns if c not in first]
         for place, name in enumerate(order):
             header.moveSection(header.visualIndex(columns.index(name)), place)
         self.documents_view.resizeColumnsToContents()
@@ -360,6 +362,29 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         width = min(wanted, max(DOCUMENTS_FIT_PX if roomy else 270, self.width() // share))
         if width > self.documents_dock.width():
             self.resizeDocks([self.documents_dock], [width], Qt.Orientation.Horizontal)
+        self._fit_document_column(max(width, self.documents_dock.width())
+                                  - (wanted - sum(header.sectionSize(k)
+                                                  for k in range(header.count())
+                                                  if not header.isSectionHidden(k))))
+
+    def _fit_document_column(self, room: int) -> None:
+        """One system's columns up to its steps wider than `room` (the panel's pixels for
+        columns): the document column gives up the difference (its id cut in the middle, at
+        least 4 ems kept), so that the scores and the steps ("0 (cut short)") stay in sight
+        rather than past the panel's edge. (Two systems compared keep their ids whole: the
+        document and the system tell their rows apart.)"""
+        view, columns = self.documents_view, self.documents_model.COLUMNS
+        if not view.isColumnHidden(columns.index("system")):
+            return
+        header = view.horizontalHeader()
+        last = header.visualIndex(columns.index("steps"))
+        needed = sum(header.sectionSize(header.logicalIndex(v)) for v in range(last + 1)
+                     if not header.isSectionHidden(header.logicalIndex(v)))
+        if needed <= room:
+            return
+        document = columns.index("document")
+        floor = 4 * self.fontMetrics().height()
+        view.setColumnWidth(document, max(floor, view.columnWidth(document) - (needed - room)))
 
     @Slot(int)
     def _on_tabs_current_changed(self, _index: int) -> None:

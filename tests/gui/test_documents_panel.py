@@ -142,3 +142,39 @@ def test_s_pen_and_gain_are_whole_beside_a_document_with_steps_at_1366(qtbot):
             assert 0 <= x and x + view.columnWidth(column) <= view.viewport().width(), name
     finally:
         window.jobs.shutdown(2000)
+
+
+def test_the_steps_and_a_cut_short_mark_are_in_view_at_1920(qtbot, tmp_path):
+    """An outsider's run stopped by Ctrl-C (helper-40): at 1920x1080 the steps column, with
+    "0 (cut short)", lay past the panel's edge behind the time column. The steps come before
+    the time now, and columns wider than the panel take the room from the document's id
+    (cut in the middle)."""
+    import shutil
+
+    from llgui.gui.demo import demo_bundles
+
+    source = next(Path(p) for p in demo_bundles() if Path(p).parent.name == "mt")
+    run = tmp_path / "run"
+    shutil.copytree(source.parent, run)
+    text = (run / "bundle.toml").read_text(encoding="utf-8")
+    # the second document cut short, as the bundle of a stopped `llgui simulate` says it
+    marked = 'id = "news-2023-02-06"\n'
+    assert marked in text
+    (run / "bundle.toml").write_text(text.replace(marked, marked + "partial = true\n"),
+                                     encoding="utf-8")
+    window = shown_window(qtbot, 1920, 1080)
+    try:
+        assert window.open_bundles([str(run / "bundle.toml")])
+        settle(qtbot, window)
+        view, proxy, model = window.documents_view, window.documents_proxy, window.documents_model
+        steps, gain = model.COLUMNS.index("steps"), model.COLUMNS.index("gain")
+        qtbot.waitUntil(lambda: proxy.index(0, gain).data() not in (None, "…"), timeout=30000)
+        qtbot.wait(100)
+        assert "(cut short)" in " ".join(str(proxy.index(r, steps).data())
+                                         for r in range(proxy.rowCount()))
+        for name in ("S_pen", "gain", "S_base", "steps"):
+            column = model.COLUMNS.index(name)
+            x = view.columnViewportPosition(column)
+            assert 0 <= x and x + view.columnWidth(column) <= view.viewport().width(), name
+    finally:
+        window.jobs.shutdown(2000)

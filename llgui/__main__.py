@@ -61,8 +61,12 @@ def _unopenable(argv: list[str], commands) -> str | None:
         return f"llgui: {argv[0]!r} is neither a command nor a file{hint}"
     from llgui.gui.app import build_parser   # argparse only: Qt is not imported here
 
-    try:
-        args, extra = build_parser().parse_known_args(argv)
+    import contextlib
+    import io
+
+    try:   # (quiet: the GUI's parse says it, once; it was printed twice, usage and all)
+        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+            args, extra = build_parser().parse_known_args(argv)
     except SystemExit:
         return None   # argparse's own message and exit code follow in the GUI's parse
     if any(word.startswith("-") for word in extra):

@@ -25,3 +25,19 @@ def test_an_unknown_option_says_what_was_meant(tmp_path, argv, expected):
     assert "unrecognized arguments: " + argv[0] in done.stderr
     assert expected in done.stderr
     assert "no such file" not in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("argv", [["--demo", "--tab", "nosuch"], ["--demo", "--step", "abc"],
+                                  ["--demo", "--tab"]])
+def test_a_wrong_window_argument_is_said_once(tmp_path, argv):
+    """`llgui --demo --tab nosuch` printed the usage and the error twice (the launcher's
+    look at the bundles parsed the line first, aloud; outsider helper-40, finding 3)."""
+    code = ("import sys, llgui.__main__ as m\n"
+            "try:\n    code = m.main(sys.argv[1:])\n"
+            "except SystemExit as stop:\n    code = stop.code\n"
+            "assert 'PySide6' not in sys.modules, 'Qt imported'\nsys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", code, *argv],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("error: argument") == 1, done.stderr
+    assert done.stderr.count("usage: llgui") == 1, done.stderr

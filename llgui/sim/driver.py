@@ -566,8 +566,14 @@ class Session:
             return result, UsageError(f"{message}; {self.out} holds the steps written ({kept})")
         elif isinstance(error, KeyboardInterrupt):   # a signal: 128 + its number
             signum = int(getattr(error, "signum", signal.SIGINT))
-            code = 128 + signum
-            message = f"interrupted by {signal.Signals(signum).name}"
+            result = self._write_run(128 + signum, f"interrupted by {signal.Signals(signum).name}")
+            # what the user reads: the document cut, those not run, and where the run is (it
+            # said only "interrupted by SIGINT", outsider helper-40)
+            kept = (f"; {self.out} holds what was done (run.json, marked partial)"
+                    if self.run_written else "")
+            stop = KeyboardInterrupt(f"{result.error}{kept}")
+            stop.signum = signum
+            return result, stop
         else:
             code = 1
         message = message or str(error) or type(error).__name__

@@ -96,6 +96,9 @@ def stopped(request, tmp_path_factory):
             proc.kill()
             proc.communicate()
     assert f"interrupted by {request.param}" in err, err
+    # what was cut and where the run is, said where the user reads (it said only
+    # "interrupted by SIGINT; nothing more was done", outsider helper-40)
+    assert f"cut short: {SECOND}" in err and f"{out} holds what was done" in err, err
     return request.param, out
 
 

@@ -87,8 +87,16 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
             self.pages.addTab(self.plots, "Policy and scores")
             self.pages.addTab(self.flips, "Flips between versions")
             self.layout().addWidget(self.pages, 1)
+            self._show_flips_page()
         if self._stale:
             self.refresh()
+
+    def _show_flips_page(self) -> None:
+        """The flips page only with a campaign open (its model versions are what flips):
+        without one it was an empty page the docs say is not there (outsider helper-40)."""
+        pages = getattr(self, "pages", None)
+        if pages is not None:
+            pages.setTabVisible(pages.indexOf(self.flips), bool(self.campaign_tables))
 
     def _hidden(self) -> bool:
         """True (and remember to redraw on show) when the tab is not on screen."""
@@ -306,6 +314,7 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
         self.system_index = index
         self.selected_model = -1
         self.flips.show_system(self.campaign_tables[index][0] if index >= 0 else None)
+        self._show_flips_page()
         table = self.table()
         self.table_metric = table.metrics[0] if table is not None and table.metrics else None
         self.refresh()
@@ -557,7 +566,7 @@ NO_TABLE = (
     "<tt>model,model_time,test,<br>test_time,metric,value[,value_pen]</tt><br>"
     "then name it in the bundle:<br><tt>[lifelong]<br>scores = \"lifelong/system.csv\"</tt>"
     "<br><br>A campaign (<tt>llgui campaign CAMPAIGN.toml --out DIR</tt>) scores model "
-    "versions and test batches and writes such a table; the README's \"Across time\" says "
-    "more.")
+    "versions and test batches and writes such a table: docs/campaigns.md says how, and "
+    "docs/formats.md (<tt>[lifelong]</tt>) what the table holds.")
 
 __all__ = ["AcrossTimeTab", "CalendarAxis"]   # CalendarAxis: the systems tab uses it

@@ -67,3 +67,32 @@ def test_systems_tab_shows_nfr_from_the_report(qtbot, reports):
         # one version pair: the system's NFR is that pair's (the same units, the same rule)
         assert model.index(row, keys.index("nfr")).data() == f"{pairs[0]['nfr']:.2f}"
         assert model.index(row, keys.index("relapse_rate")).data() == "–"
+
+
+def test_the_flips_page_is_there_with_a_campaign_only(qtbot, reports):
+    """Without a campaign the Across-time tab showed an empty *Flips between versions* page,
+    which window.md says comes "with a campaign open" (outsider helper-40, finding 10)."""
+    from llgui.core.reports.campaign import table_from_report
+    from llgui.gui.main_window import MainWindow
+
+    report, _ = reports
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    try:
+        window.resize(1366, 768)
+        window.show()
+        window.show_tab("time")
+        tab = window.time_tab
+        qtbot.waitUntil(lambda: getattr(tab, "pages", None) is not None, timeout=10000)
+        flips = tab.pages.indexOf(tab.flips)
+        assert flips >= 0 and not tab.pages.isTabVisible(flips)
+        # the no-table text points at docs that say how (the README's section is a picture)
+        assert "docs/campaigns.md" in tab.no_table.text() and "README" not in tab.no_table.text()
+        tab.set_campaign([(system["name"], table_from_report(report, k))
+                          for k, system in enumerate(report["systems"])])
+        assert tab.pages.isTabVisible(flips)
+        tab.set_campaign([])
+        assert not tab.pages.isTabVisible(flips)
+    finally:
+        window.jobs.shutdown(2000)
+        window.close()

@@ -768,9 +768,12 @@ class DiarView(TurnLabels, QWidget):
                          f"{html.escape(label)}{mapped}")
         left = set(lane_geometry(seen)["labels"]) - set(mapping or {})
         tones = {u: c for u, c in self._tones.items() if u in left}
-        if tones:
+        if tones:   # a cluster the system named as a reference speaker (a `name` step's
+            # answer) is said to be the system's: "MTD011UID" twice, once green and once
+            # grey, read as one speaker (outsider helper-40)
             parts.append("unmapped: " + " ".join(
                 f"<span style='color:{c}'>■</span>&nbsp;{html.escape(u)}"
+                + ("&nbsp;(system's)" if u in labels else "")
                 for u, c in tones.items()))
         if view is not None and view.unmappable:
             parts.append(f"<span style='color:{IMPAIRED}'>■</span> impaired speech (never mapped)")

@@ -77,3 +77,33 @@ def test_the_twenty_speakers_of_kdfqk_are_drawn_apart(qtbot, tmp_path):
         assert "20 speakers: 6 colours" in legend and "hatched" in legend
     finally:
         window.jobs.shutdown(2000)
+
+
+def test_an_unmapped_cluster_named_as_a_reference_speaker_is_said_to_be_the_systems(
+        qtbot, tmp_path):
+    """A `name` step's answer can give a system cluster a reference speaker's name; left
+    unmapped, the legend listed "A" as the reference speaker and again under "unmapped:",
+    read as one speaker (outsider helper-40 on AMI TS3003a, "MTD011UID")."""
+    def rttm(name: str, turns) -> Path:
+        path = tmp_path / name
+        path.write_text("".join(f"SPEAKER m 1 {start:.2f} {end - start:.2f} <NA> <NA> {who} "
+                                "<NA> <NA>\n" for start, end, who in turns))
+        return path
+
+    # x covers A, y covers B; the system's third cluster, named "A", is left over
+    reference = rttm("ref.rttm", [(0, 10, "A"), (10, 20, "B")])
+    hypothesis = rttm("hyp.rttm", [(0, 10, "x"), (10, 18, "y"), (18, 20, "A")])
+    bundle = tmp_path / "bundle.toml"
+    bundle.write_text(f'[bundle]\ntask = "diarization"\nmetrics = ["der"]\n\n[[documents]]\n'
+                      f'id = "m"\ntime = "1"\nreferences = ["{reference}"]\n'
+                      f'hypothesis = "{hypothesis}"\n')
+    window = shown_window(qtbot, 1366, 768)
+    try:
+        assert window.open_bundles([str(bundle)])
+        settle(qtbot, window)
+        legend = window.workbench.diar_view.legend.text()
+        unmapped = legend.split("unmapped: ", 1)[1]
+        assert "A&nbsp;(system's)" in unmapped and "&nbsp;x" not in unmapped
+        assert "(system's)" not in legend.split("unmapped: ", 1)[0]   # the reference's own A
+    finally:
+        window.jobs.shutdown(2000)

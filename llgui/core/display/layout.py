@@ -102,15 +102,31 @@ TIME_STEPS = (0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 
 """Tick spacings of a time axis, seconds: round seconds, then round minutes, then hours."""
 
 
-def time_ticks(lo: float, hi: float, most: int = 8) -> tuple[float, list[float]]:
+def time_ticks(lo: float, hi: float, most: int = 8,
+               margin: float = 0.0) -> tuple[float, list[float]]:
     """(spacing, tick values) for a time axis over [lo, hi] with at most `most` ticks: the
     smallest spacing of TIME_STEPS that keeps to it, ticks on its multiples (so on round
-    minutes from a minute up, never at 500 s or 33:20)."""
+    minutes from a minute up, never at 500 s or 33:20). A spacing whose multiples leave one
+    tick whose label shows (`margin`: the share of the span at each end where a label does
+    not fit, and is not drawn) gives way to the next smaller one, up to twice `most` ticks: a
+    7-s zoom panel read "21:15" alone (21:20 lay 13 px from its edge) while its neighbour
+    had four labels (outsider helper-40)."""
     span = max(float(hi) - float(lo), 1e-9)
     most = max(int(most), 2)
-    step = next((s for s in TIME_STEPS if span / s <= most), None)
-    if step is None:
-        step = 3600.0 * math.ceil(span / most / 3600.0)
+    k = next((i for i, s in enumerate(TIME_STEPS) if span / s <= most), None)
+    if k is None:
+        return _ticks(lo, hi, 3600.0 * math.ceil(span / most / 3600.0))
+    step, values = _ticks(lo, hi, float(TIME_STEPS[k]))
+    edge = margin * span
+    shown = [v for v in values if lo + edge <= v <= hi - edge]
+    if len(shown) < 2 and k > 0:
+        finer = _ticks(lo, hi, float(TIME_STEPS[k - 1]))
+        if len(finer[1]) <= 2 * most:
+            return finer
+    return step, values
+
+
+def _ticks(lo: float, hi: float, step: float) -> tuple[float, list[float]]:
     first = math.ceil(lo / step - 1e-9)
     last = math.floor(hi / step + 1e-9)
     return step, [round(k * step, 6) for k in range(first, last + 1)]

@@ -19,6 +19,9 @@ class LaneAxis(pg.AxisItem):
 
     def __init__(self, names, *args, all_names=None, keep_width: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
+        # no tick marks: pyqtgraph's point into the plot, where they ran into the turns'
+        # labels ("–MTD012ME", "–12", outsider helper-40); the names say which lane
+        self.setStyle(tickLength=0)
         self.names = names
         self._all_names = tuple(all_names or (names,))
         self._kept = 0 if keep_width else None
@@ -60,8 +63,20 @@ class TimeAxis(pg.AxisItem):
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
         pixels = max(float(size), 1.0)
-        step, values = time_ticks(minVal, maxVal, most=max(int(pixels // 90), 2))
+        step, values = time_ticks(minVal, maxVal, most=max(int(pixels // 90), 2),
+                                  margin=self._half_label() / pixels)
         return [(step, values)]
+
+    def _half_label(self) -> float:
+        """Half a label's width (a tick nearer than this to an end is not labelled)."""
+        font = self.style["tickFont"] or self.font()
+        key = (font.key(), self.hours)
+        if getattr(self, "_half", (None, 0.0))[0] != key:
+            from PySide6.QtGui import QFontMetricsF
+
+            self._half = (key, QFontMetricsF(font).horizontalAdvance(
+                "0:00:00" if self.hours else "00:00") / 2)
+        return self._half[1]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
         labels = time_labels([v * scale for v in values], spacing * scale)

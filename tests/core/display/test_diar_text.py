@@ -25,6 +25,22 @@ def test_ticks_fall_on_round_seconds_minutes_or_hours(lo, hi, most, spacing):
     assert not any(v % 500 == 0 and v % 60 for v in values)
 
 
+def test_a_narrow_span_gets_two_ticks_at_least():
+    """A panel like AMI TS3003a's t1, 21:11.5 to 21:19.6 over ~350 px (3 ticks at most):
+    5-s multiples leave 21:15 alone in it; 2-s ones give four labels (outsider helper-40)."""
+    lo, hi = 21 * 60 + 11.5, 21 * 60 + 19.6
+    step, values = time_ticks(lo, hi, 3)
+    assert step == 2.0 and values == [1272.0, 1274.0, 1276.0, 1278.0]
+    # a span whose round spacing already gives two keeps it
+    assert time_ticks(1270.0, 1281.0, 3) == (5.0, [1270.0, 1275.0, 1280.0])
+    # the panel itself: 21:13.26 to 21:20.26 over 347 px, labels ~18 px each side of their
+    # tick: 21:20, 13 px from the edge, is not labelled, so 2-s ticks
+    lo, hi = 1273.26, 1280.26
+    assert time_ticks(lo, hi, 3)[0] == 5.0   # (without the margin: two in range)
+    step, values = time_ticks(lo, hi, 3, margin=18 / 347)
+    assert step == 2.0 and values == [1274.0, 1276.0, 1278.0, 1280.0]
+
+
 def test_tick_labels_of_an_hour_long_recording_are_all_h_mm_ss():
     _, values = time_ticks(0.0, 5324.0, 8)
     assert time_labels(values, 900.0) == ["0:00:00", "0:15:00", "0:30:00", "0:45:00",

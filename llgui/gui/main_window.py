@@ -371,7 +371,8 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         """One system's columns up to its steps wider than `room` (the panel's pixels for
         columns): the document column gives up the difference (its id cut in the middle, at
         least 4 ems kept), so that the scores and the steps ("0 (cut short)") stay in sight
-        rather than past the panel's edge. (Two systems compared keep their ids whole: the
+        rather than past the panel's edge; when even that would not bring them in (a
+        1366-px window's 270-px panel), the ids keep their width. (Two systems compared keep their ids whole: the
         document and the system tell their rows apart.)"""
         view, columns = self.documents_view, self.documents_model.COLUMNS
         if not view.isColumnHidden(columns.index("system")):
@@ -380,11 +381,11 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         last = header.visualIndex(columns.index("steps"))
         needed = sum(header.sectionSize(header.logicalIndex(v)) for v in range(last + 1)
                      if not header.isSectionHidden(header.logicalIndex(v)))
-        if needed <= room:
-            return
         document = columns.index("document")
         floor = 4 * self.fontMetrics().height()
-        view.setColumnWidth(document, max(floor, view.columnWidth(document) - (needed - room)))
+        if needed <= room or needed - room > view.columnWidth(document) - floor:
+            return   # (all in sight already, or not even then: the ids stay as they were)
+        view.setColumnWidth(document, view.columnWidth(document) - (needed - room))
 
     @Slot(int)
     def _on_tabs_current_changed(self, _index: int) -> None:

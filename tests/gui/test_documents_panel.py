@@ -140,6 +140,10 @@ def test_s_pen_and_gain_are_whole_beside_a_document_with_steps_at_1366(qtbot):
             column = model.COLUMNS.index(name)
             x = view.columnViewportPosition(column)
             assert 0 <= x and x + view.columnWidth(column) <= view.viewport().width(), name
+        # the ids whole: narrowing them would not bring the steps into this 270-px panel
+        document = model.COLUMNS.index("document")
+        text = window.documents_proxy.index(0, document).data()
+        assert view.fontMetrics().horizontalAdvance(text) <= view.columnWidth(document), text
     finally:
         window.jobs.shutdown(2000)
 

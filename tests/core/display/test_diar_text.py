@@ -39,6 +39,10 @@ def test_a_narrow_span_gets_two_ticks_at_least():
     assert time_ticks(lo, hi, 3)[0] == 5.0   # (without the margin: two in range)
     step, values = time_ticks(lo, hi, 3, margin=18 / 347)
     assert step == 2.0 and values == [1274.0, 1276.0, 1278.0, 1280.0]
+    # but never labels that run together: the 89-minute IB4010+IB4011's t1 panel at 1366,
+    # 0:27:16.3 to 0:27:23.3 over 163 px, h:mm:ss labels 46 px wide: 2-s ticks were 47 px
+    # apart and read "0:27:180:27:200:27:22" (outsider helper-41); 5-s ones give one
+    assert time_ticks(1636.28, 1643.28, 2, margin=23.1 / 163) == (5.0, [1640.0])
 
 
 def test_tick_labels_of_an_hour_long_recording_are_all_h_mm_ss():

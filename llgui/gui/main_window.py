@@ -90,6 +90,12 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         view.setMinimumWidth(250)
         view.selectionModel().currentRowChanged.connect(self._on_documents_current_changed)
         self.documents_view = view
+        from llgui.gui.widgets.cut_columns import EdgeColumns
+
+        # a number the panel's edge crosses ends in "…" (27.13 read "27.1" at 1366 px)
+        columns = self.documents_model.COLUMNS
+        self.documents_edge = EdgeColumns(view, [columns.index(n) for n in (
+            "S_pen", "gain", "S_base", "steps")] + [len(columns) - 1])
         dock = QDockWidget("Documents", self)
         dock.setObjectName("documents_dock")
         dock.setWidget(view)
@@ -250,6 +256,7 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
             header.moveSection(header.visualIndex(columns.index(name)), place)
         self.documents_view.resizeColumnsToContents()
         self._cap_system_column()
+        self.documents_edge.sized()
         # a detection-only bundle has no documents: no empty panel taking a sixth of the
         # window; a panel the user closed stays closed (View › Documents brings it back)
         has_documents = not bundles or any(b.documents for b in bundles)
@@ -366,14 +373,15 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
                                   - (wanted - sum(header.sectionSize(k)
                                                   for k in range(header.count())
                                                   if not header.isSectionHidden(k))))
+        self.documents_edge.sized()
 
     def _fit_document_column(self, room: int) -> None:
         """One system's columns up to its steps wider than `room` (the panel's pixels for
         columns): the document column gives up the difference (its id cut in the middle, at
         least 4 ems kept), so that the scores and the steps ("0 (cut short)") stay in sight
         rather than past the panel's edge; when even that would not bring them in (a
-        1366-px window's 270-px panel), the ids keep their width. (Two systems compared keep their ids whole: the
-        document and the system tell their rows apart.)"""
+        1366-px window's 270-px panel), the ids keep their width. (Two systems compared keep
+        their ids whole: the document and the system tell their rows apart.)"""
         view, columns = self.documents_view, self.documents_model.COLUMNS
         if not view.isColumnHidden(columns.index("system")):
             return

@@ -144,6 +144,14 @@ def test_s_pen_and_gain_are_whole_beside_a_document_with_steps_at_1366(qtbot):
         # 270-px panel ("ES2004a" read "ES...4a" for nothing)
         document = model.COLUMNS.index("document")
         assert view.columnWidth(document) >= 7 * window.fontMetrics().height() - 1
+        # no number column cut by the panel's edge (S_base's 9.33 read "9.3", outsider
+        # helper-41): each lies whole inside or wholly past it, where the scrollbar reaches
+        qtbot.wait(50)   # (the viewport's last resize fitted)
+        room = view.viewport().width()
+        for name in ("S_pen", "gain", "S_base", "steps"):
+            column = model.COLUMNS.index(name)
+            x, width = view.columnViewportPosition(column), view.columnWidth(column)
+            assert x + width <= room or x >= room, (name, x, width, room)
     finally:
         window.jobs.shutdown(2000)
 

@@ -766,8 +766,9 @@ class DiarView(TurnLabels, QWidget):
             mapped = f" ← {', '.join(html.escape(h) for h in hyp)}" if hyp else ""
             parts.append(f"<span style='color:{colour}'>{PATTERN_GLYPHS[pattern]}</span> "
                          f"{html.escape(label)}{mapped}")
-        left = set(lane_geometry(seen)["labels"]) - set(mapping or {})
-        tones = {u: c for u, c in self._tones.items() if u in left}
+        # every cluster a lane of the step draws unmapped, not only h_{n-1}'s: a `name` answer's
+        # cluster, grey on the corrected and adapted lanes, had no entry (outsider helper-41)
+        tones = dict(sorted(self._tones.items()))
         if tones:   # a cluster the system named as a reference speaker (a `name` step's
             # answer) is said to be the system's: "MTD011UID" twice, once green and once
             # grey, read as one speaker (outsider helper-40)

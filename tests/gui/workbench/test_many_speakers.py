@@ -107,3 +107,20 @@ def test_an_unmapped_cluster_named_as_a_reference_speaker_is_said_to_be_the_syst
         assert "(system's)" not in legend.split("unmapped: ", 1)[0]   # the reference's own A
     finally:
         window.jobs.shutdown(2000)
+
+
+def test_every_cluster_a_lane_draws_unmapped_is_named_in_the_legend(qtbot):
+    """AMI TS3003a step 2: a `name` answer's cluster, grey on the corrected and adapted lanes
+    but absent from h_{n-1}, had no legend entry (the legend named h_{n-1}'s unmapped ones
+    only; outsider helper-41)."""
+    from llgui.core.types import Turn
+    from llgui.gui.workbench.diar_view import DiarView
+
+    view = DiarView(split=False)
+    qtbot.addWidget(view)
+    reference = (Turn(0.0, 10.0, "A"), Turn(10.0, 20.0, "B"))
+    seen = (Turn(0.0, 10.0, "x"), Turn(10.0, 20.0, "y"))   # both mapped
+    view._tones = {"z": "#dcdcdc"}   # what `_step_lanes` gave: z drawn unmapped elsewhere
+    view._update_legend(reference, seen, {"x": "A", "y": "B"}, None)
+    unmapped = view.legend.text().split("unmapped: ", 1)[1]
+    assert "#dcdcdc" in unmapped and "&nbsp;z" in unmapped

@@ -247,8 +247,10 @@ class Executor:
         # Dask's own log lines (a gather rescheduled, a worker lost) are not the user's: the
         # problems llgui names say what happened
         names = [n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]
-        for name in ("distributed", "tornado", "bokeh", *names):
-            logging.getLogger(name).setLevel(logging.ERROR)
+        # (nor their errors: a comm to a stopped worker closing printed a traceback, in a
+        # test run beside two CPU hogs; asyncio's "Task exception was never retrieved" too)
+        for name in ("distributed", "tornado", "bokeh", "asyncio", *names):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         if self.plan.kind == "local":
             # a cell that kills its worker is named after its first death, not retried on
             # every worker in turn; only this machine's loopback is listened on
@@ -259,7 +261,7 @@ class Executor:
                 self._cluster = LocalCluster(n_workers=self.plan.workers,
                                              threads_per_worker=self.plan.threads,
                                              processes=True, dashboard_address=None,
-                                             host="127.0.0.1", silence_logs=logging.ERROR,
+                                             host="127.0.0.1", silence_logs=logging.CRITICAL,
                                              **kwargs)
             self._client = Client(self._cluster, set_as_default=False)
         else:

@@ -40,7 +40,6 @@ MADV_HUGEPAGE = 14
 MADV_COLLAPSE = 25
 CHUNK = 8 << 20                 # asked at a time: a stop is seen within ~30 ms
 THP_SETTING = Path("/sys/kernel/mm/transparent_hugepage/enabled")
-FAILED: dict[int, int] = {}     # errno -> chunks the last `collapse` could not move
 
 
 def wanted(environ) -> bool:
@@ -93,8 +92,7 @@ def collapse(should_stop: Callable[[], bool] | None = None) -> int:
         return 0
     madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     madvise.restype = ctypes.c_int
-    taken, failed = 0, FAILED
-    failed.clear()
+    taken = 0
     for low, high in anonymous_ranges(maps):
         for start in range(low, high, CHUNK):
             if should_stop is not None and should_stop():
@@ -102,10 +100,9 @@ def collapse(should_stop: Callable[[], bool] | None = None) -> int:
             size = min(CHUNK, high - start)
             # (a range unmapped since /proc was read: ENOMEM, skipped)
             madvise(start, size, MADV_HUGEPAGE)
+            # (a part the kernel will not move, EINVAL or EAGAIN, is passed over)
             if madvise(start, size, MADV_COLLAPSE) == 0:
                 taken += size
-            else:   # a part the kernel will not move (EINVAL: not all of it is eligible;
-                failed[ctypes.get_errno()] = failed.get(ctypes.get_errno(), 0) + 1   # EAGAIN)
     return taken
 
 

@@ -97,15 +97,16 @@ def test_score_bars_values_under_their_bars_and_the_step_penalty_drawn(qtbot, zh
     panel = window.workbench.scores
     v = panel.shown
     geometry = panel.bar_geometry
-    item = panel.bars.getPlotItem()
-    vb = item.getViewBox()
+    layout = panel.bars.layout_now()
     # each bar's value is its tick text, under it; no two tick texts meet
-    (x0, x1), (y0, y1) = vb.viewRange()
-    slot = vb.width() / (x1 - x0)   # pixels between two bars
-    metrics = QFontMetrics(panel.tick_font)
+    slot = layout.plot.width() / 5.2   # pixels between two bars (x from -0.6 to 4.6)
+    metrics = QFontMetrics(panel.bars.tick_font)
     for x, text in geometry.ticks:
         for line in text.split("\n"):
             assert metrics.horizontalAdvance(line) + 2 <= slot, (line, slot)
+    # under their own bars
+    for (x_px, _text), name in zip(layout.x_ticks, ("base", "cor", "imp", "adapt")):
+        assert layout.bars[name].center().x() == pytest.approx(x_px, abs=1)
     # the values, rounded to the decimals the slot holds (two at these sizes when alone)
     for (x, text), key in zip(geometry.ticks, ("s_base", "s_cor", "s_imp", "s_pen")):
         shown = text.split("\n")[1]
@@ -113,27 +114,23 @@ def test_score_bars_values_under_their_bars_and_the_step_penalty_drawn(qtbot, zh
         assert float(shown) == pytest.approx(v[key], abs=0.5 * 10 ** -digits + 1e-9)
     assert len(geometry.ticks[1][1].split("\n")[1].split(".")[1]) == 2
     # the step's penalty: the imp bar outlined from S_imp up to S_cor, its value above it
-    gap = panel._bar_items["gap"]
-    assert gap.isVisible()
-    rect = gap.mapRectToScene(gap.boundingRect())
-    px_y = vb.height() / (y1 - y0)
-    assert rect.height() == pytest.approx(abs(v["s_cor"] - v["s_imp"]) * px_y, abs=3)
-    step_mark = panel._bar_items["labels"][0]
-    assert step_mark.isVisible()
-    assert step_mark.textItem.toPlainText() == f"{v['s_imp'] - v['s_cor']:+.2f}"
+    gap = layout.bars["gap"]
+    low, high = geometry.view
+    px_y = layout.plot.height() / (high - low)
+    assert gap.height() == pytest.approx(abs(v["s_cor"] - v["s_imp"]) * px_y, abs=3)
+    assert gap.center().x() == pytest.approx(layout.bars["imp"].center().x(), abs=1)
+    assert layout.marks[0][0] == f"{v['s_imp'] - v['s_cor']:+.2f}" or \
+        layout.marks[1][0] == f"{v['s_imp'] - v['s_cor']:+.2f}"
     # marks never on a bar
-    bars = [b.mapRectToScene(b.boundingRect()) for b in
-            (*panel._bar_items["solid"], panel._bar_items["hatch"], panel._bar_items["memorise"])
-            if b.isVisible()]
-    for label in panel._bar_items["labels"]:
-        if label.isVisible():
-            for bar in bars:
-                assert not label.sceneBoundingRect().intersects(bar)
+    bars = [rect for name, rect in layout.bars.items() if name != "gap"]
+    for _text, rect, _colour in layout.marks:
+        for bar in bars:
+            assert not rect.intersects(bar)
     # a cut axis says so
     low = geometry.y_range[0]
     if low > 0:
-        assert f" · from {low:g}" in item.getAxis("left").labelText
-        assert panel._bar_items["breaks"].isVisible()
+        assert f" · from {low:g}" in panel.bars.axis_label()
+        assert layout.breaks
 
 
 def _det_bundle(tmp_path, reference_data):

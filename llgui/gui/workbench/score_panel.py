@@ -11,24 +11,19 @@ import math
 import re
 
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QFontMetricsF
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import (
     QGraphicsItem, QGraphicsScene, QLabel, QSplitter, QVBoxLayout, QWidget,
 )
 
-from llgui.core.display.score_bars import penalty_bars, step_axes, step_curve_x
+from llgui.core.display.score_bars import step_axes, step_curve_x
 from llgui.core.walkthrough import Walkthrough
 from llgui.core.metrics import display_name, is_percent
-from llgui.gui.widgets.plot_range import quiet_hidden_axes, set_range, set_tip
+from llgui.gui.widgets.plot_range import quiet_hidden_axes, set_tip
 from llgui.gui.widgets.quiet_label import QuietBox
-from llgui.gui.workbench.diar_bars import settle_texts
+from llgui.gui.workbench.penalty_chart import ADAPT, BASE, PEN, PenaltyChart
 
-BASE = QColor("#7f8c8d")
-COR = QColor("#2e86c1")
-IMP = QColor("#c0392b")
-ADAPT = QColor("#27ae60")
-PEN = QColor("#8e44ad")
 QUESTION_BETTER = QColor(0, 120, 60)     # the steps table's better / worse colours
 QUESTION_WORSE = QColor(180, 30, 30)
 
@@ -36,16 +31,13 @@ QUESTION_WORSE = QColor(180, 30, 30)
 class ScorePanel(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.bars = pg.PlotWidget()
+        self.bars = PenaltyChart()
         self.curve = pg.PlotWidget()
-        for w in (self.bars, self.curve):
-            w.setBackground("w")
-            # items move at every step: no spatial index to keep up to date
-            w.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
-            w.getPlotItem().setMenuEnabled(False)
-            quiet_hidden_axes(w.getPlotItem())
-        self.bars.getPlotItem().setMouseEnabled(x=False, y=False)
-        self.bars.getPlotItem().hideButtons()
+        self.curve.setBackground("w")
+        # items move at every step: no spatial index to keep up to date
+        self.curve.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        self.curve.getPlotItem().setMenuEnabled(False)
+        quiet_hidden_axes(self.curve.getPlotItem())
         self.numbers = QLabel("")
         self.numbers.setTextFormat(Qt.TextFormat.RichText)
         self.numbers.setWordWrap(True)
@@ -139,125 +131,12 @@ class ScorePanel(QWidget):
         return self._axes[step - 1]
 
     def _draw_bars(self, r, v, keep: tuple[float, float] | None = None) -> None:
-        item = self.bars.getPlotItem()
-        parts = getattr(self, "_bar_items", None)
-        if parts is None or parts["metric"] != r.metric:
-            # built once per metric; a step only moves them (rebuilding costs ~15 ms a step)
-            item.clear()
-            item.disableAutoRange()   # the ranges below, not what the labels' bounds suggest
-            item.getAxis("left").enableAutoSIPrefix(False)
-            # the values under their own bars, as tick text (name, value): two lines
-            bottom = item.getAxis("bottom")
-            tick_font = QFont(self.font())
-            tick_font.setPointSizeF(max(7.0, self.font().pointSizeF() - 1))
-            bottom.setStyle(tickFont=tick_font)
-            bottom.setHeight(2 * QFontMetrics(tick_font).lineSpacing() + 10)
-            self.tick_font = tick_font
-            parts = {"metric": r.metric, "solid": [], "labels": []}
-            for x, colour in enumerate((BASE, COR, IMP, ADAPT)):
-                bar = _Bars(x=[x], height=[0.0], width=0.6, brush=colour,
-                            pen=pg.mkPen(colour.darker(130)))
-                item.addItem(bar)
-                parts["solid"].append(bar)
-            parts["hatch"] = _Bars(x=[3], y0=[0.0], height=[0.0], width=0.6,
-                                             brush=QBrush(PEN, Qt.BrushStyle.BDiagPattern),
-                                             pen=pg.mkPen(PEN, width=1.5))
-            item.addItem(parts["hatch"])
-            # the memorise-only reference: S_pen had the system only applied the corrections
-            parts["memorise"] = _Bars(
-                x=[4], height=[0.0], width=0.6, brush=QColor(PEN.red(), PEN.green(), PEN.blue(), 60),
-                pen=pg.mkPen(PEN, width=1.5, style=Qt.PenStyle.DashLine))
-            item.addItem(parts["memorise"])
-            # the step's penalty S_imp − S_cor: the S_imp bar outlined up to S_cor, with a
-            # bracket beside it
-            # (dark hatching: seen on the red bar too, where an error rate's penalty lies)
-            parts["gap"] = _Bars(x=[2], y0=[0.0], height=[0.0], width=0.6,
-                                           brush=QBrush(IMP.darker(180), Qt.BrushStyle.FDiagPattern),
-                                           pen=pg.mkPen(IMP.darker(180), width=1.2,
-                                                        style=Qt.PenStyle.DashLine))
-            parts["gap"].setZValue(2)
-            item.addItem(parts["gap"])
-            # (curve items: a data item's setData redid its curve and its points' items)
-            parts["bracket"] = pg.PlotCurveItem(pen=pg.mkPen(IMP.darker(150), width=2),
-                                                connect="pairs")
-            parts["bracket"].setZValue(3)
-            item.addItem(parts["bracket"])
-            # the bars' feet drawn broken when the axis does not start at 0
-            parts["breaks"] = pg.PlotCurveItem(pen=pg.mkPen("w", width=3), connect="pairs")
-            parts["breaks"].setZValue(5)
-            item.addItem(parts["breaks"])
-            for colour in (IMP, PEN):   # the step's penalty, the accumulated one
-                label = pg.TextItem("", color=colour.darker(130), anchor=(0.5, 1.0))
-                label.setFont(tick_font)
-                label.setZValue(10)
-                item.addItem(label)
-                parts["labels"].append(label)
-            item.getViewBox().sigResized.connect(self._on_bars_resized)
-            self._bar_items = parts
         # Figure 4: the penalised score is S_adapt (solid) with the accumulated penalty
-        # hatched: stacked on top for error rates, cut from the top for BLEU/chrF.
-        self._bar_values = v
-        # the value axis kept from the step before while it fits (`_axis_before`): the
-        # bars of consecutive steps against one axis (a new range redrew the axis and
-        # moved every bar)
-        geometry = penalty_bars(v, self._tick_digits(v), keep=keep)
-        self.bar_geometry = geometry
-        for bar, value in zip(parts["solid"], geometry.solid):
-            bar.setVisible(value is not None)
-            if value is not None:
-                _set_bar(bar, height=[value])
-        parts["hatch"].setVisible(geometry.hatch is not None)
-        if geometry.hatch is not None:
-            y0, height = geometry.hatch
-            _set_bar(parts["hatch"], y0=[y0], height=[height])
-        parts["memorise"].setVisible(geometry.memorise is not None)
-        if geometry.memorise is not None:
-            _set_bar(parts["memorise"], height=[geometry.memorise])
-        step = geometry.step_penalty
-        parts["gap"].setVisible(step is not None)
-        parts["bracket"].setVisible(step is not None)
-        if step is not None:
-            imp, cor, _ = step
-            _set_bar(parts["gap"], y0=[min(imp, cor)], height=[abs(cor - imp)])
-            x = 2.0 + 0.42   # right of the S_imp bar: ] from S_imp to S_cor
-            _set_data(parts["bracket"], [x, x, x - 0.1, x, x - 0.1, x],
-                      [imp, cor, imp, imp, cor, cor])
-        item.getAxis("bottom").setTicks([list(geometry.ticks)])
-        low, high = geometry.y_range
-        unit = "%" if is_percent(r.metric) else None
-        # short enough for the bars' height at 1366x768 ("· axis from 38 (%)" was cut)
-        left = display_name(r.metric) + (f" · from {low:g}" if geometry.cut else "")
-        if getattr(self, "_bars_left", None) != (left, unit):
-            self._bars_left = (left, unit)
-            item.setLabel("left", left, units=unit)   # DCFs: plain
-        if geometry.cut:
-            # two slanted white strokes across each bar's foot: the bar goes on below
-            h = 0.04 * (high - low)
-            xs, ys = [], []
-            for x, value in enumerate((*geometry.solid, geometry.memorise)):
-                if value is None or value <= low:
-                    continue
-                for lift in (0.03, 0.06):
-                    y = low + lift * (high - low)
-                    xs += [x - 0.33, x + 0.33]
-                    ys += [y, y + h * 0.5]
-            _set_data(parts["breaks"], xs, ys)
-        parts["breaks"].setVisible(geometry.cut)
-        self._bar_texts = []
-        marks = {int(x): (x, y, text) for x, y, text in geometry.marks}
-        for label, x in zip(parts["labels"], (2, 3)):
-            mark = marks.get(x)
-            label.setVisible(mark is not None)
-            if mark is not None:
-                if label.toPlainText() != mark[2]:   # setText lays the text out again
-                    label.setText(mark[2])
-                self._bar_texts.append((label, float(mark[0]), float(mark[1]), False))
-        self.y_range = geometry.y_range
-        box = item.getViewBox()   # (each only when it changes: see `set_range`)
-        set_range(box, 1, *geometry.view, padding=0)   # room for the marks on top
-        set_range(box, 0, -0.6, 4.6, padding=0)
-        self._place_bar_labels()
-        settle_texts(item.getViewBox())
+        # hatched: stacked on top for error rates, cut from the top for BLEU/chrF. The value
+        # axis is kept from the step before while it fits (`_axis_before`): the bars of
+        # consecutive steps against one axis.
+        self.bars.set_step(v, keep, display_name(r.metric),
+                           "%" if is_percent(r.metric) else None)   # DCFs: plain
         set_tip(self.bars, "S_base, S_cor and S_imp of the step, their values under the "
                 "bars. The step's penalty S_imp − S_cor is the dashed part of "
                 "the imp bar, bracketed, its value above it. pen: S_pen drawn as "
@@ -269,68 +148,15 @@ class ScorePanel(QWidget):
                 "A cut axis (not from 0) is said on the axis and drawn as broken "
                 "bar feet")
 
-    def _tick_digits(self, v) -> int:
-        """The decimals of the values under the bars: two when each fits its bar's slot,
-        else one, else none (a narrow window: the header above has them all)."""
-        vb = self.bars.getPlotItem().getViewBox()
-        slot = max(vb.width(), 1.0) / 5.2   # the x range is 5.2 bars wide
-        metrics = QFontMetrics(self.tick_font)
-        for digits in (2, 1, 0):
-            widest = max(metrics.horizontalAdvance(line) for _, text in
-                         penalty_bars(v, digits).ticks for line in text.split("\n"))
-            if widest + 4 <= slot:
-                return digits
-        return 0
+    @property
+    def bar_geometry(self):
+        """The step's bars as drawn (`PenaltyBars`), None before a step."""
+        return self.bars.geometry_
 
-    def _on_bars_resized(self, *_) -> None:
-        v = getattr(self, "_bar_values", None)
-        if v is not None and getattr(self, "bar_geometry", None) is not None:
-            digits = self._tick_digits(v)
-            if self.bar_geometry.ticks != penalty_bars(v, digits).ticks:
-                self.bar_geometry = penalty_bars(v, digits)
-                self.bars.getPlotItem().getAxis("bottom").setTicks(
-                    [list(self.bar_geometry.ticks)])
-        self._place_bar_labels()
-
-    def _place_bar_labels(self, *_) -> None:
-        """Place the penalty marks above their bars (in pixels) so that none overlaps another
-        or a bar."""
-        texts = getattr(self, "_bar_texts", None)
-        if not texts:
-            self.label_rects = []
-            return
-        vb = self.bars.getPlotItem().getViewBox()
-        (x0, x1), (y0, y1) = vb.viewRange()
-        width, height = max(vb.width(), 1.0), max(vb.height(), 1.0)
-        px_x = width / (x1 - x0)
-        px_y = height / (y1 - y0)
-        boxes = []
-        for label, x, value, _inside in texts:
-            rect = label.boundingRect()   # in pixels: a TextItem ignores the view's scale
-            w, h = rect.width(), rect.height()
-            cx = (x - x0) * px_x
-            top = (y1 - value) * px_y   # pixel row of the value, down from the top
-            boxes.append([label, cx, w, h, top - h / 2 - 5])
-        # marks whose x-extents meet are stacked upwards from the lowest: a mark only ever
-        # moves up, away from its bar (moving one down put it on its bar)
-        boxes.sort(key=lambda b: -b[4])
-        self.label_rects = []
-        placed: list[tuple[float, float, float, float]] = []
-        for label, cx, w, h, centre in boxes:
-            bottom = centre + h / 2
-            for left, top, pw, ph in placed:
-                if cx - w / 2 < left + pw + 2 and left < cx + w / 2 + 2:
-                    bottom = min(bottom, top - 1)
-            label.setPos(x0 + cx / px_x, y1 - bottom / px_y)   # anchored at its bottom centre
-            placed.append((cx - w / 2, bottom - h, w, h))
-            self.label_rects.append((cx - w / 2, bottom - h, w, h))
-
-    @staticmethod
-    def _label(item, x: float, y: float, text: str, inside: bool = False) -> None:
-        label = pg.TextItem(text, color=(30, 30, 30), fill=(255, 255, 255, 190) if inside else None,
-                            anchor=(0.5, -0.1) if inside else (0.5, 1.1))
-        label.setPos(x, y)
-        item.addItem(label)
+    @property
+    def y_range(self):
+        geometry = self.bars.geometry_
+        return None if geometry is None else geometry.y_range
 
     def _draw_curve(self, walk: Walkthrough, step: int) -> None:
         r = walk.replay
@@ -459,27 +285,6 @@ class ScorePanel(QWidget):
             title.set(parts)
 
 
-class _Bars(pg.BarGraphItem):
-    """A score bar whose bounds are measured once per value and view: pyqtgraph measures a
-    pixel (for the pen's padding) each of the ~35 times a step's updates and paints ask the
-    bars for their bounds."""
-
-    _bounds = None
-
-    def setOpts(self, **opts) -> None:  # noqa: N802 - pyqtgraph's name
-        self._bounds = None
-        super().setOpts(**opts)
-
-    def viewTransformChanged(self) -> None:  # noqa: N802 - pyqtgraph's name
-        self._bounds = None
-        super().viewTransformChanged()
-
-    def boundingRect(self):  # noqa: N802 - Qt's name
-        if self._bounds is None:
-            self._bounds = super().boundingRect()
-        return QRectF(self._bounds)
-
-
 class _Marker(pg.ScatterPlotItem):
     """The step's marker on the learning curve. Added out of the view's auto-range, so its
     bounds are no news to the view: a scatter item tells its view at every `setData`, and a
@@ -508,21 +313,6 @@ def number_shape(text: str, font: QFont) -> str | None:
             len({QFontMetricsF(f).horizontalAdvance(d) for d in "0123456789"}) == 1
             for f in (font, bold))
     return _DIGIT.sub("0", text) if tabular else None
-
-
-def _set_bar(bar, **opts) -> None:
-    """Give a bar item new values, unless it has them (S_base's bar is the same at every
-    step: setting it lays the item out and repaints it)."""
-    if any(bar.opts.get(k) != v for k, v in opts.items()):
-        bar.setOpts(**opts)
-
-
-def _set_data(item, xs: list, ys: list) -> None:
-    """Give a data item new points, unless it has them (the bars' broken feet stand while
-    the axis does; setData rebuilds the item's curve and repaints it)."""
-    if getattr(item, "_points", None) != (xs, ys):
-        item._points = (list(xs), list(ys))
-        item.setData(xs, ys)
 
 
 def _cost_unit(walk: Walkthrough) -> str:

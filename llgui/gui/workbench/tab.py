@@ -485,7 +485,7 @@ class Workbench(QWidget):
             pending, self._scores_pending = self._scores_pending, None
             if pending is result:
                 self.scores.show_step(result, step, curve=self._curve_pending is not result)
-            after_paint(self.scores.bars.viewport(), self._draw_pending)
+            after_paint(self.scores.bars, self._draw_pending)
             return
         pending, self._curve_pending = self._curve_pending, None
         if pending is not None and pending is result:

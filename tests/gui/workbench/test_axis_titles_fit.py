@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtGui import QFontMetricsF
 
 from llgui.gui.demo import demo_bundles
 from tests.gui.conftest import settle, shown_window
@@ -21,7 +22,11 @@ def test_axis_titles_fit_their_axes(qtbot, laptop, doc):
     settle(qtbot, laptop)
     qtbot.wait(50)
     panel = laptop.workbench.scores
-    for plot in (panel.bars, panel.curve):
+    # the bars' value axis: its title whole along the plot's height (it is elided past it)
+    title = panel.bars.axis_label()
+    room = panel.bars.layout_now().plot.height()
+    assert QFontMetricsF(panel.bars.font()).horizontalAdvance(title) <= room, (doc, title, room)
+    for plot in (panel.curve,):
         item = plot.getPlotItem()
         for side in ("left", "bottom"):
             axis = item.getAxis(side)

@@ -133,18 +133,17 @@ def test_bar_labels_never_overlap_for_close_values(qtbot, values):
              "s_pen_memorise": mem}
     panel._draw_bars(_Replay(), shown)
     qtbot.wait(10)
-    panel._place_bar_labels()
+    layout = panel.bars.layout_now()
     # the values are under their own bars (issue 23 item 16); the penalty marks above them
-    # overlap neither each other nor a bar
-    labels = [label for label in panel._bar_items["labels"] if label.isVisible()]
-    assert len(labels) == 2
-    rects = [label.sceneBoundingRect() for label in labels]
+    # overlap neither each other nor a bar, and lie inside the chart
+    rects = [rect for _text, rect, _colour in layout.marks]
+    assert len(rects) == 2
     for a, b in itertools.combinations(rects, 2):
         assert not a.intersects(b), (a, b)
-    bars = [bar.mapRectToScene(bar.boundingRect()) for bar in
-            (*panel._bar_items["solid"], panel._bar_items["hatch"], panel._bar_items["memorise"])
-            if bar.isVisible()]
+    bars = [rect for name, rect in layout.bars.items() if name != "gap"]
+    assert len(bars) == 6
     for label in rects:
+        assert panel.bars.rect().contains(label.toAlignedRect()), label
         for bar in bars:
             assert not label.intersects(bar), (label, bar)
     # 1-3 point differences are differences: the axis does not start at 0

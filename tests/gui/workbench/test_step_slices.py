@@ -40,7 +40,7 @@ def test_a_new_document_is_drawn_in_slices_after_each_paint(qtbot, window):
             events.append(name), original(*a, **k)))
     viewports = {bench.table.viewport(): "table painted",
                  bench.mt_view.table.viewport(): "text painted",
-                 bench.scores.bars.viewport(): "bars painted",
+                 bench.scores.bars: "bars painted",
                  bench.scores.curve.viewport(): "curve painted"}
     submit = window.jobs.submit
     # ready only once the questions are asked too (they are asked a turn after the curve's

@@ -18,17 +18,18 @@ import time
 from collections import OrderedDict
 
 from PySide6.QtCore import QPoint, QRect
-from PySide6.QtGui import QPainter, QPalette, QPixmap
+from PySide6.QtGui import QFont, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 KEEP = 1536   # pictures kept, the oldest dropped first (a 30-px row of 11 cells is ~70 KB)
 SLICE_S = 0.006
 """A call of `prepare` paints for about this long (a cell is 0.2-0.5 ms): 66 cells a call were
 26 ms, an event-loop gap that a step whose view came from a worker then waited behind."""
-_SELECTED = QStyle.StateFlag.State_Selected
-_FOCUS = QStyle.StateFlag.State_HasFocus
-_ALTERNATE = QStyleOptionViewItem.ViewItemFeature.Alternate
-_SHOWN = _SELECTED | _FOCUS | QStyle.StateFlag.State_MouseOver   # what a cell's moves change
+_SELECTED = QStyle.StateFlag.State_Selected.value
+_FOCUS = QStyle.StateFlag.State_HasFocus.value
+_ALTERNATE = QStyleOptionViewItem.ViewItemFeature.Alternate.value
+_SHOWN = _SELECTED | _FOCUS | QStyle.StateFlag.State_MouseOver.value   # what a cell's moves
+# change
 
 
 class CellPictures(QStyledItemDelegate):
@@ -37,6 +38,8 @@ class CellPictures(QStyledItemDelegate):
         self._view = view
         self._pictures: OrderedDict[tuple, QPixmap] = OrderedDict()
         self._base: QStyleOptionViewItem | None = None   # `_template`
+        self._base_state = 0
+        self._font, self._palette_key, self._looks = None, None, 0   # `_look`
         self.painted = 0   # cells painted by Qt's delegate (a picture made), for tests
         self.drawn = 0     # cells drawn from a picture
         model = view.model()
@@ -49,15 +52,25 @@ class CellPictures(QStyledItemDelegate):
         """Every picture dropped (the model changed)."""
         self._pictures.clear()
 
-    def _key(self, option, index, ratio: float) -> tuple:
+    def _look(self, option) -> int:
+        """A number for the font and palette `option` paints with, new when either changes
+        (the view's `font().key()` was a string built at every cell)."""
+        if option.font != self._font or option.palette.cacheKey() != self._palette_key:
+            self._font, self._palette_key = QFont(option.font), option.palette.cacheKey()
+            self._looks += 1
+        return self._looks
+
+    def _key(self, option, index, ratio: float, state: int | None = None) -> tuple:
+        # plain integers: Python's enum flags cost ~2 us an operation, a dozen a cell
         rect = option.rect
-        return (index.row(), index.column(), option.state.value,
-                bool(option.features & _ALTERNATE), rect.width(), rect.height(), ratio,
-                self._view.palette().cacheKey(), self._view.font().key())
+        return (index.row(), index.column(), option.state.value if state is None else state,
+                bool(option.features.value & _ALTERNATE), rect.width(), rect.height(), ratio,
+                self._look(option))
 
     def paint(self, painter, option, index) -> None:  # noqa: D102 - Qt's
         ratio = painter.device().devicePixelRatioF()
-        key = self._key(option, index, ratio)
+        state = option.state.value
+        key = self._key(option, index, ratio, state)
         picture = self._pictures.get(key)
         if picture is None:
             picture = self._picture(option, index, ratio)
@@ -67,30 +80,31 @@ class CellPictures(QStyledItemDelegate):
             self._pictures[key] = picture
             if len(self._pictures) > KEEP:
                 self._pictures.popitem(last=False)
-        self._template(option)
+        self._template(option, state)
         painter.drawPixmap(option.rect.topLeft(), picture)
         self.drawn += 1
 
-    def _template(self, option) -> None:
+    def _template(self, option, state: int) -> None:
         """The view's option of a cell, kept (as its state apart from selection, focus and
         hover changes: the window's activation) to paint other cells ahead."""
-        base = option.state & ~_SHOWN
-        if self._base is None or self._base.state & ~_SHOWN != base:
-            self._base = QStyleOptionViewItem(option)
+        base = state & ~_SHOWN
+        if self._base is None or self._base_state != base:
+            self._base, self._base_state = QStyleOptionViewItem(option), base
 
     def _option(self, selected: bool, focus: bool, alternate: bool):
         """The option the view would give a cell in this state, from the one kept."""
         if self._base is None:
             return None
         option = QStyleOptionViewItem(self._base)
-        state = option.state & ~_SHOWN
+        state = option.state.value & ~_SHOWN
         if selected:
             state |= _SELECTED
         if focus:
             state |= _FOCUS
-        option.state = state
-        option.features = (option.features | _ALTERNATE) if alternate \
-            else (option.features & ~_ALTERNATE)
+        option.state = QStyle.StateFlag(state)
+        features = option.features.value
+        option.features = QStyleOptionViewItem.ViewItemFeature(
+            (features | _ALTERNATE) if alternate else (features & ~_ALTERNATE))
         return option
 
     def _picture(self, option, index, ratio: float) -> QPixmap | None:

@@ -207,6 +207,19 @@ class SegmentsModel(QAbstractTableModel):
             return int(side | Qt.AlignmentFlag.AlignTop)
         return None
 
+    def paint_cell(self, row: int, column: int) -> tuple[str, str | None]:
+        """What a cell's paint needs, as `data` gives it (the delegate's fast path, called
+        directly): the number column's text or a text column's `HTML_ROLE`, and the
+        background's colour name (None: the table's)."""
+        i = self._rows[row] if self._rows is not None else row
+        mark = self._marks.get(i, "")
+        if column == 0:
+            background = _BACKGROUNDS[mark] if mark else (EARLIER_BG if self.earlier(i)
+                                                          else None)
+            return self._number(i, mark), background
+        return (self._cell_html(i, column, mark, self._walk.document.references[0][i]),
+                _BACKGROUNDS[mark] if mark else None)
+
     def _number(self, i: int, mark: str) -> str:
         """The number cell: the segment, ✎ and the earlier steps that corrected it, and on a
         line of its own the step's mark."""
@@ -285,6 +298,7 @@ class MTView(QWidget):
         quiet_header(self.table)   # the header is not repainted as the selected row moves
         self.table.setModel(self.model)
         self.delegate = RichTextDelegate(self.table)
+        self.delegate.use_model(self.model)
         self.table.setItemDelegate(self.delegate)
         # one row selected: the reading pane shows it whole
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

@@ -215,3 +215,42 @@ def test_cells_copied_from_their_pictures_look_as_drawn_in_place(qtbot, demo_wal
     delegate.paint = in_place
     _paint(qtbot, view)
     assert _picture(view) == copied
+
+
+def test_the_fast_path_reads_what_qt_reads_and_copies_every_cell_of_a_repaint(qtbot, demo_walk):
+    """The delegate's fast path reads a cell from the model directly (`paint_cell`): at every
+    step, with and without the filter to the corrected and changed rows, it gives each cell
+    the number text or rich text and the background Qt's `data` gives; a repaint of a
+    painted screen copies every cell from its picture (the focus cell aside)."""
+    from PySide6.QtCore import Qt as _Qt
+
+    from llgui.gui.workbench.mt_cells import HTML_ROLE
+
+    view = _view(qtbot)
+    model = view.model
+    checked = 0
+    for only in (False, True):
+        view.only_changed.setChecked(only)
+        for step in range(len(demo_walk.steps) + 1):
+            view.show_step(demo_walk, step)
+            for r in range(model.rowCount()):
+                for c in range(model.columnCount()):
+                    index = model.index(r, c)
+                    background = model.data(index, _Qt.ItemDataRole.BackgroundRole)
+                    text = model.data(index, _Qt.ItemDataRole.DisplayRole if c == 0
+                                      else HTML_ROLE)
+                    got_text, got_background = model.paint_cell(r, c)
+                    assert got_text == text, (only, step, r, c)
+                    assert (None if got_background is None else got_background.lower()) == (
+                        None if background is None else background.name()), (only, step, r, c)
+                    checked += 1
+    assert checked > 100
+    view.only_changed.setChecked(False)
+    view.show_step(demo_walk, 3)
+    _paint(qtbot, view)
+    visible = [c for c in range(model.columnCount()) if not view.table.isColumnHidden(c)]
+    before = view.delegate.copied
+    _paint(qtbot, view)
+    rows = {view.table.rowAt(y) for y in range(0, view.table.viewport().height(), 4)} - {-1}
+    cells = len(rows) * len(visible)
+    assert cells >= 20 and cells - 1 <= view.delegate.copied - before <= cells

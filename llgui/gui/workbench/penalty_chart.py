@@ -148,17 +148,19 @@ class PenaltyChart(QWidget):
             self._layout = self._make_layout()
         return self._layout
 
-    def _digits(self, plot_width: float) -> int:
-        """Two decimals under the bars when each value fits its bar's slot, else one, else
-        none (a narrow window: the numbers above have them all)."""
+    def _geometry(self, plot_width: float, metrics: QFontMetricsF,
+                  two: PenaltyBars) -> PenaltyBars:
+        """The bars with two decimals under them (`two`) when each value fits its bar's
+        slot, else one, else none (a narrow window: the numbers above have them all)."""
         slot = max(plot_width, 1.0) / (X_RANGE[1] - X_RANGE[0])
-        metrics = QFontMetricsF(self.tick_font)
         for digits in (2, 1, 0):
-            widest = max(metrics.horizontalAdvance(line) for _, text in
-                         penalty_bars(self._values, digits).ticks for line in text.split("\n"))
+            geometry = two if digits == 2 else penalty_bars(self._values, digits,
+                                                            keep=self._keep)
+            widest = max(metrics.horizontalAdvance(line) for _, text in geometry.ticks
+                         for line in text.split("\n"))
             if widest + 4 <= slot:
-                return digits
-        return 0
+                return geometry
+        return geometry
 
     def _make_layout(self) -> ChartLayout:
         font = QFontMetricsF(self.font())
@@ -166,8 +168,8 @@ class PenaltyChart(QWidget):
         width, height = float(self.width()), float(self.height())
         bottom_room = 2 * ticks.lineSpacing() + TICK + 4
         top, label_room = 6.0, font.height() + 4
-        # the value axis' texts: as wide as the widest at this range (measured on a guess of
-        # the range, then again if the digits change it)
+        # the value axis and its texts (the range is the same whatever the decimals under
+        # the bars, which follow the plot's width)
         probe = penalty_bars(self._values, 2, keep=self._keep)
         lo, hi = probe.view
         plot_height = max(height - top - bottom_room, 10.0)
@@ -176,7 +178,7 @@ class PenaltyChart(QWidget):
         text_room = max((ticks.horizontalAdvance(t) for t in texts), default=0.0)
         left = label_room + text_room + TICK + 4
         plot = QRectF(left, top, max(width - left - 6, 10.0), plot_height)
-        geometry = penalty_bars(self._values, self._digits(plot.width()), keep=self._keep)
+        geometry = self._geometry(plot.width(), ticks, probe)
         lo, hi = geometry.view
         x0, x1 = X_RANGE
         px_x = plot.width() / (x1 - x0)
@@ -221,8 +223,7 @@ class PenaltyChart(QWidget):
                 for lift in (0.03, 0.06):
                     y = low + lift * (high - low)
                     breaks.append((x_px(x - 0.33), y_px(y), x_px(x + 0.33), y_px(y + h * 0.5)))
-        y_values = value_ticks(lo, hi, max(2, int(plot.height() // (2.2 * ticks.height()))))
-        y_ticks = tuple((y_px(v), tick_text(v, y_values)) for v in y_values)
+        y_ticks = tuple((y_px(v), text) for v, text in zip(values, texts))
         x_ticks = tuple((x_px(x), text) for x, text in geometry.ticks)
         colours = {2: IMP.darker(130), 3: PEN.darker(130)}
         marks = self._place_marks([(x_px(x), y_px(y), text, colours.get(int(x), AXIS))

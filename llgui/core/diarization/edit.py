@@ -197,6 +197,7 @@ def split_turns(turns: Sequence[Turn], windows: Sequence[Span]
 
 _FAST_SPLIT = 64   # turns from which the windowed cut pays for its arrays
 _ARRAYS = IdentityCache(16)
+_SPEAKERS = IdentityCache(16)
 
 
 def turn_arrays(turns: Sequence[Turn]) -> tuple[np.ndarray, np.ndarray]:
@@ -206,6 +207,25 @@ def turn_arrays(turns: Sequence[Turn]) -> tuple[np.ndarray, np.ndarray]:
     if not isinstance(turns, tuple):
         return _starts_ends(turns)
     return _ARRAYS.get_or_make((turns,), (), lambda: _starts_ends(turns, read_only=True))
+
+
+def turn_speakers(turns: Sequence[Turn]) -> tuple[list[str], np.ndarray]:
+    """The sorted speaker labels of a turn list and each turn's index into them (the turns'
+    order); a tuple's are cached by its identity, read-only."""
+    if not isinstance(turns, tuple):
+        return _speakers(turns)
+    return _SPEAKERS.get_or_make((turns,), (), lambda: _speakers(turns, read_only=True))
+
+
+def _speakers(turns: Sequence[Turn], read_only: bool = False) -> tuple[list[str], np.ndarray]:
+    import numpy as np
+
+    labels = sorted({t.speaker for t in turns})
+    index = {label: k for k, label in enumerate(labels)}
+    codes = np.fromiter((index[t.speaker] for t in turns), dtype=np.int64, count=len(turns))
+    if read_only:
+        codes.flags.writeable = False
+    return labels, codes
 
 
 def _starts_ends(turns: Sequence[Turn], read_only: bool = False

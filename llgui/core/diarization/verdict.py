@@ -77,31 +77,59 @@ class Verdict:
 def _frames(turns: Sequence[Turn], names: Mapping[str, int], lo: float, n: int,
             grid: float) -> np.ndarray:
     """Bit mask of the speakers (by `names`) active in each of n frames of `grid` s from lo."""
-    mask = np.zeros(n, dtype=np.uint64)
     if not turns:
-        return mask
-    # in bulk (a meeting's hundreds of turns a step): each frame [a, b) of a turn, rounded
-    # half to even as round() does, counted per speaker bit on a difference array
+        return np.zeros(n, dtype=np.uint64)
     count = len(turns)
     starts = np.fromiter((t.start for t in turns), dtype=float, count=count)
     ends = np.fromiter((t.end for t in turns), dtype=float, count=count)
     bits = np.fromiter((names[t.speaker] % 64 for t in turns), dtype=np.int64, count=count)
+    return _frame_bits(starts, ends, bits, lo, n, grid)
+
+
+def _frame_bits(starts: np.ndarray, ends: np.ndarray, bits: np.ndarray, lo: float, n: int,
+                grid: float) -> np.ndarray:
+    """`_frames` of turns given as arrays (`bits`: each turn's speaker bit). Each frame
+    [a, b) of a turn, rounded half to even as round() does; the speakers' bits are set per
+    stretch between two consecutive turn edges (a few per turn), then spread over the
+    stretch's frames: per speaker over the frames themselves, a 10-hour show's 360,000
+    frames were counted once for each of its speakers at every step."""
+    mask = np.zeros(n, dtype=np.uint64)
     a = np.maximum(np.rint((starts - lo) / grid), 0).astype(np.int64)
     b = np.minimum(np.rint((ends - lo) / grid), n).astype(np.int64)
     keep = b > a
     a, b, bits = a[keep], b[keep], bits[keep]
+    if not len(a):
+        return mask
+    cuts = np.unique(np.concatenate((a, b)))   # stretch k: frames cuts[k] .. cuts[k+1] - 1
+    first, last = np.searchsorted(cuts, a), np.searchsorted(cuts, b)
+    stretch = np.zeros(len(cuts), dtype=np.uint64)
     for bit in np.unique(bits).tolist():
         mine = bits == bit
-        edges = np.zeros(n + 1, dtype=np.int64)
-        np.add.at(edges, a[mine], 1)
-        np.add.at(edges, b[mine], -1)
-        mask[np.cumsum(edges[:n]) > 0] |= np.uint64(1) << np.uint64(bit)
+        edges = np.zeros(len(cuts) + 1, dtype=np.int64)
+        np.add.at(edges, first[mine], 1)
+        np.add.at(edges, last[mine], -1)
+        stretch[np.cumsum(edges[:len(cuts)]) > 0] |= np.uint64(1) << np.uint64(bit)
+    # (the last edge is a turn's end: nothing is active from it on)
+    mask[cuts[0]:cuts[-1]] = np.repeat(stretch[:-1], np.diff(cuts))
     return mask
 
 
-def _in_reference_terms(turns, mapping) -> list[Turn]:
-    mapping = mapping or {}
-    return [Turn(t.start, t.end, mapping.get(t.speaker, "\x00unmapped")) for t in turns]
+_UNMAPPED = "\x00unmapped"
+
+
+def _in_reference_terms(turns, mapping) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                  list[str]]:
+    """A turn list as arrays in reference terms: starts, ends, each turn's index into the
+    returned labels (each of its speakers as `mapping` names it; unmapped ones apart). The
+    arrays are the turn list's own, cached by its identity (`turn_arrays`): a 10-hour show's
+    10,000 turns were made into new turns at every step."""
+    from llgui.core.diarization.edit import turn_arrays, turn_speakers
+
+    starts, ends = turn_arrays(turns)
+    labels, codes = turn_speakers(turns)
+    if mapping is None:
+        return starts, ends, codes, labels
+    return starts, ends, codes, [mapping.get(label, _UNMAPPED) for label in labels]
 
 
 def verdict(seen: Sequence[Turn], reference: Sequence[Turn], adapted: Sequence[Turn],
@@ -117,28 +145,38 @@ def verdict(seen: Sequence[Turn], reference: Sequence[Turn], adapted: Sequence[T
     windows = [(float(a), float(b)) for a, b in windows if b > a]
     if not windows:
         return None
-    s = _in_reference_terms(seen, seen_mapping)
-    c = [Turn(t.start, t.end, t.speaker) for t in reference]   # the correction, as it says
-    h = _in_reference_terms(adapted, adapted_mapping)
-    labels = sorted({t.speaker for t in (*s, *c, *h)})
+    lists = (_in_reference_terms(seen, seen_mapping or {}),
+             _in_reference_terms(reference, None),   # the correction, as it says
+             _in_reference_terms(adapted, adapted_mapping or {}))
+    labels = sorted({label for *_, named in lists for label in named})
     names = {lab: i for i, lab in enumerate(labels)}
+    # each list's turns as (starts, ends, speaker bit)
+    s, c, h = ((starts, ends, np.array([names[x] % 64 for x in named],
+                                       dtype=np.int64)[codes] if len(codes)
+                else np.zeros(0, dtype=np.int64))
+               for starts, ends, codes, named in lists)
     same_c = same_s = seen_ok = total = 0
     for a, b in windows:
         n = max(int(round((b - a) / GRID)), 1)
-        near = lambda turns: [t for t in turns if t.end > a and t.start < b]  # noqa: E731
-        fs, fc, fh = (_frames(near(x), names, a, n, GRID) for x in (s, c, h))
+
+        def near(turns):
+            starts, ends, bits = turns
+            inside = (ends > a) & (starts < b)
+            return starts[inside], ends[inside], bits[inside]
+
+        fs, fc, fh = (_frame_bits(*near(x), a, n, GRID) for x in (s, c, h))
         same_c += int(np.count_nonzero(fh == fc))
         same_s += int(np.count_nonzero(fh == fs))
         seen_ok += int(np.count_nonzero(fs == fc))
         total += n
     agree_c, agree_s, seen_right = same_c / total, same_s / total, seen_ok / total
-    times = [t.start for t in (*s, *h)] + [t.end for t in (*s, *h)]
     elsewhere = 0.0
-    if times:
-        lo, hi = min(times), max(times)
+    if len(s[0]) or len(h[0]):
+        times = np.concatenate((s[0], h[0], s[1], h[1]))
+        lo, hi = float(times.min()), float(times.max())
         n = int(np.ceil((hi - lo) / ELSEWHERE_GRID)) + 1
-        differs = _frames(s, names, lo, n, ELSEWHERE_GRID) != _frames(h, names, lo, n,
-                                                                       ELSEWHERE_GRID)
+        differs = (_frame_bits(*s, lo, n, ELSEWHERE_GRID)
+                   != _frame_bits(*h, lo, n, ELSEWHERE_GRID))
         for a, b in windows:
             differs[max(int(np.floor((a - lo) / ELSEWHERE_GRID)), 0):
                     max(int(np.ceil((b - lo) / ELSEWHERE_GRID)), 0)] = False

@@ -138,3 +138,75 @@ def test_frames_in_bulk_equal_the_turn_by_turn_frames():
         n = int(rng.integers(1, 3000))
         assert np.array_equal(_frames(turns, names, lo, n, grid),
                               _frames_by_loop(turns, names, lo, n, grid)), case
+
+
+def _verdict_by_loop(seen, reference, adapted, windows, seen_mapping, adapted_mapping):
+    """The verdict's fractions and 'elsewhere' time turn by turn, as its definition says:
+    h_{n-1} and h_n in reference terms, the correction as the reference, frames compared."""
+    import numpy as np
+
+    from llgui.core.diarization.verdict import ELSEWHERE_GRID, GRID
+
+    def terms(turns, mapping):
+        return [Turn(t.start, t.end, mapping.get(t.speaker, "\x00unmapped")) for t in turns]
+
+    s, c, h = terms(seen, seen_mapping or {}), list(reference), terms(adapted,
+                                                                        adapted_mapping or {})
+    names = {lab: i for i, lab in enumerate(sorted({t.speaker for t in (*s, *c, *h)}))}
+    same_c = same_s = total = 0
+    for a, b in windows:
+        n = max(int(round((b - a) / GRID)), 1)
+        fs, fc, fh = (_frames_by_loop([t for t in x if t.end > a and t.start < b], names, a,
+                                      n, GRID) for x in (s, c, h))
+        same_c += int(np.count_nonzero(fh == fc))
+        same_s += int(np.count_nonzero(fh == fs))
+        total += n
+    times = [t.start for t in (*s, *h)] + [t.end for t in (*s, *h)]
+    lo, hi = min(times), max(times)
+    n = int(np.ceil((hi - lo) / ELSEWHERE_GRID)) + 1
+    differs = (_frames_by_loop(s, names, lo, n, ELSEWHERE_GRID)
+               != _frames_by_loop(h, names, lo, n, ELSEWHERE_GRID))
+    for a, b in windows:
+        differs[max(int(np.floor((a - lo) / ELSEWHERE_GRID)), 0):
+                max(int(np.ceil((b - lo) / ELSEWHERE_GRID)), 0)] = False
+    return same_c / total, same_s / total, float(np.count_nonzero(differs)) * ELSEWHERE_GRID
+
+
+def test_the_verdict_on_arrays_equals_its_turn_by_turn_definition():
+    """Issue 36: the verdict reads each turn list's cached arrays (a 10-hour show's turns were
+    made into new turns at every step); on random steps, mapped and unmapped clusters, as
+    tuples (cached) and lists, it gives what comparing the frames turn by turn gives."""
+    import numpy as np
+
+    rng = np.random.default_rng(3600)
+    speakers = [f"spk{i}" for i in range(6)]
+    clusters = [f"c{i}" for i in range(8)]
+
+    def turns(labels, count):
+        out = []
+        for _ in range(count):
+            start = float(rng.uniform(0, 200))
+            out.append(Turn(start, start + float(rng.uniform(0.2, 9)),
+                            labels[int(rng.integers(len(labels)))]))
+        return sorted(out)
+
+    for case in range(25):
+        reference = tuple(turns(speakers, int(rng.integers(1, 40))))
+        seen = turns(clusters, int(rng.integers(1, 40)))
+        adapted = turns(clusters, int(rng.integers(0, 40)))
+        mapping = {c: speakers[int(rng.integers(len(speakers)))] for c in clusters
+                   if rng.random() < 0.7}
+        adapted_mapping = {c: speakers[int(rng.integers(len(speakers)))] for c in clusters
+                           if rng.random() < 0.7}
+        a = float(rng.uniform(0, 150))
+        windows = [(a, a + float(rng.uniform(1, 30)))]
+        if case % 2:
+            windows.append((windows[0][1] + 5, windows[0][1] + 12))
+        expected = _verdict_by_loop(seen, reference, adapted, windows, mapping,
+                                    adapted_mapping)
+        for kind in (list, tuple):
+            got = verdict(kind(seen), reference, kind(adapted), windows, mapping,
+                          adapted_mapping)
+            assert (got.agree_corrected, got.agree_seen) == pytest.approx(
+                expected[:2], abs=1e-12), (case, kind)
+            assert got.changed_elsewhere == pytest.approx(expected[2], abs=1e-9), (case, kind)

@@ -27,6 +27,8 @@ from __future__ import annotations
 import json
 import math
 import re
+
+import orjson
 import operator
 from dataclasses import dataclass, field
 from typing import Mapping, Union
@@ -346,7 +348,33 @@ def _no_constant(name: str):
     raise _Bad(f"{name} is not JSON")
 
 
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_NUMBER = b"0" * 19
+"""19 digits in a row (every digit written 0): what orjson reads otherwise than json, an
+integer past 64 bits becoming a float. Found with a translation and a substring search (a
+regular expression took 2 ms on a 3-hour show's turn list)."""
+
+
+def _decode_fast(raw: bytes | str) -> dict | None:
+    """A well-formed message as `_decode` would read it, decoded by orjson (a 3-hour show's
+    turn list each step: 2.2 ms with json, 0.4 ms); None for anything else, which `_decode`
+    reads and names as before. orjson refuses what `_decode` refuses (invalid UTF-8, NaN and
+    Infinity, a number past the doubles' range, lone surrogates, nesting past 1,024) and
+    reads every other value as json does, but integers past 64 bits: a message holding 19
+    digits in a row goes the slow way."""
+    if not isinstance(raw, bytes) or _LONG_NUMBER in raw.translate(_DIGITS_AS_ZERO):
+        return None
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    return obj if isinstance(obj, dict) and "type" in obj else None
+
+
 def _decode(raw: bytes | str) -> dict:
+    fast = _decode_fast(raw)
+    if fast is not None:
+        return fast
     if isinstance(raw, bytes):
         try:
             raw = raw.decode("utf-8")

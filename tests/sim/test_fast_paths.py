@@ -122,3 +122,56 @@ def test_vectorised_error_list_and_corrected_test_equal_the_walk(raw, windows):
                                                       kinds.tolist())] == want
     mids = 0.5 * (starts + ends)
     assert view.were_corrected(mids).tolist() == [view.was_corrected(t) for t in mids.tolist()]
+
+
+def _json_decode(raw: bytes):
+    """`_decode` with orjson switched off (json alone, as before it)."""
+    real = P._decode_fast
+    P._decode_fast = lambda raw: None
+    try:
+        return P._decode(raw)
+    except P._Bad as exc:
+        return ("refused", str(exc))
+    finally:
+        P._decode_fast = real
+
+
+def _decoded(raw: bytes):
+    try:
+        return P._decode(raw)
+    except P._Bad as exc:
+        return ("refused", str(exc))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(max_size=5), children, max_size=4), max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values, st.sampled_from(["hypothesis", "request", 3, None]))
+def test_messages_decode_as_json_decodes_them(value, kind):
+    """orjson reads a system's messages (`protocol._decode_fast`): whatever the message, what
+    `_decode` returns, or the fault it names, is what json alone gives."""
+    message = {"type": kind, "doc": "d", "turns": value} if kind is not None else value
+    raw = json.dumps(message, ensure_ascii=False).encode("utf-8")
+    assert _decoded(raw) == _json_decode(raw)
+
+
+@pytest.mark.parametrize("raw", [
+    b'{"type": "hypothesis", "turns": [[0, 1.5, "A"]]}',
+    b'{"type": "a", "type": "b"}',                          # the last key wins in both
+    b'{"type": "hypothesis", "step": 123456789012345678901234567890}',   # past 64 bits
+    b'{"type": "hypothesis", "x": 1e400}',                  # past the doubles: json's inf
+    b'{"type": "hypothesis", "x": NaN}',
+    b'{"type": "hypothesis", "x": "\\ud800"}',              # a lone surrogate
+    b'{"type": "hypothesis", "x": "\\ud83d\\ude00"}',       # a pair: one character
+    b'\x0c{"type": "x"}\xc2\xa0',                            # white space str.strip() takes
+    b'{"type": "x", "label": "caf\xc3\xa9"}', b'{"type": "x", "bad": "\xff"}',
+    b'', b'   ', b'[1, 2]', b'{"no type": 1}', b'{"type": -0, "y": -0.0}',
+    b'{"type": "x"} trailing',
+])
+def test_edge_messages_decode_as_json_decodes_them(raw):
+    assert _decoded(raw) == _json_decode(raw)

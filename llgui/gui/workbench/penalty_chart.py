@@ -31,6 +31,7 @@ AXIS = QColor(90, 90, 90)   # the axes' lines and texts (pyqtgraph's grey was li
 X_RANGE = (-0.6, 4.6)       # the bars' slots: base, cor, imp, pen, mem. at 0..4
 BAR_WIDTH = 0.6
 TICK = 4                    # length of a value tick, pixels
+GAP = 5                     # pixels kept between a penalty mark and a bar beside it
 _NICE_STEPS = (1.0, 2.0, 2.5, 5.0)
 
 
@@ -227,15 +228,17 @@ class PenaltyChart(QWidget):
         x_ticks = tuple((x_px(x), text) for x, text in geometry.ticks)
         colours = {2: IMP.darker(130), 3: PEN.darker(130)}
         marks = self._place_marks([(x_px(x), y_px(y), text, colours.get(int(x), AXIS))
-                                   for x, y, text in geometry.marks], ticks)
+                                   for x, y, text in geometry.marks], ticks,
+                                  [rect for name, rect in bars.items() if name != "gap"])
         return ChartLayout(geometry, plot, bars, tuple(marks), y_ticks, x_ticks,
                            tuple(bracket), tuple(breaks))
 
     @staticmethod
-    def _place_marks(wanted, metrics: QFontMetricsF) -> list:
-        """The penalty marks above their bars, none over another or over a bar: marks whose
-        extents meet are stacked upwards from the lowest (a mark only ever moves up, away
-        from its bar)."""
+    def _place_marks(wanted, metrics: QFontMetricsF, bars=()) -> list:
+        """The penalty marks above their bars, none over another, over a bar or within
+        `GAP` pixels of a bar beside it (a purple "Σ+10.43" 3 px from the dashed purple mem.
+        bar read as mem.'s): a mark only ever moves up, away from its bar, above whatever it
+        meets, marks stacked from the lowest."""
         boxes = []
         for cx, top, text, colour in wanted:
             w, h = metrics.horizontalAdvance(text) + 2, metrics.height()
@@ -243,10 +246,20 @@ class PenaltyChart(QWidget):
         boxes.sort(key=lambda b: -b[3])
         placed = []
         for cx, w, h, bottom, text, colour in boxes:
-            for rect, *_ in placed:
-                if cx - w / 2 < rect.right() + 2 and rect.left() < cx + w / 2 + 2:
-                    bottom = min(bottom, rect.top() - 1)
-            placed.append((QRectF(cx - w / 2, bottom - h, w, h), text, colour))
+            left, right = cx - w / 2, cx + w / 2
+            for _ in range(4):   # (moved above a bar, it may meet a mark placed before)
+                before = bottom
+                for rect, *_ in placed:
+                    if left < rect.right() + 2 and rect.left() < right + 2 and \
+                            bottom - h < rect.bottom():
+                        bottom = min(bottom, rect.top() - 1)
+                for bar in bars:   # (its own bar lies under it: a neighbour's top counts)
+                    if left < bar.right() + GAP and bar.left() - GAP < right and \
+                            bottom > bar.top() - GAP and not bar.left() <= cx <= bar.right():
+                        bottom = min(bottom, bar.top() - GAP)
+                if bottom == before:
+                    break
+            placed.append((QRectF(left, bottom - h, w, h), text, colour))
         return [(text, rect, colour) for rect, text, colour in placed]
 
     # -- paint ----------------------------------------------------------------------------

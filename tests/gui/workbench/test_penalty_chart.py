@@ -76,3 +76,35 @@ def test_the_chart_draws_each_bar_to_its_value_inside_its_plot(qtbot, size):
 def test_tick_texts_of_float_sums_are_clean():
     values = value_ticks(0.0, 1.0, 5)   # 3 x 0.2 is 0.6000000000000001
     assert [tick_text(v, values) for v in values] == ["0", "0.2", "0.4", "0.6", "0.8", "1"]
+
+
+@pytest.mark.parametrize("width", [250, 260, 300, 380, 700])
+def test_a_penalty_mark_keeps_clear_of_the_bars_beside_it(qtbot, width):
+    """A mark wider than its bar's slot keeps GAP pixels from a taller bar beside it (outsider
+    helper-42: a purple "Σ+10.43" 3 px from the dashed purple mem. bar, at 1366x768, read as
+    mem.'s), and still stands above its own bar and apart from the other mark."""
+    from llgui.gui.workbench.penalty_chart import GAP, PenaltyChart
+
+    chart = PenaltyChart()
+    qtbot.addWidget(chart)
+    chart.resize(width, 260)
+    chart.show()
+    qtbot.waitExposed(chart)
+    # DER: the pen bar S_adapt 24.79 + Σ 10.43 = 35.22; the memorise-only S_pen taller beside it
+    values = {"s_base": 25.55, "s_cor": 24.79, "s_imp": 25.6, "s_adapt": 24.79,
+              "s_pen": 35.22, "s_pen_memorise": 38.9}
+    chart.set_step(values, None, "DER", "%")
+    layout = chart.layout_now()
+    marks = {text: rect for text, rect, _ in layout.marks}
+    sigma = marks["Σ+10.43"]
+    own = layout.bars["hatch"]
+    assert sigma.bottom() <= own.top()   # above its own bar
+    for name, bar in layout.bars.items():
+        if name in ("hatch", "adapt", "gap"):
+            continue
+        near = bar.adjusted(-GAP + 0.5, -GAP + 0.5, GAP - 0.5, 0)
+        for text, rect in marks.items():
+            if not rect.left() <= bar.center().x() <= rect.right() or name != "imp":
+                assert not rect.intersects(near), (width, text, name, rect, bar)
+    rects = list(marks.values())
+    assert not rects[0].intersects(rects[1])

@@ -43,6 +43,7 @@ class Scripted:
     make: str               # the name of a function below, called with the PNG's path
     size: tuple[int, int] = (1500, 950)
     real: bool = False      # needs docs/realdata/make_bundles.py's bundles
+    needs: tuple[str, ...] = ()   # the file under the real-data folder it opens
 
 
 def _demo(*parts: str) -> str:
@@ -121,7 +122,8 @@ PICTURES: dict[str, Shot | Scripted] = {
         _real("wmt24-hi", "run", "bundle.toml"), "--doc",
         "test-en-news_brisbanetimes.com.au.228963", "--step", "2"), s, True)
        for s in ("1366x768", "1920x1080")},
-    **{f"realdata/wmt24-ja-live-{w}x{h}.png": Scripted("live_ja", (w, h), True)
+    **{f"realdata/wmt24-ja-live-{w}x{h}.png": Scripted("live_ja", (w, h), True,
+                                                        ("wmt24-ja", "bundle.toml"))
        for w, h in ((1366, 768), (1920, 1080))},
     **{f"realdata/wmt24-ja-{tab}-{s}.png": Shot((
         _real("wmt24-ja-campaign", "campaign.toml"), "--tab", tab), s, True)
@@ -504,6 +506,10 @@ def live_ja(path: Path, size) -> None:
         live.out_edit.setText(f"{tmp}/run")
         live.start_button.click()
         _settle(app, lambda: live.snap is not None and not live.busy)
+        if live.snap is None:   # a picture of "could not start" is no picture of the session
+            live.close()
+            live.jobs.shutdown(5000)
+            raise RuntimeError(f"{path.name}: the live session did not start")
         live.grab().save(str(path))
         live.close()
         live.jobs.shutdown(5000)
@@ -532,8 +538,10 @@ def make(name: str) -> str:
                         "--no-session", "--screenshot", str(path)], check=True, cwd=REPO,
                        env=env)
     else:
-        if recipe.real and not REAL.exists():
-            return f"skipped {name}: run docs/realdata/make_bundles.py first"
+        if recipe.real and not REAL.joinpath(*recipe.needs).exists():
+            # (the en-ja live pictures were once made of the dialog's "file not found")
+            return f"skipped {name}: {REAL.joinpath(*recipe.needs)} not found (run " \
+                   "docs/realdata/make_bundles.py, or the script named beside it, first)"
         globals()[recipe.make](path, recipe.size)
     return f"made {name}"
 

@@ -30,6 +30,16 @@ def shown_window(qtbot, width: int = 1500, height: int = 950):
     return shown(qtbot, MainWindow(use_session=False), width, height)
 
 
+def diar_bundle(folder, reference, hypothesis, doc: str, name: str | None = None):
+    """A one-document diarization bundle (DER) of these RTTM files, written in `folder`."""
+    bundle = folder / "bundle.toml"
+    named = f'name = "{name}"\n' if name is not None else ""
+    bundle.write_text(f'[bundle]\ntask = "diarization"\n{named}metrics = ["der"]\n\n'
+                      f'[[documents]]\nid = "{doc}"\ntime = "1"\nreferences = ["{reference}"]\n'
+                      f'hypothesis = "{hypothesis}"\n')
+    return bundle
+
+
 def window_for_module(paths, width: int = 1500, height: int = 950):
     """A main window of `paths` for a module's tests (no qtbot: its scope is one test), shown,
     every job done; the caller shuts its jobs down and closes it."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gui.conftest import settle, shown_window, window_for_module
+from tests.gui.conftest import diar_bundle, settle, shown_window, window_for_module
 
 RANGES = ("1-37", "38-90")
 SYSTEMS = ("ONLINE-B", "NLLB_Greedy")
@@ -105,10 +105,7 @@ def test_a_document_without_steps_shows_no_signed_zero_and_its_gain_is_in_view(q
     (S_base − S_pen, positive = better) is −0.0 in floating point; the cell says "–" (no
     steps), never "-0.00", and lies whole inside the panel of a 1366x768 window."""
     clip = Path(__file__).resolve().parents[1] / "data" / "voxconverse" / "nitgx.rttm"
-    bundle = tmp_path / "bundle.toml"
-    bundle.write_text(f'[bundle]\ntask = "diarization"\nname = "nitgx"\nmetrics = ["der"]\n\n'
-                      f'[[documents]]\nid = "nitgx"\ntime = "1"\nreferences = ["{clip}"]\n'
-                      f'hypothesis = "{clip}"\n')
+    bundle = diar_bundle(tmp_path, clip, clip, "nitgx", "nitgx")
     window = shown_window(qtbot, 1366, 768)
     try:
         assert window.open_bundles([str(bundle)])

@@ -7,16 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.gui.conftest import settle, shown_window
+from tests.gui.conftest import diar_bundle, settle, shown_window
 
 CLIP = Path(__file__).resolve().parents[2] / "data" / "voxconverse" / "nitgx.rttm"
 
 
 def test_without_steps_the_cost_model_gives_its_room_to_the_timeline(qtbot, tmp_path):
-    bundle = tmp_path / "bundle.toml"
-    bundle.write_text(f'[bundle]\ntask = "diarization"\nname = "nitgx"\nmetrics = ["der"]\n\n'
-                      f'[[documents]]\nid = "nitgx"\ntime = "1"\nreferences = ["{CLIP}"]\n'
-                      f'hypothesis = "{CLIP}"\n')
+    bundle = diar_bundle(tmp_path, CLIP, CLIP, "nitgx", "nitgx")
     window = shown_window(qtbot, 1366, 768)
     try:
         assert window.open_bundles([str(bundle)])

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from llgui.core.display.lanes import lane_geometry
 
 from llgui.core.display.palette import MIN_SPEAKER_DISTANCE, speaker_distance
-from tests.gui.conftest import settle, shown_window
+from tests.gui.conftest import diar_bundle, settle, shown_window
 
 CLIP = Path(__file__).resolve().parents[2] / "data" / "voxconverse" / "kdfqk.rttm"
 
@@ -93,10 +93,7 @@ def test_an_unmapped_cluster_named_as_a_reference_speaker_is_said_to_be_the_syst
     # x covers A, y covers B; the system's third cluster, named "A", is left over
     reference = rttm("ref.rttm", [(0, 10, "A"), (10, 20, "B")])
     hypothesis = rttm("hyp.rttm", [(0, 10, "x"), (10, 18, "y"), (18, 20, "A")])
-    bundle = tmp_path / "bundle.toml"
-    bundle.write_text(f'[bundle]\ntask = "diarization"\nmetrics = ["der"]\n\n[[documents]]\n'
-                      f'id = "m"\ntime = "1"\nreferences = ["{reference}"]\n'
-                      f'hypothesis = "{hypothesis}"\n')
+    bundle = diar_bundle(tmp_path, reference, hypothesis, "m")
     window = shown_window(qtbot, 1366, 768)
     try:
         assert window.open_bundles([str(bundle)])

@@ -2,6 +2,7 @@
 
     python -m benchmarks            # every gate, one line each
     python -m benchmarks --gate 2   # one gate
+    python -m benchmarks --full     # the long library comparisons whole (about 20 minutes more)
 
 Each gate prints `gate N <name>: <figure> (<ratio>x vs <library>) PASS|FAIL`, measuring the
 reference library in the same run so the ratio holds on a busy machine. Exit code 1 if any
@@ -38,7 +39,14 @@ def discover() -> dict[int, object]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
     parser.add_argument("--gate", type=int, action="append", help="run only this gate (repeatable)")
+    parser.add_argument("--full", action="store_true",
+                        help="time the reference libraries on the whole input where the default "
+                             "times them on a stated sample (gates 6, 7 and 10)")
     args = parser.parse_args(argv)
+    if args.full:
+        from benchmarks.common import FULL_ENV
+
+        os.environ[FULL_ENV] = "1"
     gates = discover()
     chosen = args.gate or list(gates)
     failed = False

@@ -1,6 +1,7 @@
 """Shared helpers for the gates: timing, and the one-line result format."""
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -28,3 +29,16 @@ def timed(fn: Callable[[], object], repeat: int = 1) -> tuple[float, object]:
         result = fn()
         times.append(time.perf_counter() - t0)
     return statistics.median(times), result
+
+
+FULL_ENV = "LLGUI_BENCH_FULL"
+
+
+def full() -> bool:
+    """True when the long library comparisons run whole (`python -m benchmarks --full`).
+
+    By default a gate whose reference library would take minutes times the library on a
+    stated part of the input (a sample of segments, one system of three) and says so in its
+    details; llgui's side always runs whole, and equality is checked on what the library ran.
+    """
+    return os.environ.get(FULL_ENV) == "1"

@@ -118,6 +118,10 @@ def test_the_learning_curve_keeps_its_range_from_step_to_step(qtbot, mt_walk):
         panel.show_step(mt_walk, step)
         qtbot.wait(5)   # the auto-range is applied before the paint
         ranges.append(box.viewRange())
+        # the marker at the step's corner of the curve, in the view's coordinates
+        at, marker = mt_walk.replay.at(step), panel._marker
+        centre = box.mapSceneToView(marker.mapToScene(marker.boundingRect().center()))
+        assert (centre.x(), centre.y()) == pytest.approx((at.cum_cost, at.s_adapt))
     assert all(r == ranges[1] for r in ranges[1:]), ranges
     # and the curves are in it whole, the marker at every step too
     costs, adapt = mt_walk.replay.curve()

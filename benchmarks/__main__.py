@@ -1,4 +1,4 @@
-"""Run the performance gates of DESIGN.md section 5.
+"""Run the performance gates (docs/developing.md, "Performance gates").
 
     python -m benchmarks            # every gate, one line each
     python -m benchmarks --gate 2   # one gate
@@ -41,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gate", type=int, action="append", help="run only this gate (repeatable)")
     parser.add_argument("--full", action="store_true",
                         help="time the reference libraries on the whole input where the default "
-                             "times them on a stated sample (gates 6, 7 and 10)")
+                             "times them on a stated part (gates 1, 6, 7 and 10; gates 11-13 "
+                             "always sample theirs, and say so)")
     args = parser.parse_args(argv)
     if args.full:
         from benchmarks.common import FULL_ENV

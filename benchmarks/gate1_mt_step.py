@@ -245,8 +245,11 @@ def run() -> GateResult:
         + ", ".join(f"{n} {statistics.median(library_metric_times[n]):.2f} s" for n in METRICS)
         + ")",
         f"equality to sacrebleu: max |diff| {worst:.2e} over S_cor, S_imp, S_adapt, S_pen "
-        f"(step 1) and S_adapt after step {2 * N_STEPS}" + ("" if equal else " -- MISMATCH"),
+        f"(step 1) and S_adapt after step {2 * N_STEPS} (the {N_STEPS} steps timed and the "
+        f"{N_STEPS} timed prefetched)" + ("" if equal else " -- MISMATCH"),
         *mismatches,
+        f"limits: median step <= {LIMIT_MS:g} ms, >= {MIN_RATIO:.0f}x (one sacrebleu pass "
+        f"of the three metrics over the median step), every score equal to {TOLERANCE:g}",
     ]
     return GateResult(
         figure=f"{1e3 * median_s:.2f} ms median",

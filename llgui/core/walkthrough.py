@@ -181,7 +181,9 @@ class Walkthrough:
                 return self._base_extra
         probe = self._diar["probe"](self.hypothesis_at(0))
         mapping = dict(probe.mapping())
-        extra = (mapping, tuple(probe.error_regions(mapping)))
+        from llgui.core.diarization.der import region_tuple
+
+        extra = (mapping, region_tuple(probe.error_regions(mapping)))
         with self._lock:
             self._base_extra = extra
         return extra
@@ -263,7 +265,9 @@ class Walkthrough:
         else:
             after = self._diar["probe"](adapted)
             adapted_mapping = dict(after.mapping())
-            adapted_errors = tuple(after.error_regions(adapted_mapping))
+            from llgui.core.diarization.der import region_tuple
+
+            adapted_errors = region_tuple(after.error_regions(adapted_mapping))
         return StepView(step=step, scores=self.replay.steps[n - 1], seen=seen,
                         corrected=tuple(probe.corrected_hypothesis(step)),
                         impaired=tuple(impaired), adapted=adapted, unmappable=label,
@@ -286,7 +290,9 @@ class Walkthrough:
             cached = self._views.get(n)
         if cached is not None:
             return cached.adapted_errors
-        return tuple(probe.error_regions(mapping))
+        from llgui.core.diarization.der import region_tuple
+
+        return region_tuple(probe.error_regions(mapping))
 
 
 def walk(

@@ -358,6 +358,30 @@ def jer_components(
 ERROR_KINDS = ("correct", "confusion", "miss", "false_alarm")
 
 
+class RegionList(list):
+    """`error_regions`' (start, end, kind) tuples, with the arrays they were made from:
+    `arrays` = (starts, ends, kind indices into ERROR_KINDS), read-only, in the same order.
+    A timeline draws from those (a 10-hour show has ~10,000 regions a step: made into
+    tuples, then read back into arrays, cost ~25 ms a step)."""
+
+    arrays: tuple | None = None
+
+
+class RegionTuple(tuple):
+    """A `RegionList` as a tuple (a step view's, cached by identity), its `arrays` kept."""
+
+    arrays: tuple | None = None
+
+
+def region_tuple(regions) -> tuple:
+    """`regions` as a tuple, keeping a `RegionList`'s arrays."""
+    if isinstance(regions, RegionTuple):
+        return regions
+    out = RegionTuple(regions)
+    out.arrays = getattr(regions, "arrays", None)
+    return out
+
+
 def error_regions(
     reference: Sequence[Turn],
     hypothesis: Sequence[Turn],
@@ -406,8 +430,12 @@ def error_regions(
         return []
     start, end, rank = (np.concatenate(a) for a in (starts, ends, kinds))
     order = np.lexsort((rank, start))   # by start, then kind
-    return list(zip(start[order].tolist(), end[order].tolist(),
-                    [ERROR_KINDS[k] for k in rank[order].tolist()]))
+    start, end, rank = start[order], end[order], rank[order]
+    out = RegionList(zip(start.tolist(), end.tolist(), [ERROR_KINDS[k] for k in rank.tolist()]))
+    for a in (start, end, rank):
+        a.flags.writeable = False
+    out.arrays = (start, end, rank)
+    return out
 
 
 def error_pieces(

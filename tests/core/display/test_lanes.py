@@ -181,3 +181,47 @@ def test_overlaps_stack_locally_and_in_the_same_speaker_order_in_every_lane():
     (_, (_, _, _, heights)), = lane_parts(bars, 0.0, 0.8)
     assert heights.max() == pytest.approx(0.8 * BAR_FILL)
     assert heights.min() == pytest.approx(0.8 / 3 * BAR_FILL)
+
+
+def test_error_geometry_from_the_regions_arrays_is_the_tuples_geometry():
+    """`der.error_regions` hands its arrays along (`RegionList`, kept by a step view's
+    `RegionTuple`); the geometry made from them is, array for array and kind for kind in
+    the same order, the one made from the (start, end, kind) tuples."""
+    from llgui.core.diarization.der import RegionTuple, error_regions, region_tuple
+    from llgui.core.display.lanes import _error_geometry
+
+    rng = np.random.default_rng(3)
+    compared = 0
+    for trial in range(30):
+        n = int(rng.integers(1, 60))
+        starts = np.sort(rng.uniform(0, 300, n))
+        ref = tuple(Turn(float(s), float(s + rng.uniform(0.2, 9)), f"r{rng.integers(4)}")
+                    for s in starts)
+        hyp = tuple(Turn(float(t.start + rng.normal(0, 0.5)), float(t.end + rng.normal(0, 0.5)),
+                         f"h{rng.integers(5)}") for t in ref if rng.random() > 0.2)
+        hyp = tuple(t for t in hyp if t.end > t.start)
+        regions = region_tuple(error_regions(ref, hyp, collar=0.25 * (trial % 3)))
+        assert isinstance(regions, RegionTuple) and regions.arrays is not None
+        plain = tuple(regions)   # (a tuple without arrays: the tuples' way)
+        ours, theirs = _error_geometry(regions), _error_geometry(plain)
+        assert list(ours) == list(theirs)
+        for kind in theirs:
+            for a, b in zip(ours[kind], theirs[kind]):
+                assert np.array_equal(a, b), (trial, kind)
+        compared += len(theirs)
+    assert compared >= 60
+
+
+def test_a_step_views_errors_carry_their_arrays():
+    from llgui.core.walkthrough import walk
+    from llgui.io.bundle import load_bundle
+    from tests.conftest import REPO
+
+    bundle = load_bundle(REPO / "resources" / "demo" / "diarization" / "bundle.toml")
+    document = next(d for d in bundle.documents if bundle.steps_of(d.id))
+    result = walk(document, bundle.steps_of(document.id), "der", bundle.settings, bundle.cost)
+    view = result.view(1)
+    arrays = getattr(view.adapted_errors, "arrays", None)
+    assert arrays is not None and arrays[0].size == len(view.adapted_errors)
+    assert [(s, e) for s, e, _ in view.adapted_errors] == list(zip(arrays[0].tolist(),
+                                                                   arrays[1].tolist()))

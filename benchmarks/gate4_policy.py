@@ -95,6 +95,9 @@ def _tab_step_times(table, start, path) -> list[float]:
             pass
 
     app = QApplication.instance() or QApplication([])
+    from llgui.gui.app import _quiet_offscreen_notes
+
+    _quiet_offscreen_notes()   # (Qt's offscreen notes, as the app drops them: not a problem)
     state, jobs = SessionState(), JobRunner()
     tab = AcrossTimeTab(state, jobs, _Window())
     tab.resize(1200, 800)

@@ -181,9 +181,7 @@ class Walkthrough:
                 return self._base_extra
         probe = self._diar["probe"](self.hypothesis_at(0))
         mapping = dict(probe.mapping())
-        from llgui.core.diarization.der import region_tuple
-
-        extra = (mapping, region_tuple(probe.error_regions(mapping)))
+        extra = (mapping, _regions(probe.error_regions(mapping)))
         with self._lock:
             self._base_extra = extra
         return extra
@@ -265,9 +263,7 @@ class Walkthrough:
         else:
             after = self._diar["probe"](adapted)
             adapted_mapping = dict(after.mapping())
-            from llgui.core.diarization.der import region_tuple
-
-            adapted_errors = region_tuple(after.error_regions(adapted_mapping))
+            adapted_errors = _regions(after.error_regions(adapted_mapping))
         return StepView(step=step, scores=self.replay.steps[n - 1], seen=seen,
                         corrected=tuple(probe.corrected_hypothesis(step)),
                         impaired=tuple(impaired), adapted=adapted, unmappable=label,
@@ -290,9 +286,15 @@ class Walkthrough:
             cached = self._views.get(n)
         if cached is not None:
             return cached.adapted_errors
-        from llgui.core.diarization.der import region_tuple
+        return _regions(probe.error_regions(mapping))
 
-        return region_tuple(probe.error_regions(mapping))
+
+def _regions(regions) -> tuple:
+    """A track's error regions as a step view keeps them: a tuple, with the arrays they were
+    made from (`der.region_tuple`: the timeline draws from those)."""
+    from llgui.core.diarization.der import region_tuple
+
+    return region_tuple(regions)
 
 
 def walk(

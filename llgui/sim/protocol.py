@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import json
 import math
-import re
-
-import orjson
 import operator
+import re
 from dataclasses import dataclass, field
 from typing import Mapping, Union
+
+import orjson
 
 from llgui.core.numbers import show_value
 

@@ -124,15 +124,18 @@ def _read_only(made):
 
 
 def _make_turns(turns: Sequence[Turn]) -> _Turns:
-    if isinstance(turns, tuple) and all(isinstance(t.speaker, str) for t in turns[:1]):
+    if isinstance(turns, tuple):
         # a tuple's arrays as `edit` keeps them for its cuts and the timeline's lanes (made
-        # once per turn list, not once here and once there: ~10 ms a 10,000-turn list)
+        # once per turn list, not once here and once there)
         from llgui.core.diarization.edit import turn_arrays, turn_speakers
 
         starts, ends = turn_arrays(turns)
         if bool(((ends - starts) > SEGMENT_PRECISION).all()):
-            names, codes = turn_speakers(turns)
-            if all(isinstance(name, str) for name in names):   # (sorted as by str)
+            try:
+                names, codes = turn_speakers(turns)
+            except TypeError:   # labels that do not sort together: sorted as str below
+                names, codes = (), None
+            if codes is not None and all(isinstance(name, str) for name in names):
                 return _Turns(starts, ends, codes.astype(np.intp, copy=False), tuple(names))
     n = len(turns)
     starts = np.fromiter((t.start for t in turns), dtype=float, count=n)

@@ -300,10 +300,6 @@ class _Marker(QGraphicsItem):
         reach = size / 2 + pen.widthF()
         self._rect = QRectF(-reach, -reach, 2 * reach, 2 * reach)
 
-    def getData(self):  # noqa: N802 - pyqtgraph's name for a data item's points
-        """Its point, in the view's coordinates: ([x], [y])."""
-        return [self.pos().x()], [self.pos().y()]
-
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
         return self._rect
 

@@ -123,7 +123,15 @@ def test_the_workbench_steps_table_draws_a_step_from_pictures(module_demo_window
     table.setFocus()
     qtbot.keyClick(table, Qt.Key.Key_Down)
     qtbot.waitUntil(lambda: not bench._table_ahead.isActive(), timeout=10000)
-    qtbot.wait(50)   # (the slices after the first)
+    # the slices after the first, each a turn of the event loop: until one look finds no
+    # new picture (a fixed 50 ms was too short beside two CPU-bound processes)
+    seen = [-1]
+
+    def settled() -> bool:
+        done, seen[0] = pictures.painted == seen[0], pictures.painted
+        return done
+
+    qtbot.waitUntil(settled, timeout=10000)
     made, drawn = pictures.painted, pictures.drawn
     qtbot.keyClick(table, Qt.Key.Key_Down)
     table.viewport().grab()   # painted now

@@ -7,8 +7,8 @@ hypothesis), scoring with scalar versions of the metrics' formulas (sacrebleu's 
 TER; WER; pyannote's DER, JER) in float64. The additions happen in the loop's order, so the
 result equals the loop's to the last bits of the scores' logarithms and exponentials.
 
-`kernel_params(metric)` says which formula and its settings, or None when the metric has no
-compiled formula (the numpy path is used then). Compiled once and cached on disk.
+`kernel_params.kernel_params(metric)` says which formula and its settings, or None when the
+metric has no compiled formula (the numpy path is used then). Compiled once and cached on disk.
 """
 from __future__ import annotations
 
@@ -18,26 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
-KIND = {"bleu": 0, "chrf": 1, "ter": 2, "wer": 3, "der": 4, "jer": 5}
-_SMOOTH = {"none": 0, "floor": 1, "add-k": 2, "exp": 3}
-
-
-def kernel_params(metric) -> tuple[int, np.ndarray] | None:
-    """(kind, float64 parameters) of `metric`, or None."""
-    name = getattr(metric, "name", "")
-    library = getattr(metric, "_library", None)
-    if name == "bleu" and library is not None:
-        value = library.smooth_value
-        if value is None:
-            value = type(library).SMOOTH_DEFAULTS[library.smooth_method]
-        return KIND[name], np.array([library.max_ngram_order, _SMOOTH[library.smooth_method],
-                                     value, float(bool(library.effective_order))])
-    if name == "chrf" and library is not None:
-        return KIND[name], np.array([library.order, library.beta,
-                                     float(bool(library.eps_smoothing))])
-    if name in ("ter", "wer", "der", "jer") and (name != "ter" or library is not None):
-        return KIND[name], np.zeros(1)
-    return None
+from llgui.core.significance.kernel_params import KIND, kernel_params  # noqa: F401
 
 
 @njit(cache=True, nogil=True)

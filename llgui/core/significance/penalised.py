@@ -53,7 +53,7 @@ class Stream:
     def from_replays(cls, replays, metric) -> "Stream":
         """From `llgui.core.penalty.Replay`s (paper mode) of one system, in processing order,
         scored with `metric` (its vectorised and, when it has one, compiled formula)."""
-        from llgui.core.significance._penalised_kernel import kernel_params
+        from llgui.core.significance.kernel_params import kernel_params
         from llgui.core.significance.vector_scores import vector_score
 
         base = np.array([r.stats_base for r in replays], dtype=np.float64)

@@ -64,13 +64,24 @@ def warm_kernels() -> None:
     _penalised_kernel.warm()
 
 
+def needs_kernels(bundle) -> bool:
+    """Whether the bundle's aggregate intervals will run the compiled resampling loop: only
+    from `KERNEL_FROM_STEPS` steps on (below, numpy is as quick and nothing is loaded)."""
+    from llgui.core.significance.penalised import KERNEL_FROM_STEPS
+
+    return len(bundle.steps) >= KERNEL_FROM_STEPS
+
+
 def walk_job(key, document, steps, metric, settings, cost, documents, progress=None,
-             should_stop=None):
-    """Worker job: the walkthrough of one document, returned with the key it answers. The
-    first also loads the compiled resampling kernel (numba), which the aggregates' interval
-    job needs next: loaded here, before the document is shown, it does not compete with
-    the user's first steps for the interpreter."""
-    warm_kernels()
+             should_stop=None, kernels: bool = True):
+    """Worker job: the walkthrough of one document, returned with the key it answers. With
+    `kernels` (a bundle that `needs_kernels`) it first loads the compiled resampling kernel
+    (numba), which the aggregates' interval job needs next: loaded here, before the document
+    is shown, it does not compete with the user's first steps for the interpreter. Loading
+    it takes about 0.8 s: for a bundle that never uses it, that doubled the time to a
+    warm-cached 549-sentence document (gate 10's window)."""
+    if kernels:
+        warm_kernels()
     name, mode = metric_and_mode(metric)
     result = walk(document, steps, name, settings, cost, mode=mode, should_stop=should_stop,
                   documents=documents, progress=progress, memorise=memorise_affordable(document))

@@ -260,7 +260,8 @@ class Workbench(QWidget):
             # The first walkthrough of a document runs on a worker: it may import sacrebleu or
             # pyannote (seconds, the first time), and the window must not freeze meanwhile.
             self.jobs.submit("walk", work.walk_job, key, document, bundle.steps_of(document.id),
-                             metric, bundle.settings, cost, bundle.documents)
+                             metric, bundle.settings, cost, bundle.documents,
+                             kernels=work.needs_kernels(bundle))
             # Meanwhile show what is ready: the document under another of the bundle's
             # metrics (BLEU and chrF come at once, TER may take longer), computing those
             # too if needed; the wanted metric replaces it when it arrives.
@@ -273,7 +274,7 @@ class Workbench(QWidget):
                 else:  # (supersedes a quick walk still running for another document)
                     self.jobs.submit(f"walk:{other}", work.walk_job, other_key, document,
                                      bundle.steps_of(document.id), other, bundle.settings,
-                                     cost, bundle.documents)
+                                     cost, bundle.documents, kernels=False)
             if interim is not None:
                 self._show_walkthrough(interim, waiting_for=metric)
             else:

@@ -132,6 +132,39 @@ def test_the_intervals_job_is_the_cores_bootstrap_of_the_pooled_scores(mt):
                                                       abs=1e-9)
 
 
+LAZY_KERNEL = """
+import sys
+from llgui.core.penalty import replay_bundle
+from llgui.core.significance.resample import Plan
+from llgui.gui.jobs import workbench as jobs
+from llgui.io.bundle import load_bundle
+bundle = load_bundle(sys.argv[1])
+doc = bundle.documents[0]
+jobs.walk_job(None, doc, bundle.steps_of(doc.id), "bleu", bundle.settings, bundle.cost,
+              bundle.documents, kernels=jobs.needs_kernels(bundle))
+jobs.intervals_job(bundle, replay_bundle(bundle, "bleu", bundle.cost), Plan("bs", 50, 1, "document"))
+print("numba" in sys.modules)
+"""
+
+
+def test_a_bundle_below_the_kernels_size_never_loads_numba(mt):
+    """The demo's 46 steps resample on the numpy path: its walk and its intervals leave numba
+    unimported (0.8 s of loading, twice the time to a warm-cached document); from
+    KERNEL_FROM_STEPS steps on the walk loads it first."""
+    import subprocess
+    import sys
+    from types import SimpleNamespace
+
+    from llgui.core.significance.penalised import KERNEL_FROM_STEPS
+
+    assert len(mt.steps) < KERNEL_FROM_STEPS and not jobs.needs_kernels(mt)
+    assert jobs.needs_kernels(SimpleNamespace(steps=(None,) * KERNEL_FROM_STEPS))
+    done = subprocess.run([sys.executable, "-c", LAZY_KERNEL, str(DEMO / "mt" / "bundle.toml")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["False"]
+
+
 def test_metric_choice_helpers(mt, diar):
     detection = load_bundle(DEMO / "detection-lifelong" / "bundle.toml")
     assert jobs.track_metric(mt, None) == mt.metrics[0]

@@ -23,7 +23,7 @@ from benchmarks.common import GateResult
 NAME = "verify"
 LIMIT_S = 60.0
 HOURS, STEPS = 1.5, 15
-SAMPLE = 3
+SAMPLE = 2
 
 
 def logs():

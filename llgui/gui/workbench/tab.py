@@ -302,6 +302,7 @@ class Workbench(QWidget):
         for name, most in (("answer", 16), ("target", 7)):
             column = self.model.COLUMNS.index(name)
             self.table.setColumnWidth(column, min(self.table.columnWidth(column), most * em))
+        self._reserve_questions(result)
         self._fit_table()
         self.window_.signature_label.setText(
             f"{display_name(result.replay.metric)}: {result.replay.signature}")
@@ -330,6 +331,24 @@ class Workbench(QWidget):
 
     TABLE_SHARE = 0.545
     """At most this share of the workbench's width goes to the corrections table."""
+
+    QUESTION_SAMPLE = "5.5/3.7/10"
+    """A typical question value (`table_models._question_text`): its column's room is kept
+    for it while the values are computed."""
+
+    def _reserve_questions(self, result: Walkthrough) -> None:
+        """Keep the question column's room while its values are computed (they arrive from a
+        worker a second or more after the document): when they widened the column on arrival,
+        every other column moved and the whole table was drawn anew, 30-40 ms on the event
+        loop while the user stepped (gate 9's stepping gap)."""
+        if result.questions is not None or not any(
+                s.initiative == "active" for s in result.log):
+            return
+        column = self.model.COLUMNS.index("question")
+        # (as the item delegate sizes a text cell: its text and a margin each side)
+        margin = self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 1
+        room = self.table.fontMetrics().horizontalAdvance(self.QUESTION_SAMPLE) + 2 * margin
+        self.table.setColumnWidth(column, max(self.table.columnWidth(column), room))
 
     def _fit_table(self) -> None:
         """Widen the table's side of the splitter (up to TABLE_SHARE of it) so every column up
@@ -759,8 +778,12 @@ class Workbench(QWidget):
                 column = self.model.COLUMNS.index("question")
                 self.model.dataChanged.emit(self.model.index(0, column),
                                             self.model.index(self.model.rowCount() - 1, column))
-                self.table.resizeColumnToContents(column)
-                self._fit_table()
+                # wider when the values need it, never narrower: the room kept for them
+                # (`_reserve_questions`) stays, and the other columns with it
+                need = self.table.sizeHintForColumn(column)
+                if need > self.table.columnWidth(column):
+                    self.table.setColumnWidth(column, need)
+                    self._fit_table()
                 # the questions' marks on the curve, after the column's paint (or with the
                 # curve, the last slice of the document's drawing, when that is still going on)
                 if self._curve_pending is None:

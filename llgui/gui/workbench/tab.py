@@ -336,6 +336,22 @@ class Workbench(QWidget):
     """A typical question value (`table_models._question_text`): its column's room is kept
     for it while the values are computed."""
 
+    def question_room(self) -> int:
+        """The question column's width for `QUESTION_SAMPLE`, as the table sizes a cell of
+        that text (the style's size of an item view cell, as the item delegate asks it, and
+        the grid line)."""
+        from PySide6.QtCore import QSize
+        from PySide6.QtWidgets import QStyleOptionViewItem
+
+        option = QStyleOptionViewItem()
+        option.initFrom(self.table)
+        option.font = self.table.font()
+        option.text = self.QUESTION_SAMPLE
+        option.features |= QStyleOptionViewItem.ViewItemFeature.HasDisplay
+        cell = self.table.style().sizeFromContents(
+            QStyle.ContentsType.CT_ItemViewItem, option, QSize(), self.table).width()
+        return cell + (1 if self.table.showGrid() else 0)   # (as sizeHintForColumn counts)
+
     def _reserve_questions(self, result: Walkthrough) -> None:
         """Keep the question column's room while its values are computed (they arrive from a
         worker a second or more after the document): when they widened the column on arrival,
@@ -345,9 +361,7 @@ class Workbench(QWidget):
                 s.initiative == "active" for s in result.log):
             return
         column = self.model.COLUMNS.index("question")
-        # (as the item delegate sizes a text cell: its text and a margin each side)
-        margin = self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 1
-        room = self.table.fontMetrics().horizontalAdvance(self.QUESTION_SAMPLE) + 2 * margin
+        room = self.question_room()
         self.table.setColumnWidth(column, max(self.table.columnWidth(column), room))
 
     def _fit_table(self) -> None:

@@ -76,3 +76,20 @@ def test_the_current_steps_mark_stays_visible_on_the_curve(qtbot):
             + abs(pixel.blue() - colour.blue()) < 40, (pixel.name(), colour.name())
     finally:
         window.jobs.shutdown(5000)
+
+
+def test_the_question_columns_room_is_kept_while_its_values_come(qtbot):
+    """The question column has a typical value's room before its values arrive from the
+    worker, and keeps it when they are narrower: their arrival used to resize the column and
+    redraw the whole steps table while the user stepped (issue 36, gate 9's stepping gap)."""
+    window = open_demo(qtbot, (1920, 1080), 1, doc="news-2023-03-06")
+    try:
+        workbench = window.workbench
+        table, model = workbench.table, workbench.model
+        column = model.COLUMNS.index("question")
+        room = workbench.question_room()
+        need = table.sizeHintForColumn(column)   # its values ("3/2.8/6.4" the widest)
+        assert 0 < need < room
+        assert table.columnWidth(column) == room
+    finally:
+        window.jobs.shutdown(5000)

@@ -126,9 +126,11 @@ def question_values(document, steps, metric, settings, cost, documents, should_s
 def view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
              should_stop=None, collar: float = 0.0, skip_overlap: bool = False):
     """Worker job: what step `step` looked like (its error regions, where its bars go, its
-    per-speaker breakdown), then the next step's ahead of the user; returns (walkthrough,
-    step), or (walkthrough, -1) when it only prepared `step` ahead of time (then only that
-    step: the user may be there in a third of a second). Each part (a few
+    per-speaker breakdown); returns (walkthrough, step), or (walkthrough, -1) when it
+    prepared `step` ahead of time (`ahead`: nobody waits for it). Only that step: the view
+    waiting for it shows it as soon as it is made, and then asks for the next one ahead
+    (this job also made the next step before it returned, and on a busy machine the user
+    waited for two steps' views, ~250 ms of a worker's time on a 10-hour show). Each part (a few
     tens of ms on a 10-hour show) ends at a checkpoint: a background job pauses there while
     the window draws, and a cancel is seen. What it makes is cached by the identity of the
     walkthrough's turn lists, where the view reads it."""
@@ -140,38 +142,37 @@ def view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
     def checkpoint() -> None:
         check(should_stop)
 
-    for n in (step,) if ahead else (step, step + 1):
-        if n > len(result.steps):
-            break
-        checkpoint()
-        if n == 0:   # the base: its mapping and errors, no step view
-            lane_geometry(result.document.reference)
-            stack_pieces(result.document.reference, mapped_rank(None))
-            checkpoint()
-            lane_geometry(result.hypothesis_at(0))
-            stack_pieces(result.hypothesis_at(0), mapped_rank(result.base_mapping))
-            checkpoint()
-            error_geometry(result.errors_at(0))
-            checkpoint()
-            breakdown(result.document, result.base, result.base_mapping, collar, skip_overlap)
-            continue
-        view = result.view(n)
-        checkpoint()
+    if step > len(result.steps):
+        return result, -1 if ahead else step
+    checkpoint()
+    if step == 0:   # the base: its mapping and errors, no step view
+        lane_geometry(result.document.reference)
         stack_pieces(result.document.reference, mapped_rank(None))
-        for lane, mapping in ((view.seen, view.mapping), (view.corrected, view.mapping),
-                              (view.impaired or (), view.mapping),
-                              (view.adapted, view.adapted_mapping)):
-            checkpoint()
-            lane_geometry(lane)   # where the bars go: numpy, off the main thread
-            if lane:   # how overlaps stack, in the view's order (`DiarView._lane_arrays`)
-                stack_pieces(lane, mapped_rank(mapping))
         checkpoint()
-        error_geometry(view.adapted_errors)
+        lane_geometry(result.hypothesis_at(0))
+        stack_pieces(result.hypothesis_at(0), mapped_rank(result.base_mapping))
         checkpoint()
-        # what the system did with the correction, before the breakdown the view waits for
-        step_verdict(view, result.document.reference)
+        error_geometry(result.errors_at(0))
         checkpoint()
-        breakdown(result.document, view.adapted, view.adapted_mapping, collar, skip_overlap)
+        breakdown(result.document, result.base, result.base_mapping, collar, skip_overlap)
+        return result, -1 if ahead else step
+    view = result.view(step)
+    checkpoint()
+    stack_pieces(result.document.reference, mapped_rank(None))
+    for lane, mapping in ((view.seen, view.mapping), (view.corrected, view.mapping),
+                          (view.impaired or (), view.mapping),
+                          (view.adapted, view.adapted_mapping)):
+        checkpoint()
+        lane_geometry(lane)   # where the bars go: numpy, off the main thread
+        if lane:   # how overlaps stack, in the view's order (`DiarView._lane_arrays`)
+            stack_pieces(lane, mapped_rank(mapping))
+    checkpoint()
+    error_geometry(view.adapted_errors)
+    checkpoint()
+    # what the system did with the correction, before the breakdown the view waits for
+    step_verdict(view, result.document.reference)
+    checkpoint()
+    breakdown(result.document, view.adapted, view.adapted_mapping, collar, skip_overlap)
     return result, -1 if ahead else step
 
 

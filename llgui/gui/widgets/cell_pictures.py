@@ -40,6 +40,7 @@ class CellPictures(QStyledItemDelegate):
         self._base: QStyleOptionViewItem | None = None   # `_template`
         self._base_state = 0
         self._font, self._palette_key, self._looks = None, None, 0   # `_look`
+        self._cursor: tuple | None = None   # (plan, cells done) of an unfinished `prepare`
         self.painted = 0   # cells painted by Qt's delegate (a picture made), for tests
         self.drawn = 0     # cells drawn from a picture
         model = view.model()
@@ -51,6 +52,7 @@ class CellPictures(QStyledItemDelegate):
     def forget(self, *_args) -> None:
         """Every picture dropped (the model changed)."""
         self._pictures.clear()
+        self._cursor = None
 
     def _look(self, option) -> int:
         """A number for the font and palette `option` paints with, new when either changes
@@ -61,11 +63,14 @@ class CellPictures(QStyledItemDelegate):
         return self._looks
 
     def _key(self, option, index, ratio: float, state: int | None = None) -> tuple:
+        return self._cell_key(index.row(), index.column(), option, ratio,
+                              option.state.value if state is None else state)
+
+    def _cell_key(self, row: int, column: int, option, ratio: float, state: int) -> tuple:
         # plain integers: Python's enum flags cost ~2 us an operation, a dozen a cell
         rect = option.rect
-        return (index.row(), index.column(), option.state.value if state is None else state,
-                bool(option.features.value & _ALTERNATE), rect.width(), rect.height(), ratio,
-                self._look(option))
+        return (row, column, state, bool(option.features.value & _ALTERNATE), rect.width(),
+                rect.height(), ratio, self._look(option))
 
     def paint(self, painter, option, index) -> None:  # noqa: D102 - Qt's
         ratio = painter.device().devicePixelRatioF()
@@ -146,29 +151,44 @@ class CellPictures(QStyledItemDelegate):
                    if r != row]
         ratio = view.viewport().devicePixelRatioF()
         grid = 1 if view.showGrid() else 0   # (QTableView leaves the grid's line out)
-        made = 0
+        focus = view.hasFocus()
+        columns = [c for c in range(model.columnCount()) if not view.isColumnHidden(c)]
+        widths = {c: view.columnWidth(c) - grid for c in columns}
+        # a call goes on from the cell where the last one stopped (the cells before it are
+        # painted): each call scanned every wanted cell from the first, ~30 us a cell, so
+        # on a busy machine a 6-ms call painted one picture and a step's rows took 10-20
+        # calls, 100-250 ms of the event loop a step
+        plan = (row, column, around, rows, ratio, focus, tuple(widths.items()))
+        start = self._cursor[1] if self._cursor is not None and self._cursor[0] == plan else 0
+        options: dict[tuple, object] = {}   # one option per state, its rect set per cell
+        made = position = 0
         for r, selected in wanted:
             if not 0 <= r < rows:
                 continue
             alternate = view.alternatingRowColors() and r % 2 == 1
-            for c in range(model.columnCount()):
-                if view.isColumnHidden(c):
+            height = view.rowHeight(r) - grid
+            for c in columns:
+                position += 1
+                if position <= start:
                     continue
-                option = self._option(selected, selected and c == column and view.hasFocus(),
-                                      alternate)
+                shown = (selected, selected and c == column and focus, alternate)
+                option = options.get(shown)
                 if option is None:
-                    return True   # nothing painted yet: nothing known of the view's options
-                index = model.index(r, c)
-                option.rect = QRect(0, 0, view.columnWidth(c) - grid, view.rowHeight(r) - grid)
-                key = self._key(option, index, ratio)
+                    option = options[shown] = self._option(*shown)
+                    if option is None:
+                        return True   # nothing painted yet: nothing known of the view's options
+                option.rect = QRect(0, 0, widths[c], height)
+                key = self._cell_key(r, c, option, ratio, option.state.value)
                 if key in self._pictures:
                     continue
                 if made >= budget or (made and time.perf_counter() > stop):
+                    self._cursor = (plan, position - 1)
                     return False
-                picture = self._picture(option, index, ratio)
+                picture = self._picture(option, model.index(r, c), ratio)
                 if picture is not None:
                     self._pictures[key] = picture
                     made += 1
+        self._cursor = None
         while len(self._pictures) > KEEP:
             self._pictures.popitem(last=False)
         return True

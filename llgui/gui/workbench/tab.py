@@ -809,6 +809,9 @@ class Workbench(QWidget):
             walkthrough, step = result
             if walkthrough is self.walkthrough and step == self.state.step:
                 self._show_timeline(walkthrough, step)
+                # the next step's view, ahead of the user, once this one is painted
+                QTimer.singleShot(AHEAD_DELAY_MS, self,
+                                  lambda: self._prepare_ahead(walkthrough, step))
         elif key == "verify":
             self._verify_done()
             self.last_verification = result

@@ -87,7 +87,11 @@ def test_the_view_job_leaves_what_the_timeline_reads(diar):
     zones = jobs.zones_of(diar.settings)
     assert zones == {"collar": 0.0, "skip_overlap": False}
     assert jobs.view_job(result, 1, **zones) == (result, 1)
-    for n in (1, 2):   # the step asked for, and the next one, ahead of the user
+    # the step asked for, and no other: the view shows it at once, then asks for the next
+    assert cached_breakdown(doc, result.view(2).adapted, result.view(2).adapted_mapping,
+                            **zones) is None
+    assert jobs.view_job(result, 2, True, **zones) == (result, -1)
+    for n in (1, 2):
         view = result.view(n)
         rows = cached_breakdown(doc, view.adapted, view.adapted_mapping, **zones)
         assert rows is not None, n

@@ -112,6 +112,30 @@ def test_a_slice_at_a_time(qtbot):
         assert pictures.painted - made == 1
 
 
+def test_a_slice_goes_on_where_the_last_one_stopped(qtbot):
+    """Slice by slice, every wanted cell is looked at about once: each call went through all
+    of them from the first, and on a busy machine a 6-ms call made one picture (100-250 ms
+    of the event loop a step on gate 9's 10-hour show). A new step starts afresh."""
+    table = _table(qtbot)
+    pictures = cell_pictures(table)
+    table.viewport().grab()   # painted now
+    looked = []
+    original = pictures._cell_key
+    pictures._cell_key = lambda *args: looked.append(args[:2]) or original(*args)
+    current = table.currentIndex()
+    before, calls = pictures.painted, 1
+    while not pictures.prepare(current.row(), current.column(), (0, 29), budget=1, seconds=60):
+        calls += 1
+    wanted = (2 + 30) * 6   # rows 2 and 4 selected, then every row unselected; 6 columns
+    assert calls - 1 <= pictures.painted - before <= calls and calls > 100
+    assert len(looked) <= wanted + calls
+    looked.clear()
+    qtbot.keyClick(table, Qt.Key.Key_Down)
+    current = table.currentIndex()
+    assert pictures.prepare(current.row(), current.column(), (0, 29), budget=10_000, seconds=60)
+    assert len(looked) == wanted
+
+
 def test_the_workbench_steps_table_draws_a_step_from_pictures(module_demo_window, qtbot):
     """The workbench paints the rows ahead (`Workbench._prepare_table`) while the user
     reads: the Down key then makes no picture."""

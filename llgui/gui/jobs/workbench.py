@@ -82,6 +82,10 @@ def walk_job(key, document, steps, metric, settings, cost, documents, progress=N
     warm-cached 549-sentence document (gate 10's window)."""
     if kernels:
         warm_kernels()
+    if document.task == "mt":
+        # a step's view counts its word edits with rapidfuzz (`textdiff.change_effect`): its
+        # first import, 40-50 ms, came on the event loop at the first step ahead
+        import rapidfuzz.distance  # noqa: F401
     name, mode = metric_and_mode(metric)
     result = walk(document, steps, name, settings, cost, mode=mode, should_stop=should_stop,
                   documents=documents, progress=progress, memorise=memorise_affordable(document))

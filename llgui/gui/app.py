@@ -354,6 +354,9 @@ def _picture_of_what_was_asked(problem: str, args, argv) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = _parse_window_arguments(build_parser(), argv)
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+    from llgui.gui.window.import_check import quicken
+
+    quicken()   # before pyqtgraph and the window's ~400 modules are imported
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     every_tab = args.tab == "all"

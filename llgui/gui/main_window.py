@@ -30,6 +30,10 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
 
     def __init__(self, use_session: bool = True, parent: QWidget | None = None):
         super().__init__(parent)
+        from llgui.gui.window.import_check import quicken
+
+        quicken()   # (`llgui.gui.app` does it first; a window made elsewhere, a worker's
+        # later imports of sacrebleu or pyannote, get it here)
         self.setWindowTitle("llgui — lifelong-learning evaluation")
         self.setAcceptDrops(True)
         self.use_session = use_session

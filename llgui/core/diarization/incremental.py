@@ -21,6 +21,7 @@ Tests hold every result equal to `der_components` (and so to pyannote.metrics) o
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from operator import attrgetter, is_
 from typing import Collection, Sequence
 
@@ -30,6 +31,7 @@ from llgui.core.diarization.der import (
     DERComponents, JERComponents, _linear_sum_assignment, _pyannote_order_int, _pyannote_order_string, _sweep,
     ERROR_KINDS, der_components, error_regions, jer_components,
 )
+from llgui.core.diarization.small_sweep import SMALL, small_sums
 from llgui.core.types import Turn
 from llgui.utils.common_ends import common_ends
 
@@ -59,6 +61,8 @@ class _Sums:
     @classmethod
     def of(cls, reference, hypothesis, uem, collar, skip_overlap) -> "_Sums":
         sums = cls()
+        if uem is not None and len(reference) + len(hypothesis) <= SMALL:
+            return small_sums(sums, reference, hypothesis, uem, collar, skip_overlap)
         sw = _sweep(reference, hypothesis, uem, collar, skip_overlap)
         d, r, h = sw.w, sw.ref, sw.hyp
         if d.size == 0:
@@ -188,6 +192,23 @@ def _arrays(turns: Sequence[Turn]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return starts[order], ends[order], order
 
 
+def _lists(starts: np.ndarray, ends: np.ndarray, order: np.ndarray) -> tuple[list, list, list]:
+    """`_arrays`' starts, ends and order as lists, for `_around`: a step looks up the turns
+    around its windows a dozen times, and a bisection on a list costs a microsecond where a
+    numpy search and mask cost tens (their call overheads, on a handful of turns)."""
+    return starts.tolist(), ends.tolist(), order.tolist()
+
+
+def _around(turns: Sequence[Turn], lists: tuple[list, list, list], reach: float, a: float,
+            b: float) -> list[Turn]:
+    """The turns that overlap (a, b); `lists`: their starts (sorted), ends and places in
+    `turns` (turns[order[k]] starts at starts[k]), `reach`: the longest turn. Only turns
+    starting in [a - reach, b) can overlap."""
+    starts, ends, order = lists
+    lo, hi = bisect_left(starts, a - reach), bisect_left(starts, b)
+    return [turns[order[k]] for k in range(lo, hi) if ends[k] > a]
+
+
 class IncrementalDER:
     """DER of one document's hypotheses, each scored by its difference from the current one.
 
@@ -206,8 +227,8 @@ class IncrementalDER:
         self.uem = None if uem is None else tuple((float(a), float(b)) for a, b in uem)
         self.collar, self.skip_overlap = float(collar), bool(skip_overlap)
         self._ref_s, self._ref_e, order = _arrays(self.reference)
-        self._ref_order = order
         self._ref_reach = float((self._ref_e - self._ref_s).max()) if len(order) else 0.0
+        self._ref_lists = _lists(self._ref_s, self._ref_e, order)
         fixed = [self._ref_s, self._ref_e]
         if self.collar > 0:
             fixed += [self._ref_s - 0.5 * self.collar, self._ref_s + 0.5 * self.collar,
@@ -227,8 +248,8 @@ class IncrementalDER:
         order = np.argsort(starts, kind="stable")
         self._hyp_s, self._hyp_e = starts[order], ends[order]
         self._hyp_e_sorted = np.sort(ends)
-        self._hyp_order = order     # turns by start: hypothesis[order[k]]
         self._hyp_reach = float((self._hyp_e - self._hyp_s).max()) if len(order) else 0.0
+        self._hyp_lists = _lists(self._hyp_s, self._hyp_e, order)
         self.labels = frozenset(speakers)
         self._extent = self._extent_of(self._hyp_s, self._hyp_e)
         self._sums = sums if sums is not None else _Sums.of(
@@ -278,10 +299,8 @@ class IncrementalDER:
     def overlapping(self, a: float, b: float, reference: bool = False) -> list[Turn]:
         """The current hypothesis' (or the reference's) turns that overlap (a, b)."""
         if reference:
-            return self._around(self.reference, self._ref_order, self._ref_s, self._ref_e,
-                                self._ref_reach, a, b)
-        return self._around(self.hypothesis, self._hyp_order, self._hyp_s, self._hyp_e,
-                            self._hyp_reach, a, b)
+            return _around(self.reference, self._ref_lists, self._ref_reach, a, b)
+        return _around(self.hypothesis, self._hyp_lists, self._hyp_reach, a, b)
 
     def score_replaced(self, a: float, b: float, turns: Sequence[Turn],
                        unmappable: Collection[str] = (), jer: bool = False):
@@ -321,8 +340,10 @@ class IncrementalDER:
             hyp_hi = self._hyp_e.max() if self._hyp_e.size else -np.inf
             if not (hyp_lo < lo and hi < hyp_hi):
                 return None               # may move the scored extent: sweep it all
-        new = np.sort(np.array([x for t in added for x in (t.start, t.end)], dtype=float))
-        cuts = (self._fixed_cuts, self._hyp_s, self._hyp_e_sorted, new)
+        # the added turns' edges lie in [lo, hi] and a cleared point keeps CLEARANCE outside
+        # it, so they are left out of the cuts: a step's corrected and impaired versions (the
+        # same lo, hi) then share one region, and its `before` sums
+        cuts = (self._fixed_cuts, self._hyp_s, self._hyp_e_sorted)
         a, b = _clear_point(cuts, lo, -1), _clear_point(cuts, hi, +1)
         before = self.overlapping(a, b)
         gone = set(map(id, removed))
@@ -446,13 +467,6 @@ class IncrementalDER:
         before = self.overlapping(a, b)
         after = [turns[i] for i in np.flatnonzero((ends > a) & (starts < b)).tolist()]
         return self._swap(a, b, before, after)
-
-    @staticmethod
-    def _around(turns, order, starts, ends, reach, a, b):
-        """Turns (by start: turns[order[k]] starts at starts[k]) that overlap (a, b)."""
-        lo = int(np.searchsorted(starts, a - reach, side="left"))
-        hi = int(np.searchsorted(starts, b, side="left"))
-        return [turns[order[k]] for k in (lo + np.flatnonzero(ends[lo:hi] > a)).tolist()]
 
     def _clear(self, a: float, b: float, starts, ends) -> tuple[float, float]:
         """Widen (a, b) to points CLEARANCE away from every cut of the sweep."""

@@ -289,3 +289,12 @@ def test_any_sequence_reads_as_without_the_reuse(first, rounds):
         assert got == want
         if isinstance(got, tuple):
             reuse = TurnReuse()
+
+
+def test_a_system_writing_its_lists_otherwise_takes_the_whole_path():
+    """json's own spacing (not orjson's): no tail is kept, and the lists read as before."""
+    reuse = TurnReuse()
+    for step in (1, 2, 3):
+        raw = json.dumps({"type": "adapted", "step": step, "turns": LIST}).encode() + b"\n"
+        assert _outcome(raw, reuse) == _outcome(raw, None)
+        assert reuse._tail is None

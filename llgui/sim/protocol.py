@@ -371,8 +371,10 @@ def _decode_fast(raw: bytes | str) -> dict | None:
     return obj if isinstance(obj, dict) and "type" in obj else None
 
 
-def _decode(raw: bytes | str) -> dict:
-    fast = _decode_fast(raw)
+def _decode(raw: bytes | str, reuse: TurnReuse | None = None) -> dict:
+    fast = reuse.decode(raw, _decode_fast) if reuse is not None else None
+    if fast is None:
+        fast = _decode_fast(raw)
     if fast is not None:
         return fast
     if isinstance(raw, bytes):
@@ -601,7 +603,7 @@ def parse_system(raw: bytes | str, number: int, task: str, doc: str | None = Non
         return reuse.parse(value, parse_turns, _turns_fast, raw)
 
     try:
-        obj = _decode(raw)
+        obj = _decode(raw, reuse)
         kind = obj["type"]
         if kind == "hello":
             minor = obj.get("minor")

@@ -13,7 +13,7 @@ import random
 import sys
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from llgui.io.bundle import load_bundle
@@ -211,3 +211,90 @@ def test_a_step_that_changes_a_few_turns_of_a_show_makes_only_those():
     assert got == _whole_path(parsed, 7200.0)
     assert got[:1200] == before[:1200] and all(map(operator.is_, got[:1200], before[:1200]))
     assert all(map(operator.is_, got[2001:], before[2001:]))
+
+
+# -- the raw message read without its unchanged list (TurnReuse.decode) ----------------------
+
+
+def _raw_adapted(turns, step: int) -> bytes:
+    """An adapted message as a system speaking through the protocol's writer sends it."""
+    return P.encode(P.AdaptedReply(turns=tuple(map(tuple, turns)), doc="d", step=step)).encode()
+
+
+def _outcome(raw, reuse):
+    try:
+        return P.parse_system(raw, 1, "diarization", "d", 1, reuse)
+    except P.ProtocolFault as fault:
+        return ("fault", str(fault))
+
+
+LIST = [[0.5, 1.25, "A"], [1.0, 2.5, "B"], [3.0, 4.000000000000001, "spk_2"]]
+
+
+def test_an_unchanged_list_is_read_without_decoding_it():
+    reuse = TurnReuse()
+    first = P.parse_system(_raw_adapted(LIST, 1), 1, "diarization", "d", 1, reuse)
+    raw = _raw_adapted(LIST, 12)
+    assert reuse.decode(raw, P._decode_fast) is not None     # the short way is taken
+    again = P.parse_system(raw, 2, "diarization", "d", 12, reuse)
+    assert again == P.parse_system(raw, 2, "diarization", "d", 12)   # the whole path's
+    assert again.turns is first.turns and again.step == 12
+
+
+HEADS = [
+    b'{"type":"adapted","step":3,"turns":',                       # the short way
+    b'{"type":"adapted","step":3,"turns" :  ',                    # white space
+    b'{"type":"adapted","turns":null,"other":',                   # another key's value
+    b'{"type":"adapted","a":{"turns":',                           # nested: not JSON
+    b'{"type":"adapted","turns":"',                               # inside a string
+    b'{"type":"adapted","turns":"\\',                             # after a backslash
+    b'{"type":"adapted","turns":[[0,1,"A"]],"turns":',            # a duplicate key
+    b'{"type":"adapted","turns":[[0,1,"A"]],"x":1',               # no value position
+    b'{"type":"adapted","step":1234567890123456789012,"turns":',  # past 64 bits: json's way
+    b'{"type":"adapted","step":true,"turns":',                    # a boolean step
+    b'{"type":"adapted","step":1,"turns":1',                      # inside a number
+    b'["type","adapted","turns",',                                # a list
+    b'',                                                          # the list alone
+    b'{"type":"adapted","doc":"\xff","turns":',                   # not UTF-8
+]
+
+
+@pytest.mark.parametrize("head", HEADS)
+def test_a_message_ending_with_the_previous_list_reads_as_the_whole_path_reads_it(head):
+    """Whatever precedes the previous list's bytes, the message reads (or is refused) as
+    without the reuse: the sentinel lands on "turns" only where the list is its value."""
+    reuse = TurnReuse()
+    P.parse_system(_raw_adapted(LIST, 1), 1, "diarization", "d", 1, reuse)
+    tail = reuse._tail
+    assert tail is not None and tail.endswith(b"}\n")
+    raw = head + tail
+    assert _outcome(raw, reuse) == _outcome(raw, None)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(item, min_size=1, max_size=12), st.lists(st.tuples(
+    st.lists(edit, max_size=2), st.integers(0, 3), st.sampled_from(HEADS)), max_size=8))
+def test_any_sequence_reads_as_without_the_reuse(first, rounds):
+    """Messages that keep, change or mangle the list before its bytes, in any order: every
+    one reads (or is refused) as it does without the reuse; a refused one ends a run, so the
+    reuse starts afresh after it."""
+    reuse, value = TurnReuse(), first
+    for step, (edits, how, head) in enumerate([([], 0, b"")] + rounds, 1):
+        value = _edited(value, edits)
+        raw = _raw_adapted(value, step)
+        if how == 3 and reuse._tail is not None:
+            raw = head + reuse._tail
+        event("short way" if reuse.decode(raw, P._decode_fast) is not None else "whole way")
+        got, want = _outcome(raw, reuse), _outcome(raw, None)
+        assert got == want
+        if isinstance(got, tuple):
+            reuse = TurnReuse()
+
+
+def test_a_system_writing_its_lists_otherwise_takes_the_whole_path():
+    """json's own spacing (not orjson's): no tail is kept, and the lists read as before."""
+    reuse = TurnReuse()
+    for step in (1, 2, 3):
+        raw = json.dumps({"type": "adapted", "step": step, "turns": LIST}).encode() + b"\n"
+        assert _outcome(raw, reuse) == _outcome(raw, None)
+        assert reuse._tail is None

@@ -21,6 +21,9 @@ Tests hold every result equal to `der_components` (and so to pyannote.metrics) o
 """
 from __future__ import annotations
 
+import math
+from bisect import bisect_left
+from functools import lru_cache
 from operator import attrgetter, is_
 from typing import Collection, Sequence
 
@@ -30,6 +33,7 @@ from llgui.core.diarization.der import (
     DERComponents, JERComponents, _linear_sum_assignment, _pyannote_order_int, _pyannote_order_string, _sweep,
     ERROR_KINDS, der_components, error_regions, jer_components,
 )
+from llgui.core.diarization.small_sweep import SMALL, small_sums
 from llgui.core.types import Turn
 from llgui.utils.common_ends import common_ends
 
@@ -59,6 +63,8 @@ class _Sums:
     @classmethod
     def of(cls, reference, hypothesis, uem, collar, skip_overlap) -> "_Sums":
         sums = cls()
+        if uem is not None and len(reference) + len(hypothesis) <= SMALL:
+            return small_sums(sums, reference, hypothesis, uem, collar, skip_overlap)
         sw = _sweep(reference, hypothesis, uem, collar, skip_overlap)
         d, r, h = sw.w, sw.ref, sw.hyp
         if d.size == 0:
@@ -113,41 +119,39 @@ class _Sums:
             setattr(out, name, {k: v for k, v in merged.items() if abs(v) > EPS})
         return out
 
-    def components(self, unmappable: Collection[str] = ()) -> DERComponents:
-        """DER components with pyannote's optimal mapping (ties broken in its label order)."""
+    def _labels(self, unmappable: Collection[str]) -> tuple[list, list, list, list]:
+        """The labels with scored speech, sorted by str (hypothesis ones in `unmappable`
+        left out), and the same in pyannote's label order (its mapping's tie order)."""
         blocked = set(unmappable)
         hyp = sorted((h for h, t in self.hyp_time.items() if t > 0 and h not in blocked),
                      key=str)
         ref = sorted((r for r, t in self.ref_time.items() if t > 0), key=str)
+        hyp_order, ref_order = _orders(len(hyp), len(ref))
+        return hyp, ref, [hyp[i] for i in hyp_order], [ref[i] for i in ref_order]
+
+    def components(self, unmappable: Collection[str] = ()) -> DERComponents:
+        """DER components with pyannote's optimal mapping (ties broken in its label order)."""
+        _, _, hyp, ref = self._labels(unmappable)
         pairs: list[tuple[str, str]] = []
         if hyp and ref:
-            hyp = [hyp[i] for i in _pyannote_order_int(len(hyp))]
-            ref = [ref[i] for i in _pyannote_order_string(len(ref))]
-            co = np.array([[self.co.get((h, r), 0.0) for r in ref] for h in hyp])
-            rows, cols = _linear_sum_assignment(-co)
-            pairs = [(hyp[a], ref[b]) for a, b in zip(rows, cols) if co[a, b] > 0]
+            get = self.co.get
+            pairs = _mapped(hyp, ref, [[get((h, r), 0.0) for r in ref] for h in hyp])
         correct = _clean(sum(self.matched.get(p, 0.0) for p in pairs))
         return DERComponents(miss=max(self.miss, 0.0), false_alarm=max(self.fa, 0.0),
                              confusion=max(_clean(self.both - correct), 0.0),
                              correct=max(correct, 0.0), total=max(self.total, 0.0),
                              mapping=dict(pairs))
 
-
     def jer(self, unmappable: Collection[str] = ()) -> JERComponents:
         """JER components as `jer_components`: JaccardErrorRate's mapping (reference labels
         in rows, ties broken in pyannote's label order), one Jaccard error per reference
         speaker, summed in label order."""
-        blocked = set(unmappable)
-        hyp = sorted((h for h, t in self.hyp_time.items() if t > 0 and h not in blocked),
-                     key=str)
-        ref = sorted((r for r, t in self.ref_time.items() if t > 0), key=str)
+        _, ref, hyp_o, ref_o = self._labels(unmappable)
         pairs: dict[str, str] = {}
-        if hyp and ref:
-            hyp_o = [hyp[i] for i in _pyannote_order_int(len(hyp))]
-            ref_o = [ref[i] for i in _pyannote_order_string(len(ref))]
-            co = np.array([[self.co.get((h, r), 0.0) for h in hyp_o] for r in ref_o])
-            rows, cols = _linear_sum_assignment(-co)
-            pairs = {ref_o[a]: hyp_o[b] for a, b in zip(rows, cols) if co[a, b] > 0}
+        if hyp_o and ref_o:
+            get = self.co.get
+            pairs = dict(_mapped(ref_o, hyp_o, [[get((h, r), 0.0) for h in hyp_o]
+                                                for r in ref_o]))
         per_speaker: dict[str, float] = {}
         error = 0.0
         for r in ref:
@@ -163,6 +167,22 @@ class _Sums:
             error += jer
         return JERComponents(speaker_error=error, speaker_count=float(len(ref)),
                              mapping=pairs, per_speaker=per_speaker)
+
+
+@lru_cache(maxsize=256)
+def _orders(n_hyp: int, n_ref: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """pyannote's label orders of n_hyp hypothesis and n_ref reference labels (sorted by
+    str), kept: each step's four mappings ask for the same few sizes."""
+    return (tuple(_pyannote_order_int(n_hyp).tolist()),
+            tuple(_pyannote_order_string(n_ref).tolist()))
+
+
+def _mapped(rows: list, cols: list, co: list[list[float]]) -> list[tuple]:
+    """pyannote's Hungarian mapping of the `rows` labels to the `cols` labels on the
+    co-occurrence `co` (rows x cols seconds), pairs that co-occur only."""
+    at_rows, at_cols = _linear_sum_assignment(-np.array(co))
+    return [(rows[a], cols[b]) for a, b in zip(at_rows.tolist(), at_cols.tolist())
+            if co[a][b] > 0]
 
 
 def _clean(value: float) -> float:
@@ -188,6 +208,23 @@ def _arrays(turns: Sequence[Turn]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return starts[order], ends[order], order
 
 
+def _lists(starts: np.ndarray, ends: np.ndarray, order: np.ndarray) -> tuple[list, list, list]:
+    """`_arrays`' starts, ends and order as lists, for `_around`: a step looks up the turns
+    around its windows a dozen times, and a bisection on a list costs a microsecond where a
+    numpy search and mask cost tens (their call overheads, on a handful of turns)."""
+    return starts.tolist(), ends.tolist(), order.tolist()
+
+
+def _around(turns: Sequence[Turn], lists: tuple[list, list, list], reach: float, a: float,
+            b: float) -> list[Turn]:
+    """The turns that overlap (a, b); `lists`: their starts (sorted), ends and places in
+    `turns` (turns[order[k]] starts at starts[k]), `reach`: the longest turn. Only turns
+    starting in [a - reach, b) can overlap."""
+    starts, ends, order = lists
+    lo, hi = bisect_left(starts, a - reach), bisect_left(starts, b)
+    return [turns[order[k]] for k in range(lo, hi) if ends[k] > a]
+
+
 class IncrementalDER:
     """DER of one document's hypotheses, each scored by its difference from the current one.
 
@@ -206,15 +243,16 @@ class IncrementalDER:
         self.uem = None if uem is None else tuple((float(a), float(b)) for a, b in uem)
         self.collar, self.skip_overlap = float(collar), bool(skip_overlap)
         self._ref_s, self._ref_e, order = _arrays(self.reference)
-        self._ref_order = order
         self._ref_reach = float((self._ref_e - self._ref_s).max()) if len(order) else 0.0
+        self._ref_lists = _lists(self._ref_s, self._ref_e, order)
         fixed = [self._ref_s, self._ref_e]
         if self.collar > 0:
             fixed += [self._ref_s - 0.5 * self.collar, self._ref_s + 0.5 * self.collar,
                       self._ref_e - 0.5 * self.collar, self._ref_e + 0.5 * self.collar]
         if self.uem:
             fixed.append(np.array([x for span in self.uem for x in span], dtype=float))
-        self._fixed_cuts = np.unique(np.concatenate(fixed)) if fixed else np.empty(0)
+        # the cuts a region is cleared of, as sorted lists (see `_neighbours`)
+        self._fixed_cuts = np.unique(np.concatenate(fixed)).tolist() if fixed else []
         self._set(tuple(hypothesis), None)
 
     # -- the current hypothesis -------------------------------------------------------------
@@ -226,9 +264,9 @@ class IncrementalDER:
         starts, ends, speakers = self._raw
         order = np.argsort(starts, kind="stable")
         self._hyp_s, self._hyp_e = starts[order], ends[order]
-        self._hyp_e_sorted = np.sort(ends)
-        self._hyp_order = order     # turns by start: hypothesis[order[k]]
+        self._hyp_e_sorted = np.sort(ends).tolist()
         self._hyp_reach = float((self._hyp_e - self._hyp_s).max()) if len(order) else 0.0
+        self._hyp_lists = _lists(self._hyp_s, self._hyp_e, order)
         self.labels = frozenset(speakers)
         self._extent = self._extent_of(self._hyp_s, self._hyp_e)
         self._sums = sums if sums is not None else _Sums.of(
@@ -278,10 +316,8 @@ class IncrementalDER:
     def overlapping(self, a: float, b: float, reference: bool = False) -> list[Turn]:
         """The current hypothesis' (or the reference's) turns that overlap (a, b)."""
         if reference:
-            return self._around(self.reference, self._ref_order, self._ref_s, self._ref_e,
-                                self._ref_reach, a, b)
-        return self._around(self.hypothesis, self._hyp_order, self._hyp_s, self._hyp_e,
-                            self._hyp_reach, a, b)
+            return _around(self.reference, self._ref_lists, self._ref_reach, a, b)
+        return _around(self.hypothesis, self._hyp_lists, self._hyp_reach, a, b)
 
     def score_replaced(self, a: float, b: float, turns: Sequence[Turn],
                        unmappable: Collection[str] = (), jer: bool = False):
@@ -321,8 +357,10 @@ class IncrementalDER:
             hyp_hi = self._hyp_e.max() if self._hyp_e.size else -np.inf
             if not (hyp_lo < lo and hi < hyp_hi):
                 return None               # may move the scored extent: sweep it all
-        new = np.sort(np.array([x for t in added for x in (t.start, t.end)], dtype=float))
-        cuts = (self._fixed_cuts, self._hyp_s, self._hyp_e_sorted, new)
+        # the added turns' edges lie in [lo, hi] and a cleared point keeps CLEARANCE outside
+        # it, so they are left out of the cuts: a step's corrected and impaired versions (the
+        # same lo, hi) then share one region, and its `before` sums
+        cuts = (self._fixed_cuts, self._hyp_lists[0], self._hyp_e_sorted)
         a, b = _clear_point(cuts, lo, -1), _clear_point(cuts, hi, +1)
         before = self.overlapping(a, b)
         gone = set(map(id, removed))
@@ -447,17 +485,10 @@ class IncrementalDER:
         after = [turns[i] for i in np.flatnonzero((ends > a) & (starts < b)).tolist()]
         return self._swap(a, b, before, after)
 
-    @staticmethod
-    def _around(turns, order, starts, ends, reach, a, b):
-        """Turns (by start: turns[order[k]] starts at starts[k]) that overlap (a, b)."""
-        lo = int(np.searchsorted(starts, a - reach, side="left"))
-        hi = int(np.searchsorted(starts, b, side="left"))
-        return [turns[order[k]] for k in (lo + np.flatnonzero(ends[lo:hi] > a)).tolist()]
-
     def _clear(self, a: float, b: float, starts, ends) -> tuple[float, float]:
         """Widen (a, b) to points CLEARANCE away from every cut of the sweep."""
-        cuts = (self._fixed_cuts, self._hyp_s, self._hyp_e_sorted, np.sort(starts),
-                np.sort(ends))
+        cuts = (self._fixed_cuts, self._hyp_lists[0], self._hyp_e_sorted,
+                np.sort(starts).tolist(), np.sort(ends).tolist())
         return _clear_point(cuts, a, -1), _clear_point(cuts, b, +1)
 
 
@@ -510,21 +541,23 @@ def _splice(regions: dict, a: float, b: float, local: list[tuple[float, float, s
     return out
 
 
-def _neighbours(cuts: Sequence[np.ndarray], x: float) -> tuple[float, float]:
-    """The largest cut < x and the smallest cut >= x over several sorted arrays."""
-    left, right = -np.inf, np.inf
+def _neighbours(cuts: Sequence[list], x: float) -> tuple[float, float]:
+    """The largest cut < x and the smallest cut >= x over several sorted lists (bisection
+    on lists: a step clears its regions' edges a few times, each a few lookups, where numpy's
+    search cost tens of microseconds in call overheads)."""
+    left, right = -math.inf, math.inf
     for array in cuts:
-        at = int(np.searchsorted(array, x))
+        at = bisect_left(array, x)
         if at > 0:
-            left = max(left, float(array[at - 1]))
-        if at < array.size:
-            right = min(right, float(array[at]))
+            left = max(left, array[at - 1])
+        if at < len(array):
+            right = min(right, array[at])
     return left, right
 
 
-def _clear_point(cuts: Sequence[np.ndarray], x: float, direction: int) -> float:
+def _clear_point(cuts: Sequence[list], x: float, direction: int) -> float:
     """A point at or before x (direction -1) or at or after it (+1), at least CLEARANCE
-    from every cut (`cuts`: sorted arrays)."""
+    from every cut (`cuts`: sorted lists of floats)."""
     for _ in range(10_000):
         left, right = _neighbours(cuts, x)
         if direction < 0:
@@ -532,17 +565,17 @@ def _clear_point(cuts: Sequence[np.ndarray], x: float, direction: int) -> float:
                 point = (left + x) / 2 if x - left < 2.0 else x - 1.0
                 if right - point >= CLEARANCE:
                     return float(point)
-            x = left if np.isfinite(left) else x - 1.0
+            x = left if math.isfinite(left) else x - 1.0
         else:
             start = x if right > x else right   # x itself may be a cut
             if start == right:
-                left, right = _neighbours(cuts, np.nextafter(right, np.inf))
+                left, right = _neighbours(cuts, math.nextafter(right, math.inf))
                 left = start
             if right - start >= 2 * CLEARANCE and right - left > 4 * CLEARANCE:
                 point = (start + right) / 2 if right - start < 2.0 else start + 1.0
                 if point - left >= CLEARANCE:
                     return float(point)
-            x = right if np.isfinite(right) else x + 1.0
+            x = right if math.isfinite(right) else x + 1.0
     return float(x)
 
 

@@ -222,6 +222,40 @@ def _sweep(reference: Sequence[Turn], hypothesis: Sequence[Turn], uem, collar: f
         lambda: _read_only(_make_sweep(reference, hypothesis, uem, collar, skip_overlap)))
 
 
+def scored_spans(uem_s, uem_e, ref_starts, ref_ends, collar: float, bounds,
+                 overlap) -> tuple[np.ndarray, np.ndarray]:
+    """The spans pyannote scores: the UEM (`uem_s`, `uem_e`: its support) minus the collars
+    around the reference's turn edges and, with skip_overlap, the reference's overlap
+    (`overlap`: the elementary intervals between `bounds` where two reference turns or more
+    are active; None without skip_overlap). Shared by the sweep and the small sweep of a
+    step's region (`llgui.core.diarization.small_sweep`)."""
+    if collar == 0.0 and overlap is None:
+        return uem_s, uem_e
+    # pyannote's extrusion: the support of collars and reference overlap, cut from the UEM.
+    parts_s, parts_e = [], []
+    if collar > 0.0:
+        # Centred on every reference boundary (Annotation.itersegments), with pyannote's
+        # float expression so that the edges coincide bit for bit. Sorted edges give
+        # collars sorted by start.
+        edges = np.sort(np.concatenate((ref_starts, ref_ends)))
+        parts_s.append(edges - 0.5 * collar)
+        parts_e.append(edges + 0.5 * collar)
+    if overlap is not None:
+        o_s, o_e = _runs(bounds, overlap)
+        parts_s.append(o_s)
+        parts_e.append(o_e)
+    if len(parts_s) == 1:
+        keep = (parts_e[0] - parts_s[0]) > SEGMENT_PRECISION
+        ex_s, ex_e = _support(parts_s[0][keep], parts_e[0][keep])
+    elif parts_s:
+        ex_s, ex_e = _support(*_by_start_nonempty(np.concatenate(parts_s),
+                                                  np.concatenate(parts_e)))
+    else:
+        ex_s = ex_e = np.empty(0)
+    cut_s, cut_e = _intersect(ex_s, ex_e, uem_s, uem_e)
+    return _gaps_within(uem_s, uem_e, cut_s, cut_e)
+
+
 def _make_sweep(reference: Sequence[Turn], hypothesis: Sequence[Turn], uem, collar: float,
                 skip_overlap: bool) -> _Sweep:
     if not collar >= 0:
@@ -246,33 +280,10 @@ def _make_sweep(reference: Sequence[Turn], hypothesis: Sequence[Turn], uem, coll
     np.cumsum(counts, axis=1, out=counts)
     ref_c, hyp_c = counts[:n_ref, :-1], counts[n_ref:, :-1]
 
-    if collar == 0.0 and not skip_overlap:
-        sc_s, sc_e = uem_s, uem_e
-    else:
-        # pyannote's extrusion: the support of collars and reference overlap, cut from the UEM.
-        parts_s, parts_e = [], []
-        if collar > 0.0:
-            # Centred on every reference boundary (Annotation.itersegments), with pyannote's
-            # float expression so that the edges coincide bit for bit. Sorted edges give
-            # collars sorted by start.
-            edges = np.sort(np.concatenate((ref.starts, ref.ends)))
-            parts_s.append(edges - 0.5 * collar)
-            parts_e.append(edges + 0.5 * collar)
-        if skip_overlap and nb:
-            o_s, o_e = _runs(bounds, ref_c.sum(axis=0) >= 2)
-            parts_s.append(o_s)
-            parts_e.append(o_e)
-        if len(parts_s) == 1:
-            keep = (parts_e[0] - parts_s[0]) > SEGMENT_PRECISION
-            ex_s, ex_e = _support(parts_s[0][keep], parts_e[0][keep])
-        elif parts_s:
-            ex_s, ex_e = _support(*_by_start_nonempty(np.concatenate(parts_s),
-                                                      np.concatenate(parts_e)))
-        else:
-            ex_s = ex_e = np.empty(0)
-        cut_s, cut_e = _intersect(ex_s, ex_e, uem_s, uem_e)
-        sc_s, sc_e = _gaps_within(uem_s, uem_e, cut_s, cut_e)
-
+    overlap = None
+    if skip_overlap:
+        overlap = ref_c.sum(axis=0) >= 2 if nb else np.zeros(0, dtype=bool)
+    sc_s, sc_e = scored_spans(uem_s, uem_e, ref.starts, ref.ends, collar, bounds, overlap)
     piece_s, piece_e, piece_k = _intersect(bounds[:-1], bounds[1:], sc_s, sc_e,
                                            with_index=True, shortest=0.0)
     length = piece_e - piece_s

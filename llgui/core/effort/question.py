@@ -58,15 +58,36 @@ def random_and_best(errors: np.ndarray, costs: np.ndarray, cost: float) -> tuple
     random = cost * float(errors.sum()) / total_cost
     paid = costs > 0
     e, c = errors[paid], costs[paid]
-    order = np.argsort(-(e / c), kind="stable")
     room, best = min(float(cost), total_cost), 0.0
-    for k in order.tolist():
+    for k in _densest_first(e / c, c, room).tolist():
         if room <= 0:
             break
         take = min(room, float(c[k]))
         best += float(e[k]) * take / float(c[k])
         room -= take
     return random, best
+
+
+def _densest_first(density: np.ndarray, costs: np.ndarray, room: float) -> np.ndarray:
+    """The units in order of density (highest first, ties in pool order: a stable sort),
+    as far as the fractional knapsack reads them: until their costs fill `room`. A step's
+    question costs a few units of a pool of up to 100,000 (a long document's sentences), and
+    sorting the whole pool at each of 1,000 steps took 8 s of a window's worker. The densest
+    `k` units are found by partition (k growing fourfold until their costs fill `room`), then
+    every unit at least as dense as the least dense of them is sorted: the same units, in the
+    same order, as the whole pool's stable sort begins with (the ties at the boundary in pool
+    order too), so the sums are the same to the last bit."""
+    n = density.size
+    k = 64
+    while k < n:
+        top = np.argpartition(-density, k)[:k]
+        # (with room to spare: the knapsack's `room -= take` may leave a float residue that
+        # the next unit in the order takes a sliver of, and that unit must be here too)
+        if float(costs[top].sum()) >= room * (1 + 1e-9) + 1e-12:
+            candidates = np.flatnonzero(density >= density[top].min())
+            return candidates[np.argsort(-density[candidates], kind="stable")]
+        k *= 4
+    return np.argsort(-density, kind="stable")
 
 
 @dataclass(frozen=True)

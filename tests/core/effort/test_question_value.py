@@ -328,3 +328,40 @@ def test_classification_constructed_case(tmp_path):
     assert (first.cost, first.asked, first.random, first.best) == pytest.approx((2, 1, 0.8, 2))
     assert (second.cost, second.asked, second.random, second.best) == pytest.approx(
         (1, 0, 1 / 3, 1))
+
+
+def _whole_sort_random_and_best(errors, costs, cost):
+    """`random_and_best` as it was: the whole pool sorted at every call (the reference the
+    partial sort must equal bit for bit)."""
+    errors, costs = np.asarray(errors, dtype=float), np.asarray(costs, dtype=float)
+    total_cost = float(costs.sum())
+    if total_cost <= 0 or cost <= 0:
+        return 0.0, 0.0
+    random = cost * float(errors.sum()) / total_cost
+    paid = costs > 0
+    e, c = errors[paid], costs[paid]
+    room, best = min(float(cost), total_cost), 0.0
+    for k in np.argsort(-(e / c), kind="stable").tolist():
+        if room <= 0:
+            break
+        take = min(room, float(c[k]))
+        best += float(e[k]) * take / float(c[k])
+        room -= take
+    return random, best
+
+
+def test_the_densest_units_first_equal_the_whole_sort_to_the_bit():
+    """A pool of 20,000 units, many of them tied (whole edits over whole words), costs with
+    float residues (thirds), zero-cost and zero-error units; questions from a sliver of one
+    unit to more than the whole pool."""
+    rng = np.random.default_rng(7)
+    for trial in range(60):
+        n = int(rng.choice([5, 70, 300, 20_000]))
+        costs = rng.integers(0, 30, n).astype(float) / rng.choice([1.0, 3.0])
+        errors = rng.integers(0, 6, n).astype(float) * rng.choice([1.0, 0.1])
+        if trial % 5 == 0:
+            errors[:] = 0.0
+        total = float(costs.sum())
+        for cost in (1e-3, 1.0, 1 / 3, 17.0, 250.0, total / 2, total, total * 2):
+            assert random_and_best(errors, costs, cost) == _whole_sort_random_and_best(
+                errors, costs, cost), (trial, n, cost)

@@ -144,9 +144,20 @@ def metric_namespace(metric) -> str:
 
 
 def segment_key(hypothesis: str, references: Sequence[str | None]) -> bytes:
-    """16-byte digest of one segment's hypothesis and references (order kept, None kept)."""
-    text = json.dumps([hypothesis, list(references)], ensure_ascii=False)
+    """16-byte digest of one segment's hypothesis and references (order kept, None kept):
+    of `json.dumps([hypothesis, list(references)], ensure_ascii=False)`, written here with
+    json's own string encoder and separators (the same text: json.dumps' machinery was 7 us
+    of a segment's 9, and a 100,000-sentence document's keys are read at every opening)."""
+    if type(hypothesis) is not str or any(r is not None and type(r) is not str
+                                          for r in references):
+        text = json.dumps([hypothesis, list(references)], ensure_ascii=False)
+    else:
+        text = "[" + _quote(hypothesis) + ", [" + ", ".join(
+            "null" if r is None else _quote(r) for r in references) + "]]"
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=_KEY).digest()
+
+
+_quote = json.encoder.encode_basestring   # what json.dumps(ensure_ascii=False) writes a str as
 
 
 LOOKUP_CHUNK = 512

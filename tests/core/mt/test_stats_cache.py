@@ -190,3 +190,28 @@ def test_two_processes_writing_at_once_leave_a_sound_cache(cache):
                           capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "0"
+
+
+def test_a_segments_key_is_the_digest_of_its_json_text():
+    """`segment_key` writes the JSON text itself (json's own string encoder): the same bytes
+    as json.dumps, so the keys of caches already on disk stay valid. Quotes, backslashes,
+    control characters, other scripts, a lone surrogate, None and empty references."""
+    import hashlib
+    import json
+    import random
+
+    from llgui.core.mt.stats_cache import _KEY, segment_key
+
+    def expected(h, refs):
+        text = json.dumps([h, list(refs)], ensure_ascii=False)
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=_KEY).digest()
+
+    alphabet = ['a', ' ', '"', '\\', '\n', '\t', '\x00', '\x1f', '\x7f', 'é', 'न्दी', '日本',
+                '😀', '\ud800', '\u2028', '/']
+    rng = random.Random(3)
+    for _ in range(500):
+        word = lambda: "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))  # noqa: E731
+        refs = [None if rng.random() < 0.2 else word() for _ in range(rng.randint(0, 3))]
+        h = word()
+        assert segment_key(h, refs) == expected(h, refs)
+        assert segment_key(h, tuple(refs)) == expected(h, refs)

@@ -31,6 +31,8 @@ from benchmarks.common import GateResult
 NAME = "simulate"
 LIMITS_MS = {"mt": 5.0, "diarization": 10.0}
 BUDGETS = {"mt": 1500.0, "diarization": 400.0}
+FIRST = (" (the first step also writes the run's bundle.toml, synced to disk, and each turn's "
+         "log text once)")
 
 
 def _mt_bundle(folder: Path) -> tuple[Path, str]:
@@ -108,9 +110,9 @@ def run() -> GateResult:
             worst = max(worst, median_ms / limit)
             figures.append(f"{task} {median_ms:.2f} ms")
             at = max(range(len(times)), key=times.__getitem__) + 1
-            details.append(f"{task}: {what}; {len(times)} steps, median {median_ms:.2f} ms, "
-                           f"max {1000 * max(times):.1f} ms at step {at} (limit {limit:g} ms); "
-                           f"document set-up {setup:.1f} s")
+            details.append(f"{task}: {what}; {len(times)} steps, median {median_ms:.2f} ms "
+                           f"(limit {limit:g} ms), max {1000 * max(times):.1f} ms at step {at}"
+                           f"{FIRST if at == 1 else ''}; document set-up {setup:.1f} s")
     ratio = 1.0 / worst if worst > 0 else float("inf")
     return GateResult(", ".join(figures) + " median per step", ratio, "the limits (5 / 10 ms)",
                       passed, details)

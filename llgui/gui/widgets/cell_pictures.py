@@ -44,7 +44,8 @@ class CellPictures(QStyledItemDelegate):
         self.painted = 0   # cells painted by Qt's delegate (a picture made), for tests
         self.drawn = 0     # cells drawn from a picture
         model = view.model()
-        for signal in (model.dataChanged, model.headerDataChanged, model.modelReset,
+        model.dataChanged.connect(self._forget_cells)
+        for signal in (model.headerDataChanged, model.modelReset,
                        model.layoutChanged, model.rowsInserted, model.rowsRemoved,
                        model.columnsInserted, model.columnsRemoved, model.rowsMoved):
             signal.connect(self.forget)
@@ -52,6 +53,19 @@ class CellPictures(QStyledItemDelegate):
     def forget(self, *_args) -> None:
         """Every picture dropped (the model changed)."""
         self._pictures.clear()
+        self._cursor = None
+
+    def _forget_cells(self, top_left, bottom_right, *_roles) -> None:
+        """The pictures of the cells a `dataChanged` names dropped, the others kept (the
+        questions' values arriving in their column dropped every picture, and the next
+        paint drew the whole table anew: 30-50 ms on the event loop while the user stepped)."""
+        if not (top_left.isValid() and bottom_right.isValid()):
+            self.forget()
+            return
+        rows = range(top_left.row(), bottom_right.row() + 1)
+        columns = range(top_left.column(), bottom_right.column() + 1)
+        for key in [k for k in self._pictures if k[0] in rows and k[1] in columns]:
+            del self._pictures[key]
         self._cursor = None
 
     def _look(self, option) -> int:

@@ -71,11 +71,18 @@ def test_a_changed_cell_is_painted_anew(qtbot):
     table = _table(qtbot)
     pictures = cell_pictures(table)
     before = table.viewport().grab().toImage()
-    table.model().item(4, 2).setText("changed")   # dataChanged: every picture dropped
+    made = pictures.painted
+    table.model().item(4, 2).setText("changed")   # dataChanged: that cell's pictures dropped
     after = _grab(table, pictures)
     assert before != after
+    assert pictures.painted - made == 1   # only the changed cell painted anew
     plain = _grab(table, QStyledItemDelegate(table))
     assert len(_differences(plain, after)) <= 8
+    # a change of the model's shape drops them all
+    table.setItemDelegate(pictures)
+    table.model().insertRow(0)
+    table.viewport().grab()
+    assert pictures.painted - made > 10
 
 
 def test_the_next_keys_rows_are_painted_ahead(qtbot):

@@ -20,6 +20,7 @@ and to the per-segment path.
 """
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Sequence
 
 import numpy as np
@@ -245,14 +246,23 @@ def ter_references(library, refs: list[list[str]]) -> TERBatch:
     return TERBatch(words, vocab, ids, starts, first, np.array(average, dtype=np.float64))
 
 
+def _token_ids(flat: list[str], vocab: dict[str, int]) -> np.ndarray:
+    """Ids of `flat` in `vocab`; each word not in it gets an id of its own past len(vocab)
+    (the shift search compares hypothesis words with each other too)."""
+    ids = np.fromiter(map(vocab.get, flat, repeat(-1)), np.int64, len(flat))
+    unknown = np.flatnonzero(ids < 0).tolist()
+    if unknown:
+        extra: dict[str, int] = {}
+        ids[unknown] = [extra.setdefault(flat[i], len(vocab) + len(extra)) for i in unknown]
+    return ids
+
+
 def ter_rows(library, hypotheses: Sequence[str], refs: TERBatch) -> np.ndarray:
     """[fewest edits, average reference length] of every segment."""
     from llgui.core.mt import ter_fast
 
     words = [library._preprocess_segment(h).split() for h in hypotheses]
-    vocab = dict(refs.vocab)  # a hypothesis' own words get ids of their own
-    flat = [w for segment in words for w in segment]
-    ids = np.fromiter((vocab.setdefault(w, len(vocab)) for w in flat), np.int64, len(flat))
+    ids = _token_ids([w for segment in words for w in segment], refs.vocab)
     starts = np.concatenate(([0], np.cumsum([len(s) for s in words], dtype=np.int64)))
     pairs_h, pairs_r = [], []
     edits = np.full(len(words), 10 ** 16, dtype=np.int64)

@@ -186,3 +186,17 @@ def test_batch_references_count_references_for_the_signature():
     library = sacrebleu.BLEU()
     library.corpus_score(["a", "b"], [["a", "b"], ["a", None]])
     assert metric.signature == library.get_signature().format()
+
+
+@pytest.mark.parametrize(("name", "options"), [SETTINGS[k] for k in (0, 5, 8, 10, 14)],
+                         ids=[IDS[k] for k in (0, 5, 8, 10, 14)])
+@pytest.mark.parametrize("seed", range(3))
+def test_the_numpy_search_without_numba_gives_the_same_rows(monkeypatch, name, options, seed):
+    """Table.matches merges the sorted keys with the table in a numba kernel; without numba,
+    it searches the table with numpy's searchsorted."""
+    hyps, refs = corpus(seed, 20, 3)
+    assert ngram_batch._merge_kernel() is not None
+    compiled = batch_rows(make_metric(name, options), hyps, refs)
+    monkeypatch.setattr(ngram_batch, "_KERNEL", [None])
+    np.testing.assert_array_equal(batch_rows(make_metric(name, options), hyps, refs), compiled)
+    assert_all_equal(name, options, hyps, refs)

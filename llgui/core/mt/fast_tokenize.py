@@ -46,9 +46,16 @@ class FastRegexp:
             if char in line:
                 line = line.replace(char, spaced)
         for pattern, replacement, needs in self._rest:
-            if needs is None or any(c in line for c in needs):
+            if needs is None or _holds_one_of(line, needs):
                 line = pattern.sub(replacement, line)
         return " ".join(line.split())
+
+
+def _holds_one_of(line: str, chars: str) -> bool:
+    for char in chars:  # a loop, not any() over a generator: a third of the time
+        if char in line:
+            return True
+    return False
 
 
 def speed_up(tokenizer) -> None:

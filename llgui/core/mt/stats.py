@@ -165,7 +165,9 @@ class MTMetric:
         self, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]]
     ) -> np.ndarray:
         """Per-segment statistics, shape (n_segments, n_stats). `references` is sacrebleu's
-        layout: one stream per reference, each with one string per segment."""
+        layout: one stream per reference, each with one string per segment. All segments
+        at once (`batch_references` + `batch_stats`): the rows equal those of
+        `reference_info` + `segment_stats` segment by segment (test_batch_stats.py)."""
         hypotheses = list(hypotheses)
         streams = [list(s) for s in references]
         if not streams:

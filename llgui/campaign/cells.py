@@ -143,15 +143,9 @@ def score_mt_cell(task: dict) -> dict:
     for name in task["metrics"]:
         metric = _remember(("metric", name, setting_key), lambda: make_metric(name, settings))
 
-        def infos(metric=metric):
-            return [metric.reference_info([stream[i] for stream in references])
-                    for i in range(n)]
-
-        ref_infos = _remember(("refs", name, setting_key, task["ref_key"]), infos)
-        rows = np.zeros((n, metric.n_stats), dtype=np.float64)
-        for i, hyp in enumerate(hypothesis):
-            rows[i] = metric.segment_stats(hyp, ref_infos[i])
-        stats[name] = rows
+        ref_info = _remember(("refs", name, setting_key, task["ref_key"]),
+                             lambda metric=metric: metric.batch_references(references))
+        stats[name] = metric.batch_stats(hypothesis, ref_info)
     return {"stats": stats, "problems": []}
 
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from llgui.core.mt import ngram_fast
+from llgui.core.mt import batch_stats, ngram_fast
 
 if TYPE_CHECKING:  # sacrebleu and jiwer load lazily: they are off the GUI's start-up path
     from sacrebleu.metrics.base import Metric as _SacrebleuMetric
@@ -165,7 +165,9 @@ class MTMetric:
         self, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]]
     ) -> np.ndarray:
         """Per-segment statistics, shape (n_segments, n_stats). `references` is sacrebleu's
-        layout: one stream per reference, each with one string per segment."""
+        layout: one stream per reference, each with one string per segment. All segments
+        at once (`batch_references` + `batch_stats`): the rows equal those of
+        `reference_info` + `segment_stats` segment by segment (test_batch_stats.py)."""
         hypotheses = list(hypotheses)
         streams = [list(s) for s in references]
         if not streams:
@@ -176,10 +178,23 @@ class MTMetric:
                     f"{self.name}: reference stream {k + 1} has {len(stream)} segments, "
                     f"the hypothesis {len(hypotheses)}"
                 )
+        return self.batch_stats(hypotheses, self.batch_references(streams))
+
+    def batch_references(self, references: Sequence[Sequence[str | None]]) -> object:
+        """A file's reference information for `batch_stats` (sacrebleu's layout, one stream
+        per reference), cacheable like `reference_info`: a campaign worker keeps it per batch.
+        Here the segments' `reference_info`s; the sacrebleu metrics prepare them all at once."""
+        streams = [list(s) for s in references]
+        n = len(streams[0]) if streams else 0
+        return [self.reference_info([stream[i] for stream in streams]) for i in range(n)]
+
+    def batch_stats(self, hypotheses: Sequence[str], batch_refs: object) -> np.ndarray:
+        """The rows of `corpus_stats` for `hypotheses` against `batch_references`' result."""
+        assert isinstance(batch_refs, list)
+        _check_count(self.name, hypotheses, len(batch_refs))
         rows = np.zeros((len(hypotheses), self.n_stats), dtype=np.float64)
         for i, hyp in enumerate(hypotheses):
-            info = self.reference_info([stream[i] for stream in streams])
-            rows[i] = self.segment_stats(hyp, info)
+            rows[i] = self.segment_stats(hyp, batch_refs[i])
         return rows
 
     def score(self, stats: np.ndarray) -> float:
@@ -222,6 +237,22 @@ class MTMetric:
         return f"<{type(self).__name__} {self.signature}>"
 
 
+def _check_count(name: str, hypotheses: Sequence[str], n_segments: int) -> None:
+    if len(hypotheses) != n_segments:
+        raise ValueError(f"{name}: {len(hypotheses)} hypothesis segments for references of "
+                         f"{n_segments}")
+
+
+class _FileReferences:
+    """`batch_references` of a sacrebleu metric: the number of segments and what the
+    metric's `llgui.core.mt.batch_stats` functions prepared."""
+
+    __slots__ = ("n_segments", "data")
+
+    def __init__(self, n_segments: int, data: object) -> None:
+        self.n_segments, self.data = n_segments, data
+
+
 def _as_row(stats: np.ndarray, n: int) -> list[float]:
     values = np.asarray(stats, dtype=np.float64)
     if values.shape != (n,):
@@ -258,6 +289,33 @@ class _SacrebleuBacked(MTMetric):
             raise ValueError(f"{self.name}: a segment has no reference")
         self._nrefs_seen.add(len(lines))
         return lines, [self._library._preprocess_segment(x) for x in lines]
+
+    def batch_references(self, references: Sequence[Sequence[str | None]]) -> object:
+        """All segments' references prepared at once (`llgui.core.mt.batch_stats`); the
+        per-segment infos where the batch keys would not fit in int64."""
+        streams = [list(s) for s in references]
+        n = len(streams[0]) if streams else 0
+        refs = batch_stats.ranked(self.name, streams, n)
+        self._nrefs_seen.update(map(len, refs))
+        data = self._prepare_batch(refs) if n else ()
+        if data is None:
+            return super().batch_references(streams)
+        return _FileReferences(n, data)
+
+    def batch_stats(self, hypotheses: Sequence[str], batch_refs: object) -> np.ndarray:
+        if not isinstance(batch_refs, _FileReferences):
+            return super().batch_stats(hypotheses, batch_refs)
+        _check_count(self.name, hypotheses, batch_refs.n_segments)
+        if not batch_refs.n_segments:
+            return np.zeros((0, self.n_stats), dtype=np.float64)
+        return self._batch_rows(list(hypotheses), batch_refs.data)
+
+    def _prepare_batch(self, refs: list[list[str]]) -> object | None:
+        """The metric's `batch_stats` references, or None for the per-segment path."""
+        return None
+
+    def _batch_rows(self, hypotheses: list[str], data: object) -> np.ndarray:
+        raise NotImplementedError
 
     def segment_stats(self, hypothesis: str, ref_info: object) -> np.ndarray:
         # the same steps as sacrebleu's Metric._extract_corpus_statistics, for one segment
@@ -368,6 +426,12 @@ class BLEUMetric(_SacrebleuBacked):
         return np.array(row + correct.tolist() + ngram_fast.totals(length, self.order),
                         dtype=np.float64)
 
+    def _prepare_batch(self, refs: list[list[str]]) -> object | None:
+        return batch_stats.bleu_references(self._library, self.order, refs)
+
+    def _batch_rows(self, hypotheses: list[str], data: object) -> np.ndarray:
+        return batch_stats.bleu_rows(self._library, self.order, hypotheses, data)
+
     def components(self, stats: np.ndarray) -> dict[str, float]:
         s = self._score_object(stats)
         parts = {f"p{n + 1}": float(p) for n, p in enumerate(s.precisions)}
@@ -446,6 +510,12 @@ class CHRFMetric(_SacrebleuBacked):
                 best_f, best = f_score, stats
         return np.asarray(best, dtype=np.float64)
 
+    def _prepare_batch(self, refs: list[list[str]]) -> object | None:
+        return batch_stats.chrf_references(self._library, refs)
+
+    def _batch_rows(self, hypotheses: list[str], data: object) -> np.ndarray:
+        return batch_stats.chrf_rows(self._library, hypotheses, data)
+
     def impaired(self, stats: np.ndarray) -> np.ndarray:
         """No n-gram matches; hypothesis and reference n-gram counts unchanged. With several
         references the counts stay those of the reference the current hypothesis was scored
@@ -483,6 +553,12 @@ class TERMetric(_SacrebleuBacked):
         from llgui.core.mt.ter_fast import segment_statistics
 
         return np.asarray(segment_statistics(words, ref_words), dtype=np.float64)
+
+    def _prepare_batch(self, refs: list[list[str]]) -> object | None:
+        return batch_stats.ter_references(self._library, refs)
+
+    def _batch_rows(self, hypotheses: list[str], data: object) -> np.ndarray:
+        return batch_stats.ter_rows(self._library, hypotheses, data)
 
     def impaired(self, stats: np.ndarray) -> np.ndarray:
         """Edits = reference length (the bound of DESIGN.md 1.2: TER has no worst case)."""

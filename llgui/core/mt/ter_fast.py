@@ -365,6 +365,37 @@ def _ter_edits(hyp, ref):
     return shifts + cost[n_h, n_r]
 
 
+@_njit
+def _edits_of_pairs(hyp, hyp_starts, ref, ref_starts, pair_h, pair_r, max_cells, out):
+    """`_ter_edits` of each pair (hypothesis segment, reference) of a file, -1 where a side
+    is empty or the matrix would pass `max_cells` (the caller computes those)."""
+    for p in range(pair_h.shape[0]):
+        a = hyp_starts[pair_h[p]]
+        b = hyp_starts[pair_h[p] + 1]
+        c = ref_starts[pair_r[p]]
+        d = ref_starts[pair_r[p] + 1]
+        if a == b or c == d or (b - a + 1) * (d - c + 1) > max_cells:
+            out[p] = -1
+        else:
+            out[p] = _ter_edits(hyp[a:b], ref[c:d])
+
+
+def edits_of_pairs(hyp: np.ndarray, hyp_starts: np.ndarray, ref: np.ndarray,
+                   ref_starts: np.ndarray, pair_h: np.ndarray, pair_r: np.ndarray) -> np.ndarray:
+    """TER edits of many pairs in one compiled call: a file's segments cost one call, not one
+    per pair (the call and the id mapping were most of the time of a short sentence).
+
+    `hyp` and `ref` are token ids of one vocabulary (only their equality matters to the
+    algorithm), segment h's tokens hyp[hyp_starts[h]:hyp_starts[h + 1]], reference r's
+    likewise; pair p is (pair_h[p], pair_r[p]). -1 where this engine cannot give the count
+    (an empty side, a matrix past MAX_CELLS, a trace that leaves the beam, no numba): the
+    caller then calls `translation_edit_rate`, which has the library's answer for each."""
+    out = np.full(pair_h.size, -1, dtype=np.int64)
+    if numba is not None and pair_h.size:
+        _edits_of_pairs(hyp, hyp_starts, ref, ref_starts, pair_h, pair_r, MAX_CELLS, out)
+    return out
+
+
 def available() -> bool:
     """True where the compiled engine runs (numba importable)."""
     return numba is not None

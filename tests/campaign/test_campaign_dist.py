@@ -156,3 +156,18 @@ def test_only_llgui_campaign_imports_dask():
                  and "campaign" not in p.relative_to(REPO / "llgui").parts[:1]]
     assert offenders == []
     assert pattern.search((REPO / "llgui" / "campaign" / "executor.py").read_text())
+
+
+def test_a_local_clusters_workers_keep_glibcs_own_trim_threshold(monkeypatch):
+    """Dask starts its workers with MALLOC_TRIM_THRESHOLD_=65536, which halved the speed of
+    a cell's many small arrays on a worker (gate 7): llgui's LocalCluster leaves it unset,
+    and keeps Dask's other variables (one BLAS thread a worker)."""
+    from llgui.campaign.executor import Executor, choose
+
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    plan = choose(4, workers=1)
+    assert plan.kind == "local"
+    with Executor(plan) as executor:
+        seen = executor._client.run(lambda: (os.environ.get("MALLOC_TRIM_THRESHOLD_"),
+                                             os.environ.get("OMP_NUM_THREADS")))
+    assert list(seen.values()) == [(None, "1")]

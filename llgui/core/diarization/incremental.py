@@ -208,11 +208,25 @@ def _arrays(turns: Sequence[Turn]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return starts[order], ends[order], order
 
 
-def _lists(starts: np.ndarray, ends: np.ndarray, order: np.ndarray) -> tuple[list, list, list]:
-    """`_arrays`' starts, ends and order as lists, for `_around`: a step looks up the turns
-    around its windows a dozen times, and a bisection on a list costs a microsecond where a
-    numpy search and mask cost tens (their call overheads, on a handful of turns)."""
-    return starts.tolist(), ends.tolist(), order.tolist()
+LIST_LIMIT = 2000
+"""Turns up to which a hypothesis' sorted starts and ends are made Python lists for bisection
+(`_searchable`); a longer one is bisected as its numpy arrays."""
+
+
+def _searchable(array: np.ndarray):
+    """`array` as bisection reads it fastest over a step: a list (a probe costs ~50 ns) for
+    a short hypothesis; the array itself (a probe ~150 ns, a numpy scalar) for a long one,
+    whose lists cost more to make at every step than all its probes (10,000 turns: ~0.8 ms
+    a step, most of a 10-hour show's step, which then grew 2.5-fold from an hour's). The
+    values compared are the same doubles either way."""
+    return array.tolist() if array.size <= LIST_LIMIT else array
+
+
+def _lists(starts: np.ndarray, ends: np.ndarray, order: np.ndarray) -> tuple:
+    """`_arrays`' starts, ends and order for `_around` (`_searchable`): a step looks up the
+    turns around its windows a dozen times, and a bisection costs a microsecond or two where
+    a numpy search and mask cost tens (their call overheads, on a handful of turns)."""
+    return _searchable(starts), _searchable(ends), _searchable(order)
 
 
 def _around(turns: Sequence[Turn], lists: tuple[list, list, list], reach: float, a: float,
@@ -264,7 +278,7 @@ class IncrementalDER:
         starts, ends, speakers = self._raw
         order = np.argsort(starts, kind="stable")
         self._hyp_s, self._hyp_e = starts[order], ends[order]
-        self._hyp_e_sorted = np.sort(ends).tolist()
+        self._hyp_e_sorted = _searchable(np.sort(ends))
         self._hyp_reach = float((self._hyp_e - self._hyp_s).max()) if len(order) else 0.0
         self._hyp_lists = _lists(self._hyp_s, self._hyp_e, order)
         self.labels = frozenset(speakers)

@@ -46,8 +46,19 @@ def assert_same(got, want):
     assert dict(got.mapping) == dict(want.mapping)
 
 
+@pytest.fixture(params=["lists", "arrays"])
+def searchable(request, monkeypatch):
+    """Both ways a hypothesis' sorted starts and ends are bisected: as lists (a short show)
+    and as numpy arrays (past `LIST_LIMIT` turns, here forced)."""
+    import llgui.core.diarization.incremental as incremental
+
+    if request.param == "arrays":
+        monkeypatch.setattr(incremental, "LIST_LIMIT", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("seed", range(30))
-def test_regions_replaced_and_lists_advanced_equal_a_full_sweep(seed):
+def test_regions_replaced_and_lists_advanced_equal_a_full_sweep(seed, searchable):
     rng, reference, hypothesis, end, uem, collar, skip = case(seed)
     inc = IncrementalDER(reference, hypothesis, uem, collar, skip)
     assert_same(inc.current(), der_components(reference, hypothesis, uem, collar, skip))

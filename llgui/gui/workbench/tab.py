@@ -28,6 +28,7 @@ from llgui.gui.workbench.diar_view import DiarView
 from llgui.gui.table_models import CorrectionsModel, describe_step
 from llgui.gui.widgets.plot_range import set_tip
 from llgui.gui.widgets.quiet_label import lay_out
+from llgui.gui.workbench import question_column
 from llgui.gui.workbench.mt_view import MTView
 from llgui.gui.workbench.score_panel import ScorePanel
 from llgui.gui.workbench.texts import OPEN_A_BUNDLE, collection_html, empty_text, script_notes
@@ -302,7 +303,7 @@ class Workbench(QWidget):
         for name, most in (("answer", 16), ("target", 7)):
             column = self.model.COLUMNS.index(name)
             self.table.setColumnWidth(column, min(self.table.columnWidth(column), most * em))
-        self._reserve_questions(result)
+        question_column.reserve(self.table, self.model.COLUMNS.index("question"), result)
         self._fit_table()
         self.window_.signature_label.setText(
             f"{display_name(result.replay.metric)}: {result.replay.signature}")
@@ -331,38 +332,6 @@ class Workbench(QWidget):
 
     TABLE_SHARE = 0.545
     """At most this share of the workbench's width goes to the corrections table."""
-
-    QUESTION_SAMPLE = "5.5/3.7/10"
-    """A typical question value (`table_models._question_text`): its column's room is kept
-    for it while the values are computed."""
-
-    def question_room(self) -> int:
-        """The question column's width for `QUESTION_SAMPLE`, as the table sizes a cell of
-        that text (the style's size of an item view cell, as the item delegate asks it, and
-        the grid line)."""
-        from PySide6.QtCore import QSize
-        from PySide6.QtWidgets import QStyleOptionViewItem
-
-        option = QStyleOptionViewItem()
-        option.initFrom(self.table)
-        option.font = self.table.font()
-        option.text = self.QUESTION_SAMPLE
-        option.features |= QStyleOptionViewItem.ViewItemFeature.HasDisplay
-        cell = self.table.style().sizeFromContents(
-            QStyle.ContentsType.CT_ItemViewItem, option, QSize(), self.table).width()
-        return cell + (1 if self.table.showGrid() else 0)   # (as sizeHintForColumn counts)
-
-    def _reserve_questions(self, result: Walkthrough) -> None:
-        """Keep the question column's room while its values are computed (they arrive from a
-        worker a second or more after the document): when they widened the column on arrival,
-        every other column moved and the whole table was drawn anew, 30-40 ms on the event
-        loop while the user stepped (gate 9's stepping gap)."""
-        if result.questions is not None or not any(
-                s.initiative == "active" for s in result.log):
-            return
-        column = self.model.COLUMNS.index("question")
-        room = self.question_room()
-        self.table.setColumnWidth(column, max(self.table.columnWidth(column), room))
 
     def _fit_table(self) -> None:
         """Widen the table's side of the splitter (up to TABLE_SHARE of it) so every column up
@@ -792,11 +761,7 @@ class Workbench(QWidget):
                 column = self.model.COLUMNS.index("question")
                 self.model.dataChanged.emit(self.model.index(0, column),
                                             self.model.index(self.model.rowCount() - 1, column))
-                # wider when the values need it, never narrower: the room kept for them
-                # (`_reserve_questions`) stays, and the other columns with it
-                need = self.table.sizeHintForColumn(column)
-                if need > self.table.columnWidth(column):
-                    self.table.setColumnWidth(column, need)
+                if question_column.widen_for(self.table, column):   # (never narrower)
                     self._fit_table()
                 # the questions' marks on the curve, after the column's paint (or with the
                 # curve, the last slice of the document's drawing, when that is still going on)

@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor
 
+from llgui.gui.workbench.question_column import room as question_room
 from llgui.gui.workbench.score_panel import QUESTION_BETTER, QUESTION_WORSE
 from tests.conftest import REPO
 from tests.gui.conftest import settle
@@ -87,7 +88,7 @@ def test_the_question_columns_room_is_kept_while_its_values_come(qtbot):
         workbench = window.workbench
         table, model = workbench.table, workbench.model
         column = model.COLUMNS.index("question")
-        room = workbench.question_room()
+        room = question_room(table)
         need = table.sizeHintForColumn(column)   # its values ("3/2.8/6.4" the widest)
         assert 0 < need < room
         assert table.columnWidth(column) == room

@@ -243,6 +243,12 @@ def missing_reference_data() -> str | None:
 
 
 def main() -> None:
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
+        # (`--help` was taken for OUT: a folder named "--help" was made, then a traceback)
+        print(__doc__.strip().splitlines()[0] + "\n\nusage: python docs/realdata/"
+              "make_bundles.py [OUT]      # default OUT: /tmp/realdata",
+              file=sys.stderr if sys.argv[1] not in ("-h", "--help") else sys.stdout)
+        sys.exit(0 if sys.argv[1] in ("-h", "--help") else 2)
     problem = missing_reference_data()
     if problem:   # before anything is written: no half-made bundle is left behind
         print(f"make_bundles.py: {problem}", file=sys.stderr)

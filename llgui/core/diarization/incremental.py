@@ -229,9 +229,10 @@ def _lists(starts: np.ndarray, ends: np.ndarray, order: np.ndarray) -> tuple:
     return _searchable(starts), _searchable(ends), _searchable(order)
 
 
-def _around(turns: Sequence[Turn], lists: tuple[list, list, list], reach: float, a: float,
+def _around(turns: Sequence[Turn], lists: tuple, reach: float, a: float,
             b: float) -> list[Turn]:
-    """The turns that overlap (a, b); `lists`: their starts (sorted), ends and places in
+    """The turns that overlap (a, b); `lists` (`_lists`: lists, or a long hypothesis'
+    arrays): their starts (sorted), ends and places in
     `turns` (turns[order[k]] starts at starts[k]), `reach`: the longest turn. Only turns
     starting in [a - reach, b) can overlap."""
     starts, ends, order = lists
@@ -555,7 +556,7 @@ def _splice(regions: dict, a: float, b: float, local: list[tuple[float, float, s
     return out
 
 
-def _neighbours(cuts: Sequence[list], x: float) -> tuple[float, float]:
+def _neighbours(cuts: Sequence, x: float) -> tuple[float, float]:
     """The largest cut < x and the smallest cut >= x over several sorted lists (bisection
     on lists: a step clears its regions' edges a few times, each a few lookups, where numpy's
     search cost tens of microseconds in call overheads)."""
@@ -569,9 +570,9 @@ def _neighbours(cuts: Sequence[list], x: float) -> tuple[float, float]:
     return left, right
 
 
-def _clear_point(cuts: Sequence[list], x: float, direction: int) -> float:
+def _clear_point(cuts: Sequence, x: float, direction: int) -> float:
     """A point at or before x (direction -1) or at or after it (+1), at least CLEARANCE
-    from every cut (`cuts`: sorted lists of floats)."""
+    from every cut (`cuts`: sorted lists of floats, or `_searchable` arrays)."""
     for _ in range(10_000):
         left, right = _neighbours(cuts, x)
         if direction < 0:

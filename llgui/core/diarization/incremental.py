@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
+from collections import Counter
 from functools import lru_cache
-from operator import attrgetter, is_
+from operator import attrgetter
 from typing import Collection, Sequence
 
 import numpy as np
@@ -35,7 +36,7 @@ from llgui.core.diarization.der import (
 )
 from llgui.core.diarization.small_sweep import SMALL, small_sums
 from llgui.core.types import Turn
-from llgui.utils.common_ends import common_ends
+from llgui.utils.common_ends import equal_ends
 
 _START, _END, _SPEAKER = attrgetter("start"), attrgetter("end"), attrgetter("speaker")
 EPS = 1e-9         # float residues of swapped sums below this are zeros
@@ -273,16 +274,19 @@ class IncrementalDER:
     # -- the current hypothesis -------------------------------------------------------------
 
     def _set(self, hypothesis: tuple[Turn, ...], sums: _Sums | None,
-             raw: tuple | None = None) -> None:
+             raw: tuple | None = None, same: tuple[int, int] | None = None) -> None:
+        """Make `hypothesis` current (`raw`: its `_raw`; `same`: a head and tail of it equal
+        to the current one's, see `_raw_of`)."""
+        old = getattr(self, "_raw", None)
         self.hypothesis = hypothesis
         self._raw = raw if raw is not None else _raw(hypothesis)
         starts, ends, speakers = self._raw
+        self._count_labels(speakers, old, same)
         order = np.argsort(starts, kind="stable")
         self._hyp_s, self._hyp_e = starts[order], ends[order]
         self._hyp_e_sorted = _searchable(np.sort(ends))
         self._hyp_reach = float((self._hyp_e - self._hyp_s).max()) if len(order) else 0.0
         self._hyp_lists = _lists(self._hyp_s, self._hyp_e, order)
-        self.labels = frozenset(speakers)
         self._extent = self._extent_of(self._hyp_s, self._hyp_e)
         self._sums = sums if sums is not None else _Sums.of(
             self.reference, hypothesis, self.uem, self.collar, self.skip_overlap)
@@ -291,6 +295,22 @@ class IncrementalDER:
         self._regions: dict | None = None
         self._last_swap = None
         self._memo: dict = {}     # this hypothesis' scored replacements (sums, components)
+
+    def _count_labels(self, speakers: np.ndarray, old: tuple | None,
+                      same: tuple[int, int] | None) -> None:
+        """`labels`: the current hypothesis' speakers, from a count of its turns by speaker
+        kept over steps (a step recounts only the turns between the equal head and tail; a
+        set of a 10-hour show's 10,000 labels cost 0.23 ms a step)."""
+        if same is None or old is None:
+            self._label_count = Counter(speakers.tolist())
+        else:
+            p, s = same
+            count = self._label_count
+            count.subtract(old[2][p:old[2].size - s].tolist())
+            count.update(speakers[p:speakers.size - s].tolist())
+            for label in [k for k, v in count.items() if v <= 0]:
+                del count[label]
+        self.labels = frozenset(self._label_count)
 
     def current(self) -> DERComponents:
         if self._components is None:
@@ -411,10 +431,10 @@ class IncrementalDER:
         turns = tuple(turns)
         if turns is self.hypothesis:
             return self.current()
-        if len(turns) == len(self.hypothesis) and all(map(is_, turns, self.hypothesis)):
-            self.hypothesis = turns       # the same turn objects (a system that kept them)
-            return self.current()
         raw, same = self._raw_of(turns)
+        if raw is self._raw:              # the same turns (a system that kept them)
+            self.hypothesis = turns
+            return self.current()
         region = self._difference(raw, same)
         if region[0] > region[1]:   # the same turns
             self.hypothesis, self._raw = turns, raw
@@ -422,9 +442,9 @@ class IncrementalDER:
         regions = self._regions
         mapping = dict(self.current().mapping) if regions is not None else None
         self._last_swap = None
-        sums = self._sums_changed(turns, region, raw)
+        sums = self._sums_changed(turns, region, raw, same)
         swap = self._last_swap
-        self._set(turns, sums, raw)
+        self._set(turns, sums, raw, same)
         if regions is not None and sums is not None and swap is not None \
                 and dict(self.current().mapping) == mapping:
             a, b, ref, after, uem = swap
@@ -435,11 +455,14 @@ class IncrementalDER:
 
     def _raw_of(self, turns: tuple[Turn, ...]) -> tuple[tuple, tuple[int, int]]:
         """`_raw(turns)`, the arrays of the turns in a common head and tail with the current
-        hypothesis (the same objects, found in C) taken from the current arrays: a step
-        changes a few turns of thousands; and the lengths of that head and tail."""
+        hypothesis (`equal_ends`: mostly the same objects, compared in C) taken from the
+        current arrays: a step changes a few turns of thousands; and the lengths of that head
+        and tail. The current arrays themselves when every turn is equal."""
         old = self.hypothesis
         n, m = len(turns), len(old)
-        p, s = common_ends(turns, old, is_)
+        p, s = equal_ends(turns, old)
+        if p == n == m:
+            return self._raw, (p, s)
         if 2 * (p + s) < n:
             return _raw(turns), (p, s)
         middle = _raw(turns[p:n - s])
@@ -488,20 +511,30 @@ class IncrementalDER:
             return (1.0, 0.0)
         return (float(starts.min()), float(ends.max()))
 
-    def _sums_changed(self, turns: tuple[Turn, ...], region, raw=None) -> _Sums | None:
+    def _sums_changed(self, turns: tuple[Turn, ...], region, raw=None,
+                      same: tuple[int, int] | None = None) -> _Sums | None:
+        """The sums of `turns`, equal to the current hypothesis outside `region`; None when
+        the whole must be swept. `raw`: `_raw(turns)`; `same`: a head and a tail of `raw` known
+        equal to the current hypothesis' (`_raw_of`)."""
         a, b = region
         if a > b:
             return self._sums
         starts, ends, _ = raw if raw is not None else _raw(turns)
         if self.uem is None and self._extent_of(starts, ends) != self._extent:
             return None                       # the scored extent moved: sweep it all
-        a, b = self._clear(a, b, starts, ends)
+        new_s, new_e = starts, ends
+        if same is not None:          # the head and tail's cuts are the current turns'
+            p, s = same
+            new_s, new_e = starts[p:starts.size - s], ends[p:ends.size - s]
+        a, b = self._clear(a, b, new_s, new_e)
         before = self.overlapping(a, b)
         after = [turns[i] for i in np.flatnonzero((ends > a) & (starts < b)).tolist()]
         return self._swap(a, b, before, after)
 
     def _clear(self, a: float, b: float, starts, ends) -> tuple[float, float]:
-        """Widen (a, b) to points CLEARANCE away from every cut of the sweep."""
+        """Widen (a, b) to points CLEARANCE away from every cut of the sweep: the reference's
+        and the UEM's, the current hypothesis' and the new turns' (`starts`, `ends`: all of
+        them, or those not in the current hypothesis, the same set of cuts)."""
         cuts = (self._fixed_cuts, self._hyp_lists[0], self._hyp_e_sorted,
                 np.sort(starts).tolist(), np.sort(ends).tolist())
         return _clear_point(cuts, a, -1), _clear_point(cuts, b, +1)

@@ -200,8 +200,10 @@ class Walkthrough:
 
     # -- step views -------------------------------------------------------------------------
 
-    def view(self, n: int) -> StepView:
-        """What step n (1-based) looked like; built on first use, then cached (bounded)."""
+    def view(self, n: int, checkpoint=None) -> StepView:
+        """What step n (1-based) looked like; built on first use, then cached (bounded).
+        `checkpoint`: called between the parts of a diarization view (a few sweeps of a long
+        show, tens of ms each): a worker's job pauses or stops there."""
         if not 1 <= n <= len(self.replay.steps):
             raise IndexError(n)
         with self._lock:
@@ -214,7 +216,7 @@ class Walkthrough:
         elif self._det is not None:
             built = self._build_det(n)
         else:
-            built = self._build_diar(n)
+            built = self._build_diar(n, checkpoint or (lambda: None))
         with self._lock:
             self._views[n] = built
             while len(self._views) > VIEW_CACHE:
@@ -249,7 +251,7 @@ class Walkthrough:
                         corrected=seen, impaired=None, adapted=adapted,
                         corrected_segments=items, changed_segments=changed)
 
-    def _build_diar(self, n: int) -> StepView:
+    def _build_diar(self, n: int, checkpoint) -> StepView:
         step = self.log[n - 1]
         seen = self.hypothesis_at(n - 1)
         adapted = self.hypothesis_at(n)
@@ -257,15 +259,19 @@ class Walkthrough:
         probe = self._diar["probe"](seen, self._mapping_of(n - 1))
         impaired, label = probe.impaired_hypothesis(step)
         mapping = dict(probe.mapping())
+        checkpoint()
         if adapted is seen:
             adapted_mapping = mapping
             adapted_errors = self._errors_of(n - 1, probe, mapping)
         else:
             after = self._diar["probe"](adapted)
             adapted_mapping = dict(after.mapping())
+            checkpoint()
             adapted_errors = _regions(after.error_regions(adapted_mapping))
+        checkpoint()
+        corrected = tuple(probe.corrected_hypothesis(step))
         return StepView(step=step, scores=self.replay.steps[n - 1], seen=seen,
-                        corrected=tuple(probe.corrected_hypothesis(step)),
+                        corrected=corrected,
                         impaired=tuple(impaired), adapted=adapted, unmappable=label,
                         windows=tuple(probe.windows(step)), mapping=mapping,
                         adapted_mapping=adapted_mapping, adapted_errors=adapted_errors)

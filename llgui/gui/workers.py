@@ -255,6 +255,12 @@ class JobRunner(QObject):
     def busy(self) -> bool:
         return bool(self._stops)
 
+    @property
+    def quiet(self) -> threading.Event:
+        """Set while the window is not drawing a step or a document (cleared by `hush`):
+        background work of the window's own threads waits while it is clear too."""
+        return self._quiet
+
     def shutdown(self, timeout_ms: int = 1500) -> bool:
         """Ask every job to stop and wait at most `timeout_ms`; True if all ended in time."""
         for stop in self._stops.values():

@@ -79,10 +79,11 @@ def anonymous_ranges(maps: str, least: int = HUGE) -> list[tuple[int, int]]:
     return out
 
 
-def collapse(should_stop: Callable[[], bool] | None = None) -> int:
+def collapse(should_stop: Callable[[], bool] | None = None, chunk: int = CHUNK) -> int:
     """Move this process's anonymous memory onto huge pages (module text); the bytes the
     kernel took (0 where it cannot: an older kernel, THP off, not Linux). Releases the GIL
-    while the kernel copies: call it from a thread of its own."""
+    while the kernel copies: call it from a thread of its own. `should_stop` is asked before
+    each `chunk` bytes (a caller may also wait in it: the window does while it draws)."""
     if not wanted(os.environ):
         return 0
     try:
@@ -94,10 +95,10 @@ def collapse(should_stop: Callable[[], bool] | None = None) -> int:
     madvise.restype = ctypes.c_int
     taken = 0
     for low, high in anonymous_ranges(maps):
-        for start in range(low, high, CHUNK):
+        for start in range(low, high, chunk):
             if should_stop is not None and should_stop():
                 return taken
-            size = min(CHUNK, high - start)
+            size = min(chunk, high - start)
             # (a range unmapped since /proc was read: ENOMEM, skipped)
             madvise(start, size, MADV_HUGEPAGE)
             # (a part the kernel will not move, EINVAL or EAGAIN, is passed over)

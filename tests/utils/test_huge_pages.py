@@ -96,8 +96,8 @@ def test_the_window_moves_its_memory_once_loaded_and_not_in_a_step(qtbot, monkey
 
     threads = []
     real = window_pages.collapse
-    monkeypatch.setattr(window_pages, "collapse", lambda stop: (
-        threads.append(threading.current_thread()), real(stop))[1])
+    monkeypatch.setattr(window_pages, "collapse", lambda stop, **kw: (
+        threads.append(threading.current_thread()), real(stop, **kw))[1])
     window = MainWindow(use_session=False)
     qtbot.addWidget(window)
     try:
@@ -159,3 +159,47 @@ def test_simulate_moves_each_document_on_a_thread_of_its_own(tmp_path, monkeypat
         first.join(10)
     monkeypatch.setenv(hp.SWITCH, "0")
     assert hp.collapse_in_background() is None
+
+
+def test_the_window_move_waits_between_huge_pages_while_the_window_draws(qtbot, monkeypatch):
+    """The move's checkpoint (before each huge page) waits while the window's jobs are hushed
+    for a step, and while the event loop's beat is late (a long turn: a step, a paint); it
+    goes on once the window is quiet, and says stop once the window closes."""
+    import threading
+    import time
+
+    from PySide6.QtCore import QObject
+
+    from llgui.gui.window import huge_pages as window_pages
+
+    monkeypatch.setenv(hp.SWITCH, "1")
+    owner = QObject()
+    owner.jobs = type("Jobs", (), {"quiet": threading.Event()})()
+    move = window_pages.HeapCollapse(owner)
+    done: list = []
+
+    def checkpoint_in_a_thread():
+        done.clear()
+        thread = threading.Thread(target=lambda: done.append(move._checkpoint()))
+        thread.start()
+        return thread
+
+    move._beat[0] = time.monotonic() + 60        # the beat on time throughout
+    thread = checkpoint_in_a_thread()            # hushed: waits
+    time.sleep(0.15)
+    assert not done
+    owner.jobs.quiet.set()
+    thread.join(2)
+    assert done == [False]
+    move._beat[0] = time.monotonic() - 1         # a long turn of the event loop: waits
+    thread = checkpoint_in_a_thread()
+    time.sleep(0.15)
+    assert not done
+    move._beat[0] = time.monotonic() + 60
+    thread.join(2)
+    assert done == [False]
+    owner.jobs.quiet.clear()
+    thread = checkpoint_in_a_thread()
+    move.stop()                                  # the window closes: no wait, stop
+    thread.join(2)
+    assert done == [True]

@@ -160,7 +160,7 @@ def view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,
         checkpoint()
         breakdown(result.document, result.base, result.base_mapping, collar, skip_overlap)
         return result, -1 if ahead else step
-    view = result.view(step)
+    view = result.view(step, checkpoint)   # (checkpoints between its sweeps)
     checkpoint()
     stack_pieces(result.document.reference, mapped_rank(None))
     for lane, mapping in ((view.seen, view.mapping), (view.corrected, view.mapping),

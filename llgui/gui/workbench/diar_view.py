@@ -36,6 +36,10 @@ from llgui.gui.workbench.diar_split import lay_out_now
 from llgui.gui.workbench.diar_labels import TurnLabels
 from llgui.gui.widgets.plot_range import quiet_hidden_axes, set_range, set_tip
 
+SPLIT_FILL_MS = 1
+"""The panels of the step that opens the split view are drawn this long (ms) after it
+(`DiarView._show_split`)."""
+
 # Speaker colours keep away from the error, impaired and unmapped colours (core/display/palette.py):
 # a speaker drawn in the red of "miss" read as an error.
 PALETTE = speaker_palette(16)
@@ -136,6 +140,7 @@ class DiarView(TurnLabels, QWidget):
         self._collar_drawn = None
         self.lanes: dict[str, tuple] = {}   # what is drawn, for tests: lane name -> turns
         self.shown: tuple = ()              # (document id, step) on screen
+        self._split_fill = None             # the split view's panels to draw (`_fill_split`)
         self.playhead = pg.InfiniteLine(0.0, angle=90, pen=pg.mkPen("#d00000", width=2))
         self.playhead.setZValue(50)
         self.playhead.setVisible(False)
@@ -282,7 +287,8 @@ class DiarView(TurnLabels, QWidget):
         title = self._title(doc, step, view)
         if self._can_split:   # a panel's title is its span's (`SplitPanels.show_spans`)
             self.set_title(title, "9pt")
-        self.shown = (doc.id, step)
+        if self._split_fill is None:   # (else once its panels are drawn: `_fill_split`)
+            self.shown = (doc.id, step)
         if self._can_split:   # the next step's lanes, labels and spans while the user reads
             from llgui.gui.workbench import diar_ahead
 
@@ -520,6 +526,7 @@ class DiarView(TurnLabels, QWidget):
         strip of the whole meeting. Returns True when the split view is on."""
         from llgui.gui.workbench.diar_split import split_spans
 
+        self._split_fill = None   # (a step whose panels were still to draw is passed)
         spans = split_spans(view.windows, extent) if (
             self._can_split and view is not None and view.windows) else []
         if not spans:
@@ -552,8 +559,27 @@ class DiarView(TurnLabels, QWidget):
         self._lane_font(font)
         if opening:   # (at a later step the layout stands: laying it out then cost ~2 ms)
             lay_out_now()
+            # the panels' lanes on a later turn of the event loop (a timer: the paint of
+            # the overview at its new height, a posted event, comes first): one frame with
+            # the panels' frames empty. Drawn in one turn, opening the split view held the
+            # event loop for 65-120 ms on a 10-hour show. `shown` says the step once the
+            # panels are drawn too
+            token = self._split_fill = object()
+            QTimer.singleShot(SPLIT_FILL_MS, self, lambda: self._fill_split(
+                token, walk, step, error_regions, spans))
+            return True
         self.split.show_spans(walk, step, error_regions, spans, owner=self)
         return True
+
+    def _fill_split(self, token, walk, step: int, error_regions, spans) -> None:
+        """The panels of the step that opened the split view, unless another step came."""
+        if token is not self._split_fill:
+            return
+        self._split_fill = None
+        if self.split is None or self.split.isHidden():
+            return
+        self.split.show_spans(walk, step, error_regions, spans, owner=self)
+        self.shown = (walk.document.id, step)
 
     def _lane_font(self, font) -> None:
         """The lane names' font, set only when it changes (setting it redraws the axis and

@@ -17,7 +17,7 @@ import pytest
 from PySide6.QtCore import QEvent, QObject
 
 from llgui.core.walkthrough import walk
-from tests.gui.workbench.conftest import shown_timeline
+from tests.gui.workbench.conftest import shown_timeline, step_shown
 from tests.gui.workbench.test_diar_step_reuse import (  # noqa: F401 - the shared fixture
     _comparable, _state, _view, demo_walk,
 )
@@ -92,12 +92,12 @@ def test_a_step_made_ahead_is_the_step_a_fresh_view_shows(qtbot, demo_walk, monk
     totals = {"plain": 0, "ahead": 0}
     for step in range(1, n + 1):
         made.update(lanes=0, labels=0)
-        plain.show_step(demo_walk, step, demo_walk.errors_at(step))
+        step_shown(qtbot, plain, demo_walk, step, demo_walk.errors_at(step))
         qtbot.wait(5)
         totals["plain"] += made["lanes"] + made["labels"]
         diar_ahead.prepare(stepped, demo_walk, step)
         made.update(lanes=0, labels=0)
-        stepped.show_step(demo_walk, step, demo_walk.errors_at(step))
+        step_shown(qtbot, stepped, demo_walk, step, demo_walk.errors_at(step))
         qtbot.wait(5)
         totals["ahead"] += made["lanes"] + made["labels"]
         # what the view made ahead shows is what the plain one shows, labels and all (the
@@ -105,10 +105,10 @@ def test_a_step_made_ahead_is_the_step_a_fresh_view_shows(qtbot, demo_walk, monk
         a = _state(stepped)
         assert a == _state(plain), step
         fresh = _view(qtbot)
-        fresh.show_step(demo_walk, step, demo_walk.errors_at(step))
+        step_shown(qtbot, fresh, demo_walk, step, demo_walk.errors_at(step))
         if stepped.split is not None and fresh.split is None:
             fresh._build_split(len(stepped.split.panels))
-            fresh.show_step(demo_walk, step, demo_walk.errors_at(step))
+            step_shown(qtbot, fresh, demo_walk, step, demo_walk.errors_at(step))
         qtbot.wait(5)
         assert _comparable(a) == _comparable(_state(fresh)), step
         fresh.close()

@@ -17,6 +17,7 @@ from llgui.core.display.palette import ERROR_COLOURS, IMPAIRED, MIN_DISTANCE, co
 from llgui.core.walkthrough import walk
 from llgui.io.bundle import load_bundle
 from tests.gui.conftest import settle, shown_window
+from tests.gui.workbench.conftest import step_shown
 
 
 def rttm_line(uri: str, start: float, duration: float, speaker: str) -> str:
@@ -85,7 +86,7 @@ def test_far_apart_windows_get_split_zoomed_panels(qtbot, tmp_path):
     qtbot.addWidget(view)
     view.resize(1000, 600)
     view.show()
-    view.show_step(result, 1, result.errors_at(1))
+    step_shown(qtbot, view, result, 1, result.errors_at(1))
     assert view.split is not None and view.split.isVisible()
     spans = view.split.spans
     assert len(spans) == 2
@@ -102,7 +103,7 @@ def test_far_apart_windows_get_split_zoomed_panels(qtbot, tmp_path):
     # (issue 23, item 12: a single-window step of a long recording said nowhere where it was)
     (tmp_path / "near").mkdir()
     near = diar_walk(tmp_path / "near", far=False)
-    view.show_step(near, 1, near.errors_at(1))
+    step_shown(qtbot, view, near, 1, near.errors_at(1))
     assert view.split.isVisible() and len(view.split.spans) == 1
     (start, end), = view.split.spans
     assert start <= 50.0 - 1.5 and end >= 60.0 + 1.5 and end - start < 30
@@ -274,7 +275,7 @@ def test_split_panels_keep_the_speaker_colours_of_the_overview(qtbot, tmp_path):
     view = DiarView()
     qtbot.addWidget(view)
     view.set_speakers(["A", "B", "R1", "R0"])   # an order the panels would not guess
-    view.show_step(result, 1, result.errors_at(1))
+    step_shown(qtbot, view, result, 1, result.errors_at(1))
     for panel in view.split.panels:
         assert panel._colours == view._colours
         assert drawn_colours(panel) <= drawn_colours(view) | {"#b0b0b0"}
@@ -396,11 +397,11 @@ def test_the_overview_strip_brushes_its_panels(qtbot, tmp_path):
     result = diar_walk(tmp_path)
     view = DiarView()
     qtbot.addWidget(view)
-    view.show_step(result, 1, result.errors_at(1))
+    step_shown(qtbot, view, result, 1, result.errors_at(1))
     region, panel = view.split.brushes[1], view.split.panels[1]
     region.setRegion((900.0, 920.0))
     lo, hi = panel.plot.getPlotItem().getViewBox().viewRange()[0]
     assert lo == pytest.approx(900.0, abs=1e-6) and hi == pytest.approx(920.0, abs=1e-6)
-    view.show_step(result, 1, result.errors_at(1))   # a new step: one region per panel again
+    step_shown(qtbot, view, result, 1, result.errors_at(1))   # a new step: one region per panel again
     regions = [i for i in view.plot.getPlotItem().items if i in view.split.brushes]
     assert len(regions) == 2

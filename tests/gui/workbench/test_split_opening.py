@@ -5,7 +5,10 @@ event loop while stepping: 60-80 ms on a 10-hour show).
   once, at the width it then shows, not at the size a hidden panel had and again once the
   layout has placed it (nor the overview at its width before and after the split);
 - a verdict title too long for the plot is said shorter, whole in the tooltip: it widened the
-  plot's column and pushed the view box past the widget's right edge.
+  plot's column and pushed the view box past the widget's right edge;
+- the step that opens the split view draws its panels on a later turn of the event loop (the
+  overview at its new height is painted first), and says the step `shown` only then; a step
+  that comes before they are drawn passes them over.
 """
 from __future__ import annotations
 
@@ -118,3 +121,47 @@ def test_the_overview_marks_each_panel_in_black_over_the_lanes_with_a_readable_n
         font = marker.label.textItem.font()
         assert font.bold() and font.pointSizeF() >= 8
         assert marker.label.fill.color().alpha() > 200   # on white, over the bars
+
+
+def test_the_opening_step_draws_its_panels_on_a_later_turn_and_is_shown_then(qtbot,
+                                                                             show_walk):
+    result, step = show_walk
+    doc = result.document.id
+    view = shown_timeline(qtbot, 1100, 650)
+    view.show_step(result, step - 1, result.errors_at(step - 1))
+    _settled(qtbot, view)
+    assert view.shown == (doc, step - 1)
+    view.show_step(result, step, result.errors_at(step))
+    # this turn: the split laid out, the overview drawn; the panels not yet, nor the step said
+    assert view.split is not None and view.split.isVisible()
+    assert view.lanes and view.shown == (doc, step - 1)
+    panels = [p for p in view.split.panels if p.isVisible()]
+    assert panels and not any(p.lanes for p in panels)
+    qtbot.waitUntil(lambda: view.shown == (doc, step), timeout=5000)
+    spans = view.split.spans
+    assert len(spans) == len(panels) >= 1
+    for panel, (start, end) in zip(panels, spans):
+        assert panel.lanes and set(panel.lanes) == set(view.lanes)
+        lo, hi = panel.plot.getPlotItem().getViewBox().viewRange()[0]
+        assert lo == pytest.approx(start, abs=1e-6) and hi == pytest.approx(end, abs=1e-6)
+    # the next step: the split stands, its panels are drawn in the step's own turn
+    if step < len(result.steps) and view.split.isVisible():
+        view.show_step(result, step + 1, result.errors_at(step + 1))
+        if view.split.isVisible():
+            assert view.shown == (doc, step + 1)
+
+
+def test_a_step_before_the_panels_are_drawn_passes_them_over(qtbot, show_walk):
+    result, step = show_walk
+    doc = result.document.id
+    view = shown_timeline(qtbot, 1100, 650)
+    view.show_step(result, step - 1, result.errors_at(step - 1))
+    _settled(qtbot, view)
+    view.show_step(result, step, result.errors_at(step))     # opens the split view ...
+    view.show_step(result, step - 1, result.errors_at(step - 1))   # ... and back at once
+    assert view.shown == (doc, step - 1)
+    _settled(qtbot, view)
+    qtbot.wait(30)
+    assert view.shown == (doc, step - 1)          # the passed step's panels never came
+    assert view.split.isHidden()
+    assert not any(p.lanes for p in view.split.panels)

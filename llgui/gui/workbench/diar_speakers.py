@@ -94,12 +94,15 @@ class SpeakerTable(QTableWidget):
         # for every cell, and ResizeToContents re-measuring the whole column at every
         # setItem, were ~35 ms a step); only they are repainted (updates switched off and
         # on again repainted the whole table and its header at every step)
-        self.setRowCount(len(rows))
         old = self._cells
+        # the columns to measure again: those with a changed cell (all when rows come or go)
+        measure = set(range(self.columnCount())) if len(rows) != self.rowCount() else set()
+        self.setRowCount(len(rows))
         for k, line in enumerate(table):
             for c, cell in enumerate(line):
                 if k < len(old) and old[k][c] == cell and self.item(k, c) is not None:
                     continue
+                measure.add(c)
                 text, colour = cell
                 item = QTableWidgetItem(text)
                 if colour is not None:
@@ -109,5 +112,6 @@ class SpeakerTable(QTableWidget):
                                           | Qt.AlignmentFlag.AlignVCenter)
                 self.setItem(k, c, item)
         self._cells = table
-        self.resizeColumnsToContents()
+        for c in sorted(measure):   # (the others' widths stand: their cells did not change)
+            self.resizeColumnToContents(c)
 

@@ -161,3 +161,36 @@ def test_a_panel_draws_the_bars_it_would_lay_out_itself(qtbot, demo_walk):
             assert _state(panel, True)["bars"] == _state(own, True)["bars"], (step, span)
             own.close()
     assert split_steps >= 2
+
+
+def test_the_speaker_table_measures_only_changed_columns_and_fits_every_one(qtbot, demo_walk):
+    """A step measures again only the per-speaker columns whose cells it changed (all when
+    rows come or go); every column still fits its content as a whole measure would."""
+    from PySide6.QtWidgets import QTableWidget
+
+    view = _view(qtbot)
+    table = view.speakers
+    measured: list = []
+    real = QTableWidget.resizeColumnToContents
+
+    def counted(self, column):
+        measured.append(column)
+        return real(self, column)
+
+    QTableWidget.resizeColumnToContents = counted
+    try:
+        for step in range(len(demo_walk.steps) + 1):
+            before = [list(row) for row in table._cells]
+            rows = table.rowCount()
+            measured.clear()
+            view.show_step(demo_walk, step, demo_walk.errors_at(step))
+            changed = {c for k, line in enumerate(table._cells) for c, cell in enumerate(line)
+                       if k >= len(before) or before[k][c] != cell}
+            if table.rowCount() != rows:
+                changed = set(range(table.columnCount()))
+            assert set(measured) == changed, step
+            widths = [table.columnWidth(c) for c in range(table.columnCount())]
+            table.resizeColumnsToContents()
+            assert [table.columnWidth(c) for c in range(table.columnCount())] == widths, step
+    finally:
+        QTableWidget.resizeColumnToContents = real

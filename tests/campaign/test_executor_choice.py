@@ -105,3 +105,44 @@ def test_a_cell_that_raises_in_this_process_is_a_named_problem(reference_data, t
     (problem,) = run.scores.problems
     assert problem.reason == "cell beta/M1/b0: failed in this process: MemoryError: no room"
     assert run.partial and run.failed == 1 and run.computed == 3
+
+
+def test_a_cell_is_lost_only_when_two_answers_of_the_scheduler_in_a_row_say_so():
+    """`Executor._lost`: a key the scheduler does not know yet (its submission still on the
+    way, as with 576 cells sent at once on a busy machine: 461 of gate 7's cells once failed
+    "its error could not be read back" that way) is not lost at the first answer; a key
+    erred or unknown in two answers running is; one running or done is never."""
+    from llgui.campaign.executor import LOST_CHECK, Executor, Plan
+
+    class Future:
+        def __init__(self, done=False):
+            self._done = done
+
+        def done(self):
+            return self._done
+
+    answers = []
+
+    class Client:
+        def run_on_scheduler(self, function, keys):
+            return {k: v for k, v in answers.pop(0).items() if k in keys}
+
+    executor = Executor(Plan("local", 2, None, "test"))
+    executor._client = Client()
+    left = {"a": Future(), "b": Future(), "c": Future(), "d": Future(done=True)}
+    now = 1000.0
+    # a and b unknown (not yet registered), c erred, d unknown but done
+    answers.append({"c": "erred"})
+    assert executor._lost(left, [], {}, now) == []
+    # too soon for another question: nothing asked
+    assert executor._lost(left, [], {}, now + LOST_CHECK / 2) == []
+    # now a is known and waiting, b still unknown, c still erred
+    answers.append({"a": "processing", "c": "erred"})
+    assert executor._lost(left, [], {}, now + LOST_CHECK) == ["b", "c"]
+    # a running is not asked about; a key that comes back is no longer a suspect
+    answers.append({"b": "memory"})
+    assert executor._lost({"a": left["a"], "b": left["b"]}, ["a"], {}, now + 2 * LOST_CHECK) \
+        == []
+    answers.append({"b": "forgotten"})
+    assert executor._lost({"b": left["b"]}, [], {}, now + 3 * LOST_CHECK) == []
+    assert not answers

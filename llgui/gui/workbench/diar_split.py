@@ -8,6 +8,7 @@ overview strip by the DiarView that owns this widget.
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
@@ -18,6 +19,9 @@ from llgui.gui.widgets.plot_range import set_range
 PAD = 2.0         # s of context on each side of a window
 MERGE_GAP = 10.0  # s: windows closer than this share a panel
 MAX_PANELS = 4
+SPLIT_FILL_MS = 1
+"""The panels of the step that opens the split view are drawn this long (ms) after it
+(`show_split`)."""
 
 
 OVERVIEW_SHARE = 0.2
@@ -183,6 +187,69 @@ def lay_out_now(rounds: int = 3) -> None:
         QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
 
 
+def show_split(timeline, walk, step, error_regions, step_view, extent) -> bool:
+    """Far-apart listened windows of `step_view` (a `StepView`): one zoomed panel each
+    below, the DiarView `timeline` as the overview strip of the whole meeting. Returns True
+    when the split view is on. The step that opens it draws its panels on a later turn of
+    the event loop (`fill_split`)."""
+    timeline._split_fill = None   # (a step whose panels were still to draw is passed)
+    spans = split_spans(step_view.windows, extent) if (
+        timeline._can_split and step_view is not None and step_view.windows) else []
+    if not spans:
+        if timeline.split is not None:
+            timeline.split.hide_brushes()
+            timeline.split.hide()
+            timeline.plot.setMaximumHeight(16777215)
+            timeline.plot.setMinimumHeight(0)
+            timeline._lane_font(timeline.plot.font())
+        return False
+    timeline._build_split()
+    opening = timeline.split.isHidden()
+    if opening:   # the panels it will show, shown before anything is drawn at a size
+        timeline.split.show()   # (asked of a shown widget at every step: ~0.2 ms each)
+        timeline.split.prepare(len(spans))
+        for k, panel in enumerate(timeline.split.panels):
+            panel.setVisible(k < len(spans))
+    # the overview strip: the whole meeting, small lane names so that six lanes fit
+    timeline.plot.setMaximumHeight(max(170, timeline.height() // 3))
+    short = timeline.height() < 520
+    timeline.plot.setMinimumHeight(118 if short else 150)
+    # a short view (1366x768): the panels' axis names its unit in the tick labels' stead
+    for panel in timeline.split.panels:
+        axis = panel.plot.getPlotItem().getAxis("bottom")
+        if getattr(axis, "_label_shown", None) != (not short):   # each call lays the
+            axis._label_shown = not short                         # axis out anew
+            axis.showLabel(not short)
+    font = timeline.plot.font()
+    font.setPointSizeF(6.5)
+    timeline._lane_font(font)
+    if opening:   # (at a later step the layout stands: laying it out then cost ~2 ms)
+        lay_out_now()
+        # the panels' lanes on a later turn of the event loop (a timer: the paint of
+        # the overview at its new height, a posted event, comes first): one frame with
+        # the panels' frames empty. Drawn in one turn, opening the split view held the
+        # event loop for 65-120 ms on a 10-hour show. `shown` says the step once the
+        # panels are drawn too
+        token = timeline._split_fill = object()
+        QTimer.singleShot(SPLIT_FILL_MS, timeline, lambda: fill_split(
+            timeline, token, walk, step, error_regions, spans))
+        return True
+    timeline.split.show_spans(walk, step, error_regions, spans, owner=timeline)
+    return True
+
+
+def fill_split(timeline, token, walk, step: int, error_regions, spans) -> None:
+    """The panels of the step that opened the DiarView `timeline`'s split view, unless
+    another step came; the timeline says the step `shown` then."""
+    if token is not timeline._split_fill:
+        return
+    timeline._split_fill = None
+    if timeline.split is None or timeline.split.isHidden():
+        return
+    timeline.split.show_spans(walk, step, error_regions, spans, owner=timeline)
+    timeline.shown = (walk.document.id, step)
+
+
 # -- made ahead: the split view while the user looks at the document's first steps ----------
 
 def build_ahead(view, panels: int = 2) -> None:
@@ -197,8 +264,6 @@ def build_ahead(view, panels: int = 2) -> None:
 
 def _run_ahead(view, work: list) -> None:
     """Run `work`'s first callable (again while it returns True), the rest later."""
-    from PySide6.QtCore import QTimer
-
     if work and not work[0]():
         work.pop(0)
     if work:

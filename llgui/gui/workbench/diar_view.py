@@ -32,13 +32,8 @@ from llgui.core.walkthrough import Walkthrough
 from llgui.gui.workbench.diar_axes import LaneAxis, SelectViewBox, TimeAxis
 from llgui.gui.workbench.diar_bars import FlatBars, bars_by_colour, same_arrays, settle_texts
 from llgui.gui.workbench.diar_paint import LaneBars, LaneLabels, Layer, Shaded
-from llgui.gui.workbench.diar_split import lay_out_now
 from llgui.gui.workbench.diar_labels import TurnLabels
 from llgui.gui.widgets.plot_range import quiet_hidden_axes, set_range, set_tip
-
-SPLIT_FILL_MS = 1
-"""The panels of the step that opens the split view are drawn this long (ms) after it
-(`DiarView._show_split`)."""
 
 # Speaker colours keep away from the error, impaired and unmapped colours (core/display/palette.py):
 # a speaker drawn in the red of "miss" read as an error.
@@ -140,7 +135,7 @@ class DiarView(TurnLabels, QWidget):
         self._collar_drawn = None
         self.lanes: dict[str, tuple] = {}   # what is drawn, for tests: lane name -> turns
         self.shown: tuple = ()              # (document id, step) on screen
-        self._split_fill = None             # the split view's panels to draw (`_fill_split`)
+        self._split_fill = None             # the split view's panels to draw (`diar_split`)
         self.playhead = pg.InfiniteLine(0.0, angle=90, pen=pg.mkPen("#d00000", width=2))
         self.playhead.setZValue(50)
         self.playhead.setVisible(False)
@@ -287,7 +282,7 @@ class DiarView(TurnLabels, QWidget):
         title = self._title(doc, step, view)
         if self._can_split:   # a panel's title is its span's (`SplitPanels.show_spans`)
             self.set_title(title, "9pt")
-        if self._split_fill is None:   # (else once its panels are drawn: `_fill_split`)
+        if self._split_fill is None:   # (else once its panels are drawn: `fill_split`)
             self.shown = (doc.id, step)
         if self._can_split:   # the next step's lanes, labels and spans while the user reads
             from llgui.gui.workbench import diar_ahead
@@ -523,63 +518,11 @@ class DiarView(TurnLabels, QWidget):
 
     def _show_split(self, walk, step, error_regions, view, extent) -> bool:
         """Far-apart listened windows: one zoomed panel each below, this plot as the overview
-        strip of the whole meeting. Returns True when the split view is on."""
-        from llgui.gui.workbench.diar_split import split_spans
+        strip of the whole meeting (`diar_split.show_split`). True when the split view is
+        on."""
+        from llgui.gui.workbench.diar_split import show_split
 
-        self._split_fill = None   # (a step whose panels were still to draw is passed)
-        spans = split_spans(view.windows, extent) if (
-            self._can_split and view is not None and view.windows) else []
-        if not spans:
-            if self.split is not None:
-                self.split.hide_brushes()
-                self.split.hide()
-                self.plot.setMaximumHeight(16777215)
-                self.plot.setMinimumHeight(0)
-                self._lane_font(self.plot.font())
-            return False
-        self._build_split()
-        opening = self.split.isHidden()
-        if opening:   # the panels it will show, shown before anything is drawn at a size
-            self.split.show()   # (asked of a shown widget at every step: ~0.2 ms each)
-            self.split.prepare(len(spans))
-            for k, panel in enumerate(self.split.panels):
-                panel.setVisible(k < len(spans))
-        # the overview strip: the whole meeting, small lane names so that six lanes fit
-        self.plot.setMaximumHeight(max(170, self.height() // 3))
-        short = self.height() < 520
-        self.plot.setMinimumHeight(118 if short else 150)
-        # a short view (1366x768): the panels' axis names its unit in the tick labels' stead
-        for panel in self.split.panels:
-            axis = panel.plot.getPlotItem().getAxis("bottom")
-            if getattr(axis, "_label_shown", None) != (not short):   # each call lays the
-                axis._label_shown = not short                         # axis out anew
-                axis.showLabel(not short)
-        font = self.plot.font()
-        font.setPointSizeF(6.5)
-        self._lane_font(font)
-        if opening:   # (at a later step the layout stands: laying it out then cost ~2 ms)
-            lay_out_now()
-            # the panels' lanes on a later turn of the event loop (a timer: the paint of
-            # the overview at its new height, a posted event, comes first): one frame with
-            # the panels' frames empty. Drawn in one turn, opening the split view held the
-            # event loop for 65-120 ms on a 10-hour show. `shown` says the step once the
-            # panels are drawn too
-            token = self._split_fill = object()
-            QTimer.singleShot(SPLIT_FILL_MS, self, lambda: self._fill_split(
-                token, walk, step, error_regions, spans))
-            return True
-        self.split.show_spans(walk, step, error_regions, spans, owner=self)
-        return True
-
-    def _fill_split(self, token, walk, step: int, error_regions, spans) -> None:
-        """The panels of the step that opened the split view, unless another step came."""
-        if token is not self._split_fill:
-            return
-        self._split_fill = None
-        if self.split is None or self.split.isHidden():
-            return
-        self.split.show_spans(walk, step, error_regions, spans, owner=self)
-        self.shown = (walk.document.id, step)
+        return show_split(self, walk, step, error_regions, view, extent)
 
     def _lane_font(self, font) -> None:
         """The lane names' font, set only when it changes (setting it redraws the axis and

@@ -54,6 +54,6 @@ def shown_timeline(qtbot, width: int, height: int, split: bool = True):
 def step_shown(qtbot, view, walk, step: int, errors=None) -> None:
     """`view.show_step(walk, step, errors)`, then wait until the step is on screen whole: the
     step that opens a long show's split view draws its panels on a later turn of the event
-    loop (`DiarView._fill_split`), and says the step `shown` then."""
+    loop (`diar_split.fill_split`), and says the step `shown` then."""
     view.show_step(walk, step, errors)
     qtbot.waitUntil(lambda: view.shown == (walk.document.id, step), timeout=10000)

@@ -408,8 +408,13 @@ def describe_answer(step, document=None) -> str:
         return "the reference"
     if kind == "same":
         return "same speaker" if answer else "different speakers"
-    if kind == "boundary":
-        return f"{answer[0]:.2f}–{answer[1]:.2f} s" if answer else "?"
+    if kind == "boundary":   # the clock of the target column and the step's line
+        if not answer:
+            return "?"
+        from llgui.core.display.diar_text import clock, long_document
+
+        hours = long_document(getattr(document, "extent", None))
+        return f"{clock(answer[0], hours, 2)}–{clock(answer[1], hours, 2)}"
     if kind == "name":
         return str(answer)
     if kind == "segment":

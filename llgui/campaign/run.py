@@ -192,8 +192,10 @@ def run_campaign(
     # results are merged by cell, so the order changes nothing in the report)
     pending.sort(key=lambda p: (campaign.cells[p[0][0]].batch, p[0][0]))
     cached = len(merged)
-    total = len(campaign.cells) + len(online)
-    done = cached
+    # every online run counts, replayed or read from the cache (a cached rerun counted 16/16
+    # where the first run counted 18/18 and the summary says "16 cells and 2 online runs")
+    total = len(campaign.cells) + len(online) + len(online_results)
+    done = cached + len(online_results)
     if progress is not None:
         progress(done, total)
     plan = None

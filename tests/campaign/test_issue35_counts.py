@@ -23,3 +23,12 @@ def test_the_summary_counts_the_online_runs_the_progress_counted(tmp_path):
     cells, online, computed = map(int, summary.groups())
     assert progress[-1] == (str(cells + online),) * 2      # the last progress line: all done
     assert online == 2 and computed == cells
+    # the cached rerun counts the online runs read from the cache too (helper-48: it said
+    # 16/16 after the first run's 18/18)
+    again = llgui_in_process(["campaign", str(demo_campaign()), "--workers", "0"],
+                             LLGUI_CACHE_DIR=str(tmp_path), LLGUI_PROGRESS_EVERY="0")
+    assert again.returncode == 0, again.stderr
+    progress = re.findall(r"llgui campaign: (\d+)/(\d+) cells and online runs",
+                          again.stderr)
+    assert progress and progress[-1] == (str(cells + online),) * 2, again.stderr[-2000:]
+    assert f"{cells} cells from the cache, 0 computed" in again.stderr

@@ -273,9 +273,17 @@ class Executor:
         if self.plan.kind == "local":
             # a cell that kills its worker is named after its first death, not retried on
             # every worker in turn; only this machine's loopback is listened on
+            # and a worker is sent its next task only when it has finished one (saturation
+            # 1.0; Dask's 1.1 queued a second task there, which a worker's death took with
+            # it: a cell named as killing its worker that was only waiting behind the one that
+            # did); with cells in groups (llgui.campaign.groups) the wait between two tasks
+            # is a millisecond against a group's quarter of a second
             with dask.config.set({"distributed.scheduler.allowed-failures": 0,
+                                  "distributed.scheduler.worker-saturation": 1.0,
                                   "distributed.nanny.pre-spawn-environ": _spawn_environ()}):
-                kwargs = {}
+                from llgui.campaign.worker_exit import ExitWithoutTeardown
+
+                kwargs = {"plugins": {ExitWithoutTeardown()}}
                 if self.plan.memory_limit:
                     kwargs["memory_limit"] = self.plan.memory_limit
                 self._cluster = LocalCluster(n_workers=self.plan.workers,
@@ -313,29 +321,64 @@ class Executor:
 
     def run(self, function: Callable[[dict], dict], tasks: Sequence[dict],
             should_stop: Callable[[], bool] | None = None,
-            waiting: Callable[[str], None] | None = None) -> Iterator[tuple[int, dict]]:
+            waiting: Callable[[str], None] | None = None,
+            group_by: Sequence | None = None,
+            sizes: Sequence[int] | None = None) -> Iterator[tuple[int, dict]]:
         """(index, result) of every task, as they finish. `waiting(text)` is called about
-        once a second while no job finishes (how many run, the longest for how long)."""
+        once a second while no job finishes (how many run, the longest for how long).
+        `group_by` (one key per task, e.g. its batch) lets consecutive tasks of equal keys go
+        to a worker together, within `sizes` (bytes) (llgui.campaign.groups)."""
         if self._client is None:
             for index, task in enumerate(tasks):
                 if should_stop is not None and should_stop():
                     return
                 yield index, run_here(function, task)
             return
-        yield from self._run_distributed(function, tasks, should_stop, waiting)
+        groups = None
+        if group_by is not None:
+            from llgui.campaign.groups import plan_groups
 
-    def _run_distributed(self, function, tasks, should_stop, waiting):
+            groups = plan_groups(group_by, sizes, sum((self._worker_threads() or {}).values())
+                                 or max(1, self.plan.workers) * self.plan.threads)
+        yield from self._run_distributed(function, tasks, should_stop, waiting, groups)
+
+    def _run_distributed(self, function, tasks, should_stop, waiting, groups=None):
         from dask.distributed import as_completed
 
+        from llgui.campaign.groups import run_group
+
         client = self._client
-        futures = [client.submit(function, task, pure=False) for task in tasks]
-        index_of = {f.key: i for i, f in enumerate(futures)}
-        left = {f.key: f for f in futures}
+        index_of: dict = {}     # key -> the task's index (a group's: its first)
+        # key of a group -> its tasks' indices. With groups, every task goes in one (of one
+        # when sent again alone): Dask then holds back all of them, as one family of root
+        # tasks, until a worker is free (saturation 1.0), rather than queueing one more
+        # behind a running one, which a worker's death would take down with it
+        members_of: dict = {}
+        left: dict = {}
+
+        def submit(members: list) -> object:
+            if groups is None:
+                future = client.submit(function, tasks[members[0]], pure=False)
+            else:
+                future = client.submit(run_group, function, [tasks[i] for i in members],
+                                       pure=False)
+                members_of[future.key] = members
+            index_of[future.key] = members[0]
+            left[future.key] = future
+            return future
+
+        futures = [submit(m) for m in (groups or [[i] for i in range(len(tasks))])]
         started: dict = {}     # key -> (when first seen running, worker address)
         limit = self.plan.cell_seconds
         # results are fetched as each cell finishes (with_results), so a worker stopped later
         # does not take them with it
         queue = as_completed(futures, loop=client.loop, with_results=True, raise_errors=False)
+
+        def split(key) -> None:
+            """A group that gave no result: its cells sent again, each a task of its own."""
+            left.pop(key, None)
+            for i in members_of.pop(key):
+                queue.add(submit([i]))
         done_since: dict = {}   # key -> when seen finished but not yet fetched
         last_poll = last_done = time.monotonic()
         alone_since = None   # since when the cluster has had no worker
@@ -349,12 +392,22 @@ class Executor:
                 for future, value in batch:
                     if future.key not in left:
                         continue   # timed out already: its problem was given
+                    members = members_of.get(future.key)
+                    if members and isinstance(value, list) and len(value) == len(members):
+                        del left[future.key]
+                        last_done = time.monotonic()
+                        for i, outcome in zip(members, value):   # each cell's own result
+                            yield i, outcome
+                        continue
+                    if members and len(members) > 1:   # a group that gave none: split
+                        split(future.key)
+                        continue
                     i = index_of[future.key]
                     # a cell's result is a dict (its errors come as (type, error, traceback));
                     # the future's status may already say otherwise: a worker that died after
                     # handing the result over makes Dask mark the task pending or lost again
                     # (the recovered cells were reported 'failed: dict: {...}')
-                    if isinstance(value, dict):
+                    if isinstance(value, dict) and not members:
                         outcome = value
                     else:
                         outcome = self._outcome(future, value, tasks[i],
@@ -370,6 +423,9 @@ class Executor:
                         future = left.pop(key)
                         future.cancel()
                         self._give_up(started[key][1])
+                        if len(members_of.get(key, ())) > 1:
+                            split(key)
+                            continue
                         i = index_of[key]
                         yield i, failed(tasks[i], f"no result after {limit:g} s on the worker "
                                                   f"at {started[key][1]} (the per-cell time "
@@ -382,9 +438,9 @@ class Executor:
                         if now - alone_since > limit:
                             for key in list(left):
                                 left.pop(key)
-                                i = index_of[key]
-                                yield i, failed(tasks[i], f"not scored: no worker on the "
-                                                          f"cluster for {limit:g} s")
+                                for i in members_of.get(key, [index_of[key]]):
+                                    yield i, failed(tasks[i], f"not scored: no worker on the "
+                                                              f"cluster for {limit:g} s")
                             break
                     else:
                         alone_since = None
@@ -402,6 +458,9 @@ class Executor:
                         if now - done_since[key] > wait:
                             left.pop(key)
                             self._silent |= set(holders)
+                            if len(members_of.get(key, ())) > 1:
+                                split(key)
+                                continue
                             where = f" from the worker at {', '.join(holders)}" if holders \
                                 else ""
                             yield index_of[key], failed(
@@ -410,6 +469,9 @@ class Executor:
                     lost = self._lost(left, running, started, now)
                     for key in lost:
                         future = left.pop(key)
+                        if len(members_of.get(key, ())) > 1:
+                            split(key)
+                            continue
                         i = index_of[key]
                         yield i, failed(tasks[i], "failed on a worker, and its error could not "
                                                   "be read back here")

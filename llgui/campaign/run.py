@@ -55,6 +55,13 @@ class CampaignRun:
         return bool(self.report["partial"])
 
 
+def _size(path) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
 def _batch_keys(campaign: Campaign) -> list[str]:
     """A content hash of each batch's reference side (references, UEM, uri)."""
     keys = []
@@ -130,7 +137,6 @@ def run_campaign(
     notes: list[str] = []   # recovered faults (a worker lost, its cells rescheduled)
     pending: list[tuple[list[int], str, dict]] = []  # (cell indices, key, task)
     by_key: dict[str, int] = {}  # cells with the same content are one job
-    work_bytes = 0
     contents: list[str] = []   # every cell's and online run's content address, in order
     for index, cell in enumerate(campaign.cells):
         if index % 500 == 499:   # hashing every file and looking it up takes a while too
@@ -163,10 +169,6 @@ def run_campaign(
         else:
             task.update(reference=batch.references[0], uem=batch.uem, uri=batch.uri)
         pending.append(([index], key, task))
-        try:
-            work_bytes += os.path.getsize(cell.hypothesis)
-        except OSError:
-            pass
     online = []  # (system, key, task) of the online runs to replay
     online_results: dict[int, dict] = {}
     for s, spec in enumerate(campaign.systems):
@@ -252,8 +254,12 @@ def run_campaign(
         with Executor(plan, announce) as executor:
             began = time.monotonic()
             rest = pending[first:]
+            # consecutive cells of a batch go to a worker together (llgui.campaign.groups)
             for i, result in executor.run(function, [t for _, _, t in rest], should_stop,
-                                          waiting):
+                                          waiting, group_by=[campaign.cells[p[0][0]].batch
+                                                             for p in rest],
+                                          sizes=[_size(campaign.cells[p[0][0]].hypothesis)
+                                                 for p in rest]):
                 indices, key, _ = rest[i]
                 take_cell(indices, key, result)
             stop()

@@ -1,0 +1,129 @@
+"""Cells sent to workers in groups (llgui.campaign.groups): how the groups are cut, a group's
+cells each keep their own result and problem, a group whose worker dies is split so that the
+cell at fault is named alone and the others are scored (on a real LocalCluster), and a
+closed worker ends without the interpreter's teardown but with its exit code."""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+
+from hypothesis import given, settings, strategies as st
+
+from llgui.campaign.executor import Executor, Plan
+from llgui.campaign.groups import (GROUP_BYTES, GROUP_CELLS, GROUPS_PER_WORKER, plan_groups,
+                                   run_group)
+
+
+@settings(max_examples=200, deadline=None)
+@given(keys=st.lists(st.integers(0, 3), max_size=120).map(sorted),
+       sizes=st.lists(st.integers(0, 200_000), min_size=120, max_size=120),
+       threads=st.integers(1, 8))
+def test_groups_are_runs_of_one_key_within_every_limit(keys, sizes, threads):
+    sizes = sizes[:len(keys)]
+    groups = plan_groups(keys, sizes, threads)
+    assert [i for g in groups for i in g] == list(range(len(keys)))   # each once, in order
+    most = max(1, min(GROUP_CELLS, len(keys) // (GROUPS_PER_WORKER * threads)))
+    for group in groups:
+        assert len({keys[i] for i in group}) == 1
+        assert len(group) <= most
+        assert len(group) == 1 or sum(sizes[i] for i in group) <= GROUP_BYTES
+    # a group is closed only by a limit or another key (the groups are as large as allowed)
+    for group, after in zip(groups, groups[1:]):
+        nxt = after[0]
+        assert (keys[nxt] != keys[group[-1]] or len(group) == most
+                or sum(sizes[i] for i in group) + sizes[nxt] > GROUP_BYTES)
+
+
+def test_gate_7s_campaign_goes_in_groups_of_eight():
+    """576 cells of 30 KB, 48 per batch, two workers: groups of GROUP_CELLS (8)."""
+    keys = [b for b in range(12) for _ in range(48)]
+    groups = plan_groups(keys, [30_000] * len(keys), 2)
+    assert GROUP_CELLS == 8 and len(groups) == 72 and {len(g) for g in groups} == {8}
+    # few cells for the workers: smaller groups, every worker busy to the end
+    assert {len(g) for g in plan_groups([0] * 17, [30_000] * 17, 2)} == {2, 1}
+
+
+def _score(task: dict) -> dict:
+    """A cell job for these tests: its task's value, or a fault of its kind."""
+    if task.get("fault") == "raise":
+        raise ValueError("no such line")
+    if task.get("fault") == "die":
+        os._exit(13)
+    try:
+        from distributed import get_worker
+
+        key = get_worker().get_current_task()
+    except Exception:
+        key = None
+    return {"stats": {"value": task["value"]}, "key": str(key), "problems": []}
+
+
+def test_a_raising_cell_of_a_group_is_its_own_problem_and_the_others_are_scored():
+    tasks = [{"value": 1, "label": "a/M0/b0"}, {"value": 2, "label": "a/M1/b0", "fault": "raise",
+                                                 "hypothesis": "a/M1/b0.txt"},
+             {"value": 3, "label": "a/M2/b0"}]
+    out = run_group(_score, tasks)
+    assert [r["stats"].get("value") for r in out] == [1, None, 3]
+    assert out[1]["problems"] == [["a/M1/b0.txt", 0,
+                                   "cell a/M1/b0: failed: ValueError: no such line"]]
+    assert out[0]["problems"] == out[2]["problems"] == []
+
+
+def test_on_a_cluster_groups_are_one_task_and_a_dying_cell_is_named_alone():
+    """16 cells of one batch on two workers go in groups of two (one Dask task each). A cell
+    that ends its worker process takes its group down; the group is split, the cell at fault
+    is the one problem and its group's other cell is scored as well as every other."""
+    tasks = [{"value": i, "label": f"s/M{i}/b0", "hypothesis": f"s/M{i}/b0.txt"}
+             for i in range(16)]
+    plain = [dict(t) for t in tasks]
+    tasks[5]["fault"] = "die"
+    groups = plan_groups([0] * 16, None, 2)
+    assert len(groups) == 8 and [5 in g for g in groups].count(True) == 1
+    plan = Plan("local", 2, None, "two workers")
+    with Executor(plan) as executor:
+        clean = dict(executor.run(_score, plain, group_by=[0] * 16))
+        faulty = dict(executor.run(_score, tasks, group_by=[0] * 16))
+    # without a fault: the members of a group ran in one Dask task, each group in its own
+    assert sorted(clean) == list(range(16))
+    for group in groups:
+        assert len({clean[i]["key"] for i in group}) == 1
+    assert len({r["key"] for r in clean.values()}) == len(groups)
+    # with one: it alone is the problem, named as the cell that killed its worker
+    assert sorted(faulty) == list(range(16))
+    for i, result in faulty.items():
+        if i == 5:
+            (problem,) = result["problems"]
+            assert problem[0] == "s/M5/b0.txt"
+            assert problem[2].startswith("cell s/M5/b0: its worker process died while "
+                                         "scoring it")
+        else:
+            assert result["problems"] == [] and result["stats"] == {"value": i}
+    partner = next(g for g in groups if 5 in g)
+    other = next(i for i in partner if i != 5)
+    # the partner was sent again alone (another group the deaths took down, as Dask may
+    # count a task just given to a dying worker, is split and scored alike: checked above)
+    assert [i for i in faulty if faulty[i].get("key") == faulty[other]["key"]] == [other]
+
+
+def _end_after_teardown(folder: str) -> None:
+    import atexit
+
+    from llgui.campaign.worker_exit import ExitWithoutTeardown
+
+    atexit.register(lambda: open(os.path.join(folder, "teardown-ran"), "w").close())
+    ExitWithoutTeardown().teardown(None)
+    sys.stdout.write("flushed before the end\n")   # (not flushed by the child itself)
+    sys.exit(3)
+
+
+def test_a_closed_worker_ends_without_teardown_and_keeps_its_exit_code(tmp_path, capfd):
+    """As a spawned worker process ends (`sys.exit(code)`): its output is flushed, its exit
+    code kept, and the interpreter's teardown (atexit handlers among it) skipped."""
+    context = multiprocessing.get_context("spawn")
+    child = context.Process(target=_end_after_teardown, args=(str(tmp_path),))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 3
+    assert not (tmp_path / "teardown-ran").exists()
+    assert "flushed before the end" in capfd.readouterr().out

@@ -33,9 +33,19 @@ def cell_unit_scores(campaign: Campaign, scores: CampaignScores,
     out = {}
     if campaign.task == "mt":
         scorer = make_scorer("mt", metric, scoring_settings(campaign))
-        for key, stats in scores.units.items():
-            if metric in stats:
-                out[key] = sentence_scores(scorer, stats[metric])
+        # every cell's rows in one vectorised call, then cut back per cell: a call per cell
+        # paid numpy's per-operation cost 576 times (gate 7: 0.75 s of the driver's time at
+        # the end of the run, against 0.1 s at once); the formula is row by row either way
+        keys = [key for key, stats in scores.units.items() if metric in stats]
+        if not keys:
+            return out
+        rows = [np.asarray(scores.units[key][metric], dtype=np.float64) for key in keys]
+        if len({r.shape[1:] for r in rows}) != 1:   # (never in one campaign; kept safe)
+            return {key: sentence_scores(scorer, r) for key, r in zip(keys, rows)}
+        values = sentence_scores(scorer, np.concatenate(rows))
+        ends = np.cumsum([len(r) for r in rows])
+        for key, part in zip(keys, np.split(values, ends[:-1])):
+            out[key] = part
         return out
     from llgui.io.rttm import load_turns, load_uem
 

@@ -131,8 +131,9 @@ def flips_from_masks(flipped, wrong_after, *, size=None, before=None, after=None
         nfi_iv = _interval(_ratio(flips_b, errors_b))
     where = np.flatnonzero(flipped)
     order = where[np.lexsort((where, -size[where]))]
-    return Flips(n, k, e, nfr, nfi, nfr_iv, nfi_iv, tuple(int(i) for i in order),
-                 tuple(float(before[i]) for i in order), tuple(float(after[i]) for i in order),
+    # (tolist: Python ints and floats, as int() and float() of each, without a loop here)
+    return Flips(n, k, e, nfr, nfi, nfr_iv, nfi_iv, tuple(order.tolist()),
+                 tuple(before[order].tolist()), tuple(after[order].tolist()),
                  signature(unit, tolerance, samples, seed))
 
 

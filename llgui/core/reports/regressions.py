@@ -41,23 +41,27 @@ def system_flips(name: str, models: Sequence[str], batches: Sequence[str],
     side with the other version's: `output_before`, `output_after`, `reference` rows)."""
     pairs, rows = [], []
     for k in range(len(models) - 1):
-        where, before, after = [], [], []
+        in_batch, in_unit, before, after = [], [], [], []   # (batch, unit) of each unit
         for b in range(len(batches)):
             x, y = scores.get((k, b)), scores.get((k + 1, b))
             if x is None or y is None or len(x) != len(y):
                 continue
             ok = np.isfinite(x) & np.isfinite(y)
-            where += [(b, int(i)) for i in np.flatnonzero(ok)]
+            units = np.flatnonzero(ok)
+            in_batch.append(np.full(units.size, b))
+            in_unit.append(units)
             before.append(np.asarray(x)[ok])
             after.append(np.asarray(y)[ok])
-        if not where:
+        if not sum(u.size for u in in_unit):
             continue
         result = graded_flips(np.concatenate(before), np.concatenate(after),
                               higher_is_better=higher_is_better, best=BEST.get(metric, 0.0),
                               tolerance=tolerance, unit=unit, samples=samples, seed=seed)
+        flipped = np.asarray(result.units, dtype=np.intp)
         listed = []
-        for rank, (i, x, y) in enumerate(zip(result.units, result.before, result.after)):
-            b, u = where[i]
+        for rank, (b, u, x, y) in enumerate(zip(np.concatenate(in_batch)[flipped].tolist(),
+                                                np.concatenate(in_unit)[flipped].tolist(),
+                                                result.before, result.after)):
             row = {"kind": "flip", "system": name, "before": models[k], "after": models[k + 1],
                    "batch": batches[b], "unit": labels[b][u], "index": u,
                    "score_before": x, "score_after": y, "delta": y - x}

@@ -175,20 +175,19 @@ def prepare(texts: Iterable[str], font: QFont | None = None) -> FontCheck:
         t for t in texts if isinstance(t, str))), font)
 
 
-def check_bundle(bundle) -> tuple[FontCheck, bool]:
+def check_bundle(bundle, characters: frozenset[str] | None = None) -> tuple[FontCheck, bool]:
     """The `FontCheck` of an MT bundle (`prepare` on its texts), computed once per bundle;
     (check, True the first time) so the caller warns once. Other tasks show text only in
-    their names (speakers, documents, labels), checked too."""
+    their names (speakers, documents, labels), checked too. `characters`: the bundle's
+    (`llgui.core.mt.script.bundle_characters`), when the loader found them already."""
     seen = _checked.get(id(bundle))
     if seen is not None and seen[0] is bundle:
         return seen[1], False
-    from llgui.core.mt.script import bundle_texts
+    if characters is None:
+        from llgui.core.mt.script import bundle_characters
 
-    if getattr(bundle, "task", None) == "mt":
-        texts = bundle_texts(bundle)
-    else:
-        texts = [getattr(d, "id", "") for d in getattr(bundle, "documents", ()) or ()]
-    check = prepare(texts)
+        characters = bundle_characters(bundle)
+    check = check_characters(sorted(characters))
     _checked[id(bundle)] = (bundle, check)
     return check, True
 

@@ -3,8 +3,8 @@
 `open_bundles(paths, progress=None, should_stop=None)` loads each bundle in turn, collects the
 problems of those that fail (`FILE:LINE: reason` strings) instead of stopping at the first,
 and builds, while still on the worker, the indexes the window asks for at once (a document by
-id, a document's steps, its position), so a bundle of 10^5 documents reaches the main thread
-ready to show.
+id, a document's steps, its position) and finds each bundle's non-ASCII characters (for the
+window's font check), so a bundle of 10^5 documents reaches the main thread ready to show.
 """
 from __future__ import annotations
 
@@ -24,6 +24,9 @@ class Opened:
     paths: tuple[str, ...]
     bundles: tuple[Bundle, ...]
     problems: tuple[str, ...]
+    # each bundle's visible non-ASCII characters (llgui.core.mt.script.bundle_characters),
+    # for the window's font check: 1,000 documents' texts scanned here, not on its event loop
+    characters: tuple[frozenset[str], ...] = ()
 
 
 def open_bundles(paths: Sequence[str | Path],
@@ -52,7 +55,10 @@ def open_bundles(paths: Sequence[str | Path],
             continue
         prepare(bundle)
         loaded.append(bundle)
-    return Opened(paths, tuple(loaded), tuple(problems))
+    from llgui.core.mt.script import bundle_characters
+
+    return Opened(paths, tuple(loaded), tuple(problems),
+                  tuple(bundle_characters(b) for b in loaded))
 
 
 def prepare(bundle: Bundle) -> Bundle:

@@ -210,3 +210,28 @@ def test_the_window_warns_once_and_marks_characters(qtbot, tmp_path, checks):
     finally:
         window.jobs.shutdown(2000)
         window.close()
+
+
+def test_the_load_finds_a_bundles_characters_and_the_window_scans_nothing(tmp_path, monkeypatch):
+    """Opening 1,000 documents, the font check scanned every text on the event loop (31 ms of
+    its largest gap): the load job finds each bundle's characters on its worker, and the
+    window's check takes them as they are."""
+    import llgui.core.mt.script as script
+    from llgui.gui.window.opening import _font_messages
+    from llgui.io.open_job import open_bundles
+
+    opened = open_bundles([_zh_bundle(tmp_path)])
+    (bundle,) = opened.bundles
+    # every non-ASCII character of its texts (all visible here), nothing else
+    expected = {c for t in script.bundle_texts(bundle) for c in t if not c.isascii()}
+    assert set(ZH) <= expected and opened.characters == (frozenset(expected),)
+
+    def no_scan(*args, **kwargs):
+        raise AssertionError("the window scanned the bundle's texts again")
+
+    monkeypatch.setattr(script, "distinct_characters", no_scan)
+    monkeypatch.setattr(script, "bundle_characters", no_scan)
+    fonts._checked.clear()
+    _font_messages(opened.bundles, opened.characters)   # (no scan: no AssertionError)
+    check, first = fonts.check_bundle(bundle)
+    assert first is False and set(check.missing) <= opened.characters[0]

@@ -275,6 +275,18 @@ def distinct_characters(texts: Iterable[str], limit: int = 20_000_000) -> set[st
             if not c.isascii() and unicodedata.category(c)[0] not in _INVISIBLE}
 
 
+def bundle_characters(bundle) -> frozenset[str]:
+    """The distinct visible non-ASCII characters a window shows of `bundle`: every text of an
+    MT bundle (`bundle_texts`), the document ids of the others (their other text is names,
+    checked where they are shown). Computed where the bundle is loaded (a worker), so that
+    the window's font check does not scan a large bundle on its event loop."""
+    if getattr(bundle, "task", None) == "mt":
+        texts = bundle_texts(bundle)
+    else:
+        texts = (getattr(d, "id", "") for d in getattr(bundle, "documents", ()) or ())
+    return frozenset(distinct_characters(t for t in texts if isinstance(t, str)))
+
+
 def bundle_texts(bundle) -> Iterable[str]:
     """Every text an MT bundle shows: references, hypotheses, sources, document ids, and
     the log's post-edits and adapted lines (lazy)."""

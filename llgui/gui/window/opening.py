@@ -30,14 +30,15 @@ def _file_size(path) -> int:
         return 0
 
 
-def _font_messages(bundles) -> list[str]:
+def _font_messages(bundles, characters=()) -> list[str]:
     """Once per bundle, before anything of it is drawn: the characters no installed font
-    draws, the bundled fallback font loaded for them, the fix (`llgui.gui.fonts`)."""
+    draws, the bundled fallback font loaded for them, the fix (`llgui.gui.fonts`).
+    `characters`: each bundle's, as the load found them (else found here)."""
     from llgui.gui.fonts import check_bundle
 
     out = []
-    for bundle in bundles:
-        check, first = check_bundle(bundle)
+    for k, bundle in enumerate(bundles):
+        check, first = check_bundle(bundle, characters[k] if k < len(characters) else None)
         if first and check.message:
             out.append(f"{bundle.name}: {check.message.rstrip('.')}")
     return out
@@ -90,7 +91,8 @@ class Opening:
         # this, every full collection re-scans them (about 0.1 s for 1,000 documents), on
         # whichever thread allocates, the event loop's included. freeze() is O(1).
         gc.freeze()
-        warnings = _font_messages(loaded) + [str(w) for b in loaded for w in b.warnings]
+        warnings = _font_messages(loaded, getattr(opened, "characters", ())) + [
+            str(w) for b in loaded for w in b.warnings]
         if warnings:   # the load goes on; say what the numbers will not mean
             message = "; ".join(warnings[:3]) + (
                 f" (and {len(warnings) - 3} more)" if len(warnings) > 3 else "")

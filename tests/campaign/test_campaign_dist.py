@@ -171,3 +171,36 @@ def test_a_local_clusters_workers_keep_glibcs_own_trim_threshold(monkeypatch):
         seen = executor._client.run(lambda: (os.environ.get("MALLOC_TRIM_THRESHOLD_"),
                                              os.environ.get("OMP_NUM_THREADS")))
     assert list(seen.values()) == [(None, "1")]
+
+
+def test_a_run_with_unscored_cells_leaves_no_persistence_for_the_complete_rerun(
+        small, tmp_path, monkeypatch):
+    """Outsider helper-49: a run whose cells partly failed (a timeout, a stopped worker)
+    cached its persistence figures (NFR over the units it had) under the key of the inputs'
+    content alone; every complete rerun then read them back, exit 0 and not partial, with
+    alpha's NFR 32.71 for 31.69. The figures of the complete rerun are now the clean run's."""
+    import json
+
+    from llgui.campaign import cells as jobs
+
+    _, campaign, reference = small
+    scored = jobs.score_mt_cell
+    victim = campaign.cells[5].hypothesis   # a cell of a version with a later one
+
+    def failing(task):
+        if task["hypothesis"] == victim:
+            raise TimeoutError("as if its worker had been given up")
+        return scored(task)
+
+    cache = CellCache(tmp_path / "cache")
+    monkeypatch.setattr(jobs, "score_mt_cell", failing)
+    partial = run_campaign(load_campaign(campaign.path), workers=0, cache=cache)
+    assert partial.failed == 1 and partial.report["partial"] is True
+    monkeypatch.setattr(jobs, "score_mt_cell", scored)
+    again = run_campaign(load_campaign(campaign.path), workers=0, cache=CellCache(cache.root))
+    assert again.computed == 1 and again.report["partial"] is False
+    clean = json.loads(reference)
+    shown = json.loads(to_json(again.report))
+    assert [s["persistence"] for s in shown["systems"]] == \
+        [s["persistence"] for s in clean["systems"]]
+    assert to_json(again.report) == reference

@@ -229,6 +229,29 @@ def replay_online(task: dict) -> dict:
     return {"report": clean(report), "figures": clean(figures), "problems": []}
 
 
+def warm_up(task: str, metrics, settings) -> None:
+    """What a fresh worker's first cell pays once (imports, the metrics' compiled kernels:
+    numba's first call loads its compiler, 0.9 s here), paid on a sentence of its own when
+    the worker joins the run: the per-cell time limit then times cells, not the worker's
+    start (outsider helper-49: with --cell-timeout 1, the first cells on fresh workers ran
+    past it and both workers were given up). Nothing is returned or kept but the caches."""
+    if task == "mt":
+        from llgui.core.mt.stats import make_metric
+
+        for name in metrics:
+            metric = make_metric(name, settings)
+            metric.batch_stats(["a warm up sentence ."],
+                               metric.batch_references([["a warm sentence up ."]]))
+    else:
+        from llgui.core.diarization.track import make_diar_metric
+        from llgui.core.types import Turn
+
+        for name in metrics:
+            make_diar_metric(name, settings).stats(
+                [Turn(0.0, 1.0, "A"), Turn(1.0, 2.0, "B")],
+                [Turn(0.0, 1.5, "x"), Turn(1.5, 2.0, "y")], None)
+
+
 def bundle_digest(path: str) -> tuple[str | None, list[list]]:
     """The content address of an online run: SHA-256 of its loaded bundle (documents, steps,
     settings, cost model, path), or None and the bundle's problems."""

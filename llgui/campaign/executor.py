@@ -244,9 +244,13 @@ def worth_workers(per_cell_s: float, remaining: int, measurements: Measurements,
 class Executor:
     """Runs jobs according to a `Plan`; a context manager that shuts its cluster down."""
 
-    def __init__(self, plan: Plan, announce: Callable[[str], None] | None = None):
+    def __init__(self, plan: Plan, announce: Callable[[str], None] | None = None,
+                 warm: tuple | None = None):
+        """`warm`: (task, metrics, settings) of the cells, for the local workers to warm up
+        as they start (`llgui.campaign.local_workers.WarmUp`)."""
         self.plan = plan
         self.announce = announce
+        self.warm = warm
         self._client = None
         self._cluster = None
         self.startup_s = 0.0
@@ -281,16 +285,25 @@ class Executor:
             with dask.config.set({"distributed.scheduler.allowed-failures": 0,
                                   "distributed.scheduler.worker-saturation": 1.0,
                                   "distributed.nanny.pre-spawn-environ": _spawn_environ()}):
-                from llgui.campaign.worker_exit import ExitWithoutTeardown
+                from llgui.campaign.local_workers import (ExitWithoutTeardown,
+                                                          IgnoreInterrupt, WarmUp)
 
-                kwargs = {"plugins": {ExitWithoutTeardown()}}
+                kwargs = {"plugins": {ExitWithoutTeardown(), IgnoreInterrupt(), *(
+                    [WarmUp(*self.warm)] if self.warm is not None else [])}}
                 if self.plan.memory_limit:
                     kwargs["memory_limit"] = self.plan.memory_limit
-                self._cluster = LocalCluster(n_workers=self.plan.workers,
-                                             threads_per_worker=self.plan.threads,
-                                             processes=True, dashboard_address=None,
-                                             host="127.0.0.1", silence_logs=logging.CRITICAL,
-                                             **kwargs)
+                import warnings
+
+                with warnings.catch_warnings():
+                    # with no dashboard, the scheduler's small HTTP server (/health) still
+                    # asks for port 8787 and warns on stderr when another program holds it
+                    # (outsider helper-49); it takes another port, as it says
+                    warnings.filterwarnings("ignore", message="Port .* is already in use")
+                    self._cluster = LocalCluster(n_workers=self.plan.workers,
+                                                 threads_per_worker=self.plan.threads,
+                                                 processes=True, dashboard_address=None,
+                                                 host="127.0.0.1",
+                                                 silence_logs=logging.CRITICAL, **kwargs)
             self._client = Client(self._cluster, set_as_default=False)
         else:
             self._client = connect(self.plan.address, self.plan.connect_seconds)
@@ -336,16 +349,15 @@ class Executor:
             return
         groups = None
         if group_by is not None:
-            from llgui.campaign.groups import plan_groups
+            from llgui.campaign.groups import group_bytes, plan_groups
 
             groups = plan_groups(group_by, sizes, sum((self._worker_threads() or {}).values())
-                                 or max(1, self.plan.workers) * self.plan.threads)
+                                 or max(1, self.plan.workers) * self.plan.threads,
+                                 group_bytes(self.plan.cell_seconds))
         yield from self._run_distributed(function, tasks, should_stop, waiting, groups)
 
     def _run_distributed(self, function, tasks, should_stop, waiting, groups=None):
         from dask.distributed import as_completed
-
-        from llgui.campaign.groups import run_group
 
         client = self._client
         index_of: dict = {}     # key -> the task's index (a group's: its first)
@@ -367,7 +379,20 @@ class Executor:
             left[future.key] = future
             return future
 
-        futures = [submit(m) for m in (groups or [[i] for i in range(len(tasks))])]
+        if groups is None:
+            futures = [submit([i]) for i in range(len(tasks))]
+        else:
+            # in one call: Dask holds back a family of tasks (queues them on the scheduler,
+            # one per free worker thread) only when it sees more of them than twice the
+            # threads, and submitted one at a time the first four went to the workers at once,
+            # a second one waiting behind each running one (outsider helper-49: a stopped
+            # worker took such a waiting cell with it, named as having died while scoring)
+            futures = client.map(run_group, [function] * len(groups),
+                                 [[tasks[i] for i in m] for m in groups], pure=False)
+            for members, future in zip(groups, futures):
+                members_of[future.key] = members
+                index_of[future.key] = members[0]
+                left[future.key] = future
         started: dict = {}     # key -> (when first seen running, worker address)
         limit = self.plan.cell_seconds
         # results are fetched as each cell finishes (with_results), so a worker stopped later
@@ -684,6 +709,27 @@ def running_text(running: int, threads: dict | None) -> str:
     if running <= capacity:
         return f"{running} running"
     return f"{capacity} running, {running - capacity} queued on the workers"
+
+
+def run_group(function: Callable[[dict], dict], tasks: Sequence[dict]) -> list[dict]:
+    """`function(task)` of every task, in order, on a worker: a list of results. A task that
+    raises gives its own problem (the worker named), as it would as a task of its own."""
+    out = []
+    for task in tasks:
+        try:
+            out.append(function(task))
+        except Exception as error:
+            out.append(failed(task, f"failed{_on_worker()}: {_describe(error)}"))
+    return out
+
+
+def _on_worker() -> str:
+    try:
+        from distributed import get_worker
+
+        return f" on the worker at {get_worker().address}"
+    except Exception:   # (not on a worker: a test calling it here)
+        return ""
 
 
 def run_here(function: Callable[[dict], dict], task: dict) -> dict:

@@ -9,10 +9,13 @@ cost 1.4 ms a cell.
 
 `plan_groups` cuts the cells (in the order they are sent: batch by batch) into groups of
 consecutive cells of one batch, each group at most `GROUP_CELLS` cells and `GROUP_BYTES` of
-hypothesis files, and at least `GROUPS_PER_WORKER` groups per worker thread so that the
-workers stay evenly busy to the end. A cell larger than the byte limit goes alone.
+hypothesis files (less under a short per-cell time limit, `group_bytes`), and at least
+`GROUPS_PER_WORKER` groups per worker thread so that the workers stay evenly busy to the end.
+A cell larger than the byte limit goes alone. The per-cell time limit applies to a group as
+a whole (its cells are not timed apart on the worker); `group_bytes` keeps a group's work
+well under it.
 
-A group is one Dask task (`run_group`); its cells are scored one after the other on the worker
+A group is one Dask task (`llgui.campaign.executor.run_group`); its cells are scored one after the other on the worker
 and a cell that raises gives its own named problem, as a task of its own would. A group that
 gives no result (its worker died or was stopped, it ran past the per-cell time limit, the
 scheduler lost it) is split: the executor sends each of its cells again as a task of its own,
@@ -22,7 +25,7 @@ sent to alone.
 """
 from __future__ import annotations
 
-from typing import Callable, Hashable, Sequence
+from typing import Hashable, Sequence
 
 GROUP_CELLS = 8
 """At most this many cells in a group (about 250 ms of work for 500-sentence cells)."""
@@ -30,15 +33,26 @@ GROUP_CELLS = 8
 GROUP_BYTES = 256 * 1024
 """At most this many bytes of hypothesis files in a group (a 500-sentence file is about 30 KB)."""
 
+SLOW_BYTES_PER_S = 100_000
+"""A slow rate of scoring hypothesis text (WMT23 de-en's paragraphs went at 130-400 KB/s on a
+busy 2-core machine, gate 7's short sentences at 1 MB/s): a group holds at most what this
+rate scores in a quarter of the per-cell time limit, so that a group runs past the limit only
+where one of its cells alone would come near it (`--cell-timeout 1`: about one cell a group)."""
+
 GROUPS_PER_WORKER = 4
 """At least this many groups per worker thread (fewer, larger groups leave a worker idle at the
 end while another finishes a long group)."""
 
 
+def group_bytes(cell_seconds: float) -> int:
+    """The bytes of hypotheses a group may hold under a per-cell limit of `cell_seconds`."""
+    return max(1, min(GROUP_BYTES, int(cell_seconds * SLOW_BYTES_PER_S / 4)))
+
+
 def plan_groups(keys: Sequence[Hashable], sizes: Sequence[int] | None,
-                threads: int) -> list[list[int]]:
+                threads: int, max_bytes: int = GROUP_BYTES) -> list[list[int]]:
     """Groups of task indices: consecutive tasks with equal `keys` (a cell's batch), each group
-    within GROUP_CELLS tasks, GROUP_BYTES of `sizes` (None: no byte limit) and
+    within GROUP_CELLS tasks, `max_bytes` of `sizes` (None: no byte limit) and
     len(keys) / (GROUPS_PER_WORKER x threads) tasks. Every index is in exactly one group, in
     order."""
     n = len(keys)
@@ -48,33 +62,10 @@ def plan_groups(keys: Sequence[Hashable], sizes: Sequence[int] | None,
     for i, key in enumerate(keys):
         size = sizes[i] if sizes is not None else 0
         if (groups and len(groups[-1]) < most and keys[groups[-1][-1]] == key
-                and held + size <= GROUP_BYTES):
+                and held + size <= max_bytes):
             groups[-1].append(i)
             held += size
         else:
             groups.append([i])
             held = size
     return groups
-
-
-def run_group(function: Callable[[dict], dict], tasks: Sequence[dict]) -> list[dict]:
-    """`function(task)` of every task, in order, on a worker: a list of results. A task that
-    raises gives its own problem (the worker named), as it would as a task of its own."""
-    from llgui.campaign.executor import _describe, failed
-
-    out = []
-    for task in tasks:
-        try:
-            out.append(function(task))
-        except Exception as error:
-            out.append(failed(task, f"failed{_on_worker()}: {_describe(error)}"))
-    return out
-
-
-def _on_worker() -> str:
-    try:
-        from distributed import get_worker
-
-        return f" on the worker at {get_worker().address}"
-    except Exception:   # (not on a worker: a test calling it here)
-        return ""

@@ -251,7 +251,8 @@ def run_campaign(
                     Plan("in-process", 0, None, f"in this process ({why})", **extra))
         if announce is not None:
             announce(f"running {plan.reason}")
-        with Executor(plan, announce) as executor:
+        with Executor(plan, announce, warm=(campaign.task, list(campaign.metrics),
+                                            settings)) as executor:
             began = time.monotonic()
             rest = pending[first:]
             # consecutive cells of a batch go to a worker together (llgui.campaign.groups)

@@ -10,9 +10,8 @@ import sys
 
 from hypothesis import given, settings, strategies as st
 
-from llgui.campaign.executor import Executor, Plan
-from llgui.campaign.groups import (GROUP_BYTES, GROUP_CELLS, GROUPS_PER_WORKER, plan_groups,
-                                   run_group)
+from llgui.campaign.executor import Executor, Plan, run_group
+from llgui.campaign.groups import GROUP_BYTES, GROUP_CELLS, GROUPS_PER_WORKER, plan_groups
 
 
 @settings(max_examples=200, deadline=None)
@@ -109,7 +108,7 @@ def test_on_a_cluster_groups_are_one_task_and_a_dying_cell_is_named_alone():
 def _end_after_teardown(folder: str) -> None:
     import atexit
 
-    from llgui.campaign.worker_exit import ExitWithoutTeardown
+    from llgui.campaign.local_workers import ExitWithoutTeardown
 
     atexit.register(lambda: open(os.path.join(folder, "teardown-ran"), "w").close())
     ExitWithoutTeardown().teardown(None)
@@ -127,3 +126,69 @@ def test_a_closed_worker_ends_without_teardown_and_keeps_its_exit_code(tmp_path,
     assert child.exitcode == 3
     assert not (tmp_path / "teardown-ran").exists()
     assert "flushed before the end" in capfd.readouterr().out
+
+
+def test_a_short_cell_time_limit_makes_small_groups():
+    """Outsider helper-49: with --cell-timeout 1, groups of 8 cells of 0.1-0.3 s ran past the
+    limit on their own; a group holds what a slow rate scores in a quarter of the limit."""
+    from llgui.campaign.groups import SLOW_BYTES_PER_S, group_bytes
+
+    assert group_bytes(600.0) == GROUP_BYTES
+    assert group_bytes(1.0) == SLOW_BYTES_PER_S // 4 < 30_000
+    keys = [0] * 48
+    assert {len(g) for g in plan_groups(keys, [30_000] * 48, 2, group_bytes(1.0))} == {1}
+    assert {len(g) for g in plan_groups(keys, [30_000] * 48, 2, group_bytes(4.0))} == {3}
+
+
+def _slow(task: dict) -> dict:
+    import time
+
+    time.sleep(0.3)
+    return {"stats": {}, "problems": []}
+
+
+def _interrupt_ignored() -> bool:
+    import signal
+
+    return signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
+def _loaded(names) -> dict:
+    return {name: name in sys.modules for name in names}
+
+
+def test_local_workers_warm_up_and_take_a_task_only_when_free():
+    """Outsider helper-49: the first cells of fresh workers paid the workers' imports and
+    numba's compiler against the per-cell limit, and the first four groups, submitted one
+    at a time, went to the workers at once (one waiting behind each running one, which a
+    stopped worker took with it). The workers now warm up as they start, and every group
+    waits on the scheduler until a worker is free."""
+    with Executor(Plan("local", 2, None, "two workers"),
+                  warm=("mt", ["bleu", "chrf", "ter"], {})) as executor:
+        client = executor._client
+        loaded = client.run(_loaded, ["sacrebleu", "numba", "llgui.core.mt.ter_fast"])
+        assert len(loaded) == 2 and all(all(v.values()) for v in loaded.values()), loaded
+        # Ctrl-C is the llgui process's to handle: no worker prints a traceback for it
+        assert set(client.run(_interrupt_ignored).values()) == {True}
+        import threading
+
+        most, done = [0], threading.Event()
+
+        def watch():   # the most tasks a worker held at once, from the first submission
+            while not done.wait(0.02):
+                held = client.processing().values()
+                most[0] = max([most[0], *(len(keys) for keys in held)])
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        try:
+            assert len(list(executor.run(_slow, [{"value": i} for i in range(16)],
+                                         group_by=[0] * 16))) == 16
+        finally:
+            done.set()
+            watcher.join()
+        assert most[0] == 1
+    with Executor(Plan("local", 1, None, "one cold worker")) as executor:   # (the yardstick)
+        (cold,) = executor._client.run(_loaded, ["sacrebleu", "numba"]).values()
+        assert not any(cold.values())
+        assert set(executor._client.run(_interrupt_ignored).values()) == {True}

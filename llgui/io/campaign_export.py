@@ -129,7 +129,8 @@ def campaign_table(report: Mapping) -> str:
         out.append(render_table(header, rows))
     out.append("S_base, S_adapt, S_pen, MSR: the online run, pooled over its documents; "
                "S_P: mean over model versions of the policy-weighted score (presets A, B, C), "
-               "(k/n): over k of the system's n versions, the others' windows hold no batch.")
+               "(k/n): over k of the system's n versions; the others have no scored cell in "
+               "their window (no batch tested then, or its cells missing or not scored).")
     for metric in report["metrics"][:1]:
         for r in leaderboard_rows(report, metric):
             if r.get("partial"):

@@ -368,31 +368,29 @@ class Executor:
         members_of: dict = {}
         left: dict = {}
 
-        def submit(members: list) -> object:
-            if groups is None:
-                future = client.submit(function, tasks[members[0]], pure=False)
-            else:
-                future = client.submit(run_group, function, [tasks[i] for i in members],
-                                       pure=False)
+        def track(future, members: list) -> object:
+            if groups is not None:
                 members_of[future.key] = members
             index_of[future.key] = members[0]
             left[future.key] = future
             return future
 
+        def several(key) -> bool:
+            """Whether `key` is a group of more than one task (split when it gives none)."""
+            return len(members_of.get(key, ())) > 1
+
         if groups is None:
-            futures = [submit([i]) for i in range(len(tasks))]
+            futures = [track(client.submit(function, task, pure=False), [i])
+                       for i, task in enumerate(tasks)]
         else:
             # in one call: Dask holds back a family of tasks (queues them on the scheduler,
             # one per free worker thread) only when it sees more of them than twice the
             # threads, and submitted one at a time the first four went to the workers at once,
             # a second one waiting behind each running one (outsider helper-49: a stopped
             # worker took such a waiting cell with it, named as having died while scoring)
-            futures = client.map(run_group, [function] * len(groups),
-                                 [[tasks[i] for i in m] for m in groups], pure=False)
-            for members, future in zip(groups, futures):
-                members_of[future.key] = members
-                index_of[future.key] = members[0]
-                left[future.key] = future
+            futures = [track(future, members) for members, future in zip(groups, client.map(
+                run_group, [function] * len(groups), [[tasks[i] for i in m] for m in groups],
+                pure=False))]
         started: dict = {}     # key -> (when first seen running, worker address)
         limit = self.plan.cell_seconds
         # results are fetched as each cell finishes (with_results), so a worker stopped later
@@ -403,7 +401,8 @@ class Executor:
             """A group that gave no result: its cells sent again, each a task of its own."""
             left.pop(key, None)
             for i in members_of.pop(key):
-                queue.add(submit([i]))
+                queue.add(track(client.submit(run_group, function, [tasks[i]], pure=False),
+                                [i]))
         done_since: dict = {}   # key -> when seen finished but not yet fetched
         last_poll = last_done = time.monotonic()
         alone_since = None   # since when the cluster has had no worker
@@ -424,7 +423,7 @@ class Executor:
                         for i, outcome in zip(members, value):   # each cell's own result
                             yield i, outcome
                         continue
-                    if members and len(members) > 1:   # a group that gave none: split
+                    if several(future.key):   # a group that gave none: split
                         split(future.key)
                         continue
                     i = index_of[future.key]
@@ -448,7 +447,7 @@ class Executor:
                         future = left.pop(key)
                         future.cancel()
                         self._give_up(started[key][1])
-                        if len(members_of.get(key, ())) > 1:
+                        if several(key):
                             split(key)
                             continue
                         i = index_of[key]
@@ -483,7 +482,7 @@ class Executor:
                         if now - done_since[key] > wait:
                             left.pop(key)
                             self._silent |= set(holders)
-                            if len(members_of.get(key, ())) > 1:
+                            if several(key):
                                 split(key)
                                 continue
                             where = f" from the worker at {', '.join(holders)}" if holders \
@@ -494,7 +493,7 @@ class Executor:
                     lost = self._lost(left, running, started, now)
                     for key in lost:
                         future = left.pop(key)
-                        if len(members_of.get(key, ())) > 1:
+                        if several(key):
                             split(key)
                             continue
                         i = index_of[key]

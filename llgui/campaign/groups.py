@@ -15,8 +15,9 @@ A cell larger than the byte limit goes alone. The per-cell time limit applies to
 a whole (its cells are not timed apart on the worker); `group_bytes` keeps a group's work
 well under it.
 
-A group is one Dask task (`llgui.campaign.executor.run_group`); its cells are scored one after the other on the worker
-and a cell that raises gives its own named problem, as a task of its own would. A group that
+A group is one Dask task (`llgui.campaign.executor.run_group`); its cells are scored one after
+the other on the worker, and a cell that raises gives its own named problem, as a task of its
+own would. A group that
 gives no result (its worker died or was stopped, it ran past the per-cell time limit, the
 scheduler lost it) is split: the executor sends each of its cells again as a task of its own,
 with the usual rules, so the cell at fault is the one named and the others are scored. A cell

@@ -24,6 +24,7 @@ from llgui.core.errors import Problem
 from llgui.core.jobs import Cancelled
 from llgui.campaign import cells as jobs
 from llgui.campaign.cache import CellCache, cell_key, file_digest, library_versions
+from llgui.utils.regular import file_size
 from llgui.campaign.executor import (
     CELL_SECONDS, CONNECT_SECONDS, Executor, Measurements, Plan, choose, measured_enough,
     per_cell_estimate, run_here, scheduler_address, worth_workers,
@@ -53,13 +54,6 @@ class CampaignRun:
     @property
     def partial(self) -> bool:
         return bool(self.report["partial"])
-
-
-def _size(path) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
 
 
 def _batch_keys(campaign: Campaign) -> list[str]:
@@ -259,7 +253,7 @@ def run_campaign(
             for i, result in executor.run(function, [t for _, _, t in rest], should_stop,
                                           waiting, group_by=[campaign.cells[p[0][0]].batch
                                                              for p in rest],
-                                          sizes=[_size(campaign.cells[p[0][0]].hypothesis)
+                                          sizes=[file_size(campaign.cells[p[0][0]].hypothesis)
                                                  for p in rest]):
                 indices, key, _ = rest[i]
                 take_cell(indices, key, result)

@@ -39,9 +39,8 @@ def cell_unit_scores(campaign: Campaign, scores: CampaignScores,
         keys = [key for key, stats in scores.units.items() if metric in stats]
         if not keys:
             return out
+        # (every cell's rows have the metric's width: the cache and the cell job check it)
         rows = [np.asarray(scores.units[key][metric], dtype=np.float64) for key in keys]
-        if len({r.shape[1:] for r in rows}) != 1:   # (never in one campaign; kept safe)
-            return {key: sentence_scores(scorer, r) for key, r in zip(keys, rows)}
         values = sentence_scores(scorer, np.concatenate(rows))
         ends = np.cumsum([len(r) for r in rows])
         for key, part in zip(keys, np.split(values, ends[:-1])):

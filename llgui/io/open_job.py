@@ -32,10 +32,12 @@ class Opened:
 def open_bundles(paths: Sequence[str | Path],
                  progress: Callable[[float], None] | None = None,
                  should_stop: Callable[[], bool] | None = None) -> Opened:
+    from llgui.core.mt.script import bundle_characters
     from llgui.io.bundle import load_bundle
 
     paths = tuple(str(p) for p in paths)
     loaded: list[Bundle] = []
+    characters: list[frozenset[str]] = []
     problems: list[str] = []
     n = max(len(paths), 1)
     for i, path in enumerate(paths):
@@ -55,10 +57,8 @@ def open_bundles(paths: Sequence[str | Path],
             continue
         prepare(bundle)
         loaded.append(bundle)
-    from llgui.core.mt.script import bundle_characters
-
-    return Opened(paths, tuple(loaded), tuple(problems),
-                  tuple(bundle_characters(b) for b in loaded))
+        characters.append(bundle_characters(bundle))
+    return Opened(paths, tuple(loaded), tuple(problems), tuple(characters))
 
 
 def prepare(bundle: Bundle) -> Bundle:

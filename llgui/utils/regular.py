@@ -29,6 +29,14 @@ class NotRegularFile(OSError):
     """A path that is not a regular file, or one too large; the message is the reason."""
 
 
+def file_size(path: str | Path) -> int:
+    """The size of `path` in bytes; 0 when it cannot be read (its reader says why)."""
+    try:
+        return os.path.getsize(path)
+    except (OSError, ValueError):
+        return 0
+
+
 def check_regular(path: str | Path, limit: int = MAX_INPUT_BYTES) -> int:
     """The size of `path` in bytes; NotRegularFile (an OSError) when it is not a regular file
     or is larger than `limit`. Looks at the file only, never opens it."""

@@ -12,6 +12,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog
 
 from llgui.core.errors import LoadError
+from llgui.utils.regular import file_size
 
 BACKGROUND_BYTES = 32 * 1024
 """A bundle file bigger than this (a few hundred documents) is loaded on a worker."""
@@ -21,13 +22,6 @@ OPEN_HOLD_MS = 40
 
 LOAD_HUSH_MS = 80
 """How long a background load waits for the window to draw its progress bar and Cancel."""
-
-
-def _file_size(path) -> int:
-    try:
-        return Path(path).stat().st_size
-    except (OSError, ValueError):
-        return 0
 
 
 def _font_messages(bundles, characters=()) -> list[str]:
@@ -63,7 +57,7 @@ class Opening:
 
         options = dict(select_doc=select_doc, step=step, tab=tab, metric=metric)
         if background is None:
-            background = any(_file_size(p) > BACKGROUND_BYTES for p in paths)
+            background = any(file_size(p) > BACKGROUND_BYTES for p in paths)
         if background:
             self._pending_open = options
             self._pending_then = then
@@ -91,7 +85,7 @@ class Opening:
         # this, every full collection re-scans them (about 0.1 s for 1,000 documents), on
         # whichever thread allocates, the event loop's included. freeze() is O(1).
         gc.freeze()
-        warnings = _font_messages(loaded, getattr(opened, "characters", ())) + [
+        warnings = _font_messages(loaded, opened.characters) + [
             str(w) for b in loaded for w in b.warnings]
         if warnings:   # the load goes on; say what the numbers will not mean
             message = "; ".join(warnings[:3]) + (

@@ -11,15 +11,18 @@ Where: `$LLGUI_CACHE_DIR/campaign/` when that variable is set, else the platform
 (`$XDG_CACHE_HOME` or `~/.cache` on Linux, `~/Library/Caches` on macOS, `%LOCALAPPDATA%` on
 Windows) + `llgui/campaign/`. Deleting the folder clears it; nothing else is kept there.
 
-An entry is one `.cell` file: one line of JSON (the key, the metrics, each array's shape and
-a SHA-256 of the bytes that follow), then the arrays' float64 values, little-endian, one after
-the other. No archive and no compression: reading an entry is one read, one JSON line and one
-checksum (the `.npz` of format 1 spent most of a cached rerun parsing zip directories and
-array headers, gate 7), and an entry costs at most its own size in memory whatever its
-header claims. An online run's summary is one `.json` file with the same header. Entries are
-written atomically (`llgui.utils.atomic`, without an fsync: the checksum catches what a power
-cut could tear); an entry that does not open, names another key, holds other sizes than its
-header says or fails its checksum is deleted and recomputed, never trusted. An online run's key is the SHA-256 of its loaded bundle (every document's
+An entry is one `.cell` file: a header line (the SHA-256 of the head, a space, a line of
+JSON: the key, the metrics, each array's shape and a SHA-256 of the rows), each array's column
+sums, then the arrays' rows; all values float64, little-endian, one after the other. No archive
+and no compression. A cached rerun reads the heads only (a few hundred bytes an entry: a
+report needs the sums alone, gate 7's 576 entries hold 69 MB of rows); the rows are read and
+checked when something asks for them (persistence figures, agreement, paired tests:
+`StoredCell`). An entry costs at most its own size in memory whatever its header claims. An
+online run's summary is one `.json` file with a checksummed header too. Entries are written
+atomically (`llgui.utils.atomic`, without an fsync: the checksums catch what a power cut could
+tear); an entry that does not open, names another key, holds other sizes than its header says
+or fails a checksum is deleted and recomputed, never trusted (a damaged head when it is read,
+damaged rows when they are). An online run's key is the SHA-256 of its loaded bundle (every document's
 text or turns, the log's steps, settings, cost model), so it follows the content of every file
 the bundle names.
 """
@@ -28,24 +31,29 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Callable
 
 import numpy as np
 
 from llgui.utils.atomic import write_atomic
 from llgui.utils.cachedir import cache_root
-from llgui.utils.regular import read_regular
+from llgui.utils.regular import read_head, read_regular
 
 MAX_ENTRY_BYTES = 1 << 30
 """The largest cache entry read (a cell of 10**6 segments is ~100 MB)."""
 
 
-CACHE_FORMAT = 2
-"""Format 1 was one `.npz` per cell; format 2 the `.cell` of the module docstring. The format
-is part of every key, so entries of another format are never looked for."""
+CACHE_FORMAT = 3
+"""Format 1 was one `.npz` per cell; format 2 a `.cell` whose header had no checksum of its
+own and no sums; format 3 the `.cell` of the module docstring. The format is part of every key,
+so entries of another format are never looked for."""
 MAX_HEADER_BYTES = 1 << 16
-"""The longest header line read (a cell's metrics and shapes take about 300 bytes)."""
+"""The longest header line read (a cell's metrics, shapes and sums take about 1.5 KB)."""
+HEAD_READ = 1 << 13
+"""The bytes read first for a header (`CellCache.head`); a longer header is read whole."""
 
 
 def default_cache_dir() -> Path:
@@ -93,47 +101,129 @@ def cell_key(kind: str, inputs: list[str], metrics, settings: Mapping, versions:
 
 
 def _pack(key: str, stats: Mapping[str, np.ndarray]) -> bytes:
-    """A cell entry's bytes: the header line, then every array's float64 values (C order,
-    little-endian) in the order of its metrics."""
+    """A cell entry's bytes: a header line (the SHA-256 of what follows it up to the rows, a
+    space, a JSON object), each array's column sums, then each array's values, all float64
+    (C order, little-endian) in the order of its metrics. The sums are what the driver sums
+    from these arrays, so a report is built from the heads of the entries alone
+    (`CellCache.head`)."""
     arrays = [np.ascontiguousarray(stats[m], dtype="<f8") for m in stats]
     payload = b"".join(a.tobytes() for a in arrays)
+    sums = b"".join(np.atleast_1d(a.sum(axis=0)).astype("<f8").tobytes() for a in arrays)
     header = {"format": CACHE_FORMAT, "key": key, "metrics": list(stats),
               "shapes": [list(a.shape) for a in arrays],
               "digest": hashlib.sha256(payload).hexdigest()}
-    return json.dumps(header, separators=(",", ":")).encode("ascii") + b"\n" + payload
+    text = json.dumps(header, separators=(",", ":")).encode("ascii") + b"\n"
+    return hashlib.sha256(text + sums).hexdigest().encode("ascii") + b" " + text + sums + payload
+
+
+def _header(data: bytes, key: str, size: int) -> tuple[dict, int, list[int]] | int:
+    """The checked head of an entry of `size` bytes whose first bytes are `data`: (header,
+    where its rows start, each array's number of values), with the column sums as arrays in
+    `header["sums"]`; or the number of bytes the head needs when `data` holds fewer. ValueError
+    when anything differs from what `_pack` writes (no header line, its checksum, another key
+    or format, a shape that is not 2-D, sums that are not finite, sizes that do not add up to
+    the entry's)."""
+    end = data.find(b"\n", 0, MAX_HEADER_BYTES)
+    if end < 65 or data[64:65] != b" ":
+        raise ValueError("entry has no header line")
+    header = json.loads(data[65:end].decode("ascii"))
+    metrics, shapes = header["metrics"], header["shapes"]
+    if (header.get("format") != CACHE_FORMAT or header.get("key") != key
+            or len(metrics) != len(shapes) or len(set(metrics)) != len(metrics)):
+        raise ValueError("entry header does not match its key or format")
+    sizes, widths = [], 0
+    for name, shape in zip(metrics, shapes):
+        if not (type(name) is str and type(shape) is list and len(shape) == 2
+                and type(shape[0]) is int and type(shape[1]) is int
+                and 0 <= shape[0] < 1 << 40 and 0 <= shape[1] < 1 << 40):
+            raise ValueError("entry header does not match its key or format")
+        sizes.append(shape[0] * shape[1])
+        widths += shape[1]
+    start = end + 1 + 8 * widths
+    if 8 * sum(sizes) != size - start:
+        raise ValueError("entry holds other sizes than its header says")
+    if len(data) < start:
+        return start
+    if hashlib.sha256(memoryview(data)[65:start]).hexdigest().encode("ascii") != data[:64]:
+        raise ValueError("entry header fails its checksum")
+    flat = np.frombuffer(data, dtype="<f8", count=(start - end - 1) // 8, offset=end + 1)
+    if not np.isfinite(flat).all():
+        raise ValueError("entry's sums are not finite")
+    flat, header["sums"], offset = flat.astype(np.float64), [], 0   # one copy, owned
+    for _, cols in shapes:
+        header["sums"].append(flat[offset:offset + cols])
+        offset += cols
+    return header, start, sizes
 
 
 def _unpack(data: bytes, key: str) -> dict[str, np.ndarray]:
     """The arrays of the entry `data` stored under `key`; ValueError when anything differs
-    from what `_pack` writes (another key or format, a shape that is not 2-D, sizes that do
-    not add up to the bytes there are, a checksum, a value that is not finite). Nothing is
-    allocated beyond the entry's own size."""
-    end = data.find(b"\n", 0, MAX_HEADER_BYTES)
-    if end < 0:
-        raise ValueError("entry has no header line")
-    header = json.loads(data[:end].decode("ascii"))
-    metrics, shapes = header["metrics"], header["shapes"]
-    if (header.get("format") != CACHE_FORMAT or header.get("key") != key
-            or len(metrics) != len(shapes) or len(set(metrics)) != len(metrics)
-            or not all(isinstance(m, str) for m in metrics)
-            or not all(isinstance(s, list) and len(s) == 2
-                       and all(type(n) is int and 0 <= n < 1 << 40 for n in s)
-                       for s in shapes)):
-        raise ValueError("entry header does not match its key or format")
-    payload = memoryview(data)[end + 1:]
-    sizes = [rows * cols for rows, cols in shapes]
-    if 8 * sum(sizes) != len(payload):
-        raise ValueError("entry holds other sizes than its header says")
+    from what `_pack` writes (`_header`, the rows' checksum, a value that is not finite,
+    rows that do not add up to the head's sums). Nothing is allocated beyond the entry's own
+    size."""
+    checked = _header(data, key, len(data))
+    if isinstance(checked, int):   # cannot be: the sizes were checked against len(data)
+        raise ValueError("entry is shorter than its head")
+    header, start, sizes = checked
+    payload = memoryview(data)[start:]
     if header.get("digest") != hashlib.sha256(payload).hexdigest():
         raise ValueError("entry fails its checksum")
     flat = np.frombuffer(payload, dtype="<f8").astype(np.float64)  # one writable copy
     if not np.isfinite(flat).all():
         raise ValueError("entry holds a value that is not finite")
     stats, offset = {}, 0
-    for name, shape, size in zip(metrics, shapes, sizes):
+    for name, shape, size, sums in zip(header["metrics"], header["shapes"], sizes,
+                                       header["sums"]):
         stats[name] = flat[offset:offset + size].reshape(shape)
         offset += size
+        if stats[name].sum(axis=0).tobytes() != sums.tobytes():
+            raise ValueError("entry's values do not add up to its head's sums")
     return stats
+
+
+@dataclass(frozen=True)
+class CellHead:
+    """What a cell entry's header says: its metrics' row count and column sums (the report
+    needs only these)."""
+
+    rows: int
+    sums: dict[str, np.ndarray]
+
+
+class StoredCell(Mapping):
+    """A cached cell's statistics, read when first asked for: `sums` (each metric's column
+    sums, from the checked header) at once, the per-row arrays (what persistence, agreement
+    and paired tests use) on the first `cell[metric]`. An entry whose payload is found
+    damaged then is removed (named in the cache's `damaged`) and the cell is computed again
+    by `recompute()` (-> {metric: array}), so damage is never trusted, only found later."""
+
+    def __init__(self, cache: "CellCache", key: str, head: CellHead, widths, what,
+                 recompute: Callable[[], Mapping[str, np.ndarray]]):
+        self.sums, self._head = head.sums, head
+        self._cache, self._key, self._widths, self._what = cache, key, widths, what
+        self._recompute, self._stats = recompute, None
+
+    def _load(self) -> dict[str, np.ndarray]:
+        if self._stats is None:
+            stats = self._cache.get(self._key, self._widths, self._what)
+            if stats is None or set(stats) != set(self.sums):
+                stats = {m: np.ascontiguousarray(a, dtype=np.float64)
+                         for m, a in self._recompute().items()}
+                self._cache.put(self._key, stats)
+            self._stats = stats
+        return self._stats
+
+    def __getitem__(self, metric: str) -> np.ndarray:
+        return self._load()[metric]
+
+    def __contains__(self, metric) -> bool:
+        return metric in self.sums
+
+    def __iter__(self):
+        return iter(self.sums)
+
+    def __len__(self) -> int:
+        return len(self.sums)
 
 
 class CellCache:
@@ -175,6 +265,37 @@ class CellCache:
             self._discard(path, what)
             return None
         return stats
+
+    def head(self, key: str, widths: Mapping[str, int] | None = None, what: str | None = None
+             ) -> CellHead | None:
+        """What the header of cell `key` says, or None (absent, or damaged: then removed), from
+        its first bytes and its size, with the checks of `get` but the payload's: a regular
+        file of bounded size, a header whose checksum, key, format, shapes, sums and widths
+        hold, one row count, and as many bytes as the shapes say. The payload is checked when
+        it is read (`StoredCell`)."""
+        path = os.path.join(self.root, key[:2], key + ".cell")   # self.path(key), quicker
+        try:
+            data, size = read_head(path, HEAD_READ, MAX_ENTRY_BYTES)
+            if b"\n" not in data and size > len(data):   # a long header: read it whole
+                data = read_head(path, MAX_HEADER_BYTES, MAX_ENTRY_BYTES)[0]
+            checked = _header(data, key, size)
+            if isinstance(checked, int):   # many sums: read the whole head
+                checked = _header(read_head(path, checked, MAX_ENTRY_BYTES)[0], key, size)
+            if isinstance(checked, int):
+                raise ValueError("entry is shorter than its head")
+            header = checked[0]
+            rows = {shape[0] for shape in header["shapes"]}
+            if len(rows) > 1 or any(
+                    widths and m in widths and shape[1] != widths[m]
+                    for m, shape in zip(header["metrics"], header["shapes"])):
+                raise ValueError("entry has arrays of the wrong shape")
+        except FileNotFoundError:
+            return None
+        except Exception:  # any damage at all (not a regular file too): never trust it
+            self._discard(Path(path), what)
+            return None
+        return CellHead(rows=rows.pop() if rows else 0,
+                        sums=dict(zip(header["metrics"], header["sums"])))
 
     def _read(self, path: Path, what: str | None = None) -> bytes | None:
         """An entry's bytes, or None when it is absent, or not a regular file of bounded size

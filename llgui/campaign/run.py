@@ -20,10 +20,10 @@ import numpy as np
 
 from llgui.core.reports.campaign import Campaign, CampaignScores, build_report, make_scorer, \
     scoring_settings
-from llgui.core.errors import Problem
+from llgui.core.errors import LoadError, Problem
 from llgui.core.jobs import Cancelled
 from llgui.campaign import cells as jobs
-from llgui.campaign.cache import CellCache, cell_key, file_digest, library_versions
+from llgui.campaign.cache import CellCache, StoredCell, cell_key, file_digest, library_versions
 from llgui.utils.regular import file_size
 from llgui.campaign.executor import (
     CELL_SECONDS, CONNECT_SECONDS, Executor, Measurements, Plan, choose, measured_enough,
@@ -66,6 +66,38 @@ def _batch_keys(campaign: Campaign) -> list[str]:
             parts += [repr((batch.rows, batch.exact, batch.least))]
         keys.append(hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest())
     return keys
+
+
+def _task(campaign: Campaign, index: int, batch_keys: list[str], settings: dict,
+          versions: dict) -> dict:
+    """The job that scores cell `index` (llgui.campaign.cells)."""
+    cell = campaign.cells[index]
+    batch = campaign.batches[cell.batch]
+    task = {"hypothesis": cell.hypothesis, "ref_key": batch_keys[cell.batch],
+            "batch": batch.id, "metrics": list(campaign.metrics), "settings": settings,
+            "versions": versions, "label": campaign.label(cell)}
+    if campaign.task == "mt":
+        task["references"] = list(batch.references)
+        if batch.rows is not None:
+            task.update(rows=list(batch.rows), exact=batch.exact, least=batch.least,
+                        what=batch.what)
+    else:
+        task.update(reference=batch.references[0], uem=batch.uem, uri=batch.uri)
+    return task
+
+
+def _recompute(campaign: Campaign, index: int, batch_keys: list[str], settings: dict,
+               versions: dict) -> Callable[[], dict]:
+    """Cached cell `index` computed again in this process, when its entry's rows are found
+    damaged on reading them (`StoredCell`); a LoadError naming the file when it cannot be
+    scored now (its file changed or went since the run read it)."""
+    def recompute() -> dict:
+        function = jobs.score_mt_cell if campaign.task == "mt" else jobs.score_diar_cell
+        result = function(_task(campaign, index, batch_keys, settings, versions))
+        if result["problems"]:
+            raise LoadError(jobs.as_problems(result["problems"]))
+        return result["stats"]
+    return recompute
 
 
 def signatures(campaign: Campaign) -> dict[str, str]:
@@ -132,6 +164,7 @@ def run_campaign(
     pending: list[tuple[list[int], str, dict]] = []  # (cell indices, key, task)
     by_key: dict[str, int] = {}  # cells with the same content are one job
     contents: list[str] = []   # every cell's and online run's content address, in order
+    stored: dict[str, StoredCell] = {}   # cells found in the cache, by key
     for index, cell in enumerate(campaign.cells):
         if index % 500 == 499:   # hashing every file and looking it up takes a while too
             if should_stop is not None and should_stop():
@@ -142,27 +175,24 @@ def run_campaign(
         key = cell_key(campaign.task, [file_digest(cell.hypothesis), batch_keys[cell.batch]],
                        campaign.metrics, settings, versions)
         contents.append(key)
-        stats = (cache.get(key, widths, what=f"cell {campaign.label(cell)}")
-                 if use_cache and cache is not None else None)
-        if stats is not None and set(stats) == set(campaign.metrics):
-            merged[(cell.system, cell.model, cell.batch)] = stats
+        if key in stored:   # the same content as a cell found in the cache
+            merged[(cell.system, cell.model, cell.batch)] = stored[key]
+            continue
+        head = (cache.head(key, widths, what=f"cell {campaign.label(cell)}")
+                if use_cache and cache is not None and key not in by_key else None)
+        if head is not None and set(head.sums) == set(campaign.metrics):
+            # the report needs the header's sums only; the rows are read when asked for
+            stored[key] = StoredCell(cache, key, head, widths, f"cell {campaign.label(cell)}",
+                                     _recompute(campaign, index, batch_keys, settings,
+                                                versions))
+            merged[(cell.system, cell.model, cell.batch)] = stored[key]
             continue
         if key in by_key:   # one job; its problems name every cell it stands for
             pending[by_key[key]][0].append(index)
             pending[by_key[key]][2]["label"] += f", {campaign.label(cell)}"
             continue
         by_key[key] = len(pending)
-        task = {"hypothesis": cell.hypothesis, "ref_key": batch_keys[cell.batch],
-                "batch": batch.id, "metrics": list(campaign.metrics), "settings": settings,
-                "versions": versions, "label": campaign.label(cell)}
-        if campaign.task == "mt":
-            task["references"] = list(batch.references)
-            if batch.rows is not None:
-                task.update(rows=list(batch.rows), exact=batch.exact, least=batch.least,
-                            what=batch.what)
-        else:
-            task.update(reference=batch.references[0], uem=batch.uem, uri=batch.uri)
-        pending.append(([index], key, task))
+        pending.append(([index], key, _task(campaign, index, batch_keys, settings, versions)))
     online = []  # (system, key, task) of the online runs to replay
     online_results: dict[int, dict] = {}
     for s, spec in enumerate(campaign.systems):
@@ -208,8 +238,8 @@ def run_campaign(
                 state["failed"] += len(indices)
             else:
                 state["scored"] += 1
-                stats = {m: np.asarray(result["stats"][m], dtype=np.float64)
-                         for m in campaign.metrics}
+                stats = {m: np.ascontiguousarray(result["stats"][m], dtype=np.float64)
+                         for m in campaign.metrics}   # summed as the cache's header sums
                 if use_cache and cache is not None:
                     cache.put(key, stats)
                 for index in indices:
@@ -282,7 +312,9 @@ def run_campaign(
     for cell in campaign.cells:
         key = (cell.system, cell.model, cell.batch)
         if key in merged:
-            sums[key] = {m: merged[key][m].sum(axis=0) for m in campaign.metrics}
+            found = merged[key]
+            sums[key] = (dict(found.sums) if isinstance(found, StoredCell) else
+                         {m: found[m].sum(axis=0) for m in campaign.metrics})
     scores = CampaignScores(cells=sums, online=online_results, problems=tuple(problems),
                             notes=tuple(dict.fromkeys(notes)),
                             signatures=signatures(campaign) if campaign.metrics else {},

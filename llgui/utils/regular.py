@@ -83,6 +83,22 @@ def read_regular(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
 
 
 
+def read_head(path: str | Path, head: int, limit: int = MAX_INPUT_BYTES) -> tuple[bytes, int]:
+    """The first `head` bytes of the regular file `path` and its size (the guards of
+    `read_regular`: never a FIFO or a device, never more than `limit`)."""
+    check_regular(path, limit)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile("is not a regular file; only regular files are read")
+        if info.st_size > limit:
+            raise NotRegularFile(f"is too large (files larger than {_size(limit)} are not read)")
+        return os.read(fd, head), info.st_size
+    finally:
+        os.close(fd)
+
 
 def output_folder(path: Path, option: str = "--out", inputs=(), writes=()) -> Path:
     """`path` as a folder llgui may write into: created when missing; refused (ValueError

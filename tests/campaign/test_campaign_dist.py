@@ -99,6 +99,26 @@ def test_a_damaged_cache_entry_is_recomputed(small, tmp_path, damage):
     assert len(list(tmp_path.rglob("*.cell"))) == 22
 
 
+def test_rows_read_from_the_cache_are_checked_and_give_the_same_report(small, tmp_path):
+    """A cached rerun takes each cell's sums from its entry's header and reads the rows only
+    when something needs them: here the persistence figures, their own entry removed. A value
+    flipped in one entry's rows is then found, that cell computed again, and the report is
+    the uncached run's byte for byte."""
+    _, campaign, reference = small
+    run_campaign(campaign, workers=0, cache=CellCache(tmp_path))
+    for entry in tmp_path.rglob("*.json"):   # the persistence figures: computed again
+        entry.unlink()
+    victim = sorted(tmp_path.rglob("*.cell"))[3]
+    data = victim.read_bytes()
+    victim.write_bytes(data[:-3] + bytes([data[-3] ^ 1]) + data[-2:])
+    rerun = run_campaign(campaign, workers=0, cache=CellCache(tmp_path))
+    assert rerun.computed == 0 and rerun.cached == len(campaign.cells)
+    assert rerun.corrupt == 1 and rerun.damaged[0].startswith(f"{victim} (cell ")
+    assert to_json(rerun.report) == reference
+    assert CellCache(tmp_path).get(victim.stem) is not None   # written whole again
+
+
+
 def _counts(stderr: str) -> tuple[int, int]:
     found = re.search(r"(\d+) from the cache, (\d+) computed", stderr)
     assert found, stderr

@@ -55,3 +55,65 @@ def test_an_entry_that_is_not_what_put_wrote_is_removed(tmp_path, stats, damage)
         path.write_bytes(other.path("ef" + "2" * 62).read_bytes())
     assert cache.get(KEY, widths=widths) is None
     assert cache.corrupt == 1 and not path.exists()
+
+
+def test_the_header_holds_the_sums_numpy_gives(tmp_path, stats):
+    """A cached rerun builds its report from the headers alone: their sums must be what
+    numpy sums from the arrays put, bit for bit, and the row count theirs."""
+    cache = CellCache(tmp_path)
+    cache.put(KEY, stats)
+    head = cache.head(KEY, widths={"bleu": 9, "chrf": 36, "ter": 2})
+    assert head.rows == 50 and list(head.sums) == list(stats)
+    for name, array in stats.items():
+        assert head.sums[name].tobytes() == array.sum(axis=0).tobytes()
+
+
+@pytest.mark.parametrize("damage", ["sum's byte", "one value short", "header of another key",
+                                    "not finite", "wrong width", "no header"])
+def test_a_header_that_is_not_what_put_wrote_is_removed(tmp_path, stats, damage):
+    cache = CellCache(tmp_path)
+    widths = {"bleu": 9, "chrf": 36, "ter": 2}
+    if damage == "not finite":   # its sums hold a NaN, checksums and all
+        stats["chrf"][3, 3] = np.nan
+    if damage == "wrong width":
+        widths["chrf"] = 35
+    cache.put(KEY, stats)
+    path = cache.path(KEY)
+    data = path.read_bytes()
+    if damage == "sum's byte":   # a bit of a column sum flipped: the head's checksum fails
+        at = data.index(b"\n") + 1
+        path.write_bytes(data[:at] + bytes([data[at] ^ 1]) + data[at + 1:])
+    elif damage == "one value short":
+        path.write_bytes(data[:-8])
+    elif damage == "header of another key":
+        other = CellCache(tmp_path / "other")
+        other.put("ef" + "2" * 62, stats)
+        path.write_bytes(other.path("ef" + "2" * 62).read_bytes())
+    elif damage == "no header":
+        path.write_bytes(data[data.index(b"\n") + 1:])
+    assert cache.head(KEY, widths=widths) is None
+    assert cache.corrupt == 1 and not path.exists()
+
+
+def test_damaged_rows_under_a_whole_header_are_found_when_read(tmp_path, stats):
+    """A flipped value in the rows passes the header's checks (they read the header only);
+    the rows are checked when a stored cell is first read: the entry is then removed, named,
+    computed again and written whole."""
+    from llgui.campaign.cache import StoredCell
+
+    cache = CellCache(tmp_path)
+    cache.put(KEY, stats)
+    path = cache.path(KEY)
+    data = path.read_bytes()
+    path.write_bytes(data[:-3] + bytes([data[-3] ^ 1]) + data[-2:])
+    widths = {"bleu": 9, "chrf": 36, "ter": 2}
+    head = cache.head(KEY, widths=widths)
+    assert head is not None and cache.corrupt == 0
+    computed = []
+    cell = StoredCell(cache, KEY, head, widths, "cell a/b/c",
+                      lambda: computed.append(1) or stats)
+    assert "ter" in cell and list(cell) == list(stats) and not computed   # header only
+    assert cell["ter"].tobytes() == stats["ter"].tobytes() and computed == [1]
+    assert cache.damaged == [f"{path} (cell a/b/c)"]
+    assert cache.get(KEY, widths=widths)["ter"].tobytes() == stats["ter"].tobytes()
+    assert cell["chrf"].tobytes() == stats["chrf"].tobytes() and computed == [1]

@@ -316,10 +316,14 @@ def _zip_bomb(path: Path, key: str, megabytes: int = 100) -> None:
 def _lying_header(path: Path, key: str, megabytes: int = 100) -> None:
     """A `.cell` entry whose header claims `megabytes` MB of statistics (and a checksum)
     while ~100 KB follow it: a reader that allocated what the header says would pay for it."""
+    import hashlib
+
     rows = megabytes * (1 << 20) // 8
-    header = {"format": 2, "key": key, "metrics": ["bleu"], "shapes": [[rows, 1]],
-              "digest": "0" * 64}
-    path.write_bytes(json.dumps(header).encode() + b"\n" + bytes(100 << 10))
+    header = {"format": 3, "key": key, "metrics": ["bleu"], "shapes": [[rows, 1]],
+              "sums": [[0.0]], "digest": "0" * 64}
+    text = json.dumps(header).encode()   # with its own checksum: only its sizes lie
+    path.write_bytes(hashlib.sha256(text).hexdigest().encode() + b" " + text + b"\n"
+                     + bytes(100 << 10))
 
 
 @pytest.mark.parametrize("craft", [_zip_bomb, _lying_header])
@@ -334,7 +338,7 @@ def test_a_crafted_cache_entry_costs_its_own_size(tmp_path, craft):
 
     from llgui.campaign.cache import CACHE_FORMAT, CellCache
 
-    assert CACHE_FORMAT == 2, "the lying header is written in format 2"
+    assert CACHE_FORMAT == 3, "the lying header is written in format 3"
     cache = CellCache(tmp_path / "campaign")
     key = "ab" + "0" * 62
     entry = cache.path(key)
@@ -343,12 +347,14 @@ def test_a_crafted_cache_entry_costs_its_own_size(tmp_path, craft):
     assert entry.stat().st_size < 1 << 20   # ~100 KB on disk, 100 MB claimed
     tracemalloc.start()
     try:
+        assert cache.head(key) is None   # what a cached rerun reads first
+        craft(entry, key)
         assert cache.get(key) is None
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert peak < 48 << 20, f"{peak / 2 ** 20:.0f} MiB used to refuse a 100 KB entry"
-    assert cache.corrupt == 1 and not entry.exists()
+    assert cache.corrupt == 2 and not entry.exists()
 
 
 def test_a_cell_timeout_below_a_millisecond_is_refused(capsys):

@@ -202,6 +202,7 @@ class StoredCell(Mapping):
         self.sums, self._head = head.sums, head
         self._cache, self._key, self._widths, self._what = cache, key, widths, what
         self._recompute, self._stats = recompute, None
+        self.recomputed = False   # its rows were found damaged and computed again
 
     def _load(self) -> dict[str, np.ndarray]:
         if self._stats is None:
@@ -210,6 +211,7 @@ class StoredCell(Mapping):
                 stats = {m: np.ascontiguousarray(a, dtype=np.float64)
                          for m, a in self._recompute().items()}
                 self._cache.put(self._key, stats)
+                self.recomputed = True
             self._stats = stats
         return self._stats
 

@@ -25,6 +25,7 @@ class CellSamples:
     entries: tuple      # (key, label, higher_is_better, signature, unit, samples) per metric
     source: dict        # what was compared: systems' model versions, batches used and left out
     scores: dict        # {metric: {system: point score}}
+    damaged: tuple[str, ...] = ()   # cache entries found damaged (removed, recomputed)
 
 
 def cell_samples(campaign: Campaign, metrics: Sequence[str] | None = None,
@@ -59,8 +60,16 @@ def cell_samples(campaign: Campaign, metrics: Sequence[str] | None = None,
     sub = dataclasses.replace(
         campaign, metrics=tuple(chosen), cells=wanted, gaps=(),
         systems=tuple(dataclasses.replace(s, bundle=None) for s in campaign.systems))
-    run = run_campaign(sub, workers=workers, use_cache=use_cache, progress=progress,
-                       should_stop=should_stop)
+    from llgui.campaign.cache import CellCache
+
+    cache = None
+    if use_cache:
+        try:
+            cache = CellCache()
+        except ValueError:   # an unusable cache setting: run_campaign says so and goes on
+            cache = None
+    run = run_campaign(sub, workers=workers, use_cache=use_cache, cache=cache,
+                       progress=progress, should_stop=should_stop)
     segments = run.segments or {}
     missing = [campaign.label(c) for c in wanted
                if (c.system, c.model, c.batch) not in segments]
@@ -80,5 +89,7 @@ def cell_samples(campaign: Campaign, metrics: Sequence[str] | None = None,
         "batches_left_out": left_out,
         "n_units": int(entries[0][5][0].n_units) if entries else 0,
     }
-    return CellSamples(tuple(names), task, unit, tuple(entries), source, scores)
+    # the rows are read (and checked) by entries_of: damage found then is named too
+    damaged = tuple(cache.damaged) if cache is not None else tuple(run.damaged)
+    return CellSamples(tuple(names), task, unit, tuple(entries), source, scores, damaged)
 

@@ -33,6 +33,8 @@ def compare_cells(campaign, baseline, test, unit, samples, seed, metrics, correc
             out["source"] = found.source
     except ValueError as error:
         raise UsageError(str(error)) from None
+    if found.damaged:   # removed and recomputed; the command line names them on stderr
+        out["source"]["damaged_cache_entries"] = list(found.damaged)
     if human is None and campaign.human is not None:
         human = (campaign.human, campaign.human_pair)
     if human is not None:

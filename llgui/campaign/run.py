@@ -338,8 +338,12 @@ def run_campaign(
                                  extra={"systems": [s.name for s in campaign.systems],
                                         "scored": scored}))
     failed = state["failed"] if plan is not None else 0
-    return CampaignRun(report, scores, computed=sum(len(p[0]) for p in pending) - failed,
-                       cached=cached, failed=failed,
+    # cells whose rows were found damaged on reading them were computed again here
+    again = sum(1 for found in merged.values()
+                if isinstance(found, StoredCell) and found.recomputed)
+    return CampaignRun(report, scores,
+                       computed=sum(len(p[0]) for p in pending) - failed + again,
+                       cached=cached - again, failed=failed,
                        corrupt=cache.corrupt if cache is not None else 0, plan=plan,
                        damaged=tuple(cache.damaged) if cache is not None else (),
                        scored=state["scored"] if plan is not None else 0,

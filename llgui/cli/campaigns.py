@@ -73,6 +73,13 @@ def _arguments_compare(p: argparse.ArgumentParser) -> None:
     _format_flag(p)
 
 
+class _Damaged:
+    """The damaged entries a compare report names, as `damaged_note` reads a run's."""
+
+    def __init__(self, paths):
+        self.damaged, self.corrupt = tuple(paths), len(paths)
+
+
 def damaged_note(run, shown: int = 3) -> str:
     """What the run said of its damaged cache entries: how many, and which (the first
     `shown`), removed and recomputed."""
@@ -205,6 +212,9 @@ def cmd_compare(args) -> str:
                                     **pairs_options(args))
     finally:
         close()
+    damaged = (report.get("source") or {}).get("damaged_cache_entries")
+    if damaged:   # as `llgui campaign` names them (outsider helper-50: compare was silent)
+        print(f"llgui compare: {damaged_note(_Damaged(damaged))}", file=sys.stderr)
     if args.format == "json":
         return export.to_json(report)
     if report.get("mode") == "all-pairs" or "human" in report:

@@ -112,7 +112,8 @@ def test_rows_read_from_the_cache_are_checked_and_give_the_same_report(small, tm
     data = victim.read_bytes()
     victim.write_bytes(data[:-3] + bytes([data[-3] ^ 1]) + data[-2:])
     rerun = run_campaign(campaign, workers=0, cache=CellCache(tmp_path))
-    assert rerun.computed == 0 and rerun.cached == len(campaign.cells)
+    # computed again when its rows were read (2: an entry two cells share), and said so
+    assert rerun.computed in (1, 2) and rerun.cached == len(campaign.cells) - rerun.computed
     assert rerun.corrupt == 1 and rerun.damaged[0].startswith(f"{victim} (cell ")
     assert to_json(rerun.report) == reference
     assert CellCache(tmp_path).get(victim.stem) is not None   # written whole again

@@ -175,3 +175,27 @@ def test_every_pair_has_the_human_agreement_effect_and_the_table_the_intervals(c
         "effect"]["reading"]
     assert any(line.split()[:3] == ["BLEU", first["a"], first["b"]] and expected in line
                for line in table.splitlines()), table
+
+
+def test_cells_with_damaged_rows_are_named_and_give_the_same_pairs(reference_data, capsys,
+                                                                   tmp_path, monkeypatch):
+    """`compare --cells` reads the rows of every cell it compares: a value flipped in one
+    cached entry's rows is found, named on stderr as `llgui campaign` names it, and that cell
+    computed again; the report is the one before the damage (outsider helper-50: compare
+    repaired it without a word)."""
+    monkeypatch.setenv("LLGUI_CACHE_DIR", str(tmp_path / "cache"))
+    path, _, _ = write_campaign(tmp_path / "c", reference_data, SYSTEMS[:2])
+    args = ["compare", str(path), "--all-pairs", "--cells", "--samples", "50", "--format",
+            "json"]
+    assert main(args) == 0
+    clean = capsys.readouterr()
+    assert "damaged" not in clean.err
+    entries = sorted((tmp_path / "cache").rglob("*.cell"))
+    assert len(entries) == 4   # 2 systems x 2 batches
+    data = entries[2].read_bytes()
+    entries[2].write_bytes(data[:-5] + bytes([data[-5] ^ 4]) + data[-4:])
+    assert main(args) == 0
+    again = capsys.readouterr()
+    assert f"llgui compare: 1 damaged cache entry recomputed ({entries[2]} (cell " in again.err
+    assert json.loads(again.out)["pairs"] == json.loads(clean.out)["pairs"]
+    assert main(args) == 0 and "damaged" not in capsys.readouterr().err   # written whole

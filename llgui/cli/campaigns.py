@@ -138,7 +138,7 @@ def cmd_campaign(args) -> str:
         progress.close()
     # the summary says the same: "18/18 cells and online runs", then "16 cells and 2 online
     # runs" (issue 35)
-    print(f"llgui campaign: {len(campaign.cells)} cells"
+    print(f"llgui campaign: {len(campaign.cells)} cell{'s' * (len(campaign.cells) != 1)}"
           + (f" and {online} online run{'s' * (online != 1)}" if online else "")
           + f": {run.cached} {'cells ' if online else ''}from the cache, "
           f"{run.computed} computed"

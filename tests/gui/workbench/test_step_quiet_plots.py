@@ -117,8 +117,10 @@ def test_the_numbers_are_measured_once_per_shape_and_still_grow(qtbot, mt_walk):
     for step in range(len(mt_walk.steps) + 1):
         panel.show_step(mt_walk, step)
         shapes.add(number_shape(label.text(), label.font()))
-    # every text measured whose shape was new at this size, and no other
-    assert len(measured) == len(shapes) < len(mt_walk.steps) + 1
+    # a text measured only when its shape was new at this size and two lines are not sure
+    # to hold it (`two_lines_hold`), and every text whole in the label
+    assert len(measured) <= len(shapes) < len(mt_walk.steps) + 1
+    assert real(label.width()) <= label.height()
     # a narrow panel: the numbers need more lines, and the label grows to hold them whole
     panel.resize(260, 330)
     qtbot.wait(20)
@@ -307,3 +309,28 @@ def test_a_step_shows_one_value_axis_however_it_is_reached(qtbot):
         jumped.show_step(walked, step)    # a new window at that step
         assert jumped.y_range == seen[step], step
         jumped.close()
+
+
+def test_two_lines_hold_only_what_qt_lays_out_in_two_lines(qtbot, mt_walk):
+    """The bound that spares measuring the numbers (`two_lines_hold`) against Qt's own layout
+    of the label at every width from 160 to 900 px and every step's text: whenever it says
+    two lines hold the text, `heightForWidth` agrees; and at a laptop's width it does say so
+    (else it spares nothing)."""
+    from llgui.gui.workbench.score_panel import two_lines_hold
+
+    panel = _panel(qtbot)
+    label = panel.numbers
+    height = label.height()
+    said = 0
+    for step in range(0, len(mt_walk.steps) + 1, 3):
+        panel.show_step(mt_walk, step)
+        text = label.text()
+        for width in range(160, 901, 20):
+            if two_lines_hold(text, label.font(), width, height):
+                said += 1
+                assert label.heightForWidth(width) <= height, (width, text)
+    assert said > 0
+    panel.resize(700, 330)
+    qtbot.wait(20)
+    panel.show_step(mt_walk, 1)
+    assert two_lines_hold(label.text(), label.font(), label.width(), label.height())

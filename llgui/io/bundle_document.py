@@ -10,7 +10,9 @@ from typing import Sequence
 from llgui.core.errors import Problem
 from llgui.core.types import DiarDocument, MTDocument, Stamp
 from llgui.io.bundle_settings import _show
-from llgui.io.text import load_docid_fields, parse_line_range, selection_problem
+from llgui.io.text import (
+    load_docid_fields, longer_than_references, parse_line_range, selection_problem,
+)
 from llgui.utils.names import unknown_key
 
 DOCUMENT_KEYS = {
@@ -253,11 +255,16 @@ class _Doc:
             self.ok = False
             return {key: None for key in loaded}
         out = {}
+        # the references' own length (those the range fits: a short one is its own problem)
+        whole = [len(v) for (r, _, _), v in loaded.items() if r == "references" and v
+                 and selection_problem(len(v), exact, least, what) is None]
         for (role, line, written), segments in loaded.items():
             if segments is None:
                 out[(role, line, written)] = None
                 continue
             problem = selection_problem(len(segments), exact, least, what)
+            if problem is None and role == "hypothesis" and exact is None and whole:
+                problem = longer_than_references(len(segments), whole[0], what)
             if problem is not None:
                 self.ok = False
                 self.loader.add(line, f"{role} file {written!r} {problem}")

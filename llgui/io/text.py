@@ -112,6 +112,18 @@ def selection_problem(n: int, exact: int | None, least: int, what: str) -> str |
     return None
 
 
+def longer_than_references(n: int, references: int, what: str) -> str | None:
+    """Why a hypothesis file of `n` lines cannot be cut by a line range (`what`) whose
+    reference file has `references` lines, or None: a whole system output longer than its
+    test set's references is another file, or has a line too many, which shifts every segment
+    the range takes (outsider helper-49: accepted without a word). The reason follows the
+    file's name, as `selection_problem`'s."""
+    if n > references:
+        return (f"has {n} lines but its references have {references}: {what} takes the same "
+                f"lines of both, and a line too many shifts every segment")
+    return None
+
+
 def load_docid_fields(path: str | Path) -> tuple[tuple[str, ...], ...]:
     """The tab-separated fields of each line of a doc-id file (`load_docids` checks it): one
     id per line (sacrebleu's `--echo docid`), or WMT's `.docs` layout, `domain<TAB>docid`

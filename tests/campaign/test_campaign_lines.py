@@ -97,3 +97,19 @@ def test_selection_checks_are_the_bundles(tmp_path, batch, reason):
     campaign = load_campaign(_campaign(tmp_path, batch))
     assert any(reason in p.reason for p in campaign.problems), campaign.problems
     assert campaign.cells == ()
+
+
+def test_a_whole_output_longer_than_its_references_is_a_named_problem(tmp_path):
+    """A system output with a line too many (here at the top: every segment shifted by one)
+    was cut by the batch's range and scored without a word (outsider helper-49); it is now a
+    problem naming the file, the lengths and the batch, and its cell is not scored. An output
+    as long as its references is scored."""
+    path = _campaign(tmp_path, 'id = "b"\ntime = 1\nreferences = "ref.txt"\nlines = "2-6"')
+    (tmp_path / "sys" / "M1.txt").write_text("extra\n" + "".join(f"h{i}\n" for i in range(10)))
+    run = run_campaign(load_campaign(path), workers=0, use_cache=False)
+    (problem,) = run.scores.problems
+    assert problem.file.endswith("M1.txt")
+    assert problem.reason == ("hypothesis file has 11 lines but its references have 10: "
+                              "lines = \"2-6\" takes the same lines of both, and a line too "
+                              "many shifts every segment (batch 'b')")
+    assert [c["model"] for c in run.report["systems"][0]["cells"]] == ["M0"]

@@ -288,3 +288,18 @@ def test_pairs_beside_score_files(tmp_path):
     assert problems(load_bundle, path) == [
         (str(path), 5, "system name 'sysB' is also a scores file's stem; set names = [...] to "
                        "tell them apart")]
+
+
+def test_a_hypothesis_longer_than_its_references_is_named_not_cut(small):
+    """A whole output with a line too many was cut by the range and loaded (outsider
+    helper-49, in a campaign): every selected segment would be its neighbour's. A source
+    file is not held to it (it is shown, not scored)."""
+    write(small / "long.txt", "extra\n" + "".join(f"hyp {i}\n" for i in range(1, 11)))
+    path = mt_bundle(small, document('lines = "2-4"', references="ref.txt",
+                                     hypothesis="long.txt"))
+    assert [reason for _, _, reason in problems(load_bundle, path)] == [
+        "hypothesis file 'long.txt' has 11 lines but its references have 10: lines = \"2-4\" "
+        "takes the same lines of both, and a line too many shifts every segment"]
+    path = mt_bundle(small, document('lines = "2-4"', references="ref.txt",
+                                     hypothesis="hyp.txt"))
+    assert load_bundle(path).documents[0].hypothesis == ("hyp 2", "hyp 3", "hyp 4")

@@ -94,10 +94,17 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         view.setMinimumWidth(250)
         view.selectionModel().currentRowChanged.connect(self._on_documents_current_changed)
         self.documents_view = view
-        from llgui.gui.widgets.cut_columns import EdgeColumns
+        from llgui.gui.widgets.cut_columns import EdgeColumns, ElideMiddle
 
-        # a number the panel's edge crosses ends in "…" (27.13 read "27.1" at 1366 px)
         columns = self.documents_model.COLUMNS
+        # numbers end in "…" (the view's mode: no delegate of Python on the many number
+        # cells of every paint); a long id or system name is cut in the middle (WMT24's
+        # "test-en-news_brisbanetimes.com.au.228963", issue 35)
+        view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        middle = ElideMiddle(view)
+        for name in ("document", "system"):
+            view.setItemDelegateForColumn(columns.index(name), middle)
+        # a number the panel's edge crosses ends in "…" (27.13 read "27.1" at 1366 px)
         self.documents_edge = EdgeColumns(view, [columns.index(n) for n in (
             "S_pen", "gain", "S_base", "steps")] + [len(columns) - 1])
         dock = QDockWidget("Documents", self)
@@ -346,7 +353,6 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         view.setColumnWidth(system, min(view.columnWidth(system),
                                         6 * self.fontMetrics().height()))
         document = self.documents_model.COLUMNS.index("document")
-        view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         view.setWordWrap(False)   # one line, cut in the middle (wrapped, it was two halves)
         view.setColumnWidth(document, min(view.columnWidth(document),
                                           7 * self.fontMetrics().height()))

@@ -42,9 +42,15 @@ def test_the_crossed_column_ends_at_the_edge_and_widens_back(qtbot):
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QStyleOptionViewItem
 
+    assert view.textElideMode() == Qt.TextElideMode.ElideRight   # the view's own mode
+    assert view.itemDelegateForColumn(crossed) is None   # (no delegate of Python needed)
+    view.setTextElideMode(Qt.TextElideMode.ElideMiddle)   # a view that cuts in the middle:
+    other = EdgeColumns(view, [crossed])                   # its number columns get one
     option = QStyleOptionViewItem()
     view.itemDelegateForColumn(crossed).initStyleOption(option, view.model().index(0, crossed))
     assert option.textElideMode == Qt.TextElideMode.ElideRight
+    view.setTextElideMode(Qt.TextElideMode.ElideRight)
+    other.deleteLater()
     view.resize(600, 150)   # wide enough for all: every column at its width again
     qtbot.waitUntil(lambda: not edge.narrowed and view.columnWidth(crossed) == 80,
                     timeout=5000)

@@ -71,6 +71,14 @@ def test_long_document_ids_leave_the_scores_in_the_documents_panel(qtbot, tmp_pa
         assert 0 < right <= view.viewport().width() + 1
         index = window.documents_proxy.index(0, model.COLUMNS.index("document"))
         assert index.data(Qt.ItemDataRole.ToolTipRole).startswith(long_id)
+        # as painted: the id cut in the middle, the numbers on the right (the view's own mode)
+        from PySide6.QtWidgets import QStyleOptionViewItem
+
+        option = QStyleOptionViewItem()
+        view.itemDelegateForColumn(index.column()).initStyleOption(option, index)
+        assert option.textElideMode == Qt.TextElideMode.ElideMiddle
+        assert view.textElideMode() == Qt.TextElideMode.ElideRight
+        assert view.itemDelegateForColumn(s_pen) is None
     finally:
         window.jobs.shutdown(2000)
         window.close()

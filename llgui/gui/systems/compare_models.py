@@ -29,6 +29,7 @@ class DocumentsComparisonModel(DocumentsModel):
 
     def set_reference(self, bundle_index: int | None) -> None:
         self.reference = bundle_index
+        self._painted.clear()
         self._changed_all()
 
     def set_result(self, bundle_index: int, result) -> None:
@@ -71,9 +72,9 @@ class DocumentsComparisonModel(DocumentsModel):
             return None
         return pen_difference(mine, theirs, bool(result.higher_is_better))
 
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+    def _cell(self, index, role):
         if not index.isValid() or self.COLUMNS[index.column()] != DIFF:
-            return super().data(index, role)
+            return super()._cell(index, role)
         raw = self.difference(index.row())
         if raw is not None and round(raw, 2) == 0:
             raw = 0.0   # no "-0.00": equal is equal

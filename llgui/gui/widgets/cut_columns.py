@@ -9,12 +9,21 @@ from PySide6.QtWidgets import QStyledItemDelegate
 
 
 class ElideRight(QStyledItemDelegate):
-    """A number too wide for its cell ends in "…" ("27.…"), whatever the view's elide mode
-    (the Documents panel cuts its ids in the middle)."""
+    """A number too wide for its cell ends in "…" ("27.…"), whatever the view's elide mode."""
 
     def initStyleOption(self, option, index) -> None:  # noqa: N802 - Qt's name
         super().initStyleOption(option, index)
         option.textElideMode = Qt.TextElideMode.ElideRight
+
+
+class ElideMiddle(QStyledItemDelegate):
+    """A text too wide for its cell is cut in the middle ("test-en-new…228963"), whatever the
+    view's elide mode: for the id columns of a view that elides on the right (a delegate of
+    Python costs every cell it paints, so the view's own mode serves the many columns)."""
+
+    def initStyleOption(self, option, index) -> None:  # noqa: N802 - Qt's name
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideMiddle
 
 
 class EdgeColumns(QObject):
@@ -28,9 +37,10 @@ class EdgeColumns(QObject):
         self.view = view
         self.columns = tuple(columns)
         self.narrowed: dict[int, int] = {}   # column -> its width before it was narrowed
-        self._delegate = ElideRight(view)
-        for column in self.columns:
-            view.setItemDelegateForColumn(column, self._delegate)
+        if view.textElideMode() != Qt.TextElideMode.ElideRight:   # else the view's own
+            self._delegate = ElideRight(view)
+            for column in self.columns:
+                view.setItemDelegateForColumn(column, self._delegate)
         view.viewport().installEventFilter(self)
         self._pending = False
 

@@ -38,6 +38,7 @@ class PaintedCells:
     event loop while 1,000 documents were scored (gate 9)."""
 
     _painted: dict
+    ANSWERED: frozenset = frozenset()   # the roles `_cell` may have an answer for
 
     def _keep_painted(self) -> None:
         """Start the kept cells, forgotten whenever the model says anything changed (its own
@@ -53,8 +54,8 @@ class PaintedCells:
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         at = _PAINT_ROLES.get(role)
-        if at is None:
-            return self._cell(index, role)
+        if at is None:   # (Qt asks 4 more roles of each cell it paints or measures)
+            return self._cell(index, role) if role in self.ANSWERED else None
         key = (index.row(), index.column())
         cell = self._painted.get(key)
         if cell is None:
@@ -75,6 +76,7 @@ class DocumentsModel(PaintedCells, QAbstractTableModel):
 
     # "system": which open bundle the row is of (hidden with one bundle open)
     COLUMNS = ("document", "system", "task", "time", "steps", "S_base", "S_pen", "gain")
+    ANSWERED = frozenset()   # (set below the class: _DOCUMENT_ROLES)
     TASK_LABELS = {"mt": "MT", "diarization": "diar.", "detection": "det.",
                    "classification": "class."}
 
@@ -231,6 +233,8 @@ def gain_text(gain: float | None, steps: int) -> str:
 _DOCUMENT_ROLES = frozenset((Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAlignmentRole,
                              Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole,
                              SORT_ROLE))
+DocumentsModel.ANSWERED = frozenset(int(r) for r in _DOCUMENT_ROLES)
+
 _PAINT_ROLES = {int(role): k for k, role in enumerate((
     Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAlignmentRole,
     Qt.ItemDataRole.ForegroundRole))}
@@ -375,6 +379,7 @@ class CorrectionsModel(PaintedCells, QAbstractTableModel):
 _ANSWERED = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAlignmentRole,
                        Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole})
 """The roles `CorrectionsModel.data` has an answer for."""
+CorrectionsModel.ANSWERED = frozenset(int(r) for r in _ANSWERED)
 
 
 def _question_text(walk: Walkthrough, step: int) -> str:

@@ -130,13 +130,16 @@ def run_campaign(
     should_stop: Callable[[], bool] | None = None,
     announce: Callable[[str], None] | None = None,
     waiting: Callable[[str], None] | None = None,
+    failures: Callable[[int], None] | None = None,
 ) -> CampaignRun:
     """Score every cell of `campaign` and replay every online run.
 
     `progress(done, total)` is called after each cell or online run (cached cells count as
     done at once); `announce(text)` receives the one line saying which executor was chosen;
     `should_stop()` makes the run raise `llgui.core.jobs.Cancelled` (finished cells stay
-    cached); `waiting(text)` hears, about once a second, why no cell has finished lately.
+    cached); `failures(n)` hears, before the progress call that counts it, how many cells
+    ended without a result so far (they count as done: a bar at 100 % may hold unscored
+    cells); `waiting(text)` hears, about once a second, why no cell has finished lately.
     `scheduler` / `scheduler_file` (else Dask's scheduler-address setting) name a running
     cluster (`executor.scheduler_address`); `threads` and `memory_limit` are a local
     cluster's per worker; `cell_seconds` limits a cell on a worker process,
@@ -236,6 +239,8 @@ def run_campaign(
             if result["problems"]:
                 problems.extend(jobs.as_problems(result["problems"]))
                 state["failed"] += len(indices)
+                if failures is not None:
+                    failures(state["failed"])
             else:
                 state["scored"] += 1
                 stats = {m: np.ascontiguousarray(result["stats"][m], dtype=np.float64)

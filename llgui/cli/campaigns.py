@@ -132,6 +132,7 @@ def cmd_campaign(args) -> str:
                                memory_limit=args.memory_limit, cell_seconds=args.cell_timeout,
                                connect_seconds=args.connect_timeout,
                                progress=progress, waiting=progress.note,
+                               failures=progress.failed,
                                announce=lambda text: print(f"llgui campaign: {text}",
                                                            file=sys.stderr, flush=True))
     finally:

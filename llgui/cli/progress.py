@@ -79,6 +79,15 @@ class CellProgress:
         self.warm: tuple[int, float] | None = None   # (done, when) as the first cell ended
         self.last_line = self.started
         self.terminal = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.unscored = 0   # cells done without a result (`failed`), said beside the count
+
+    def failed(self, n: int) -> None:
+        """`n` cells so far ended without a result (counted as done by the run): said on
+        the progress line, so that `72/72 (100 %)` does not read as 72 scored (outsider
+        helper-49)."""
+        self.unscored = n
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"{n} not scored", refresh=False)
 
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
@@ -96,15 +105,17 @@ class CellProgress:
                 self.bar = tqdm(total=total, initial=done, unit="cell", file=self.stream,
                                 desc="cells", dynamic_ncols=True)
             else:
-                if self.bar.postfix:
-                    self.bar.set_postfix_str("", refresh=False)
+                if self.bar.postfix:   # a note of `note` goes; the unscored count stays
+                    self.bar.set_postfix_str(f"{self.unscored} not scored" if self.unscored
+                                             else "", refresh=False)
                 self.bar.update(done - self.bar.n)
             return
         if done < total and now - self.last_line < self.every:
             return
         self.last_line = now
         print(f"llgui campaign: {done}/{total} {self.unit} ({100 * done / max(total, 1):.0f} %)"
-              f"{self.speed(done, total, now)}", file=self.stream, flush=True)
+              + (f", {self.unscored} not scored" if self.unscored else "")
+              + f"{self.speed(done, total, now)}", file=self.stream, flush=True)
 
     def speed(self, done: int, total: int, now: float) -> str:
         """`, 2.10 cells/s, 21 s left` over the cells after the first one computed; empty

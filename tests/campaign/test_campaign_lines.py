@@ -113,3 +113,17 @@ def test_a_whole_output_longer_than_its_references_is_a_named_problem(tmp_path):
                               "lines = \"2-6\" takes the same lines of both, and a line too "
                               "many shifts every segment (batch 'b')")
     assert [c["model"] for c in run.report["systems"][0]["cells"]] == ["M0"]
+
+
+def test_the_progress_line_says_how_many_cells_were_not_scored(tmp_path, capsys, monkeypatch):
+    """A run whose cells all ended printed `2/2 cells (100 %)` when one of them gave no
+    score (outsider helper-49: `72/72 (100 %)` with 0 computed); the line now says so."""
+    from llgui.cli.main import main
+
+    monkeypatch.setenv("LLGUI_PROGRESS_EVERY", "0")   # a line at every cell
+    monkeypatch.setenv("LLGUI_CACHE_DIR", str(tmp_path / "cache"))
+    path = _campaign(tmp_path, 'id = "b"\ntime = 1\nreferences = "ref.txt"\nlines = "2-6"')
+    assert main(["campaign", str(path), "--workers", "0"]) == 2   # M1's file is too short
+    lines = [x for x in capsys.readouterr().err.splitlines() if "/2 cells (" in x]
+    assert lines[-1].startswith("llgui campaign: 2/2 cells (100 %), 1 not scored"), lines
+    assert not any("not scored" in x for x in lines if "0/2" in x)

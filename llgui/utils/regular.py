@@ -54,12 +54,10 @@ def check_regular(path: str | Path, limit: int = MAX_INPUT_BYTES) -> int:
     return info.st_size
 
 
-def read_regular(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of the regular file `path`, at most `limit` of them (see `check_regular`).
-
-    The file is opened non-blocking and checked again after opening, so a path swapped for a
-    FIFO or a device between the check and the open is still refused without blocking.
-    """
+def _open_regular(path: str | Path, limit: int) -> tuple[int, os.stat_result]:
+    """`path` opened read-only (a file descriptor, and its fstat), after `check_regular` and
+    checked again once open, non-blocking: a path swapped for a FIFO or a device between the
+    check and the open is refused without blocking."""
     check_regular(path, limit)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     fd = os.open(path, flags)
@@ -67,6 +65,19 @@ def read_regular(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise NotRegularFile("is not a regular file; only regular files are read")
+        if info.st_size > limit:
+            raise NotRegularFile(f"is too large (files larger than {_size(limit)} are not read)")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
+
+
+def read_regular(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of the regular file `path`, at most `limit` of them (see `check_regular`;
+    opened as `_open_regular` says)."""
+    fd, _ = _open_regular(path, limit)
+    try:
         chunks, total = [], 0
         while True:
             chunk = os.read(fd, min(1 << 24, limit + 1 - total))
@@ -82,19 +93,11 @@ def read_regular(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
         os.close(fd)
 
 
-
 def read_head(path: str | Path, head: int, limit: int = MAX_INPUT_BYTES) -> tuple[bytes, int]:
     """The first `head` bytes of the regular file `path` and its size (the guards of
     `read_regular`: never a FIFO or a device, never more than `limit`)."""
-    check_regular(path, limit)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
+    fd, info = _open_regular(path, limit)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFile("is not a regular file; only regular files are read")
-        if info.st_size > limit:
-            raise NotRegularFile(f"is too large (files larger than {_size(limit)} are not read)")
         return os.read(fd, head), info.st_size
     finally:
         os.close(fd)

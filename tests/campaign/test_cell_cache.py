@@ -31,12 +31,11 @@ def test_an_entry_comes_back_bit_for_bit_and_writable(tmp_path, stats):
     assert cache.corrupt == 0
 
 
-@pytest.mark.parametrize("damage", ["flipped value", "one value short", "one value more",
-                                    "header of another key", "not finite", "wrong width"])
-def test_an_entry_that_is_not_what_put_wrote_is_removed(tmp_path, stats, damage):
+def _damaged(tmp_path, stats, damage: str):
+    """An entry `put` under KEY, then damaged as `damage` says: (cache, its path, widths)."""
     cache = CellCache(tmp_path)
     widths = {"bleu": 9, "chrf": 36, "ter": 2}
-    if damage == "not finite":   # a well-formed entry, checksum and all, holding a NaN
+    if damage == "not finite":   # a well-formed entry, checksums and all, holding a NaN
         stats["chrf"][3, 3] = np.nan
     if damage == "wrong width":
         widths["chrf"] = 35
@@ -45,6 +44,9 @@ def test_an_entry_that_is_not_what_put_wrote_is_removed(tmp_path, stats, damage)
     data = path.read_bytes()
     if damage == "flipped value":
         path.write_bytes(data[:-3] + bytes([data[-3] ^ 1]) + data[-2:])
+    elif damage == "sum's byte":   # a bit of a column sum flipped: the head's checksum fails
+        at = data.index(b"\n") + 1
+        path.write_bytes(data[:at] + bytes([data[at] ^ 1]) + data[at + 1:])
     elif damage == "one value short":
         path.write_bytes(data[:-8])
     elif damage == "one value more":
@@ -53,6 +55,15 @@ def test_an_entry_that_is_not_what_put_wrote_is_removed(tmp_path, stats, damage)
         other = CellCache(tmp_path / "other")
         other.put("ef" + "2" * 62, stats)
         path.write_bytes(other.path("ef" + "2" * 62).read_bytes())
+    elif damage == "no header":
+        path.write_bytes(data[data.index(b"\n") + 1:])
+    return cache, path, widths
+
+
+@pytest.mark.parametrize("damage", ["flipped value", "one value short", "one value more",
+                                    "header of another key", "not finite", "wrong width"])
+def test_an_entry_that_is_not_what_put_wrote_is_removed(tmp_path, stats, damage):
+    cache, path, widths = _damaged(tmp_path, stats, damage)
     assert cache.get(KEY, widths=widths) is None
     assert cache.corrupt == 1 and not path.exists()
 
@@ -71,26 +82,7 @@ def test_the_header_holds_the_sums_numpy_gives(tmp_path, stats):
 @pytest.mark.parametrize("damage", ["sum's byte", "one value short", "header of another key",
                                     "not finite", "wrong width", "no header"])
 def test_a_header_that_is_not_what_put_wrote_is_removed(tmp_path, stats, damage):
-    cache = CellCache(tmp_path)
-    widths = {"bleu": 9, "chrf": 36, "ter": 2}
-    if damage == "not finite":   # its sums hold a NaN, checksums and all
-        stats["chrf"][3, 3] = np.nan
-    if damage == "wrong width":
-        widths["chrf"] = 35
-    cache.put(KEY, stats)
-    path = cache.path(KEY)
-    data = path.read_bytes()
-    if damage == "sum's byte":   # a bit of a column sum flipped: the head's checksum fails
-        at = data.index(b"\n") + 1
-        path.write_bytes(data[:at] + bytes([data[at] ^ 1]) + data[at + 1:])
-    elif damage == "one value short":
-        path.write_bytes(data[:-8])
-    elif damage == "header of another key":
-        other = CellCache(tmp_path / "other")
-        other.put("ef" + "2" * 62, stats)
-        path.write_bytes(other.path("ef" + "2" * 62).read_bytes())
-    elif damage == "no header":
-        path.write_bytes(data[data.index(b"\n") + 1:])
+    cache, path, widths = _damaged(tmp_path, stats, damage)
     assert cache.head(KEY, widths=widths) is None
     assert cache.corrupt == 1 and not path.exists()
 

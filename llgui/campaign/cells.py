@@ -115,19 +115,19 @@ def score_mt_cell(task: dict) -> dict:
         hypothesis = load_segments(task["hypothesis"])
     except LoadError as error:
         return {"stats": {}, "problems": _problems(error)}
+    whole_file, (hypothesis, problem) = hypothesis, cut(hypothesis, task, task["hypothesis"])
+    if problem:   # too short for the range (the bundle's check, first as there)
+        return {"stats": {}, "problems": [problem]}
     if task.get("rows") is not None and task.get("exact") is None:   # a `lines` range
-        from llgui.io.text import longer_than_references
+        from llgui.io.text import length_unlike_references
 
         whole = _remember(("lines", task["ref_key"]),
                           lambda: len(load_segments(task["references"][0])))
-        reason = longer_than_references(len(hypothesis), whole, task.get("what", ""))
+        reason = length_unlike_references(whole_file, whole, task.get("what", ""))
         if reason is not None:
             return {"stats": {}, "problems": [[task["hypothesis"], 0,
                                                f"hypothesis file {reason} (batch "
                                                f"{task['batch']!r})"]]}
-    hypothesis, problem = cut(hypothesis, task, task["hypothesis"])
-    if problem:
-        return {"stats": {}, "problems": [problem]}
     settings = task["settings"]
     setting_key = json.dumps(settings, sort_keys=True)
 

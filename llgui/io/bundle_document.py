@@ -11,7 +11,7 @@ from llgui.core.errors import Problem
 from llgui.core.types import DiarDocument, MTDocument, Stamp
 from llgui.io.bundle_settings import _show
 from llgui.io.text import (
-    load_docid_fields, longer_than_references, parse_line_range, selection_problem,
+    length_unlike_references, load_docid_fields, parse_line_range, selection_problem,
 )
 from llgui.utils.names import unknown_key
 
@@ -264,7 +264,7 @@ class _Doc:
                 continue
             problem = selection_problem(len(segments), exact, least, what)
             if problem is None and role == "hypothesis" and exact is None and whole:
-                problem = longer_than_references(len(segments), whole[0], what)
+                problem = length_unlike_references(segments, whole[0], what)
             if problem is not None:
                 self.ok = False
                 self.loader.add(line, f"{role} file {written!r} {problem}")

@@ -112,16 +112,26 @@ def selection_problem(n: int, exact: int | None, least: int, what: str) -> str |
     return None
 
 
-def longer_than_references(n: int, references: int, what: str) -> str | None:
-    """Why a hypothesis file of `n` lines cannot be cut by a line range (`what`) whose
-    reference file has `references` lines, or None: a whole system output longer than its
-    test set's references is another file, or has a line too many, which shifts every segment
-    the range takes (outsider helper-49: accepted without a word). The reason follows the
-    file's name, as `selection_problem`'s."""
-    if n > references:
-        return (f"has {n} lines but its references have {references}: {what} takes the same "
-                f"lines of both, and a line too many shifts every segment")
-    return None
+def length_unlike_references(segments, references: int, what: str) -> str | None:
+    """Why a hypothesis file of `segments` (its lines) cannot be cut by a line range (`what`)
+    whose reference file has `references` lines, or None. A whole system output of another
+    length than its test set's references is another file, or has a line too many or too few
+    somewhere, which shifts every segment after it: a line missing in the middle left the
+    ranges before it scored on their neighbours' lines, named only by the range past the end
+    (outsider helper-51); one too many was cut and scored without a word (helper-49). Lines
+    past the references' that are all empty get a hint: a blank line at the end. The reason
+    follows the file's name, as `selection_problem`'s."""
+    n = len(segments)
+    if n == references:
+        return None
+    reason = (f"has {n} lines but its references have {references}: {what} takes the same "
+              f"lines of both, and a line too {'many' if n > references else 'few'} shifts "
+              f"every segment after it")
+    if n > references and not any(s.strip() for s in segments[references:]):
+        reason += (f" (its last {n - references} line{'s' * (n - references > 1)} "
+                   f"{'are' if n - references > 1 else 'is'} empty: a blank line at the end "
+                   f"of the file?)")
+    return reason
 
 
 def load_docid_fields(path: str | Path) -> tuple[tuple[str, ...], ...]:

@@ -111,8 +111,27 @@ def test_a_whole_output_longer_than_its_references_is_a_named_problem(tmp_path):
     assert problem.file.endswith("M1.txt")
     assert problem.reason == ("hypothesis file has 11 lines but its references have 10: "
                               "lines = \"2-6\" takes the same lines of both, and a line too "
-                              "many shifts every segment (batch 'b')")
+                              "many shifts every segment after it (batch 'b')")
     assert [c["model"] for c in run.report["systems"][0]["cells"]] == ["M0"]
+
+
+@pytest.mark.parametrize("lines, says", [
+    # a line missing after the range: the range itself fits (outsider helper-51: a line
+    # missing in the middle left the ranges before it scored on shifted lines, unnamed)
+    ([f"h{i}" for i in range(10) if i != 8], "has 9 lines but its references have 10: "
+     "lines = \"2-6\" takes the same lines of both, and a line too few shifts every "
+     "segment after it (batch 'b')"),
+    ([f"h{i}" for i in range(10)] + [""], "has 11 lines but its references have 10: "
+     "lines = \"2-6\" takes the same lines of both, and a line too many shifts every "
+     "segment after it (its last 1 line is empty: a blank line at the end of the file?) "
+     "(batch 'b')"),
+])
+def test_an_output_of_another_length_than_its_references_is_named(tmp_path, lines, says):
+    path = _campaign(tmp_path, 'id = "b"\ntime = 1\nreferences = "ref.txt"\nlines = "2-6"')
+    (tmp_path / "sys" / "M1.txt").write_text("".join(f"{x}\n" for x in lines))
+    run = run_campaign(load_campaign(path), workers=0, use_cache=False)
+    (problem,) = run.scores.problems
+    assert problem.file.endswith("M1.txt") and problem.reason == "hypothesis file " + says
 
 
 def test_the_progress_line_says_how_many_cells_were_not_scored(tmp_path, capsys, monkeypatch):

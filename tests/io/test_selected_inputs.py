@@ -299,7 +299,13 @@ def test_a_hypothesis_longer_than_its_references_is_named_not_cut(small):
                                      hypothesis="long.txt"))
     assert [reason for _, _, reason in problems(load_bundle, path)] == [
         "hypothesis file 'long.txt' has 11 lines but its references have 10: lines = \"2-4\" "
-        "takes the same lines of both, and a line too many shifts every segment"]
+        "takes the same lines of both, and a line too many shifts every segment after it"]
+    write(small / "short.txt", "".join(f"hyp {i}\n" for i in range(1, 10)))   # line 10 gone
+    path = mt_bundle(small, document('lines = "2-4"', references="ref.txt",
+                                     hypothesis="short.txt"))
+    assert [reason for _, _, reason in problems(load_bundle, path)] == [
+        "hypothesis file 'short.txt' has 9 lines but its references have 10: lines = \"2-4\" "
+        "takes the same lines of both, and a line too few shifts every segment after it"]
     path = mt_bundle(small, document('lines = "2-4"', references="ref.txt",
                                      hypothesis="hyp.txt"))
     assert load_bundle(path).documents[0].hypothesis == ("hyp 2", "hyp 3", "hyp 4")

@@ -199,7 +199,7 @@ class StoredCell(Mapping):
 
     def __init__(self, cache: "CellCache", key: str, head: CellHead, widths, what,
                  recompute: Callable[[], Mapping[str, np.ndarray]]):
-        self.sums, self._head = head.sums, head
+        self.sums = head.sums
         self._cache, self._key, self._widths, self._what = cache, key, widths, what
         self._recompute, self._stats = recompute, None
         self.recomputed = False   # its rows were found damaged and computed again

@@ -115,35 +115,37 @@ def score_mt_cell(task: dict) -> dict:
         hypothesis = load_segments(task["hypothesis"])
     except LoadError as error:
         return {"stats": {}, "problems": _problems(error)}
-    whole_file, (hypothesis, problem) = hypothesis, cut(hypothesis, task, task["hypothesis"])
+    whole_file = hypothesis
+    hypothesis, problem = cut(whole_file, task, task["hypothesis"])
     if problem:   # too short for the range (the bundle's check, first as there)
         return {"stats": {}, "problems": [problem]}
+    settings = task["settings"]
+    setting_key = json.dumps(settings, sort_keys=True)
+
+    def streams():
+        """The references cut to the batch, and the first file's whole length."""
+        out, whole = [], None
+        for path in task["references"]:
+            segments = load_segments(path)
+            whole = len(segments) if whole is None else whole
+            segments, problem = cut(segments, task, path, "references")
+            if problem:
+                raise LoadError([Problem(*problem)])
+            out.append(segments)
+        return tuple(out), whole
+
+    try:
+        references, whole = _remember(("text", task["ref_key"]), streams)
+    except LoadError as error:  # the loader read them already; changed on disk since?
+        return {"stats": {}, "problems": _problems(error)}
     if task.get("rows") is not None and task.get("exact") is None:   # a `lines` range
         from llgui.io.text import length_unlike_references
 
-        whole = _remember(("lines", task["ref_key"]),
-                          lambda: len(load_segments(task["references"][0])))
         reason = length_unlike_references(whole_file, whole, task.get("what", ""))
         if reason is not None:
             return {"stats": {}, "problems": [[task["hypothesis"], 0,
                                                f"hypothesis file {reason} (batch "
                                                f"{task['batch']!r})"]]}
-    settings = task["settings"]
-    setting_key = json.dumps(settings, sort_keys=True)
-
-    def streams():
-        out = []
-        for path in task["references"]:
-            segments, problem = cut(load_segments(path), task, path, "references")
-            if problem:
-                raise LoadError([Problem(*problem)])
-            out.append(segments)
-        return tuple(out)
-
-    try:
-        references = _remember(("text", task["ref_key"]), streams)
-    except LoadError as error:  # the loader read them already; changed on disk since?
-        return {"stats": {}, "problems": _problems(error)}
     n = len(references[0])
     if len(hypothesis) != n:
         reason = (f"has {len(hypothesis)} lines but the references of batch "

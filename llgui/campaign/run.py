@@ -174,18 +174,18 @@ def run_campaign(
                 raise Cancelled()
             if progress is not None:
                 progress(len(merged), len(campaign.cells))
-        batch = campaign.batches[cell.batch]
         key = cell_key(campaign.task, [file_digest(cell.hypothesis), batch_keys[cell.batch]],
                        campaign.metrics, settings, versions)
         contents.append(key)
         if key in stored:   # the same content as a cell found in the cache
             merged[(cell.system, cell.model, cell.batch)] = stored[key]
             continue
-        head = (cache.head(key, widths, what=f"cell {campaign.label(cell)}")
+        what = f"cell {campaign.label(cell)}"
+        head = (cache.head(key, widths, what=what)
                 if use_cache and cache is not None and key not in by_key else None)
         if head is not None and set(head.sums) == set(campaign.metrics):
             # the report needs the header's sums only; the rows are read when asked for
-            stored[key] = StoredCell(cache, key, head, widths, f"cell {campaign.label(cell)}",
+            stored[key] = StoredCell(cache, key, head, widths, what,
                                      _recompute(campaign, index, batch_keys, settings,
                                                 versions))
             merged[(cell.system, cell.model, cell.batch)] = stored[key]

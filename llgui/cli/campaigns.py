@@ -73,20 +73,13 @@ def _arguments_compare(p: argparse.ArgumentParser) -> None:
     _format_flag(p)
 
 
-class _Damaged:
-    """The damaged entries a compare report names, as `damaged_note` reads a run's."""
-
-    def __init__(self, paths):
-        self.damaged, self.corrupt = tuple(paths), len(paths)
-
-
-def damaged_note(run, shown: int = 3) -> str:
-    """What the run said of its damaged cache entries: how many, and which (the first
-    `shown`), removed and recomputed."""
-    paths = list(run.damaged)
+def damaged_note(paths, shown: int = 3) -> str:
+    """The damaged cache entries a run or a compare found (`paths`, each with what it held):
+    how many, and which (the first `shown`), removed and recomputed."""
+    paths = list(paths)
     names = ", ".join(paths[:shown]) + (f" and {len(paths) - shown} more"
                                         if len(paths) > shown else "")
-    return (f"{run.corrupt} damaged cache entr{'y' if run.corrupt == 1 else 'ies'} "
+    return (f"{len(paths)} damaged cache entr{'y' if len(paths) == 1 else 'ies'} "
             f"recomputed" + (f" ({names})" if names else ""))
 
 
@@ -146,7 +139,7 @@ def cmd_campaign(args) -> str:
           + (f" ({run.scored} file{'s' if run.scored != 1 else ''} scored: cells of the same "
              f"content are scored once)" if run.scored and run.scored < run.computed else "")
           + (f", {run.failed} not scored (problems below)" if run.failed else "")
-          + (f", {damaged_note(run)}" if run.corrupt else "")
+          + (f", {damaged_note(run.damaged)}" if run.corrupt else "")
           + (f"; {len(campaign.gaps)} missing (no hypothesis file)" if campaign.gaps else ""),
           file=sys.stderr, flush=True)
     for note in run.report.get("notes", ()):
@@ -215,7 +208,7 @@ def cmd_compare(args) -> str:
         close()
     damaged = (report.get("source") or {}).get("damaged_cache_entries")
     if damaged:   # as `llgui campaign` names them (outsider helper-50: compare was silent)
-        print(f"llgui compare: {damaged_note(_Damaged(damaged))}", file=sys.stderr)
+        print(f"llgui compare: {damaged_note(damaged)}", file=sys.stderr)
     if args.format == "json":
         return export.to_json(report)
     if report.get("mode") == "all-pairs" or "human" in report:

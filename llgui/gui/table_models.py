@@ -21,6 +21,13 @@ from llgui.core.metrics import display_name
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 BETTER = QColor(0, 120, 60)
 WORSE = QColor(180, 30, 30)
+_CELL_ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAlignmentRole,
+                         Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole})
+"""The roles the table models have an answer for (the Documents list: SORT_ROLE too)."""
+_PAINT_ROLES = {int(role): k for k, role in enumerate((
+    Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAlignmentRole,
+    Qt.ItemDataRole.ForegroundRole))}
+"""The roles of a cell kept between paints (`PaintedCells.data`), by position."""
 
 
 def _num(value, digits: int = 2) -> str:
@@ -76,7 +83,7 @@ class DocumentsModel(PaintedCells, QAbstractTableModel):
 
     # "system": which open bundle the row is of (hidden with one bundle open)
     COLUMNS = ("document", "system", "task", "time", "steps", "S_base", "S_pen", "gain")
-    ANSWERED = frozenset()   # (set below the class: _DOCUMENT_ROLES)
+    ANSWERED = _CELL_ROLES | {SORT_ROLE}
     TASK_LABELS = {"mt": "MT", "diarization": "diar.", "detection": "det.",
                    "classification": "class."}
 
@@ -157,10 +164,8 @@ class DocumentsModel(PaintedCells, QAbstractTableModel):
         return None
 
     def _cell(self, index: QModelIndex | QPersistentModelIndex, role) -> Any:
-        """A cell's value for `role`, computed."""
+        """A cell's value for `role` (one of `ANSWERED`), computed."""
         if not index.isValid() or not (0 <= index.row() < self._offsets[-1]):
-            return None
-        if role not in _DOCUMENT_ROLES:
             return None
         b, doc = self._locate(index.row())
         column = self.COLUMNS[index.column()]
@@ -230,23 +235,13 @@ def gain_text(gain: float | None, steps: int) -> str:
     return "0.00" if float(text) == 0 else text
 
 
-_DOCUMENT_ROLES = frozenset((Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAlignmentRole,
-                             Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole,
-                             SORT_ROLE))
-DocumentsModel.ANSWERED = frozenset(int(r) for r in _DOCUMENT_ROLES)
-
-_PAINT_ROLES = {int(role): k for k, role in enumerate((
-    Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAlignmentRole,
-    Qt.ItemDataRole.ForegroundRole))}
-"""The roles of a Documents cell kept between paints (`DocumentsModel.data`), by position."""
-
-
 class CorrectionsModel(PaintedCells, QAbstractTableModel):
     """The steps of one document: row 0 is the base hypothesis, row n the n-th step."""
 
     # the answer last: long text (a post-edit) stretches there, the scores stay in view
     COLUMNS = ("step", "initiative", "kind", "target", "cost", "S_cor", "S_imp", "S_adapt",
                "S_pen", "question", "answer")
+    ANSWERED = _CELL_ROLES
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -316,9 +311,8 @@ class CorrectionsModel(PaintedCells, QAbstractTableModel):
         return None
 
     def _cell(self, index: QModelIndex | QPersistentModelIndex, role) -> Any:
-        """A cell's value for `role`, computed (a walkthrough's cells never change)."""
-        if role not in _ANSWERED:   # Qt asks each painted cell for a dozen roles
-            return None
+        """A cell's value for `role` (one of `ANSWERED`), computed (a walkthrough's cells
+        never change)."""
         walk = self._walk
         if walk is None or not index.isValid() or not (0 <= index.row() < self._rows):
             return None
@@ -376,10 +370,6 @@ class CorrectionsModel(PaintedCells, QAbstractTableModel):
         return None
 
 
-_ANSWERED = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAlignmentRole,
-                       Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole})
-"""The roles `CorrectionsModel.data` has an answer for."""
-CorrectionsModel.ANSWERED = frozenset(int(r) for r in _ANSWERED)
 
 
 def _question_text(walk: Walkthrough, step: int) -> str:

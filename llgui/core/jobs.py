@@ -8,7 +8,10 @@ wraps it in a thin runnable (`llgui.gui.workers`).
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+import gc
+import threading
+from contextlib import contextmanager
+from typing import Callable, Iterator, Optional
 
 Progress = Optional[Callable[[float], None]]
 ShouldStop = Optional[Callable[[], bool]]
@@ -35,3 +38,32 @@ def time_left(elapsed: float, fraction: float, least: float = 0.02) -> float | N
     if not (fraction >= least) or elapsed <= 0:
         return None
     return max(elapsed * (1.0 - min(fraction, 1.0)) / fraction, 0.0)
+
+
+_collector = {"depth": 0, "enabled": False}
+_collector_lock = threading.Lock()
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the block, and what the block loaded kept
+    out of its way after (`gc.freeze`): for a job's first imports (numba, sacrebleu), which
+    create a few hundred thousand objects that live as long as the process. Imported with
+    the collector on, they set off full collections, each a stretch of 20-70 ms in which the
+    collecting thread holds the interpreter: the window's event loop, on another thread,
+    stood still for as long (gate 9). Nested or concurrent blocks share one pause; the
+    collector comes back on (if it was on) when the last ends."""
+    with _collector_lock:
+        if _collector["depth"] == 0:
+            _collector["enabled"] = gc.isenabled()
+            gc.disable()
+        _collector["depth"] += 1
+    try:
+        yield
+    finally:
+        with _collector_lock:
+            _collector["depth"] -= 1
+            if _collector["depth"] == 0:
+                gc.freeze()
+                if _collector["enabled"]:
+                    gc.enable()

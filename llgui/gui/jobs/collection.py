@@ -8,8 +8,15 @@ def collection_job(bundle, metric, cost_model, mode="paper", progress=None,
                    should_stop=None):
     """Worker job: every document of `bundle` replayed (a `BundleReplay`), with the
     documents table's summaries built here rather than on the main thread."""
+    from llgui.core.jobs import collector_paused
+    from llgui.core.metrics import info
     from llgui.core.penalty import replay_bundle
 
+    with collector_paused():   # the metric's libraries (sacrebleu...), loaded first
+        try:
+            info(metric).make_metric(bundle.settings, bundle.documents)
+        except Exception:  # noqa: BLE001 - the replay below fails on it and says why
+            pass
     result = replay_bundle(bundle, metric, cost_model, mode=mode, progress=progress,
                            should_stop=should_stop)
     result.summaries()

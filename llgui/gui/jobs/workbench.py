@@ -80,12 +80,15 @@ def walk_job(key, document, steps, metric, settings, cost, documents, progress=N
     is shown, it does not compete with the user's first steps for the interpreter. Loading
     it takes about 0.8 s: for a bundle that never uses it, that doubled the time to a
     warm-cached 549-sentence document (gate 10's window)."""
-    if kernels:
-        warm_kernels()
-    if document.task == "mt":
-        # a step's view counts its word edits with rapidfuzz (`textdiff.change_effect`): its
-        # first import, 40-50 ms, came on the event loop at the first step ahead
-        import rapidfuzz.distance  # noqa: F401
+    from llgui.core.jobs import collector_paused
+
+    with collector_paused():
+        if kernels:
+            warm_kernels()
+        if document.task == "mt":
+            # a step's view counts its word edits with rapidfuzz (`textdiff.change_effect`):
+            # its first import, 40-50 ms, came on the event loop at the first step ahead
+            import rapidfuzz.distance  # noqa: F401
     name, mode = metric_and_mode(metric)
     result = walk(document, steps, name, settings, cost, mode=mode, should_stop=should_stop,
                   documents=documents, progress=progress, memorise=memorise_affordable(document))

@@ -8,10 +8,17 @@ turn of the event loop, so no turn holds the loop for the whole.
 """
 from __future__ import annotations
 
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QWidget
+
+
+LATER_MS = 1
+"""The timer that puts work on a later turn of the event loop than the current one: 1 ms, not
+0. Qt posts a 0-ms single shot as an event, and a chain of them ran two slices at a time
+before the event loop's timers (and what they drive) had their turn: a gap of two slices."""
 
 
 class _Watch(QObject):
@@ -24,8 +31,8 @@ class _Watch(QObject):
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
         if watched is self._widget and event.type() == QEvent.Type.Paint:
-            # after this paint, on a turn of its own (a zero timer started now)
-            QTimer.singleShot(0, self, self._fire)
+            # after this paint, on a turn of its own
+            QTimer.singleShot(LATER_MS, self, self._fire)
         return False
 
     def _fire(self) -> None:
@@ -45,3 +52,38 @@ def after_paint(widget: QWidget, callback: Callable[[], None], timeout_ms: int =
         return
     widget.update()
     _Watch(widget, callback, timeout_ms)
+
+
+class _Held(QObject):
+    """Holds a window's repaints (its UpdateRequest events) until `release`."""
+
+    def __init__(self, window: QWidget):
+        super().__init__(window)
+        self._window, self.held = window, False
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        if watched is self._window and event.type() == QEvent.Type.UpdateRequest:
+            self.held = True
+            return True
+        return False
+
+    def release(self) -> None:
+        self._window.removeEventFilter(self)
+        if self.held:   # what was asked meanwhile, painted now (Qt posts no second request
+            # for a window whose first is still pending: the held one stands for all)
+            QCoreApplication.postEvent(self._window, QEvent(QEvent.Type.UpdateRequest),
+                                       Qt.EventPriority.LowEventPriority.value)
+        self.deleteLater()
+
+
+@contextmanager
+def paint_later(window: QWidget) -> Iterator[None]:
+    """What the block changes is painted on a later turn of the event loop than the block's
+    own, the layouts it asks for included (they are done in the pass that follows it, with
+    the window's repaint): a timer of the event loop's may run between (`LATER_MS`)."""
+    held = _Held(window)
+    try:
+        yield
+    finally:
+        QTimer.singleShot(LATER_MS, held, held.release)

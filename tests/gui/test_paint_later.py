@@ -1,0 +1,67 @@
+"""Opening bundles draws in steps the event loop's timers can run between (gate 9): the
+window's paint of what `paint_later` changed comes on a later turn than the change, and the
+jobs of the new bundles wait for that paint in a shown window, however long it takes."""
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
+from PySide6.QtWidgets import QWidget
+
+from llgui.gui.demo import demo_bundles
+from llgui.gui.widgets.after_paint import paint_later
+from tests.gui.conftest import shown, shown_window
+
+
+class _Painted(QWidget):
+    def __init__(self, order: list):
+        super().__init__()
+        self.order = order
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.order.append("paint")
+
+
+def test_the_paint_comes_after_a_timer_of_the_event_loop(qtbot):
+    order: list[str] = []
+    widget = shown(qtbot, _Painted(order), 300, 200)
+    qtbot.waitUntil(lambda: "paint" in order)
+    order.clear()
+    timer = QTimer()
+    timer.setTimerType(Qt.TimerType.PreciseTimer)
+    timer.setSingleShot(True)
+    timer.timeout.connect(lambda: order.append("timer"))
+    timer.start(0)
+    time.sleep(0.003)   # the timer is due before the block begins
+    with paint_later(widget):
+        widget.update()
+        order.append("changed")
+    QCoreApplication.sendPostedEvents()   # the pass that painted it at once before
+    assert order == ["changed"]
+    qtbot.waitUntil(lambda: "paint" in order, timeout=2000)
+    assert order == ["changed", "timer", "paint"]
+
+
+class _NoPaint(QObject):
+    """Keeps a window from painting (its repaint requests swallowed)."""
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        return event.type() == QEvent.Type.UpdateRequest
+
+
+def test_the_new_bundles_jobs_wait_for_the_paint_that_shows_them(qtbot):
+    from llgui.gui.window.opening import OPEN_HOLD_MS
+
+    window = shown_window(qtbot)
+    qtbot.waitUntil(lambda: not window.jobs.holding)   # (the start-up hold is over)
+    blocker = _NoPaint()
+    window.installEventFilter(blocker)
+    assert window.open_bundles(demo_bundles()[:1])
+    assert window.jobs.holding
+    qtbot.wait(5 * OPEN_HOLD_MS)   # a paint of 1,000 documents is 70 ms: no deadline
+    assert window.jobs.holding, "the jobs started before the window painted the bundle"
+    window.removeEventFilter(blocker)
+    QCoreApplication.postEvent(window, QEvent(QEvent.Type.UpdateRequest))
+    qtbot.waitUntil(lambda: not window.jobs.holding, timeout=5000)
+    qtbot.waitUntil(lambda: not window.jobs.busy, timeout=60000)
+    window.jobs.shutdown(2000)

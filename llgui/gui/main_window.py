@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from llgui.gui.documents_dock import fit_documents_dock
 from llgui.gui.table_models import SORT_ROLE, DocumentsModel
-from llgui.gui.widgets.after_paint import paint_later
+from llgui.gui.widgets.after_paint import after_paint, paint_later
 from llgui.gui.widgets.column_fit import fit_columns
 from llgui.gui.state import SessionState
 from llgui.gui.window.menus import Menus
@@ -124,6 +124,7 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         self.documents_dock = dock
         self._docks_sized = False
+        self._opening: str | None = None   # an opening's stage of paints (`_show_documents`)
 
     def _build_tabs(self) -> None:
         from llgui.gui.workbench.tab import Workbench
@@ -267,9 +268,10 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         order = first + [c for c in columns if c not in first]
         for place, name in enumerate(order):
             header.moveSection(header.visualIndex(columns.index(name)), place)
-        fit_columns(self.documents_view)   # (resizeColumnsToContents: 37-46 ms at 1,000)
-        self._cap_system_column()
-        self.documents_edge.sized()
+        if self._opening is None:
+            self._fit_documents_columns()
+        else:   # (opening: once the rest of the window has painted, `_show_documents`)
+            self._opening = "fit"
         # a detection-only bundle has no documents: no empty panel taking a sixth of the
         # window; a panel the user closed stays closed (View › Documents brings it back)
         has_documents = not bundles or any(b.documents for b in bundles)
@@ -338,17 +340,29 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
             # the window's first paint of the bundles on a turn of the event loop of its own:
             # after the models are filled and laid out (27 ms with 1,000 documents), painting
             # them (about 40 ms) in the same turn held the event loop for 80-110 ms (gate 9)
+            # and the Documents panel on a turn after that: its columns fitted and its cells
+            # drawn, 30 ms with 1,000 documents, were the rest of that paint's 40-50 ms
+            self._opening = "window"
+            self.documents_view.setUpdatesEnabled(False)
             with paint_later(self):
                 self._finish_open(result, **getattr(self, "_pending_open", {}))
+            after_paint(self, self._show_documents)
             then, self._pending_then = getattr(self, "_pending_then", None), None
             if then is not None:
                 then()
         if key.startswith("collection:"):
             index = int(key.split(":")[1])
             if index < len(self.state.bundles):
-                self.documents_model.set_result(index, result)
-                self.workbench.show_collection(index, result)
-                self._fit_documents_dock()
+                with paint_later(self):   # (the scores of 1,000 documents: 20 ms, then
+                    # their paint 30 ms, in one turn before)
+                    self.documents_model.set_result(index, result)
+                    self.workbench.show_collection(index, result)
+                    self._fit_documents_dock()
+
+    def _fit_documents_columns(self) -> None:
+        fit_columns(self.documents_view)   # (resizeColumnsToContents: 37-46 ms at 1,000)
+        self._cap_system_column()
+        self.documents_edge.sized()
 
     def _cap_system_column(self) -> None:
         """The system column at most 6 ems wide (the whole name is in its tooltip); the
@@ -500,12 +514,30 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
             self.resizeDocks([self.documents_dock], [max(270, self.width() // 6)],
                              Qt.Orientation.Horizontal)
 
+    def _show_documents(self) -> None:
+        """The Documents panel of an opening, after the window's first paint of it."""
+        fit, self._opening = self._opening == "fit", "documents"
+        if fit:
+            self._fit_documents_columns()
+        self.documents_view.setUpdatesEnabled(True)
+        after_paint(self.documents_view.viewport(), self._opened)
+
+    def _opened(self) -> None:
+        """The opening painted, its Documents panel too: the jobs its paints held back go."""
+        self._opening = None
+        self._shown_loaded()
+
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().paintEvent(event)
-        if self.state.bundles:
-            QTimer.singleShot(0, self.jobs.release)
+        if self.state.bundles and self._opening is None:   # (in an opening, the Documents
+            self._shown_loaded()                           # panel is still to come)
+
+    def _shown_loaded(self) -> None:
+        """Loaded bundles are on screen: the jobs held for their paint go, and
+        `on_first_loaded_paint` is told."""
+        QTimer.singleShot(0, self.jobs.release)
         hook = getattr(self, "_first_paint_hook", None)
-        if hook is not None and self.state.bundles:
+        if hook is not None:
             self._first_paint_hook = None
             QTimer.singleShot(0, hook)
 

@@ -37,9 +37,9 @@ within this)."""
 YIELD_LIMIT = 1.0
 """Seconds a background job waits at most per checkpoint: a user who never stops clicking
 slows background work down, never stops it."""
-BEAT_MS = 10
+BEAT_MS = 5
 """While jobs run, the event loop beats this often (a timer)..."""
-BEAT_LATE = 0.025
+BEAT_LATE = 0.010
 """...and a beat this late (seconds) means a turn of the event loop is running long (a
 paint, a step, a document's slice): jobs then wait at their checkpoints until it beats
 again. Their Python shares the GIL with the event loop's and stretched such a turn

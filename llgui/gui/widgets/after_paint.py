@@ -41,12 +41,16 @@ class _Watch(QObject):
             return
         self._widget.removeEventFilter(self)
         self.deleteLater()
-        callback()
+        # and what it draws is painted on the turn after its own (a slice of 10-15 ms and
+        # its paint of 20 made one stretch of the event loop)
+        with paint_later(self._widget.window()):
+            callback()
 
 
 def after_paint(widget: QWidget, callback: Callable[[], None], timeout_ms: int = 150) -> None:
     """Call `callback` once on a turn of the event loop after `widget`'s next paint (at the
-    latest after `timeout_ms`; at once when `widget` is not visible)."""
+    latest after `timeout_ms`; at once when `widget` is not visible), and paint what it
+    changes on the turn after (`paint_later`)."""
     if not widget.isVisible():
         callback()
         return

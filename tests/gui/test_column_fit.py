@@ -74,3 +74,21 @@ def test_the_documents_panel_of_many_documents(qtbot, tmp_path):
     assert ours == qts
     assert sum(ours) > 0
     window.jobs.shutdown(2000)
+
+
+def test_the_steps_table_of_each_demo_document(demo_window, qtbot):
+    """The corrections table: its delegate paints cells from pictures, its answer column
+    holds long texts (a diarization target names two times and a show)."""
+    from tests.gui.conftest import settle
+
+    window = demo_window
+    for index, bundle in enumerate(window.state.bundles):
+        if not bundle.documents:
+            continue
+        window.state.select(index, bundle.documents[0].id)
+        settle(qtbot, window)
+        view = window.workbench.table
+        if view.model().rowCount() == 0:
+            continue
+        ours, qts = _both(view)
+        assert ours == qts, bundle.task

@@ -26,6 +26,7 @@ from llgui.gui.jobs.workbench import LLMT, SYNC_TURNS
 from llgui.gui.workbench.cost_editor import CostModelEditor
 from llgui.gui.workbench.diar_view import DiarView
 from llgui.gui.table_models import CorrectionsModel, describe_step
+from llgui.gui.widgets.column_fit import fit_columns
 from llgui.gui.widgets.plot_range import set_tip
 from llgui.gui.widgets.quiet_label import lay_out
 from llgui.gui.workbench import question_column
@@ -295,7 +296,7 @@ class Workbench(QWidget):
         # the reference libraries verify MT and diarization; detection scores are counts
         self.verify_button.setEnabled(document.task in ("mt", "diarization"))
         self.model.set_walkthrough(result)
-        self.table.resizeColumnsToContents()
+        fit_columns(self.table)   # (Qt's resizeColumnsToContents: 10-13 ms, `column_fit`)
         # the answer (last) at most 16 ems, the target at most 7: the scores stay in view
         # (a diarization target, "5:51.5 ~ 3:50.4 (show-2023-03-20)", pushed S_pen and the
         # question value out of it at 1366x768); the tooltips have them whole
@@ -748,7 +749,10 @@ class Workbench(QWidget):
                 self._cache.pop(next(iter(self._cache)))   # the oldest
             self._cache[wanted] = walkthrough
             if wanted == self._wanted:
-                self._show_walkthrough(walkthrough)
+                from llgui.gui.widgets.after_paint import paint_later
+
+                with paint_later(self.window()):   # (its first slice, 25-35 ms on a 10-hour
+                    self._show_walkthrough(walkthrough)   # show, then its paint: one stretch)
             elif (self._wanted is not None and wanted[:2] == self._wanted[:2]
                   and wanted[3] == self._wanted[3] and not self._wanted_shown()
                   and self._waiting_for is None):

@@ -149,6 +149,7 @@ def _key_steps(app, window, shown=None):
     from PySide6.QtTest import QTest
 
     from benchmarks.gate9_scale import USER_PACE, _Ticks, _wait
+    from llgui.gui.widgets.after_paint import paints_held
 
     table = window.workbench.table
     times, cpu = [], []
@@ -164,6 +165,7 @@ def _key_steps(app, window, shown=None):
             raise RuntimeError(f"the Down key went from step {before} to {step}")
         if shown is not None:
             _wait(app, lambda: shown(step), 120)
+        _wait(app, lambda: not paints_held(), 120)   # a repaint put on a later turn
         app.processEvents()
         times.append(time.perf_counter() - t0)
         cpu.append(time.thread_time() - c0)

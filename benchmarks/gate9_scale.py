@@ -219,6 +219,8 @@ def _step_in_window(app, window, n_steps: int, shown=None):
     between steps), each time until the view shows the new step (`shown(step)` true: a
     worker may build it) and the repaint is done. Returns the wall and main-thread CPU
     times (s) of each step and the largest event-loop gap (wall, CPU)."""
+    from llgui.gui.widgets.after_paint import paints_held
+
     times, cpu = [], []
     ticks = _Ticks()
     for _ in range(n_steps):
@@ -229,6 +231,7 @@ def _step_in_window(app, window, n_steps: int, shown=None):
         if shown is not None:
             step = window.state.step
             _wait(app, lambda: shown(step), 120)
+        _wait(app, lambda: not paints_held(), 120)   # a repaint put on a later turn
         app.processEvents()           # the posted repaint of what changed
         times.append(time.perf_counter() - t0)
         cpu.append(time.thread_time() - c0)

@@ -344,9 +344,11 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
             # drawn, 30 ms with 1,000 documents, were the rest of that paint's 40-50 ms
             self._opening = "window"
             self.documents_view.setUpdatesEnabled(False)
-            with paint_later(self):
-                self._finish_open(result, **getattr(self, "_pending_open", {}))
-            after_paint(self, self._show_documents)
+            try:
+                with paint_later(self):
+                    self._finish_open(result, **getattr(self, "_pending_open", {}))
+            finally:   # (the panel comes back whatever the opening did)
+                after_paint(self, self._show_documents)
             then, self._pending_then = getattr(self, "_pending_then", None), None
             if then is not None:
                 then()

@@ -9,7 +9,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QWidget
 
 from llgui.gui.demo import demo_bundles
-from llgui.gui.widgets.after_paint import paint_later
+from llgui.gui.widgets.after_paint import paint_later, paints_held
 from tests.gui.conftest import shown, shown_window
 
 
@@ -38,8 +38,10 @@ def test_the_paint_comes_after_a_timer_of_the_event_loop(qtbot):
         order.append("changed")
     QCoreApplication.sendPostedEvents()   # the pass that painted it at once before
     assert order == ["changed"]
+    assert paints_held(), "a benchmark timing a step until it is on screen would stop here"
     qtbot.waitUntil(lambda: "paint" in order, timeout=2000)
     assert order == ["changed", "timer", "paint"]
+    assert not paints_held()
 
 
 class _NoPaint(QObject):

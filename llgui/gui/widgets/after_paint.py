@@ -58,6 +58,15 @@ def after_paint(widget: QWidget, callback: Callable[[], None], timeout_ms: int =
     _Watch(widget, callback, timeout_ms)
 
 
+_holding: set = set()   # the `_Held` not yet released (`paints_held`)
+
+
+def paints_held() -> bool:
+    """Whether a window's repaint is held by `paint_later` now (a benchmark that times a
+    step until it is on screen waits for this too)."""
+    return bool(_holding)
+
+
 class _Held(QObject):
     """Holds a window's repaints (its UpdateRequest events) until `release`."""
 
@@ -65,6 +74,7 @@ class _Held(QObject):
         super().__init__(window)
         self._window, self.held = window, False
         window.installEventFilter(self)
+        _holding.add(self)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
         if watched is self._window and event.type() == QEvent.Type.UpdateRequest:
@@ -73,6 +83,7 @@ class _Held(QObject):
         return False
 
     def release(self) -> None:
+        _holding.discard(self)
         self._window.removeEventFilter(self)
         if self.held:   # what was asked meanwhile, painted now (Qt posts no second request
             # for a window whose first is still pending: the held one stands for all)

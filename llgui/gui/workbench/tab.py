@@ -777,7 +777,10 @@ class Workbench(QWidget):
         elif key == "step-view":
             walkthrough, step = result
             if walkthrough is self.walkthrough and step == self.state.step:
-                self._show_timeline(walkthrough, step)
+                from llgui.gui.widgets.after_paint import paint_later
+
+                with paint_later(self.window()):   # (a 10-hour show's first split view:
+                    self._show_timeline(walkthrough, step)   # 25-40 ms, then its paint)
                 # the next step's view, ahead of the user, once this one is painted
                 QTimer.singleShot(AHEAD_DELAY_MS, self,
                                   lambda: self._prepare_ahead(walkthrough, step))

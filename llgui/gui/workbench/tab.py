@@ -26,6 +26,7 @@ from llgui.gui.jobs.workbench import LLMT, SYNC_TURNS
 from llgui.gui.workbench.cost_editor import CostModelEditor
 from llgui.gui.workbench.diar_view import DiarView
 from llgui.gui.table_models import CorrectionsModel, describe_step
+from llgui.gui.widgets.after_paint import after_paint, paint_later
 from llgui.gui.widgets.column_fit import fit_columns
 from llgui.gui.widgets.plot_range import set_tip
 from llgui.gui.widgets.quiet_label import lay_out
@@ -327,8 +328,6 @@ class Workbench(QWidget):
         self._view_pending = result if document.task == "mt" else None
         self._scores_pending = self._curve_pending = result
         self.show_step(self.state.step)
-        from llgui.gui.widgets.after_paint import after_paint
-
         after_paint(self.table.viewport(), self._draw_pending)
 
     TABLE_SHARE = 0.545
@@ -472,8 +471,6 @@ class Workbench(QWidget):
     def _draw_pending(self) -> None:
         """The next slice of a new walkthrough (`_show_walkthrough`), after the last one's
         paint: its document's view, its score numbers and bars, its learning curve."""
-        from llgui.gui.widgets.after_paint import after_paint
-
         result = self.walkthrough
         step = max(0, min(self.state.step, len(result.steps))) if result is not None else 0
         # each slice and its paint hushed: a long document's slices outlast one hush, and a
@@ -749,8 +746,6 @@ class Workbench(QWidget):
                 self._cache.pop(next(iter(self._cache)))   # the oldest
             self._cache[wanted] = walkthrough
             if wanted == self._wanted:
-                from llgui.gui.widgets.after_paint import paint_later
-
                 with paint_later(self.window()):   # (its first slice, 25-35 ms on a 10-hour
                     self._show_walkthrough(walkthrough)   # show, then its paint: one stretch)
             elif (self._wanted is not None and wanted[:2] == self._wanted[:2]
@@ -770,15 +765,11 @@ class Workbench(QWidget):
                 # the questions' marks on the curve, after the column's paint (or with the
                 # curve, the last slice of the document's drawing, when that is still going on)
                 if self._curve_pending is None:
-                    from llgui.gui.widgets.after_paint import after_paint
-
                     self._marks_pending = walkthrough
                     after_paint(self.table.viewport(), self._draw_marks)
         elif key == "step-view":
             walkthrough, step = result
             if walkthrough is self.walkthrough and step == self.state.step:
-                from llgui.gui.widgets.after_paint import paint_later
-
                 with paint_later(self.window()):   # (a 10-hour show's first split view:
                     self._show_timeline(walkthrough, step)   # 25-40 ms, then its paint)
                 # the next step's view, ahead of the user, once this one is painted

@@ -49,6 +49,30 @@ def test_a_bundle_that_fails_to_open_leaves_its_reason_in_the_window(qtbot, tmp_
         window.close()
 
 
+
+def test_only_the_bundle_that_failed_is_named_as_failed(qtbot, tmp_path):
+    """A good bundle opened beside a broken one opens, and the message names the broken one
+    alone (it read "Could not open bundle.toml, bundle.toml", outsider helper-52)."""
+    from llgui.gui.demo import demo_bundles
+
+    bad = tmp_path / "broken.toml"
+    bad.write_text('[bundle]\ntask = "mt"\nname = "x"\n\n[[documents]]\nid = "d"\ntime = "1"\n'
+                   'references = ["missing.txt"]\nhypothesis = "missing.txt"\n')
+    window = shown_window(qtbot)
+    shown = []
+    window.show_error = lambda title, problems: shown.append((title, list(problems)))
+    try:
+        good = demo_bundles()[0]
+        window.open_bundles([str(good), str(bad)])
+        qtbot.waitUntil(lambda: bool(shown) and not window.jobs.busy, timeout=30000)
+        assert len(window.state.bundles) == 1   # the good one opened
+        title, problems = shown[0]
+        assert title == "Could not open broken.toml"
+        assert any("missing.txt" in str(p) for p in problems)
+    finally:
+        window.jobs.shutdown(2000)
+
+
 def test_long_document_ids_leave_the_scores_in_the_documents_panel(qtbot, tmp_path):
     """WMT24's document ids ("test-en-news_brisbanetimes.com.au.228963") took the whole
     panel at 1366x768: the id column is capped, cut in the middle, whole in its tooltip."""

@@ -103,7 +103,11 @@ class Opening:
         self.open_problems = [str(p) for p in problems] or (
             [] if loaded or not paths else [f"{p}: nothing to open" for p in paths])
         if problems:
-            title = "Could not open " + ", ".join(str(Path(p).name) for p in paths)
+            # the files that did not open, not every file asked for (a good bundle opened
+            # beside a broken one was named as failed too, outsider helper-52)
+            opened_files = {Path(b.path).resolve() for b in loaded if b.path}
+            failed = [p for p in paths if Path(p).resolve() not in opened_files] or paths
+            title = "Could not open " + ", ".join(str(Path(p).name) for p in failed)
             self.show_error(title, problems)
             if not self.state.bundles and not loaded:
                 # the empty workbench keeps the reason (the status message goes after 15 s)

@@ -268,10 +268,10 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         order = first + [c for c in columns if c not in first]
         for place, name in enumerate(order):
             header.moveSection(header.visualIndex(columns.index(name)), place)
-        if self._opening is None:
+        if self._opening in ("window", "fit"):   # (an opening: once the rest of the window
+            self._opening = "fit"                  # has painted, `_show_documents`)
+        else:
             self._fit_documents_columns()
-        else:   # (opening: once the rest of the window has painted, `_show_documents`)
-            self._opening = "fit"
         # a detection-only bundle has no documents: no empty panel taking a sixth of the
         # window; a panel the user closed stays closed (View › Documents brings it back)
         has_documents = not bundles or any(b.documents for b in bundles)

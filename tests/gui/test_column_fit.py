@@ -92,3 +92,17 @@ def test_the_steps_table_of_each_demo_document(demo_window, qtbot):
             continue
         ours, qts = _both(view)
         assert ours == qts, bundle.task
+
+
+def test_a_precision_of_zero_measures_the_shown_rows(qtbot):
+    model = QStandardItemModel(ROWS, 1)
+    for row in range(ROWS):
+        model.setItem(row, 0, QStandardItem("x" * (40 if row == ROWS - 1 else 3)))
+    view = QTableView()
+    view.setModel(model)
+    view.horizontalHeader().setResizeContentsPrecision(0)
+    shown(qtbot, view, 300, 200)
+    rows = sampled_rows(view)
+    assert rows.start == 0 and 1 < len(rows) < ROWS
+    ours, qts = _both(view)
+    assert ours == qts

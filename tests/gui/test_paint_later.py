@@ -67,3 +67,14 @@ def test_the_new_bundles_jobs_wait_for_the_paint_that_shows_them(qtbot):
     qtbot.waitUntil(lambda: not window.jobs.holding, timeout=5000)
     qtbot.waitUntil(lambda: not window.jobs.busy, timeout=60000)
     window.jobs.shutdown(2000)
+
+
+def test_a_window_deleted_while_held_is_not_held_any_more(qtbot):
+    window = QWidget()
+    window.show()
+    with paint_later(window):
+        window.update()
+    assert paints_held()
+    window.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert not paints_held(), "a benchmark waiting on it would wait for ever"

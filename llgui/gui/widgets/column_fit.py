@@ -17,14 +17,17 @@ _DISPLAY = Qt.ItemDataRole.DisplayRole
 
 def sampled_rows(view) -> range:
     """The rows `resizeColumnsToContents` measures: from the first shown, as many as the
-    header's `resizeContentsPrecision` (all of them for -1)."""
+    header's `resizeContentsPrecision` (all of them for -1, the shown ones for 0)."""
     rows = view.model().rowCount()
     precision = view.horizontalHeader().resizeContentsPrecision()
     if precision < 0 or rows <= precision:
         return range(rows)
     first = max(view.rowAt(0), 0)
+    if precision == 0:
+        last = view.rowAt(view.viewport().height())
+        return range(first, (last if last >= 0 else rows - 1) + 1)
     first = min(first, rows - precision)
-    return range(first, first + max(precision, 1))
+    return range(first, first + precision)
 
 
 def fit_columns(view) -> None:

@@ -179,7 +179,8 @@ def test_only_llgui_campaign_imports_dask():
     assert pattern.search((REPO / "llgui" / "campaign" / "executor.py").read_text())
 
 
-def test_a_local_clusters_workers_keep_glibcs_own_trim_threshold(monkeypatch):
+def test_a_local_clusters_workers_keep_glibcs_own_trim_threshold_and_no_dashboard_chores(
+        monkeypatch):
     """Dask starts its workers with MALLOC_TRIM_THRESHOLD_=65536, which halved the speed of
     a cell's many small arrays on a worker (gate 7): llgui's LocalCluster leaves it unset,
     and keeps Dask's other variables (one BLAS thread a worker)."""
@@ -191,7 +192,17 @@ def test_a_local_clusters_workers_keep_glibcs_own_trim_threshold(monkeypatch):
     with Executor(plan) as executor:
         seen = executor._client.run(lambda: (os.environ.get("MALLOC_TRIM_THRESHOLD_"),
                                              os.environ.get("OMP_NUM_THREADS")))
+        housekeeping = executor._client.run(_housekeeping)
     assert list(seen.values()) == [(None, "1")]
+    # and without Dask's dashboard housekeeping (executor.QUIET_CLUSTER): no stack sampler
+    # every 10 ms, the event loop checked every 0.5 s (Dask's 20 ms), psutil every 2 s
+    assert list(housekeeping.values()) == [(False, 0.5, 2.0)]
+
+
+def _housekeeping(dask_worker) -> tuple:
+    monitor = dask_worker.periodic_callbacks.get("monitor")
+    return ("profile" in dask_worker.periodic_callbacks, dask_worker._tick_interval,
+            monitor.callback_time / 1000 if monitor is not None else None)
 
 
 def test_a_run_with_unscored_cells_leaves_no_persistence_for_the_complete_rerun(

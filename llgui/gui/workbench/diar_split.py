@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from llgui.core.display.layout import format_time, zoom_panels
 from llgui.core.display.palette import PANEL_MARK
+from llgui.gui.widgets.after_paint import paint_later
 from llgui.gui.widgets.plot_range import set_range
 
 PAD = 2.0         # s of context on each side of a window
@@ -231,11 +232,29 @@ def show_split(timeline, walk, step, error_regions, step_view, extent) -> bool:
         # event loop for 65-120 ms on a 10-hour show. `shown` says the step once the
         # panels are drawn too
         token = timeline._split_fill = object()
-        QTimer.singleShot(SPLIT_FILL_MS, timeline, lambda: fill_split(
-            timeline, token, walk, step, error_regions, spans))
+        QTimer.singleShot(SPLIT_FILL_MS, timeline, lambda: _fill_overview(
+            timeline, token, lambda: fill_split(timeline, token, walk, step, error_regions,
+                                                spans)))
         return True
     timeline.split.show_spans(walk, step, error_regions, spans, owner=timeline)
     return True
+
+
+def _fill_overview(timeline, token, then) -> None:
+    """The opening step's overview: its range (the whole meeting) and its bars culled at its
+    new height (`DiarView.show_step` left them pending), then `then` (the panels) on a turn
+    of its own; each painted on the turn after its own (`paint_later`)."""
+    if token is not timeline._split_fill:
+        return
+    pending, timeline._overview_pending = timeline._overview_pending, None
+    if pending is not None:
+        with paint_later(timeline.window()):
+            pending()
+
+    def panels() -> None:
+        with paint_later(timeline.window()):
+            then()
+    QTimer.singleShot(SPLIT_FILL_MS, timeline, panels)
 
 
 def fill_split(timeline, token, walk, step: int, error_regions, spans) -> None:

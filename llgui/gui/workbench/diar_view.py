@@ -136,6 +136,7 @@ class DiarView(TurnLabels, QWidget):
         self.lanes: dict[str, tuple] = {}   # what is drawn, for tests: lane name -> turns
         self.shown: tuple = ()              # (document id, step) on screen
         self._split_fill = None             # the split view's panels to draw (`diar_split`)
+        self._overview_pending = None       # the opening step's overview range (`diar_split`)
         self.playhead = pg.InfiniteLine(0.0, angle=90, pen=pg.mkPen("#d00000", width=2))
         self.playhead.setZValue(50)
         self.playhead.setVisible(False)
@@ -269,16 +270,27 @@ class DiarView(TurnLabels, QWidget):
             from llgui.gui.workbench.diar_split import build_ahead
 
             QTimer.singleShot(0, self, lambda: build_ahead(self))
-        culls = self._culls
-        box = item.getViewBox()   # (each only when it changes: see `set_range`)
-        if x_range is not None:
-            set_range(box, 0, *x_range, padding=0)
-        elif split:
-            set_range(box, 0, start, end, padding=0.01)   # the overview: the whole meeting
-        elif view is not None and view.windows:
-            set_range(box, 0, *focus_range(view.windows, (start, end)), padding=0)
-        if self._culls == culls:   # no new range has culled the step's bars already
-            self._cull()
+        def to_range() -> None:
+            culls = self._culls
+            box = item.getViewBox()   # (each only when it changes: see `set_range`)
+            if x_range is not None:
+                set_range(box, 0, *x_range, padding=0)
+            elif split:
+                set_range(box, 0, start, end, padding=0.01)   # the overview: the meeting
+            elif view is not None and view.windows:
+                set_range(box, 0, *focus_range(view.windows, (start, end)), padding=0)
+            if self._culls == culls:   # no new range has culled the step's bars already
+                self._cull()
+
+        self._overview_pending = None
+        if self._split_fill is not None:
+            # the step that opens the split view: the overview's whole meeting, culled at its
+            # new height, on the next turn of the event loop, then the panels on the one after
+            # (`diar_split.show_split`); in one turn they held a 10-hour show's event loop
+            # 30-40 ms, and 50-65 with the paint
+            self._overview_pending = to_range
+        else:
+            to_range()
         title = self._title(doc, step, view)
         if self._can_split:   # a panel's title is its span's (`SplitPanels.show_spans`)
             self.set_title(title, "9pt")

@@ -6,9 +6,9 @@ event loop while stepping: 60-80 ms on a 10-hour show).
   layout has placed it (nor the overview at its width before and after the split);
 - a verdict title too long for the plot is said shorter, whole in the tooltip: it widened the
   plot's column and pushed the view box past the widget's right edge;
-- the step that opens the split view draws its panels on a later turn of the event loop (the
-  overview at its new height is painted first), and says the step `shown` only then; a step
-  that comes before they are drawn passes them over.
+- the step that opens the split view sets the overview's range (the whole meeting) and culls
+  its bars on a later turn of the event loop, and draws its panels on the turn after, and says
+  the step `shown` only then; a step that comes before they are drawn passes them over.
 """
 from __future__ import annotations
 
@@ -137,7 +137,14 @@ def test_the_opening_step_draws_its_panels_on_a_later_turn_and_is_shown_then(qtb
     assert view.lanes and view.shown == (doc, step - 1)
     panels = [p for p in view.split.panels if p.isVisible()]
     assert panels and not any(p.lanes for p in panels)
+    # nor the overview's range (the whole meeting) and its bars at its new height: a turn of
+    # their own before the panels' (together, 30-40 ms of a 10-hour show's event loop)
+    assert view._overview_pending is not None
     qtbot.waitUntil(lambda: view.shown == (doc, step), timeout=5000)
+    assert view._overview_pending is None
+    start, end = result.document.extent
+    lo, hi = view.plot.getPlotItem().getViewBox().viewRange()[0]
+    assert lo <= start and hi >= end and hi - lo <= 1.05 * (end - start)
     spans = view.split.spans
     assert len(spans) == len(panels) >= 1
     for panel, (start, end) in zip(panels, spans):
@@ -157,11 +164,14 @@ def test_a_step_before_the_panels_are_drawn_passes_them_over(qtbot, show_walk):
     view = shown_timeline(qtbot, 1100, 650)
     view.show_step(result, step - 1, result.errors_at(step - 1))
     _settled(qtbot, view)
+    before = view.plot.getPlotItem().getViewBox().viewRange()[0]
     view.show_step(result, step, result.errors_at(step))     # opens the split view ...
     view.show_step(result, step - 1, result.errors_at(step - 1))   # ... and back at once
     assert view.shown == (doc, step - 1)
     _settled(qtbot, view)
     qtbot.wait(30)
     assert view.shown == (doc, step - 1)          # the passed step's panels never came
+    # nor its overview's range: the step shown keeps its own
+    assert view.plot.getPlotItem().getViewBox().viewRange()[0] == pytest.approx(before)
     assert view.split.isHidden()
     assert not any(p.lanes for p in view.split.panels)

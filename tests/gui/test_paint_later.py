@@ -9,7 +9,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QWidget
 
 from llgui.gui.demo import demo_bundles
-from llgui.gui.widgets.after_paint import paint_later, paints_held
+from llgui.gui.widgets.after_paint import defer_paint, paint_later, paints_held
 from tests.gui.conftest import shown, shown_window
 
 
@@ -42,6 +42,28 @@ def test_the_paint_comes_after_a_timer_of_the_event_loop(qtbot):
     qtbot.waitUntil(lambda: "paint" in order, timeout=2000)
     assert order == ["changed", "timer", "paint"]
     assert not paints_held()
+
+
+def test_a_repaint_already_asked_for_is_deferred_past_a_timer(qtbot):
+    """`defer_paint` after the change: the step that opens a long show's split view knows it
+    did only once it has done it (its 40 ms and its paint of 35 were one stretch)."""
+    order: list[str] = []
+    widget = shown(qtbot, _Painted(order), 300, 200)
+    qtbot.waitUntil(lambda: "paint" in order)
+    order.clear()
+    timer = QTimer()
+    timer.setTimerType(Qt.TimerType.PreciseTimer)
+    timer.setSingleShot(True)
+    timer.timeout.connect(lambda: order.append("timer"))
+    timer.start(0)
+    time.sleep(0.003)
+    widget.update()          # asked for before the deferral
+    order.append("changed")
+    defer_paint(widget)
+    QCoreApplication.sendPostedEvents()
+    assert order == ["changed"] and paints_held()
+    qtbot.waitUntil(lambda: "paint" in order, timeout=2000)
+    assert order == ["changed", "timer", "paint"]
 
 
 class _NoPaint(QObject):

@@ -104,3 +104,11 @@ def paint_later(window: QWidget) -> Iterator[None]:
         yield
     finally:
         QTimer.singleShot(LATER_MS, held, held.release)
+
+
+def defer_paint(window: QWidget) -> None:
+    """The repaint `window` was asked for on this turn, done on a later one
+    (`paint_later` for changes already made: a repaint is asked for at once, but done when the
+    event loop comes round)."""
+    with paint_later(window):
+        pass

@@ -26,7 +26,7 @@ from llgui.gui.jobs.workbench import LLMT, SYNC_TURNS
 from llgui.gui.workbench.cost_editor import CostModelEditor
 from llgui.gui.workbench.diar_view import DiarView
 from llgui.gui.table_models import CorrectionsModel, describe_step
-from llgui.gui.widgets.after_paint import after_paint, paint_later
+from llgui.gui.widgets.after_paint import after_paint, defer_paint, paint_later
 from llgui.gui.widgets.column_fit import fit_columns
 from llgui.gui.widgets.plot_range import set_tip
 from llgui.gui.widgets.quiet_label import lay_out
@@ -417,6 +417,8 @@ class Workbench(QWidget):
             QTimer.singleShot(AHEAD_DELAY_MS, self, lambda: self._prepare_ahead(result, step))
         elif self._view_ready(result, step):
             self._show_timeline(result, step)
+            if self.diar_view._split_fill is not None:   # the step that opened the split view
+                defer_paint(self.window())   # (40 ms, then a paint of 35: one stretch)
             # the next step's view, built ahead of the user once this one is painted (a
             # worker's Python competes with the paint for the interpreter)
             QTimer.singleShot(AHEAD_DELAY_MS, self, lambda: self._prepare_ahead(result, step))
@@ -770,6 +772,7 @@ class Workbench(QWidget):
         elif key == "step-view":
             walkthrough, step = result
             if walkthrough is self.walkthrough and step == self.state.step:
+                self.jobs.hush(HUSH_STEP_MS)   # (and its overview, panels and paints after)
                 with paint_later(self.window()):   # (a 10-hour show's first split view:
                     self._show_timeline(walkthrough, step)   # 25-40 ms, then its paint)
                 # the next step's view, ahead of the user, once this one is painted

@@ -786,20 +786,10 @@ class Workbench(QWidget):
     # -- export -----------------------------------------------------------------------------
 
     def export_table(self, path: str, fmt: str) -> None:
-        from llgui.core.reports.commands import replay_report
-        from llgui.gui.table_models import describe_answer, describe_target
-        from llgui.io.export import corrections_csv, to_json
-        from llgui.utils.atomic import write_atomic
+        from llgui.gui.workbench.table_export import write_corrections
 
-        walk = self.walkthrough
-        if walk is None:
-            return
-        report = replay_report(walk.replay)
-        # the table's target and answer columns too: what was corrected and what was given
-        for entry, step in zip(report["steps"], walk.log):
-            entry["target"] = describe_target(step)
-            entry["answer"] = describe_answer(step, walk.document)
-        write_atomic(path, to_json(report) if fmt == "json" else corrections_csv(report))
+        if self.walkthrough is not None:
+            write_corrections(self.walkthrough, path, fmt)
 
     def export_plot(self, path: str) -> None:
         from llgui.gui.widgets.plot_export import export_widget

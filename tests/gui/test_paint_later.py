@@ -22,7 +22,9 @@ class _Painted(QWidget):
         self.order.append("paint")
 
 
-def test_the_paint_comes_after_a_timer_of_the_event_loop(qtbot):
+def _painted_with_a_due_timer(qtbot) -> tuple[QWidget, list, QTimer]:
+    """A shown widget that notes its paints in `order`, and a timer due already that notes
+    "timer" there."""
     order: list[str] = []
     widget = shown(qtbot, _Painted(order), 300, 200)
     qtbot.waitUntil(lambda: "paint" in order)
@@ -32,7 +34,12 @@ def test_the_paint_comes_after_a_timer_of_the_event_loop(qtbot):
     timer.setSingleShot(True)
     timer.timeout.connect(lambda: order.append("timer"))
     timer.start(0)
-    time.sleep(0.003)   # the timer is due before the block begins
+    time.sleep(0.003)   # the timer is due before what follows begins
+    return widget, order, timer
+
+
+def test_the_paint_comes_after_a_timer_of_the_event_loop(qtbot):
+    widget, order, _timer = _painted_with_a_due_timer(qtbot)
     with paint_later(widget):
         widget.update()
         order.append("changed")
@@ -47,16 +54,7 @@ def test_the_paint_comes_after_a_timer_of_the_event_loop(qtbot):
 def test_a_repaint_already_asked_for_is_deferred_past_a_timer(qtbot):
     """`defer_paint` after the change: the step that opens a long show's split view knows it
     did only once it has done it (its 40 ms and its paint of 35 were one stretch)."""
-    order: list[str] = []
-    widget = shown(qtbot, _Painted(order), 300, 200)
-    qtbot.waitUntil(lambda: "paint" in order)
-    order.clear()
-    timer = QTimer()
-    timer.setTimerType(Qt.TimerType.PreciseTimer)
-    timer.setSingleShot(True)
-    timer.timeout.connect(lambda: order.append("timer"))
-    timer.start(0)
-    time.sleep(0.003)
+    widget, order, _timer = _painted_with_a_due_timer(qtbot)
     widget.update()          # asked for before the deferral
     order.append("changed")
     defer_paint(widget)

@@ -603,7 +603,7 @@ def campaign_run(campaign, workers: int | None = None, scheduler: str | None = N
     `.cached`, `.computed`, `.failed`, `.scores.problems`... `options` go to
     `llgui.campaign.run.run_campaign` (scheduler_file, threads, memory_limit, cell_seconds,
     connect_seconds, waiting)."""
-    from llgui.campaign.executor import SchedulerUnreachable
+    from llgui.campaign.executor import SchedulerUnreachable, WorkersTooSmall
     from llgui.campaign.run import run_campaign
     from llgui.io.campaign import load_campaign
 
@@ -622,7 +622,7 @@ def campaign_run(campaign, workers: int | None = None, scheduler: str | None = N
     try:
         return run_campaign(loaded, workers=workers, scheduler=scheduler, progress=progress,
                             announce=announce, **options)
-    except SchedulerUnreachable as error:
+    except (SchedulerUnreachable, WorkersTooSmall) as error:
         raise UsageError(str(error)) from None
 
 

@@ -70,6 +70,33 @@ class SchedulerUnreachable(ConnectionError):
     """The scheduler address named no running Dask scheduler, or no usable scheduler file."""
 
 
+class WorkersTooSmall(ValueError):
+    """`--memory-limit` below what a local worker process holds before its first cell."""
+
+
+NO_PAUSE = {
+    "distributed.worker.memory.target": False,
+    "distributed.worker.memory.spill": False,
+    "distributed.worker.memory.pause": False,
+}
+"""Local workers are never paused for memory (nor spill): Dask pauses a worker at 80 % of its
+limit until its memory goes down, which is for workers holding data they can spill. A cell
+worker holds none: the memory its last cell grew to stays with the process, so a paused worker
+stayed paused, and with `--memory-limit 512MiB` both workers of a campaign of 6,000-line
+batches (410 and 480 MiB after their first cells) stopped taking cells; the run waited with
+none running, past any time limit (outsider helper-53). A worker past 95 % is still stopped
+by its nanny, and the cell it ran is named."""
+
+LOCAL_ALONE_SECONDS = 60.0
+"""A LocalCluster whose worker processes all stopped (killed past their memory limit, or by
+the system) and did not come back for this long ends the run: its nanny restarts a stopped
+worker in a few seconds, and a cluster llgui started itself gets no workers from elsewhere."""
+
+MEMORY_SHARE = 0.6
+"""A local worker holding this share of its `--memory-limit` once started is refused: its
+nanny stops it past 95 %, and a cell needs room of its own."""
+
+
 @dataclass(frozen=True)
 class Plan:
     kind: str            # "in-process" | "local" | "scheduler" | "auto"
@@ -302,7 +329,8 @@ class Executor:
             with dask.config.set({"distributed.scheduler.allowed-failures": 0,
                                   "distributed.scheduler.worker-saturation": 1.0,
                                   "distributed.nanny.pre-spawn-environ": _spawn_environ(),
-                                  **QUIET_CLUSTER}):
+                                  **QUIET_CLUSTER, **(NO_PAUSE if self.plan.memory_limit
+                                                      else {})}):
                 from llgui.campaign.local_workers import (ExitWithoutTeardown,
                                                           IgnoreInterrupt, WarmUp)
 
@@ -310,6 +338,14 @@ class Executor:
                     [WarmUp(*self.warm)] if self.warm is not None else [])}}
                 if self.plan.memory_limit:
                     kwargs["memory_limit"] = self.plan.memory_limit
+                # each nanny keeps these settings for the workers it restarts: it merges its
+                # config into Dask's only one level deep, and the `distributed` section this
+                # block sets is put back when it ends, so a restarted worker had Dask's
+                # defaults (paused at 80 % of its memory limit: outsider helper-53)
+                import copy
+
+                kwargs["config"] = {"distributed": copy.deepcopy(
+                    dask.config.get("distributed"))}
                 import warnings
 
                 with warnings.catch_warnings():
@@ -323,11 +359,42 @@ class Executor:
                                                  host="127.0.0.1",
                                                  silence_logs=logging.CRITICAL, **kwargs)
             self._client = Client(self._cluster, set_as_default=False)
+            if self.plan.memory_limit:
+                self._check_memory()
         else:
             self._client = connect(self.plan.address, self.plan.connect_seconds)
             self._announce_dashboard()
         self.startup_s = time.monotonic() - began
         return self
+
+    def _check_memory(self) -> None:
+        """Refuse (WorkersTooSmall, the cluster closed) a `memory_limit` the local workers
+        already come near once started, their libraries loaded (outsider helper-53: with 64MB
+        for workers of ~450 MB, Dask stopped each one as it started and restarted it, and the
+        run waited ten minutes for a worker, advising to start one)."""
+        from dask.utils import parse_bytes
+
+        limit = parse_bytes(self.plan.memory_limit)
+        try:
+            held = self._client.run(_resident, wait=True)
+        except Exception:
+            held = {}
+        most = max(held.values(), default=None)
+        if most is not None and most < MEMORY_SHARE * limit:
+            return
+        self.__exit__(None, None, None)
+        self._client = self._cluster = None
+        mib = 2 ** 20
+        need = -(-int(most / 0.4) // (64 * mib)) * 64 if most else None   # (in MiB)
+        raise WorkersTooSmall(
+            f"--memory-limit {self.plan.memory_limit}: "
+            + (f"a worker process holds {most / mib:.0f} MiB before its first cell (its "
+               f"libraries loaded), {most / limit:.0%} of the limit"
+               if most else "the worker processes stopped as they started")
+            + "; Dask stops a worker past 95 % of its limit. Give "
+            + (f"at least {need}MiB" if need else "more")
+            + " a worker (more for long batches), or leave the option out (the workers then "
+              "share this machine's memory)")
 
     def _announce_dashboard(self) -> None:
         if self.announce is None:
@@ -424,6 +491,14 @@ class Executor:
         done_since: dict = {}   # key -> when seen finished but not yet fetched
         last_poll = last_done = time.monotonic()
         alone_since = None   # since when the cluster has had no worker
+        local = self._cluster is not None
+        alone_limit = min(limit, LOCAL_ALONE_SECONDS) if local else limit
+        no_worker = ("no local worker process running" if local else
+                     "no worker on the cluster")
+        why = ("; llgui's local workers stopped" + (
+            f" (each limited to --memory-limit {self.plan.memory_limit}: past 95 % of it Dask "
+            f"stops a worker)" if self.plan.memory_limit else " (killed by the system?)")
+            if local else "")
         self._lost_asked = last_poll   # (the first answer about lost keys LOST_CHECK from now)
         self._seen.update(self._worker_threads() or {})
         try:
@@ -453,7 +528,9 @@ class Executor:
                         outcome = value
                     else:
                         outcome = self._outcome(future, value, tasks[i],
-                                                started.get(future.key))
+                                                started.get(future.key),
+                                                self.plan.memory_limit if self._cluster
+                                                is not None else None)
                     del left[future.key]
                     last_done = time.monotonic()
                     yield i, outcome
@@ -477,12 +554,12 @@ class Executor:
                     self._note_departures(threads)
                     if threads is not None and not threads:
                         alone_since = alone_since or now
-                        if now - alone_since > limit:
+                        if now - alone_since > alone_limit:
                             for key in list(left):
                                 left.pop(key)
                                 for i in members_of.get(key, [index_of[key]]):
-                                    yield i, failed(tasks[i], f"not scored: no worker on the "
-                                                              f"cluster for {limit:g} s")
+                                    yield i, failed(tasks[i], f"not scored: {no_worker} for "
+                                                              f"{alone_limit:g} s{why}")
                             break
                     else:
                         alone_since = None
@@ -518,9 +595,9 @@ class Executor:
                         yield i, failed(tasks[i], "failed on a worker, and its error could not "
                                                   "be read back here")
                     if waiting is not None and alone_since is not None:
-                        waiting(f"no worker on the cluster for {now - alone_since:.0f} s "
-                                f"(limit {limit:g} s); start workers with `dask worker "
-                                f"{self.plan.address}`")
+                        waiting(f"{no_worker} for {now - alone_since:.0f} s (limit "
+                                f"{alone_limit:g} s)" + (why or f"; start workers with `dask "
+                                                               f"worker {self.plan.address}`"))
                     elif waiting is not None and now - last_done >= 2.0 and left:
                         longest = max((now - started[k][0] for k in running if k in left),
                                       default=0.0)
@@ -576,7 +653,8 @@ class Executor:
         for address in sorted(set(self._seen) - set(threads) - self._silent):
             self.notes.append(f"the worker at {address} left the cluster during the run "
                               f"(died, was killed or stopped); Dask rescheduled the cells it "
-                              f"held on the other workers")
+                              + ("held on the other workers" if threads else
+                                 "held, for the workers that came after it"))
             self._seen.pop(address)
         self._seen.update(threads)
 
@@ -617,9 +695,10 @@ class Executor:
         return [k for k in idle if k in lost]
 
     @staticmethod
-    def _outcome(future, error, task: dict, seen) -> dict:
+    def _outcome(future, error, task: dict, seen, memory_limit: str | None = None) -> dict:
         """The problem of a cell that gave no result: `error` is what its future raised (as
-        `as_completed(raise_errors=False)` gives it: (type, exception, traceback))."""
+        `as_completed(raise_errors=False)` gives it: (type, exception, traceback));
+        `memory_limit`: the local workers' `--memory-limit`, named when one died."""
         if isinstance(error, tuple):
             error = next((e for e in error if isinstance(e, BaseException)), error)
         if future.status == "cancelled":
@@ -631,7 +710,9 @@ class Executor:
 
         if isinstance(error, KilledWorker):
             return failed(task, f"its worker process died while scoring it{on} (crashed, "
-                                f"killed, or out of memory)")
+                                f"killed, or out of memory" + (
+                                    f": Dask stops a worker past 95 % of its --memory-limit "
+                                    f"{memory_limit}" if memory_limit else "") + ")")
         return failed(task, f"failed{on}: {_describe(error)}")
 
 def connect(address: str, seconds: float):
@@ -702,6 +783,13 @@ def _on_scheduler():
         return {k: (tasks[k].state if k in tasks else None) for k in keys}
 
     return remove_worker, task_states
+
+
+def _resident() -> int:
+    """This process's resident memory (bytes): run on a worker (`Executor._check_memory`)."""
+    import psutil
+
+    return psutil.Process().memory_info().rss
 
 
 def _answers(url: str) -> bool:

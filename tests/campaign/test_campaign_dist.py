@@ -187,22 +187,45 @@ def test_a_local_clusters_workers_keep_glibcs_own_trim_threshold_and_no_dashboar
     from llgui.campaign.executor import Executor, choose
 
     monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
-    plan = choose(4, workers=1)
+    plan = choose(4, workers=1, memory_limit="4GB")
     assert plan.kind == "local"
     with Executor(plan) as executor:
         seen = executor._client.run(lambda: (os.environ.get("MALLOC_TRIM_THRESHOLD_"),
                                              os.environ.get("OMP_NUM_THREADS")))
         housekeeping = executor._client.run(_housekeeping)
-    assert list(seen.values()) == [(None, "1")]
+        # a worker its nanny starts again (stopped past its memory limit) has the same
+        # (outsider helper-53: Dask's defaults came back with it)
+        executor._client.restart(timeout=60)
+        again = executor._client.run(lambda: (os.environ.get("MALLOC_TRIM_THRESHOLD_"),
+                                              os.environ.get("OMP_NUM_THREADS")))
+        housekeeping_again = executor._client.run(_housekeeping)
+    assert list(seen.values()) == [(None, "1")] == list(again.values())
     # and without Dask's dashboard housekeeping (executor.QUIET_CLUSTER): no stack sampler
-    # every 10 ms, the event loop checked every 0.5 s (Dask's 20 ms), psutil every 2 s
-    assert list(housekeeping.values()) == [(False, 0.5, 2.0)]
+    # every 10 ms, the event loop checked every 0.5 s (Dask's 20 ms), psutil every 2 s; never
+    # paused for memory (executor.NO_PAUSE: a paused cell worker stayed paused)
+    assert list(housekeeping.values()) == [(False, 0.5, 2.0, False)] == list(
+        housekeeping_again.values())
+
+
+def test_a_memory_limit_below_what_a_worker_holds_is_refused_at_once():
+    """Outsider helper-53: `--memory-limit 64MB` for workers of ~200 MB had Dask stop each
+    one as it started, and the run waited ten minutes for a worker."""
+    from llgui.campaign.executor import Executor, WorkersTooSmall, choose
+
+    executor = Executor(choose(4, workers=1, memory_limit="64MB"),
+                        warm=("mt", ["bleu"], {}))
+    with pytest.raises(WorkersTooSmall, match=r"--memory-limit 64MB: a worker process holds "
+                                              r"\d+ MiB before its first cell .*Give at least "
+                                              r"\d+MiB"):
+        executor.__enter__()
+    assert executor._client is None and executor._cluster is None   # closed
 
 
 def _housekeeping(dask_worker) -> tuple:
     monitor = dask_worker.periodic_callbacks.get("monitor")
     return ("profile" in dask_worker.periodic_callbacks, dask_worker._tick_interval,
-            monitor.callback_time / 1000 if monitor is not None else None)
+            monitor.callback_time / 1000 if monitor is not None else None,
+            dask_worker.memory_manager.memory_pause_fraction)
 
 
 def test_a_run_with_unscored_cells_leaves_no_persistence_for_the_complete_rerun(

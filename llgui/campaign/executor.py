@@ -49,23 +49,6 @@ PRIOR_EFFICIENCY = 0.75
 parallel efficiency gate 7 measured on a quiet 2-core machine."""
 
 
-QUIET_CLUSTER = {
-    "distributed.worker.profile.enabled": False,
-    "distributed.admin.tick.interval": "500ms",
-    "distributed.admin.system-monitor.interval": "2s",
-    "distributed.worker.memory.monitor-interval": "250ms",
-}
-"""Dask's housekeeping on the LocalCluster llgui starts itself (never a cluster it connects
-to). Its defaults serve a dashboard and a long-lived shared cluster: each worker samples its
-own stack every 10 ms for the dashboard's profile page, every process checks its event loop
-every 20 ms and samples psutil every 500 ms, and each nanny (in the llgui process) reads its
-worker's memory every 100 ms. Idle, that cost the llgui process 5.5 % of a core and each
-worker 3.9 %, taken from the cells on a machine whose cores all run workers (gate 7's
-2-worker run); with these settings 1.3 % and 0.4 %. A local cluster here has no dashboard
-(`dashboard_address=None`), so the profile is never looked at; the memory limit is still
-watched four times a second."""
-
-
 class SchedulerUnreachable(ConnectionError):
     """The scheduler address named no running Dask scheduler, or no usable scheduler file."""
 
@@ -74,28 +57,10 @@ class WorkersTooSmall(ValueError):
     """`--memory-limit` below what a local worker process holds before its first cell."""
 
 
-NO_PAUSE = {
-    "distributed.worker.memory.target": False,
-    "distributed.worker.memory.spill": False,
-    "distributed.worker.memory.pause": False,
-}
-"""Local workers are never paused for memory (nor spill): Dask pauses a worker at 80 % of its
-limit until its memory goes down, which is for workers holding data they can spill. A cell
-worker holds none: the memory its last cell grew to stays with the process, so a paused worker
-stayed paused, and with `--memory-limit 512MiB` both workers of a campaign of 6,000-line
-batches (410 and 480 MiB after their first cells) stopped taking cells; the run waited with
-none running, past any time limit (outsider helper-53). A worker past 95 % is still stopped
-by its nanny, and the cell it ran is named."""
-
 LOCAL_ALONE_SECONDS = 60.0
 """A LocalCluster whose worker processes all stopped (killed past their memory limit, or by
 the system) and did not come back for this long ends the run: its nanny restarts a stopped
 worker in a few seconds, and a cluster llgui started itself gets no workers from elsewhere."""
-
-MEMORY_SHARE = 0.6
-"""A local worker holding this share of its `--memory-limit` once started is refused: its
-nanny stops it past 95 %, and a cell needs room of its own."""
-
 
 @dataclass(frozen=True)
 class Plan:
@@ -308,8 +273,7 @@ class Executor:
         if self.plan.kind in ("in-process", "auto"):
             return self
         began = time.monotonic()
-        import dask
-        from dask.distributed import Client, LocalCluster
+        from dask.distributed import Client
 
         # Dask's own log lines (a gather rescheduled, a worker lost) are not the user's: the
         # problems llgui names say what happened
@@ -319,82 +283,20 @@ class Executor:
         for name in ("distributed", "tornado", "bokeh", "asyncio", *names):
             logging.getLogger(name).setLevel(logging.CRITICAL)
         if self.plan.kind == "local":
-            # a cell that kills its worker is named after its first death, not retried on
-            # every worker in turn; only this machine's loopback is listened on
-            # and a worker is sent its next task only when it has finished one (saturation
-            # 1.0; Dask's 1.1 queued a second task there, which a worker's death took with
-            # it: a cell named as killing its worker that was only waiting behind the one that
-            # did); with cells in groups (llgui.campaign.groups) the wait between two tasks
-            # is a millisecond against a group's quarter of a second
-            with dask.config.set({"distributed.scheduler.allowed-failures": 0,
-                                  "distributed.scheduler.worker-saturation": 1.0,
-                                  "distributed.nanny.pre-spawn-environ": _spawn_environ(),
-                                  **QUIET_CLUSTER, **(NO_PAUSE if self.plan.memory_limit
-                                                      else {})}):
-                from llgui.campaign.local_workers import (ExitWithoutTeardown,
-                                                          IgnoreInterrupt, WarmUp)
+            from llgui.campaign.local_workers import memory_problem, start_cluster
 
-                kwargs = {"plugins": {ExitWithoutTeardown(), IgnoreInterrupt(), *(
-                    [WarmUp(*self.warm)] if self.warm is not None else [])}}
-                if self.plan.memory_limit:
-                    kwargs["memory_limit"] = self.plan.memory_limit
-                # each nanny keeps these settings for the workers it restarts: it merges its
-                # config into Dask's only one level deep, and the `distributed` section this
-                # block sets is put back when it ends, so a restarted worker had Dask's
-                # defaults (paused at 80 % of its memory limit: outsider helper-53)
-                import copy
-
-                kwargs["config"] = {"distributed": copy.deepcopy(
-                    dask.config.get("distributed"))}
-                import warnings
-
-                with warnings.catch_warnings():
-                    # with no dashboard, the scheduler's small HTTP server (/health) still
-                    # asks for port 8787 and warns on stderr when another program holds it
-                    # (outsider helper-49); it takes another port, as it says
-                    warnings.filterwarnings("ignore", message="Port .* is already in use")
-                    self._cluster = LocalCluster(n_workers=self.plan.workers,
-                                                 threads_per_worker=self.plan.threads,
-                                                 processes=True, dashboard_address=None,
-                                                 host="127.0.0.1",
-                                                 silence_logs=logging.CRITICAL, **kwargs)
+            self._cluster = start_cluster(self.plan, self.warm, _spawn_environ())
             self._client = Client(self._cluster, set_as_default=False)
-            if self.plan.memory_limit:
-                self._check_memory()
+            problem = memory_problem(self._client, self.plan.memory_limit)
+            if problem is not None:
+                self.__exit__(None, None, None)
+                self._client = self._cluster = None
+                raise WorkersTooSmall(problem)
         else:
             self._client = connect(self.plan.address, self.plan.connect_seconds)
             self._announce_dashboard()
         self.startup_s = time.monotonic() - began
         return self
-
-    def _check_memory(self) -> None:
-        """Refuse (WorkersTooSmall, the cluster closed) a `memory_limit` the local workers
-        already come near once started, their libraries loaded (outsider helper-53: with 64MB
-        for workers of ~450 MB, Dask stopped each one as it started and restarted it, and the
-        run waited ten minutes for a worker, advising to start one)."""
-        from dask.utils import parse_bytes
-
-        limit = parse_bytes(self.plan.memory_limit)
-        try:
-            held = self._client.run(_resident, wait=True)
-        except Exception:
-            held = {}
-        most = max(held.values(), default=None)
-        if most is not None and most < MEMORY_SHARE * limit:
-            return
-        self.__exit__(None, None, None)
-        self._client = self._cluster = None
-        mib = 2 ** 20
-        need = -(-int(most / 0.4) // (64 * mib)) * 64 if most else None   # (in MiB)
-        raise WorkersTooSmall(
-            f"--memory-limit {self.plan.memory_limit}: "
-            + (f"a worker process holds {most / mib:.0f} MiB before its first cell (its "
-               f"libraries loaded), {most / limit:.0%} of the limit"
-               if most else "the worker processes stopped as they started")
-            + "; Dask stops a worker past 95 % of its limit. Give "
-            + (f"at least {need}MiB" if need else "more")
-            + " a worker (more for long batches), or leave the option out (the workers then "
-              "share this machine's memory)")
 
     def _announce_dashboard(self) -> None:
         if self.announce is None:
@@ -783,13 +685,6 @@ def _on_scheduler():
         return {k: (tasks[k].state if k in tasks else None) for k in keys}
 
     return remove_worker, task_states
-
-
-def _resident() -> int:
-    """This process's resident memory (bytes): run on a worker (`Executor._check_memory`)."""
-    import psutil
-
-    return psutil.Process().memory_info().rss
 
 
 def _answers(url: str) -> bool:

@@ -1,5 +1,7 @@
-"""What llgui gives the worker processes of the LocalCluster it starts itself (never those
-of a cluster it connects to): each warms up as it starts, and ends at once when closed.
+"""The LocalCluster llgui starts itself (never a cluster it connects to): its Dask settings
+(`start_cluster`: no dashboard chores, never paused for memory, kept by each nanny for the
+workers it restarts), a memory limit checked as it starts (`memory_problem`), and what its
+worker processes get: each warms up as it starts, and ends at once when closed.
 
 `WarmUp`: a fresh worker's first cell paid its imports and the metrics' compiled kernels
 (numba's compiler, 0.9 s here; 2 s for MT with sacrebleu's imports). The per-cell time limit
@@ -25,10 +27,120 @@ starts itself get it, never those of a cluster it connects to.
 """
 from __future__ import annotations
 
+import logging
 import os
 import sys
 
 from distributed.diagnostics.plugin import WorkerPlugin
+
+QUIET_CLUSTER = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "500ms",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "250ms",
+}
+"""Dask's housekeeping on the LocalCluster llgui starts itself (never a cluster it connects
+to). Its defaults serve a dashboard and a long-lived shared cluster: each worker samples its
+own stack every 10 ms for the dashboard's profile page, every process checks its event loop
+every 20 ms and samples psutil every 500 ms, and each nanny (in the llgui process) reads its
+worker's memory every 100 ms. Idle, that cost the llgui process 5.5 % of a core and each
+worker 3.9 %, taken from the cells on a machine whose cores all run workers (gate 7's
+2-worker run); with these settings 1.3 % and 0.4 %. A local cluster here has no dashboard
+(`dashboard_address=None`), so the profile is never looked at; the memory limit is still
+watched four times a second."""
+
+NO_PAUSE = {
+    "distributed.worker.memory.target": False,
+    "distributed.worker.memory.spill": False,
+    "distributed.worker.memory.pause": False,
+}
+"""Local workers are never paused for memory (nor spill): Dask pauses a worker at 80 % of its
+limit until its memory goes down, which is for workers holding data they can spill. A cell
+worker holds none: the memory its last cell grew to stays with the process, so a paused worker
+stayed paused, and with `--memory-limit 512MiB` both workers of a campaign of 6,000-line
+batches (410 and 480 MiB after their first cells) stopped taking cells; the run waited with
+none running, past any time limit (outsider helper-53). A worker past 95 % is still stopped
+by its nanny, and the cell it ran is named."""
+
+MEMORY_SHARE = 0.6
+"""A local worker holding this share of its `--memory-limit` once started is refused: its
+nanny stops it past 95 %, and a cell needs room of its own."""
+
+
+def start_cluster(plan, warm, spawn_environ: dict):
+    """The LocalCluster of `plan` (its workers, threads, memory limit), its workers warmed
+    up for `warm` ((task, metrics, settings) or None), started with `spawn_environ`."""
+    import copy
+    import warnings
+
+    import dask
+    from dask.distributed import LocalCluster
+
+    # a cell that kills its worker is named after its first death, not retried on every
+    # worker in turn; only this machine's loopback is listened on and a worker is sent its
+    # next task only when it has finished one (saturation 1.0; Dask's 1.1 queued a second
+    # task there, which a worker's death took with it: a cell named as killing its worker
+    # that was only waiting behind the one that did); with cells in groups
+    # (llgui.campaign.groups) the wait between two tasks is a millisecond against a group's
+    # quarter of a second
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0,
+                          "distributed.scheduler.worker-saturation": 1.0,
+                          "distributed.nanny.pre-spawn-environ": spawn_environ,
+                          **QUIET_CLUSTER, **(NO_PAUSE if plan.memory_limit else {})}):
+        kwargs = {"plugins": {ExitWithoutTeardown(), IgnoreInterrupt(), *(
+            [WarmUp(*warm)] if warm is not None else [])}}
+        if plan.memory_limit:
+            kwargs["memory_limit"] = plan.memory_limit
+        # each nanny keeps these settings for the workers it restarts: it merges its config
+        # into Dask's only one level deep, and the `distributed` section this block sets is
+        # put back when it ends, so a restarted worker had Dask's defaults (paused at 80 % of
+        # its memory limit: outsider helper-53)
+        kwargs["config"] = {"distributed": copy.deepcopy(dask.config.get("distributed"))}
+        with warnings.catch_warnings():
+            # with no dashboard, the scheduler's small HTTP server (/health) still asks for
+            # port 8787 and warns on stderr when another program holds it (outsider
+            # helper-49); it takes another port, as it says
+            warnings.filterwarnings("ignore", message="Port .* is already in use")
+            return LocalCluster(n_workers=plan.workers, threads_per_worker=plan.threads,
+                                processes=True, dashboard_address=None, host="127.0.0.1",
+                                silence_logs=logging.CRITICAL, **kwargs)
+
+
+def memory_problem(client, memory_limit: str | None) -> str | None:
+    """Why `memory_limit` (a local cluster's `--memory-limit`) is refused, or None: the
+    workers already come near it once started, their libraries loaded (outsider helper-53:
+    with 64MB for workers of ~200 MB, Dask stopped each one as it started and restarted it,
+    and the run waited ten minutes for a worker, advising to start one)."""
+    if not memory_limit:
+        return None
+    from dask.utils import parse_bytes
+
+    limit = parse_bytes(memory_limit)
+    try:
+        held = client.run(_resident, wait=True)
+    except Exception:
+        held = {}
+    most = max(held.values(), default=None)
+    if most is not None and most < MEMORY_SHARE * limit:
+        return None
+    mib = 2 ** 20
+    need = -(-int(most / 0.4) // (64 * mib)) * 64 if most else None   # (in MiB)
+    return (f"--memory-limit {memory_limit}: "
+            + (f"a worker process holds {most / mib:.0f} MiB before its first cell (its "
+               f"libraries loaded), {most / limit:.0%} of the limit"
+               if most else "the worker processes stopped as they started")
+            + "; Dask stops a worker past 95 % of its limit. Give "
+            + (f"at least {need}MiB" if need else "more")
+            + " a worker (more for long batches), or leave the option out (the workers then "
+              "share this machine's memory)")
+
+
+def _resident() -> int:
+    """This process's resident memory (bytes): run on a worker (`memory_problem`)."""
+    import psutil
+
+    return psutil.Process().memory_info().rss
+
 
 
 def _exit_now(code=0) -> None:

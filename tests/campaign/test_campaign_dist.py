@@ -200,9 +200,9 @@ def test_a_local_clusters_workers_keep_glibcs_own_trim_threshold_and_no_dashboar
                                               os.environ.get("OMP_NUM_THREADS")))
         housekeeping_again = executor._client.run(_housekeeping)
     assert list(seen.values()) == [(None, "1")] == list(again.values())
-    # and without Dask's dashboard housekeeping (executor.QUIET_CLUSTER): no stack sampler
+    # and without Dask's dashboard chores (local_workers.QUIET_CLUSTER): no stack sampler
     # every 10 ms, the event loop checked every 0.5 s (Dask's 20 ms), psutil every 2 s; never
-    # paused for memory (executor.NO_PAUSE: a paused cell worker stayed paused)
+    # paused for memory (local_workers.NO_PAUSE: a paused cell worker stayed paused)
     assert list(housekeeping.values()) == [(False, 0.5, 2.0, False)] == list(
         housekeeping_again.values())
 

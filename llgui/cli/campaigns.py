@@ -18,8 +18,9 @@ def _arguments_campaign(p: argparse.ArgumentParser) -> None:
     workers = p.add_mutually_exclusive_group()
     workers.add_argument("--workers", type=options.bounded("workers"),
                          metavar="N",
-                         help="local worker processes (default: every core, or this process "
-                              "when the campaign is small; 0: this process)")
+                         help="local worker processes (default: measured: the first cells "
+                              "are timed in this process, and workers start only when they "
+                              "would finish the rest sooner; 0: this process)")
     workers.add_argument("--scheduler", metavar="ADDRESS", type=options.non_empty("--scheduler"),
                          help="run the cells on an existing Dask cluster, e.g. "
                               "tcp://HOST:8786 (default: $DASK_SCHEDULER_ADDRESS, Dask's "
@@ -32,8 +33,8 @@ def _arguments_campaign(p: argparse.ArgumentParser) -> None:
                    help="threads per local worker process (default: 1; scoring is pure "
                         "Python: more processes, not threads)")
     p.add_argument("--memory-limit", metavar="BYTES", type=options.byte_size("--memory-limit"),
-                   help="memory limit per local worker process, e.g. 2GB (default: Dask's, "
-                        "the machine's memory shared among the workers)")
+                   help="memory limit per local worker process, 64MB to 1PB, e.g. 2GB "
+                        "(default: Dask's, the machine's memory shared among the workers)")
     p.add_argument("--cell-timeout", type=options.bounded("cell_timeout"),
                    metavar="SECONDS", default=600.0,
                    help="a cell running longer than this on a worker process is given up "
@@ -94,6 +95,10 @@ def cmd_campaign(args) -> str:
         raise UsageError("--threads and --memory-limit set the workers of a local cluster; "
                          "a running cluster's workers take theirs from `dask worker "
                          "--nthreads N --memory-limit BYTES`")
+    if (args.threads or args.memory_limit) and args.workers == 0:   # (outsider helper-53)
+        print("llgui campaign: note: --threads and --memory-limit set local worker processes; "
+              "--workers 0 scores the cells in this process, without them", file=sys.stderr,
+              flush=True)
     _check_input(args.campaign)
     shown, close = fraction_progress("reading the campaign")
     if shown is None:   # piped: a line per long phase (a bar on a terminal)

@@ -237,21 +237,25 @@ def check_pairs(value: object, name: str = "pairs") -> list[tuple]:
     return out
 
 
-_SIZE_UNITS = {"": 1, "B": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+_SIZE_UNITS = {"": 1, "B": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 
 
 def check_byte_size(value: object, name: str) -> str:
-    """A memory size as Dask writes them ("2GB", "512MiB"), at least 64 MB and at most 1 PB;
-    returned as written, for Dask to parse. ValueError (a UsageError) with the reason."""
+    """A memory size as Dask reads them ("2GB", "512MiB", in any case), at least 64 MB and at
+    most 1 PB; returned as Dask writes it ("2gb" as "2GB"). ValueError (a UsageError) with
+    the reason."""
     import re
 
     text = value if isinstance(value, str) else None
-    match = re.fullmatch(r"\s*([0-9]{1,15}(?:\.[0-9]{1,6})?)\s*(B|[kKMGT]i?B|[kKMGT])?\s*",
-                         text, re.ASCII) if text is not None else None
+    match = re.fullmatch(r"\s*([0-9]{1,15}(?:\.[0-9]{1,6})?)\s*(B|[KMGTP]i?B|[KMGTP])?\s*",
+                         text, re.ASCII | re.IGNORECASE) if text is not None else None
     if match is None:
         raise UsageError(f"{name} {str(value)[:40]!r}: a size such as 2GB or 512MiB")
-    number, unit = float(match.group(1)), match.group(2) or ""
-    scale = _SIZE_UNITS[unit[:1]] * (1.024 ** (" KMGT".index(unit[:1].upper()))
+    number, written = float(match.group(1)), (match.group(2) or "").lower()
+    # in any case, as Dask reads it ("2gb" too: outsider helper-53), written as Dask writes it
+    unit = "B" if written == "b" else (written[:1].upper() + written[1:].replace("ib", "iB")
+                                       .replace("b", "B"))
+    scale = _SIZE_UNITS[unit[:1]] * (1.024 ** (" KMGTP".index(unit[:1]))
                                      if "i" in unit else 1)
     if not 64e6 <= number * scale <= 1e15:
         raise UsageError(f"{name} {str(value)[:40]!r}: must be between 64MB and 1PB")

@@ -496,7 +496,8 @@ class Executor:
                         i = index_of[key]
                         yield i, failed(tasks[i], "failed on a worker, and its error could not "
                                                   "be read back here")
-                    if waiting is not None and alone_since is not None:
+                    if waiting is not None and alone_since is not None and (
+                            now - alone_since >= 2.0):   # (not while a worker restarts)
                         waiting(f"{no_worker} for {now - alone_since:.0f} s (limit "
                                 f"{alone_limit:g} s)" + (why or f"; start workers with `dask "
                                                                f"worker {self.plan.address}`"))

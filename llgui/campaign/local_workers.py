@@ -62,9 +62,14 @@ batches (410 and 480 MiB after their first cells) stopped taking cells; the run 
 none running, past any time limit (outsider helper-53). A worker past 95 % is still stopped
 by its nanny, and the cell it ran is named."""
 
-MEMORY_SHARE = 0.6
+MEMORY_SHARE = 0.4
 """A local worker holding this share of its `--memory-limit` once started is refused: its
-nanny stops it past 95 %, and a cell needs room of its own."""
+nanny stops it past 95 %, and a cell needs room of its own (an MT cell of 6,000 lines took a
+worker of ~190 MiB to 450-580 MiB: with 330MiB no cell was scored, outsider helper-54)."""
+
+MEMORY_ADVICE = 5
+"""The limit advised for a refused one: this many times what a worker holds as it starts
+(~960 MiB for MT: a 6,000-line batch's cells fit)."""
 
 
 def start_cluster(plan, warm, spawn_environ: dict):
@@ -124,15 +129,15 @@ def memory_problem(client, memory_limit: str | None) -> str | None:
     if most is not None and most < MEMORY_SHARE * limit:
         return None
     mib = 2 ** 20
-    need = -(-int(most / 0.4) // (64 * mib)) * 64 if most else None   # (in MiB)
+    need = -(-int(most * MEMORY_ADVICE) // (64 * mib)) * 64 if most else None   # (in MiB)
     return (f"--memory-limit {memory_limit}: "
             + (f"a worker process holds {most / mib:.0f} MiB before its first cell (its "
                f"libraries loaded), {most / limit:.0%} of the limit"
                if most else "the worker processes stopped as they started")
             + "; Dask stops a worker past 95 % of its limit. Give "
             + (f"at least {need}MiB" if need else "more")
-            + " a worker (more for long batches), or leave the option out (the workers then "
-              "share this machine's memory)")
+            + " a worker (more for batches of more than a few thousand lines), or leave the "
+              "option out (the workers then share this machine's memory)")
 
 
 def _resident() -> int:

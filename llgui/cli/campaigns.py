@@ -135,6 +135,11 @@ def cmd_campaign(args) -> str:
                                                            file=sys.stderr, flush=True))
     finally:
         progress.close()
+    if ((args.threads or args.memory_limit) and args.workers is None and run.plan is not None
+            and run.plan.kind == "in-process"):   # (outsider helper-54)
+        print("llgui campaign: note: --threads and --memory-limit were not used: the cells "
+              "were scored in this process (--workers N starts worker processes)",
+              file=sys.stderr, flush=True)
     # the summary says the same: "18/18 cells and online runs", then "16 cells and 2 online
     # runs" (issue 35)
     print(f"llgui campaign: {len(campaign.cells)} cell{'s' * (len(campaign.cells) != 1)}"

@@ -164,3 +164,16 @@ def test_a_bad_hypothesis_file_is_reported_and_the_rest_scored(tiny, capsys, dam
     assert any(x.startswith(where) and reason in x for x in err.splitlines()), err
     report = json.loads(out)
     assert report["partial"] and len(report["systems"][0]["cells"]) == 3
+
+
+def test_worker_options_a_run_in_this_process_does_not_use_are_named(tiny, capsys, tmp_path,
+                                                                    monkeypatch):
+    """Outsider helper-53/54: --memory-limit with --workers 0, or with a default that chose
+    this process, was ignored without a word; and `2gb` is a size as Dask reads it."""
+    code, out, err = _run(capsys, tiny, "--workers", "0", "--memory-limit", "2gb")
+    assert code == 0 and "--workers 0 scores the cells in this process, without them" in err
+    monkeypatch.setenv("LLGUI_CACHE_DIR", str(tmp_path / "another"))   # (computed again)
+    code, default_out, err = _run(capsys, tiny, "--memory-limit", "1GB")
+    assert code == 0 and default_out == out
+    assert "running in this process" in err
+    assert "--threads and --memory-limit were not used" in err

@@ -75,8 +75,10 @@ class _Held(QObject):
         self._window, self.held = window, False
         window.installEventFilter(self)
         _holding.add(self)
-        # a window deleted before `release` takes this with it (and its timer): not held
-        window.destroyed.connect(lambda *_: _holding.discard(self))
+        # a window deleted before `release` takes this with it (and its timer): not held.
+        # (On this object's own signal: one on the window's stayed connected after every
+        # release, a connection more for each step of a session.)
+        self.destroyed.connect(lambda *_: _holding.discard(self))
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
         if watched is self._window and event.type() == QEvent.Type.UpdateRequest:

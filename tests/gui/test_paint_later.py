@@ -98,3 +98,18 @@ def test_a_window_deleted_while_held_is_not_held_any_more(qtbot):
     window.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     assert not paints_held(), "a benchmark waiting on it would wait for ever"
+
+
+def test_holds_leave_no_connection_on_the_window(qtbot):
+    """Each hold forgets itself on its own `destroyed`: one on the window's stayed connected
+    after every release, a connection more for each step of a session."""
+    from PySide6.QtCore import SIGNAL
+
+    widget, order, _timer = _painted_with_a_due_timer(qtbot)
+    before = widget.receivers(SIGNAL("destroyed(QObject*)"))
+    for _ in range(20):
+        with paint_later(widget):
+            widget.update()
+        qtbot.waitUntil(lambda: not paints_held(), timeout=2000)
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert widget.receivers(SIGNAL("destroyed(QObject*)")) == before

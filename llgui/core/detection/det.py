@@ -30,7 +30,8 @@ EER methods:
 The hull is computed exactly on integer counts (no floating-point tolerance): vectorised
 rounds drop every point that is not a strict left turn between its neighbours, and a short
 monotone-chain pass finishes what remains. Everything is vectorised numpy, which releases the
-GIL in its loops, so a worker thread running `evaluate` leaves the GUI's event loop free.
+GIL in most of its loops, so a worker thread running `evaluate` leaves the GUI's event loop free;
+the running counts, whose numpy loop (`cumsum`) keeps the GIL, are made by `_running_total`.
 
 Long job: `evaluate(trials, dcf, progress, should_stop)` follows llgui.core.jobs: it reports
 progress in [0, 1] and raises `Cancelled` (re-exported here from llgui.core.jobs) between
@@ -199,6 +200,32 @@ def _split(scores, is_target) -> tuple[np.ndarray, np.ndarray]:
     return tar, non
 
 
+RUNNING_CHUNK = 1 << 16
+"""Counts summed per chunk by `_running_total` (512 KiB of int64 result)."""
+
+
+def _running_total(counts: np.ndarray) -> np.ndarray:
+    """``[0, c0, c0 + c1, ...]`` as int64 (``np.concatenate(([0], np.cumsum(counts)))``),
+    keeping a worker's GIL for short stretches only. numpy asks the kernel for huge pages for
+    an array of 4 MB or more, and the first write to each 2-MB page makes the kernel find one
+    (it may compact memory for it): 27-35 ms of CPU a page on this project's machine. numpy's
+    `cumsum` keeps the GIL for its whole loop, so writing a 10^6-trial curve's 8-MB result
+    stalled the window's event loop 35-230 ms (gate 3). Here the result is first filled by
+    `fill`, which gives the GIL up while it writes, then summed in chunks of `RUNNING_CHUNK`,
+    between which a worker gives the interpreter back."""
+    counts = np.asarray(counts)
+    out = np.empty(counts.size + 1, dtype=np.int64)
+    out.fill(0)
+    carry = 0
+    for lo in range(0, counts.size, RUNNING_CHUNK):
+        part = out[lo + 1:lo + 1 + RUNNING_CHUNK]
+        np.cumsum(counts[lo:lo + RUNNING_CHUNK], dtype=np.int64, out=part)
+        if carry:
+            part += carry
+        carry = int(part[-1])
+    return out
+
+
 def _curve_from_sorted(tar: np.ndarray, non: np.ndarray) -> DetCurve:
     # Merge the two sorted classes without another sort: each target lands after the
     # non-targets strictly below it (ties put targets first, which does not matter: the curve
@@ -212,7 +239,7 @@ def _curve_from_sorted(tar: np.ndarray, non: np.ndarray) -> DetCurve:
     merged[~is_tar] = non
     # Start of every group of equal scores: these are the curve's thresholds.
     starts = np.flatnonzero(np.concatenate(([True], merged[1:] != merged[:-1])))
-    targets_below = np.concatenate(([0], np.cumsum(is_tar, dtype=np.int64)))
+    targets_below = _running_total(is_tar)
     n_miss = np.append(targets_below[starts], n_t)          # targets < threshold
     n_fa = np.append(n_n - (starts - targets_below[starts]), 0)  # non-targets >= threshold
     thresholds = np.append(merged[starts], np.inf)
@@ -529,8 +556,8 @@ def bootstrap_eer(trials: Trials, n: int = 1000, seed: int = 0, level: float = 0
         # The replicate's curve has a point per score it drew (then +inf), as `det_curve` of
         # the resampled trials would: a score drawn zero times adds no point.
         drawn = np.append((t > 0) | (f > 0), True)
-        n_miss = np.concatenate(([0], np.cumsum(t)))[drawn]
-        n_fa = (curve.n_nontarget - np.concatenate(([0], np.cumsum(f))))[drawn]
+        n_miss = _running_total(t)[drawn]
+        n_fa = (curve.n_nontarget - _running_total(f))[drawn]
         replicate = DetCurve(p_miss=_owned(n_miss / curve.n_target),
                              p_fa=_owned(n_fa / curve.n_nontarget),
                              thresholds=_owned(curve.thresholds[drawn]), n_miss=_owned(n_miss),

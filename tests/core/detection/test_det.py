@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from llgui.core.detection.det import (DCF_PRESETS, DET_TICK_LABELS, DET_TICKS, Cancelled, act_dcf,
-                            bayes_threshold, bootstrap_eer, det_curve, eer, evaluate, min_dcf,
-                            probit, roc_hull)
+from llgui.core.detection.det import (DCF_PRESETS, DET_TICK_LABELS, DET_TICKS, RUNNING_CHUNK,
+                            Cancelled, _running_total, act_dcf, bayes_threshold, bootstrap_eer,
+                            det_curve, eer, evaluate, min_dcf, probit, roc_hull)
 from llgui.core.jobs import Cancelled as JobsCancelled
 from llgui.core.types import Trials
 
@@ -500,3 +500,24 @@ def test_the_eer_in_percent_is_the_reports():
     assert result.eer_percent == 100.0 * result.eer
     report = det_report([trials], (0.01, 1.0, 1.0))
     assert report["systems"][0]["eer"] == result.eer_percent
+
+
+@pytest.mark.parametrize("size", [0, 1, RUNNING_CHUNK - 1, RUNNING_CHUNK, 2 * RUNNING_CHUNK + 7])
+def test_running_total_in_chunks_equals_cumsum(size):
+    counts = np.random.default_rng(size).integers(0, 5, size)
+    assert np.array_equal(_running_total(counts), np.concatenate(([0], np.cumsum(counts))))
+    assert np.array_equal(_running_total(counts > 2), np.concatenate(([0], np.cumsum(counts > 2))))
+
+
+def test_curve_over_several_chunks_counts_every_trial():
+    """A curve longer than the running total's chunk (150,000 trials, half of them tied in
+    pairs): the counts below and above each threshold, counted in the test by `searchsorted`
+    on each class alone."""
+    rng = np.random.default_rng(11)
+    labels = rng.random(150_000) < 0.3
+    scores = np.round(rng.normal(size=150_000) + labels, 5)
+    c = det_curve(scores, labels)
+    tar, non = np.sort(scores[labels]), np.sort(scores[~labels])
+    assert labels.size > 2 * RUNNING_CHUNK and len(c.thresholds) > RUNNING_CHUNK
+    assert np.array_equal(c.n_miss, np.searchsorted(tar, c.thresholds, side="left"))
+    assert np.array_equal(c.n_fa, non.size - np.searchsorted(non, c.thresholds, side="left"))

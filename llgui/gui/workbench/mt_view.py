@@ -349,7 +349,6 @@ class MTView(QWidget):
         self.summary.setWordWrap(True)
         # two lines, fixed: a new text never relayouts (and repaints) the whole window
         self.summary.setFixedHeight(2 * self.summary.fontMetrics().lineSpacing() + 6)
-        self._caption_fitted: set = set()   # (width, height, shape) measured whole
         legend = QLabel(
             f"<span style='background:{CORRECTED_BG}'>&nbsp;corrected by the human&nbsp;</span> "
             f"<span style='background:{BETTER_BG}'>&nbsp;system: better&nbsp;</span> "
@@ -447,25 +446,13 @@ class MTView(QWidget):
 
     def _caption(self, text: str) -> None:
         """The step's caption: whole, growing to the lines it needs at this width (never
-        shrinking: a height that follows the text would relayout the window at every step)."""
+        shrinking: a height that follows the text would relayout the window at every step),
+        laid out here rather than in its paint, which asked for a second paint of it."""
         self.summary.setText(text)
-        # measured once per shape of the text (its digits written 0) at this width and
-        # height: the rich text's layout is ~1 ms, and a step's caption differs from the
-        # last one's mostly in its numbers (as the score numbers, `number_shape`)
-        from llgui.gui.workbench.score_panel import number_shape
-
         width = max(self.summary.width(), 1)
-        shape = number_shape(text, self.summary.font())
-        key = (width, self.summary.height(), shape)
-        if shape is not None and key in self._caption_fitted:
-            return
         needed = self.summary.heightForWidth(width)
         if needed > self.summary.height():
             self.summary.setFixedHeight(needed)
-        if shape is not None:
-            if len(self._caption_fitted) > 256:
-                self._caption_fitted.clear()
-            self._caption_fitted.add((width, self.summary.height(), shape))
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)

@@ -8,11 +8,10 @@ with the curve's normalised area and the Minimal Supervision Rate.
 from __future__ import annotations
 
 import math
-import re
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import (
     QGraphicsItem, QGraphicsScene, QLabel, QSplitter, QVBoxLayout, QWidget,
 )
@@ -56,7 +55,6 @@ class ScorePanel(QWidget):
         layout.addWidget(QuietBox(self.numbers))   # its text never relayouts the window
         layout.addWidget(plots, 1)
         self.shown: dict[str, float | None] = {}   # the numbers on screen, for tests
-        self._fitted: set = set()   # (width, height, shape) of the numbers measured whole
 
     def show_step(self, walk: Walkthrough, step: int, curve: bool = True) -> None:
         """The step's numbers and bars, and (`curve`) its place on the learning curve."""
@@ -102,25 +100,14 @@ class ScorePanel(QWidget):
 
     def _fit_numbers(self) -> None:
         """The numbers above the plots whole at this width: the label grows to the lines it
-        needs (never shrinks: a height that follows the text would relayout every step).
-        Measuring the rich text is ~1 ms a step; a text laid out as one measured before at
-        this width and height (`number_shape`: the same but for its digits, in a font whose
-        digits are all as wide) needs the same lines, and is not measured again."""
+        needs (never shrinks: a height that follows the text would relayout every step). The
+        new text is laid out here, before its paint: a rich-text label that lays its text out
+        in its paint asks there for a second paint of itself (`quiet_label.lay_out`), which
+        it did at every step while a bound spared this layout (issue 36)."""
         width = max(self.numbers.width(), 1)
-        if two_lines_hold(self.numbers.text(), self.numbers.font(), width,
-                          self.numbers.height()):
-            return   # at most two lines, whatever the wrapping: nothing to measure
-        shape = number_shape(self.numbers.text(), self.numbers.font())
-        key = (width, self.numbers.height(), shape)
-        if shape is not None and key in self._fitted:
-            return
         needed = self.numbers.heightForWidth(width)
         if needed > self.numbers.height():
             self.numbers.setFixedHeight(needed)
-        if shape is not None:
-            if len(self._fitted) > 256:
-                self._fitted.clear()
-            self._fitted.add((width, self.numbers.height(), shape))
 
     def _axis_before(self, r, step: int) -> tuple[float, float] | None:
         """The bars' value axis at step `step - 1` of replay `r` (`step_axes`: each step keeps
@@ -312,57 +299,6 @@ class _Marker(QGraphicsItem):
         painter.setBrush(self._brush if self._brush is not None else Qt.BrushStyle.NoBrush)
         radius = self.opts["size"] / 2
         painter.drawEllipse(QPointF(0.0, 0.0), radius, radius)
-
-
-_DIGIT = re.compile(r"[0-9]")
-_TABULAR: dict[str, bool] = {}
-
-
-_TAG = re.compile(r"<[^>]*>")
-_BOLD: dict[str, QFontMetricsF] = {}
-
-
-def two_lines_hold(text: str, font: QFont, width: int, height: int) -> bool:
-    """Whether the rich `text` surely wraps into at most two lines at `width` pixels and a
-    label `height` px tall holds two: measured without laying it out (`heightForWidth`, ~0.5 ms
-    a step), from an upper bound. Every glyph is taken as wide as in bold (subscripts are
-    narrower), and wrapping at spaces leaves each full line short by less than the next word:
-    if it needed three, its first two lines would hold more than twice the room less twice
-    its widest word and a space. `&nbsp;` joins words, as in the label."""
-    metrics = QFontMetricsF(font)
-    if height < 2 * metrics.lineSpacing():
-        return False
-    key = font.toString()
-    bold = _BOLD.get(key)
-    if bold is None:
-        strong = QFont(font)
-        strong.setBold(True)
-        bold = _BOLD[key] = QFontMetricsF(strong)
-    if "<br" in text or "<p" in text:   # lines of its own: measure it as it is laid out
-        return False
-    plain = _TAG.sub("", text).replace("&nbsp;", "\u00a0")
-    if "&" in plain:   # another entity: likewise
-        return False
-    words = plain.split(" ")
-    room = width - 16   # the label's margins and the document's own, generously
-    total = bold.horizontalAdvance(plain)
-    widest = max(bold.horizontalAdvance(w) for w in words)
-    return total + 2 * (widest + bold.horizontalAdvance(" ")) <= 2 * room
-
-
-def number_shape(text: str, font: QFont) -> str | None:
-    """`text` with every digit written 0, when the digits of `font` (plain and bold) are all
-    as wide, so that two texts of one shape break into the same lines at any width; else
-    None (the text must be measured)."""
-    key = font.toString()
-    tabular = _TABULAR.get(key)
-    if tabular is None:
-        bold = QFont(font)
-        bold.setBold(True)
-        tabular = _TABULAR[key] = all(
-            len({QFontMetricsF(f).horizontalAdvance(d) for d in "0123456789"}) == 1
-            for f in (font, bold))
-    return _DIGIT.sub("0", text) if tabular else None
 
 
 def _cost_unit(walk: Walkthrough) -> str:

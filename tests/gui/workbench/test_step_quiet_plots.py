@@ -5,8 +5,8 @@
   away from is set again;
 - the hidden axes of the workbench's plots do no SI-prefix label work at a new range;
 - a tooltip set to the text it has is not set again (no ToolTipChange event);
-- the score numbers' label is measured once per shape of its text (digits aside) and width,
-  and still grows to a third line when a text needs it;
+- the score numbers' label is laid out before its paint and painted once a step, and still
+  grows to a third line when a text needs it;
 - the score bars paint once a step, and not when they stand;
 - the split view's panel is given its range once a step (the overview's brush, moved to the
   same span, used to set it again).
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QEvent
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QApplication, QLabel
 
 from llgui.core.walkthrough import walk
 from llgui.io.bundle import load_bundle
@@ -104,28 +104,29 @@ def _panel(qtbot, width=700):
     return panel
 
 
-def test_the_numbers_are_measured_once_per_shape_and_still_grow(qtbot, mt_walk):
-    from llgui.gui.workbench.score_panel import number_shape
-
+def test_the_numbers_are_painted_once_a_step_and_still_grow(qtbot, mt_walk):
+    """The numbers' rich text is laid out before its paint, so each step's text is painted
+    once (laid out in its paint, the label asked there for a second paint of itself: two a
+    step); every text is whole in the label, and a narrow panel's label grows to hold it."""
     panel = _panel(qtbot)
     label = panel.numbers
-    assert number_shape("step 12/40: 3.25", label.font()) == "step 00/00: 0.00"
-    measured = []
-    real = label.heightForWidth
-    label.heightForWidth = lambda w: measured.append(label.text()) or real(w)
-    shapes = set()
+    paints = event_count(label, QEvent.Type.Paint)
+    texts = set()
     for step in range(len(mt_walk.steps) + 1):
         panel.show_step(mt_walk, step)
-        shapes.add(number_shape(label.text(), label.font()))
-    # a text measured only when its shape was new at this size and two lines are not sure
-    # to hold it (`two_lines_hold`), and every text whole in the label
-    assert len(measured) <= len(shapes) < len(mt_walk.steps) + 1
-    assert real(label.width()) <= label.height()
+        texts.add(label.text())
+        qtbot.wait(5)
+        for _ in range(3):
+            QApplication.processEvents()
+        assert label.heightForWidth(label.width()) <= label.height(), step
+    assert len(texts) == len(mt_walk.steps) + 1   # each step's text differs
+    assert paints.count == len(texts)
     # a narrow panel: the numbers need more lines, and the label grows to hold them whole
     panel.resize(260, 330)
     qtbot.wait(20)
     panel.show_step(mt_walk, 1)
-    assert label.height() >= real(label.width()) > 2 * label.fontMetrics().lineSpacing() + 6
+    assert label.height() >= label.heightForWidth(label.width()) > (
+        2 * label.fontMetrics().lineSpacing() + 6)
 
 
 def test_the_score_bars_are_painted_once_a_step_and_not_when_they_stand(qtbot, mt_walk):
@@ -309,28 +310,3 @@ def test_a_step_shows_one_value_axis_however_it_is_reached(qtbot):
         jumped.show_step(walked, step)    # a new window at that step
         assert jumped.y_range == seen[step], step
         jumped.close()
-
-
-def test_two_lines_hold_only_what_qt_lays_out_in_two_lines(qtbot, mt_walk):
-    """The bound that spares measuring the numbers (`two_lines_hold`) against Qt's own layout
-    of the label at every width from 160 to 900 px and every step's text: whenever it says
-    two lines hold the text, `heightForWidth` agrees; and at a laptop's width it does say so
-    (else it spares nothing)."""
-    from llgui.gui.workbench.score_panel import two_lines_hold
-
-    panel = _panel(qtbot)
-    label = panel.numbers
-    height = label.height()
-    said = 0
-    for step in range(0, len(mt_walk.steps) + 1, 3):
-        panel.show_step(mt_walk, step)
-        text = label.text()
-        for width in range(160, 901, 20):
-            if two_lines_hold(text, label.font(), width, height):
-                said += 1
-                assert label.heightForWidth(width) <= height, (width, text)
-    assert said > 0
-    panel.resize(700, 330)
-    qtbot.wait(20)
-    panel.show_step(mt_walk, 1)
-    assert two_lines_hold(label.text(), label.font(), label.width(), label.height())

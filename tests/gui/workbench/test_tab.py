@@ -164,6 +164,30 @@ def test_mt_caption_says_what_the_system_did_with_the_correction(qtbot, module_d
     assert said == ["ignored", "applied", "applied"]
 
 
+def test_mt_caption_is_painted_once_a_step(qtbot, module_demo_window):
+    """The caption's rich text is laid out when set, not in its paint (which asked there for
+    a second paint of it: two paints a step)."""
+    from PySide6.QtCore import QEvent
+
+    from tests.gui.workbench.conftest import event_count
+
+    window = module_demo_window
+    bench = window.workbench
+    window.state.select(window.state.bundle_index_of_task("mt"), "news-2023-02-06", step=0)
+    settle(qtbot, window)
+    caption = bench.mt_view.summary
+    paints = event_count(caption, QEvent.Type.Paint)
+    texts = []
+    for step in (1, 2, 3, 4, 5, 1, 2, 3, 4, 5):   # a caption seen before is laid out again
+        window.state.set_step(step)
+        settle(qtbot, window)
+        qtbot.wait(20)
+        texts.append(caption.text())
+        assert caption.heightForWidth(caption.width()) <= caption.height(), step
+    assert len(set(texts)) == 5
+    assert paints.count == 10
+
+
 def test_metric_switch_recomputes(qtbot, module_demo_window):
     window = module_demo_window
     doc = "news-2023-03-06"

@@ -106,7 +106,7 @@ def score_mt_cell(task: dict) -> dict:
     least, what (the batch's `lines` / `docids`: the references and a whole hypothesis file
     are cut to those rows), versions (the driver's library versions), label (the cell)."""
     from llgui.core.mt.stats import make_metric
-    from llgui.io.text import load_segments
+    from llgui.io.text import load_segments, unmatched_line
 
     unfit = check_worker(task, "mt", [task["hypothesis"], *task["references"]])
     if unfit:
@@ -143,14 +143,16 @@ def score_mt_cell(task: dict) -> dict:
 
         reason = length_unlike_references(whole_file, whole, task.get("what", ""))
         if reason is not None:
-            return {"stats": {}, "problems": [[task["hypothesis"], 0,
+            line = unmatched_line(len(whole_file), whole)
+            return {"stats": {}, "problems": [[task["hypothesis"], line,
                                                f"hypothesis file {reason} (batch "
                                                f"{task['batch']!r})"]]}
     n = len(references[0])
     if len(hypothesis) != n:
         reason = (f"has {len(hypothesis)} lines but the references of batch "
                   f"{task['batch']!r} have {n}")
-        return {"stats": {}, "problems": [[task["hypothesis"], 0, reason]]}
+        return {"stats": {}, "problems": [[task["hypothesis"],
+                                           unmatched_line(len(hypothesis), n), reason]]}
     stats = {}
     for name in task["metrics"]:
         metric = _remember(("metric", name, setting_key), lambda: make_metric(name, settings))

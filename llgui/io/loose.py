@@ -78,7 +78,7 @@ def bundle_from_files(references: Sequence[str | Path], hypothesis: str | Path,
 
 def _mt_document(references: list[Path], hypothesis: Path,
                  source: str | Path | None = None) -> MTDocument:
-    from llgui.io.text import load_segments
+    from llgui.io.text import load_segments, unmatched_line
 
     problems: list[Problem] = []
     streams = []
@@ -95,8 +95,9 @@ def _mt_document(references: list[Path], hypothesis: Path,
     others = list(zip(references, refs)) + ([(Path(source), src)] if src is not None else [])
     for path, stream in others:
         if len(stream) != len(hyp):
-            problems.append(Problem(str(path), 0, f"has {len(stream)} lines but the hypothesis "
-                                                  f"{hypothesis} has {len(hyp)}"))
+            problems.append(Problem(str(path), unmatched_line(len(stream), len(hyp)),
+                                    f"has {len(stream)} lines but the hypothesis "
+                                    f"{hypothesis} has {len(hyp)}"))
     if problems:
         raise LoadError(problems)
     return MTDocument(id=hypothesis.stem, time=Stamp(0.0, "0"), hypothesis=hyp,

@@ -112,6 +112,15 @@ def selection_problem(n: int, exact: int | None, least: int, what: str) -> str |
     return None
 
 
+def unmatched_line(n: int, expected: int) -> int:
+    """The line to name in a file of `n` lines that should have `expected` (1-based; 0 names
+    the whole file): the first line without a counterpart when it is longer, its last line,
+    where it ends too early, when it is shorter (where a line went missing cannot be told)."""
+    if n > expected:
+        return expected + 1
+    return n if n < expected else 0
+
+
 def length_unlike_references(segments, references: int, what: str) -> str | None:
     """Why a hypothesis file of `segments` (its lines) cannot be cut by a line range (`what`)
     whose reference file has `references` lines, or None. A whole system output of another

@@ -109,6 +109,7 @@ def test_a_whole_output_longer_than_its_references_is_a_named_problem(tmp_path):
     run = run_campaign(load_campaign(path), workers=0, use_cache=False)
     (problem,) = run.scores.problems
     assert problem.file.endswith("M1.txt")
+    assert problem.line == 11   # the first line without a reference line
     assert problem.reason == ("hypothesis file has 11 lines but its references have 10: "
                               "lines = \"2-6\" takes the same lines of both, and a line too "
                               "many shifts every segment after it (batch 'b')")
@@ -132,6 +133,8 @@ def test_an_output_of_another_length_than_its_references_is_named(tmp_path, line
     run = run_campaign(load_campaign(path), workers=0, use_cache=False)
     (problem,) = run.scores.problems
     assert problem.file.endswith("M1.txt") and problem.reason == "hypothesis file " + says
+    # the line named: the first without a reference line, or the last of a short file
+    assert problem.line == (11 if len(lines) > 10 else len(lines))
 
 
 def test_the_progress_line_says_how_many_cells_were_not_scored(tmp_path, capsys, monkeypatch):

@@ -133,3 +133,25 @@ def test_segments_written_then_read(tmp_path, segments):
     path = tmp_path / "h.txt"
     write_segments(path, segments)
     assert load_segments(path) == segments
+
+
+@pytest.mark.parametrize("ref_lines, line", [(3, 3), (6, 5), (4, 0)])
+def test_loose_files_of_other_lengths_name_the_line_where_they_part(tmp_path, ref_lines, line):
+    """A reference of another length than its hypothesis (4 lines) is named at the first
+    line without a hypothesis line (a longer reference: line 5), or at its last line, where
+    it ends too early (outsider helper-53: `FILE: has 41 lines...`, no line)."""
+    from llgui.core.errors import LoadError
+    from llgui.io.loose import bundle_from_files
+
+    hyp = tmp_path / "hyp.txt"
+    hyp.write_text("".join(f"h{i}\n" for i in range(4)), encoding="utf-8")
+    ref = tmp_path / "ref.txt"
+    ref.write_text("".join(f"r{i}\n" for i in range(ref_lines)), encoding="utf-8")
+    if ref_lines == 4:
+        assert len(bundle_from_files([ref], hyp, task="mt").documents) == 1
+        return
+    with pytest.raises(LoadError) as caught:
+        bundle_from_files([ref], hyp, task="mt")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.line) == (str(ref), line)
+    assert problem.reason == f"has {ref_lines} lines but the hypothesis {hyp} has 4"

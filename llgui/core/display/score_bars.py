@@ -9,6 +9,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from llgui.core.display.layout import bar_range
+from llgui.core.display.signed import signed
 
 HEADROOM = 0.3
 """Share of the bars' value range added above it for the penalty marks (two, stacked)."""
@@ -64,9 +65,9 @@ def penalty_bars(values: Mapping[str, float | None], digits: int = 2,
     if v["s_cor"] is not None and v["s_imp"] is not None and v["s_cor"] != v["s_imp"]:
         cor, imp = float(v["s_cor"]), float(v["s_imp"])
         step_penalty = (imp, cor, imp - cor)
-        marks.append((2.0, max(cor, imp), f"{imp - cor:+.2f}"))
+        marks.append((2.0, max(cor, imp), signed(imp - cor)))
     if hi > lo:
-        marks.append((3.0, hi, f"Σ{float(v['s_pen']) - float(v['s_adapt']):+.2f}"))
+        marks.append((3.0, hi, "Σ" + signed(float(v['s_pen']) - float(v['s_adapt']))))
     # 1-3 point differences between scores of 30 must read as differences
     low, high = bar_range(bar_values(v), keep=keep)
     return PenaltyBars(

@@ -15,6 +15,8 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
+from llgui.core.display.signed import signed
+
 BETTER = QColor(220, 240, 220)
 WORSE = QColor(245, 222, 222)
 
@@ -77,7 +79,7 @@ class PairsView(QWidget):
             for a, b in ((pair["a"], pair["b"]), (pair["b"], pair["a"])):
                 adjusted = e["p_adjusted"] if e["p_adjusted"] is not None else e["p_value"]
                 item = QTableWidgetItem(f"{adjusted:.4f}" + ("*" if e["significant"] else ""))
-                delta_text = f"{pair['b']} - {pair['a']} = {e['delta']:+.2f}"
+                delta_text = f"{pair['b']} - {pair['a']} = {signed(e['delta'])}"
                 item.setToolTip(f"{delta_text}; p {e['p_value']:.4f} ({report['test']}), "
                                 f"adjusted {adjusted:.4f} ({report['correction']})"
                                 + (f"; better: {e['better']}" if e["better"] else

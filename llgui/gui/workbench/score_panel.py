@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from llgui.core.display.score_bars import step_axes, step_curve_x
+from llgui.core.display.signed import signed
 from llgui.core.walkthrough import Walkthrough
 from llgui.core.metrics import display_name, is_percent
 from llgui.gui.widgets.plot_range import quiet_hidden_axes, set_tip
@@ -73,14 +74,14 @@ class ScorePanel(QWidget):
         if view.net_generalisation is not None:
             # net generalisation: what the run gained over only applying the corrections
             memo = (f" · S<sub>pen</sub>&nbsp;memorise-only&nbsp;{f(values['s_pen_memorise'])}"
-                    f" (net&nbsp;gen.&nbsp;<b>{view.net_generalisation:+.2f}</b>)")
+                    f" (net&nbsp;gen.&nbsp;<b>{signed(view.net_generalisation)}</b>)")
         # a name and its value never part at a line end (1366x768 wrapped "Σ | 163.0")
         self.numbers.setText(
             f"<b>{unit}</b> {better} step&nbsp;{step}/{len(r.steps)}: "
             f"S<sub>base</sub>&nbsp;<b>{f(values['s_base'])}</b> · S<sub>cor</sub>&nbsp;"
             f"<b>{f(values['s_cor'])}</b> · S<sub>imp</sub>&nbsp;<b>{f(values['s_imp'])}</b> · "
             f"S<sub>adapt</sub>&nbsp;<b>{f(values['s_adapt'])}</b> · S<sub>pen</sub>&nbsp;"
-            f"<b>{f(values['s_pen'])}</b> (Σ&nbsp;pen.&nbsp;{penalty:+.2f}){memo} · "
+            f"<b>{f(values['s_pen'])}</b> (Σ&nbsp;pen.&nbsp;{signed(penalty)}){memo} · "
             f"cost&nbsp;{values['cost']:.1f}, Σ&nbsp;{values['cum_cost']:.1f}")
         set_tip(self.numbers, ("higher" if r.higher_is_better else "lower")
                 + f" is better · {r.signature}")

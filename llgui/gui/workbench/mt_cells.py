@@ -13,9 +13,10 @@ from collections import OrderedDict
 
 from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import (
-    QAbstractTextDocumentLayout, QColor, QFont, QPainter, QPalette, QPixmap, QTextDocument,
+    QAbstractTextDocumentLayout, QBrush, QColor, QFont, QPainter, QPalette, QPixmap,
+    QTextDocument,
 )
-from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from llgui.gui.widgets.elide import ellipsis_left
 
@@ -49,6 +50,7 @@ class RichTextDelegate(QStyledItemDelegate):
         self.ratio = 1.0                  # its device pixel ratio
         self._model = None                # a `SegmentsModel`: `paint_cell` (`use_model`)
         self._colours: dict[str, QColor] = {}   # background name -> colour
+        self._number_look: QStyleOptionViewItem | None = None   # `number_picture`'s
 
     def use_model(self, model) -> None:
         """Read cells straight from `model` (its `paint_cell`) in the fast path."""
@@ -198,22 +200,44 @@ class RichTextDelegate(QStyledItemDelegate):
 
     def _number_picture(self, option, index) -> QPixmap:
         """The number cell drawn by the style into a pixmap (on the table's base colour, as
-        on the table), kept by its text, background and size."""
+        on the table), kept by its text, background and size; its look kept for the
+        numbers drawn ahead (`number_picture`)."""
         rect = option.rect
-        background = index.data(Qt.ItemDataRole.BackgroundRole)
-        where = (index.data(Qt.ItemDataRole.DisplayRole), rect.width(), rect.height(),
-                 background.rgba() if background is not None else None)
+        look = QStyleOptionViewItem(option)
+        self.initStyleOption(look, index)   # what QStyledItemDelegate.paint draws
+        self._number_look = QStyleOptionViewItem(look)
+        self.sizes[0] = (rect.width(), rect.height())
+        return self.number_picture(index.data(Qt.ItemDataRole.DisplayRole), rect.width(),
+                                   rect.height(), index.data(Qt.ItemDataRole.BackgroundRole),
+                                   look)
+
+    def number_picture(self, text: str, width: int, height: int, background: QColor | None,
+                       look: QStyleOptionViewItem | None = None) -> QPixmap | None:
+        """The number cell of `text` on `background` (None: the table's base colour) at this
+        size, drawn by the style as Qt's delegate draws it, and kept. `look`: the cell's
+        style option; without it, the last painted number's with this text and background
+        (a number drawn ahead of its step, while the user reads: the rows a step scrolls in
+        had their numbers drawn in its paint). None before any number was painted."""
+        where = (text, width, height, background.rgba() if background is not None else None)
         found = self._pictures.get(where)
         if found is not None:
             self._pictures.move_to_end(where)
             return found[0]
-        picture = QPixmap(round(rect.width() * self.ratio), round(rect.height() * self.ratio))
+        if look is None:
+            if self._number_look is None:
+                return None
+            look = QStyleOptionViewItem(self._number_look)
+            look.text = self.displayText(text, look.locale)   # (its line breaks as Qt's)
+            look.backgroundBrush = QBrush(background) if background is not None else QBrush()
+        moved = QStyleOptionViewItem(look)
+        moved.rect = QRect(0, 0, width, height)
+        picture = QPixmap(round(width * self.ratio), round(height * self.ratio))
         picture.setDevicePixelRatio(self.ratio)
-        picture.fill(option.palette.color(QPalette.ColorRole.Base))
+        picture.fill(moved.palette.color(QPalette.ColorRole.Base))
         painter = QPainter(picture)
-        moved = QStyleOptionViewItem(option)
-        moved.rect = QRect(0, 0, rect.width(), rect.height())
-        super().paint(painter, moved, index)
+        widget = moved.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, moved, painter, widget)
         painter.end()
         self._pictures[where] = (picture, None)
         if len(self._pictures) > _PICTURE_CACHE:

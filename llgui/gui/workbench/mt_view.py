@@ -51,6 +51,15 @@ _ANSWERED = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRo
 _HTML_CACHE = 4096   # formatted cells kept (a few screens' worth)
 
 
+def number_cell(i: int, mark: str, earlier: list[int]) -> tuple[str, str | None]:
+    """Segment `i`'s number cell (0-based `i`): its text, the segment, ✎ and the last two
+    earlier steps that corrected it, and on a line of its own the step's `mark`; and its
+    background's colour name (None: the table's)."""
+    text = f"{i + 1}" + (" ✎" + ",".join(map(str, earlier[-2:])) if earlier else "")
+    text += f"\n{_SHORT[mark]}" if mark else ""
+    return text, _BACKGROUNDS[mark] if mark else (EARLIER_BG if earlier else None)
+
+
 class SegmentsModel(QAbstractTableModel):
     """The segments of one step: all of them, or only the corrected and changed ones."""
 
@@ -214,18 +223,12 @@ class SegmentsModel(QAbstractTableModel):
         i = self._rows[row] if self._rows is not None else row
         mark = self._marks.get(i, "")
         if column == 0:
-            background = _BACKGROUNDS[mark] if mark else (EARLIER_BG if self.earlier(i)
-                                                          else None)
-            return self._number(i, mark), background
+            return number_cell(i, mark, self.earlier(i))
         return (self._cell_html(i, column, mark, self._walk.document.references[0][i]),
                 _BACKGROUNDS[mark] if mark else None)
 
     def _number(self, i: int, mark: str) -> str:
-        """The number cell: the segment, ✎ and the earlier steps that corrected it, and on a
-        line of its own the step's mark."""
-        earlier = self.earlier(i)
-        text = f"{i + 1}" + (" ✎" + ",".join(map(str, earlier[-2:])) if earlier else "")
-        return text + (f"\n{_SHORT[mark]}" if mark else "")
+        return number_cell(i, mark, self.earlier(i))[0]
 
     def _cell_key(self, i: int, column: int, mark: str) -> tuple:
         """What cell (i, column)'s rich text depends on: its texts and mark, not the step,
@@ -611,12 +614,17 @@ class MTView(QWidget):
             return
         sizes = self._ahead_sizes(step)
         columns = list(sizes)
-        mark, _earlier, texts = self.model.segment_at(step + 1, segments[0], columns)
+        mark, earlier, texts = self.model.segment_at(step + 1, segments[0], columns)
         background = QColor(_BACKGROUNDS[mark]) if mark else None
         for text, c in zip(texts, columns):
             # laid out, its "…" found and drawn into its picture (`RichTextDelegate.picture`)
             if self.delegate.palette is not None:
                 self.delegate.picture(text, *sizes[c], background)
+        number = self.delegate.sizes.get(0)
+        if number is not None and sizes:   # its number too, in the row's height
+            text, colour = number_cell(segments[0], mark, earlier)
+            self.delegate.number_picture(text, number[0], next(iter(sizes.values()))[1],
+                                         QColor(colour) if colour is not None else None)
         self._ahead = (walk, step, segments[1:])
         QTimer.singleShot(0, self, self._ahead_row)
 

@@ -254,3 +254,23 @@ def test_the_fast_path_reads_what_qt_reads_and_copies_every_cell_of_a_repaint(qt
     rows = {view.table.rowAt(y) for y in range(0, view.table.viewport().height(), 4)} - {-1}
     cells = len(rows) * len(visible)
     assert cells >= 20 and cells - 1 <= view.delegate.copied - before <= cells
+
+
+def test_the_next_steps_numbers_are_drawn_ahead_too(qtbot, demo_walk):
+    """While a step is read, the next step's number cells are drawn into their pictures with
+    its text cells: its paint copies every cell on screen (the focus cell aside), the
+    numbers whose marks or ✎ steps it changes too (they were drawn by the style in the
+    step's paint); what it paints is checked against a fresh view's above."""
+    view = _view(qtbot)
+    model = view.model
+    for step in range(1, 5):
+        view.show_step(demo_walk, step)
+        _paint(qtbot, view)
+        _prepared(qtbot, view)   # step + 1's screen made while this one is read
+        before = view.delegate.copied
+        view.show_step(demo_walk, step + 1)
+        _paint(qtbot, view)
+        visible = [c for c in range(model.columnCount()) if not view.table.isColumnHidden(c)]
+        rows = {view.table.rowAt(y) for y in range(0, view.table.viewport().height(), 4)}
+        cells = len(rows - {-1}) * len(visible)
+        assert view.delegate.copied - before >= cells - 1, step

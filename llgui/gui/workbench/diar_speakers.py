@@ -37,12 +37,6 @@ class SpeakerTable(QTableWidget):
         # compact rows: the table shares the timeline's height at 1366x768
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
 
-    def _name_steps(self, first: bool) -> None:
-        if first == self.isColumnHidden(1):
-            return
-        self.setColumnHidden(1, first)
-        self.horizontalHeaderItem(2).setText("h₀" if first else COLUMNS[2])
-
     def wanted_width(self) -> int:
         """Pixels that show every column whole (after a fill)."""
         header = self.horizontalHeader()
@@ -58,13 +52,11 @@ class SpeakerTable(QTableWidget):
 
     def show_step(self, document, seen_mapping, adapted, adapted_mapping, colours: dict,
                   collar: float = 0.0, skip_overlap: bool = False,
-                  seen_unmapped: tuple = (), first: bool = False) -> None:
+                  seen_unmapped: tuple = ()) -> None:
+        """`seen_unmapped`: the labels of h_{n-1} its mapping leaves out (the "(unmapped)"
+        row's h_{n-1})."""
         """Fill the table; for a long show only from the worker's cached rows (until they
-        come, the previous step's rows stay, greyed). `seen_unmapped`: the labels of h_{n-1}
-        its mapping leaves out (the "(unmapped)" row's h_{n-1}). `first`: step 0, the
-        system's first hypothesis, which has no step before it: its one label column is
-        h₀ (hₙ₋₁ beside hₙ said a step before the first, outsider helper-53)."""
-        self._name_steps(first)
+        come, the previous step's rows stay, greyed)."""
         if len(document.reference) + len(adapted) <= SYNC_TURNS:
             rows = breakdown(document, adapted, adapted_mapping, collar, skip_overlap)
         else:

@@ -260,7 +260,7 @@ class DiarView(TurnLabels, QWidget):
             self.speakers.show_step(doc, seen_map, adapted,
                                     view.adapted_mapping if view else walk.base_mapping,
                                     self._colours, self.collar, self.skip_overlap,
-                                    seen_unmapped=unmapped, first=view is None)
+                                    seen_unmapped=unmapped)
             self._fit_speakers()
         split = self._show_split(walk, step, error_regions, view, (start, end))
         if self._can_split and self.split is None and not self._building:

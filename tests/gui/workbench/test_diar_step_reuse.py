@@ -194,20 +194,3 @@ def test_the_speaker_table_measures_only_changed_columns_and_fits_every_one(qtbo
             assert [table.columnWidth(c) for c in range(table.columnCount())] == widths, step
     finally:
         QTableWidget.resizeColumnToContents = real
-
-
-def test_the_speaker_table_names_the_first_hypothesis_h0_at_step_0(qtbot, demo_walk):
-    """Step 0 has no step before it: the table shows one label column, h₀ (as the lanes
-    do), not hₙ₋₁ beside hₙ (outsider helper-53); from step 1 on both columns come back."""
-    view = _view(qtbot)
-    table = view.speakers
-
-    def columns():
-        return [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())
-                if not table.isColumnHidden(c)][:3]
-
-    for step, expected in ((0, ["speaker", "h₀", "speech s"]),
-                           (1, ["speaker", "hₙ₋₁", "hₙ"]),
-                           (0, ["speaker", "h₀", "speech s"])):
-        view.show_step(demo_walk, step, demo_walk.errors_at(step))
-        assert columns() == expected, step

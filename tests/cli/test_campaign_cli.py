@@ -151,7 +151,7 @@ def test_bad_campaign_files(tiny, capsys, name, breaker, line, reason, scored):
 
 
 @pytest.mark.parametrize("damage,line,reason", [
-    (lambda p: p.write_text("one line\n"), 0, "has 1 lines but the references"),
+    (lambda p: p.write_text("one line\n"), 1, "has 1 lines but the references"),
     (lambda p: p.write_bytes(b"ok\n\xff bad\nok\n"), 2, "invalid UTF-8"),
 ])
 def test_a_bad_hypothesis_file_is_reported_and_the_rest_scored(tiny, capsys, damage, line,

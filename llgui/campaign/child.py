@@ -116,10 +116,16 @@ def _end(child: subprocess.Popen) -> None:
         child.wait()
 
 
+class ChildRefused(ValueError):
+    """The child refused its input (exit 2: a file it could not use, a campaign whose outputs
+    could not be scored); the message is what it said, its own lines joined by " | "."""
+
+
 def json_of_child(command: list[str], name: str, should_stop=None) -> dict:
     """The JSON an `llgui NAME ... --format json` child prints, read while `should_stop` is
-    polled (a newer request ends the child within 50 ms); RuntimeError with the tail of its
-    stderr when it fails or prints nothing."""
+    polled (a newer request ends the child within 50 ms); `ChildRefused` with what it said
+    when it refused its input (exit 2), RuntimeError with the tail of its stderr when it
+    failed otherwise or printed nothing."""
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              start_new_session=os.name != "nt")
     out: list[bytes] = []
@@ -127,7 +133,10 @@ def json_of_child(command: list[str], name: str, should_stop=None) -> dict:
     wait_for_child(child, (lambda: out.append(child.stdout.read()),
                            lambda: err.append(child.stderr.read())), should_stop)
     if child.returncode != 0 or not out or not out[0].strip():
-        tail = (err[0] if err else b"").decode("utf-8", "replace").strip().splitlines()[-3:]
+        lines = [line.strip() for line in (err[0] if err else b"").decode(
+            "utf-8", "replace").splitlines() if line.strip()]
+        if child.returncode == 2 and lines:   # its input, not llgui: said in its own words
+            raise ChildRefused(" | ".join(lines[-6:]))
         raise RuntimeError(f"llgui {name} failed (exit {child.returncode}): "
-                           + " | ".join(tail))
+                           + " | ".join(lines[-3:]))
     return json.loads(out[0].decode("utf-8"))

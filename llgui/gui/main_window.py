@@ -26,6 +26,10 @@ from llgui.gui.window.opening import Opening
 from llgui.gui.window.session import SessionActions
 from llgui.gui.workers import JobRunner
 
+REFUSED = "ChildRefused"
+"""The name of `llgui.campaign.child.ChildRefused` (a child process refused its input), as a
+job's failure starts ("Type: message"); not imported here, off the start-up path."""
+
 
 class MainWindow(Opening, Menus, SessionActions, QMainWindow):
     """The window; opening, the menus and the session are its mixins' (llgui.gui.window)."""
@@ -438,12 +442,20 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
     @Slot(str, str)
     def _on_jobs_failed(self, key: str, message: str) -> None:
         self.errors.append(f"{key}: {message}")
-        self.job_failures.append(f"{key}: {message}")
+        refused = REFUSED + ": "
+        if message.startswith(refused):   # a child refused the campaign's files: the
+            # input's problem, not llgui's (`--screenshot` exits 2 on it, not 1)
+            self.open_problems = [*getattr(self, "open_problems", []),
+                                  f"{key}: {message[len(refused):]}"]
+        else:
+            self.job_failures.append(f"{key}: {message}")
         if key == "load":
             self.cancel_load_button.setVisible(False)
         if key == "walk":  # ("walk:METRIC", a metric shown meanwhile, is not the view's)
             self.workbench.step_label.setText(f"could not replay the document: {message}")
-        self.statusBar().showMessage(f"Background job failed ({key}): {message}", 20000)
+        self.statusBar().showMessage(
+            f"Not computed ({key}): {message[len(refused):]}" if message.startswith(refused)
+            else f"Background job failed ({key}): {message}", 20000)
 
     @Slot(str)
     def _on_jobs_cancelled(self, key: str) -> None:

@@ -292,3 +292,55 @@ def test_a_wayland_display_with_no_compositor_is_a_message_not_an_abort(tmp_path
     assert done.returncode == 2, done.stderr
     assert str(tmp_path / "llgui-no-such-wayland") in done.stderr
     assert "--screenshot" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_campaign_with_an_output_that_cannot_be_scored_is_its_problem_not_llguis(tmp_path):
+    """Outsider helper-55: the Systems view's paired tests run `llgui compare` in a child,
+    which refuses a campaign whose last versions' outputs could not all be scored (exit 2);
+    the window called that an internal error and `--screenshot` exited 1. The refusal is the
+    campaign's problem: said in the child's own words (the file and line), exit 2."""
+    from llgui.campaign.child import ChildRefused
+    from llgui.gui.main_window import REFUSED
+
+    assert ChildRefused.__name__ == REFUSED
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    (tmp_path / "ref.txt").write_text("".join(f"{w} {w} one\n" for w in words))
+    for system, model, lines in (("a", "M0", words), ("a", "M1", words), ("b", "M0", words),
+                                 ("b", "M1", words[:-1])):   # b's last output: a line short
+        (tmp_path / system / model).mkdir(parents=True)
+        (tmp_path / system / model / "b1.txt").write_text("".join(f"{w} one\n" for w in lines))
+    (tmp_path / "campaign.toml").write_text(
+        '[campaign]\nname = "short output"\ntask = "mt"\n\n[[batches]]\nid = "b1"\n'
+        'time = "2024-01-01"\nreferences = ["ref.txt"]\n\n'
+        + "".join(f'[[systems]]\nname = "{s}"\nmodels = [{{id = "M0", time = "2024-01-01"}}, '
+                  f'{{id = "M1", time = "2024-02-01"}}]\n'
+                  f'hypotheses = "{s}/{{model}}/{{batch}}.txt"\n\n' for s in "ab"))
+    out, _ = run_llgui(["--no-session", str(tmp_path / "campaign.toml"), "--tab", "systems",
+                        "--screenshot", str(tmp_path / "shot.png")], tmp_path)
+    assert out.returncode == 2, out.stderr
+    assert "internal error" not in out.stderr
+    assert f"{tmp_path / 'b' / 'M1' / 'b1.txt'}:5: has 5 lines but the references" in out.stderr
+    assert "systems:compare: llgui compare: outputs that could not be scored" in out.stderr
+    assert QImage(str(tmp_path / "shot.png")).width() > 0
+
+
+def test_a_partial_campaign_is_said_and_exits_2_in_a_picture(tmp_path):
+    """A campaign some of whose outputs could not be scored opens, its leaderboard marked
+    PARTIAL with the first problem; `--screenshot` names each problem and exits 2, as
+    `llgui campaign` does (it exited 0: the picture said PARTIAL, "see the message", with no
+    message to see, outsider helper-55)."""
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    (tmp_path / "ref.txt").write_text("".join(f"{w} {w} one\n" for w in words))
+    for system, lines in (("a", words), ("b", words[:-1])):   # b's output: a line short
+        (tmp_path / system / "M0").mkdir(parents=True)
+        (tmp_path / system / "M0" / "b1.txt").write_text("".join(f"{w} one\n" for w in lines))
+    (tmp_path / "campaign.toml").write_text(
+        '[campaign]\nname = "short output"\ntask = "mt"\n\n[[batches]]\nid = "b1"\n'
+        'time = "2024-01-01"\nreferences = ["ref.txt"]\n\n'
+        + "".join(f'[[systems]]\nname = "{s}"\nmodels = [{{id = "M0", time = "2024-01-01"}}]\n'
+                  f'hypotheses = "{s}/{{model}}/{{batch}}.txt"\n\n' for s in "ab"))
+    out, _ = run_llgui(["--no-session", str(tmp_path / "campaign.toml"), "--tab", "systems",
+                        "--screenshot", str(tmp_path / "shot.png")], tmp_path)
+    assert out.returncode == 2, out.stderr
+    assert "internal error" not in out.stderr
+    assert f"{tmp_path / 'b' / 'M0' / 'b1.txt'}:5: has 5 lines but the references" in out.stderr

@@ -492,12 +492,20 @@ class SystemsView(QWidget):
                  f"{len(report['batches'])} batches, {n_cells} cells"]
         if report["gaps"]:
             parts.append(f"{len(report['gaps'])} missing")
-        if report["partial"]:
-            parts.append(f"PARTIAL: {len(report['problems'])} problems (see the message)")
+        if report["partial"]:   # the first problem here, every one in the tooltip
+            problems = report["problems"]
+            parts.append(f"PARTIAL: {len(problems)} problem{'s' * (len(problems) != 1)}"
+                         + (f", the first: {problems[0]}" if problems else ""))
         self.status.setText("; ".join(parts) + ". S_P: mean over model versions; online "
                             "figures pooled over the online run's documents."
                             + human_note(report.get("human")))
         self._campaign_text = self.status.text()
+        self.status.setToolTip("\n".join(report["problems"]) if report["partial"] else "")
+        owner = self.window()
+        if report["partial"] and hasattr(owner, "job_failures"):   # (the main window) what
+            # could not be used, as a bundle's that did not open (`--screenshot`: exit 2)
+            known = getattr(owner, "open_problems", [])
+            owner.open_problems = [*known, *(p for p in report["problems"] if p not in known)]
         if self.baseline_box.isEnabled():
             self.compare_against(self.baseline_box.currentText())
 
@@ -582,11 +590,19 @@ class SystemsView(QWidget):
 
     @Slot(str, str)
     def _on_jobs_failed(self, key: str, message: str) -> None:
+        from llgui.gui.main_window import REFUSED
+
+        refused = message.startswith(REFUSED + ": ")
+        # the campaign's own problem (an output that could not be scored) in its own words,
+        # not as llgui's failure
+        said = message[len(REFUSED) + 2:] if refused else message
         if key == PAIRS_KEY:
-            self.pairs_view.set_pending(f"every pair of systems failed: {message}")
+            self.pairs_view.set_pending("every pair of systems: not tested, " + said if refused
+                                        else f"every pair of systems failed: {said}")
         if key == COMPARE_KEY:
             self.model.set_comparison(None)
-            self.status.setText(f"{self._campaign_text} The paired test failed: {message}")
+            self.status.setText(f"{self._campaign_text} The paired test "
+                                + (f"was not run: {said}" if refused else f"failed: {said}"))
 
     def _build_plot(self):
         import pyqtgraph as pg

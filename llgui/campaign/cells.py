@@ -85,16 +85,19 @@ def check_worker(task: dict, kind: str, paths) -> list[list] | None:
 
 def cut(segments: tuple, task: dict, written: str, role: str = "hypothesis"):
     """`segments` cut by the batch's selection (`task["rows"]`; None: the whole file), or a
-    problem row [file, 0, reason] when the file is too short for it (the bundle's check)."""
+    problem row [file, line, reason] when the file is too short for it (the bundle's check)."""
     rows = task.get("rows")
     if rows is None:
         return segments, None
     from llgui.io.text import selection_problem
 
-    problem = selection_problem(len(segments), task.get("exact"), task.get("least", 0),
-                                task.get("what", ""))
-    if problem is not None:
-        return None, [written, 0, f"{role} file {problem} (batch {task['batch']!r})"]
+    from llgui.io.text import unmatched_line
+
+    exact, least = task.get("exact"), task.get("least", 0)
+    problem = selection_problem(len(segments), exact, least, task.get("what", ""), len(rows))
+    if problem is not None:   # (named where it ends, or where it goes past the doc-id file)
+        line = unmatched_line(len(segments), exact if exact is not None else least)
+        return None, [written, line, f"{role} file {problem} (batch {task['batch']!r})"]
     return tuple(segments[i] for i in rows), None
 
 
@@ -141,7 +144,8 @@ def score_mt_cell(task: dict) -> dict:
     if task.get("rows") is not None and task.get("exact") is None:   # a `lines` range
         from llgui.io.text import length_unlike_references
 
-        reason = length_unlike_references(whole_file, whole, task.get("what", ""))
+        reason = length_unlike_references(whole_file, whole, task.get("what", ""),
+                                          len(task["rows"]))
         if reason is not None:
             line = unmatched_line(len(whole_file), whole)
             return {"stats": {}, "problems": [[task["hypothesis"], line,

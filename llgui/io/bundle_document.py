@@ -262,9 +262,9 @@ class _Doc:
             if segments is None:
                 out[(role, line, written)] = None
                 continue
-            problem = selection_problem(len(segments), exact, least, what)
+            problem = selection_problem(len(segments), exact, least, what, len(rows))
             if problem is None and role == "hypothesis" and exact is None and whole:
-                problem = length_unlike_references(segments, whole[0], what)
+                problem = length_unlike_references(segments, whole[0], what, len(rows))
             if problem is not None:
                 self.ok = False
                 self.loader.add(line, f"{role} file {written!r} {problem}")

@@ -100,15 +100,24 @@ def parse_line_range(value: object) -> tuple[int, int]:
     return first, last
 
 
-def selection_problem(n: int, exact: int | None, least: int, what: str) -> str | None:
+CUT_ALREADY = ("; it has just the lines the selection takes: the file should hold the whole "
+               "test set, which the selection cuts")
+"""Said when a file is exactly as long as what its selection takes (a batch's lines saved to a
+file of their own, where the whole output was wanted: outsider helper-55)."""
+
+
+def selection_problem(n: int, exact: int | None, least: int, what: str,
+                      taken: int | None = None) -> str | None:
     """Why a file of `n` lines cannot be cut by a selection (`lines` or `docids`), or None:
-    a docids selection needs exactly `exact` lines (the test set's), a range at least `least`.
-    The reason follows the file's name: "hypothesis file 'x' " + reason."""
+    a docids selection needs exactly `exact` lines (the test set's), a range at least `least`;
+    `taken`: the lines the selection takes (a file of just those is said so). The reason
+    follows the file's name: "hypothesis file 'x' " + reason."""
+    hint = CUT_ALREADY if taken is not None and n == taken else ""
     if exact is not None and n != exact:
         return (f"has {n} lines but {what} has {exact} (one document id per line of the test "
-                f"set)")
+                f"set){hint}")
     if n < least:
-        return f"has {n} lines; {what} needs at least {least}"
+        return f"has {n} lines; {what} needs at least {least}{hint}"
     return None
 
 
@@ -121,7 +130,8 @@ def unmatched_line(n: int, expected: int) -> int:
     return n if n < expected else 0
 
 
-def length_unlike_references(segments, references: int, what: str) -> str | None:
+def length_unlike_references(segments, references: int, what: str,
+                             taken: int | None = None) -> str | None:
     """Why a hypothesis file of `segments` (its lines) cannot be cut by a line range (`what`)
     whose reference file has `references` lines, or None. A whole system output of another
     length than its test set's references is another file, or has a line too many or too few
@@ -133,13 +143,17 @@ def length_unlike_references(segments, references: int, what: str) -> str | None
     n = len(segments)
     if n == references:
         return None
+    apart = abs(n - references)
     reason = (f"has {n} lines but its references have {references}: {what} takes the same "
-              f"lines of both, and a line too {'many' if n > references else 'few'} shifts "
-              f"every segment after it")
+              f"lines of both, and {'a line' if apart == 1 else f'{apart} lines'} too "
+              f"{'many' if n > references else 'few'} shift{'s' * (apart == 1)} every segment "
+              f"after {'it' if apart == 1 else 'them'}")
     if n > references and not any(s.strip() for s in segments[references:]):
-        reason += (f" (its last {n - references} line{'s' * (n - references > 1)} "
-                   f"{'are' if n - references > 1 else 'is'} empty: a blank line at the end "
-                   f"of the file?)")
+        extra = n - references
+        reason += (f" (its last {'line is' if extra == 1 else f'{extra} lines are'} empty: a "
+                   f"blank line at the end of the file?)")
+    if taken is not None and n == taken:
+        reason += CUT_ALREADY
     return reason
 
 

@@ -124,7 +124,7 @@ def test_a_whole_output_longer_than_its_references_is_a_named_problem(tmp_path):
      "segment after it (batch 'b')"),
     ([f"h{i}" for i in range(10)] + [""], "has 11 lines but its references have 10: "
      "lines = \"2-6\" takes the same lines of both, and a line too many shifts every "
-     "segment after it (its last 1 line is empty: a blank line at the end of the file?) "
+     "segment after it (its last line is empty: a blank line at the end of the file?) "
      "(batch 'b')"),
 ])
 def test_an_output_of_another_length_than_its_references_is_named(tmp_path, lines, says):
@@ -149,3 +149,22 @@ def test_the_progress_line_says_how_many_cells_were_not_scored(tmp_path, capsys,
     lines = [x for x in capsys.readouterr().err.splitlines() if "/2 cells (" in x]
     assert lines[-1].startswith("llgui campaign: 2/2 cells (100 %), 1 not scored"), lines
     assert not any("not scored" in x for x in lines if "0/2" in x)
+
+
+def test_a_file_of_just_the_batchs_lines_is_said_so(tmp_path):
+    """A batch's own lines saved to a file of their own, where `lines` cuts the whole test
+    set's output (outsider helper-55: 5 lines against 10 read "a line too few shifts every
+    segment after it"): the count of lines apart, and what the file seems to be."""
+    hint = ("it has just the lines the selection takes: the file should hold the whole test "
+            "set, which the selection cuts (batch 'b')")
+    for lines, reason in (
+            ("1-5", "has 5 lines but its references have 10: lines = \"1-5\" takes the same "
+                    "lines of both, and 5 lines too few shift every segment after them; "),
+            ("2-6", "has 5 lines; lines = \"2-6\" needs at least 6; ")):
+        path = _campaign(tmp_path, f'id = "b"\ntime = 1\nreferences = "ref.txt"\n'
+                                   f'lines = "{lines}"')
+        (tmp_path / "sys" / "M1.txt").write_text("".join(f"h{i}\n" for i in range(5)))
+        run = run_campaign(load_campaign(path), workers=0, use_cache=False)
+        (problem,) = run.scores.problems
+        assert problem.file.endswith("M1.txt") and problem.line == 5   # where it ends
+        assert problem.reason == "hypothesis file " + reason + hint

@@ -11,7 +11,8 @@ from llgui.core.errors import Problem
 from llgui.core.types import DiarDocument, MTDocument, Stamp
 from llgui.io.bundle_settings import _show
 from llgui.io.text import (
-    length_unlike_references, load_docid_fields, parse_line_range, selection_problem,
+    blank_tail, length_unlike_references, load_docid_fields, parse_line_range,
+    selection_problem,
 )
 from llgui.utils.names import unknown_key
 
@@ -168,7 +169,8 @@ class _Doc:
                     self.ok = False
                     self.loader.add(line, f"{role} file {written!r} has {len(segments)} lines "
                                           f"but hypothesis file {hyp_written!r} has "
-                                          f"{len(hyp_segments)}")
+                                          f"{len(hyp_segments)}"
+                                          + blank_tail(hyp_segments, len(segments)))
         if not self.ok or doc_id is None or stamp is None or hyp_segments is None:
             return None
         references = tuple(v for (r, _, _), v in loaded.items() if r == "references")

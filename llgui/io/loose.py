@@ -78,7 +78,7 @@ def bundle_from_files(references: Sequence[str | Path], hypothesis: str | Path,
 
 def _mt_document(references: list[Path], hypothesis: Path,
                  source: str | Path | None = None) -> MTDocument:
-    from llgui.io.text import load_segments, unmatched_line
+    from llgui.io.text import blank_tail, load_segments, unmatched_line
 
     problems: list[Problem] = []
     streams = []
@@ -93,11 +93,12 @@ def _mt_document(references: list[Path], hypothesis: Path,
     refs, hyp = streams[:len(references)], streams[len(references)]
     src = streams[len(references) + 1] if source is not None else None
     others = list(zip(references, refs)) + ([(Path(source), src)] if src is not None else [])
-    for path, stream in others:
+    for path, stream in others:   # the hypothesis named, where it parts from the others
         if len(stream) != len(hyp):
-            problems.append(Problem(str(path), unmatched_line(len(stream), len(hyp)),
-                                    f"has {len(stream)} lines but the hypothesis "
-                                    f"{hypothesis} has {len(hyp)}"))
+            what = "reference" if path in references else "source"
+            problems.append(Problem(str(hypothesis), unmatched_line(len(hyp), len(stream)),
+                                    f"has {len(hyp)} lines but the {what} {path} has "
+                                    f"{len(stream)}" + blank_tail(hyp, len(stream))))
     if problems:
         raise LoadError(problems)
     return MTDocument(id=hypothesis.stem, time=Stamp(0.0, "0"), hypothesis=hyp,

@@ -130,6 +130,16 @@ def unmatched_line(n: int, expected: int) -> int:
     return n if n < expected else 0
 
 
+def blank_tail(segments, expected: int) -> str:
+    """" (its last 2 lines are empty: a blank line at the end of the file?)" when `segments`
+    runs past `expected` lines with empty lines only, else ""."""
+    extra = len(segments) - expected
+    if extra <= 0 or any(s.strip() for s in segments[expected:]):
+        return ""
+    return (f" (its last {'line is' if extra == 1 else f'{extra} lines are'} empty: a blank "
+            f"line at the end of the file?)")
+
+
 def length_unlike_references(segments, references: int, what: str,
                              taken: int | None = None) -> str | None:
     """Why a hypothesis file of `segments` (its lines) cannot be cut by a line range (`what`)
@@ -148,10 +158,7 @@ def length_unlike_references(segments, references: int, what: str,
               f"lines of both, and {'a line' if apart == 1 else f'{apart} lines'} too "
               f"{'many' if n > references else 'few'} shift{'s' * (apart == 1)} every segment "
               f"after {'it' if apart == 1 else 'them'}")
-    if n > references and not any(s.strip() for s in segments[references:]):
-        extra = n - references
-        reason += (f" (its last {'line is' if extra == 1 else f'{extra} lines are'} empty: a "
-                   f"blank line at the end of the file?)")
+    reason += blank_tail(segments, references)
     if taken is not None and n == taken:
         reason += CUT_ALREADY
     return reason

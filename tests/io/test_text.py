@@ -135,11 +135,12 @@ def test_segments_written_then_read(tmp_path, segments):
     assert load_segments(path) == segments
 
 
-@pytest.mark.parametrize("ref_lines, line", [(3, 3), (6, 5), (4, 0)])
+@pytest.mark.parametrize("ref_lines, line", [(3, 4), (6, 4), (4, 0)])
 def test_loose_files_of_other_lengths_name_the_line_where_they_part(tmp_path, ref_lines, line):
-    """A reference of another length than its hypothesis (4 lines) is named at the first
-    line without a hypothesis line (a longer reference: line 5), or at its last line, where
-    it ends too early (outsider helper-53: `FILE: has 41 lines...`, no line)."""
+    """A hypothesis (4 lines) of another length than its reference is named, the file to
+    fix (outsider helper-55), at its first line without a reference line (a shorter
+    reference of 3: line 4), or at its last line, where it ends too early (outsider
+    helper-53: `FILE: has 41 lines...`, no line)."""
     from llgui.core.errors import LoadError
     from llgui.io.loose import bundle_from_files
 
@@ -153,5 +154,21 @@ def test_loose_files_of_other_lengths_name_the_line_where_they_part(tmp_path, re
     with pytest.raises(LoadError) as caught:
         bundle_from_files([ref], hyp, task="mt")
     (problem,) = caught.value.problems
-    assert (problem.file, problem.line) == (str(ref), line)
-    assert problem.reason == f"has {ref_lines} lines but the hypothesis {hyp} has 4"
+    assert (problem.file, problem.line) == (str(hyp), line)
+    assert problem.reason == f"has 4 lines but the reference {ref} has {ref_lines}"
+
+
+def test_a_loose_hypothesis_ending_in_blank_lines_is_said_so(tmp_path):
+    from llgui.core.errors import LoadError
+    from llgui.io.loose import bundle_from_files
+
+    hyp = tmp_path / "hyp.txt"
+    hyp.write_text("a\nb\n\n\n", encoding="utf-8")   # two blank lines at the end
+    ref = tmp_path / "ref.txt"
+    ref.write_text("a\nb\n", encoding="utf-8")
+    with pytest.raises(LoadError) as caught:
+        bundle_from_files([ref], hyp, task="mt")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.line) == (str(hyp), 3)
+    assert problem.reason == (f"has 4 lines but the reference {ref} has 2 (its last 2 lines "
+                              "are empty: a blank line at the end of the file?)")

@@ -73,10 +73,13 @@ def cell_samples(campaign: Campaign, metrics: Sequence[str] | None = None,
     segments = run.segments or {}
     missing = [campaign.label(c) for c in wanted
                if (c.system, c.model, c.batch) not in segments]
-    if missing:
-        problems = "; ".join(str(p) for p in run.scores.problems) or "not scored"
-        raise ValueError(f"outputs that could not be scored: {', '.join(missing[:5])}"
-                         f"{' ...' if len(missing) > 5 else ''} ({problems})")
+    if missing:   # what could not be compared, then each output's own problem at its line
+        from llgui.core.errors import LoadError, Problem
+
+        raise LoadError([Problem(str(campaign.path), 0, (
+            f"outputs that could not be scored: {', '.join(missing[:5])}"
+            f"{' ...' if len(missing) > 5 else ''} (the comparison takes every system's last "
+            f"version on each batch they all have)")), *run.scores.problems])
     entries, scores = entries_of(campaign, segments, run.scores.signatures, chosen, unit,
                                last, kept)
     left_out = [campaign.batches[b].id for b in range(len(campaign.batches)) if b not in kept]

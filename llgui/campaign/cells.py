@@ -109,7 +109,7 @@ def score_mt_cell(task: dict) -> dict:
     least, what (the batch's `lines` / `docids`: the references and a whole hypothesis file
     are cut to those rows), versions (the driver's library versions), label (the cell)."""
     from llgui.core.mt.stats import make_metric
-    from llgui.io.text import load_segments, unmatched_line
+    from llgui.io.text import blank_tail, load_segments, unmatched_line
 
     unfit = check_worker(task, "mt", [task["hypothesis"], *task["references"]])
     if unfit:
@@ -154,7 +154,7 @@ def score_mt_cell(task: dict) -> dict:
     n = len(references[0])
     if len(hypothesis) != n:
         reason = (f"has {len(hypothesis)} lines but the references of batch "
-                  f"{task['batch']!r} have {n}")
+                  f"{task['batch']!r} have {n}" + blank_tail(hypothesis, n))
         return {"stats": {}, "problems": [[task["hypothesis"],
                                            unmatched_line(len(hypothesis), n), reason]]}
     stats = {}

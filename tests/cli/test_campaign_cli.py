@@ -177,3 +177,32 @@ def test_worker_options_a_run_in_this_process_does_not_use_are_named(tiny, capsy
     assert code == 0 and default_out == out
     assert "running in this process" in err
     assert "--threads and --memory-limit were not used" in err
+
+
+def test_compare_names_each_output_it_could_not_score_on_a_line_of_its_own(tmp_path, capsys,
+                                                                           monkeypatch):
+    """`llgui compare` of a campaign whose last versions' outputs could not all be scored:
+    what it could not compare, then each output's problem as FILE:LINE: reason, one a line
+    (outsider helper-55: all of them in parentheses on one line), a blank tail said so."""
+    monkeypatch.setenv("LLGUI_CACHE_DIR", str(tmp_path / "cache"))
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    (tmp_path / "ref.txt").write_text("".join(f"{w} {w} one\n" for w in words))
+    outputs = {"a": words, "b": words[:-1], "c": words + ["", ""]}
+    for system, lines in outputs.items():
+        (tmp_path / system / "M0").mkdir(parents=True)
+        (tmp_path / system / "M0" / "b1.txt").write_text("".join(f"{w} one\n" if w else "\n"
+                                                                for w in lines))
+    path = tmp_path / "campaign.toml"
+    path.write_text('[campaign]\nname = "x"\ntask = "mt"\n\n[[batches]]\nid = "b1"\n'
+                    'time = "2024-01-01"\nreferences = ["ref.txt"]\n\n'
+                    + "".join(f'[[systems]]\nname = "{s}"\nmodels = [{{id = "M0", time = '
+                              f'"2024-01-01"}}]\nhypotheses = "{s}/{{model}}/{{batch}}.txt"\n\n'
+                              for s in outputs))
+    code = main(["compare", str(path), "--baseline", "a"])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2
+    assert err[0].startswith(f"{path}: outputs that could not be scored: b/M0/b1, c/M0/b1")
+    assert f"{tmp_path / 'b' / 'M0' / 'b1.txt'}:5: has 5 lines but the references of batch " \
+           "'b1' have 6" in err
+    assert f"{tmp_path / 'c' / 'M0' / 'b1.txt'}:7: has 8 lines but the references of batch " \
+           "'b1' have 6 (its last 2 lines are empty: a blank line at the end of the file?)" in err

@@ -111,11 +111,17 @@ def campaign_csv(report: Mapping) -> str:
     return to_csv(("system",) + LIFELONG_HEADER, rows)
 
 
+def counted(n: int, noun: str) -> str:
+    """"1 system", "2 systems", "2 batches"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}{'es' if noun.endswith('ch') else 's'}"
+
+
 def campaign_table(report: Mapping) -> str:
     """The leaderboard of each metric, and what was wrong or missing."""
     n_cells = sum(len(s["cells"]) for s in report["systems"])
-    out = [f"{shown(report['campaign'])} ({report['task']}, {len(report['systems'])} systems, "
-           f"{len(report['batches'])} batches, {n_cells} cells"
+    out = [f"{shown(report['campaign'])} ({report['task']}, "
+           f"{counted(len(report['systems']), 'system')}, "
+           f"{counted(len(report['batches']), 'batch')}, {counted(n_cells, 'cell')} scored"
            + (f", {len(report['gaps'])} missing" if report["gaps"] else "") + ")"
            + ("  PARTIAL" if report["partial"] else ""), ""]
     header = ["system", "S_base", "S_adapt", "S_pen", "MSR"] + [f"S_P {p}" for p in

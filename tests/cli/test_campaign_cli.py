@@ -206,3 +206,13 @@ def test_compare_names_each_output_it_could_not_score_on_a_line_of_its_own(tmp_p
            "'b1' have 6" in err
     assert f"{tmp_path / 'c' / 'M0' / 'b1.txt'}:7: has 8 lines but the references of batch " \
            "'b1' have 6 (its last 2 lines are empty: a blank line at the end of the file?)" in err
+
+
+def test_the_table_title_counts_in_words_that_agree():
+    """"1 systems" and "8 cells" for the cells scored, not the campaign's (outsider
+    helper-55): the title counts in the singular where it is one, and says "scored"."""
+    from llgui.io.campaign_export import counted
+
+    assert [counted(1, "system"), counted(2, "system"), counted(1, "batch"),
+            counted(3, "batch"), counted(0, "cell")] == [
+        "1 system", "2 systems", "1 batch", "3 batches", "0 cells"]

@@ -488,8 +488,10 @@ class SystemsView(QWidget):
         self._compare_all_pairs(report)
         self._show_curves()
         n_cells = sum(len(s["cells"]) for s in report["systems"])
-        parts = [f"{report['campaign']}: {len(report['systems'])} systems, "
-                 f"{len(report['batches'])} batches, {n_cells} cells"]
+        from llgui.io.campaign_export import counted
+
+        parts = [f"{report['campaign']}: {counted(len(report['systems']), 'system')}, "
+                 f"{counted(len(report['batches']), 'batch')}, {counted(n_cells, 'cell')} scored"]
         if report["gaps"]:
             parts.append(f"{len(report['gaps'])} missing")
         if report["partial"]:   # the first problem here, every one in the tooltip

@@ -24,11 +24,7 @@ from llgui.gui.state import SessionState
 from llgui.gui.window.menus import Menus
 from llgui.gui.window.opening import Opening
 from llgui.gui.window.session import SessionActions
-from llgui.gui.workers import JobRunner
-
-REFUSED = "ChildRefused"
-"""The name of `llgui.campaign.child.ChildRefused` (a child process refused its input), as a
-job's failure starts ("Type: message"); not imported here, off the start-up path."""
+from llgui.gui.workers import REFUSED, JobRunner
 
 
 class MainWindow(Opening, Menus, SessionActions, QMainWindow):

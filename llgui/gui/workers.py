@@ -119,6 +119,12 @@ class _Job(QRunnable):
             self.signals.finished.emit(self.key, self.job_id, result)
 
 
+REFUSED = "ChildRefused"
+"""The name of `llgui.campaign.child.ChildRefused` (a child process refused its input: the
+input's problem, not llgui's), as a job's failure starts ("Type: message"); not imported
+here, off the start-up path."""
+
+
 class JobRunner(QObject):
     """Runs core jobs on a thread pool; per key, only the newest job's outcome is delivered."""
 

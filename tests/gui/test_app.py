@@ -300,7 +300,7 @@ def test_a_campaign_with_an_output_that_cannot_be_scored_is_its_problem_not_llgu
     the window called that an internal error and `--screenshot` exited 1. The refusal is the
     campaign's problem: said in the child's own words (the file and line), exit 2."""
     from llgui.campaign.child import ChildRefused
-    from llgui.gui.main_window import REFUSED
+    from llgui.gui.workers import REFUSED
 
     assert ChildRefused.__name__ == REFUSED
     words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]

@@ -592,7 +592,7 @@ class SystemsView(QWidget):
 
     @Slot(str, str)
     def _on_jobs_failed(self, key: str, message: str) -> None:
-        from llgui.gui.main_window import REFUSED
+        from llgui.gui.workers import REFUSED
 
         refused = message.startswith(REFUSED + ": ")
         # the campaign's own problem (an output that could not be scored) in its own words,

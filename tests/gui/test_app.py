@@ -294,6 +294,28 @@ def test_a_wayland_display_with_no_compositor_is_a_message_not_an_abort(tmp_path
     assert "--screenshot" in done.stderr and "Traceback" not in done.stderr
 
 
+def _short_output_campaign(folder: Path, models: tuple[str, ...]) -> list[str]:
+    """A two-system MT campaign of one batch whose system b's last model version has one
+    output line too few; the window's arguments that picture its Systems tab."""
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    (folder / "ref.txt").write_text("".join(f"{w} {w} one\n" for w in words))
+    for system in "ab":
+        for model in models:
+            lines = words[:-1] if (system, model) == ("b", models[-1]) else words
+            (folder / system / model).mkdir(parents=True)
+            (folder / system / model / "b1.txt").write_text("".join(f"{w} one\n"
+                                                                     for w in lines))
+    versions = ", ".join(f'{{id = "{m}", time = "2024-0{k + 1}-01"}}'
+                         for k, m in enumerate(models))
+    (folder / "campaign.toml").write_text(
+        '[campaign]\nname = "short output"\ntask = "mt"\n\n[[batches]]\nid = "b1"\n'
+        'time = "2024-01-01"\nreferences = ["ref.txt"]\n\n'
+        + "".join(f'[[systems]]\nname = "{s}"\nmodels = [{versions}]\n'
+                  f'hypotheses = "{s}/{{model}}/{{batch}}.txt"\n\n' for s in "ab"))
+    return ["--no-session", str(folder / "campaign.toml"), "--tab", "systems", "--screenshot",
+            str(folder / "shot.png")]
+
+
 def test_a_campaign_with_an_output_that_cannot_be_scored_is_its_problem_not_llguis(tmp_path):
     """Outsider helper-55: the Systems view's paired tests run `llgui compare` in a child,
     which refuses a campaign whose last versions' outputs could not all be scored (exit 2);
@@ -303,20 +325,7 @@ def test_a_campaign_with_an_output_that_cannot_be_scored_is_its_problem_not_llgu
     from llgui.gui.workers import REFUSED
 
     assert ChildRefused.__name__ == REFUSED
-    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
-    (tmp_path / "ref.txt").write_text("".join(f"{w} {w} one\n" for w in words))
-    for system, model, lines in (("a", "M0", words), ("a", "M1", words), ("b", "M0", words),
-                                 ("b", "M1", words[:-1])):   # b's last output: a line short
-        (tmp_path / system / model).mkdir(parents=True)
-        (tmp_path / system / model / "b1.txt").write_text("".join(f"{w} one\n" for w in lines))
-    (tmp_path / "campaign.toml").write_text(
-        '[campaign]\nname = "short output"\ntask = "mt"\n\n[[batches]]\nid = "b1"\n'
-        'time = "2024-01-01"\nreferences = ["ref.txt"]\n\n'
-        + "".join(f'[[systems]]\nname = "{s}"\nmodels = [{{id = "M0", time = "2024-01-01"}}, '
-                  f'{{id = "M1", time = "2024-02-01"}}]\n'
-                  f'hypotheses = "{s}/{{model}}/{{batch}}.txt"\n\n' for s in "ab"))
-    out, _ = run_llgui(["--no-session", str(tmp_path / "campaign.toml"), "--tab", "systems",
-                        "--screenshot", str(tmp_path / "shot.png")], tmp_path)
+    out, _ = run_llgui(_short_output_campaign(tmp_path, ("M0", "M1")), tmp_path)
     assert out.returncode == 2, out.stderr
     assert "internal error" not in out.stderr
     assert f"{tmp_path / 'b' / 'M1' / 'b1.txt'}:5: has 5 lines but the references" in out.stderr
@@ -330,18 +339,7 @@ def test_a_partial_campaign_is_said_and_exits_2_in_a_picture(tmp_path):
     PARTIAL with the first problem; `--screenshot` names each problem and exits 2, as
     `llgui campaign` does (it exited 0: the picture said PARTIAL, "see the message", with no
     message to see, outsider helper-55)."""
-    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
-    (tmp_path / "ref.txt").write_text("".join(f"{w} {w} one\n" for w in words))
-    for system, lines in (("a", words), ("b", words[:-1])):   # b's output: a line short
-        (tmp_path / system / "M0").mkdir(parents=True)
-        (tmp_path / system / "M0" / "b1.txt").write_text("".join(f"{w} one\n" for w in lines))
-    (tmp_path / "campaign.toml").write_text(
-        '[campaign]\nname = "short output"\ntask = "mt"\n\n[[batches]]\nid = "b1"\n'
-        'time = "2024-01-01"\nreferences = ["ref.txt"]\n\n'
-        + "".join(f'[[systems]]\nname = "{s}"\nmodels = [{{id = "M0", time = "2024-01-01"}}]\n'
-                  f'hypotheses = "{s}/{{model}}/{{batch}}.txt"\n\n' for s in "ab"))
-    out, _ = run_llgui(["--no-session", str(tmp_path / "campaign.toml"), "--tab", "systems",
-                        "--screenshot", str(tmp_path / "shot.png")], tmp_path)
+    out, _ = run_llgui(_short_output_campaign(tmp_path, ("M0",)), tmp_path)
     assert out.returncode == 2, out.stderr
     assert "internal error" not in out.stderr
     assert f"{tmp_path / 'b' / 'M0' / 'b1.txt'}:5: has 5 lines but the references" in out.stderr

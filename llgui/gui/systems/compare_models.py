@@ -14,6 +14,7 @@ import math
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 
+from llgui.core.display.signed import signed
 from llgui.core.penalty import pen_difference
 from llgui.gui.table_models import BETTER, SORT_ROLE, WORSE, DocumentsModel
 
@@ -81,7 +82,7 @@ class DocumentsComparisonModel(DocumentsModel):
         if role == SORT_ROLE:
             return -math.inf if raw is None else raw
         if role == Qt.ItemDataRole.DisplayRole:
-            return "" if raw is None else f"{raw:+.2f}"
+            return "" if raw is None else signed(raw)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and raw is not None:

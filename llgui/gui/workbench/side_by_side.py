@@ -13,6 +13,7 @@ import html
 from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QLabel
 
+from llgui.core.display.signed import signed
 from llgui.core.metrics import display_name
 from llgui.core.penalty import pen_difference
 
@@ -89,8 +90,7 @@ class SecondSystem(QObject):
         diff = ""
         if len(self.shown) == 2:
             delta = pen_difference(*(replays[i] for i in (index, k)))
-            delta = 0.0 if round(delta, 2) == 0 else delta   # no "-0.00"
-            diff = f"<small>Δ S_pen (this − other): {delta:+.2f}</small>"
+            diff = f"<small>Δ S_pen (this − other): {signed(delta)}</small>"
         self.label.setText(
             f"<b>Side by side on {html.escape(doc or '')}</b> ({display_name(metric)})"
             "<table cellspacing='4'><tr><th></th><th>S_base</th><th>S_adapt</th><th>S_pen</th>"

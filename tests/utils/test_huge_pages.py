@@ -203,3 +203,31 @@ def test_the_window_move_waits_between_huge_pages_while_the_window_draws(qtbot, 
     move.stop()                                  # the window closes: no wait, stop
     thread.join(2)
     assert done == [True]
+
+
+def test_the_window_move_takes_one_huge_page_per_turn_of_the_event_loop(monkeypatch):
+    """After a page, the move waits for a beat of the event loop that came after it, however
+    fresh the last beat: a page's copy holds the event loop's thread, and with it its beat
+    (gate 9: 4-5 pages of 5-6 ms went on back to back while the thread waited, a gap of
+    22-27 ms with 2 ms of CPU)."""
+    import threading
+    import time
+
+    from PySide6.QtCore import QObject
+
+    from llgui.gui.window import huge_pages as window_pages
+
+    monkeypatch.setenv(hp.SWITCH, "1")
+    owner = QObject()
+    owner.jobs = type("Jobs", (), {"quiet": threading.Event()})()
+    owner.jobs.quiet.set()
+    move = window_pages.HeapCollapse(owner)
+    done: list = []
+    move._beat[0] = time.monotonic() - 0.005     # 5 ms old: on time, but before the page
+    thread = threading.Thread(target=lambda: done.append(move._checkpoint()))
+    thread.start()
+    time.sleep(0.15)
+    assert not done                              # waits for a beat after the last page
+    move._beat[0] = time.monotonic() + 0.001
+    thread.join(2)
+    assert done == [False]

@@ -243,17 +243,30 @@ def test_the_heatmap_writes_values_in_cells_that_hold_them(qtbot):
     heat.set_matrix(values, ["M0", "M1"], ["t0", "t1"], "BLEU", True)
     qtbot.wait(50)
     heat._fit_cell_labels()
-    texts = sorted(label.textItem.toPlainText() for label in heat.cell_labels)
-    assert texts == ["23.7", "41.5", "46.2"]   # the NaN cell stays blank
+    assert sorted(heat.cell_values.texts()) == ["23.7", "41.5", "46.2"]   # NaN stays blank
     vb = heat.plot.getPlotItem().getViewBox()
-    for label in heat.cell_labels:
-        assert label.isVisible()
-        assert label.sceneBoundingRect().width() <= vb.width() / 2   # two columns
+    assert heat.cell_values.isVisible()
+    assert heat.cell_values.text_size()[0] <= vb.width() / 2   # two columns
+    # drawn: around each written cell's centre, pixels of the text's colour on the cell's
+    picture = heat.plot.grab().toImage()
+    for row, col, text, colour in heat.cell_values.labels:
+        centre = heat.plot.mapFromScene(heat.cell_scene_position(row, col))
+        pixels = {picture.pixelColor(centre.x() + dx, centre.y() + dy).name()
+                  for dx in range(-12, 13) for dy in range(-5, 6)}
+        assert colour.name() in pixels or any(
+            _near(name, colour.name()) for name in pixels), (text, colour.name())
     # too small to hold them: colours and hover only
     heat.resize(60, 60)
     qtbot.wait(50)
     heat._fit_cell_labels()
-    assert not any(label.isVisible() for label in heat.cell_labels)
+    assert not heat.cell_values.isVisible()
+
+
+def _near(name: str, target: str, tolerance: int = 40) -> bool:
+    """Two #rrggbb colours within `tolerance` on every channel (antialiased text)."""
+    a = [int(name[i:i + 2], 16) for i in (1, 3, 5)]
+    b = [int(target[i:i + 2], 16) for i in (1, 3, 5)]
+    return all(abs(x - y) <= tolerance for x, y in zip(a, b))
 
 
 def _four_documents(tmp_path, reference_data):

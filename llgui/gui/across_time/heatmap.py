@@ -12,8 +12,8 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Signal
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetricsF, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsRectItem, QVBoxLayout, QWidget
 
 from llgui.core.display.palette import colour_levels
@@ -66,6 +66,60 @@ MAX_LABELLED_CELLS = 400
 """Matrices up to this many cells get their values written in the cells (when they fit)."""
 
 
+class CellValues(pg.GraphicsObject):
+    """Every cell's value written in its cell, by one item that draws them all (issue 36):
+    a `pg.TextItem` a cell cost 0.5-1 ms to make and add, and the matrix is made again at
+    each redraw of the tab, so the demo's campaign (12 x 12) held the event loop 300-390 ms
+    when the tab was first shown and again when the campaign's scores came in. The texts
+    keep their size in pixels whatever the view's scale, centred on each cell; white on the
+    dark part of the colour map, black on the bright part."""
+
+    def __init__(self, font):
+        super().__init__()
+        self.labels: list[tuple[int, int, str, QColor]] = []   # (row, col, text, colour)
+        self.shape_rc = (0, 0)
+        self.font = font
+        self.setZValue(10)
+
+    def set_labels(self, labels, shape) -> None:
+        self.prepareGeometryChange()
+        self.labels = list(labels)
+        self.shape_rc = shape
+        self.update()
+
+    def texts(self) -> list[str]:
+        return [text for _, _, text, _ in self.labels]
+
+    def text_size(self) -> tuple[float, float]:
+        """(widest, tallest) of the texts in pixels, with the 4-pixel margin on each side
+        that a `pg.TextItem` had."""
+        metrics = QFontMetricsF(self.font)
+        if not self.labels:
+            return 0.0, 0.0
+        return (max(metrics.horizontalAdvance(text) for _, _, text, _ in self.labels) + 8,
+                metrics.height() + 8)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        rows, cols = self.shape_rc
+        return QRectF(-0.5, -0.5, cols, rows)
+
+    def paint(self, painter, *_args) -> None:
+        if not self.labels:
+            return
+        to_device = painter.transform()
+        painter.save()
+        painter.setTransform(QTransform())   # texts in pixels, not in cells
+        painter.setFont(self.font)
+        half_w = QFontMetricsF(painter.font()).horizontalAdvance("0" * 8) / 2 + 8
+        half_h = QFontMetricsF(painter.font()).height()
+        for row, col, text, colour in self.labels:
+            centre = to_device.map(QPointF(col, row))
+            painter.setPen(colour)
+            painter.drawText(QRectF(centre.x() - half_w, centre.y() - half_h, 2 * half_w,
+                                    2 * half_h), Qt.AlignmentFlag.AlignCenter, text)
+        painter.restore()
+
+
 class ScoreHeatmap(QWidget):
     model_clicked = Signal(int)   # row (model index) the user clicked
 
@@ -107,7 +161,8 @@ class ScoreHeatmap(QWidget):
         self.plot.scene().sigMouseMoved.connect(self._on_scene_moved)
         self.values: np.ndarray | None = None   # the matrix shown, (n_models, n_tests)
         # each cell's value written in it when the cells are big enough (issue 23 item 19)
-        self.cell_labels: list[pg.TextItem] = []
+        self.cell_values = CellValues(self.font())
+        item.addItem(self.cell_values)
         item.getViewBox().sigResized.connect(self._fit_cell_labels)
 
     def set_matrix(self, values: np.ndarray | None, models, tests, metric_label: str,
@@ -116,9 +171,7 @@ class ScoreHeatmap(QWidget):
         `source` names whose matrix it is (a campaign's system) in the title."""
         item = self.plot.getPlotItem()
         self.values = None if values is None else np.asarray(values, dtype=float)
-        for label in self.cell_labels:
-            item.removeItem(label)
-        self.cell_labels = []
+        self.cell_values.set_labels([], (0, 0))
         if self.values is None or self.values.size == 0:
             self.image.clear()
             self.left.names, self.bottom.names = [], []
@@ -147,6 +200,8 @@ class ScoreHeatmap(QWidget):
                       f"{'versions' if whose else 'model versions'} × {n_t} tests", size="9pt",
                       color=TEXT)
         if n_m * n_t <= MAX_LABELLED_CELLS:
+            white, black = QColor("white"), QColor("black")
+            labels = []
             for (row, col), value in np.ndenumerate(self.values):
                 if not np.isfinite(value):
                     continue
@@ -154,27 +209,20 @@ class ScoreHeatmap(QWidget):
                 if higher_is_better is False:
                     share = 1.0 - share
                 # viridis: dark below 0.6 of its range, bright above
-                label = pg.TextItem(f"{value:.1f}", anchor=(0.5, 0.5),
-                                    color="w" if share < 0.6 else "k")
-                label.setPos(col, row)
-                label.setZValue(10)
-                item.addItem(label)
-                self.cell_labels.append(label)
+                labels.append((row, col, f"{value:.1f}", white if share < 0.6 else black))
+            self.cell_values.set_labels(labels, (n_m, n_t))
         self._fit_cell_labels()
 
     def _fit_cell_labels(self, *_) -> None:
         """The values show only when each fits its cell (a 13 x 13 matrix in a narrow pane
         keeps its colours and hover text)."""
-        if not self.cell_labels or self.values is None:
+        if not self.cell_values.labels or self.values is None:
             return
         vb = self.plot.getPlotItem().getViewBox()
         n_m, n_t = self.values.shape
         cell_w, cell_h = vb.width() / max(n_t, 1), vb.height() / max(n_m, 1)
-        widest = max(label.boundingRect().width() for label in self.cell_labels)
-        tallest = max(label.boundingRect().height() for label in self.cell_labels)
-        fits = widest <= cell_w - 2 and tallest <= cell_h
-        for label in self.cell_labels:
-            label.setVisible(fits)
+        widest, tallest = self.cell_values.text_size()
+        self.cell_values.setVisible(widest <= cell_w - 2 and tallest <= cell_h)
 
     def set_window(self, row: int, first_col: int, last_col: int) -> None:
         """Outline row `row` from column `first_col` to `last_col` (inclusive); row < 0 or an

@@ -68,6 +68,16 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         for signal in (self.state.bundles_changed, self.state.selection_changed,
                        self.jobs.busy_changed):
             signal.connect(self.huge_pages.poke)
+        from llgui.gui.window.warm_tabs import TabWarmer
+
+        # the Across time tab made ahead of its first show, while the user reads
+        self.tab_warmer = TabWarmer(self, [self.time_tab])
+        state = self.state
+        for signal in (state.bundles_changed, state.selection_changed, state.step_changed,
+                       state.metric_changed, state.cost_model_changed, state.policy_changed,
+                       state.policy_dragging, self.jobs.busy_changed, self.jobs.result_ready,
+                       self.tabs.currentChanged):
+            signal.connect(self.tab_warmer.poke)
 
     # -- building ---------------------------------------------------------------------------
 

@@ -67,7 +67,10 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
         # Widgets are built, and drawn, when the tab is first shown: until then it costs the
         # window's start-up nothing (five plots take a good part of a second to build).
         self._built = False
+        self._parts_built = 0     # of `_build_parts`, made so far
         self._stale = True
+        self._warm_part = 0       # of `_refresh_parts`, drawn ahead while hidden
+        self._bands_pending = False
         QVBoxLayout(self).setContentsMargins(4, 4, 4, 4)
 
         state.bundles_changed.connect(self._on_state_bundles_changed)
@@ -77,19 +80,57 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
-        if not self._built:
-            self._built = True
-            self._build_controls()
-            self._build_plots()
-            self.layout().addLayout(self.controls)
-            # the policy and scores, and the flips between model versions (section 1.9)
-            self.pages = QTabWidget()
-            self.pages.addTab(self.plots, "Policy and scores")
-            self.pages.addTab(self.flips, "Flips between versions")
-            self.layout().addWidget(self.pages, 1)
-            self._show_flips_page()
+        while self._build_next():
+            pass
         if self._stale:
             self.refresh()
+        elif self._bands_pending:   # drawn ahead (`warm_step`) but for the S_P band's job
+            self._bands_pending = False
+            self.bands.request()
+
+    def _build_parts(self) -> tuple:
+        return (self._build_controls, self._build_policy_plot, self._build_sp_plot,
+                self._build_heatmap, self._build_series_plots, self._build_plot_layout,
+                self._build_pages)
+
+    def _build_next(self) -> bool:
+        """Build the next part of the tab's widgets; False when all are built."""
+        parts = self._build_parts()
+        if self._parts_built >= len(parts):
+            return False
+        parts[self._parts_built]()
+        self._parts_built += 1
+        self._built = self._parts_built == len(parts)
+        return True
+
+    def _build_pages(self) -> None:
+        self.layout().addLayout(self.controls)
+        # the policy and scores, and the flips between model versions (section 1.9)
+        self.pages = QTabWidget()
+        self.pages.addTab(self.plots, "Policy and scores")
+        self.pages.addTab(self.flips, "Flips between versions")
+        self.layout().addWidget(self.pages, 1)
+        self._show_flips_page()
+
+    def warm_step(self) -> bool:
+        """One small part of the tab made ahead of its first show, while the user reads
+        another tab (`llgui.gui.window.warm_tabs`): its widgets a plot at a time, then what
+        they show a part at a time (what `refresh` draws), the S_P band's job left for the
+        show. Shown for the first time on the demo, the tab held the event loop 180-260 ms
+        (its five plots built, then drawn, in one turn); made ahead, 60-70 ms. False when
+        nothing is left to do."""
+        if self.isVisible():
+            return False
+        if self._build_next():
+            return True
+        if not self._stale:
+            return False
+        parts = self._refresh_parts()
+        parts[self._warm_part]()
+        self._warm_part += 1
+        if self._warm_part == len(parts):
+            self._stale, self._warm_part, self._bands_pending = False, 0, True
+        return True
 
     def _show_flips_page(self) -> None:
         """The flips page only with a campaign open (its model versions are what flips):
@@ -103,6 +144,7 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
         if self._built and self.isVisible():
             return False
         self._stale = True
+        self._warm_part = 0       # (what was drawn ahead is drawn again)
         return True
 
     # -- building ---------------------------------------------------------------------------
@@ -178,7 +220,11 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
         self.controls = bar
 
     def _build_plots(self) -> None:
-        # Policy editor.
+        for part in (self._build_policy_plot, self._build_sp_plot, self._build_heatmap,
+                     self._build_series_plots, self._build_plot_layout):
+            part()
+
+    def _build_policy_plot(self) -> None:
         self.policy_plot = plot_widget()
         item = self.policy_plot.getPlotItem()
         item.setMouseEnabled(x=False, y=False)
@@ -199,6 +245,7 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
         self.policy_hint.setStyleSheet("color: #555;")
         self.policy_hint.setWordWrap(True)   # never what keeps the policy plot wide
 
+    def _build_sp_plot(self) -> None:
         # S_P against model time.
         self.sp_plot = plot_widget()
         item = self.sp_plot.getPlotItem()
@@ -216,10 +263,11 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
         self.summary.setMinimumWidth(210)
         self.summary.setMaximumWidth(260)
 
-        # Heatmap.
+    def _build_heatmap(self) -> None:
         self.heatmap = ScoreHeatmap()
         self.heatmap.model_clicked.connect(self.select_model)
 
+    def _build_series_plots(self) -> None:
         # Time series: scores per document, the diagonal, cumulative cost below.
         self.series_plot = plot_widget()
         item = self.series_plot.getPlotItem()
@@ -233,6 +281,7 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
         for widget in (self.series_plot, self.cost_plot):   # aligned plot areas
             widget.getPlotItem().getAxis("left").setWidth(58)
 
+    def _build_plot_layout(self) -> None:
         left_top = QWidget()
         lt = QVBoxLayout(left_top)
         lt.setContentsMargins(0, 0, 0, 0)
@@ -480,16 +529,15 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
         is hidden)."""
         if self._hidden():
             return
-        self._stale = False
-        self._show_missing_table()
-        self._show_choices()
-        self._show_policy_controls()
-        self._show_policy()
-        self._show_matrix()
-        self._show_policy_scores()
-        self._show_summary()
-        self._show_series()
+        self._stale, self._warm_part, self._bands_pending = False, 0, False
+        for part in self._refresh_parts():
+            part()
         self.bands.request()
+
+    def _refresh_parts(self) -> tuple:
+        return (self._show_missing_table, self._show_choices, self._show_policy_controls,
+                self._show_policy, self._show_matrix, self._show_policy_scores,
+                self._show_summary, self._show_series)
 
     def _show_missing_table(self) -> None:
         """Without a lifelong table, the policy editor and S_P have nothing to weigh: hide

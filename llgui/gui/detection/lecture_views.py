@@ -49,6 +49,7 @@ class LectureViews(QTabWidget):
         self.results: tuple = ()
         self.trials_by_name: dict = {}
         self.auc: dict[str, float] = {}
+        self.draws = 0   # times every view was drawn (tests)
         self.roc_plot = _plot("False positive rate (P_fa)", "True positive rate (1 − P_miss)")
         self.hist_plot = _plot("score", "density")
         self.qq_plot = _plot("non-target score quantile", "target score quantile")
@@ -75,14 +76,17 @@ class LectureViews(QTabWidget):
             brush=pg.mkBrush(255, 255, 255, 215))
         state.changed.connect(self._on_state_changed)
 
-    def set_systems(self, results, trials_by_name) -> None:
+    def set_systems(self, results, trials_by_name, draw: bool = True) -> None:
+        """The systems to draw; `draw=False` leaves the drawing to the caller (the tab, which
+        has the threshold panel's change draw them once)."""
         from llgui.core.detection.analysis import roc
 
         self.results = tuple(results)
         self.trials_by_name = dict(trials_by_name)
         self.auc = {r.name: roc(r.curve).auc for r in self.results}
         self._fill_versus_box()
-        self.draw_all()
+        if draw:
+            self.draw_all()
 
     def _fill_versus_box(self) -> None:
         current = self.versus_box.currentData()
@@ -109,6 +113,7 @@ class LectureViews(QTabWidget):
         self.draw_all()
 
     def draw_all(self) -> None:
+        self.draws += 1
         self.draw_roc()
         self.draw_histograms()
         self.draw_qq()

@@ -243,7 +243,8 @@ def test_the_heatmap_writes_values_in_cells_that_hold_them(qtbot):
     heat.set_matrix(values, ["M0", "M1"], ["t0", "t1"], "BLEU", True)
     qtbot.wait(50)
     heat._fit_cell_labels()
-    assert sorted(heat.cell_values.texts()) == ["23.7", "41.5", "46.2"]   # NaN stays blank
+    # two decimals, as the tables write them (one made 50.05 and 49.95 alike)
+    assert sorted(heat.cell_values.texts()) == ["23.71", "41.54", "46.19"]   # NaN stays blank
     vb = heat.plot.getPlotItem().getViewBox()
     assert heat.cell_values.isVisible()
     assert heat.cell_values.text_size()[0] <= vb.width() / 2   # two columns
@@ -255,11 +256,24 @@ def test_the_heatmap_writes_values_in_cells_that_hold_them(qtbot):
                   for dx in range(-12, 13) for dy in range(-5, 6)}
         assert colour.name() in pixels or any(
             _near(name, colour.name()) for name in pixels), (text, colour.name())
-    # too small to hold them: colours and hover only
-    heat.resize(60, 60)
-    qtbot.wait(50)
-    heat._fit_cell_labels()
-    assert not heat.cell_values.isVisible()
+    # more columns in the same room: two decimals while they fit, then one, then colours
+    # and hover only (the columns where each happens, from the texts' own widths)
+    two, one = heat.cell_values.text_size(2)[0], heat.cell_values.text_size(1)[0]
+    assert two > one
+    room = vb.width()
+    for columns, want in ((int(room // (two + 2)), 2), (int(room // (one + 2)), 1),
+                          (int(room // (one + 2)) + 2, 0)):
+        if want == 1 and columns == int(room // (two + 2)):
+            continue   # (no column count between the two widths at this font)
+        wide = np.full((2, columns), 55.55)
+        heat.set_matrix(wide, ["M0", "M1"], [f"t{k}" for k in range(columns)], "BLEU", True)
+        qtbot.wait(20)
+        heat._fit_cell_labels()
+        assert abs(vb.width() - room) < 1
+        state = heat.cell_values.decimals if heat.cell_values.isVisible() else 0
+        assert state == want, (columns, room, two, one)
+        if want:
+            assert set(heat.cell_values.texts()) == {f"{55.55:.{want}f}"}
 
 
 def _near(name: str, target: str, tolerance: int = 40) -> bool:

@@ -72,11 +72,14 @@ class CellValues(pg.GraphicsObject):
     each redraw of the tab, so the demo's campaign (12 x 12) held the event loop 300-390 ms
     when the tab was first shown and again when the campaign's scores came in. The texts
     keep their size in pixels whatever the view's scale, centred on each cell; white on the
-    dark part of the colour map, black on the bright part."""
+    dark part of the colour map, black on the bright part; with two decimals where they fit
+    (the tables' and the Documents panel's), else one (50.05 and 49.95 both read "50.0" with
+    one, outsider helper-56)."""
 
     def __init__(self, font):
         super().__init__()
-        self.labels: list[tuple[int, int, str, QColor]] = []   # (row, col, text, colour)
+        self.labels: list[tuple[int, int, float, QColor]] = []   # (row, col, value, colour)
+        self.decimals = 2
         self.shape_rc = (0, 0)
         self.font = font
         self.setZValue(10)
@@ -87,17 +90,23 @@ class CellValues(pg.GraphicsObject):
         self.shape_rc = shape
         self.update()
 
-    def texts(self) -> list[str]:
-        return [text for _, _, text, _ in self.labels]
+    def texts(self, decimals: int | None = None) -> list[str]:
+        places = self.decimals if decimals is None else decimals
+        return [f"{value:.{places}f}" for _, _, value, _ in self.labels]
 
-    def text_size(self) -> tuple[float, float]:
+    def text_size(self, decimals: int | None = None) -> tuple[float, float]:
         """(widest, tallest) of the texts in pixels, with the 4-pixel margin on each side
         that a `pg.TextItem` had."""
         metrics = QFontMetricsF(self.font)
         if not self.labels:
             return 0.0, 0.0
-        return (max(metrics.horizontalAdvance(text) for _, _, text, _ in self.labels) + 8,
+        return (max(metrics.horizontalAdvance(text) for text in self.texts(decimals)) + 8,
                 metrics.height() + 8)
+
+    def set_decimals(self, decimals: int) -> None:
+        if decimals != self.decimals:
+            self.decimals = decimals
+            self.update()
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
         rows, cols = self.shape_rc
@@ -112,7 +121,7 @@ class CellValues(pg.GraphicsObject):
         painter.setFont(self.font)
         half_w = QFontMetricsF(painter.font()).horizontalAdvance("0" * 8) / 2 + 8
         half_h = QFontMetricsF(painter.font()).height()
-        for row, col, text, colour in self.labels:
+        for (row, col, _, colour), text in zip(self.labels, self.texts()):
             centre = to_device.map(QPointF(col, row))
             painter.setPen(colour)
             painter.drawText(QRectF(centre.x() - half_w, centre.y() - half_h, 2 * half_w,
@@ -209,7 +218,7 @@ class ScoreHeatmap(QWidget):
                 if higher_is_better is False:
                     share = 1.0 - share
                 # viridis: dark below 0.6 of its range, bright above
-                labels.append((row, col, f"{value:.1f}", white if share < 0.6 else black))
+                labels.append((row, col, float(value), white if share < 0.6 else black))
             self.cell_values.set_labels(labels, (n_m, n_t))
         self._fit_cell_labels()
 
@@ -221,8 +230,13 @@ class ScoreHeatmap(QWidget):
         vb = self.plot.getPlotItem().getViewBox()
         n_m, n_t = self.values.shape
         cell_w, cell_h = vb.width() / max(n_t, 1), vb.height() / max(n_m, 1)
-        widest, tallest = self.cell_values.text_size()
-        self.cell_values.setVisible(widest <= cell_w - 2 and tallest <= cell_h)
+        for decimals in (2, 1):
+            widest, tallest = self.cell_values.text_size(decimals)
+            if widest <= cell_w - 2 and tallest <= cell_h:
+                self.cell_values.set_decimals(decimals)
+                self.cell_values.setVisible(True)
+                return
+        self.cell_values.setVisible(False)
 
     def set_window(self, row: int, first_col: int, last_col: int) -> None:
         """Outline row `row` from column `first_col` to `last_col` (inclusive); row < 0 or an

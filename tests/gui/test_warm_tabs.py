@@ -80,3 +80,4 @@ def test_a_change_while_hidden_is_drawn_again_before_the_tab_is_shown(qtbot, qui
     qtbot.waitUntil(lambda: not tab._stale, timeout=20000)   # drawn again ahead
     assert_same(tab.shown_sp["s_p"], equation_2(tab.table(), tab.table_metric, PRESETS["C"]))
     assert list(tab.shown_sp["s_p"]) != before
+

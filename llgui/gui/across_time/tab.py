@@ -18,6 +18,7 @@ per-document S_base / S_adapt / S_pen and costs from the main window's collectio
 """
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import pyqtgraph as pg
@@ -542,15 +543,36 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
     def _show_missing_table(self) -> None:
         """Without a lifelong table, the policy editor and S_P have nothing to weigh: hide
         them and say what is missing and how to get it; the per-document plots stay."""
-        missing = self.bundle() is not None and self.table() is None
+        # no bundle this tab draws (none open, or only detection bundles) and no campaign:
+        # say so and where to look, in place of empty axes (outsider helper-56: a detection
+        # bundle alone showed an empty bundle box, empty plots and a 0-1 colour bar)
+        nothing = self.bundle() is None and self.table() is None
+        missing = self.table() is None and (self.bundle() is not None or nothing)
         self.top_split.setVisible(not missing)
+        self.no_table.setText(self._nothing_text() if nothing else NO_TABLE)
         self.heatmap_stack.setCurrentWidget(self.no_table if missing else self.heatmap)
-        if missing != getattr(self, "table_missing", None):
+        layout = "nothing" if nothing else missing
+        if layout != getattr(self, "_missing_layout", None):
             # the note needs less room than the heatmap; the per-document plots take the rest
+            # (none without a bundle: the note has the width)
             total = max(sum(self.bottom_split.sizes()), 900)
-            left = min(380, total // 3) if missing else total * 5 // 12
+            left = (total if nothing else min(380, total // 3) if missing
+                    else total * 5 // 12)
             self.bottom_split.setSizes([left, total - left])
+            self._missing_layout = layout
         self.table_missing = missing   # tests read it
+
+    def _nothing_text(self) -> str:
+        detection = [b for b in self.state.bundles if b.task == "detection"]
+        if not detection:
+            return NO_BUNDLE
+        names = ", ".join(html.escape(b.name or Path(b.path or "").stem) for b in detection)
+        one = len(detection) == 1
+        return (f"<b>{'This detection bundle' if one else 'These detection bundles'}</b> "
+                f"({names}) {'is' if one else 'are'} drawn elsewhere: "
+                "DET curves, EER and DCFs in the <b>Detection</b> tab, each document's "
+                "S<sub>base</sub>, S<sub>adapt</sub> and S<sub>pen</sub> in the Documents "
+                "panel.<br><br>" + NO_BUNDLE)
 
     def _set_time_axis(self, widget: pg.PlotWidget, dates: bool, label: str,
                        whole: bool = False) -> None:
@@ -603,6 +625,14 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
             return
         export_widget(self.plots, path, "llgui: across time")
 
+
+NO_BUNDLE = (
+    "<b>This tab draws MT and diarization bundles over time</b>: the score matrix "
+    "s(M<sub>i</sub>, t<sub>j</sub>) of a bundle's lifelong table, S<sub>P</sub> under the "
+    "policy you edit (equations 2 and 3), and the documents in processing order.<br><br>"
+    "Open one (File › Open bundle…), or a campaign (File › Open campaign…): each system's "
+    "model versions and test batches are then its table (docs/campaigns.md says how to "
+    "write one, docs/formats.md what a bundle's <tt>[lifelong]</tt> table holds).")
 
 NO_TABLE = (
     "<b>No lifelong score table in this bundle</b>, so there is no heatmap of "

@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
@@ -85,11 +86,21 @@ class DocumentSeriesView:
                                        symbol="s", symbolSize=7, symbolBrush=COST_COLOUR,
                                        data=list(series.docs))
             cost_line.sigPointsClicked.connect(self._on_series_points_clicked)
+            # no cost at all: an axis from 0 (a cost is never negative; pyqtgraph centred the
+            # flat line on -0.4..0.4, outsider helper-56)
+            spent = finite_extent([cost])
+            if spent is not None and spent[1] <= 0:
+                cost_item.setYRange(0, 1, padding=0)
+            else:
+                cost_item.enableAutoRange(axis="y")
             cost_item.setTitle(f"cumulative human cost ({unit})", size="8pt", color=TEXT)
         elif bundle.documents:
             item.setTitle("scoring the documents…", size="9pt", color=TEXT)
+        in_table = None   # the lifelong table's diagonal: (model times, values)
         if table is not None and self.table_metric is not None:
             values = diagonal(table, self.table_metric)
+            in_table = (np.asarray(table.model_time_values(), dtype=float),
+                        np.asarray(values, dtype=float))
             item.plot(table.model_time_values(), values,
                       pen=pg.mkPen(DIAGONAL_COLOUR, width=1.5, style=Qt.PenStyle.DashLine),
                       symbol="t1", symbolSize=8, symbolBrush=DIAGONAL_COLOUR, symbolPen=None,
@@ -102,7 +113,15 @@ class DocumentSeriesView:
             lo, hi = float(min(result.times)), float(max(result.times))
             pad = max(0.08 * (hi - lo), 3 * 86400.0 if dates else 0.5)
             item.setXRange(lo - pad, hi + pad, padding=0)
-            extent = finite_extent(getattr(series, a) for a in ("s_base", "s_adapt", "s_pen"))
+            # every series drawn in the time shown: the other systems' S_pen and the table's
+            # points there too (outsider helper-56: a TER table's diagonal lay wholly outside
+            # a range fitted to the documents alone, a stray segment listed in the legend)
+            shown = [getattr(series, a) for a in ("s_base", "s_adapt", "s_pen")]
+            shown += list(getattr(self, "series_others", {}).values())
+            if in_table is not None:
+                near = (in_table[0] >= lo - pad) & (in_table[0] <= hi + pad)
+                shown.append(in_table[1][near])
+            extent = finite_extent(shown)
             self._series_extent = extent
             if extent is not None:
                 self._fit_series_range()

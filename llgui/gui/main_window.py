@@ -70,8 +70,9 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
             signal.connect(self.huge_pages.poke)
         from llgui.gui.window.warm_tabs import TabWarmer
 
-        # the Across time tab made ahead of its first show, while the user reads
-        self.tab_warmer = TabWarmer(self, [self.time_tab])
+        # the Across time tab made ahead of its first show, and what the Detection tab's
+        # imports, while the user reads
+        self.tab_warmer = TabWarmer(self, [self.time_tab, self.detection_tab])
         state = self.state
         for signal in (state.bundles_changed, state.selection_changed, state.step_changed,
                        state.metric_changed, state.cost_model_changed, state.policy_changed,

@@ -81,3 +81,51 @@ def test_a_change_while_hidden_is_drawn_again_before_the_tab_is_shown(qtbot, qui
     assert_same(tab.shown_sp["s_p"], equation_2(tab.table(), tab.table_metric, PRESETS["C"]))
     assert list(tab.shown_sp["s_p"]) != before
 
+
+
+_IMPORTS_AHEAD = r"""
+import os, sys, time
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from llgui.gui.window import warm_tabs
+warm_tabs.QUIET_MS = 300
+from llgui.gui.main_window import MainWindow
+from llgui.resources import demo_dir
+window = MainWindow(use_session=False)
+window.resize(1200, 800)
+window.show()
+assert "llgui.core.detection.det" not in sys.modules    # not on the start-up path
+assert window.open_bundles([str(demo_dir() / sys.argv[1] / "bundle.toml")])
+end = time.monotonic() + 8
+while time.monotonic() < end:
+    app.processEvents()
+    time.sleep(0.01)
+tab = window.detection_tab
+thread = tab._import_thread
+if thread is not None:
+    thread.join(20)
+print("imported" if "llgui.core.detection.det" in sys.modules else "not imported",
+      "on a thread" if thread is not None else "no thread",
+      "built" if tab._built else "not built")
+window.jobs.shutdown(2000)
+"""
+
+
+@pytest.mark.parametrize("bundle, expected", [
+    ("detection-lifelong", "imported on a thread not built"),
+    ("mt", "not imported no thread not built"),
+])
+def test_the_detection_tab_s_imports_are_made_on_a_thread_while_the_user_reads(
+        bundle, expected):
+    """`llgui.core.detection.det` (scipy.special, 150 ms) was imported in the Detection tab's
+    first show, in one turn of the event loop; with detection scores open it is imported on
+    a thread once the window is quiet, and the tab is not built for it. In a fresh
+    interpreter (this one has imported it already)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _IMPORTS_AHEAD, bundle], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == expected

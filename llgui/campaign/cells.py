@@ -89,9 +89,7 @@ def cut(segments: tuple, task: dict, written: str, role: str = "hypothesis"):
     rows = task.get("rows")
     if rows is None:
         return segments, None
-    from llgui.io.text import selection_problem
-
-    from llgui.io.text import unmatched_line
+    from llgui.io.text import selection_problem, unmatched_line
 
     exact, least = task.get("exact"), task.get("least", 0)
     problem = selection_problem(len(segments), exact, least, task.get("what", ""), len(rows))

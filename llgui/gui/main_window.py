@@ -24,7 +24,7 @@ from llgui.gui.state import SessionState
 from llgui.gui.window.menus import Menus
 from llgui.gui.window.opening import Opening
 from llgui.gui.window.session import SessionActions
-from llgui.gui.workers import REFUSED, JobRunner
+from llgui.gui.workers import JobRunner, refusal
 
 
 class MainWindow(Opening, Menus, SessionActions, QMainWindow):
@@ -449,11 +449,10 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
     @Slot(str, str)
     def _on_jobs_failed(self, key: str, message: str) -> None:
         self.errors.append(f"{key}: {message}")
-        refused = REFUSED + ": "
-        if message.startswith(refused):   # a child refused the campaign's files: the
-            # input's problem, not llgui's (`--screenshot` exits 2 on it, not 1)
-            self.open_problems = [*getattr(self, "open_problems", []),
-                                  f"{key}: {message[len(refused):]}"]
+        said = refusal(message)
+        if said is not None:   # a child refused the campaign's files: the input's problem,
+            # not llgui's (`--screenshot` exits 2 on it, not 1)
+            self.open_problems = [*getattr(self, "open_problems", []), f"{key}: {said}"]
         else:
             self.job_failures.append(f"{key}: {message}")
         if key == "load":
@@ -461,7 +460,7 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
         if key == "walk":  # ("walk:METRIC", a metric shown meanwhile, is not the view's)
             self.workbench.step_label.setText(f"could not replay the document: {message}")
         self.statusBar().showMessage(
-            f"Not computed ({key}): {message[len(refused):]}" if message.startswith(refused)
+            f"Not computed ({key}): {said}" if said is not None
             else f"Background job failed ({key}): {message}", 20000)
 
     @Slot(str)

@@ -125,6 +125,13 @@ input's problem, not llgui's), as a job's failure starts ("Type: message"); not 
 here, off the start-up path."""
 
 
+def refusal(message: str) -> str | None:
+    """What a child that refused its input said (`REFUSED`), from a job's failure message;
+    None for any other failure (llgui's own)."""
+    prefix = REFUSED + ": "
+    return message[len(prefix):] if message.startswith(prefix) else None
+
+
 class JobRunner(QObject):
     """Runs core jobs on a thread pool; per key, only the newest job's outcome is delivered."""
 

@@ -119,8 +119,8 @@ class CellValues(pg.GraphicsObject):
         painter.save()
         painter.setTransform(QTransform())   # texts in pixels, not in cells
         painter.setFont(self.font)
-        half_w = QFontMetricsF(painter.font()).horizontalAdvance("0" * 8) / 2 + 8
-        half_h = QFontMetricsF(painter.font()).height()
+        metrics = QFontMetricsF(self.font)
+        half_w, half_h = metrics.horizontalAdvance("0" * 8) / 2 + 8, metrics.height()
         for (row, col, _, colour), text in zip(self.labels, self.texts()):
             centre = to_device.map(QPointF(col, row))
             painter.setPen(colour)

@@ -220,11 +220,6 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
         bar.addStretch(1)
         self.controls = bar
 
-    def _build_plots(self) -> None:
-        for part in (self._build_policy_plot, self._build_sp_plot, self._build_heatmap,
-                     self._build_series_plots, self._build_plot_layout):
-            part()
-
     def _build_policy_plot(self) -> None:
         self.policy_plot = plot_widget()
         item = self.policy_plot.getPlotItem()
@@ -546,8 +541,8 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
         # no bundle this tab draws (none open, or only detection bundles) and no campaign:
         # say so and where to look, in place of empty axes (outsider helper-56: a detection
         # bundle alone showed an empty bundle box, empty plots and a 0-1 colour bar)
-        nothing = self.bundle() is None and self.table() is None
-        missing = self.table() is None and (self.bundle() is not None or nothing)
+        missing = self.table() is None
+        nothing = missing and self.bundle() is None
         self.top_split.setVisible(not missing)
         self.no_table.setText(self._nothing_text() if nothing else NO_TABLE)
         self.heatmap_stack.setCurrentWidget(self.no_table if missing else self.heatmap)

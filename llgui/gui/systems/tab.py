@@ -592,19 +592,20 @@ class SystemsView(QWidget):
 
     @Slot(str, str)
     def _on_jobs_failed(self, key: str, message: str) -> None:
-        from llgui.gui.workers import REFUSED
+        from llgui.gui.workers import refusal
 
-        refused = message.startswith(REFUSED + ": ")
         # the campaign's own problem (an output that could not be scored) in its own words,
         # not as llgui's failure
-        said = message[len(REFUSED) + 2:] if refused else message
+        said = refusal(message)
         if key == PAIRS_KEY:
-            self.pairs_view.set_pending("every pair of systems: not tested, " + said if refused
-                                        else f"every pair of systems failed: {said}")
+            self.pairs_view.set_pending("every pair of systems: not tested, " + said
+                                        if said is not None
+                                        else f"every pair of systems failed: {message}")
         if key == COMPARE_KEY:
             self.model.set_comparison(None)
             self.status.setText(f"{self._campaign_text} The paired test "
-                                + (f"was not run: {said}" if refused else f"failed: {said}"))
+                                + (f"was not run: {said}" if said is not None
+                                   else f"failed: {message}"))
 
     def _build_plot(self):
         import pyqtgraph as pg

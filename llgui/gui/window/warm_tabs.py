@@ -36,7 +36,7 @@ class TabWarmer(QObject):
         self._quiet = QTimer(self)
         self._quiet.setSingleShot(True)
         self._quiet.setInterval(QUIET_MS)
-        self._quiet.timeout.connect(self._begin)
+        self._quiet.timeout.connect(self._step)
         self._next = QTimer(self)
         self._next.setSingleShot(True)
         self._next.setInterval(GAP_MS)
@@ -49,12 +49,6 @@ class TabWarmer(QObject):
     def _busy(self) -> bool:
         jobs = getattr(self.window, "jobs", None)
         return jobs is not None and bool(getattr(jobs, "busy", False))
-
-    def _begin(self) -> None:
-        if self._busy():
-            self._quiet.start()
-            return
-        self._step()
 
     def _step(self) -> None:
         if self._busy():

@@ -53,10 +53,9 @@ class SpeakerTable(QTableWidget):
     def show_step(self, document, seen_mapping, adapted, adapted_mapping, colours: dict,
                   collar: float = 0.0, skip_overlap: bool = False,
                   seen_unmapped: tuple = ()) -> None:
-        """`seen_unmapped`: the labels of h_{n-1} its mapping leaves out (the "(unmapped)"
-        row's h_{n-1})."""
         """Fill the table; for a long show only from the worker's cached rows (until they
-        come, the previous step's rows stay, greyed)."""
+        come, the previous step's rows stay, greyed). `seen_unmapped`: the labels of h_{n-1}
+        its mapping leaves out (the "(unmapped)" row's h_{n-1})."""
         if len(document.reference) + len(adapted) <= SYNC_TURNS:
             rows = breakdown(document, adapted, adapted_mapping, collar, skip_overlap)
         else:

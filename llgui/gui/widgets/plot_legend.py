@@ -49,15 +49,21 @@ def _fitting_legend():
             width = event.newSize().width()
             fits = max(1, min(self._most, int(width // entry) if entry else self._most))
             if fits != self.columnCount and fits != self._pending:
-                # not inside the layout's own pass (re-laying it out there crashed Qt)
+                # not inside the layout's own pass (re-laying it out there crashed Qt); with
+                # the legend as the call's context, so that a legend deleted meanwhile (its
+                # window closed) drops it: a bare callable ran on a deleted layout
+                # (RuntimeError in the event loop, a test run beside two CPU hogs)
                 from PySide6.QtCore import QTimer
 
                 self._pending = fits
-                QTimer.singleShot(0, self._apply_columns)
+                QTimer.singleShot(0, self, self._apply_columns)
 
         def _apply_columns(self) -> None:
+            import shiboken6
+
             fits, self._pending = self._pending, None
-            if fits is not None and fits != self.columnCount:
+            if (fits is not None and fits != self.columnCount
+                    and shiboken6.isValid(self.layout)):
                 self.setColumnCount(fits)
 
     return FittingLegend

@@ -88,6 +88,19 @@ def _spawn_environ() -> dict:
     return environ
 
 
+def prepare_local_workers(warm: tuple | None) -> None:
+    """Start the server local workers are forked from, ahead of the cluster
+    (`llgui.campaign.worker_server`)."""
+    import sys
+
+    from llgui.campaign.worker_server import prepare
+
+    # Dask's variables for workers are known once `distributed` is imported (its defaults);
+    # the server is not held back for that import (0.25 s): it gets them when the cluster
+    # starts it, and one BLAS thread either way (worker_server.SINGLE_THREADED)
+    prepare(warm, _spawn_environ() if "distributed" in sys.modules else {})
+
+
 def scheduler_address(scheduler: str | None = None, scheduler_file: str | None = None
                       ) -> tuple[str | None, str]:
     """(address, where it came from): `--scheduler`, else `--scheduler-file` (the JSON file

@@ -74,10 +74,15 @@ MEMORY_ADVICE = 5
 
 def start_cluster(plan, warm, spawn_environ: dict):
     """The LocalCluster of `plan` (its workers, threads, memory limit), its workers warmed
-    up for `warm` ((task, metrics, settings) or None), started with `spawn_environ`."""
+    up for `warm` ((task, metrics, settings) or None), started with `spawn_environ`: forked
+    from llgui's worker server where there is one (`llgui.campaign.worker_server`), else
+    spawned."""
     import copy
     import warnings
 
+    from llgui.campaign import worker_server
+
+    method = worker_server.prepare(warm, spawn_environ)   # (started ahead by the run, or now)
     import dask
     from dask.distributed import LocalCluster
 
@@ -91,9 +96,12 @@ def start_cluster(plan, warm, spawn_environ: dict):
     with dask.config.set({"distributed.scheduler.allowed-failures": 0,
                           "distributed.scheduler.worker-saturation": 1.0,
                           "distributed.nanny.pre-spawn-environ": spawn_environ,
+                          "distributed.worker.multiprocessing-method": method,
                           **QUIET_CLUSTER, **(NO_PAUSE if plan.memory_limit else {})}):
         kwargs = {"plugins": {ExitWithoutTeardown(), IgnoreInterrupt(), *(
-            [WarmUp(*warm)] if warm is not None else [])}}
+            [WarmUp(*warm)] if warm is not None else []), *(
+            [Environment(worker_server.environment(spawn_environ))]
+            if method == "forkserver" else [])}}
         if plan.memory_limit:
             kwargs["memory_limit"] = plan.memory_limit
         # each nanny keeps these settings for the workers it restarts: it merges its config
@@ -172,6 +180,21 @@ class WarmUp(WorkerPlugin):
             pass
 
 
+class Environment(WorkerPlugin):
+    """A worker forked from the worker server gets the llgui process's environment of its
+    cluster's start, `environ`, as a spawned one had it (the server's is that of its own
+    start): variables set since are set, those removed since removed."""
+    name = "llgui-environment"
+
+    def __init__(self, environ: dict) -> None:
+        self.environ = dict(environ)
+
+    def setup(self, worker) -> None:
+        for name in [n for n in os.environ if n not in self.environ]:
+            os.environ.pop(name, None)
+        os.environ.update(self.environ)
+
+
 class IgnoreInterrupt(WorkerPlugin):
     name = "llgui-ignore-interrupt"
 
@@ -189,5 +212,6 @@ class ExitWithoutTeardown(WorkerPlugin):
 
     def teardown(self, worker) -> None:
         # multiprocessing's spawned child ends with `sys.exit(exitcode)` once the worker's
-        # loop has returned and its queues are flushed (multiprocessing.spawn.spawn_main)
+        # loop has returned and its queues are flushed (multiprocessing.spawn.spawn_main);
+        # a forked one (worker_server) with `os._exit` already
         sys.exit = _exit_now

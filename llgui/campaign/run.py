@@ -196,6 +196,12 @@ def run_campaign(
             continue
         by_key[key] = len(pending)
         pending.append(([index], key, _task(campaign, index, batch_keys, settings, versions)))
+        if len(pending) == 1 and workers and not address:
+            # local workers will be started: their server imports on another core while
+            # the other cells are looked up (llgui.campaign.worker_server)
+            from llgui.campaign.executor import prepare_local_workers
+
+            prepare_local_workers((campaign.task, list(campaign.metrics), settings))
     online = []  # (system, key, task) of the online runs to replay
     online_results: dict[int, dict] = {}
     for s, spec in enumerate(campaign.systems):

@@ -122,7 +122,11 @@ class PolicyScoresView:
             item.legend.clear()
         x = table.model_time_values()
         dates = self._dates()
-        self._set_time_axis(self.sp_plot, dates, "model time lᵢ" + (" (UTC)" if dates else ""))
+        # model versions at whole-number times (1, 2, 3) ticked on whole numbers only, not at
+        # 1.5 and 2.5 (outsider helper-56)
+        whole = not dates and len(x) > 0 and all(float(v).is_integer() for v in x)
+        self._set_time_axis(self.sp_plot, dates, "model time lᵢ" + (" (UTC)" if dates else ""),
+                            whole)
         unit = display_name(self.table_metric)
         better = higher_is_better(self.table_metric)
         item.setLabel("left", f"S_P ({unit}, %)")

@@ -60,4 +60,10 @@ def test_the_per_document_axes_hold_the_tables_points_and_a_cost_never_negative(
     assert low <= 0.0 and high >= max(diagonal.values())      # the documents and the table
     cost_low, cost_high = tab.cost_plot.getPlotItem().getViewBox().viewRange()[1]
     assert cost_low == 0.0 and cost_high > 0.0
+    # the table's model versions at times 1, 2, 3: the S_P plot ticked on whole numbers only
+    # (helper-56: 1.5 and 2.5, times no model version has)
+    axis = tab.sp_plot.getPlotItem().getAxis("bottom")
+    ticks = [v for _, values in axis.tickValues(0.8, 3.2, 600) for v in values]
+    assert ticks and all(float(v).is_integer() for v in ticks), ticks
+    assert {1.0, 2.0, 3.0} <= set(ticks)
     window.jobs.shutdown(2000)

@@ -29,8 +29,27 @@ def plot_widget(title: str = "") -> pg.PlotWidget:
     return widget
 
 
+HALF_LABEL_PX = 36
+"""Half the width of a date label ("07 Jan 2023" at 9 pt), in pixels."""
+
+
 class CalendarAxis(pg.DateAxisItem):
-    """A UTC date axis whose labels say the month and year (`date_labels`), not "07 12 17"."""
+    """A UTC date axis whose labels say the month and year (`date_labels`), not "07 12 17".
+
+    Days apart, pyqtgraph ticks a month's first day as well as every few days, and labels
+    both: the month's label fell between two day labels ("29 MarApr 2023 03 Apr", outsider
+    helper-56). Day ticks closer to a month tick than two labels' half widths are left out."""
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
+        levels = super().tickValues(minVal, maxVal, size)
+        months = [float(v) for spacing, values in levels if spacing >= 28 * 86400
+                  for v in values]
+        if not months or maxVal <= minVal:
+            return levels
+        room = 2 * HALF_LABEL_PX * (maxVal - minVal) / max(1.0, size)   # (seconds)
+        return [(spacing, values) if spacing >= 28 * 86400 else
+                (spacing, [v for v in values if min(abs(v - m) for m in months) >= room])
+                for spacing, values in levels]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
         labels = date_labels([v * scale for v in values], spacing * scale)

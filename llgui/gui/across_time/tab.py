@@ -22,7 +22,7 @@ import html
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, Qt, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Slot
 from PySide6.QtWidgets import (
     QStackedWidget, QTabWidget,
     QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter,
@@ -71,6 +71,7 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
         self._parts_built = 0     # of `_build_parts`, made so far
         self._stale = True
         self._warm_part = 0       # of `_refresh_parts`, drawn ahead while hidden
+        self._part_pending = False   # a part of a campaign's drawing is due (set_campaign)
         self._bands_pending = False
         QVBoxLayout(self).setContentsMargins(4, 4, 4, 4)
 
@@ -350,19 +351,48 @@ class AcrossTimeTab(PolicyEditing, PolicyScoresView, DocumentSeriesView, QWidget
 
     def set_campaign(self, tables) -> None:
         """Show an open campaign's systems (a list of (name, LifelongScores)); the first one
-        is shown at once."""
+        is shown first. On screen, it is drawn a part per turn of the event loop
+        (`_draw_next_part`): in one turn, with every system's S_P curve made and the whole
+        tab repainted, a campaign arriving on the demo held the event loop 100-190 ms."""
         self.campaign_tables = list(tables)
-        self.set_system(0 if self.campaign_tables else -1)
+        index = 0 if self.campaign_tables else -1
+        if not (self._built and self.isVisible()):
+            self.set_system(index)
+            return
+        self._choose_system(index)
+        self._stale, self._warm_part = True, 0
+        if not self._part_pending:   # (one chain of parts at a time)
+            self._part_pending = True
+            QTimer.singleShot(0, self, self._draw_next_part)
+
+    def _draw_next_part(self) -> None:
+        """One part of what `refresh` draws, then the next one in the next turn; nothing when
+        the tab was drawn meanwhile (`refresh`) or hidden (the warmer or the show goes on)."""
+        self._part_pending = False
+        if not self._stale or not self.isVisible():
+            return
+        parts = self._refresh_parts()
+        parts[self._warm_part]()
+        self._warm_part += 1
+        if self._warm_part < len(parts):
+            self._part_pending = True
+            QTimer.singleShot(0, self, self._draw_next_part)
+            return
+        self._stale, self._warm_part, self._bands_pending = False, 0, False
+        self.bands.request()
 
     def set_system(self, index: int) -> None:
         """Show system `index` of the campaign (-1: back to the bundle's own table)."""
+        self._choose_system(index)
+        self.refresh()
+
+    def _choose_system(self, index: int) -> None:
         self.system_index = index
         self.selected_model = -1
         self.flips.show_system(self.campaign_tables[index][0] if index >= 0 else None)
         self._show_flips_page()
         table = self.table()
         self.table_metric = table.metrics[0] if table is not None and table.metrics else None
-        self.refresh()
 
     def model_index(self) -> int:
         """The marked model version (the last one unless the user picked another), or -1."""

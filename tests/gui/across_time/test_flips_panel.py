@@ -96,3 +96,37 @@ def test_the_flips_page_is_there_with_a_campaign_only(qtbot, reports):
     finally:
         window.jobs.shutdown(2000)
         window.close()
+
+
+def test_a_campaign_arriving_on_screen_is_drawn_a_part_per_turn(qtbot, reports):
+    """A campaign whose scores arrived while Across time was on screen held the event loop
+    100-190 ms (every system's S_P curve made and the whole tab repainted in one turn): the
+    system is chosen at once, the drawing goes a part per turn of the event loop, and ends
+    with every system's curve drawn."""
+    import numpy as np
+
+    from llgui.core.reports.campaign import table_from_report
+    from llgui.gui.main_window import MainWindow
+
+    report, _ = reports
+    window = MainWindow(use_session=False)
+    qtbot.addWidget(window)
+    try:
+        window.resize(1366, 768)
+        window.show()
+        window.show_tab("time")
+        tab = window.time_tab
+        qtbot.waitUntil(lambda: getattr(tab, "pages", None) is not None, timeout=10000)
+        qtbot.waitUntil(lambda: not tab._stale, timeout=10000)
+        names = [s["name"] for s in report["systems"]]
+        tab.set_campaign([(name, table_from_report(report, k)) for k, name in enumerate(names)])
+        assert tab.system_index == 0 and tab.pages.isTabVisible(tab.pages.indexOf(tab.flips))
+        assert tab._stale and not (tab.shown_sp or {}).get("systems")   # not drawn yet
+        qtbot.waitUntil(lambda: not tab._stale, timeout=10000)
+        assert sorted(tab.shown_sp["systems"]) == sorted(names)
+        curves = {name: curve for name, _, curve in tab._sp_curves["systems"]}
+        for name, curve in curves.items():   # the other systems' curves hold what was shown
+            np.testing.assert_array_equal(curve.getData()[1], tab.shown_sp["systems"][name])
+    finally:
+        window.jobs.shutdown(2000)
+        window.close()

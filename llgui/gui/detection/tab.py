@@ -283,19 +283,25 @@ class DetectionTab(QWidget):
 
     def _sync_threshold_views(self) -> None:
         """Give the threshold views the systems on screen, their scores and trial ids."""
+        from llgui.core.detection.track import make_det_metric
+
         trials = {t.name: t for t in self.systems()}
-        ids = {}
+        ids, starts = {}, {}
         for b in self.state.bundles:
             for doc in b.documents if b.task == "detection" else ():
                 if doc.id in trials and trials[doc.id] is doc.trials:
                     ids[doc.id] = doc.items
+                    try:   # where the bundle decides (its S_base's error rate)
+                        starts[doc.id] = make_det_metric("err", b.settings).decision_threshold
+                    except (TypeError, ValueError):
+                        pass
         shown = [r for r in self.results if r.name in trials]
         # the lecture views drawn once: the threshold panel's change of system or threshold
         # draws them (with the systems given first), else they are drawn here (they were drawn
         # twice, first with the last results: 30 ms of the demo's 170-ms first show)
         self.lecture_views.set_systems(shown, trials, draw=False)
         drawn = self.lecture_views.draws
-        self.threshold_panel.set_systems(shown, trials, ids)
+        self.threshold_panel.set_systems(shown, trials, ids, starts)
         if self.lecture_views.draws == drawn:
             self.lecture_views.draw_all()
         self.det_link.redraw()

@@ -55,6 +55,7 @@ class ThresholdPanel(QWidget):
         self._results: dict = {}          # DetResult by system name
         self._trials_by_name: dict = {}   # Trials by system name
         self._ids_by_name: dict = {}      # item ids by system name (bundles with a log)
+        self._starts: dict = {}           # a bundle's decision threshold by system name
         self.system_box = QComboBox()
         self.system_box.setToolTip("the system the threshold views show")
         self.system_box.activated.connect(self._on_system_box_activated)
@@ -108,10 +109,14 @@ class ThresholdPanel(QWidget):
 
     # -- what the tab gives -------------------------------------------------------------------
 
-    def set_systems(self, results, trials_by_name, ids_by_name) -> None:
+    def set_systems(self, results, trials_by_name, ids_by_name, starts=None) -> None:
         """The evaluated systems (DetResults), their Trials and item ids by name. Keeps the
-        selected system when it is still there, else takes the first at its EER's
-        threshold (a point on the plot, where the Bayes threshold often is not)."""
+        selected system when it is still there, else takes the first at its start: the
+        decision threshold of its bundle (`starts`, by name: where the Documents panel's
+        S_base decides, outsider helper-56: its error rate differed from the panel's), or,
+        for scores without a bundle, its EER's threshold (a point on the plot, where the
+        Bayes threshold often is not)."""
+        self._starts = dict(starts or {})
         self._results = {r.name: r for r in results}
         self._trials_by_name = dict(trials_by_name)
         self._ids_by_name = dict(ids_by_name)
@@ -124,13 +129,20 @@ class ThresholdPanel(QWidget):
             results[0].name if results else None)
         threshold = self.state.threshold
         if name is not None and (threshold is None or name != self.state.system):
-            threshold = self._results[name].eer_point.threshold
+            threshold = self.start(name)
         if name is not None:
             self.system_box.setCurrentIndex(self.system_box.findData(name))
         if (name, threshold) == (self.state.system, self.state.threshold):
             self._on_state_changed()   # same selection, new results: redraw
         else:
             self.state.set(name, threshold)
+
+    def start(self, name: str) -> float:
+        """Where system `name` is first shown: its bundle's decision threshold, else its
+        EER's."""
+        start = self._starts.get(name)
+        return float(start) if start is not None and math.isfinite(start) else \
+            self._results[name].eer_point.threshold
 
     def result(self):
         return self._results.get(self.state.system) if self.state.system else None
@@ -145,8 +157,7 @@ class ThresholdPanel(QWidget):
         result = self._results.get(name)
         if result is not None:
             threshold = self.state.threshold
-            self.state.set(name, result.eer_point.threshold if threshold is None
-                           else threshold)
+            self.state.set(name, self.start(name) if threshold is None else threshold)
 
     def _on_threshold_edit_finished(self) -> None:
         try:

@@ -13,9 +13,9 @@ def test_days_apart_no_label_over_another_and_the_year_on_the_first(qapp, width)
     """Outsider helper-56: "29 MarApr 2023 03 Apr": pyqtgraph ticked the month (1 April) as
     well as every fifth day, and labelled both; the drawn label rectangles are measured."""
     import pyqtgraph as pg
-    from PySide6.QtGui import QImage, QPainter
 
     from llgui.gui.across_time.plots import CalendarAxis
+    from tests.gui.axis_labels import assert_apart, drawn_labels
 
     axis = CalendarAxis("bottom", utcOffset=0)
     widget = pg.PlotWidget(axisItems={"bottom": axis})
@@ -27,18 +27,11 @@ def test_days_apart_no_label_over_another_and_the_year_on_the_first(qapp, width)
     for _ in range(10):
         qapp.processEvents()
         time.sleep(0.01)
-    image = QImage(10, 10, QImage.Format.Format_ARGB32)
-    painter = QPainter(image)
-    try:
-        _axis, _ticks, texts = axis.generateDrawSpecs(painter)
-    finally:
-        painter.end()
-    drawn = sorted((rect.left(), rect, text) for rect, _flags, text in texts if text.strip())
+    drawn = drawn_labels(axis)
     assert len(drawn) >= 3
-    for k, (_, a, text_a) in enumerate(drawn):
-        for _, b, text_b in drawn[k + 1:]:
-            assert not a.intersects(b), (text_a, text_b)
-    assert drawn[0][2].endswith("2023"), [t for *_, t in drawn]
+    assert_apart(drawn)
+    texts = [text for _, text in drawn]
+    assert texts[0].endswith("2023"), texts
     # the month's label stays, and the day ticks on either side of it are left out
-    assert "Apr 2023" in [t for *_, t in drawn]
+    assert "Apr 2023" in texts
     widget.close()

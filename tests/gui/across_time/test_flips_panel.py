@@ -69,36 +69,39 @@ def test_systems_tab_shows_nfr_from_the_report(qtbot, reports):
         assert model.index(row, keys.index("relapse_rate")).data() == "–"
 
 
-def test_the_flips_page_is_there_with_a_campaign_only(qtbot, reports):
+@pytest.fixture
+def time_window(qtbot):
+    """A window at 1366x768 showing the Across-time tab, its pages built."""
+    from tests.gui.conftest import shown_window
+
+    window = shown_window(qtbot, 1366, 768)
+    window.show_tab("time")
+    qtbot.waitUntil(lambda: getattr(window.time_tab, "pages", None) is not None,
+                    timeout=10000)
+    yield window
+    window.jobs.shutdown(2000)
+    window.close()
+
+
+def test_the_flips_page_is_there_with_a_campaign_only(reports, time_window):
     """Without a campaign the Across-time tab showed an empty *Flips between versions* page,
     which window.md says comes "with a campaign open" (outsider helper-40, finding 10)."""
     from llgui.core.reports.campaign import table_from_report
-    from llgui.gui.main_window import MainWindow
 
     report, _ = reports
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    try:
-        window.resize(1366, 768)
-        window.show()
-        window.show_tab("time")
-        tab = window.time_tab
-        qtbot.waitUntil(lambda: getattr(tab, "pages", None) is not None, timeout=10000)
-        flips = tab.pages.indexOf(tab.flips)
-        assert flips >= 0 and not tab.pages.isTabVisible(flips)
-        # the no-table text points at docs that say how (the README's section is a picture)
-        assert "docs/campaigns.md" in tab.no_table.text() and "README" not in tab.no_table.text()
-        tab.set_campaign([(system["name"], table_from_report(report, k))
-                          for k, system in enumerate(report["systems"])])
-        assert tab.pages.isTabVisible(flips)
-        tab.set_campaign([])
-        assert not tab.pages.isTabVisible(flips)
-    finally:
-        window.jobs.shutdown(2000)
-        window.close()
+    tab = time_window.time_tab
+    flips = tab.pages.indexOf(tab.flips)
+    assert flips >= 0 and not tab.pages.isTabVisible(flips)
+    # the no-table text points at docs that say how (the README's section is a picture)
+    assert "docs/campaigns.md" in tab.no_table.text() and "README" not in tab.no_table.text()
+    tab.set_campaign([(system["name"], table_from_report(report, k))
+                      for k, system in enumerate(report["systems"])])
+    assert tab.pages.isTabVisible(flips)
+    tab.set_campaign([])
+    assert not tab.pages.isTabVisible(flips)
 
 
-def test_a_campaign_arriving_on_screen_is_drawn_a_part_per_turn(qtbot, reports):
+def test_a_campaign_arriving_on_screen_is_drawn_a_part_per_turn(qtbot, reports, time_window):
     """A campaign whose scores arrived while Across time was on screen held the event loop
     100-190 ms (every system's S_P curve made and the whole tab repainted in one turn): the
     system is chosen at once, the drawing goes a part per turn of the event loop, and ends
@@ -106,27 +109,16 @@ def test_a_campaign_arriving_on_screen_is_drawn_a_part_per_turn(qtbot, reports):
     import numpy as np
 
     from llgui.core.reports.campaign import table_from_report
-    from llgui.gui.main_window import MainWindow
 
     report, _ = reports
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    try:
-        window.resize(1366, 768)
-        window.show()
-        window.show_tab("time")
-        tab = window.time_tab
-        qtbot.waitUntil(lambda: getattr(tab, "pages", None) is not None, timeout=10000)
-        qtbot.waitUntil(lambda: not tab._stale, timeout=10000)
-        names = [s["name"] for s in report["systems"]]
-        tab.set_campaign([(name, table_from_report(report, k)) for k, name in enumerate(names)])
-        assert tab.system_index == 0 and tab.pages.isTabVisible(tab.pages.indexOf(tab.flips))
-        assert tab._stale and not (tab.shown_sp or {}).get("systems")   # not drawn yet
-        qtbot.waitUntil(lambda: not tab._stale, timeout=10000)
-        assert sorted(tab.shown_sp["systems"]) == sorted(names)
-        curves = {name: curve for name, _, curve in tab._sp_curves["systems"]}
-        for name, curve in curves.items():   # the other systems' curves hold what was shown
-            np.testing.assert_array_equal(curve.getData()[1], tab.shown_sp["systems"][name])
-    finally:
-        window.jobs.shutdown(2000)
-        window.close()
+    tab = time_window.time_tab
+    qtbot.waitUntil(lambda: not tab._stale, timeout=10000)
+    names = [s["name"] for s in report["systems"]]
+    tab.set_campaign([(name, table_from_report(report, k)) for k, name in enumerate(names)])
+    assert tab.system_index == 0 and tab.pages.isTabVisible(tab.pages.indexOf(tab.flips))
+    assert tab._stale and not (tab.shown_sp or {}).get("systems")   # not drawn yet
+    qtbot.waitUntil(lambda: not tab._stale, timeout=10000)
+    assert sorted(tab.shown_sp["systems"]) == sorted(names)
+    curves = {name: curve for name, _, curve in tab._sp_curves["systems"]}
+    for name, curve in curves.items():   # the other systems' curves hold what was shown
+        np.testing.assert_array_equal(curve.getData()[1], tab.shown_sp["systems"][name])

@@ -11,12 +11,9 @@ from tests.conftest import DEMO
 
 
 def test_a_bundles_system_starts_at_its_decision_threshold_with_the_panels_s_base(qtbot):
-    from llgui.gui.main_window import MainWindow
+    from tests.gui.conftest import shown_window
 
-    window = MainWindow(use_session=False)
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
+    window = shown_window(qtbot, 1366, 768)
     try:
         assert window.open_bundles([str(DEMO / "detection-lifelong" / "bundle.toml")])
         qtbot.waitUntil(lambda: not window.jobs.busy, timeout=60000)

@@ -271,9 +271,8 @@ def test_choosing_a_baseline_shows_the_cli_paired_test(opened, qtbot, capsys):
 def test_the_model_time_axis_writes_no_label_over_another(opened, qapp, size):
     """Issue 23 item 19: pyqtgraph's date axis wrote its month and day levels over each other
     ("Ju02"); the drawn label rectangles are measured."""
-    from PySide6.QtGui import QImage, QPainter
-
     from llgui.gui.across_time.tab import CalendarAxis
+    from tests.gui.axis_labels import assert_apart, drawn_labels
 
     window, *_ = opened
     window.resize(*size)
@@ -291,14 +290,6 @@ def test_the_model_time_axis_writes_no_label_over_another(opened, qapp, size):
     for _ in range(10):
         qapp.processEvents()
         time.sleep(0.01)
-    image = QImage(10, 10, QImage.Format.Format_ARGB32)
-    painter = QPainter(image)
-    try:
-        _axis, _ticks, texts = axis.generateDrawSpecs(painter)
-    finally:
-        painter.end()
-    rects = [rect for rect, _flags, text in texts if text.strip()]
-    assert len(rects) >= 2
-    for k, a in enumerate(rects):
-        for b in rects[k + 1:]:
-            assert not a.intersects(b), (a, b)
+    labels = drawn_labels(axis)
+    assert len(labels) >= 2
+    assert_apart(labels)

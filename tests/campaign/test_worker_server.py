@@ -169,3 +169,31 @@ def test_the_servers_warm_up_never_fails_its_import(warm):
     nothing (the server goes on; its workers warm up themselves)."""
     done = _python("import llgui.campaign.worker_preload", env={"LLGUI_WORKER_WARM": warm})
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_a_fetched_result_is_not_kept_on_the_workers():
+    """Outsider helper-57: every result stayed in its worker's memory to the run's end (the
+    executor held all the futures): 300 MB more a worker on 320 cells, and under
+    --memory-limit the workers were stopped one after another. Once fetched, a result is
+    forgotten by the cluster while the run goes on."""
+    import time
+
+    from llgui.campaign.executor import Executor, choose
+
+    # repr: a job that takes a while (a group of 6 about 0.2 s) and gives a large result
+    tasks = [{"cell": k, "values": list(range(300_000))} for k in range(24)]
+    held = []
+    with Executor(choose(len(tasks), workers=1)) as executor:
+        client = executor._client
+        for n, (index, result) in enumerate(executor.run(repr, tasks, group_by=[0] * 24)):
+            assert result.startswith(f"{{'cell': {index}, ")
+            if n == 20:   # most fetched: the cluster holds at most those still running
+                deadline = time.monotonic() + 10
+                while time.monotonic() < deadline:
+                    held = client.run_on_scheduler(
+                        lambda dask_scheduler: sum(1 for t in dask_scheduler.tasks.values()
+                                                   if t.state == "memory"))
+                    if held <= 1:
+                        break
+                    time.sleep(0.1)
+    assert held <= 1

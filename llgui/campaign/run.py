@@ -196,7 +196,7 @@ def run_campaign(
             continue
         by_key[key] = len(pending)
         pending.append(([index], key, _task(campaign, index, batch_keys, settings, versions)))
-        if len(pending) == 1 and workers and not address:
+        if len(pending) == 1 and workers is not None and workers > 0 and not address:
             # local workers will be started: their server imports on another core while
             # the other cells are looked up (llgui.campaign.worker_server)
             from llgui.campaign.executor import prepare_local_workers

@@ -29,10 +29,6 @@ def plot_widget(title: str = "") -> pg.PlotWidget:
     return widget
 
 
-HALF_LABEL_PX = 36
-"""Half the width of a date label ("07 Jan 2023" at 9 pt), in pixels."""
-
-
 class CalendarAxis(pg.DateAxisItem):
     """A UTC date axis whose labels say the month and year (`date_labels`), not "07 12 17".
 
@@ -46,7 +42,13 @@ class CalendarAxis(pg.DateAxisItem):
                   for v in values]
         if not months or maxVal <= minVal:
             return levels
-        room = 2 * HALF_LABEL_PX * (maxVal - minVal) / max(1.0, size)   # (seconds)
+        # two half labels apart: the width of the widest day label, measured as the heatmap's
+        # axis measures its names
+        from PySide6.QtGui import QFontMetrics
+
+        widest = QFontMetrics(self.style.get("tickFont") or self.font()).horizontalAdvance(
+            "07 Jan 2023")
+        room = widest * (maxVal - minVal) / max(1.0, size)   # (seconds)
         return [(spacing, values) if spacing >= 28 * 86400 else
                 (spacing, [v for v in values if min(abs(v - m) for m in months) >= room])
                 for spacing, values in levels]

@@ -288,13 +288,17 @@ class DetectionTab(QWidget):
         trials = {t.name: t for t in self.systems()}
         ids, starts = {}, {}
         for b in self.state.bundles:
-            for doc in b.documents if b.task == "detection" else ():
+            if b.task != "detection":
+                continue
+            try:   # where the bundle decides (its S_base's error rate)
+                decides = make_det_metric("err", b.settings).decision_threshold
+            except (TypeError, ValueError):
+                decides = None
+            for doc in b.documents:
                 if doc.id in trials and trials[doc.id] is doc.trials:
                     ids[doc.id] = doc.items
-                    try:   # where the bundle decides (its S_base's error rate)
-                        starts[doc.id] = make_det_metric("err", b.settings).decision_threshold
-                    except (TypeError, ValueError):
-                        pass
+                    if decides is not None:
+                        starts[doc.id] = decides
         shown = [r for r in self.results if r.name in trials]
         # the lecture views drawn once: the threshold panel's change of system or threshold
         # draws them (with the systems given first), else they are drawn here (they were drawn

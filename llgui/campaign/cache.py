@@ -107,13 +107,17 @@ def _pack(key: str, stats: Mapping[str, np.ndarray]) -> bytes:
     from these arrays, so a report is built from the heads of the entries alone
     (`CellCache.head`)."""
     arrays = [np.ascontiguousarray(stats[m], dtype="<f8") for m in stats]
-    payload = b"".join(a.tobytes() for a in arrays)
-    sums = b"".join(np.atleast_1d(a.sum(axis=0)).astype("<f8").tobytes() for a in arrays)
+    # one copy of the rows and one of the whole entry (each `+` of bytes copied it again:
+    # 120 KB a gate-7 cell, 576 times in a run, on the driver)
+    payload = np.concatenate([a.ravel() for a in arrays]) if arrays else np.zeros(0, "<f8")
+    sums = np.concatenate([np.atleast_1d(a.sum(axis=0)).astype("<f8") for a in arrays]
+                          ).tobytes() if arrays else b""
     header = {"format": CACHE_FORMAT, "key": key, "metrics": list(stats),
               "shapes": [list(a.shape) for a in arrays],
               "digest": hashlib.sha256(payload).hexdigest()}
     text = json.dumps(header, separators=(",", ":")).encode("ascii") + b"\n"
-    return hashlib.sha256(text + sums).hexdigest().encode("ascii") + b" " + text + sums + payload
+    return b"".join((hashlib.sha256(text + sums).hexdigest().encode("ascii"), b" ", text, sums,
+                     payload))
 
 
 def _header(data: bytes, key: str, size: int) -> tuple[dict, int, list[int]] | int:

@@ -2,9 +2,10 @@
 
 BLEU, chrF and TER for every cell, run in this process (`--workers 0`), with `--workers 1`,
 `--workers 2` and with no option (the default, which measures the first cells here and chooses;
-each run a fresh cache), each of them twice in mirrored order (default, in-process, 1 worker,
-2 workers, 2 workers, 1 worker, in-process, default: a drift of the machine's speed weighs on
-both sides of each comparison alike; their means are compared), after an untimed run of a
+each run a fresh cache), in the order default, in-process, 1 worker, 2 workers, 2 workers,
+1 worker, 1 worker, 2 workers, in-process, default (mirrored, so that a drift of the machine's
+speed weighs on both sides of each comparison alike; the worker runs three times each, as two
+runs of the same work differed by up to 15 % on this shared machine; means compared), after an untimed run of a
 small campaign (the report's code loaded), then again with everything cached (three times,
 the median taken). Printed: the
 wall time per cell of each, the parallel efficiency at 2 workers (1-worker time / (2 x
@@ -167,9 +168,9 @@ def run() -> GateResult:
                                 cache=CellCache(root / "cache-warm"))
         if warm_run.report.get("problems"):
             faults.append(f"the untimed run on one worker: {warm_run.report['problems'][0]}")
-        # each pair compared is run twice, in mirrored order (A B B A): a machine whose
-        # speed drifts over the minute the runs take weighs on both alike
-        for run_index, workers in enumerate((None, 0, 1, 2, 2, 1, 0, None)):
+        # each pair compared is run in mirrored order (A B B A; the worker runs A B B A A B):
+        # a machine whose speed drifts over the minute the runs take weighs on both alike
+        for run_index, workers in enumerate((None, 0, 1, 2, 2, 1, 1, 2, 0, None)):
             jobs._REFERENCE_CACHE.clear()
             cache = CellCache(root / f"cache{workers}-{run_index}")
             run_on = part if workers in (None, 0) else campaign
@@ -191,7 +192,7 @@ def run() -> GateResult:
                 faults.append(f"{workers} workers: {len(result.report['problems'])} "
                               f"problem(s), the first: {result.report['problems'][0]}")
         runs = {w: t for w, t in timings.items()}
-        timings = {w: sum(t) / len(t) for w, t in runs.items()}   # the mean of the two runs
+        timings = {w: sum(t) / len(t) for w, t in runs.items()}   # the mean of its runs
         cpu_timings = {w: sum(t) / len(t) for w, t in cpu_timings.items()}
         in_process_cells = len(part.cells)
         reruns = []   # three, their median taken: one is ~0.2 s, a collection of the
@@ -276,8 +277,8 @@ def run() -> GateResult:
         passed=passed,
         details=[f"{SYSTEMS} systems x {models} models x {BATCHES} batches x {SENTENCES} "
                  f"sentences = {n} cells, BLEU + chrF + TER",
-                 "each run twice, in the order default, in-process, 1 worker, 2 workers, "
-                 "then back (means below): "
+                 "in the order default, in-process, 1 worker, 2 workers, 2 workers, 1 worker, "
+                 "1 worker, 2 workers, in-process, default (means below): "
                  + ", ".join(f"{_label(w)} {' and '.join(f'{t:.1f}' for t in runs[w])} s"
                              for w in (None, 0, 1, 2)),
                  f"in-process (--workers 0): {timings[0]:.1f} s"

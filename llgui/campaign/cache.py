@@ -12,10 +12,12 @@ Where: `$LLGUI_CACHE_DIR/campaign/` when that variable is set, else the platform
 Windows) + `llgui/campaign/`. Deleting the folder clears it; nothing else is kept there.
 
 An entry is one `.cell` file: a header line (the SHA-256 of the head, a space, a line of
-JSON: the key, the metrics, each array's shape and a SHA-256 of the rows), each array's column
-sums, then the arrays' rows; all values float64, little-endian, one after the other. No archive
-and no compression. A cached rerun reads the heads only (a few hundred bytes an entry: a
-report needs the sums alone, gate 7's 576 entries hold 69 MB of rows); the rows are read and
+JSON: the key, the metrics, each array's shape and row type, and a SHA-256 of the rows), each
+array's column sums (float64), then the arrays' rows, little-endian, one after the other: each
+array in the smallest type that holds all its values exactly (counts: uint8, uint16 or int32,
+`smallest_exact`; float64 otherwise), read back as float64. No archive and no compression. A
+cached rerun reads the heads only (a few hundred bytes an entry: a report needs the sums
+alone, gate 7's 576 entries hold 9 MB of rows, 69 MB in float64); the rows are read and
 checked when something asks for them (persistence figures, agreement, paired tests:
 `StoredCell`). An entry costs at most its own size in memory whatever its header claims. An
 online run's summary is one `.json` file with a checksummed header too. Entries are written
@@ -46,9 +48,11 @@ MAX_ENTRY_BYTES = 1 << 30
 """The largest cache entry read (a cell of 10**6 segments is ~100 MB)."""
 
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 """Format 1 was one `.npz` per cell; format 2 a `.cell` whose header had no checksum of its
-own and no sums; format 3 the `.cell` of the module docstring. The format is part of every key,
+own and no sums; format 3 a `.cell` whose rows were all float64; format 4 the `.cell` of the
+module docstring (writing 576 entries of 120 KB cost gate 7's driver 0.3 s of CPU, most of it
+the kernel's, taken from the workers' two cores). The format is part of every key,
 so entries of another format are never looked for."""
 MAX_HEADER_BYTES = 1 << 16
 """The longest header line read (a cell's metrics, shapes and sums take about 1.5 KB)."""
@@ -100,20 +104,41 @@ def cell_key(kind: str, inputs: list[str], metrics, settings: Mapping, versions:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+ROW_TYPES = ("|u1", "<u2", "<i4", "<f8")
+"""The types an entry's rows may be stored in (`smallest_exact`)."""
+
+
+def smallest_exact(array: np.ndarray) -> np.ndarray:
+    """`array` in the smallest of uint8, uint16 and int32 that holds all its values exactly
+    (counts), else as it is: a fraction, a negative value, a NaN or one past 2**31 keeps a
+    float array float. Read back as float64, every value is the one given."""
+    array = np.asarray(array)
+    if array.dtype.kind == "f" and array.size:
+        low, high = array.min(), array.max()   # (NaN: neither comparison holds)
+        if low >= 0 and high <= np.iinfo(np.int32).max:
+            kind = np.uint8 if high <= 255 else np.uint16 if high <= 65535 else np.int32
+            as_int = array.astype(kind)
+            if np.array_equal(as_int, array):
+                return as_int
+    return array
+
+
 def _pack(key: str, stats: Mapping[str, np.ndarray]) -> bytes:
     """A cell entry's bytes: a header line (the SHA-256 of what follows it up to the rows, a
-    space, a JSON object), each array's column sums, then each array's values, all float64
-    (C order, little-endian) in the order of its metrics. The sums are what the driver sums
-    from these arrays, so a report is built from the heads of the entries alone
-    (`CellCache.head`)."""
-    arrays = [np.ascontiguousarray(stats[m], dtype="<f8") for m in stats]
-    # one copy of the rows and one of the whole entry (each `+` of bytes copied it again:
-    # 120 KB a gate-7 cell, 576 times in a run, on the driver)
-    payload = np.concatenate([a.ravel() for a in arrays]) if arrays else np.zeros(0, "<f8")
-    sums = np.concatenate([np.atleast_1d(a.sum(axis=0)).astype("<f8") for a in arrays]
-                          ).tobytes() if arrays else b""
+    space, a JSON object), each array's column sums (float64), then each array's values (C
+    order, little-endian, each in its `smallest_exact` type) in the order of its metrics. The
+    sums are what the driver sums from the float64 arrays, so a report is built from the heads
+    of the entries alone (`CellCache.head`)."""
+    values = [np.ascontiguousarray(stats[m], dtype="<f8") for m in stats]
+    arrays = [smallest_exact(a) for a in values]
+    arrays = [a.astype(a.dtype.newbyteorder("<"), copy=False) for a in arrays]
+    # one copy of the rows and one of the whole entry (each `+` of bytes copied it again)
+    payload = b"".join(a.tobytes() for a in arrays)
+    sums = np.concatenate([np.atleast_1d(a.sum(axis=0)).astype("<f8") for a in values]
+                          ).tobytes() if values else b""
     header = {"format": CACHE_FORMAT, "key": key, "metrics": list(stats),
               "shapes": [list(a.shape) for a in arrays],
+              "types": [a.dtype.str for a in arrays],
               "digest": hashlib.sha256(payload).hexdigest()}
     text = json.dumps(header, separators=(",", ":")).encode("ascii") + b"\n"
     return b"".join((hashlib.sha256(text + sums).hexdigest().encode("ascii"), b" ", text, sums,
@@ -131,20 +156,23 @@ def _header(data: bytes, key: str, size: int) -> tuple[dict, int, list[int]] | i
     if end < 65 or data[64:65] != b" ":
         raise ValueError("entry has no header line")
     header = json.loads(data[65:end].decode("ascii"))
-    metrics, shapes = header["metrics"], header["shapes"]
+    metrics, shapes, types = header["metrics"], header["shapes"], header["types"]
     if (header.get("format") != CACHE_FORMAT or header.get("key") != key
-            or len(metrics) != len(shapes) or len(set(metrics)) != len(metrics)):
+            or type(types) is not list or len(metrics) != len(shapes) or len(types) !=
+            len(shapes) or len(set(metrics)) != len(metrics)
+            or any(t not in ROW_TYPES for t in types)):
         raise ValueError("entry header does not match its key or format")
-    sizes, widths = [], 0
-    for name, shape in zip(metrics, shapes):
+    sizes, widths, row_bytes = [], 0, 0
+    for name, shape, kind in zip(metrics, shapes, types):
         if not (type(name) is str and type(shape) is list and len(shape) == 2
                 and type(shape[0]) is int and type(shape[1]) is int
                 and 0 <= shape[0] < 1 << 40 and 0 <= shape[1] < 1 << 40):
             raise ValueError("entry header does not match its key or format")
         sizes.append(shape[0] * shape[1])
         widths += shape[1]
+        row_bytes += sizes[-1] * np.dtype(kind).itemsize
     start = end + 1 + 8 * widths
-    if 8 * sum(sizes) != size - start:
+    if row_bytes != size - start:
         raise ValueError("entry holds other sizes than its header says")
     if len(data) < start:
         return start
@@ -172,14 +200,15 @@ def _unpack(data: bytes, key: str) -> dict[str, np.ndarray]:
     payload = memoryview(data)[start:]
     if header.get("digest") != hashlib.sha256(payload).hexdigest():
         raise ValueError("entry fails its checksum")
-    flat = np.frombuffer(payload, dtype="<f8").astype(np.float64)  # one writable copy
-    if not np.isfinite(flat).all():
-        raise ValueError("entry holds a value that is not finite")
     stats, offset = {}, 0
-    for name, shape, size, sums in zip(header["metrics"], header["shapes"], sizes,
-                                       header["sums"]):
-        stats[name] = flat[offset:offset + size].reshape(shape)
-        offset += size
+    for name, shape, size, kind, sums in zip(header["metrics"], header["shapes"], sizes,
+                                             header["types"], header["sums"]):
+        # a writable float64 copy of each (the caller owns it)
+        stats[name] = np.frombuffer(payload, dtype=kind, count=size, offset=offset).astype(
+            np.float64).reshape(shape)
+        offset += size * np.dtype(kind).itemsize
+        if not np.isfinite(stats[name]).all():
+            raise ValueError("entry holds a value that is not finite")
         if stats[name].sum(axis=0).tobytes() != sums.tobytes():
             raise ValueError("entry's values do not add up to its head's sums")
     return stats

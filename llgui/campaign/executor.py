@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-import numpy as np
-
 CONNECT_SECONDS = 20.0
 """How long a scheduler has to answer (`--connect-timeout`)."""
 
@@ -751,26 +749,16 @@ def run_group(function: Callable[[dict], dict], tasks: Sequence[dict]) -> list[d
 
 def compact(result: dict) -> dict:
     """`result` with each statistics array in the smallest integer type that holds all its
-    values exactly (counts: uint8, uint16 or int32), for the trip to the driver, which reads
-    them back as float64 (`run_campaign`: exact, as every integer below 2**31 is); an array
-    with a fraction, a NaN or a larger value stays as it is. Gate 7's cells are counts of at
-    most a few hundred: 30 KB a cell instead of 120 KB to send, read and copy."""
+    values exactly (`llgui.campaign.cache.smallest_exact`: counts as uint8, uint16 or int32),
+    for the trip to the driver, which reads them back as float64 (`run_campaign`: exact);
+    an array with a fraction, a NaN or a larger value stays as it is. Gate 7's cells are
+    counts of at most a few hundred: 15 KB a cell (a byte a value) instead of 120 KB to send, read and copy."""
+    from llgui.campaign.cache import smallest_exact
+
     stats = result.get("stats") if isinstance(result, dict) else None
     if not stats:
         return result
-    packed = {}
-    for name, array in stats.items():
-        array = np.asarray(array)
-        if array.dtype.kind == "f" and array.size:
-            low, high = array.min(), array.max()   # (NaN: neither comparison holds)
-            if low >= 0 and high <= np.iinfo(np.int32).max:
-                kind = (np.uint8 if high <= 255 else np.uint16 if high <= 65535
-                        else np.int32)
-                as_int = array.astype(kind)
-                if np.array_equal(as_int, array):
-                    array = as_int
-        packed[name] = array
-    return {**result, "stats": packed}
+    return {**result, "stats": {name: smallest_exact(array) for name, array in stats.items()}}
 
 
 def _on_worker() -> str:

@@ -109,3 +109,41 @@ def test_damaged_rows_under_a_whole_header_are_found_when_read(tmp_path, stats):
     assert cache.damaged == [f"{path} (cell a/b/c)"]
     assert cache.get(KEY, widths=widths)["ter"].tobytes() == stats["ter"].tobytes()
     assert cell["chrf"].tobytes() == stats["chrf"].tobytes() and computed == [1]
+
+
+def test_counts_are_stored_in_small_integers_and_come_back_as_float64(tmp_path):
+    """Gate 7's cells are counts of at most a few hundred: their rows take a byte a value on
+    disk (120 KB a cell in float64 before), and come back as the same float64 values."""
+    rng = np.random.default_rng(3)
+    stats = {"bleu": rng.integers(0, 200, (500, 10)).astype(float),
+             "chrf": rng.integers(0, 60_000, (500, 18)).astype(float),
+             "ter": rng.integers(0, 20, (500, 2)).astype(float) + 0.5}
+    cache = CellCache(tmp_path)
+    cache.put(KEY, stats)
+    rows = 500 * 10 * 1 + 500 * 18 * 2 + 500 * 2 * 8
+    assert rows < cache.path(KEY).stat().st_size < rows + 2_000
+    back = cache.get(KEY, widths={"bleu": 10, "chrf": 18, "ter": 2})
+    for name, array in stats.items():
+        assert back[name].dtype == np.float64 and back[name].tobytes() == array.tobytes()
+
+
+@pytest.mark.parametrize("kind", ["<f4", "|O", "<i8", ">u2"])
+def test_an_entry_claiming_another_row_type_is_damage(tmp_path, stats, kind):
+    """A header naming a type `put` never writes (checksums made to match, as a hostile file
+    could) is removed, not read as that type."""
+    import hashlib
+    import json
+
+    cache = CellCache(tmp_path)
+    cache.put(KEY, stats)
+    path = cache.path(KEY)
+    data = path.read_bytes()
+    end = data.index(b"\n")
+    header = json.loads(data[65:end])
+    header["types"][0] = kind
+    text = json.dumps(header, separators=(",", ":")).encode("ascii") + b"\n"
+    rest = data[end + 1:]
+    sums = rest[:8 * (9 + 36 + 2)]
+    path.write_bytes(hashlib.sha256(text + sums).hexdigest().encode("ascii") + b" " + text
+                     + rest)
+    assert cache.head(KEY) is None and cache.corrupt == 1 and not path.exists()

@@ -319,8 +319,8 @@ def _lying_header(path: Path, key: str, megabytes: int = 100) -> None:
     import hashlib
 
     rows = megabytes * (1 << 20) // 8
-    header = {"format": 3, "key": key, "metrics": ["bleu"], "shapes": [[rows, 1]],
-              "sums": [[0.0]], "digest": "0" * 64}
+    header = {"format": 4, "key": key, "metrics": ["bleu"], "shapes": [[rows, 1]],
+              "types": ["<f8"], "sums": [[0.0]], "digest": "0" * 64}
     text = json.dumps(header).encode()   # with its own checksum: only its sizes lie
     path.write_bytes(hashlib.sha256(text).hexdigest().encode() + b" " + text + b"\n"
                      + bytes(100 << 10))
@@ -338,7 +338,7 @@ def test_a_crafted_cache_entry_costs_its_own_size(tmp_path, craft):
 
     from llgui.campaign.cache import CACHE_FORMAT, CellCache
 
-    assert CACHE_FORMAT == 3, "the lying header is written in format 3"
+    assert CACHE_FORMAT == 4, "the lying header is written in format 4"
     cache = CellCache(tmp_path / "campaign")
     key = "ab" + "0" * 62
     entry = cache.path(key)

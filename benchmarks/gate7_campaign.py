@@ -3,9 +3,10 @@
 BLEU, chrF and TER for every cell, run in this process (`--workers 0`), with `--workers 1`,
 `--workers 2` and with no option (the default, which measures the first cells here and chooses;
 each run a fresh cache), in the order default, in-process, 1 worker, 2 workers, 2 workers,
-1 worker, 1 worker, 2 workers, in-process, default (mirrored, so that a drift of the machine's
-speed weighs on both sides of each comparison alike; the worker runs three times each, as two
-runs of the same work differed by up to 15 % on this shared machine; means compared), after an untimed run of a
+1 worker, 1 worker, 2 workers, in-process, default, default, in-process (mirrored, so that a
+drift of the machine's speed weighs on both sides of each comparison alike; each three times,
+as two runs of the same work differed by up to 20 % on this shared machine; means compared),
+after an untimed run of a
 small campaign (the report's code loaded), then again with everything cached (three times,
 the median taken). Printed: the
 wall time per cell of each, the parallel efficiency at 2 workers (1-worker time / (2 x
@@ -168,9 +169,9 @@ def run() -> GateResult:
                                 cache=CellCache(root / "cache-warm"))
         if warm_run.report.get("problems"):
             faults.append(f"the untimed run on one worker: {warm_run.report['problems'][0]}")
-        # each pair compared is run in mirrored order (A B B A; the worker runs A B B A A B):
+        # each pair compared is run in mirrored order (A B B A A B):
         # a machine whose speed drifts over the minute the runs take weighs on both alike
-        for run_index, workers in enumerate((None, 0, 1, 2, 2, 1, 1, 2, 0, None)):
+        for run_index, workers in enumerate((None, 0, 1, 2, 2, 1, 1, 2, 0, None, None, 0)):
             jobs._REFERENCE_CACHE.clear()
             cache = CellCache(root / f"cache{workers}-{run_index}")
             run_on = part if workers in (None, 0) else campaign
@@ -278,7 +279,7 @@ def run() -> GateResult:
         details=[f"{SYSTEMS} systems x {models} models x {BATCHES} batches x {SENTENCES} "
                  f"sentences = {n} cells, BLEU + chrF + TER",
                  "in the order default, in-process, 1 worker, 2 workers, 2 workers, 1 worker, "
-                 "1 worker, 2 workers, in-process, default (means below): "
+                 "1 worker, 2 workers, in-process, default, default, in-process (means below): "
                  + ", ".join(f"{_label(w)} {' and '.join(f'{t:.1f}' for t in runs[w])} s"
                              for w in (None, 0, 1, 2)),
                  f"in-process (--workers 0): {timings[0]:.1f} s"

@@ -752,7 +752,8 @@ def compact(result: dict) -> dict:
     values exactly (`llgui.campaign.cache.smallest_exact`: counts as uint8, uint16 or int32),
     for the trip to the driver, which reads them back as float64 (`run_campaign`: exact);
     an array with a fraction, a NaN or a larger value stays as it is. Gate 7's cells are
-    counts of at most a few hundred: 15 KB a cell (a byte a value) instead of 120 KB to send, read and copy."""
+    counts of at most a few hundred: 15 KB a cell (a byte a value) instead of 120 KB to
+    send, read and copy."""
     from llgui.campaign.cache import smallest_exact
 
     stats = result.get("stats") if isinstance(result, dict) else None

@@ -279,13 +279,17 @@ def run_campaign(
             measurements = Measurements.load(cache.root if cache is not None else None)
             n, why = worth_workers(per_cell, len(pending) - first + len(online), measurements,
                                    cells_left=total - state["done"], cells=total)
+            if first == len(pending) and not online:
+                why = (f"{per_cell * 1000:.0f} ms a cell here, 0 of {total} cells left: "
+                       f"every cell was scored while the first ones were timed")
             extra = dict(threads=plan.threads, memory_limit=plan.memory_limit,
                          cell_seconds=plan.cell_seconds)
             plan = (Plan("local", n, None, f"a local Dask cluster of {n} worker processes "
                                            f"({why})", **extra) if n else
                     Plan("in-process", 0, None, f"in this process ({why})", **extra))
-        if announce is not None:
-            announce(f"running {plan.reason}")
+        if announce is not None:   # (a small campaign may be done while being timed)
+            announce(f"{'running' if first < len(pending) or online else 'scored'} "
+                     f"{plan.reason}")
         with Executor(plan, announce, warm=(campaign.task, list(campaign.metrics),
                                             settings)) as executor:
             began = time.monotonic()

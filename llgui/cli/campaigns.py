@@ -133,6 +133,11 @@ def cmd_campaign(args) -> str:
                                failures=progress.failed,
                                announce=lambda text: print(f"llgui campaign: {text}",
                                                            file=sys.stderr, flush=True))
+    except KeyboardInterrupt as stop:   # Ctrl-C, SIGTERM: say what the stopped run left
+        kept = progress.kept(cached=options.check_environment() is None)
+        if kept:
+            stop.args = (f"{str(stop) or 'interrupted'}; {kept}",)
+        raise
     finally:
         progress.close()
     if ((args.threads or args.memory_limit) and args.workers is None and run.plan is not None

@@ -91,6 +91,7 @@ class CellProgress:
 
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
+        self.done, self.total = done, total
         if self.first_done is None:
             self.first_done = done
         elif self.warm is None and done > self.first_done:
@@ -116,6 +117,16 @@ class CellProgress:
         print(f"llgui campaign: {done}/{total} {self.unit} ({100 * done / max(total, 1):.0f} %)"
               + (f", {self.unscored} not scored" if self.unscored else "")
               + f"{self.speed(done, total, now)}", file=self.stream, flush=True)
+
+    def kept(self, cached: bool) -> str:
+        """What a stopped run leaves: `30 of 72 cells done, kept in the cache (a rerun
+        scores the 42 others)`; empty before the first count."""
+        if self.first_done is None:
+            return ""
+        done, total = self.done, self.total
+        where = ("kept in the cache (a rerun scores only the "
+                 f"{total - done} left)" if cached else "not kept (no cache)")
+        return f"{done} of {total} {self.unit} done, {where}"
 
     def speed(self, done: int, total: int, now: float) -> str:
         """`, 2.10 cells/s, 21 s left` over the cells after the first one computed; empty

@@ -61,3 +61,34 @@ def test_ctrl_c_while_writing_is_a_clean_exit(tmp_path):
     assert child.wait(timeout=60) == 2, "".join(seen) + rest
     assert "llgui campaign: interrupted by SIGINT; nothing more was done" in rest
     assert "Traceback" not in rest
+
+
+def test_ctrl_c_while_scoring_says_what_is_kept(tmp_path, monkeypatch):
+    # Ctrl-C as the third cell's count arrives (a KeyboardInterrupt in the main thread, as
+    # the signal handler raises it): the line says what the stopped run left, and a rerun
+    # finds exactly that in the cache (outsider helper-58: "nothing more was done" alone)
+    root = tmp_path / "c"
+    path = _campaign(root, 6)
+    for s in range(6):   # six different outputs: six files scored, one at a time
+        (root / f"s{s}" / "M0" / "b0.txt").write_text(
+            "".join(f"the cat {i + s} sat\n" for i in range(5)))
+    from llgui.cli import progress
+
+    counted = progress.CellProgress.__call__
+
+    def interrupted(self, done, total):
+        counted(self, done, total)
+        if done == 2:
+            raise KeyboardInterrupt()
+
+    monkeypatch.setattr(progress.CellProgress, "__call__", interrupted)
+    cache = str(tmp_path / "cache")
+    stopped = llgui_in_process(["campaign", str(path), "--workers", "0"], LLGUI_CACHE_DIR=cache)
+    assert stopped.returncode == 2 and not stopped.stdout
+    assert stopped.stderr.splitlines()[-1] == (
+        "llgui campaign: interrupted; 2 of 6 cells done, kept in the cache (a rerun scores "
+        "only the 4 left); nothing more was done")
+    monkeypatch.setattr(progress.CellProgress, "__call__", counted)
+    rerun = llgui_in_process(["campaign", str(path), "--workers", "0"], LLGUI_CACHE_DIR=cache)
+    assert rerun.returncode == 0, rerun.stderr
+    assert "llgui campaign: 6 cells: 2 from the cache, 4 computed" in rerun.stderr

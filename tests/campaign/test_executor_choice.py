@@ -48,15 +48,31 @@ def test_the_default_times_the_first_cells_and_says_why(reference_data, tmp_path
     run = run_campaign(load_campaign(path), use_cache=False, announce=said.append,
                        progress=lambda d, total: done.append((d, total, len(said))))
     assert run.plan.kind in ("in-process", "local")
-    assert " ms a cell here, " in said[0] and said[0].startswith("running ")
+    assert " ms a cell here, " in said[0]
     # the cells left it names are the campaign's cells not yet done when it chose (issue:
     # "11 left" had counted only what was still to score, next to a stale "1/48 cells")
     before = [(d, total) for d, total, n_said in done if n_said == 0]
     left, of = map(int, re.search(r"(\d+) of (\d+) cells left", said[0]).groups())
     assert of == before[-1][1] == len(load_campaign(path).cells)
     assert left == of - before[-1][0]
+    # "running" while cells are left to run; "scored" when timing the first ones did them all
+    # (an outsider read "running in this process (... 0 of 72 cells left)" after 72/72)
+    assert said[0].startswith("running " if left else "scored in this process (")
     reference = run_campaign(load_campaign(path), workers=0, use_cache=False)
     assert to_json(run.report) == to_json(reference.report)
+
+
+def test_a_campaign_scored_while_being_timed_says_so(reference_data, tmp_path):
+    # 8 cells of one sentence: a few ms each, all scored within the second the default
+    # times cells for; it said "running in this process (... 0 of 8 cells left)" after 8/8
+    path = build_wmt_campaign(tmp_path, reference_data, [[0], [1]])
+    said, done = [], []
+    run = run_campaign(load_campaign(path), use_cache=False, announce=said.append,
+                       progress=lambda d, total: done.append((d, total, len(said))))
+    assert run.plan.kind == "in-process" and len(said) == 1
+    assert [(d, total) for d, total, n_said in done if n_said == 0][-1] == (8, 8)
+    assert said[0].startswith("scored in this process (") and " ms a cell here, 0 of 8 " \
+        "cells left: every cell was scored while the first ones were timed" in said[0]
 
 
 def test_scheduler_address_options_then_dask_config(tmp_path, monkeypatch):

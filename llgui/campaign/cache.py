@@ -113,6 +113,13 @@ def smallest_exact(array: np.ndarray) -> np.ndarray:
     (counts), else as it is: a fraction, a negative value, a NaN or one past 2**31 keeps a
     float array float. Read back as float64, every value is the one given."""
     array = np.asarray(array)
+    if array.dtype.kind in "iu" and array.size:   # (a worker's `executor.compact` sent it)
+        low, high = int(array.min()), int(array.max())
+        if low >= 0 and high <= np.iinfo(np.int32).max:
+            kind = np.uint8 if high <= 255 else np.uint16 if high <= 65535 else np.int32
+            return array.astype(kind, copy=False)
+        return array.astype(np.int32 if low >= np.iinfo(np.int32).min and
+                            high <= np.iinfo(np.int32).max else np.float64)
     if array.dtype.kind == "f" and array.size:
         low, high = array.min(), array.max()   # (NaN: neither comparison holds)
         if low >= 0 and high <= np.iinfo(np.int32).max:
@@ -129,12 +136,15 @@ def _pack(key: str, stats: Mapping[str, np.ndarray]) -> bytes:
     order, little-endian, each in its `smallest_exact` type) in the order of its metrics. The
     sums are what the driver sums from the float64 arrays, so a report is built from the heads
     of the entries alone (`CellCache.head`)."""
-    values = [np.ascontiguousarray(stats[m], dtype="<f8") for m in stats]
+    # (counts a worker sent as integers are packed as they came: no float64 copy)
+    values = [np.ascontiguousarray(stats[m]) for m in stats]
+    values = [a if a.dtype.kind in "iu" else a.astype("<f8", copy=False) for a in values]
     arrays = [smallest_exact(a) for a in values]
     arrays = [a.astype(a.dtype.newbyteorder("<"), copy=False) for a in arrays]
     # one copy of the rows and one of the whole entry (each `+` of bytes copied it again)
     payload = b"".join(a.tobytes() for a in arrays)
-    sums = np.concatenate([np.atleast_1d(a.sum(axis=0)).astype("<f8") for a in values]
+    # float64 sums, as of the float64 arrays (integers: exact either way, below 2**53)
+    sums = np.concatenate([np.atleast_1d(a.sum(axis=0, dtype="<f8")) for a in values]
                           ).tobytes() if values else b""
     header = {"format": CACHE_FORMAT, "key": key, "metrics": list(stats),
               "shapes": [list(a.shape) for a in arrays],

@@ -118,7 +118,8 @@ def _add_persistence(report: dict, campaign, scores, tolerance: float) -> None:
     try:
         from llgui.campaign.units import campaign_flips
 
-        flips = campaign_flips(campaign, scores, metric, tolerance, samples=0, top=0)
+        flips = campaign_flips(campaign, scores, metric, tolerance, samples=0, top=0,
+                               rows=False)   # (the figures of each pair: no unit's row)
     except (LoadError, OSError, KeyError, ValueError):
         flips = []
     by_name = {f["name"]: f for f in flips}

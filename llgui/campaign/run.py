@@ -249,10 +249,10 @@ def run_campaign(
                     failures(state["failed"])
             else:
                 state["scored"] += 1
-                stats = {m: np.ascontiguousarray(result["stats"][m], dtype=np.float64)
-                         for m in campaign.metrics}   # summed as the cache's header sums
-                if use_cache and cache is not None:
-                    cache.put(key, stats)
+                sent = {m: result["stats"][m] for m in campaign.metrics}
+                stats = {m: np.ascontiguousarray(a, dtype=np.float64) for m, a in sent.items()}
+                if use_cache and cache is not None:   # (summed as the cache's header sums)
+                    cache.put(key, sent)   # as sent: a worker's counts are small integers
                 for index in indices:
                     cell = campaign.cells[index]
                     merged[(cell.system, cell.model, cell.batch)] = stats

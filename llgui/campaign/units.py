@@ -115,8 +115,9 @@ class UnitTexts:
 
 def campaign_flips(campaign: Campaign, scores: CampaignScores, metric: str | None = None,
                    tolerance: float = 0.0, samples: int = 1000, seed: int = 12345,
-                   top: int = 20, texts: bool = False) -> list[dict]:
-    """Per system, the flips between its consecutive model versions (`system_flips`)."""
+                   top: int = 20, texts: bool = False, rows: bool = True) -> list[dict]:
+    """Per system, the flips between its consecutive model versions (`system_flips`;
+    `rows=False`, `top=0`: the figures alone)."""
     from llgui.core.metrics import higher_is_better
     from llgui.core.reports.regressions import system_flips, unit_name
 
@@ -133,5 +134,6 @@ def campaign_flips(campaign: Campaign, scores: CampaignScores, metric: str | Non
                                 metric=metric, higher_is_better=higher_is_better(metric),
                                 tolerance=tolerance, unit=unit_name(campaign.task, metric),
                                 samples=samples, seed=seed, top=top,
-                                texts=UnitTexts(campaign, s) if texts else None))
+                                texts=UnitTexts(campaign, s) if texts else None,
+                                rows=rows))
     return out

@@ -127,6 +127,30 @@ def test_counts_are_stored_in_small_integers_and_come_back_as_float64(tmp_path):
         assert back[name].dtype == np.float64 and back[name].tobytes() == array.tobytes()
 
 
+@pytest.mark.parametrize("kind", ["|u1", "<u2", "<i4", "<i8", ">u2", "<u8"])
+def test_counts_sent_as_integers_are_stored_as_their_float64_values_are(tmp_path, kind):
+    """A worker sends counts in a small integer type (`executor.compact`); the driver stores
+    them as sent: the entry is byte for byte the one of the same values in float64, and
+    comes back as those float64 values."""
+    from llgui.campaign.cache import _pack
+
+    rng = np.random.default_rng(5)
+    top = {"|u1": 255, "<u2": 60_000, ">u2": 60_000, "<i4": 2**31 - 1}.get(kind, 2**31 + 7)
+    counts = {"bleu": rng.integers(0, top, (300, 10), endpoint=True),
+              "ter": rng.integers(0, 40, (300, 2))}
+    counts["bleu"][0, 0] = top
+    sent = {m: a.astype(np.dtype(kind)) for m, a in counts.items()}
+    as_float = {m: a.astype(np.float64) for m, a in counts.items()}
+    assert _pack(KEY, sent) == _pack(KEY, as_float)
+    cache = CellCache(tmp_path)
+    cache.put(KEY, sent)
+    back = cache.get(KEY, widths={"bleu": 10, "ter": 2})
+    for name, array in as_float.items():
+        assert back[name].dtype == np.float64 and back[name].tobytes() == array.tobytes()
+    head = cache.head(KEY, {"bleu": 10, "ter": 2})
+    assert head.sums["bleu"].tobytes() == as_float["bleu"].sum(axis=0).tobytes()
+
+
 @pytest.mark.parametrize("kind", ["<f4", "|O", "<i8", ">u2"])
 def test_an_entry_claiming_another_row_type_is_damage(tmp_path, stats, kind):
     """A header naming a type `put` never writes (checksums made to match, as a hostile file

@@ -21,7 +21,7 @@ import numpy as np
 from llgui.core.reports.campaign import Campaign, CampaignScores, build_report, make_scorer, \
     scoring_settings
 from llgui.core.errors import LoadError, Problem
-from llgui.core.jobs import Cancelled
+from llgui.core.jobs import Cancelled, collector_paused
 from llgui.campaign import cells as jobs
 from llgui.campaign.cache import CellCache, StoredCell, cell_key, file_digest, library_versions
 from llgui.utils.regular import file_size
@@ -168,40 +168,43 @@ def run_campaign(
     by_key: dict[str, int] = {}  # cells with the same content are one job
     contents: list[str] = []   # every cell's and online run's content address, in order
     stored: dict[str, StoredCell] = {}   # cells found in the cache, by key
-    for index, cell in enumerate(campaign.cells):
-        if index % 500 == 499:   # hashing every file and looking it up takes a while too
-            if should_stop is not None and should_stop():
-                raise Cancelled()
-            if progress is not None:
-                progress(len(merged), len(campaign.cells))
-        key = cell_key(campaign.task, [file_digest(cell.hypothesis), batch_keys[cell.batch]],
-                       campaign.metrics, settings, versions)
-        contents.append(key)
-        if key in stored:   # the same content as a cell found in the cache
-            merged[(cell.system, cell.model, cell.batch)] = stored[key]
-            continue
-        what = f"cell {campaign.label(cell)}"
-        head = (cache.head(key, widths, what=what)
-                if use_cache and cache is not None and key not in by_key else None)
-        if head is not None and set(head.sums) == set(campaign.metrics):
-            # the report needs the header's sums only; the rows are read when asked for
-            stored[key] = StoredCell(cache, key, head, widths, what,
-                                     _recompute(campaign, index, batch_keys, settings,
-                                                versions))
-            merged[(cell.system, cell.model, cell.batch)] = stored[key]
-            continue
-        if key in by_key:   # one job; its problems name every cell it stands for
-            pending[by_key[key]][0].append(index)
-            pending[by_key[key]][2]["label"] += f", {campaign.label(cell)}"
-            continue
-        by_key[key] = len(pending)
-        pending.append(([index], key, _task(campaign, index, batch_keys, settings, versions)))
-        if len(pending) == 1 and workers is not None and workers > 0 and not address:
-            # local workers will be started: their server imports on another core while
-            # the other cells are looked up (llgui.campaign.worker_server)
-            from llgui.campaign.executor import prepare_local_workers
+    # the look-ups allocate a few small objects a cell and free them, no cycle: the
+    # collector's passes over them cost a cached rerun 10-25 % (`collector_paused`)
+    with collector_paused(freeze=False):
+        for index, cell in enumerate(campaign.cells):
+            if index % 500 == 499:   # hashing every file and looking it up takes a while too
+                if should_stop is not None and should_stop():
+                    raise Cancelled()
+                if progress is not None:
+                    progress(len(merged), len(campaign.cells))
+            key = cell_key(campaign.task, [file_digest(cell.hypothesis), batch_keys[cell.batch]],
+                           campaign.metrics, settings, versions)
+            contents.append(key)
+            if key in stored:   # the same content as a cell found in the cache
+                merged[(cell.system, cell.model, cell.batch)] = stored[key]
+                continue
+            what = f"cell {campaign.label(cell)}"
+            head = (cache.head(key, widths, what=what)
+                    if use_cache and cache is not None and key not in by_key else None)
+            if head is not None and set(head.sums) == set(campaign.metrics):
+                # the report needs the header's sums only; the rows are read when asked for
+                stored[key] = StoredCell(cache, key, head, widths, what,
+                                         _recompute(campaign, index, batch_keys, settings,
+                                                    versions))
+                merged[(cell.system, cell.model, cell.batch)] = stored[key]
+                continue
+            if key in by_key:   # one job; its problems name every cell it stands for
+                pending[by_key[key]][0].append(index)
+                pending[by_key[key]][2]["label"] += f", {campaign.label(cell)}"
+                continue
+            by_key[key] = len(pending)
+            pending.append(([index], key, _task(campaign, index, batch_keys, settings, versions)))
+            if len(pending) == 1 and workers is not None and workers > 0 and not address:
+                # local workers will be started: their server imports on another core while
+                # the other cells are looked up (llgui.campaign.worker_server)
+                from llgui.campaign.executor import prepare_local_workers
 
-            prepare_local_workers((campaign.task, list(campaign.metrics), settings))
+                prepare_local_workers((campaign.task, list(campaign.metrics), settings))
     online = []  # (system, key, task) of the online runs to replay
     online_results: dict[int, dict] = {}
     for s, spec in enumerate(campaign.systems):
@@ -322,36 +325,37 @@ def run_campaign(
                     progress(state["done"], total)
             stop()
             notes.extend(executor.notes)
-    # rows of segments -> one summed vector per metric, in cell order (deterministic)
-    sums = {}
-    for cell in campaign.cells:
-        key = (cell.system, cell.model, cell.batch)
-        if key in merged:
-            found = merged[key]
-            sums[key] = (dict(found.sums) if isinstance(found, StoredCell) else
-                         {m: found[m].sum(axis=0) for m in campaign.metrics})
-    scores = CampaignScores(cells=sums, online=online_results, problems=tuple(problems),
-                            notes=tuple(dict.fromkeys(notes)),
-                            signatures=signatures(campaign) if campaign.metrics else {},
-                            units=merged)
-    report = build_report(campaign, scores)
-    if campaign.human is not None and campaign.metrics:   # issue 32: beside the metrics
-        from llgui.campaign.last_versions import human_block
+    with collector_paused(freeze=False):   # (the report: as the look-ups)
+        # rows of segments -> one summed vector per metric, in cell order (deterministic)
+        sums = {}
+        for cell in campaign.cells:
+            key = (cell.system, cell.model, cell.batch)
+            if key in merged:
+                found = merged[key]
+                sums[key] = (dict(found.sums) if isinstance(found, StoredCell) else
+                             {m: found[m].sum(axis=0) for m in campaign.metrics})
+        scores = CampaignScores(cells=sums, online=online_results, problems=tuple(problems),
+                                notes=tuple(dict.fromkeys(notes)),
+                                signatures=signatures(campaign) if campaign.metrics else {},
+                                units=merged)
+        report = build_report(campaign, scores)
+        if campaign.human is not None and campaign.metrics:   # issue 32: beside the metrics
+            from llgui.campaign.last_versions import human_block
 
-        report["human"] = human_block(campaign, merged, scores.signatures)
-    from llgui.campaign.persistence import add_persistence
+            report["human"] = human_block(campaign, merged, scores.signatures)
+        from llgui.campaign.persistence import add_persistence
 
-    # NFR, relapse rate, replicate spread (1.9), cached under the content of every input and
-    # the cells and online runs that were scored: a run that left cells unscored (a timeout,
-    # a stopped worker) computes them on fewer units, and its figures must not be read back
-    # by the complete run that follows (outsider helper-49: alpha's NFR 32.71 for 31.69,
-    # with 457 units of 549, in every rerun after one such run)
-    scored = sorted(f"{s}/{m}/{b}" for s, m, b in merged) + sorted(
-        f"online/{s}" for s in online_results)
-    add_persistence(report, campaign, scores, cache=cache if use_cache else None,
-                    key=cell_key("persistence", contents, campaign.metrics, settings, versions,
-                                 extra={"systems": [s.name for s in campaign.systems],
-                                        "scored": scored}))
+        # NFR, relapse rate, replicate spread (1.9), cached under the content of every input and
+        # the cells and online runs that were scored: a run that left cells unscored (a timeout,
+        # a stopped worker) computes them on fewer units, and its figures must not be read back
+        # by the complete run that follows (outsider helper-49: alpha's NFR 32.71 for 31.69,
+        # with 457 units of 549, in every rerun after one such run)
+        scored = sorted(f"{s}/{m}/{b}" for s, m, b in merged) + sorted(
+            f"online/{s}" for s in online_results)
+        add_persistence(report, campaign, scores, cache=cache if use_cache else None,
+                        key=cell_key("persistence", contents, campaign.metrics, settings, versions,
+                                     extra={"systems": [s.name for s in campaign.systems],
+                                            "scored": scored}))
     failed = state["failed"] if plan is not None else 0
     # cells whose rows were found damaged on reading them were computed again here
     again = sum(1 for found in merged.values()

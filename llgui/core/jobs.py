@@ -40,30 +40,36 @@ def time_left(elapsed: float, fraction: float, least: float = 0.02) -> float | N
     return max(elapsed * (1.0 - min(fraction, 1.0)) / fraction, 0.0)
 
 
-_collector = {"depth": 0, "enabled": False}
+_collector = {"depth": 0, "enabled": False, "freeze": False}
 _collector_lock = threading.Lock()
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
+def collector_paused(freeze: bool = True) -> Iterator[None]:
     """Python's cyclic garbage collector off for the block, and what the block loaded kept
     out of its way after (`gc.freeze`): for a job's first imports (numba, sacrebleu), which
     create a few hundred thousand objects that live as long as the process. Imported with
     the collector on, they set off full collections, each a stretch of 20-70 ms in which the
     collecting thread holds the interpreter: the window's event loop, on another thread,
     stood still for as long (gate 9). Nested or concurrent blocks share one pause; the
-    collector comes back on (if it was on) when the last ends."""
+    collector comes back on (if it was on) when the last ends. `freeze=False`: nothing is
+    frozen after (a block whose objects are short-lived, as a campaign's look-ups: a
+    thousand cells' small objects set off collections that cost a cached rerun 10-25 %),
+    unless a block sharing the pause asked for it."""
     with _collector_lock:
         if _collector["depth"] == 0:
             _collector["enabled"] = gc.isenabled()
+            _collector["freeze"] = False
             gc.disable()
         _collector["depth"] += 1
+        _collector["freeze"] = _collector["freeze"] or freeze
     try:
         yield
     finally:
         with _collector_lock:
             _collector["depth"] -= 1
             if _collector["depth"] == 0:
-                gc.freeze()
+                if _collector["freeze"]:
+                    gc.freeze()
                 if _collector["enabled"]:
                     gc.enable()

@@ -74,3 +74,21 @@ def test_the_collector_comes_back_when_the_block_raises(collector_on):
         with collector_paused():
             raise ImportError("no numba")
     assert gc.isenabled()
+
+
+def test_a_block_without_freeze_freezes_nothing_unless_one_sharing_it_asks(collector_on):
+    before = gc.get_freeze_count()
+    with collector_paused(freeze=False):
+        made = [[k] for k in range(5000)]   # 5,001 containers the collector tracks
+        assert not gc.isenabled()
+    assert gc.isenabled() and gc.get_freeze_count() == before
+    with collector_paused(freeze=False):
+        with collector_paused():   # a job's imports inside the pause: frozen at its end
+            pass
+        assert gc.get_freeze_count() == before, "frozen before the last block ended"
+    assert gc.get_freeze_count() - before >= len(made) + 1
+    before = gc.get_freeze_count()
+    more = [[k] for k in range(5000)]
+    with collector_paused(freeze=False):   # the next pause starts without the last's wish
+        pass
+    assert gc.get_freeze_count() == before and len(more) == 5000

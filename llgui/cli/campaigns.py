@@ -84,6 +84,14 @@ def damaged_note(paths, shown: int = 3) -> str:
             f"recomputed" + (f" ({names})" if names else ""))
 
 
+def _announce(text: str, progress) -> None:
+    """The line saying how the cells run; when workers take over from the cells timed here,
+    the progress rate starts again from their first (`CellProgress.rebase`)."""
+    if text.startswith("running ") and "Dask cluster" in text.split("(")[0]:
+        progress.rebase()
+    print(f"llgui campaign: {text}", file=sys.stderr, flush=True)
+
+
 def cmd_campaign(args) -> str:
     """Score a campaign on Dask (llgui.campaign); exit 2 after writing partial results when any
     file was wrong (every problem listed on stderr)."""
@@ -131,8 +139,7 @@ def cmd_campaign(args) -> str:
                                connect_seconds=args.connect_timeout,
                                progress=progress, waiting=progress.note,
                                failures=progress.failed,
-                               announce=lambda text: print(f"llgui campaign: {text}",
-                                                           file=sys.stderr, flush=True))
+                               announce=lambda text: _announce(text, progress))
     except KeyboardInterrupt as stop:   # Ctrl-C, SIGTERM: say what the stopped run left
         kept = progress.kept(cached=options.check_environment() is None)
         if kept:

@@ -27,3 +27,36 @@ def test_rate_and_time_left_start_after_the_first_cell(monkeypatch):
     rate = (11 - 1) / (106.0 - 105.5)
     assert lines[2] == (f"llgui campaign: 11/48 cells (23 %), {rate:.2f} cells/s, "
                         f"{(48 - 11) / rate:.0f} s left")
+
+
+def test_the_rate_starts_again_when_workers_take_over(monkeypatch):
+    """The default times the first cells here, then starts workers: their start-up (2.5 s
+    here) is not their cells' time. The rate starts again after the first cell they finish
+    (outsider helper-58: the first time left read 2-3 times the run's)."""
+    from llgui.cli.campaigns import _announce
+
+    now = [100.0]
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: now[0])
+    out = io.StringIO()
+    bar = CellProgress(out, every=0.0)
+    bar(0, 100)
+    now[0] = 101.0
+    bar(1, 100)
+    now[0] = 101.5
+    bar(11, 100)                  # timed here: 20 cells/s
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    _announce("running a local Dask cluster of 2 worker processes (40 ms a cell here, ...)",
+              bar)
+    now[0] = 104.0                # 2.5 s of start-up, then a group of 16 cells
+    bar(27, 100)
+    now[0] = 104.4
+    bar(43, 100)                  # 16 cells in 0.4 s: 40 cells/s, 57 left -> 1.4 s
+    lines = out.getvalue().splitlines()
+    assert lines[3] == "llgui campaign: 27/100 cells (27 %)"   # no rate over the start-up
+    assert lines[4] == "llgui campaign: 43/100 cells (43 %), 40.00 cells/s, 1 s left"
+    # a default that keeps the cells here goes on with its rate
+    _announce("running in this process (40 ms a cell here, ...)", bar)
+    now[0] = 104.9
+    bar(63, 100)
+    assert out.getvalue().splitlines()[5] == \
+        "llgui campaign: 63/100 cells (63 %), 40.00 cells/s, 1 s left"

@@ -252,8 +252,11 @@ def test_a_stopped_worker_is_given_up_after_the_cell_time_limit(small, tmp_path,
     campaign = _with_faulty_system(root, "stop")
     # the cell time limit gives the cell up, not Dask: its retries do not come into it
     address, _ = cluster()
+    # 8 s: the other cells of its batch end first, and at least 2 s of the limit must be left
+    # after them for the stall to be said (with 4 s, a loaded machine's cells ended 2.5 s
+    # in, and the stop came before any line could say so)
     done, seconds = llgui([campaign, "--scheduler", address, "--format", "json",
-                           "--cell-timeout", "4"], root,
+                           "--cell-timeout", "8"], root,
                           LLGUI_CACHE_DIR=str(tmp_path / "cache"))
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
@@ -261,7 +264,7 @@ def test_a_stopped_worker_is_given_up_after_the_cell_time_limit(small, tmp_path,
     assert report["partial"] is True
     _finished_cells_are_the_same(report, reference, done.stderr)
     stop = [line for line in done.stderr.splitlines() if "/stop/" in line]
-    assert len(stop) == 1 and "cell stop/M0/b3: no result after 4 s on the worker at " \
+    assert len(stop) == 1 and "cell stop/M0/b3: no result after 8 s on the worker at " \
                               "tcp://127.0.0.1:" in stop[0], done.stderr
     assert "the worker is hung, stopped or too slow" in stop[0]
     # while it hung, the progress said so rather than "a few seconds left"

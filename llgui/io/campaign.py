@@ -36,6 +36,7 @@ a system's models are sorted by time (then id), as the lifelong table is.
 """
 from __future__ import annotations
 
+import os
 import re
 import string
 from pathlib import Path
@@ -200,6 +201,12 @@ class _CampaignLoader(_Loader):
                         continue
                     if present:
                         cells.append(cell)
+                    elif os.path.lexists(target):   # a FIFO, a folder, a link to nothing:
+                        # not a missing output, and never opened (a FIFO would block)
+                        self.add(self.pos.key_line(("systems",), "hypotheses", s),
+                                 f"hypotheses {_show_path(str(written))} "
+                                 f"{_not_regular(target)}: cell {system.name}/{model.id}/"
+                                 f"{batch.id} left out")
                     else:
                         gaps.append(cell)
         human, pair = self.human(self.table(data, "human"))
@@ -552,6 +559,20 @@ class _CampaignLoader(_Loader):
                            f"file is cut by each batch's lines or docids, and batch "
                            f"{whole[0]!r} has neither (give it lines or docids, or write "
                            f"{{batch}} in the template)")
+
+
+def _not_regular(path: Path) -> str:
+    """Why `path`, which exists, is not read: `is not a regular file (a FIFO) ...`, `is a
+    directory`, `is a link to nothing`."""
+    from llgui.utils.regular import check_regular
+
+    try:
+        check_regular(path)
+    except FileNotFoundError:
+        return "is a link to nothing"
+    except OSError as exc:
+        return getattr(exc, "strerror", None) or str(exc)
+    return "cannot be read"
 
 
 def _show_path(value: object, limit: int = 60) -> str:

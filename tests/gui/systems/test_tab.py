@@ -19,7 +19,12 @@ from tests.conftest import llgui_in_process
 from tests.gui.stall import MainThreadClock
 from tests.gui.across_time.test_policy_item import wait_for
 
-MAX_STALL_MS = 100
+MAX_STALL_MS = 250
+"""The longest turn of the event loop while a worker scores or tests (less the time the OS
+kept the main thread off a core): what tells work kept off the event loop from work done on
+it, whose turn would last the whole job (the baseline's paired test: 1.3 s here). A bound of
+speed it is not (gates 9 and 14 measure that): the turns here were 68 ms quiet and 103 ms
+beside two CPU-bound processes on a machine 3.5x slower than the quickest (100 before)."""
 
 
 @pytest.fixture(scope="module")

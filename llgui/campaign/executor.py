@@ -210,6 +210,16 @@ def free_cores() -> int:
     return max(1, min(cores, int(cores - max(0.0, load - 1.0) + 0.5)))
 
 
+def _load_text() -> str:
+    """` (load average 3.39 on 2 cores, this process counted as one)`, or empty where the
+    system has no load average."""
+    try:
+        load = os.getloadavg()[0]
+    except (OSError, AttributeError):
+        return ""
+    return f" (load average {load:.2f} on {os.cpu_count() or 1} cores, this process one of them)"
+
+
 def measured_enough(times: Sequence[float]) -> bool:
     """Whether the `auto` plan has timed enough cells in this process: the first cell (it
     pays one-time costs, see `per_cell_estimate`) and then cells for MEASURE_SECONDS, at
@@ -251,8 +261,8 @@ def worth_workers(per_cell_s: float, remaining: int, measurements: Measurements,
         if cells_left != remaining:
             left += f" ({remaining} to score, the others share a scored output)"
     head = f"{per_cell_s * 1000:.0f} ms a cell here, {left}: about {alone:.1f} s in this process"
-    if n < 2:
-        return 0, f"{head}; {cores} core{'s' if cores != 1 else ''} free"
+    if n < 2:   # (the load said beside it: "1 core free" at 0 % idle read as a fixed floor)
+        return 0, f"{head}; {cores} core{'s' if cores != 1 else ''} free{_load_text()}"
     startup = measurements.startup_s * n / 2
     cluster = startup + alone / (n * measurements.efficiency)
     known = "measured" if measurements.measured else "gate 7's figures"

@@ -89,6 +89,9 @@ def _announce(text: str, progress) -> None:
     the progress rate starts again from their first (`CellProgress.rebase`)."""
     if text.startswith("running ") and "Dask cluster" in text.split("(")[0]:
         progress.rebase()
+    if progress.bar is not None:   # on a terminal: a line of its own, above the bar
+        progress.bar.write(f"llgui campaign: {text}", file=sys.stderr)
+        return
     print(f"llgui campaign: {text}", file=sys.stderr, flush=True)
 
 
@@ -152,6 +155,9 @@ def cmd_campaign(args) -> str:
         print("llgui campaign: note: --threads and --memory-limit were not used: the cells "
               "were scored in this process (--workers N starts worker processes)",
               file=sys.stderr, flush=True)
+    # cells whose output path could not be used (a FIFO, a folder: a problem of the file)
+    left_out = (sum(len(s.models) for s in campaign.systems) * len(campaign.batches)
+                - len(campaign.cells) - len(campaign.gaps))
     # the summary says the same: "18/18 cells and online runs", then "16 cells and 2 online
     # runs" (issue 35)
     print(f"llgui campaign: {len(campaign.cells)} cell{'s' * (len(campaign.cells) != 1)}"
@@ -162,7 +168,8 @@ def cmd_campaign(args) -> str:
              f"content are scored once)" if run.scored and run.scored < run.computed else "")
           + (f", {run.failed} not scored (problems below)" if run.failed else "")
           + (f", {damaged_note(run.damaged)}" if run.corrupt else "")
-          + (f"; {len(campaign.gaps)} missing (no hypothesis file)" if campaign.gaps else ""),
+          + (f"; {len(campaign.gaps)} missing (no hypothesis file)" if campaign.gaps else "")
+          + (f"; {left_out} left out (problems below)" if left_out else ""),
           file=sys.stderr, flush=True)
     for note in run.report.get("notes", ()):
         print(f"llgui campaign: note: {note}", file=sys.stderr, flush=True)

@@ -131,8 +131,8 @@ class CellProgress:
 
     def kept(self, cached: bool) -> str:
         """What a stopped run leaves: `30 of 72 cells done, kept in the cache (a rerun
-        scores the 42 others)`; empty before the first count."""
-        if self.first_done is None:
+        scores the 42 others)`; empty before the first count or with none done."""
+        if self.first_done is None or not self.done:
             return ""
         done, total = self.done, self.total
         where = ("kept in the cache (a rerun scores only the "
@@ -148,7 +148,9 @@ class CellProgress:
         rate = (done - self.warm[0]) / elapsed if elapsed > 0 else 0.0
         if rate <= 0:
             return ""
-        eta = f", {(total - done) / rate:.0f} s left" if done < total else ""
+        left = (total - done) / rate
+        eta = ("" if done >= total else f", {left:.0f} s left" if left >= 0.5 else
+               ", under a second left")
         return f", {rate:.2f} cells/s{eta}"
 
     def note(self, text: str) -> None:

@@ -4,6 +4,7 @@ cores, the start-up and efficiency a local cluster measured on this machine)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 
 from llgui.campaign.executor import Measurements, choose, scheduler_address, worth_workers
@@ -24,6 +25,10 @@ def test_worth_workers_weighs_start_up_against_the_measured_cell_cost():
     # a loaded machine: one core free
     n, why = worth_workers(0.5, 100, known, cores=1)
     assert n == 0 and "1 core free" in why
+    # with the load it was read from (outsider helper-59: "1 core free" at 0 % idle)
+    load = re.search(r"1 core free \(load average ([0-9.]+) on (\d+) cores, this process one "
+                     r"of them\)$", why)
+    assert load is not None and int(load.group(2)) == os.cpu_count(), why
     # a poor measured efficiency keeps the work here
     n, _ = worth_workers(0.5, 100, Measurements(2.0, 0.5, True), cores=2)
     assert n == 0

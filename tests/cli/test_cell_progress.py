@@ -60,3 +60,22 @@ def test_the_rate_starts_again_when_workers_take_over(monkeypatch):
     bar(63, 100)
     assert out.getvalue().splitlines()[5] == \
         "llgui campaign: 63/100 cells (63 %), 40.00 cells/s, 1 s left"
+
+
+def test_under_a_second_left_and_nothing_kept_said_plainly(monkeypatch):
+    """Outsider helper-59: `0 s left` with 17 cells to go; `0 of 360 cells done, kept in the
+    cache (a rerun scores only the 360 left)` after a Ctrl-C before any cell."""
+    now = [100.0]
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: now[0])
+    out = io.StringIO()
+    bar = CellProgress(out, every=0.0)
+    bar(0, 360)
+    assert bar.kept(cached=True) == ""
+    now[0] = 101.0
+    bar(1, 360)
+    now[0] = 111.0
+    bar(351, 360)                 # 35 cells/s, 9 left: a quarter of a second
+    assert out.getvalue().splitlines()[-1] == \
+        "llgui campaign: 351/360 cells (98 %), 35.00 cells/s, under a second left"
+    assert bar.kept(cached=True) == ("351 of 360 cells done, kept in the cache (a rerun "
+                                     "scores only the 9 left)")

@@ -17,8 +17,11 @@ from llgui.gui.workbench.diar_bars import bars_by_colour
 
 POLL_MS = 40
 """How often a timeline looks whether the next step's view is built."""
-POLLS = 50
-"""How many times it looks (2 s) before leaving the next step to make its own."""
+POLLS = 250
+"""How many times it looks (10 s) before leaving the next step to make its own. A look is a
+check of two flags; 2 s were too few for a slow machine's worker building a 2-hour show's
+next view (beside a test suite: the first step's next came after more than 3 s, and was
+then made by the step itself)."""
 
 
 def schedule(view, walk, step: int) -> None:

@@ -108,6 +108,11 @@ ROW_TYPES = ("|u1", "<u2", "<i4", "<f8")
 """The types an entry's rows may be stored in (`smallest_exact`)."""
 
 
+def _count_type(high) -> type:
+    """The smallest of uint8, uint16 and int32 holding counts from 0 to `high`."""
+    return np.uint8 if high <= 255 else np.uint16 if high <= 65535 else np.int32
+
+
 def smallest_exact(array: np.ndarray) -> np.ndarray:
     """`array` in the smallest of uint8, uint16 and int32 that holds all its values exactly
     (counts), else as it is: a fraction, a negative value, a NaN or one past 2**31 keeps a
@@ -116,14 +121,13 @@ def smallest_exact(array: np.ndarray) -> np.ndarray:
     if array.dtype.kind in "iu" and array.size:   # (a worker's `executor.compact` sent it)
         low, high = int(array.min()), int(array.max())
         if low >= 0 and high <= np.iinfo(np.int32).max:
-            kind = np.uint8 if high <= 255 else np.uint16 if high <= 65535 else np.int32
-            return array.astype(kind, copy=False)
+            return array.astype(_count_type(high), copy=False)
         return array.astype(np.int32 if low >= np.iinfo(np.int32).min and
                             high <= np.iinfo(np.int32).max else np.float64)
     if array.dtype.kind == "f" and array.size:
         low, high = array.min(), array.max()   # (NaN: neither comparison holds)
         if low >= 0 and high <= np.iinfo(np.int32).max:
-            kind = np.uint8 if high <= 255 else np.uint16 if high <= 65535 else np.int32
+            kind = _count_type(high)
             as_int = array.astype(kind)
             if np.array_equal(as_int, array):
                 return as_int

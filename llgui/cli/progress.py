@@ -96,9 +96,7 @@ class CellProgress:
             self.first_done = done
         elif self.warm is None and done > self.first_done:
             self.warm = (done, now)
-            if self.bar is not None:   # the bar's rate starts here too
-                self.bar.reset(total)
-                self.bar.initial = self.bar.n = self.bar.last_print_n = done
+            self._restart_bar(done, total)   # the bar's rate starts here too
         if self.terminal:
             if self.bar is None:
                 from tqdm import tqdm
@@ -125,13 +123,17 @@ class CellProgress:
         first estimate of a run read 2-3 times the time it then took; outsider helper-58)."""
         if self.first_done is not None:
             self.first_done, self.warm = self.done, None
-            if self.bar is not None:
-                self.bar.reset(self.total)
-                self.bar.initial = self.bar.n = self.bar.last_print_n = self.done
+            self._restart_bar(self.done, self.total)
+
+    def _restart_bar(self, done: int, total: int) -> None:
+        """The terminal bar's count and rate started again at `done` of `total`."""
+        if self.bar is not None:
+            self.bar.reset(total)
+            self.bar.initial = self.bar.n = self.bar.last_print_n = done
 
     def kept(self, cached: bool) -> str:
         """What a stopped run leaves: `30 of 72 cells done, kept in the cache (a rerun
-        scores the 42 others)`; empty before the first count or with none done."""
+        scores only the 42 left)`; empty before the first count or with none done."""
         if self.first_done is None or not self.done:
             return ""
         done, total = self.done, self.total

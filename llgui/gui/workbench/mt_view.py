@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from llgui.core.mt.sentence import chrf_change
 from llgui.core.mt.textdiff import Piece, correction_fate, effect_counts, marked
 from llgui.core.walkthrough import Walkthrough
+from llgui.gui.widgets.doc_label import DocLabel
 from llgui.gui.widgets.quiet_header import quiet_header
 from llgui.gui.widgets.quiet_label import QuietBox
 from llgui.gui.workbench.mt_cells import HTML_ROLE, RichTextDelegate
@@ -347,9 +348,7 @@ class MTView(QWidget):
         # the corrected segment stays in view while the table's height settles
         self._focus_row = -1
         self.table.verticalScrollBar().rangeChanged.connect(self._keep_focus_in_view)
-        self.summary = QLabel("")
-        self.summary.setTextFormat(Qt.TextFormat.RichText)
-        self.summary.setWordWrap(True)
+        self.summary = DocLabel("")   # laid out ahead (`prepare_caption`)
         # two lines, fixed: a new text never relayouts (and repaints) the whole window
         self.summary.setFixedHeight(2 * self.summary.fontMetrics().lineSpacing() + 6)
         legend = QLabel(
@@ -456,6 +455,10 @@ class MTView(QWidget):
         needed = self.summary.heightForWidth(width)
         if needed > self.summary.height():
             self.summary.setFixedHeight(needed)
+
+    def prepare_caption(self, walk: Walkthrough, step: int) -> None:
+        """Step `step`'s caption laid out ahead of it (`DocLabel.prepare`)."""
+        self.summary.prepare(caption_text(walk, step))
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
@@ -669,7 +672,7 @@ class MTView(QWidget):
         if walk is None:
             self.summary.setText("")
             return
-        doc, step = walk.document, self._step
+        step = self._step
         self._focus_row = -1
         view = walk.view(step) if step else None
         target = (self.model.row_of_segment(min(view.corrected_segments))
@@ -680,16 +683,8 @@ class MTView(QWidget):
             self._show_reading(current)
         self._ahead = None
         self._ahead_timer.start()   # restarted at every step (step 0's next too)
-        if step == 0:
-            self._caption(f"<b>{html.escape(doc.id)}</b>: {doc.n_segments} segments, "
-                                 "the system's first hypothesis (step 0)")
-            return
-        better, worse = effect_counts(view.effects.values())
-        self._caption(
-            f"<b>{html.escape(doc.id)}</b> step {step}: segment "
-            f"{', '.join(str(c + 1) for c in sorted(view.corrected_segments))} corrected"
-            f"{_fates(view)}; {_changes(len(view.changed_segments), better, worse)}")
-        if view.corrected_segments:
+        self._caption(caption_text(walk, step))
+        if step and view.corrected_segments:
             row = target
             self._focus_row = row
             if row >= 0:
@@ -697,6 +692,20 @@ class MTView(QWidget):
                 self.table.setCurrentIndex(self.model.index(row, 1))
                 self.table.scrollTo(self.model.index(row, 0),
                                     QAbstractItemView.ScrollHint.PositionAtCenter)
+
+
+def caption_text(walk: Walkthrough, step: int) -> str:
+    """The caption above the document's table at step `step`: the corrected segments, what
+    the system did with them and with the others."""
+    doc = walk.document
+    if step == 0:
+        return (f"<b>{html.escape(doc.id)}</b>: {doc.n_segments} segments, "
+                "the system's first hypothesis (step 0)")
+    view = walk.view(step)
+    better, worse = effect_counts(view.effects.values())
+    return (f"<b>{html.escape(doc.id)}</b> step {step}: segment "
+            f"{', '.join(str(c + 1) for c in sorted(view.corrected_segments))} corrected"
+            f"{_fates(view)}; {_changes(len(view.changed_segments), better, worse)}")
 
 
 def _changes(changed: int, better: int, worse: int) -> str:

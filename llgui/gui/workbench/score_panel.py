@@ -13,13 +13,14 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import (
-    QGraphicsItem, QGraphicsScene, QLabel, QSplitter, QVBoxLayout, QWidget,
+    QGraphicsItem, QGraphicsScene, QSplitter, QVBoxLayout, QWidget,
 )
 
 from llgui.core.display.score_bars import step_axes, step_curve_x
 from llgui.core.display.signed import signed
 from llgui.core.walkthrough import Walkthrough
 from llgui.core.metrics import display_name, is_percent
+from llgui.gui.widgets.doc_label import DocLabel
 from llgui.gui.widgets.plot_range import quiet_hidden_axes, set_tip
 from llgui.gui.widgets.quiet_label import QuietBox
 from llgui.gui.workbench.penalty_chart import ADAPT, BASE, PEN, PenaltyChart
@@ -38,12 +39,9 @@ class ScorePanel(QWidget):
         self.curve.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self.curve.getPlotItem().setMenuEnabled(False)
         quiet_hidden_axes(self.curve.getPlotItem())
-        self.numbers = QLabel("")
-        self.numbers.setTextFormat(Qt.TextFormat.RichText)
-        self.numbers.setWordWrap(True)
+        self.numbers = DocLabel("", selectable=True)   # laid out ahead (`prepare`)
         # two lines, fixed: a new text never relayouts (and repaints) the whole window
         self.numbers.setFixedHeight(2 * self.numbers.fontMetrics().lineSpacing() + 6)
-        self.numbers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         plots = QSplitter(Qt.Orientation.Horizontal)
         plots.addWidget(self.bars)
         plots.addWidget(self.curve)
@@ -60,35 +58,44 @@ class ScorePanel(QWidget):
     def show_step(self, walk: Walkthrough, step: int, curve: bool = True) -> None:
         """The step's numbers and bars, and (`curve`) its place on the learning curve."""
         r = walk.replay
-        unit = display_name(r.metric)
         view = r.at(step)          # the numbers come from core; this panel only draws them
         values = view.as_dict()
         self.shown = values
-        better = "↑" if r.higher_is_better else "↓"   # the tooltip says it in words
-
-        def f(v):
-            return "–" if v is None else f"{v:.2f}"
-
-        penalty = view.penalty
-        memo = ""
-        if view.net_generalisation is not None:
-            # net generalisation: what the run gained over only applying the corrections
-            memo = (f" · S<sub>pen</sub>&nbsp;memorise-only&nbsp;{f(values['s_pen_memorise'])}"
-                    f" (net&nbsp;gen.&nbsp;<b>{signed(view.net_generalisation)}</b>)")
-        # a name and its value never part at a line end (1366x768 wrapped "Σ | 163.0")
-        self.numbers.setText(
-            f"<b>{unit}</b> {better} step&nbsp;{step}/{len(r.steps)}: "
-            f"S<sub>base</sub>&nbsp;<b>{f(values['s_base'])}</b> · S<sub>cor</sub>&nbsp;"
-            f"<b>{f(values['s_cor'])}</b> · S<sub>imp</sub>&nbsp;<b>{f(values['s_imp'])}</b> · "
-            f"S<sub>adapt</sub>&nbsp;<b>{f(values['s_adapt'])}</b> · S<sub>pen</sub>&nbsp;"
-            f"<b>{f(values['s_pen'])}</b> (Σ&nbsp;pen.&nbsp;{signed(penalty)}){memo} · "
-            f"cost&nbsp;{values['cost']:.1f}, Σ&nbsp;{values['cum_cost']:.1f}")
+        self.numbers.setText(self._numbers_text(r, step))
         set_tip(self.numbers, ("higher" if r.higher_is_better else "lower")
                 + f" is better · {r.signature}")
         self._fit_numbers()   # a narrow window wraps them to a third line
         self._draw_bars(r, values, self._axis_before(r, step))
         if curve:
             self._draw_curve(walk, step)
+
+    def prepare(self, walk: Walkthrough, step: int) -> None:
+        """Step `step`'s numbers laid out ahead of it (`DocLabel.prepare`)."""
+        self.numbers.prepare(self._numbers_text(walk.replay, step))
+
+    @staticmethod
+    def _numbers_text(r, step: int) -> str:
+        """The numbers above the plots at step `step` of replay `r`."""
+        unit = display_name(r.metric)
+        view = r.at(step)
+        values = view.as_dict()
+        better = "↑" if r.higher_is_better else "↓"   # the tooltip says it in words
+
+        def f(v):
+            return "–" if v is None else f"{v:.2f}"
+
+        memo = ""
+        if view.net_generalisation is not None:
+            # net generalisation: what the run gained over only applying the corrections
+            memo = (f" · S<sub>pen</sub>&nbsp;memorise-only&nbsp;{f(values['s_pen_memorise'])}"
+                    f" (net&nbsp;gen.&nbsp;<b>{signed(view.net_generalisation)}</b>)")
+        # a name and its value never part at a line end (1366x768 wrapped "Σ | 163.0")
+        return (f"<b>{unit}</b> {better} step&nbsp;{step}/{len(r.steps)}: "
+                f"S<sub>base</sub>&nbsp;<b>{f(values['s_base'])}</b> · S<sub>cor</sub>&nbsp;"
+                f"<b>{f(values['s_cor'])}</b> · S<sub>imp</sub>&nbsp;<b>{f(values['s_imp'])}</b> "
+                f"· S<sub>adapt</sub>&nbsp;<b>{f(values['s_adapt'])}</b> · S<sub>pen</sub>&nbsp;"
+                f"<b>{f(values['s_pen'])}</b> (Σ&nbsp;pen.&nbsp;{signed(view.penalty)}){memo} · "
+                f"cost&nbsp;{values['cost']:.1f}, Σ&nbsp;{values['cum_cost']:.1f}")
 
     def draw_curve(self, walk: Walkthrough, step: int) -> None:
         """The learning curve of `walk`, the step marked (a new document's: after its bars

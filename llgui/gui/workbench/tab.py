@@ -28,6 +28,7 @@ from llgui.gui.workbench.diar_view import DiarView
 from llgui.gui.table_models import CorrectionsModel, describe_step
 from llgui.gui.widgets.after_paint import after_paint, defer_paint, paint_later
 from llgui.gui.widgets.column_fit import fit_columns
+from llgui.gui.widgets.doc_label import DocLabel
 from llgui.gui.widgets.plot_range import set_tip
 from llgui.gui.widgets.quiet_label import lay_out
 from llgui.gui.workbench import question_column
@@ -94,9 +95,7 @@ class Workbench(QWidget):
             button.clicked.connect(slot)
             nav.addWidget(button)
             self.buttons[name] = button
-        self.step_label = QLabel("no document")
-        self.step_label.setTextFormat(Qt.TextFormat.RichText)
-        self.step_label.setWordWrap(True)
+        self.step_label = DocLabel("no document")   # laid out ahead (`_prepare_texts`)
         # two lines, fixed: a new text never relayouts (and repaints) the whole window
         self.step_label.setFixedHeight(2 * self.step_label.fontMetrics().lineSpacing() + 6)
         from llgui.gui.widgets.quiet_label import QuietBox
@@ -120,6 +119,7 @@ class Workbench(QWidget):
         # each cell painted once per state, the next key's rows ahead (`_prepare_table`)
         self.table_pictures = cell_pictures(self.table)
         self._table_ahead = QTimer(self)
+        self._texts_ahead: tuple | None = None   # (walkthrough, step) whose next is laid out
         self._table_ahead.setSingleShot(True)
         self._table_ahead.setInterval(AHEAD_DELAY_MS)
         self._table_ahead.timeout.connect(self._prepare_table)
@@ -445,6 +445,7 @@ class Workbench(QWidget):
         current = self.table.currentIndex()
         if not current.isValid():
             return
+        self._prepare_texts()
         rows = self.table.viewport().height() // max(self.table.rowHeight(current.row()), 1)
         around = (current.row() - rows // 2 - 2, current.row() + rows // 2 + 2)
         if not self.table_pictures.prepare(current.row(), current.column(), around):
@@ -519,9 +520,16 @@ class Workbench(QWidget):
         self.right_split.setSizes([top, total - top])
 
     def _set_step_text(self, result: Walkthrough, step: int) -> None:
-        """The line above the table: the document, the step, what the human was asked or
-        gave (diarization: in the document's clock format, a named cluster's reference
-        speaker once the step's view, and so its mapping, is built)."""
+        """The line above the table (`_step_text`)."""
+        text, tip = self._step_text(result, step)
+        set_tip(self.step_label, tip)
+        self.step_label.setText(text)
+        lay_out(self.step_label)   # (laid out in its paint, it was painted twice a step)
+
+    def _step_text(self, result: Walkthrough, step: int) -> tuple[str, str]:
+        """The line above the table and its tooltip: the document, the step, what the human
+        was asked or gave (diarization: in the document's clock format, a named cluster's
+        reference speaker once the step's view, and so its mapping, is built)."""
         n = len(result.steps)
         hours = mapping = None
         known: dict = {}
@@ -543,10 +551,22 @@ class Workbench(QWidget):
         # a long post-edit (a WMT paragraph) is cut here and whole in the tooltip: it ran past
         # the label's two lines
         short = what if len(what) <= STEP_TEXT else what[:STEP_TEXT - 1].rstrip() + "…"
-        set_tip(self.step_label, what if short != what else "")
-        self.step_label.setText(f"<b>{html.escape(result.document.id)}</b> · step {step} of {n} "
-                                f"· {html.escape(short)}{note}")
-        lay_out(self.step_label)   # (laid out in its paint, it was painted twice a step)
+        return (f"<b>{html.escape(result.document.id)}</b> · step {step} of {n} "
+                f"· {html.escape(short)}{note}", what if short != what else "")
+
+    def _prepare_texts(self) -> None:
+        """The next step's captions and numbers laid out while the user reads this one (a
+        rich-text label's layout was ~1 ms of each step, three of them a step)."""
+        result, step = self.walkthrough, self.state.step
+        if result is None or not 0 <= step < len(result.steps) or \
+                self._texts_ahead == (id(result), step):
+            return
+        self._texts_ahead = (id(result), step)
+        self.step_label.prepare(self._step_text(result, step + 1)[0])
+        if self._scores_pending is not result:
+            self.scores.prepare(result, step + 1)
+        if result.document.task == "mt" and self._view_pending is not result:
+            self.mt_view.prepare_caption(result, step + 1)
 
     def _decision_threshold(self, walk: Walkthrough) -> float:
         from llgui.core.detection.track import make_det_metric

@@ -110,16 +110,20 @@ def test_the_numbers_are_painted_once_a_step_and_still_grow(qtbot, mt_walk):
     step); every text is whole in the label, and a narrow panel's label grows to hold it."""
     panel = _panel(qtbot)
     label = panel.numbers
+    # step 0 shown and the window's first mouse entry over the label passed (it paints the
+    # label again, once: `QLabel` lays its own copy of the text out then), then counted
+    panel.show_step(mt_walk, 0)
+    qtbot.wait(20)
     paints = event_count(label, QEvent.Type.Paint)
     texts = set()
-    for step in range(len(mt_walk.steps) + 1):
+    for step in range(1, len(mt_walk.steps) + 1):
         panel.show_step(mt_walk, step)
         texts.add(label.text())
         qtbot.wait(5)
         for _ in range(3):
             QApplication.processEvents()
         assert label.heightForWidth(label.width()) <= label.height(), step
-    assert len(texts) == len(mt_walk.steps) + 1   # each step's text differs
+    assert len(texts) == len(mt_walk.steps)   # each step's text differs
     assert paints.count == len(texts)
     # a narrow panel: the numbers need more lines, and the label grows to hold them whole
     panel.resize(260, 330)

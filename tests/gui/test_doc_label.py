@@ -1,0 +1,91 @@
+"""`DocLabel` (issue 36): a rich-text label laid out once per text, ahead when asked. What
+it shows is held to Qt's own `QLabel` with the same text, font and width."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLabel
+
+from llgui.gui.widgets.doc_label import DocLabel
+
+TEXTS = [
+    "<b>BLEU</b> ↑ step&nbsp;3/40: S<sub>base</sub>&nbsp;<b>47.33</b> · S<sub>cor</sub>&nbsp;"
+    "<b>47.36</b> · S<sub>imp</sub>&nbsp;<b>47.32</b> · S<sub>adapt</sub>&nbsp;<b>47.36</b> · "
+    "S<sub>pen</sub>&nbsp;<b>47.32</b> (Σ&nbsp;pen.&nbsp;-0.04) · cost&nbsp;5.0, Σ&nbsp;5.0",
+    "<b>EN2002c</b> · step 7 of 40 · boundary at 12:04.5 → "
+    "<span style='color:#c0392b'>1:02:03.4–1:02:07.9</span>",
+    "<b>wmt24</b> step 2: segment 14 corrected — <b style='color:#1e7b34'>applied</b>; "
+    "हिन्दी में अनुवाद, 日本語の翻訳",
+]
+
+
+def _pair(qtbot, text: str, width: int):
+    labels = []
+    for label in (QLabel(), DocLabel()):
+        label.setTextFormat(Qt.TextFormat.RichText)
+        label.setWordWrap(True)
+        label.setStyleSheet("background: white; color: black")
+        qtbot.addWidget(label)
+        label.setText(text)
+        label.resize(width, label.heightForWidth(width) + 6)
+        label.show()
+        labels.append(label)
+    qtbot.waitExposed(labels[1])
+    return labels
+
+
+def _ink_rows(image) -> tuple[int, int]:
+    """The first and last pixel rows with dark ink."""
+    rows = [y for y in range(image.height())
+            if any(QColor(image.pixel(x, y)).lightness() < 128 for x in range(image.width()))]
+    return rows[0], rows[-1]
+
+
+@pytest.mark.parametrize("width", [700, 330, 180])
+@pytest.mark.parametrize("text", TEXTS)
+def test_it_measures_and_draws_the_text_as_qlabel_does(qtbot, text, width):
+    plain, doc = _pair(qtbot, text, width)
+    assert doc.text() == text
+    assert abs(doc.heightForWidth(width) - QLabel.heightForWidth(plain, width)) <= 1
+    doc.resize(plain.size())
+    a, b = plain.grab().toImage(), doc.grab().toImage()
+    top_a, bottom_a = _ink_rows(a)
+    top_b, bottom_b = _ink_rows(b)
+    assert abs(top_a - top_b) <= 2 and abs(bottom_a - bottom_b) <= 2, (
+        (top_a, bottom_a), (top_b, bottom_b))
+
+
+def test_a_text_laid_out_ahead_is_the_one_shown(qtbot):
+    label = DocLabel()
+    qtbot.addWidget(label)
+    label.resize(400, 60)
+    label.show()
+    label.setText(TEXTS[0])
+    label.prepare(TEXTS[1])
+    assert label.prepared(TEXTS[1]) and not label.prepared(TEXTS[2])
+    ahead = label._ahead[TEXTS[1]]
+    label.setText(TEXTS[1])
+    assert label._document(label.contentsRect().width()) is ahead
+    assert not label.prepared(TEXTS[1])   # taken, not kept twice
+    for text in TEXTS * 2:   # a few kept, the oldest dropped
+        label.prepare(text + "!")
+    assert len(label._ahead) == DocLabel.KEEP
+
+
+def test_a_selectable_label_selects_with_the_mouse(qtbot):
+    label = DocLabel(TEXTS[0], selectable=True)
+    qtbot.addWidget(label)
+    label.resize(700, 40)
+    label.show()
+    qtbot.waitExposed(label)
+    assert not label.hasSelectedText()
+    y = label.height() // 2
+    QTest.mousePress(label, Qt.MouseButton.LeftButton, pos=QPoint(2, y))
+    QTest.mouseMove(label, QPoint(200, y))
+    QTest.mouseRelease(label, Qt.MouseButton.LeftButton, pos=QPoint(200, y))
+    assert label.hasSelectedText() and "BLEU" in label.selectedText()
+    label.setText(TEXTS[1])   # a new text: drawn from its document again, nothing selected
+    assert not label.hasSelectedText()
+    assert label.textInteractionFlags() == Qt.TextInteractionFlag.NoTextInteraction

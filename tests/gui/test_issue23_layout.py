@@ -229,6 +229,20 @@ def test_the_detection_tab_of_mt_bundles_says_so_instead_of_empty_plots(qtbot, z
     assert "No detection scores open: the open bundles are MT" in tab.empty.text()
 
 
+def _settled(qtbot, vb, timeout_s: float = 5.0) -> None:
+    """Wait until the view box's width holds across three turns of 30 ms (a layout still
+    pending on a loaded machine moved it after a fixed wait)."""
+    import time
+
+    stop, widths = time.monotonic() + timeout_s, []
+    while time.monotonic() < stop:
+        widths.append(vb.width())
+        if len(widths) >= 3 and max(widths[-3:]) - min(widths[-3:]) < 0.5:
+            return
+        qtbot.wait(30)
+    raise AssertionError(f"the heatmap's width did not settle: {widths[-5:]}")
+
+
 def test_the_heatmap_writes_values_in_cells_that_hold_them(qtbot):
     import numpy as np
 
@@ -241,11 +255,11 @@ def test_the_heatmap_writes_values_in_cells_that_hold_them(qtbot):
     qtbot.waitExposed(heat)
     values = np.array([[41.54, 46.19], [23.71, np.nan]])
     heat.set_matrix(values, ["M0", "M1"], ["t0", "t1"], "BLEU", True)
-    qtbot.wait(50)
+    vb = heat.plot.getPlotItem().getViewBox()
+    _settled(qtbot, vb)
     heat._fit_cell_labels()
     # two decimals, as the tables write them (one made 50.05 and 49.95 alike)
     assert sorted(heat.cell_values.texts()) == ["23.71", "41.54", "46.19"]   # NaN stays blank
-    vb = heat.plot.getPlotItem().getViewBox()
     assert heat.cell_values.isVisible()
     assert heat.cell_values.text_size()[0] <= vb.width() / 2   # two columns
     # drawn: around each written cell's centre, pixels of the text's colour on the cell's
@@ -267,7 +281,7 @@ def test_the_heatmap_writes_values_in_cells_that_hold_them(qtbot):
             continue   # (no column count between the two widths at this font)
         wide = np.full((2, columns), 55.55)
         heat.set_matrix(wide, ["M0", "M1"], [f"t{k}" for k in range(columns)], "BLEU", True)
-        qtbot.wait(20)
+        _settled(qtbot, vb)
         heat._fit_cell_labels()
         assert abs(vb.width() - room) < 1
         state = heat.cell_values.decimals if heat.cell_values.isVisible() else 0

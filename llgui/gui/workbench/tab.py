@@ -526,10 +526,12 @@ class Workbench(QWidget):
         self.step_label.setText(text)
         lay_out(self.step_label)   # (laid out in its paint, it was painted twice a step)
 
-    def _step_text(self, result: Walkthrough, step: int) -> tuple[str, str]:
+    def _step_text(self, result: Walkthrough, step: int,
+                   ahead: bool = False) -> tuple[str, str]:
         """The line above the table and its tooltip: the document, the step, what the human
         was asked or gave (diarization: in the document's clock format, a named cluster's
-        reference speaker once the step's view, and so its mapping, is built)."""
+        reference speaker once the step's view, and so its mapping, is built). `ahead`: for
+        a step not shown yet, whose view is not built for it (a worker builds it)."""
         n = len(result.steps)
         hours = mapping = None
         known: dict = {}
@@ -538,7 +540,8 @@ class Workbench(QWidget):
             from llgui.core.display.lanes import lane_geometry
 
             hours = long_document(result.document.extent)
-            if work.turns(result.document) <= SYNC_TURNS or result.is_cached(step):
+            if result.is_cached(step) or (
+                    not ahead and work.turns(result.document) <= SYNC_TURNS):
                 view = result.steps[step - 1]
                 mapping = view.mapping
                 known = {"reference_labels": lane_geometry(result.document.reference)["labels"],
@@ -562,7 +565,7 @@ class Workbench(QWidget):
                 self._texts_ahead == (id(result), step):
             return
         self._texts_ahead = (id(result), step)
-        self.step_label.prepare(self._step_text(result, step + 1)[0])
+        self.step_label.prepare(self._step_text(result, step + 1, ahead=True)[0])
         if self._scores_pending is not result:
             self.scores.prepare(result, step + 1)
         if result.document.task == "mt" and self._view_pending is not result:

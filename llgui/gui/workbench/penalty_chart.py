@@ -9,7 +9,8 @@ draws the same figure from the step's `PenaltyBars` (core) with one QPainter pas
 whose bars look as before paints nothing.
 
 Where everything goes (in pixels, for tests and for the marks' placement) is worked out once
-per values and size (`layout`).
+per values and size (`layout`). The next step's chart can be laid out and painted into a
+picture while the user reads this one (`prepare`): the step then copies the picture.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import math
 from dataclasses import dataclass
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from llgui.core.display.score_bars import PenaltyBars, penalty_bars
@@ -106,7 +107,10 @@ class PenaltyChart(QWidget):
         self._keep = None
         self._label = ("", None)
         self._layout: ChartLayout | None = None
+        self._ahead: dict = {}   # (values, keep, label, size) -> (layout, picture): `prepare`
+        self._picture: tuple | None = None   # (layout, picture) of the step shown, if made ahead
         self.paints = 0   # for tests
+        self.copied = 0   # paints copied from a picture made ahead (for tests)
 
     # -- what is shown --------------------------------------------------------------------
 
@@ -120,8 +124,40 @@ class PenaltyChart(QWidget):
         self._values, self._keep, self._label = values, keep, (name, unit)
         old = self._layout
         self._layout = None
+        self._picture = self._ahead.pop(self._ahead_key(values, keep, (name, unit)), None)
+        if self._picture is not None:
+            self._layout = self._picture[0]
         if old is None or self.layout_now() != old or old_label != self._label:
             self.update()
+
+    def prepare(self, values, keep: tuple[float, float] | None, name: str,
+                unit: str | None) -> None:
+        """Lay out and paint a later step's chart now, into a picture its `set_step` takes
+        (the layout and the paint were ~2 ms of a step on a slow machine)."""
+        values = dict(values)
+        key = self._ahead_key(values, keep, (name, unit))
+        if key in self._ahead or not self.isVisible() or self.width() < 10:
+            return
+        shown = self._values, self._keep, self._label, self._layout
+        try:
+            self._values, self._keep, self._label = values, keep, (name, unit)
+            self._layout = layout = self._make_layout()
+            ratio = self.devicePixelRatioF()
+            picture = QPixmap(self.size() * ratio)
+            picture.setDevicePixelRatio(ratio)
+            painter = QPainter(picture)
+            try:
+                painter.fillRect(self.rect(), Qt.GlobalColor.white)
+                self._paint(painter, layout)
+            finally:
+                painter.end()
+        finally:
+            self._values, self._keep, self._label, self._layout = shown
+        self._ahead = {key: (layout, picture)}   # the next step's only
+
+    def _ahead_key(self, values: dict, keep, label) -> tuple:
+        return (tuple(sorted(values.items())), keep, label, self.width(), self.height(),
+                self.devicePixelRatioF())
 
     @property
     def geometry_(self) -> PenaltyBars | None:
@@ -140,6 +176,8 @@ class PenaltyChart(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
         self._layout = None
+        self._picture = None
+        self._ahead = {}
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -267,10 +305,14 @@ class PenaltyChart(QWidget):
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
         painter = QPainter(self)
         try:
-            painter.fillRect(self.rect(), Qt.GlobalColor.white)
             layout = self.layout_now()
-            if layout is not None:
-                self._paint(painter, layout)
+            if self._picture is not None and self._picture[0] is layout:
+                painter.drawPixmap(0, 0, self._picture[1])   # painted ahead (`prepare`)
+                self.copied += 1
+            else:
+                painter.fillRect(self.rect(), Qt.GlobalColor.white)
+                if layout is not None:
+                    self._paint(painter, layout)
         finally:
             painter.end()
         self.paints += 1

@@ -70,8 +70,12 @@ class ScorePanel(QWidget):
             self._draw_curve(walk, step)
 
     def prepare(self, walk: Walkthrough, step: int) -> None:
-        """Step `step`'s numbers laid out ahead of it (`DocLabel.prepare`)."""
-        self.numbers.prepare(self._numbers_text(walk.replay, step))
+        """Step `step`'s numbers laid out and its bars painted ahead of it
+        (`DocLabel.prepare`, `PenaltyChart.prepare`)."""
+        r = walk.replay
+        self.numbers.prepare(self._numbers_text(r, step))
+        self.bars.prepare(r.at(step).as_dict(), self._axis_before(r, step),
+                          display_name(r.metric), "%" if is_percent(r.metric) else None)
 
     @staticmethod
     def _numbers_text(r, step: int) -> str:

@@ -314,3 +314,20 @@ def test_a_step_shows_one_value_axis_however_it_is_reached(qtbot):
         jumped.show_step(walked, step)    # a new window at that step
         assert jumped.y_range == seen[step], step
         jumped.close()
+
+
+def test_the_next_steps_bars_painted_ahead_are_those_painted_at_the_step(qtbot, mt_walk):
+    """`ScorePanel.prepare` paints step k + 1's bars while step k is read; at step k + 1 the
+    chart copies that picture, and it is pixel for pixel what the chart paints itself."""
+    ahead, plain = _panel(qtbot), _panel(qtbot)
+    for step in range(1, len(mt_walk.steps)):
+        ahead.show_step(mt_walk, step)
+        ahead.prepare(mt_walk, step + 1)
+        copied = ahead.bars.copied
+        ahead.show_step(mt_walk, step + 1)
+        plain.show_step(mt_walk, step)
+        plain.show_step(mt_walk, step + 1)   # (the same axis kept from step k)
+        with_picture, painted = ahead.bars.grab().toImage(), plain.bars.grab().toImage()
+        assert ahead.bars.copied == copied + 1, step
+        assert plain.bars.copied == 0
+        assert with_picture == painted, step

@@ -66,6 +66,13 @@ class TimeAxis(pg.AxisItem):
 
     hours = False   # the document reaches an hour: every label h:mm:ss
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # kept as a pixmap: a step repaints the plot (its bars) and copies the axis, which is
+        # drawn again only when its range or size changes (the overview's never does within
+        # a document)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
     def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
         pixels = max(float(size), 1.0)
         step, values = time_ticks(minVal, maxVal, most=max(int(pixels // 90), 2),

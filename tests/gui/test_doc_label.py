@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QApplication, QLabel
 
 from llgui.gui.widgets.doc_label import DocLabel
 
@@ -86,6 +86,9 @@ def test_a_selectable_label_selects_with_the_mouse(qtbot):
     QTest.mouseMove(label, QPoint(200, y))
     QTest.mouseRelease(label, Qt.MouseButton.LeftButton, pos=QPoint(200, y))
     assert label.hasSelectedText() and "BLEU" in label.selectedText()
+    QApplication.clipboard().clear()
+    QTest.keyClick(label, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)   # (docs/window.md)
+    assert QApplication.clipboard().text() == label.selectedText().replace("\xa0", " ")
     label.setText(TEXTS[1])   # a new text: drawn from its document again, nothing selected
     assert not label.hasSelectedText()
     assert label.textInteractionFlags() == Qt.TextInteractionFlag.NoTextInteraction

@@ -119,7 +119,8 @@ class Workbench(QWidget):
         # each cell painted once per state, the next key's rows ahead (`_prepare_table`)
         self.table_pictures = cell_pictures(self.table)
         self._table_ahead = QTimer(self)
-        self._texts_ahead: tuple | None = None   # (walkthrough, step) whose next is laid out
+        self._texts_ahead: tuple | None = None   # (id of the walkthrough, step) shown, whose
+        # next step's texts are laid out (reset at each step: the walkthrough is alive)
         self._table_ahead.setSingleShot(True)
         self._table_ahead.setInterval(AHEAD_DELAY_MS)
         self._table_ahead.timeout.connect(self._prepare_table)
@@ -403,6 +404,7 @@ class Workbench(QWidget):
             self.table.scrollTo(self.table.model().index(step, 0),
                                 QAbstractItemView.ScrollHint.PositionAtCenter)
         self._table_ahead.start()   # the rows the next key shows, painted while the user reads
+        self._texts_ahead = None    # (and its captions: `_prepare_texts`, once this step)
         if result.document.task == "mt":
             if self._view_pending is not result:
                 self.mt_view.show_step(result, step)

@@ -211,7 +211,7 @@ def free_cores() -> int:
 
 
 def _load_text() -> str:
-    """` (load average 3.39 on 2 cores, this process counted as one)`, or empty where the
+    """` (load average 3.39 on 2 cores, this process one of them)`, or empty where the
     system has no load average."""
     try:
         load = os.getloadavg()[0]

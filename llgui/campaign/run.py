@@ -23,7 +23,9 @@ from llgui.core.reports.campaign import Campaign, CampaignScores, build_report, 
 from llgui.core.errors import LoadError, Problem
 from llgui.core.jobs import Cancelled, collector_paused
 from llgui.campaign import cells as jobs
-from llgui.campaign.cache import CellCache, StoredCell, cell_key, file_digest, library_versions
+from llgui.campaign.cache import (
+    CellCache, StoredCell, cell_key, cell_keys, file_digest, library_versions,
+)
 from llgui.utils.regular import file_size
 from llgui.campaign.executor import (
     CELL_SECONDS, CONNECT_SECONDS, Executor, Measurements, Plan, choose, measured_enough,
@@ -170,6 +172,7 @@ def run_campaign(
     stored: dict[str, StoredCell] = {}   # cells found in the cache, by key
     # the look-ups allocate a few small objects a cell and free them, no cycle: the
     # collector's passes over them cost a cached rerun 10-25 % (`collector_paused`)
+    keys = cell_keys(campaign.task, campaign.metrics, settings, versions)
     with collector_paused(freeze=False):
         for index, cell in enumerate(campaign.cells):
             if index % 500 == 499:   # hashing every file and looking it up takes a while too
@@ -177,8 +180,7 @@ def run_campaign(
                     raise Cancelled()
                 if progress is not None:
                     progress(len(merged), len(campaign.cells))
-            key = cell_key(campaign.task, [file_digest(cell.hypothesis), batch_keys[cell.batch]],
-                           campaign.metrics, settings, versions)
+            key = keys([file_digest(cell.hypothesis), batch_keys[cell.batch]])
             contents.append(key)
             if key in stored:   # the same content as a cell found in the cache
                 merged[(cell.system, cell.model, cell.batch)] = stored[key]

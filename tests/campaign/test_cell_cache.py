@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from llgui.campaign.cache import CellCache
 
@@ -171,3 +173,23 @@ def test_an_entry_claiming_another_row_type_is_damage(tmp_path, stats, kind):
     path.write_bytes(hashlib.sha256(text + sums).hexdigest().encode("ascii") + b" " + text
                      + rest)
     assert cache.head(KEY) is None and cache.corrupt == 1 and not path.exists()
+
+
+@settings(max_examples=200, deadline=None)
+@given(inputs=st.lists(st.text(max_size=70), max_size=3),
+       settings_=st.dictionaries(st.text(max_size=12), st.one_of(
+           st.text(max_size=20), st.integers(), st.floats(allow_nan=False), st.booleans()),
+           max_size=3),
+       extra=st.one_of(st.none(), st.dictionaries(st.text(max_size=8), st.text(max_size=8),
+                                                  max_size=2)))
+def test_keys_made_from_a_kept_description_are_cell_keys(inputs, settings_, extra):
+    """`cell_keys` (the run's loop) writes the description's text once: its keys are the
+    content addresses `cell_key` gives, for any inputs, settings and extras (a settings value
+    holding the marker it splits at included: then it falls back to `cell_key`)."""
+    from llgui.campaign.cache import cell_key, cell_keys
+
+    versions = {"llgui": "0.1", "sacrebleu": "2.6.0"}
+    metrics = ["bleu", "chrf"]
+    for given_settings in (settings_, {**settings_, "odd": "\x00inputs\x00"}):
+        expected = cell_key("mt", inputs, metrics, given_settings, versions, extra)
+        assert cell_keys("mt", metrics, given_settings, versions, extra)(inputs) == expected

@@ -185,20 +185,11 @@ class _Loader(_DetectionTables):
         self.file = str(path)
         self.base = Path(path).parent
         self.problems = Problems(path, limit=500)
-        self._pos: TomlPositions | None = TomlPositions()
-        self._text = ""   # the text `pos` is located in, when it is first asked for
+        self.pos = TomlPositions()
         self.cache: dict[tuple, object] = {}
         self.detection_key = None   # the [detection] key: a TrialKey, None, or False (bad)
         self.warnings: list[Problem] = []
         self.collar = 0.0
-
-    @property
-    def pos(self) -> TomlPositions:
-        """Where each table, key and element starts in the file (`llgui.io._tomlpos`): located
-        when a line is first asked for, as most files that load have no problem to place."""
-        if self._pos is None:
-            self._pos = locate(self._text)
-        return self._pos
 
     # --- reporting ---------------------------------------------------------------------
     def add(self, line: int, reason: str) -> None:
@@ -324,7 +315,7 @@ class _Loader(_DetectionTables):
         except ValueError as exc:  # tomllib lets some through, e.g. a 5000-digit integer
             self.add(0, f"not valid TOML: {value_error_reason(exc)}")
             self.problems.raise_if_any()
-        self._pos, self._text = None, text
+        self.pos = locate(text)
         for key, value in parsed.items():
             if key in self.tables:
                 continue

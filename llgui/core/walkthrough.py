@@ -179,9 +179,10 @@ class Walkthrough:
         with self._lock:
             if self._base_extra is not None:
                 return self._base_extra
-        probe = self._diar["probe"](self.hypothesis_at(0))
+        probe = self._diar["probe"](self.hypothesis_at(0), self._mapping_of(0))
         mapping = dict(probe.mapping())
-        extra = (mapping, _regions(probe.error_regions(mapping)))
+        extra = (mapping, _regions(self._stepped_errors(self.hypothesis_at(0), mapping)
+                                   or probe.error_regions(mapping)))
         with self._lock:
             self._base_extra = extra
         return extra
@@ -264,10 +265,11 @@ class Walkthrough:
             adapted_mapping = mapping
             adapted_errors = self._errors_of(n - 1, probe, mapping)
         else:
-            after = self._diar["probe"](adapted)
+            after = self._diar["probe"](adapted, self._mapping_of(n))
             adapted_mapping = dict(after.mapping())
             checkpoint()
-            adapted_errors = _regions(after.error_regions(adapted_mapping))
+            adapted_errors = _regions(self._stepped_errors(adapted, adapted_mapping)
+                                      or after.error_regions(adapted_mapping))
         checkpoint()
         corrected = tuple(probe.corrected_hypothesis(step))
         return StepView(step=step, scores=self.replay.steps[n - 1], seen=seen,
@@ -276,13 +278,24 @@ class Walkthrough:
                         windows=tuple(probe.windows(step)), mapping=mapping,
                         adapted_mapping=adapted_mapping, adapted_errors=adapted_errors)
 
+    def _stepped_errors(self, hypothesis, mapping) -> list | None:
+        """The error regions of `hypothesis` under `mapping` from the walkthrough's region
+        cursor (swept only where the hypothesis changed since the one it stands at), or None
+        (`RegionCursor.regions`)."""
+        cursor = self._diar.get("cursor")
+        return cursor.regions(hypothesis, mapping) if cursor is not None else None
+
     def _mapping_of(self, n: int) -> dict | None:
-        """h_n's optimal mapping when a view already holds it (else None)."""
+        """h_n's optimal mapping when a view already holds it or the replay kept it (else
+        None)."""
         with self._lock:
-            if n == 0:
-                return self._base_extra[0] if self._base_extra is not None else None
-            cached = self._views.get(n)
-        return cached.adapted_mapping if cached is not None else None
+            if n == 0 and self._base_extra is not None:
+                return self._base_extra[0]
+            cached = self._views.get(n) if n > 0 else None
+        if cached is not None:
+            return cached.adapted_mapping
+        kept = self._diar.get("mappings", ()) if self._diar is not None else ()
+        return kept[n] if 0 <= n < len(kept) else None
 
     def _errors_of(self, n: int, probe, mapping) -> tuple:
         """Error regions of h_n, reusing a cached view's when there is one."""
@@ -357,8 +370,14 @@ def walk(
 
     hypotheses = [track.hypothesis]  # type: ignore[attr-defined]
     done = [0]
+    # h_n's optimal mapping where the replay's scorer holds it (a long show's incremental
+    # one): a step's view then makes no sweep of the whole show for it (40 ms of a 10-hour
+    # show's view job, a quarter of it)
+    mappings: list[dict | None] = []
+    known = getattr(track, "known_mapping", lambda: None)
 
     def before_diar(step: Step, tr: Track) -> None:
+        mappings.append(known())
         done[0] += 1
         if progress is not None and done[0] % 8 == 0:
             progress(done[0] / n_steps)
@@ -370,8 +389,16 @@ def walk(
         adapted = step.adapted
         hypotheses.append(tuple(adapted.turns) if adapted is not None and adapted.turns
                           is not None else hypotheses[-1])
+    if len(mappings) == len(result.steps):   # (else the replay stopped early: none kept)
+        mappings.append(known())
+    else:
+        mappings = []
+    from llgui.core.diarization.region_cursor import RegionCursor
+
     probe = track.at  # type: ignore[attr-defined]
-    return Walkthrough(document, result, steps, diar={"hypotheses": hypotheses, "probe": probe})
+    cursor = RegionCursor(track.scorer_at)  # type: ignore[attr-defined]
+    return Walkthrough(document, result, steps, diar={"hypotheses": hypotheses, "probe": probe,
+                                                      "mappings": mappings, "cursor": cursor})
 
 
 def _walk_items(document, steps, track, cost_model, mode, should_stop) -> Walkthrough:

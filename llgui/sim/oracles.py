@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from typing import Callable, Iterator
 
 import numpy as np
@@ -150,7 +151,7 @@ class RefIndex:
     """Reference turns of one recording, for point look-ups in O(log n + overlap)."""
 
     def __init__(self, turns, window: float = 3.0):
-        self.turns = sorted(turns, key=lambda t: (t.start, t.end, t.speaker))
+        self.turns = sorted(turns, key=attrgetter("start", "end", "speaker"))
         self._starts = [t.start for t in self.turns]
         self._longest = max((t.duration for t in self.turns), default=0.0)
         self.window = window

@@ -414,8 +414,8 @@ def error_regions(
     # runs of one kind: consecutive pieces, each starting where the last ended (numpy; a
     # 10-hour show has ~40,000 pieces)
     ps, pe = sw.piece_start, sw.piece_end
-    starts, ends, kinds = [], [], []
-    for rank, kind in enumerate(ERROR_KINDS):
+    runs = {}
+    for kind in ERROR_KINDS:
         on = np.flatnonzero(counts[kind] > 0)
         if on.size == 0:
             continue
@@ -423,12 +423,20 @@ def error_regions(
         goes_on[1:] = (on[1:] == on[:-1] + 1) & (ps[on[1:]] == pe[on[:-1]])
         first = np.flatnonzero(~goes_on)
         last = np.append(first[1:], on.size) - 1
-        starts.append(ps[on[first]])
-        ends.append(pe[on[last]])
-        kinds.append(np.full(first.size, rank))
-    if not starts:
+        runs[kind] = (ps[on[first]], pe[on[last]])
+    return region_list(runs)
+
+
+def region_list(runs: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> list:
+    """Each kind's runs (kind -> (starts, ends), as `IncrementalDER.error_region_arrays`
+    keeps them) as `error_regions` gives them: a `RegionList` sorted by start, then kind."""
+    parts = [(rank, runs[kind]) for rank, kind in enumerate(ERROR_KINDS)
+             if kind in runs and len(runs[kind][0])]
+    if not parts:
         return []
-    start, end, rank = (np.concatenate(a) for a in (starts, ends, kinds))
+    start = np.concatenate([np.asarray(s, dtype=float) for _, (s, _) in parts])
+    end = np.concatenate([np.asarray(e, dtype=float) for _, (_, e) in parts])
+    rank = np.concatenate([np.full(len(s), r) for r, (s, _) in parts])
     order = np.lexsort((rank, start))   # by start, then kind
     start, end, rank = start[order], end[order], rank[order]
     out = RegionList(zip(start.tolist(), end.tolist(), [ERROR_KINDS[k] for k in rank.tolist()]))

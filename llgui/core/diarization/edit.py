@@ -26,6 +26,7 @@ overlap or touch, and returned sorted as (start, end) pairs.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from operator import attrgetter
 from typing import TYPE_CHECKING, Collection, Iterable, Mapping, Sequence
 
 from llgui.core.cost import CostModel
@@ -299,10 +300,10 @@ def corrected_turns(reference: Sequence[Turn], hypothesis: Sequence[Turn],
     return tuple(sorted(outside + fixed, key=_turn_order))
 
 
-def _turn_order(turn: Turn) -> tuple[float, float, str]:
-    """Turn's own order (start, end, speaker) as a tuple key: compared in C, where sorting
-    10,000 dataclass instances by their generated __lt__ took a tenth of a second."""
-    return (turn.start, turn.end, turn.speaker)
+_turn_order = attrgetter("start", "end", "speaker")
+"""A turn's own order (start, end, speaker) as a tuple key: compared in C, where sorting
+10,000 dataclass instances by their generated __lt__ took a tenth of a second (and made in C:
+a Python function making the tuple took half of a 10,000-turn sort's 5.5 ms)."""
 
 
 IMPAIRED_LABEL = "<impaired>"

@@ -82,6 +82,14 @@ class DiarTrack:
         self._incremental = theirs
         return True
 
+    def scorer_at(self, hypothesis: Sequence[Turn]):
+        """A scorer of this document and metric's settings standing at `hypothesis` (an
+        `IncrementalDER`, not shared: `llgui.core.diarization.region_cursor` moves it)."""
+        from llgui.core.diarization.incremental import IncrementalDER
+
+        return IncrementalDER(self.doc.reference, tuple(hypothesis), self.doc.uem,
+                              self.metric.collar, self.metric.skip_overlap)
+
     def _make_incremental(self):
         from llgui.core.diarization.incremental import IncrementalDER
 
@@ -119,6 +127,13 @@ class DiarTrack:
                 self.doc.reference, self._hypothesis, self.doc.uem,
                 self.metric.collar, self.metric.skip_overlap).mapping)
         return dict(self._mapping)
+
+    def known_mapping(self) -> dict[str, str] | None:
+        """`mapping()` when it needs no sweep of the whole show (its incremental scorer holds
+        it, or it was given or made already), else None."""
+        if self._mapping is None and self._incremental is None:
+            return None
+        return self.mapping()
 
     def windows(self, step: Step) -> tuple[Span, ...]:
         """The windows of this document that `step` corrects (sorted, merged, seconds)."""

@@ -37,15 +37,69 @@ within this)."""
 YIELD_LIMIT = 1.0
 """Seconds a background job waits at most per checkpoint: a user who never stops clicking
 slows background work down, never stops it."""
+LOOP_SHARE = 0.08
+"""The share of a core the event loop's thread may use while a job looks: more (over at
+least LOOP_LOOK) means a turn of the event loop is running (a paint, a step, a document's
+slice), and the job waits until it is over. Its Python shares the GIL with the event loop,
+which gives the GIL up at every call into Qt and waited 0.2-10 ms each time to have it back:
+a turn of 22 ms of CPU took 129 ms beside a job (issue 36, gate 9's 100,000-sentence document,
+the question values' TER track on a worker). Such a turn, starved, still uses 15-20 % of a
+core; an idle loop woken by its timers 1-3 %..."""
+LOOP_LOOK = 0.001
+"""...measured over this many seconds at least (checkpoints closer together add up)..."""
+LOOP_PARK = 0.001
+"""...the job then sleeps (the GIL free) this long at a time..."""
+LOOP_IDLE = 0.2
+"""...until the loop's thread used less than this share of a core in one such sleep..."""
+LOOP_WAIT = 0.2
+"""...or this many seconds have passed (a job the user waits for is never stopped for
+long by a loop that works on)."""
+
 BEAT_MS = 5
-"""While jobs run, the event loop beats this often (a timer)..."""
+"""Where the loop thread's CPU clock cannot be read (`time.pthread_getcpuclockid`: not on
+macOS or Windows), the event loop beats this often while jobs run (a timer)..."""
 BEAT_LATE = 0.010
-"""...and a beat this late (seconds) means a turn of the event loop is running long (a
-paint, a step, a document's slice): jobs then wait at their checkpoints until it beats
-again. Their Python shares the GIL with the event loop's and stretched such a turn
-two- to threefold (a 40-ms turn took 120 ms opening a 1,000-document bundle)."""
-BEAT_WAIT = 0.2
-"""Seconds a job waits at most per checkpoint for a late beat."""
+"""...and a beat this late (seconds) means a turn of the event loop is running long; jobs
+wait at their checkpoints until it beats again (a turn is seen 5-10 ms late)."""
+
+
+class _LoopWatch:
+    """Whether the event loop's thread is at work, as a job sees it at its checkpoints: from
+    that thread's CPU clock where it can be read (each look a system call, no GIL handed to
+    the loop), else from the beat of a timer in the loop (`BEAT_MS`)."""
+
+    def __init__(self):
+        try:
+            self.clock = time.pthread_getcpuclockid(threading.main_thread().ident)
+            time.clock_gettime(self.clock)
+        except (AttributeError, OSError):
+            self.clock = None
+        self.beat = time.monotonic()   # the beat's time (used without the clock)
+
+    def wait(self, look: tuple | None, stop: threading.Event) -> tuple | None:
+        """Wait while the loop works (at most LOOP_WAIT). `look`: the job's last look (wall
+        time, the loop thread's CPU clock), None at first; returns the next one."""
+        if self.clock is None:
+            deadline = time.monotonic() + LOOP_WAIT
+            while (time.monotonic() - self.beat > BEAT_LATE and not stop.is_set()
+                   and time.monotonic() < deadline):
+                time.sleep(0.002)
+            return None
+        now, cpu = time.monotonic(), time.clock_gettime(self.clock)
+        if look is None:
+            return now, cpu
+        if now - look[0] < LOOP_LOOK:
+            return look   # too soon to tell: looked at again at the next checkpoint
+        if cpu - look[1] <= LOOP_SHARE * (now - look[0]):
+            return now, cpu
+        deadline = now + LOOP_WAIT
+        while not stop.is_set() and now < deadline:
+            time.sleep(LOOP_PARK)   # out of its way: sleeping frees the GIL
+            before, wall = cpu, now
+            now, cpu = time.monotonic(), time.clock_gettime(self.clock)
+            if cpu - before < LOOP_IDLE * (now - wall):
+                break
+        return now, cpu
 
 
 class _JobSignals(QObject):
@@ -61,9 +115,10 @@ class _Job(QRunnable):
 
     def __init__(self, key: str, job_id: int, fn: Callable, args: tuple, kwargs: dict,
                  signals: _JobSignals, stop: threading.Event,
-                 quiet: threading.Event | None = None, beat: list | None = None):
+                 quiet: threading.Event | None = None, watch: _LoopWatch | None = None):
         super().__init__()
-        self.beat = beat   # [time.monotonic() of the event loop's last beat]
+        self.watch = watch
+        self._look = None   # the job's last look at the event loop (`_LoopWatch.wait`)
         self.setAutoDelete(True)
         self.key, self.job_id = key, job_id
         self.fn, self.args, self.kwargs = fn, args, kwargs
@@ -72,17 +127,12 @@ class _Job(QRunnable):
         self._last_progress = 0.0
 
     def _yield(self) -> None:
-        """A job's checkpoint: while a turn of the event loop runs long, wait (without the
-        interpreter) until it is over, so that the job's Python does not halve the speed of
-        the event loop's (every job: one the user waits for loses at most BEAT_WAIT a
-        checkpoint); a background job also waits while the window draws a step or a
-        document."""
-        if self.beat is not None and time.monotonic() - self.beat[0] > BEAT_LATE:
-            # a long turn of the event loop: out of its way (sleeping frees the GIL)
-            deadline = time.monotonic() + BEAT_WAIT
-            while (time.monotonic() - self.beat[0] > BEAT_LATE and not self.stop.is_set()
-                   and time.monotonic() < deadline):
-                time.sleep(0.002)
+        """A job's checkpoint: while a turn of the event loop runs, wait (without the
+        interpreter) until it is over, so that the job's Python does not stretch the event
+        loop's (every job: one the user waits for loses at most LOOP_WAIT a checkpoint); a
+        background job also waits while the window draws a step or a document."""
+        if self.watch is not None:
+            self._look = self.watch.wait(self._look, self.stop)
         if self.quiet is None or self.quiet.is_set():
             return
         deadline = time.monotonic() + YIELD_LIMIT
@@ -167,19 +217,20 @@ class JobRunner(QObject):
         self._hush_timer = QTimer(self)
         self._hush_timer.setSingleShot(True)
         self._hush_timer.timeout.connect(self._quiet.set)
-        # the event loop's beat, while jobs run (`BEAT_LATE`)
-        self._beat = [time.monotonic()]
+        # where jobs see the event loop at work (`_LoopWatch`; its beat, while jobs run,
+        # only where the loop thread's CPU clock cannot be read)
+        self._watch = _LoopWatch()
         self._beat_timer = QTimer(self)
         self._beat_timer.setInterval(BEAT_MS)
         self._beat_timer.timeout.connect(self._on_beat)
         self.busy_changed.connect(self._on_busy_changed)
 
     def _on_beat(self) -> None:
-        self._beat[0] = time.monotonic()
+        self._watch.beat = time.monotonic()
 
     def _on_busy_changed(self, busy: bool) -> None:
-        self._beat[0] = time.monotonic()
-        if busy:
+        self._watch.beat = time.monotonic()
+        if busy and self._watch.clock is None:
             self._beat_timer.start()
         else:
             self._beat_timer.stop()
@@ -204,7 +255,7 @@ class JobRunner(QObject):
             if self._newest.get(key) == job_id:
                 self.pool.start(_Job(key, job_id, fn, args, kwargs, self._signals,
                                      self._stops[job_id], quiet,
-                                     self._beat))
+                                     self._watch))
             else:  # superseded while held: it never ran
                 self._stops.pop(job_id, None)
         if held and not self._stops:
@@ -235,7 +286,7 @@ class JobRunner(QObject):
             self._held.append((key, job_id, fn, args, kwargs, quiet))
         else:
             self.pool.start(_Job(key, job_id, fn, args, kwargs, self._signals, stop, quiet,
-                                 self._beat))
+                                 self._watch))
         if not was_busy:
             self.busy_changed.emit(True)
         return job_id

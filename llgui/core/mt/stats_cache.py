@@ -192,10 +192,16 @@ def segment_rows(
                                                        references[start:start + LOOKUP_CHUNK])]
             keys += chunk
             found += store.lookup(chunk)
-        missing = [i for i in range(n) if found[i] is None]
-        for i in range(n):
-            if found[i] is not None:
-                rows[i] = found[i]
+        missing = []
+        for start in range(0, n, LOOKUP_CHUNK * 8):   # (10^5 rows: ~50 ms of Python)
+            if start and checkpoint is not None:
+                checkpoint()
+            for i in range(start, min(n, start + LOOKUP_CHUNK * 8)):
+                row = found[i]
+                if row is None:
+                    missing.append(i)
+                else:
+                    rows[i] = row
         if n > len(missing):
             counts["hit"] += n - len(missing)
     else:

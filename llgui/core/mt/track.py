@@ -93,7 +93,9 @@ class MTTrack:
         self.cost_unit = unit
         """What a cost counts: "words" (whitespace-separated) or "characters" (non-space
         characters, for scripts written without spaces); a post-edit's edits likewise."""
-        self._refs = [doc.segment_references(i) for i in range(n)]
+        streams = doc.references   # each segment's references, zipped in C (10^5: 3 ms)
+        self._refs = (list(zip(*streams)) if streams and all(len(r) == n for r in streams)
+                      else [doc.segment_references(i) for i in range(n)])
         # reference information is made on first use: segments whose statistics come from the
         # disk cache (llgui.core.mt.stats_cache) need none until a step changes them
         self._ref_info: list[object] = [None] * n

@@ -156,8 +156,9 @@ class _Ticks:
         from PySide6.QtCore import Qt, QTimer
 
         # `moving()`: whether the window's memory is being moved onto huge pages, noted at
-        # each tick, so that a long gap says whether the move ran across it (a rare gap of
-        # 240-280 ms wall with 16-25 ms of CPU on the 10^5-sentence window, not yet explained)
+        # each tick, so that a long gap says whether the move ran across it (gaps of 84-280 ms
+        # wall with 16-25 ms of CPU on the 10^5-sentence window were the event loop waiting
+        # for the GIL behind a job: `llgui.gui.workers._LoopWatch`)
         self.moving = moving or (lambda: False)
         self.times = [(time.perf_counter(), time.thread_time(), _runqueue_wait(),
                        self.moving())]

@@ -9,7 +9,8 @@ interactive MT views.)
 
 Where: `$LLGUI_CACHE_DIR/campaign/` when that variable is set, else the platform's cache folder
 (`$XDG_CACHE_HOME` or `~/.cache` on Linux, `~/Library/Caches` on macOS, `%LOCALAPPDATA%` on
-Windows) + `llgui/campaign/`. Deleting the folder clears it; nothing else is kept there.
+Windows) + `llgui/campaign/`. Deleting the folder clears it; nothing else is kept there but
+`digests.json`, the input files' digests remembered by their status (`llgui.campaign.digests`).
 
 An entry is one `.cell` file: a header line (the SHA-256 of the head, a space, a line of
 JSON: the key, the metrics, each array's shape and row type, and a SHA-256 of the rows), each

@@ -23,6 +23,7 @@ from llgui.core.reports.campaign import Campaign, CampaignScores, build_report, 
 from llgui.core.errors import LoadError, Problem
 from llgui.core.jobs import Cancelled, collector_paused
 from llgui.campaign import cells as jobs
+from llgui.campaign.digests import DigestMemo
 from llgui.campaign.cache import (
     CellCache, StoredCell, cell_key, cell_keys, file_digest, library_versions,
 )
@@ -58,12 +59,13 @@ class CampaignRun:
         return bool(self.report["partial"])
 
 
-def _batch_keys(campaign: Campaign) -> list[str]:
-    """A content hash of each batch's reference side (references, UEM, uri)."""
+def _batch_keys(campaign: Campaign, digest=file_digest) -> list[str]:
+    """A content hash of each batch's reference side (references, UEM, uri); `digest(path)`
+    a file's (`file_digest`, or a `DigestMemo`'s)."""
     keys = []
     for batch in campaign.batches:
-        parts = [file_digest(p) for p in batch.references]
-        parts += [file_digest(batch.uem) if batch.uem else "", batch.uri or ""]
+        parts = [digest(p) for p in batch.references]
+        parts += [digest(batch.uem) if batch.uem else "", batch.uri or ""]
         if batch.rows is not None:   # references cut by lines / docids
             parts += [repr((batch.rows, batch.exact, batch.least))]
         keys.append(hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest())
@@ -157,7 +159,9 @@ def run_campaign(
     versions = library_versions(campaign.task)
     address, source = scheduler_address(scheduler, scheduler_file) if workers is None else \
         (None, "")
-    batch_keys = _batch_keys(campaign)
+    # the input files' digests, remembered with their status in the cache (`DigestMemo`)
+    memo = DigestMemo(cache.root if use_cache and cache is not None else None, file_digest)
+    batch_keys = _batch_keys(campaign, memo.digest)
     widths = {}   # the columns of each metric's statistics: a cached entry must have them
     for name in campaign.metrics:
         width = getattr(make_scorer(campaign.task, name, settings), "n_stats", None)
@@ -180,7 +184,7 @@ def run_campaign(
                     raise Cancelled()
                 if progress is not None:
                     progress(len(merged), len(campaign.cells))
-            key = keys([file_digest(cell.hypothesis), batch_keys[cell.batch]])
+            key = keys([memo.digest(cell.hypothesis), batch_keys[cell.batch]])
             contents.append(key)
             if key in stored:   # the same content as a cell found in the cache
                 merged[(cell.system, cell.model, cell.batch)] = stored[key]
@@ -207,6 +211,7 @@ def run_campaign(
                 from llgui.campaign.executor import prepare_local_workers
 
                 prepare_local_workers((campaign.task, list(campaign.metrics), settings))
+    memo.save()
     online = []  # (system, key, task) of the online runs to replay
     online_results: dict[int, dict] = {}
     for s, spec in enumerate(campaign.systems):

@@ -10,7 +10,8 @@ interactive MT views.)
 Where: `$LLGUI_CACHE_DIR/campaign/` when that variable is set, else the platform's cache folder
 (`$XDG_CACHE_HOME` or `~/.cache` on Linux, `~/Library/Caches` on macOS, `%LOCALAPPDATA%` on
 Windows) + `llgui/campaign/`. Deleting the folder clears it; nothing else is kept there but
-`digests.json`, the input files' digests remembered by their status (`llgui.campaign.digests`).
+`digests.index`, the input files' digests remembered by their status (`llgui.campaign.digests`),
+and `heads/`, each campaign's cell heads in one file (`llgui.campaign.heads`).
 
 An entry is one `.cell` file: a header line (the SHA-256 of the head, a space, a line of
 JSON: the key, the metrics, each array's shape and row type, and a SHA-256 of the rows), each
@@ -410,8 +411,19 @@ class CellCache:
         except OSError:
             pass
 
-    def put(self, key: str, stats: Mapping[str, np.ndarray]) -> None:
-        self._write(self.path(key), _pack(key, stats))
+    def put(self, key: str, stats: Mapping[str, np.ndarray]) -> CellHead | None:
+        """Store cell `key`; returns its head as `head` will read it back (the sums of the
+        entry's own header), None when `head` would refuse it (sums not finite, arrays not
+        2-D: it is stored all the same, and found damaged when read)."""
+        data = _pack(key, stats)
+        self._write(self.path(key), data)
+        try:
+            header = _header(data, key, len(data))[0]
+        except ValueError:
+            return None
+        rows = {shape[0] for shape in header["shapes"]}
+        return CellHead(rows=rows.pop() if rows else 0,
+                        sums=dict(zip(header["metrics"], header["sums"])))
 
     def _write(self, path: Path, data: bytes | str) -> None:
         """Write an entry; a cache that cannot be written (read-only, full, a file where a

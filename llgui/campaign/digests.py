@@ -2,7 +2,7 @@
 
 A cell's key holds the SHA-256 of each input file's bytes (`llgui.campaign.cache`); a cached
 rerun of gate 7's campaign hashed its 588 files again (43 ms of its 180). `DigestMemo` keeps,
-in the cache folder (`digests.json`, written atomically at the end of a run), each file's
+in the cache folder (`digests.index`, written atomically at the end of a run), each file's
 digest with what `os.stat` said of it then: size, modification and change times in
 nanoseconds, inode. A file whose status is the same is not read again. Writing to a file
 moves its change time (which no program can set back, unlike the modification time), and
@@ -22,7 +22,7 @@ from pathlib import Path
 from llgui.utils.atomic import write_atomic
 from llgui.utils.regular import read_regular
 
-MEMO_NAME = "digests.json"
+MEMO_NAME = "digests.index"
 MEMO_FORMAT = 1
 MAX_MEMO_BYTES = 64 << 20
 """The largest memo read (about 200 bytes an entry)."""

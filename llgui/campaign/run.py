@@ -24,6 +24,7 @@ from llgui.core.errors import LoadError, Problem
 from llgui.core.jobs import Cancelled, collector_paused
 from llgui.campaign import cells as jobs
 from llgui.campaign.digests import DigestMemo
+from llgui.campaign.heads import HeadIndex
 from llgui.campaign.cache import (
     CellCache, StoredCell, cell_key, cell_keys, file_digest, library_versions,
 )
@@ -161,6 +162,7 @@ def run_campaign(
         (None, "")
     # the input files' digests, remembered with their status in the cache (`DigestMemo`)
     memo = DigestMemo(cache.root if use_cache and cache is not None else None, file_digest)
+    heads = HeadIndex(cache if use_cache else None, campaign.path)
     batch_keys = _batch_keys(campaign, memo.digest)
     widths = {}   # the columns of each metric's statistics: a cached entry must have them
     for name in campaign.metrics:
@@ -190,8 +192,13 @@ def run_campaign(
                 merged[(cell.system, cell.model, cell.batch)] = stored[key]
                 continue
             what = f"cell {campaign.label(cell)}"
-            head = (cache.head(key, widths, what=what)
-                    if use_cache and cache is not None and key not in by_key else None)
+            head = None
+            if use_cache and cache is not None and key not in by_key:
+                head = heads.head(key, widths)   # this campaign's last run said (`HeadIndex`)
+                if head is None:
+                    head = cache.head(key, widths, what=what)
+                    if head is not None:
+                        heads.note(key, head)
             if head is not None and set(head.sums) == set(campaign.metrics):
                 # the report needs the header's sums only; the rows are read when asked for
                 stored[key] = StoredCell(cache, key, head, widths, what,
@@ -262,7 +269,8 @@ def run_campaign(
                 sent = {m: result["stats"][m] for m in campaign.metrics}
                 stats = {m: np.ascontiguousarray(a, dtype=np.float64) for m, a in sent.items()}
                 if use_cache and cache is not None:   # (summed as the cache's header sums)
-                    cache.put(key, sent)   # as sent: a worker's counts are small integers
+                    heads.note(key, cache.put(key, sent))   # as sent: a worker's counts are
+                    # small integers
                 for index in indices:
                     cell = campaign.cells[index]
                     merged[(cell.system, cell.model, cell.batch)] = stats
@@ -332,6 +340,7 @@ def run_campaign(
                     progress(state["done"], total)
             stop()
             notes.extend(executor.notes)
+    heads.save()
     with collector_paused(freeze=False):   # (the report: as the look-ups)
         # rows of segments -> one summed vector per metric, in cell order (deterministic)
         sums = {}

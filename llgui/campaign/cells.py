@@ -18,6 +18,7 @@ not 48 times.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import socket
@@ -83,6 +84,35 @@ def check_worker(task: dict, kind: str, paths) -> list[list] | None:
     return None
 
 
+CHANGED = ("changed while the campaign ran (the run keyed its cells by the content it had at "
+           "the start, and this job read other bytes): not scored, nothing cached; run the "
+           "campaign again")
+
+
+def _unchanged(task: dict, seen: dict) -> list:
+    """Problems for each file the job read (`seen`: path -> bytes) whose bytes are not those
+    its cell's key was made of (`task["digests"]`: path -> SHA-256): a file written while
+    the campaign ran must not put one content's statistics under another's key."""
+    expected = task.get("digests") or {}
+    return [[path, 0, CHANGED] for path, data in seen.items()
+            if path in expected and hashlib.sha256(data).hexdigest() != expected[path]]
+
+
+def _watched(task: dict, load):
+    """`load()`, with the bytes of every file it read checked against the task's digests
+    (`_unchanged`): a LoadError naming a changed file."""
+    from llgui.io._read import observing
+
+    seen: dict = {}
+    with observing(seen.__setitem__):
+        value = load()
+    changed = _unchanged(task, seen)
+    if changed:
+        raise LoadError([Problem(*p) for p in changed])
+    return value
+
+
+
 def cut(segments: tuple, task: dict, written: str, role: str = "hypothesis"):
     """`segments` cut by the batch's selection (`task["rows"]`; None: the whole file), or a
     problem row [file, line, reason] when the file is too short for it (the bundle's check)."""
@@ -113,7 +143,7 @@ def score_mt_cell(task: dict) -> dict:
     if unfit:
         return {"stats": {}, "problems": unfit}
     try:
-        hypothesis = load_segments(task["hypothesis"])
+        hypothesis = _watched(task, lambda: load_segments(task["hypothesis"]))
     except LoadError as error:
         return {"stats": {}, "problems": _problems(error)}
     whole_file = hypothesis
@@ -127,7 +157,7 @@ def score_mt_cell(task: dict) -> dict:
         """The references cut to the batch, and the first file's whole length."""
         out, whole = [], None
         for path in task["references"]:
-            segments = load_segments(path)
+            segments = _watched(task, lambda: load_segments(path))
             whole = len(segments) if whole is None else whole
             segments, problem = cut(segments, task, path, "references")
             if problem:
@@ -179,13 +209,15 @@ def score_diar_cell(task: dict) -> dict:
     if unfit:
         return {"stats": {}, "problems": unfit}
     try:
-        hypothesis = load_turns(task["hypothesis"]).get(task["uri"], ())
+        hypothesis = _watched(task, lambda: load_turns(task["hypothesis"])).get(
+            task["uri"], ())
         reference = _remember(("turns", task["reference"], task["ref_key"]),
-                              lambda: load_turns(task["reference"]))[task["uri"]]
+                              lambda: _watched(task, lambda: load_turns(task["reference"]))
+                              )[task["uri"]]
         uem = None
         if task.get("uem"):
             uem = _remember(("uem", task["uem"], task["ref_key"]),
-                            lambda: load_uem(task["uem"]))[task["uri"]]
+                            lambda: _watched(task, lambda: load_uem(task["uem"])))[task["uri"]]
     except LoadError as error:
         return {"stats": {}, "problems": _problems(error)}
     stats = {}

@@ -8,11 +8,14 @@ nanoseconds, inode. A file whose status is the same is not read again. Writing t
 moves its change time (which no program can set back, unlike the modification time), and
 a file changed within two seconds of being hashed is not remembered at all (a second write
 in the same clock tick could leave its status as it was: git's "racy" files). Anything in
-the memo that is not what this module writes is ignored, entry by entry; the memo is only
-ever a shortcut to the digest the file's bytes would give.
+the memo that is not what this module writes is ignored (the whole file when its checksum,
+the SHA-256 of the JSON before it, fails; else entry by entry); the memo is only ever a
+shortcut to the digest the file's bytes would give, and a cell job checks the bytes it
+scores against it (`llgui.campaign.cells`).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -55,7 +58,10 @@ class DigestMemo:
         if self.path is None:
             return
         try:
-            memo = json.loads(read_regular(self.path, MAX_MEMO_BYTES).decode("utf-8"))
+            data = read_regular(self.path, MAX_MEMO_BYTES)
+            if hashlib.sha256(data[65:]).hexdigest().encode("ascii") != data[:64]:
+                return   # torn or edited: a wrong digest would refuse a file as changed
+            memo = json.loads(data[65:].decode("utf-8"))
         except (OSError, ValueError):
             return
         if type(memo) is dict and memo.get("format") == MEMO_FORMAT \
@@ -89,8 +95,10 @@ class DigestMemo:
         files = self.entries if len(self.entries) <= MAX_ENTRIES else self.used
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.path, json.dumps({"format": MEMO_FORMAT, "files": files},
-                                               separators=(",", ":")), fsync=False)
+            text = json.dumps({"format": MEMO_FORMAT, "files": files},
+                              separators=(",", ":")).encode("utf-8")
+            write_atomic(self.path, hashlib.sha256(text).hexdigest().encode("ascii") + b" "
+                         + text, fsync=False)
         except OSError:
             return
         self.changed = False

@@ -60,13 +60,20 @@ class CampaignRun:
         return bool(self.report["partial"])
 
 
-def _batch_keys(campaign: Campaign, digest=file_digest) -> list[str]:
+def _batch_keys(campaign: Campaign, digest=file_digest, digests: dict | None = None
+                ) -> list[str]:
     """A content hash of each batch's reference side (references, UEM, uri); `digest(path)`
-    a file's (`file_digest`, or a `DigestMemo`'s)."""
+    a file's (`file_digest`, or a `DigestMemo`'s), noted in `digests` (path -> digest)."""
+    def noted(path) -> str:
+        value = digest(path)
+        if digests is not None:
+            digests[str(path)] = value
+        return value
+
     keys = []
     for batch in campaign.batches:
-        parts = [digest(p) for p in batch.references]
-        parts += [digest(batch.uem) if batch.uem else "", batch.uri or ""]
+        parts = [noted(p) for p in batch.references]
+        parts += [noted(batch.uem) if batch.uem else "", batch.uri or ""]
         if batch.rows is not None:   # references cut by lines / docids
             parts += [repr((batch.rows, batch.exact, batch.least))]
         keys.append(hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest())
@@ -74,13 +81,18 @@ def _batch_keys(campaign: Campaign, digest=file_digest) -> list[str]:
 
 
 def _task(campaign: Campaign, index: int, batch_keys: list[str], settings: dict,
-          versions: dict) -> dict:
-    """The job that scores cell `index` (llgui.campaign.cells)."""
+          versions: dict, digests: dict | None = None) -> dict:
+    """The job that scores cell `index` (llgui.campaign.cells); `digests`: path -> the
+    SHA-256 its key was made of, for the files the job reads (it scores nothing it finds
+    changed since)."""
     cell = campaign.cells[index]
     batch = campaign.batches[cell.batch]
     task = {"hypothesis": cell.hypothesis, "ref_key": batch_keys[cell.batch],
             "batch": batch.id, "metrics": list(campaign.metrics), "settings": settings,
             "versions": versions, "label": campaign.label(cell)}
+    if digests:
+        inputs = [cell.hypothesis, *batch.references] + ([batch.uem] if batch.uem else [])
+        task["digests"] = {str(p): digests[str(p)] for p in inputs if str(p) in digests}
     if campaign.task == "mt":
         task["references"] = list(batch.references)
         if batch.rows is not None:
@@ -92,13 +104,13 @@ def _task(campaign: Campaign, index: int, batch_keys: list[str], settings: dict,
 
 
 def _recompute(campaign: Campaign, index: int, batch_keys: list[str], settings: dict,
-               versions: dict) -> Callable[[], dict]:
+               versions: dict, digests: dict | None = None) -> Callable[[], dict]:
     """Cached cell `index` computed again in this process, when its entry's rows are found
     damaged on reading them (`StoredCell`); a LoadError naming the file when it cannot be
     scored now (its file changed or went since the run read it)."""
     def recompute() -> dict:
         function = jobs.score_mt_cell if campaign.task == "mt" else jobs.score_diar_cell
-        result = function(_task(campaign, index, batch_keys, settings, versions))
+        result = function(_task(campaign, index, batch_keys, settings, versions, digests))
         if result["problems"]:
             raise LoadError(jobs.as_problems(result["problems"]))
         return result["stats"]
@@ -163,7 +175,8 @@ def run_campaign(
     # the input files' digests, remembered with their status in the cache (`DigestMemo`)
     memo = DigestMemo(cache.root if use_cache and cache is not None else None, file_digest)
     heads = HeadIndex(cache if use_cache else None, campaign.path)
-    batch_keys = _batch_keys(campaign, memo.digest)
+    digests: dict[str, str] = {}   # path -> the digest its cells' keys were made of
+    batch_keys = _batch_keys(campaign, memo.digest, digests)
     widths = {}   # the columns of each metric's statistics: a cached entry must have them
     for name in campaign.metrics:
         width = getattr(make_scorer(campaign.task, name, settings), "n_stats", None)
@@ -186,7 +199,8 @@ def run_campaign(
                     raise Cancelled()
                 if progress is not None:
                     progress(len(merged), len(campaign.cells))
-            key = keys([memo.digest(cell.hypothesis), batch_keys[cell.batch]])
+            digests[str(cell.hypothesis)] = digest = memo.digest(cell.hypothesis)
+            key = keys([digest, batch_keys[cell.batch]])
             contents.append(key)
             if key in stored:   # the same content as a cell found in the cache
                 merged[(cell.system, cell.model, cell.batch)] = stored[key]
@@ -203,7 +217,7 @@ def run_campaign(
                 # the report needs the header's sums only; the rows are read when asked for
                 stored[key] = StoredCell(cache, key, head, widths, what,
                                          _recompute(campaign, index, batch_keys, settings,
-                                                    versions))
+                                                    versions, digests))
                 merged[(cell.system, cell.model, cell.batch)] = stored[key]
                 continue
             if key in by_key:   # one job; its problems name every cell it stands for
@@ -211,7 +225,8 @@ def run_campaign(
                 pending[by_key[key]][2]["label"] += f", {campaign.label(cell)}"
                 continue
             by_key[key] = len(pending)
-            pending.append(([index], key, _task(campaign, index, batch_keys, settings, versions)))
+            pending.append(([index], key, _task(campaign, index, batch_keys, settings, versions,
+                                                digests)))
             if len(pending) == 1 and workers is not None and workers > 0 and not address:
                 # local workers will be started: their server imports on another core while
                 # the other cells are looked up (llgui.campaign.worker_server)

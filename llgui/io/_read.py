@@ -19,14 +19,33 @@ final "\\n" does not start an extra line.
 """
 from __future__ import annotations
 
+import os
 import struct
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
 from llgui.core.errors import Problems
 from llgui.utils.regular import NotRegularFile, check_regular, read_regular, size_text as _size
 
-__all__ = ["NotRegularFile", "check_regular", "read_regular", "read_bytes", "decode_lines"]
+__all__ = ["NotRegularFile", "check_regular", "read_regular", "read_bytes", "decode_lines",
+           "observing"]
+
+_observer = threading.local()
+
+
+@contextmanager
+def observing(callback: Callable[[str, bytes], None]):
+    """Within the block, every file that this thread's loaders read (`read_bytes`) is also
+    passed to `callback(path, its bytes)`: a campaign's cell job checks that what it scored
+    is the content its cache key was made of (`llgui.campaign.cells`)."""
+    previous = getattr(_observer, "callback", None)
+    _observer.callback = callback
+    try:
+        yield
+    finally:
+        _observer.callback = previous
 
 BOM = "\ufeff"
 
@@ -68,6 +87,9 @@ def read_bytes(path: str | Path, problems: Problems, limit: int = MAX_INPUT_BYTE
                 problems.add(0, f"has {count:,} lines: at most {max_lines:,} are read"
                                 + (f" ({split})" if split else ""))
                 return None
+        callback = getattr(_observer, "callback", None)
+        if callback is not None:
+            callback(os.fspath(path), data)
         return data
     return None
 

@@ -96,3 +96,34 @@ def build_vbx_campaign(root: Path, reference_data: Path, protocol: str,
     path = root / f"campaign-{protocol}.toml"
     path.write_text("\n".join(toml), encoding="utf-8")
     return path
+
+
+def small_mt_campaign(root: Path) -> Path:
+    """2 systems x 2 models x 2 batches of 30 sentences (seeded), BLEU and TER."""
+    import random
+
+    rng = random.Random(5)
+    words = [f"w{i}" for i in range(300)]
+    lines = ["[campaign]", 'name = "heads"', 'task = "mt"', 'metrics = ["bleu", "ter"]', ""]
+    (root / "ref").mkdir(parents=True)
+    refs = {}
+    for b in range(2):
+        refs[b] = [" ".join(rng.choice(words) for _ in range(rng.randint(5, 15)))
+                   for _ in range(30)]
+        (root / "ref" / f"t{b}.txt").write_text("\n".join(refs[b]) + "\n")
+        lines += ["[[batches]]", f'id = "t{b}"', f"time = {b * 10 + 5}",
+                  f'references = "ref/t{b}.txt"', ""]
+    for s in range(2):
+        for m in range(2):
+            folder = root / f"s{s}" / f"m{m}"
+            folder.mkdir(parents=True)
+            for b in range(2):
+                hyp = [" ".join(w if rng.random() > 0.3 else rng.choice(words)
+                                for w in r.split()) for r in refs[b]]
+                (folder / f"t{b}.txt").write_text("\n".join(hyp) + "\n")
+        lines += ["[[systems]]", f'name = "s{s}"',
+                  'models = [{id = "m0", time = 0}, {id = "m1", time = 10}]',
+                  f'hypotheses = "s{s}/{{model}}/{{batch}}.txt"', ""]
+    path = root / "campaign.toml"
+    path.write_text("\n".join(lines))
+    return path

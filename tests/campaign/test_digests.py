@@ -102,9 +102,28 @@ def test_a_memo_that_is_not_what_the_module_writes_is_ignored(tmp_path, counted,
             .replace("MTIME", str(info.st_mtime_ns)).replace("CTIME", str(info.st_ctime_ns))
             .replace("INO", str(info.st_ino)))
     (tmp_path / "cache").mkdir()
-    (tmp_path / "cache" / MEMO_NAME).write_text(text)
+    checked = hashlib.sha256(text.encode()).hexdigest() + " " + text   # as the module writes
+    for written in (text, checked):
+        (tmp_path / "cache" / MEMO_NAME).write_text(written)
+        assert DigestMemo(tmp_path / "cache", counted).digest(path) == _sha(path)
+    assert counted.calls == [str(path)] * 2
+
+
+def test_a_memo_edited_by_hand_or_torn_is_ignored_whole(tmp_path, counted, monkeypatch):
+    """Outsider finding: another file's digest copied into an entry was trusted (the memo
+    had no checksum): a wrong digest would also make a cell job refuse the file as changed."""
+    path = _old_file(tmp_path, "h.txt", "a b c\n", monkeypatch)
+    other = _old_file(tmp_path, "o.txt", "x y z\n", monkeypatch)
+    memo = DigestMemo(tmp_path / "cache", counted)
+    memo.digest(path), memo.digest(other)
+    memo.save()
+    stored = tmp_path / "cache" / MEMO_NAME
+    data = stored.read_bytes()
+    stored.write_bytes(data.replace(_sha(path).encode(), _sha(other).encode()))
     assert DigestMemo(tmp_path / "cache", counted).digest(path) == _sha(path)
-    assert counted.calls == [str(path)]
+    stored.write_bytes(data[: len(data) // 2])
+    assert DigestMemo(tmp_path / "cache", counted).digest(path) == _sha(path)
+    assert counted.calls == [str(path), str(other), str(path), str(path)]
 
 
 def test_a_memo_that_is_a_fifo_or_unwritable_is_no_memo(tmp_path, counted, monkeypatch):
@@ -114,7 +133,7 @@ def test_a_memo_that_is_a_fifo_or_unwritable_is_no_memo(tmp_path, counted, monke
     memo = DigestMemo(tmp_path / "cache", counted)
     assert memo.digest(path) == _sha(path)
     memo.save()                                  # a FIFO in its place: the rename replaces it
-    assert json.loads((tmp_path / "cache" / MEMO_NAME).read_text())["files"]
+    assert json.loads((tmp_path / "cache" / MEMO_NAME).read_text()[65:])["files"]
     blocked = tmp_path / "file-not-folder"
     blocked.write_text("")
     memo = DigestMemo(blocked, counted)          # a file where the folder should be

@@ -15,6 +15,7 @@ from llgui.campaign.heads import HeadIndex, index_path
 from llgui.campaign.run import run_campaign
 from llgui.io.campaign import load_campaign
 from llgui.io.campaign_export import to_json
+from tests.campaign.helpers import small_mt_campaign
 
 KEY = "ab" + "3" * 62
 WIDTHS = {"bleu": 9, "ter": 2}
@@ -107,40 +108,9 @@ def test_an_index_with_inf_or_a_torn_checksum_is_ignored(tmp_path, stats):
     assert HeadIndex(cache, str(tmp_path / "c.toml")).head(KEY, WIDTHS) is None
 
 
-def _small_campaign(root):
-    """2 systems x 2 models x 2 batches of 30 sentences (seeded), BLEU and TER."""
-    import random
-
-    rng = random.Random(5)
-    words = [f"w{i}" for i in range(300)]
-    lines = ["[campaign]", 'name = "heads"', 'task = "mt"', 'metrics = ["bleu", "ter"]', ""]
-    (root / "ref").mkdir(parents=True)
-    refs = {}
-    for b in range(2):
-        refs[b] = [" ".join(rng.choice(words) for _ in range(rng.randint(5, 15)))
-                   for _ in range(30)]
-        (root / "ref" / f"t{b}.txt").write_text("\n".join(refs[b]) + "\n")
-        lines += ["[[batches]]", f'id = "t{b}"', f"time = {b * 10 + 5}",
-                  f'references = "ref/t{b}.txt"', ""]
-    for s in range(2):
-        for m in range(2):
-            folder = root / f"s{s}" / f"m{m}"
-            folder.mkdir(parents=True)
-            for b in range(2):
-                hyp = [" ".join(w if rng.random() > 0.3 else rng.choice(words)
-                                for w in r.split()) for r in refs[b]]
-                (folder / f"t{b}.txt").write_text("\n".join(hyp) + "\n")
-        lines += ["[[systems]]", f'name = "s{s}"',
-                  'models = [{id = "m0", time = 0}, {id = "m1", time = 10}]',
-                  f'hypotheses = "s{s}/{{model}}/{{batch}}.txt"', ""]
-    path = root / "campaign.toml"
-    path.write_text("\n".join(lines))
-    return path
-
-
 def test_a_cached_rerun_reads_the_index_and_its_report_is_the_same_to_the_byte(
         tmp_path, monkeypatch):
-    path = _small_campaign(tmp_path / "camp")
+    path = small_mt_campaign(tmp_path / "camp")
     cache = CellCache(tmp_path / "cache")
     first = to_json(run_campaign(load_campaign(path), workers=0, cache=cache).report)
     assert index_path(cache.root, str(path)).is_file()    # written by the first run

@@ -246,6 +246,9 @@ def replay_online(task: dict) -> dict:
         bundle = load_bundle(task["bundle"])
     except LoadError as error:
         return {"report": None, "figures": {}, "problems": _problems(error)}
+    if task.get("digest") and _bundle_address(bundle) != task["digest"]:
+        # its files written since the run looked it up: the key is the content it had then
+        return {"report": None, "figures": {}, "problems": [[task["bundle"], 0, CHANGED]]}
     if bundle.task != task["task"]:
         return {"report": None, "figures": {}, "problems": [[
             task["bundle"], 0, f"a {bundle.task} bundle in a {task['task']} campaign"]]}
@@ -303,18 +306,20 @@ def warm_up(task: str, metrics, settings) -> None:
 def bundle_digest(path: str) -> tuple[str | None, list[list]]:
     """The content address of an online run: SHA-256 of its loaded bundle (documents, steps,
     settings, cost model, path), or None and the bundle's problems."""
-    import hashlib
-
     from llgui.io.bundle import load_bundle
 
     try:
         bundle = load_bundle(path)
     except LoadError as error:
         return None, _problems(error)
+    return _bundle_address(bundle), []
+
+
+def _bundle_address(bundle) -> str:
     content = repr((bundle.path, bundle.task, bundle.name, bundle.metrics,
                     sorted(bundle.settings.items()), bundle.cost, bundle.documents,
                     bundle.steps, "partial", bundle.partial))   # a run ended: a new result
-    return hashlib.sha256(content.encode("utf-8")).hexdigest(), []
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
 def as_problems(rows) -> list[Problem]:

@@ -253,6 +253,7 @@ def run_campaign(
             online_results[s] = found
             continue
         online.append((s, key, {"bundle": spec.bundle, "task": campaign.task,
+                                "digest": digest,
                                 "metrics": list(campaign.metrics),
                                 "label": f"{spec.name} (online run)"}))
     # submitted batch by batch, so a worker's consecutive cells share their references (the

@@ -72,3 +72,36 @@ def test_a_reference_written_during_the_run_is_not_scored_nor_cached(tmp_path):
     assert not again.report["problems"]
     hyp = tmp_path / "camp" / "s0" / "m0" / "t0.txt"
     assert abs(_bleu(again.report, "s0", "m0", "t0") - _library_bleu(hyp, reference)) < 1e-9
+
+
+def test_an_online_run_whose_files_are_written_during_the_run_is_not_cached(tmp_path):
+    """The same for an online run (its key: the loaded bundle's content)."""
+    import shutil
+    from pathlib import Path
+
+    import llgui
+
+    demo = Path(llgui.__file__).resolve().parent.parent / "resources" / "demo"
+    shutil.copytree(demo / "campaign", tmp_path / "campaign")
+    shutil.copytree(demo / "mt", tmp_path / "mt")
+    target = tmp_path / "campaign" / "static" / "online" / "hyp" / "news-2023-01-09.drm"
+    written = []
+
+    def announce(message: str) -> None:
+        if not written:
+            lines = target.read_text(encoding="utf-8").splitlines()
+            target.write_text("\n".join(reversed(lines)) + "\n", encoding="utf-8")
+            written.append(message)
+
+    path = tmp_path / "campaign" / "campaign.toml"
+    run = run_campaign(load_campaign(path), workers=0, cache=CellCache(tmp_path / "cache"),
+                       announce=announce)
+    assert written
+    assert any("static/online/bundle.toml" in str(p) and "changed while the campaign ran"
+               in str(p) for p in run.report["problems"]), run.report["problems"]
+    again = run_campaign(load_campaign(path), workers=0, cache=CellCache(tmp_path / "cache"))
+    assert not again.report["problems"]
+    fresh = run_campaign(load_campaign(path), workers=0, cache=CellCache(tmp_path / "fresh"))
+    from llgui.io.campaign_export import to_json
+
+    assert to_json(again.report) == to_json(fresh.report)

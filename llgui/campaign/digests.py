@@ -95,6 +95,10 @@ class DigestMemo:
         files = self.entries if len(self.entries) <= MAX_ENTRIES else self.used
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.is_dir() and not self.path.is_symlink():   # (damage: as an entry's)
+                import shutil
+
+                shutil.rmtree(self.path, ignore_errors=True)
             text = json.dumps({"format": MEMO_FORMAT, "files": files},
                               separators=(",", ":")).encode("utf-8")
             write_atomic(self.path, hashlib.sha256(text).hexdigest().encode("ascii") + b" "

@@ -105,6 +105,10 @@ class HeadIndex:
                           separators=(",", ":"), allow_nan=False).encode("utf-8")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.is_dir() and not self.path.is_symlink():   # (damage: as an entry's)
+                import shutil
+
+                shutil.rmtree(self.path, ignore_errors=True)
             write_atomic(self.path, hashlib.sha256(text).hexdigest().encode("ascii") + b" "
                          + text, fsync=False)
         except (OSError, ValueError):

@@ -139,3 +139,15 @@ def test_a_memo_that_is_a_fifo_or_unwritable_is_no_memo(tmp_path, counted, monke
     memo = DigestMemo(blocked, counted)          # a file where the folder should be
     assert memo.digest(path) == _sha(path)
     memo.save()                                  # skipped, no error
+
+
+def test_a_folder_in_the_memo_s_place_is_replaced(tmp_path, counted, monkeypatch):
+    """Outsider finding: a directory at digests.index disabled the memo for good, silently."""
+    path = _old_file(tmp_path, "h.txt", "a b c\n", monkeypatch)
+    (tmp_path / "cache" / MEMO_NAME / "inside").mkdir(parents=True)
+    memo = DigestMemo(tmp_path / "cache", counted)
+    assert memo.digest(path) == _sha(path)
+    memo.save()
+    assert (tmp_path / "cache" / MEMO_NAME).is_file()
+    assert DigestMemo(tmp_path / "cache", counted).digest(path) == _sha(path)
+    assert counted.calls == [str(path)]

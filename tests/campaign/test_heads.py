@@ -126,3 +126,11 @@ def test_a_cached_rerun_reads_the_index_and_its_report_is_the_same_to_the_byte(
     run = run_campaign(load_campaign(path), workers=0, cache=CellCache(cache.root))
     assert to_json(run.report) == first
     assert len(opened) == 1 and any(str(entry) in d for d in run.damaged), run.damaged
+
+
+def test_a_folder_in_the_index_s_place_is_replaced(tmp_path, stats):
+    cache = CellCache(tmp_path / "cache")
+    index_path(cache.root, str(tmp_path / "c.toml")).joinpath("inside").mkdir(parents=True)
+    cache = _index_with(tmp_path, stats)
+    assert index_path(cache.root, str(tmp_path / "c.toml")).is_file()
+    assert HeadIndex(cache, str(tmp_path / "c.toml")).head(KEY, WIDTHS) is not None

@@ -119,15 +119,24 @@ def question_values(document, steps, metric, settings, cost, documents, should_s
     """Step number -> question value of each active step (issue 34; `llgui.core.effort`),
     None when the document has none or its task counts no errors (detection)."""
     from llgui.core.effort.units import ERROR_METRIC, document_values, error_metric
-    from llgui.core.jobs import check
+    from llgui.core.jobs import check, collector_paused
     from llgui.core.penalty import make_track
 
     if document.task not in ERROR_METRIC or not any(s.initiative == "active" for s in steps):
         return None
-    track = make_track(document, error_metric(document.task, metric), settings, cost,
-                       documents, should_stop=should_stop)   # (MT: checkpoints inside)
-    check(should_stop)
-    return {v.step: v for v in document_values(track, steps, cost, should_stop=should_stop)}
+    # the collector paused: the track's objects live as long as the job, and their growth set
+    # off full collections on this thread, 50 ms each holding the interpreter (gate 9's
+    # 100,000-sentence window: event-loop gaps of 60-90 ms with 5 ms of the loop's CPU)
+    # (and the track freed before it comes back on: the first collection after would scan
+    # it, 60-100 ms)
+    with collector_paused(freeze=False):
+        track = make_track(document, error_metric(document.task, metric), settings, cost,
+                           documents, should_stop=should_stop)   # (MT: checkpoints inside)
+        check(should_stop)
+        values = {v.step: v
+                  for v in document_values(track, steps, cost, should_stop=should_stop)}
+        del track
+    return values
 
 
 def view_job(result: Walkthrough, step: int, ahead: bool = False, progress=None,

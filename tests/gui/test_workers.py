@@ -160,10 +160,12 @@ def test_a_job_waits_while_the_event_loop_runs_a_long_turn(qtbot, runner, backgr
     runner.cancel("job")
     qtbot.waitUntil(lambda: not runner.busy, timeout=10000)
     assert free > 40, "the job did not run beside an idle loop"
-    assert blocked < 0.2 * free, (blocked, free)
+    # (without the watch: ~0.5 of the free rate; quiet 0.05-0.1, 0.26 once with the suite
+    # and two CPU-bound processes on two cores, where the loop's share of a core is diluted)
+    assert blocked < 0.4 * free, (blocked, free)
     # beside a job that does not wait, the turn made ~1/300 of its calls (each ~0.5 ms
-    # waiting for the GIL): here at least a third of them, on a busy machine too
-    assert beside > alone / 3, (beside, alone)
+    # waiting for the GIL): here at least a tenth of them, on a busy machine too
+    assert beside > alone / 10, (beside, alone)
 
 
 @pytest.mark.parametrize("background", [True, False])

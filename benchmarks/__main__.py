@@ -7,6 +7,11 @@
 Each gate prints `gate N <name>: <figure> (<ratio>x vs <library>) PASS|FAIL`, measuring the
 reference library in the same run so the ratio holds on a busy machine. Exit code 1 if any
 gate fails. Gates live in `benchmarks/gateN_*.py`, each with `NAME` and `run() -> GateResult`.
+
+Each gate runs in a fresh interpreter of its own (`--here` runs the chosen gates in this one):
+run in one process one after another, gate 9's window inherited the earlier gates' heap,
+threads and imports, and its event-loop gaps were 144-167 ms in the whole run against 45
+alone; a user's window holds only the app.
 """
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ import argparse
 import importlib
 import os
 import pkgutil
+import subprocess
 import sys
 import time
 import traceback
@@ -25,6 +31,8 @@ os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import GateResult  # noqa: E402
+
+GATE_TIMEOUT_S = 1800   # a stuck gate fails; the others still run
 
 
 def discover() -> dict[int, object]:
@@ -39,6 +47,8 @@ def discover() -> dict[int, object]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
     parser.add_argument("--gate", type=int, action="append", help="run only this gate (repeatable)")
+    parser.add_argument("--here", action="store_true",
+                        help="run the gates in this process instead of one fresh process each")
     parser.add_argument("--full", action="store_true",
                         help="time the reference libraries on the whole input where the default "
                              "times them on a stated part (gates 1, 6, 7 and 10; gates 11-13 "
@@ -56,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
         if number not in gates:
             print(f"gate {number}: no such gate (have {', '.join(map(str, gates))})")
             failed = True
+            continue
+        if not args.here:
+            failed |= not _in_child(number, args.full)
             continue
         module = importlib.import_module(f"benchmarks.{gates[number]}")
         started = time.perf_counter()
@@ -75,6 +88,39 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(chosen)} gate(s) in {time.perf_counter() - began:.0f} s (load average "
           f"{load:.1f} on {os.cpu_count()} cores at the end)", flush=True)
     return 1 if failed else 0
+
+
+def _in_child(number: int, full: bool) -> bool:
+    """Gate `number` in a fresh `python -m benchmarks --here --gate N`, its lines relayed as
+    they come; True iff it passed."""
+    root = Path(__file__).resolve().parent.parent
+    command = [sys.executable, "-m", "benchmarks", "--here", "--gate", str(number)]
+    if full:
+        command.append("--full")
+    child = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, text=True, bufsize=1)
+    passed = None
+    started = time.perf_counter()
+    assert child.stdout is not None
+    for line in child.stdout:
+        if line.startswith("1 gate(s) in "):
+            continue   # (the child's own total: the parent prints the run's)
+        if line.startswith(f"gate {number} "):
+            passed = line.rstrip().endswith(" PASS")
+        print(line, end="", flush=True)
+        if time.perf_counter() - started > GATE_TIMEOUT_S:
+            break
+    try:
+        child.wait(timeout=max(GATE_TIMEOUT_S - (time.perf_counter() - started), 1))
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+        print(f"gate {number}: stopped after {GATE_TIMEOUT_S} s FAIL", flush=True)
+        return False
+    if passed is None:
+        print(f"gate {number}: its process ended (exit {child.returncode}) before its line "
+              f"FAIL", flush=True)
+        return False
+    return passed
 
 
 if __name__ == "__main__":

@@ -191,8 +191,23 @@ def bars_by_colour(rows, lo: float, hi: float, pixel: float, views_kept=(), give
 def settle_texts(box) -> None:
     """The view's new range applied now, and with it the transform of its items, as the
     paint would first do: a view whose items find a new transform there asks for a second
-    paint of the plot (2-3 ms a step of a zoomed panel)."""
-    box.updateMatrix()
+    paint of the plot (2-3 ms a step of a zoomed panel). The scene's whole preparation, as
+    its paint starts it (`GraphicsScene.prepareForPaint`): a text item placed in pixels (an
+    overview brush's name) moved there too, and asked for a second pass of the overview."""
+    scene = box.scene()
+    if scene is not None and hasattr(scene, "prepareForPaint"):
+        scene.prepareForPaint()   # (the view box's `updateMatrix` among the rest)
+    else:
+        box.updateMatrix()
+    # A line's bounds follow the view (`pg.InfiniteLine`): made again when the scene next
+    # asks for them, and changed there, they set off a second pass of the scene's changes,
+    # and the panel was painted in a second paint of the window (2-3 ms more a step)
+    for item in box.addedItems:
+        if isinstance(item, pg.InfiniteLine) and item.isVisible():
+            item.boundingRect()
+        elif isinstance(item, pg.LinearRegionItem) and item.isVisible():
+            for line in item.lines:
+                line.boundingRect()
 
 
 def same_arrays(old, new) -> bool:

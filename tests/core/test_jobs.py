@@ -10,6 +10,14 @@ import pytest
 from llgui.core.jobs import collector_paused
 
 
+def _frozen(obj) -> bool:
+    """Whether `obj` is in the collector's permanent generation (`gc.freeze`): not in the
+    generations it scans (`gc.get_objects`). Asked of the objects themselves: the freeze
+    count moves with any frozen object freed on another thread (a suite's Qt and job
+    threads: off by 2 once under load)."""
+    return id(obj) not in {id(o) for o in gc.get_objects()}
+
+
 @pytest.fixture
 def collector_on():
     was = gc.isenabled()
@@ -25,10 +33,10 @@ def test_the_collector_is_off_in_the_block_and_on_after(collector_on):
 
 
 def test_what_the_block_made_is_frozen_after(collector_on):
-    before = gc.get_freeze_count()
     with collector_paused():
         made = [[k] for k in range(5000)]   # 5,001 containers the collector tracks
-    assert gc.get_freeze_count() - before >= len(made) + 1
+        assert not _frozen(made) and not _frozen(made[-1])
+    assert _frozen(made) and _frozen(made[0]) and _frozen(made[-1])
 
 
 def test_nested_blocks_share_one_pause(collector_on):
@@ -77,18 +85,16 @@ def test_the_collector_comes_back_when_the_block_raises(collector_on):
 
 
 def test_a_block_without_freeze_freezes_nothing_unless_one_sharing_it_asks(collector_on):
-    before = gc.get_freeze_count()
     with collector_paused(freeze=False):
         made = [[k] for k in range(5000)]   # 5,001 containers the collector tracks
         assert not gc.isenabled()
-    assert gc.isenabled() and gc.get_freeze_count() == before
+    assert gc.isenabled() and not _frozen(made) and not _frozen(made[0])
     with collector_paused(freeze=False):
         with collector_paused():   # a job's imports inside the pause: frozen at its end
             pass
-        assert gc.get_freeze_count() == before, "frozen before the last block ended"
-    assert gc.get_freeze_count() - before >= len(made) + 1
-    before = gc.get_freeze_count()
+        assert not _frozen(made), "frozen before the last block ended"
+    assert _frozen(made) and _frozen(made[0])
     more = [[k] for k in range(5000)]
     with collector_paused(freeze=False):   # the next pause starts without the last's wish
         pass
-    assert gc.get_freeze_count() == before and len(more) == 5000
+    assert not _frozen(more) and not _frozen(more[-1])

@@ -36,19 +36,22 @@ def test_the_next_step_is_made_ahead_once_its_worker_is_done(qtbot, monkeypatch)
     # looks out for the worker: beside two CPU-bound processes and the rest of the suite,
     # the first step's next view took longer than the window's 10 s, and the step made it;
     # with the suite on two workers and two CPU-bound processes (four busy threads on two
-    # cores), over 30 s once
-    monkeypatch.setattr(diar_ahead, "POLLS", 10 * diar_ahead.POLLS)
+    # cores), over 30 s once, and once not within 100 s (the first step's next, queued
+    # behind the document's first background jobs): looked out for up to 300 s here
+    monkeypatch.setattr(diar_ahead, "POLLS", 30 * diar_ahead.POLLS)
     view = window.workbench.diar_view
     try:
-        for _ in range(4):   # at a reader's pace: the next step is made while one reads
+        for k in range(4):   # at a reader's pace: the next step is made while one reads
             window.step_by(+1)
             step = window.state.step
             qtbot.waitUntil(lambda: view.shown == (document.id, step), timeout=30000)
             # (a reader who waits long enough: beside two CPU-bound processes on a slow
             # machine, the first step's next came after more than 3 s, once after 10)
-            deadline = time.monotonic() + 100.0
+            # (the first behind the document's first background jobs: 240 s; the test's
+            # limit, 600 s, holds all four)
+            deadline = time.monotonic() + (240.0 if k == 0 else 100.0)
             qtbot.waitUntil(lambda: any(s == step + 1 for s, _ in made)
-                            or time.monotonic() > deadline, timeout=105000)
+                            or time.monotonic() > deadline, timeout=250000)
     finally:
         window.jobs.shutdown(2000)
     assert {2, 3, 4, 5} <= {s for s, _ in made}, made   # each next step made ahead

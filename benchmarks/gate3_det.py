@@ -94,6 +94,9 @@ def run() -> GateResult:
 
     from llgui.gui.workers import JobRunner
 
+    from llgui.utils.heap import keep_freed_memory
+
+    keep_freed_memory()   # as the window does when it starts (`MainWindow`)
     app = QApplication.instance() or QApplication([])
     runner = JobRunner()
     trials = _trials()

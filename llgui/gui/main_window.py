@@ -36,6 +36,10 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
 
         quicken()   # (`llgui.gui.app` does it first; a window made elsewhere, a worker's
         # later imports of sacrebleu or pyannote, get it here)
+        from llgui.utils.heap import keep_freed_memory
+
+        keep_freed_memory()   # a job's next run on the pages its last one had (before the
+        # window's worker threads start: each would have its own arena)
         self.setWindowTitle("llgui — lifelong-learning evaluation")
         self.setAcceptDrops(True)
         self.use_session = use_session

@@ -130,8 +130,11 @@ class _PeakMemory:
 
 
 def _busy() -> bool:
-    """True when the machine has no core to spare (wall-clock times measure the others)."""
-    return os.getloadavg()[0] > (os.cpu_count() or 1) - 0.5
+    """True when the machine has no core to spare (wall-clock times measure the others):
+    by its load average or its cores' use in the next second (`hog.machine_busy`)."""
+    from benchmarks.hog import machine_busy
+
+    return machine_busy()
 
 
 def _runqueue_wait() -> float:

@@ -27,7 +27,30 @@ def cpu_hog():
         process.wait(10)
 
 
-def machine_busy(hogs: int = 0) -> bool:
+def machine_busy(hogs: int = 0, look: float = 1.0) -> bool:
     """True when the machine has no core to spare besides our `hogs` (wall-clock times
-    would measure the neighbours as much as the window)."""
-    return os.getloadavg()[0] - hogs > (os.cpu_count() or 1) - 0.5
+    would measure the neighbours as much as the window): by the load average, or by the
+    cores' use over the next `look` seconds (`/proc/stat`), since the load average lags a
+    minute (a run started beside a test suite that had just begun was judged on wall time
+    with a load average of 0.9, and measured the suite as much as the window)."""
+    spare = (os.cpu_count() or 1) - 0.5
+    return os.getloadavg()[0] - hogs > spare or cores_in_use(look) - hogs > spare
+
+
+def cores_in_use(seconds: float) -> float:
+    """How many cores the machine kept busy over `seconds` (Linux; 0.0 elsewhere)."""
+    def sample():
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = [int(v) for v in stat.readline().split()[1:]]
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)   # idle + iowait
+        return sum(fields[:8]), idle   # (guest time is counted in user time already)
+
+    try:
+        total0, idle0 = sample()
+        time.sleep(seconds)
+        total1, idle1 = sample()
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    if total1 <= total0:
+        return 0.0
+    return (os.cpu_count() or 1) * (1.0 - (idle1 - idle0) / (total1 - total0))

@@ -22,8 +22,9 @@ import ctypes
 import os
 import platform
 
+from llgui.utils.huge_pages import OFF   # (the same words turn either switch off)
+
 SWITCH = "LLGUI_KEEP_FREED"
-OFF = {"0", "off", "no", "false"}
 M_TRIM_THRESHOLD = -1           # glibc's mallopt parameters (malloc.h)
 M_MMAP_THRESHOLD = -3
 M_ARENA_MAX = -8

@@ -34,6 +34,7 @@ os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import GateResult  # noqa: E402
+from benchmarks.hog import Stolen  # noqa: E402
 
 GATE_TIMEOUT_S = 1800   # a stuck gate fails; the others still run
 
@@ -75,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         module = importlib.import_module(f"benchmarks.{gates[number]}")
         started = time.perf_counter()
+        stolen = Stolen()
         try:
             result: GateResult = module.run()
         except Exception:  # a broken gate is a failed gate, and the others still run
@@ -85,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         print(result.line(number, module.NAME), flush=True)
         for detail in result.details:
             print(f"    {detail}", flush=True)
-        print(f"    (gate {number} took {time.perf_counter() - started:.0f} s)", flush=True)
+        print(f"    (gate {number} took {time.perf_counter() - started:.0f} s; {stolen.text()})",
+              flush=True)
         failed |= not result.passed
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{len(chosen)} gate(s) in {time.perf_counter() - began:.0f} s (load average "

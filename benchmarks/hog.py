@@ -54,3 +54,32 @@ def cores_in_use(seconds: float) -> float:
     if total1 <= total0:
         return 0.0
     return (os.cpu_count() or 1) * (1.0 - (idle1 - idle0) / (total1 - total0))
+
+
+def steal_seconds() -> float:
+    """CPU time the hypervisor has given this virtual machine's cores to others since boot
+    (`steal` of /proc/stat, all cores), in seconds; 0.0 where it is not known. A quiet
+    machine of ours may still be a busy host's: stolen time is wall time in which our
+    thread ran on no core, yet neither its CPU time nor a wait of its own."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = stat.readline().split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+class Stolen:
+    """The hypervisor's steal over a block, as a share of the machine's cores' time:
+    `Stolen()` at its start, `.text()` at its end."""
+
+    def __init__(self):
+        self.start, self.wall = steal_seconds(), time.perf_counter()
+
+    def share(self) -> float:
+        wall = max(time.perf_counter() - self.wall, 1e-9)
+        return (steal_seconds() - self.start) / (wall * (os.cpu_count() or 1))
+
+    def text(self) -> str:
+        return (f"the host took {100 * self.share():.1f} % of this machine's CPU time "
+                f"meanwhile (steal)")

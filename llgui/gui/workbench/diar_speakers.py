@@ -50,6 +50,12 @@ class SpeakerTable(QTableWidget):
         return (self.horizontalHeader().height() + rows * self.verticalHeader()
                 .defaultSectionSize() + 2 * self.frameWidth() + 2)
 
+    def rows_within(self, height: int) -> int:
+        """How many whole rows `wanted_height` fits in `height` pixels (a height between two
+        rows' showed the last one cut in half at 1366x768)."""
+        return max(0, (height - self.wanted_height(0))
+                   // max(self.verticalHeader().defaultSectionSize(), 1))
+
     def show_step(self, document, seen_mapping, adapted, adapted_mapping, colours: dict,
                   collar: float = 0.0, skip_overlap: bool = False,
                   seen_unmapped: tuple = ()) -> None:

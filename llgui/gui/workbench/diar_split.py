@@ -203,6 +203,7 @@ def show_split(timeline, walk, step, error_regions, step_view, extent) -> bool:
             timeline.plot.setMaximumHeight(16777215)
             timeline.plot.setMinimumHeight(0)
             timeline._lane_font(timeline.plot.font())
+            timeline._fit_speakers()   # (the room the panels kept, the table's again)
         return False
     timeline._build_split()
     opening = timeline.split.isHidden()
@@ -225,7 +226,8 @@ def show_split(timeline, walk, step, error_regions, step_view, extent) -> bool:
     font.setPointSizeF(6.5)
     timeline._lane_font(font)
     if opening:   # (at a later step the layout stands: laying it out then cost ~2 ms)
-        lay_out_now()
+        timeline._fit_speakers()   # the table below leaves the panels their room now, not
+        lay_out_now()              # at the next step (its rows were fitted without them)
         # the panels' lanes on a later turn of the event loop (a timer: the paint of
         # the overview at its new height, a posted event, comes first): one frame with
         # the panels' frames empty. Drawn in one turn, opening the split view held the

@@ -444,7 +444,8 @@ class DiarView(TurnLabels, QWidget):
             room = self.height() - self.legend.height() - self.plot.minimumHeight()
             if self.split is not None and self.split.isVisible():
                 room -= self.PANELS_MIN
-            below = max(min(table.wanted_height(), room), table.wanted_height(3))
+            wanted = min(max(table.rowCount(), 1), 8)   # (whole rows: no half one)
+            below = table.wanted_height(max(min(wanted, table.rows_within(room)), 3))
             if (table.minimumHeight(), table.maximumHeight()) != (below, below):
                 table.setMinimumHeight(below)
                 table.setMaximumHeight(below)

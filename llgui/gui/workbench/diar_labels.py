@@ -17,6 +17,10 @@ class TurnLabels:
 
     MAX_LABELS = 60
     LABEL_PX = 7   # pixels per character of a turn label (the plot's 8-pt font)
+    LABEL_BAR_PX = 11
+    """The thinnest bar (pixels) that holds a turn label: the 7.5-pt names and digits are 8 px
+    high (at 12, a 1366x768 window's zoomed panels lost every label for the 11.3 px their
+    lanes kept under a four-row speaker table)."""
 
     def _label_turns(self, lo: float, hi: float) -> None:
         """The speaker label inside every turn wide enough on screen to hold it (hypothesis
@@ -84,7 +88,7 @@ class TurnLabels:
             if shown[run] * pixels < len(text) * self.LABEL_PX + 8:
                 continue
             height = self.LANE_HEIGHT / depth[i]
-            if height * BAR_FILL * y_pixels < 12:   # a bar too thin for a line of text
+            if height * BAR_FILL * y_pixels < self.LABEL_BAR_PX:   # too thin for a line
                 continue
             wanted.append((float(shown[run]), float(left[run]),
                            (arrays["level"][i] + 0.5) * height, text,

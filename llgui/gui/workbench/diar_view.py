@@ -378,6 +378,10 @@ class DiarView(TurnLabels, QWidget):
 
     TIMELINE_MIN = 480
     PANELS_MIN = 175   # pixels the zoomed panels keep under a per-speaker table below
+    SPEAKER_ROWS_MIN = 4
+    """Rows a per-speaker table below the timeline shows whatever the room: an AMI meeting's
+    three speakers and its "(unmapped)" row, the only one with the unmapped cluster's false
+    alarm (at 1366x768 it was scrolled out of view, under 250 px of empty room)."""
     """Pixels the timeline keeps beside the per-speaker table; narrower, the table goes
     below it (at 1366 and 1500 px it was collapsed to nothing at the right edge, and at
     1920 its confusion and err % columns were cut)."""
@@ -440,12 +444,13 @@ class DiarView(TurnLabels, QWidget):
         if beside:
             sizes = [width - wanted, wanted]
         else:   # below: every row when there is room, else as many as leave the zoomed
-            # panels PANELS_MIN (the table scrolls)
+            # panels PANELS_MIN (the table scrolls), and at least SPEAKER_ROWS_MIN
             room = self.height() - self.legend.height() - self.plot.minimumHeight()
             if self.split is not None and self.split.isVisible():
                 room -= self.PANELS_MIN
             wanted = min(max(table.rowCount(), 1), 8)   # (whole rows: no half one)
-            below = table.wanted_height(max(min(wanted, table.rows_within(room)), 3))
+            below = table.wanted_height(max(min(wanted, table.rows_within(room)),
+                                            min(wanted, self.SPEAKER_ROWS_MIN)))
             if (table.minimumHeight(), table.maximumHeight()) != (below, below):
                 table.setMinimumHeight(below)
                 table.setMaximumHeight(below)

@@ -20,7 +20,7 @@ def test_the_table_below_the_split_view_ends_on_a_whole_row(qtbot, show_walk):  
         assert view.split is not None and view.split.isVisible()
         row = table.verticalHeader().defaultSectionSize()
         whole, part = divmod(table.viewport().height(), row)
-        assert whole >= 3
+        assert whole >= min(table.rowCount(), view.SPEAKER_ROWS_MIN)
         parts.append((height, whole, part))
         # the room the split view's first step gives the panels and the table is the one
         # the steps after it give them (it was fitted before the panels were shown)

@@ -31,8 +31,13 @@ def room(table) -> int:
 
 def reserve(table, column: int, walk) -> None:
     """Keep `column`'s room for the values of `walk`'s questions while they are computed (a
-    walkthrough with active steps whose values are not there yet)."""
-    if walk.questions is not None or not any(s.initiative == "active" for s in walk.log):
+    walkthrough with active steps whose values are not there yet); hide it for a log without
+    active steps (no question has a value: the empty column took the room the answer was cut
+    for at 1366x768, an AMI meeting's boundary steps)."""
+    asked = any(s.initiative == "active" for s in walk.log)
+    if table.isColumnHidden(column) == asked:
+        table.setColumnHidden(column, not asked)
+    if walk.questions is not None or not asked:
         return
     table.setColumnWidth(column, max(table.columnWidth(column), room(table)))
 

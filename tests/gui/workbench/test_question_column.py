@@ -94,3 +94,39 @@ def test_the_question_columns_room_is_kept_while_its_values_come(qtbot):
         assert table.columnWidth(column) == room
     finally:
         window.jobs.shutdown(5000)
+
+
+def test_a_log_without_questions_has_no_question_column(qtbot, tmp_path):
+    """A log of interactive steps only (an AMI meeting's boundary corrections): no step has a
+    question value, and the empty column took the room the answer was cut for at 1366x768;
+    a log with the system's questions shows it again in the same window."""
+    import json
+
+    clip = REPO / "tests" / "data" / "voxconverse" / "kdfqk.rttm"
+    log = [{"doc": "kdfqk", "step": k, "initiative": "interactive", "kind": "boundary",
+            "target": {"t": t}, "answer": [t - 1.0, t + 1.0]}
+           for k, t in enumerate((30.0, 60.0), 1)]
+    (tmp_path / "log.jsonl").write_text("".join(json.dumps(e) + "\n" for e in log))
+    bundle = tmp_path / "bundle.toml"
+    bundle.write_text(f'[bundle]\ntask = "diarization"\nname = "kdfqk"\nmetrics = ["der"]\n\n'
+                      f'[[documents]]\nid = "kdfqk"\ntime = "1"\nreferences = ["{clip}"]\n'
+                      f'hypothesis = "{clip}"\n\n[interactions]\nlog = "log.jsonl"\n')
+    window = open_demo(qtbot, (1366, 768), 1)   # the MT demo: the system's questions
+    try:
+        table, model = window.workbench.table, window.workbench.model
+        column = model.COLUMNS.index("question")
+        assert not table.isColumnHidden(column)
+        assert window.open_bundles([str(bundle)], select_doc="kdfqk", step=1, tab="workbench")
+        settle(qtbot, window)
+        qtbot.waitUntil(lambda: model.walkthrough is not None
+                        and model.walkthrough.document.id == "kdfqk", timeout=60000)
+        assert [s.initiative for s in model.walkthrough.log] == ["interactive"] * 2
+        assert table.isColumnHidden(column)
+        answer = model.COLUMNS.index("answer")
+        assert not table.isColumnHidden(answer)
+        window.state.select(0, DOC, step=1)   # back to the MT demo's questions
+        settle(qtbot, window)
+        qtbot.waitUntil(lambda: model.walkthrough.document.id == DOC, timeout=60000)
+        assert not table.isColumnHidden(column)
+    finally:
+        window.jobs.shutdown(5000)

@@ -40,8 +40,7 @@ def machine_busy(hogs: int = 0, look: float = 1.0) -> bool:
 def cores_in_use(seconds: float) -> float:
     """How many cores the machine kept busy over `seconds` (Linux; 0.0 elsewhere)."""
     def sample():
-        with open("/proc/stat", encoding="ascii") as stat:
-            fields = [int(v) for v in stat.readline().split()[1:]]
+        fields = _cpu_times()
         idle = fields[3] + (fields[4] if len(fields) > 4 else 0)   # idle + iowait
         return sum(fields[:8]), idle   # (guest time is counted in user time already)
 
@@ -62,11 +61,16 @@ def steal_seconds() -> float:
     machine of ours may still be a busy host's: stolen time is wall time in which our
     thread ran on no core, yet neither its CPU time nor a wait of its own."""
     try:
-        with open("/proc/stat", encoding="ascii") as stat:
-            fields = stat.readline().split()
-        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+        return _cpu_times()[7] / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return 0.0
+
+
+def _cpu_times() -> list[int]:
+    """The machine's cores' times since boot, in clock ticks: /proc/stat's `cpu` line
+    (user, nice, system, idle, iowait, irq, softirq, steal, ...)."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        return [int(v) for v in stat.readline().split()[1:]]
 
 
 class Stolen:

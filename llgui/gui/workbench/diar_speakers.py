@@ -46,9 +46,13 @@ class SpeakerTable(QTableWidget):
     def wanted_height(self, rows: int | None = None) -> int:
         """Pixels that show the header and every row (at most 8: a 20-speaker broadcast
         showed 3, issue 35; the room left under the timeline decides), or `rows` rows."""
-        rows = min(max(self.rowCount(), 1), 8) if rows is None else rows
+        rows = self.rows_wanted() if rows is None else rows
         return (self.horizontalHeader().height() + rows * self.verticalHeader()
                 .defaultSectionSize() + 2 * self.frameWidth() + 2)
+
+    def rows_wanted(self) -> int:
+        """The rows shown when there is room: every row, at most 8."""
+        return min(max(self.rowCount(), 1), 8)
 
     def rows_within(self, height: int) -> int:
         """How many whole rows `wanted_height` fits in `height` pixels (a height between two

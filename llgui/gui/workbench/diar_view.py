@@ -377,14 +377,14 @@ class DiarView(TurnLabels, QWidget):
         return "<span style='" + "; ".join(style) + "'>%s</span>"
 
     TIMELINE_MIN = 480
+    """Pixels the timeline keeps beside the per-speaker table; narrower, the table goes
+    below it (at 1366 and 1500 px it was collapsed to nothing at the right edge, and at
+    1920 its confusion and err % columns were cut)."""
     PANELS_MIN = 175   # pixels the zoomed panels keep under a per-speaker table below
     SPEAKER_ROWS_MIN = 4
     """Rows a per-speaker table below the timeline shows whatever the room: an AMI meeting's
     three speakers and its "(unmapped)" row, the only one with the unmapped cluster's false
     alarm (at 1366x768 it was scrolled out of view, under 250 px of empty room)."""
-    """Pixels the timeline keeps beside the per-speaker table; narrower, the table goes
-    below it (at 1366 and 1500 px it was collapsed to nothing at the right edge, and at
-    1920 its confusion and err % columns were cut)."""
 
     VERDICT_COLOURS = {"applied": "#1a7f37", "ignored": "#b42318",
                        "changed otherwise": "#9a6700", "nothing to correct": "#555555"}
@@ -448,7 +448,7 @@ class DiarView(TurnLabels, QWidget):
             room = self.height() - self.legend.height() - self.plot.minimumHeight()
             if self.split is not None and self.split.isVisible():
                 room -= self.PANELS_MIN
-            wanted = min(max(table.rowCount(), 1), 8)   # (whole rows: no half one)
+            wanted = table.rows_wanted()   # (whole rows: no half one)
             below = table.wanted_height(max(min(wanted, table.rows_within(room)),
                                             min(wanted, self.SPEAKER_ROWS_MIN)))
             if (table.minimumHeight(), table.maximumHeight()) != (below, below):

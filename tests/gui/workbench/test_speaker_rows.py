@@ -3,7 +3,6 @@ an AMI meeting's split view held three and a half, and the fourth speaker's row 
 through its figures (an outsider's report)."""
 from __future__ import annotations
 
-from llgui.core.walkthrough import walk
 from tests.gui.workbench.conftest import shown_timeline, step_shown
 from tests.gui.workbench.test_split_opening import show_walk  # noqa: F401 - a fixture
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer
 
 from llgui.core.display.lanes import BAR_FILL, error_parts, lane_parts
+from llgui.gui.widgets.after_paint import LATER_MS
 from llgui.gui.workbench.diar_bars import bars_by_colour
 
 POLL_MS = 40
@@ -68,6 +69,14 @@ def prepare(view, walk, step: int) -> None:
         if panel.isVisible():   # (a hidden panel's size is not the one it will have)
             panel._colours, panel._arrays = view._colours, view._arrays
             _prepare_view(panel, walk, step, None, float(start), float(end), rows)
+    # and the panels themselves drawn, as pictures, on a turn of their own (`diar_photo`)
+    shown = view.shown
+    QTimer.singleShot(LATER_MS, view, lambda: _photos(view, walk, step, spans, shown))
+
+
+def _photos(view, walk, step: int, spans, shown) -> None:
+    if view.shown == shown and view.split is not None and view.split.isVisible():
+        view.split.photos.make(view, walk, step, spans)
 
 
 def _prepare_view(view, walk, step: int, errors, lo: float, hi: float, rows):

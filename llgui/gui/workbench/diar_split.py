@@ -71,6 +71,9 @@ class SplitPanels(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
+        from llgui.gui.workbench.diar_photo import PanelPhotos
+
+        self.photos = PanelPhotos(self)   # the next step's panels drawn ahead
 
     def prepare(self, n: int) -> None:
         """At least `n` panels built (hidden until shown)."""
@@ -87,25 +90,19 @@ class SplitPanels(QWidget):
         self.prepare(len(spans))
         for k, panel in enumerate(self.panels):
             panel.setVisible(k < len(spans))
-        for k, (start, end) in enumerate(spans):
-            panel = self.panels[k]
-            if owner is not None:
-                panel._colours = owner._colours
-                panel._arrays = owner._arrays   # one set of bar arrays for all the views
-                panel.collar, panel.skip_overlap = owner.collar, owner.skip_overlap
-            panel.show_step(walk, step, error_regions, x_range=(start, end), shared=owner)
-            item = panel.plot.getPlotItem()
-            hours = walk.document.extent[1] >= 3600
-            log = walk.log[step - 1] if step else None
-            self._log = log
-            panel.set_title(panel_title(log, (start, end), hours), "8pt")
-            if k and item.getAxis("left").style["showValues"]:   # one lane axis is enough
-                item.getAxis("left").setStyle(showValues=False)
-                item.getAxis("left").setWidth(8)
+        for k, span in enumerate(spans):
+            draw_panel(self.panels[k], k, walk, step, error_regions, span, owner, owner)
+        self.show_brushes(walk, step, spans, owner)
+        self.photos.uncover()   # (the live panels show the step: no picture over them)
+
+    def show_brushes(self, walk, step: int, spans, owner=None, follow: bool = True) -> None:
+        """The step's spans, and a brush each on the overview `owner` (`_add_brushes`;
+        `follow`: its panel's range follows it, as when it is dragged)."""
+        self._log = walk.log[step - 1] if step else None
         self.spans = list(spans)
         self.brushes = []
         if owner is not None:
-            self._add_brushes(owner, spans)
+            self._add_brushes(owner, spans, follow)
         self._hide_brushes_from(len(spans) if owner is not None else 0)
 
     def hide_brushes(self) -> None:
@@ -120,7 +117,7 @@ class SplitPanels(QWidget):
             if marker.isVisible():
                 marker.setVisible(False)
 
-    def _add_brushes(self, owner, spans) -> None:
+    def _add_brushes(self, owner, spans, follow: bool = True) -> None:
         """A draggable region on the overview strip per panel: drag it (or its edges) and the
         panel follows. The items are kept from step to step and moved (`hide_brushes` at the
         owner's next step hides them)."""
@@ -156,7 +153,10 @@ class SplitPanels(QWidget):
                 item.addItem(marker)
                 self._brush_pool.append((region, marker))
             region, marker = self._brush_pool[k]
+            if not follow:   # (a panel under its picture keeps its range until drawn)
+                region.blockSignals(True)
             region.setRegion((start, end))   # the panel's range, as set above
+            region.blockSignals(False)
             if not region.isVisible():
                 region.setVisible(True)
             self.brushes.append(region)
@@ -175,6 +175,26 @@ class SplitPanels(QWidget):
                 marker.label.setVisible(bool(name))
             if not marker.isVisible():
                 marker.setVisible(True)
+
+
+def draw_panel(panel, k: int, walk, step: int, error_regions, span, owner=None,
+               shared=None) -> None:
+    """Panel `k` of a split view at `step`, showing `span`: its lanes (`shared`: the
+    overview whose bars of this step it draws too; else its own), title and lane axis (the
+    first panel's only). `owner`: the overview whose colours, bar arrays, collar and UEM
+    setting it shares."""
+    if owner is not None:
+        panel._colours = owner._colours
+        panel._arrays = owner._arrays   # one set of bar arrays for all the views
+        panel.collar, panel.skip_overlap = owner.collar, owner.skip_overlap
+    panel.show_step(walk, step, error_regions, x_range=span, shared=shared)
+    item = panel.plot.getPlotItem()
+    hours = walk.document.extent[1] >= 3600
+    log = walk.log[step - 1] if step else None
+    panel.set_title(panel_title(log, span, hours), "8pt")
+    if k and item.getAxis("left").style["showValues"]:   # one lane axis is enough
+        item.getAxis("left").setStyle(showValues=False)
+        item.getAxis("left").setWidth(8)
 
 
 def lay_out_now(rounds: int = 3) -> None:
@@ -198,6 +218,7 @@ def show_split(timeline, walk, step, error_regions, step_view, extent) -> bool:
         timeline._can_split and step_view is not None and step_view.windows) else []
     if not spans:
         if timeline.split is not None:
+            timeline.split.photos.drop()
             timeline.split.hide_brushes()
             timeline.split.hide()
             timeline.plot.setMaximumHeight(16777215)
@@ -238,7 +259,8 @@ def show_split(timeline, walk, step, error_regions, step_view, extent) -> bool:
             timeline, token, lambda: fill_split(timeline, token, walk, step, error_regions,
                                                 spans)))
         return True
-    timeline.split.show_spans(walk, step, error_regions, spans, owner=timeline)
+    if not timeline.split.photos.cover(timeline, walk, step, error_regions, spans):
+        timeline.split.show_spans(walk, step, error_regions, spans, owner=timeline)
     return True
 
 

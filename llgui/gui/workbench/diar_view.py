@@ -155,6 +155,7 @@ class DiarView(TurnLabels, QWidget):
     def set_playhead(self, t: float | None) -> None:
         """Draw the playing position at `t` seconds (None or < 0: hide it), here and in the
         panels of a split view."""
+        self._panels_live()
         for view in [self] + (self.split.panels if self.split is not None else []):
             view.playhead.setVisible(t is not None and t >= 0)
             if t is not None and t >= 0:
@@ -164,6 +165,7 @@ class DiarView(TurnLabels, QWidget):
         """Show the region [start, end] as selected; `selection_changed` when `finished`.
         A selection in one panel of a split view clears the others'."""
         owner = getattr(self, "_owner", None) or self
+        owner._panels_live()
         for view in [owner] + (owner.split.panels if owner.split is not None else []):
             if view is not self:
                 view.selection.setVisible(False)
@@ -176,9 +178,16 @@ class DiarView(TurnLabels, QWidget):
 
     def clear_selection(self) -> None:
         owner = getattr(self, "_owner", None) or self
+        owner._panels_live()
         for view in [owner] + (owner.split.panels if owner.split is not None else []):
             view.selection.setVisible(False)
         owner.selection_changed.emit(None)
+
+    def _panels_live(self) -> None:
+        """The split view's live panels at the step shown, no picture over them
+        (`diar_photo`): what is drawn on them now is drawn on the step's."""
+        if self.split is not None:
+            self.split.photos.bring_live()
 
     def set_speakers(self, reference_labels) -> None:
         """Fix the reference colours of one meeting (its speakers as far apart as can be)."""
@@ -425,6 +434,9 @@ class DiarView(TurnLabels, QWidget):
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
+        owner = getattr(self, "_owner", None)
+        if owner is not None:   # a panel: a picture over it has the size it had
+            owner._panels_live()
         self._fit_speakers()
 
     def _fit_speakers(self) -> None:

@@ -1,0 +1,189 @@
+"""The split view's next panels drawn ahead, as pictures (issue 36).
+
+A step of a long meeting's split view draws its zoomed panels anew: their lanes culled to the
+new span, the view range and its time axis, the title (~2 ms of Python on an hour's meeting)
+and their paint (~2 ms), half of the step. While the user reads step s, `PanelPhotos.make`
+draws step s + 1's panels into panels of its own, in a window that is never on screen
+(`Qt.WA_DontShowOnScreen`), at the live panels' sizes and settings, and keeps their pictures.
+When the next step is s + 1 and nothing the pictures depend on has changed (`_key`: the
+walkthrough, the spans, the sizes, the colours, the collar...), the step puts the pictures
+over the live panels (a pixmap each) and brings the live panels to s + 1 on a later turn of
+the event loop (`LIVE_AFTER_MS`), under the pictures, which are then taken away: what is on
+screen does not change (a test holds each picture equal to its live panel's own paint). A
+mouse that enters a picture brings the live panels at once (their bars answer the pointer),
+as does the audio's playhead or a selection; a step elsewhere (back, a jump) draws its
+panels as before.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+
+LIVE_AFTER_MS = 40
+"""How long after a step shown by its pictures the live panels are brought to it: past the
+step's paint and the turns after it (a reader takes 300 ms or more to the next key)."""
+
+
+class Cover(QLabel):
+    """A panel's picture over the panel; the first touch of the mouse takes it away."""
+
+    def __init__(self, panel: QWidget, touched):
+        super().__init__(panel)
+        self._touched = touched
+        # opaque: the live panel under it is not painted while it is drawn to the step
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+        # shown once, with no size while nothing is covered: a child shown or hidden lays
+        # out every widget above it again (a second paint of the window at every step)
+        self.setGeometry(0, 0, 0, 0)
+        self.show()
+
+    @property
+    def covering(self) -> bool:
+        return not self.size().isEmpty()
+
+    def take_away(self) -> None:
+        if self.covering:
+            self.setGeometry(0, 0, 0, 0)
+
+    def enterEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self._touched()
+        super().enterEvent(event)
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self._touched()
+        event.ignore()
+
+    def wheelEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self._touched()
+        event.ignore()
+
+
+class PanelPhotos:
+    """The pictures of a `SplitPanels`' next step, and the covers that show them."""
+
+    def __init__(self, split):
+        self._split = split
+        self._window = None        # the window of the shadow panels, never on screen
+        self._shadows: list = []   # panels drawn ahead, one per live panel
+        self._made = None          # (key, [QPixmap]) of the step drawn ahead
+        self._covers: dict = {}    # live panel -> Cover
+        self._live = None          # the step to bring the live panels to, once covered
+        self.made = 0              # pictures made and steps covered, for tests
+        self.covered = 0
+
+    # -- ahead: while the user reads ---------------------------------------------------------
+
+    def _live_panels(self, n: int) -> list | None:
+        """The `n` live panels the next step will draw into, if they are the ones shown now
+        (else their sizes at the next step are not known) and show neither a playhead nor a
+        selection (which the pictures do not have)."""
+        panels = [p for p in self._split.panels if p.isVisible()]
+        if n == 0 or len(panels) != n or panels != self._split.panels[:n]:
+            return None
+        if any(p.playhead.isVisible() or p.selection.isVisible() for p in panels):
+            return None
+        return panels
+
+    @staticmethod
+    def _key(owner, walk, step: int, spans, panels) -> tuple:
+        """What the pictures of `step` depend on beside the step: if any of it differs at
+        the step, its panels are drawn live."""
+        return (walk, step, tuple(spans), owner.collar, owner.skip_overlap,
+                tuple(sorted(owner._colours.items())), owner.font().key(),
+                tuple((p.width(), p.height(),
+                       p.plot.getPlotItem().getAxis("bottom").label.isVisible())
+                      for p in panels))
+
+    def make(self, owner, walk, step: int, spans) -> bool:
+        """Draw `step`'s panels (`spans`) ahead, as pictures. True when made."""
+        from llgui.gui.workbench.diar_split import draw_panel, lay_out_now
+
+        self.bring_live()   # (the live panels first: the shadows copy their settings)
+        self._made = None
+        panels = self._live_panels(len(spans))
+        if panels is None or not owner.isVisible():
+            return False
+        shadows = self._shadow_panels(owner, panels)
+        errors = walk.errors_at(step)
+        for k, (shadow, span) in enumerate(zip(shadows, spans)):
+            draw_panel(shadow, k, walk, step, errors, span, owner)
+        lay_out_now()   # (a new title's layout, as the live panel's is done before its paint)
+        self._made = (self._key(owner, walk, step, spans, panels),
+                      [shadow.grab() for shadow in shadows])
+        self.made += 1
+        return True
+
+    def _shadow_panels(self, owner, panels) -> list:
+        """Panels in the never-shown window, one per live panel, at its size and with its
+        time axis's name shown or not."""
+        if self._window is None:
+            # a window of the main window's: its font, palette and style sheet
+            window = QWidget(self._split.window(), Qt.WindowType.Window)
+            window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+            window.setAttribute(Qt.WidgetAttribute.WA_WindowPropagation)
+            layout = QHBoxLayout(window)
+            layout.setContentsMargins(0, 0, 0, 0)
+            layout.setSpacing(0)
+            self._window = window
+        while len(self._shadows) < len(panels):
+            shadow = owner._panel()
+            shadow._owner = None   # (its size is its own: `DiarView.resizeEvent`)
+            shadow.legend.hide()
+            self._window.layout().addWidget(shadow)
+            self._shadows.append(shadow)
+        for k, shadow in enumerate(self._shadows):
+            shadow.setVisible(k < len(panels))
+        for shadow, panel in zip(self._shadows, panels):
+            if shadow.size() != panel.size():
+                shadow.setFixedSize(panel.size())
+            axis = shadow.plot.getPlotItem().getAxis("bottom")
+            shown = panel.plot.getPlotItem().getAxis("bottom").label.isVisible()
+            if axis.label.isVisible() != shown:
+                axis.showLabel(shown)
+        if not self._window.isVisible():
+            self._window.show()
+        return self._shadows[:len(panels)]
+
+    # -- at the step ---------------------------------------------------------------------------
+
+    def cover(self, owner, walk, step: int, error_regions, spans) -> bool:
+        """Show `step` by its pictures, if they were made for it as it is now; the live
+        panels follow on a later turn. False: draw the panels live."""
+        made, self._made = self._made, None
+        panels = self._live_panels(len(spans))
+        if made is None or panels is None or made[0] != self._key(owner, walk, step, spans,
+                                                                  panels):
+            return False
+        for panel, picture in zip(panels, made[1]):
+            cover = self._covers.get(panel)
+            if cover is None:
+                cover = self._covers[panel] = Cover(panel, self.bring_live)
+            cover.setPixmap(picture)
+            cover.setGeometry(panel.rect())
+            cover.raise_()
+        self._split.show_brushes(walk, step, spans, owner, follow=False)
+        self._live = (owner, walk, step, error_regions, list(spans))
+        live = self._live
+        QTimer.singleShot(LIVE_AFTER_MS, self._split,
+                          lambda: self.bring_live() if self._live is live else None)
+        self.covered += 1
+        return True
+
+    def bring_live(self) -> None:
+        """The live panels at the step their pictures show, and the pictures away."""
+        live, self._live = self._live, None
+        if live is not None:
+            owner, walk, step, error_regions, spans = live
+            self._split.show_spans(walk, step, error_regions, spans, owner=owner)
+        self.uncover()
+
+    def uncover(self) -> None:
+        """No picture over the live panels (they show their own step)."""
+        self._live = None
+        for cover in self._covers.values():
+            cover.take_away()
+
+    def drop(self) -> None:
+        """Forget the pictures made ahead (the split view closes, another document)."""
+        self._made = None
+        self.uncover()

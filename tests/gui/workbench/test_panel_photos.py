@@ -1,0 +1,108 @@
+"""Issue 36: the split view's next panels drawn ahead as pictures (`diar_photo`). A step that
+finds them shows them over its live panels, and what is on screen then is, pixel for pixel,
+what the live panels show once they are brought to the step; a step elsewhere, the mouse,
+the playhead and a selection bring the live panels at once."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QEnterEvent
+from PySide6.QtWidgets import QApplication
+
+from llgui.core.walkthrough import walk
+from llgui.io.bundle import load_bundle
+from tests.conftest import REPO
+from tests.gui.workbench.conftest import shown_timeline, step_shown
+
+DIAR_BUNDLE = REPO / "resources" / "demo" / "diarization" / "bundle.toml"
+
+
+@pytest.fixture(scope="module")
+def split_walk():
+    """A demo show with three steps in a row shown in the split view with as many panels
+    (pictures are drawn at the live panels' sizes: a step with another number of panels
+    draws its own)."""
+    from llgui.gui.workbench.diar_split import split_spans
+
+    bundle = load_bundle(DIAR_BUNDLE)
+    for document in bundle.documents:
+        result = walk(document, bundle.steps_of(document.id), "der", bundle.settings,
+                      bundle.cost)
+        panels = {k: len(split_spans(v.windows, document.extent))
+                  for k, v in enumerate(result.steps, 1) if v.windows}
+        runs = [k for k, n in panels.items()
+                if n and panels.get(k + 1) == n and panels.get(k + 2) == n]
+        if runs:
+            return result, runs[0]
+    pytest.fail("no demo show with three split steps in a row")
+
+
+def _made(qtbot, view) -> None:
+    photos = view.split.photos
+    qtbot.waitUntil(lambda: photos._made is not None, timeout=10000)
+
+
+def _on_screen(view):
+    """The view as the screen shows it (children, a picture over a panel among them)."""
+    return view.grab().toImage()
+
+
+@pytest.mark.parametrize("height", [650, 420])   # 420: short, the time axis unnamed
+def test_a_step_shown_by_its_pictures_is_what_its_live_panels_show(qtbot, split_walk,
+                                                                    height):
+    result, first = split_walk
+    view = shown_timeline(qtbot, 1100, height)
+    step_shown(qtbot, view, result, first, result.errors_at(first))
+    photos = view.split.photos
+    for step in (first + 1, first + 2):
+        _made(qtbot, view)
+        covered = photos.covered
+        step_shown(qtbot, view, result, step, result.errors_at(step))
+        assert photos.covered == covered + 1   # shown by its pictures
+        named = view.split.panels[0].plot.getPlotItem().getAxis("bottom").label.isVisible()
+        assert named == (height > 520)
+        assert photos._live is not None        # the live panels still to come
+        pictured = _on_screen(view)
+        qtbot.waitUntil(lambda: photos._live is None, timeout=5000)
+        assert not any(c.covering for c in photos._covers.values())
+        live = _on_screen(view)
+        assert pictured.size() == live.size()
+        assert pictured == live, step
+        # and the live panels show the step (their spans, the overview's brushes)
+        assert [p.shown for p in view.split.panels[:len(view.split.spans)]] == [
+            (result.document.id, step)] * len(view.split.spans)
+
+
+def test_a_step_elsewhere_draws_its_panels_live(qtbot, split_walk):
+    result, first = split_walk
+    view = shown_timeline(qtbot, 1100, 650)
+    step_shown(qtbot, view, result, first + 1, result.errors_at(first + 1))
+    _made(qtbot, view)   # made for first + 2; the user goes back instead
+    covered = view.split.photos.covered
+    step_shown(qtbot, view, result, first, result.errors_at(first))
+    assert view.split.photos.covered == covered
+    assert not any(c.covering for c in view.split.photos._covers.values())
+    assert view.split.panels[0].shown == (result.document.id, first)
+
+
+@pytest.mark.parametrize("touch", ["mouse", "playhead", "selection"])
+def test_a_touch_brings_the_live_panels_at_once(qtbot, split_walk, touch):
+    result, first = split_walk
+    view = shown_timeline(qtbot, 1100, 650)
+    step_shown(qtbot, view, result, first, result.errors_at(first))
+    _made(qtbot, view)
+    step_shown(qtbot, view, result, first + 1, result.errors_at(first + 1))
+    photos = view.split.photos
+    assert photos._live is not None
+    panel = view.split.panels[0]
+    if touch == "mouse":
+        cover = photos._covers[panel]
+        centre = QPointF(cover.width() / 2, cover.height() / 2)
+        QApplication.sendEvent(cover, QEnterEvent(centre, centre, cover.mapToGlobal(centre)))
+    elif touch == "playhead":
+        view.set_playhead(sum(view.split.spans[0]) / 2)
+    else:
+        panel.select(*view.split.spans[0])
+    assert photos._live is None   # at once, not after LIVE_AFTER_MS
+    assert not any(c.covering for c in photos._covers.values())
+    assert panel.shown == (result.document.id, first + 1)

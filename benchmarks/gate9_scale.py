@@ -173,16 +173,42 @@ class _Ticks:
         self.timer.setInterval(10)
         self.timer.timeout.connect(self._tick)
         self.timer.start()
+        # LLGUI_GAP_DUMP=folder: every thread's Python stack written to a file there whenever
+        # the next tick is DUMP_AFTER_S late (faulthandler's own thread: it needs neither
+        # the GIL nor the event loop), to find what a rare long gap was doing
+        self._dump = None
+        folder = os.environ.get("LLGUI_GAP_DUMP")
+        if folder:
+            import sys
+
+            name = f"gap-{os.getpid()}-{os.path.basename(sys.argv[-1])}.txt"
+            self._dump = open(os.path.join(folder, name), "a")
+            self._arm()
+
+    DUMP_AFTER_S = 0.055
+
+    def _arm(self) -> None:
+        import faulthandler
+
+        faulthandler.dump_traceback_later(self.DUMP_AFTER_S, file=self._dump)
 
     def _tick(self) -> None:
         self.times.append((time.perf_counter(), time.thread_time(), _runqueue_wait(),
                            self.moving(), self._steal()))
+        if self._dump is not None:
+            self._arm()
 
     def worst(self) -> tuple[float, float, float]:
         """(wall, CPU) of the largest gap, and the host's steal over the machine's cores
         in it (/proc/stat counts it in 10-ms ticks: 0 or a multiple of 10 ms)."""
         self.timer.stop()
         self._tick()
+        if self._dump is not None:
+            import faulthandler
+
+            faulthandler.cancel_dump_traceback_later()
+            self._dump.close()
+            self._dump = None
         pairs = list(zip(self.times, self.times[1:]))
         walls = [(b[0] - a[0]) - (b[2] - a[2]) for a, b in pairs]
         at = max(range(len(walls)), key=walls.__getitem__)

@@ -4,7 +4,8 @@ A step of a long meeting's split view draws its zoomed panels anew: their lanes 
 new span, the view range and its time axis, the title (~2 ms of Python on an hour's meeting)
 and their paint (~2 ms), half of the step. While the user reads step s, `PanelPhotos.make`
 draws step s + 1's panels into panels of its own, in a window that is never on screen
-(`Qt.WA_DontShowOnScreen`), at the live panels' sizes and settings, and keeps their pictures.
+(`widgets.cover.shadow_window`), at the live panels' sizes and settings, and keeps their
+pictures.
 When the next step is s + 1 and nothing the pictures depend on has changed (`_key`: the
 walkthrough, the spans, the sizes, the colours, the collar...), the step puts the pictures
 over the live panels (a pixmap each) and brings the live panels to s + 1 on a later turn of
@@ -16,46 +17,10 @@ panels as before.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+from PySide6.QtCore import QTimer
 
-LIVE_AFTER_MS = 40
-"""How long after a step shown by its pictures the live panels are brought to it: past the
-step's paint and the turns after it (a reader takes 300 ms or more to the next key)."""
-
-
-class Cover(QLabel):
-    """A panel's picture over the panel; the first touch of the mouse takes it away."""
-
-    def __init__(self, panel: QWidget, touched):
-        super().__init__(panel)
-        self._touched = touched
-        # opaque: the live panel under it is not painted while it is drawn to the step
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
-        # shown once, with no size while nothing is covered: a child shown or hidden lays
-        # out every widget above it again (a second paint of the window at every step)
-        self.setGeometry(0, 0, 0, 0)
-        self.show()
-
-    @property
-    def covering(self) -> bool:
-        return not self.size().isEmpty()
-
-    def take_away(self) -> None:
-        if self.covering:
-            self.setGeometry(0, 0, 0, 0)
-
-    def enterEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        self._touched()
-        super().enterEvent(event)
-
-    def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        self._touched()
-        event.ignore()
-
-    def wheelEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        self._touched()
-        event.ignore()
+from llgui.gui.widgets.after_paint import LATER_MS
+from llgui.gui.widgets.cover import LIVE_AFTER_MS, Cover, shadow_window
 
 
 class PanelPhotos:
@@ -68,6 +33,7 @@ class PanelPhotos:
         self._made = None          # (key, [QPixmap]) of the step drawn ahead
         self._covers: dict = {}    # live panel -> Cover
         self._live = None          # the step to bring the live panels to, once covered
+        self._making = None        # the pictures being made (a token)
         self.made = 0              # pictures made and steps covered, for tests
         self.covered = 0
 
@@ -95,36 +61,64 @@ class PanelPhotos:
                       for p in panels))
 
     def make(self, owner, walk, step: int, spans) -> bool:
-        """Draw `step`'s panels (`spans`) ahead, as pictures. True when made."""
-        from llgui.gui.workbench.diar_split import draw_panel, lay_out_now
-
+        """Draw `step`'s panels (`spans`) ahead, as pictures, a piece per turn of the event
+        loop (each panel drawn, then painted: on a 10-hour show, all of it in one turn held
+        the event loop 45-53 ms). False when the live panels leave nothing to draw for."""
         self.bring_live()   # (the live panels first: the shadows copy their settings)
         self._made = None
         panels = self._live_panels(len(spans))
         if panels is None or not owner.isVisible():
             return False
+        key = self._key(owner, walk, step, spans, panels)
         shadows = self._shadow_panels(owner, panels)
         errors = walk.errors_at(step)
-        for k, (shadow, span) in enumerate(zip(shadows, spans)):
-            draw_panel(shadow, k, walk, step, errors, span, owner)
-        lay_out_now()   # (a new title's layout, as the live panel's is done before its paint)
-        self._made = (self._key(owner, walk, step, spans, panels),
-                      [shadow.grab() for shadow in shadows])
-        self.made += 1
+        pictures: list = []
+        work = []
+        for k, (shadow, panel, span) in enumerate(zip(shadows, panels, spans)):
+            work.append(lambda k=k, shadow=shadow, panel=panel, span=span: self._draw(
+                shadow, panel, k, walk, step, errors, span, owner))
+            work.append(lambda shadow=shadow: pictures.append(self._picture(shadow)))
+
+        def done() -> None:
+            if self._key(owner, walk, step, spans, panels) == key:   # (nothing moved)
+                self._made = (key, pictures)
+                self.made += 1
+        work.append(done)
+        token = self._making = object()
+        self._run(work, token, owner, owner.shown)
         return True
+
+    def _run(self, work: list, token, owner, shown) -> None:
+        if token is not self._making or owner.shown != shown:
+            return   # another step came: its own pictures are made after it
+        work.pop(0)()
+        if work:
+            QTimer.singleShot(LATER_MS, self._split,
+                              lambda: self._run(work, token, owner, shown))
+
+    @staticmethod
+    def _draw(shadow, panel, k: int, walk, step: int, errors, span, owner) -> None:
+        """Shadow `k` at `step`, from what its live panel made ahead for that step
+        (`diar_ahead`: the bars in view and the labels, for the same span and size)."""
+        from llgui.gui.workbench.diar_split import draw_panel
+
+        for name in ("_bars_ahead", "_labels_ahead"):
+            if hasattr(panel, name):
+                setattr(shadow, name, getattr(panel, name))
+        draw_panel(shadow, k, walk, step, errors, span, owner)
+
+    @staticmethod
+    def _picture(shadow):
+        from llgui.gui.workbench.diar_split import lay_out_now
+
+        lay_out_now()   # (a new title's layout, as a live panel's is done before its paint)
+        return shadow.grab()
 
     def _shadow_panels(self, owner, panels) -> list:
         """Panels in the never-shown window, one per live panel, at its size and with its
         time axis's name shown or not."""
         if self._window is None:
-            # a window of the main window's: its font, palette and style sheet
-            window = QWidget(self._split.window(), Qt.WindowType.Window)
-            window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
-            window.setAttribute(Qt.WidgetAttribute.WA_WindowPropagation)
-            layout = QHBoxLayout(window)
-            layout.setContentsMargins(0, 0, 0, 0)
-            layout.setSpacing(0)
-            self._window = window
+            self._window = shadow_window(self._split.window())
         while len(self._shadows) < len(panels):
             shadow = owner._panel()
             shadow._owner = None   # (its size is its own: `DiarView.resizeEvent`)
@@ -158,9 +152,7 @@ class PanelPhotos:
             cover = self._covers.get(panel)
             if cover is None:
                 cover = self._covers[panel] = Cover(panel, self.bring_live)
-            cover.setPixmap(picture)
-            cover.setGeometry(panel.rect())
-            cover.raise_()
+            cover.cover(picture)
         self._split.show_brushes(walk, step, spans, owner, follow=False)
         self._live = (owner, walk, step, error_regions, list(spans))
         live = self._live
@@ -186,4 +178,5 @@ class PanelPhotos:
     def drop(self) -> None:
         """Forget the pictures made ahead (the split view closes, another document)."""
         self._made = None
+        self._making = None
         self.uncover()

@@ -186,11 +186,14 @@ class _Ticks:
             self._arm()
 
     DUMP_AFTER_S = 0.055
+    """(LLGUI_GAP_DUMP_MS overrides it, in milliseconds)"""
 
     def _arm(self) -> None:
         import faulthandler
 
-        faulthandler.dump_traceback_later(self.DUMP_AFTER_S, file=self._dump)
+        after = os.environ.get("LLGUI_GAP_DUMP_MS")
+        seconds = float(after) / 1e3 if after else self.DUMP_AFTER_S
+        faulthandler.dump_traceback_later(seconds, file=self._dump)
 
     def _tick(self) -> None:
         self.times.append((time.perf_counter(), time.thread_time(), _runqueue_wait(),

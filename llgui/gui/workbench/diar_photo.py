@@ -70,14 +70,16 @@ class PanelPhotos:
         if panels is None or not owner.isVisible():
             return False
         key = self._key(owner, walk, step, spans, panels)
-        shadows = self._shadow_panels(owner, panels)
         errors = walk.errors_at(step)
         pictures: list = []
-        work = []
-        for k, (shadow, panel, span) in enumerate(zip(shadows, panels, spans)):
-            work.append(lambda k=k, shadow=shadow, panel=panel, span=span: self._draw(
-                shadow, panel, k, walk, step, errors, span, owner))
-            work.append(lambda shadow=shadow: pictures.append(self._picture(shadow)))
+        # the shadows missing built first, one a turn (a plot widget is 25-50 ms to build)
+        work = [lambda: self._build_shadow(owner)
+                for _ in range(len(panels) - len(self._shadows))]
+        work.append(lambda: self._shadow_panels(owner, panels))
+        for k, (panel, span) in enumerate(zip(panels, spans)):
+            work.append(lambda k=k, panel=panel, span=span: self._draw(
+                self._shadows[k], panel, k, walk, step, errors, span, owner))
+            work.append(lambda k=k: pictures.append(self._picture(self._shadows[k])))
 
         def done() -> None:
             if self._key(owner, walk, step, spans, panels) == key:   # (nothing moved)
@@ -117,14 +119,8 @@ class PanelPhotos:
     def _shadow_panels(self, owner, panels) -> list:
         """Panels in the never-shown window, one per live panel, at its size and with its
         time axis's name shown or not."""
-        if self._window is None:
-            self._window = shadow_window(self._split.window())
         while len(self._shadows) < len(panels):
-            shadow = owner._panel()
-            shadow._owner = None   # (its size is its own: `DiarView.resizeEvent`)
-            shadow.legend.hide()
-            self._window.layout().addWidget(shadow)
-            self._shadows.append(shadow)
+            self._build_shadow(owner)
         for k, shadow in enumerate(self._shadows):
             shadow.setVisible(k < len(panels))
         for shadow, panel in zip(self._shadows, panels):
@@ -137,6 +133,17 @@ class PanelPhotos:
         if not self._window.isVisible():
             self._window.show()
         return self._shadows[:len(panels)]
+
+    def _build_shadow(self, owner) -> None:
+        """One more panel in the never-shown window."""
+        if self._window is None:
+            self._window = shadow_window(self._split.window())
+        shadow = owner._panel()
+        shadow._owner = None   # (its size is its own: `DiarView.resizeEvent`)
+        shadow.legend.hide()
+        shadow.hide()
+        self._window.layout().addWidget(shadow)
+        self._shadows.append(shadow)
 
     # -- at the step ---------------------------------------------------------------------------
 

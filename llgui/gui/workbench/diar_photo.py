@@ -26,8 +26,11 @@ from llgui.gui.widgets.cover import LIVE_AFTER_MS, Cover, shadow_window
 class PanelPhotos:
     """The pictures of a `SplitPanels`' next step, and the covers that show them."""
 
-    def __init__(self, split):
+    def __init__(self, split, draw_panel, lay_out_now):
+        """`draw_panel`, `lay_out_now`: the split view's own (`diar_split`), which draw a
+        live panel and lay out what waits to be."""
         self._split = split
+        self._draw_panel, self._lay_out_now = draw_panel, lay_out_now
         self._window = None        # the window of the shadow panels, never on screen
         self._shadows: list = []   # panels drawn ahead, one per live panel
         self._made = None          # (key, [QPixmap]) of the step drawn ahead
@@ -98,23 +101,17 @@ class PanelPhotos:
             QTimer.singleShot(LATER_MS, self._split,
                               lambda: self._run(work, token, owner, shown))
 
-    @staticmethod
-    def _draw(shadow, panel, k: int, walk, step: int, errors, span, owner) -> None:
+    def _draw(self, shadow, panel, k: int, walk, step: int, errors, span, owner) -> None:
         """Shadow `k` at `step`, from what its live panel made ahead for that step
         (`diar_ahead`: the bars in view and the labels, for the same span and size)."""
-        from llgui.gui.workbench.diar_split import draw_panel
-
         for name in ("_bars_ahead", "_labels_ahead"):
             if hasattr(panel, name):
                 setattr(shadow, name, getattr(panel, name))
-        draw_panel(shadow, k, walk, step, errors, span, owner)
+        self._draw_panel(shadow, k, walk, step, errors, span, owner)
 
-    @staticmethod
-    def _picture(shadow):
-        from llgui.gui.workbench.diar_split import lay_out_now
-
-        lay_out_now()   # (a new title's layout, as a live panel's is done before its paint)
-        return shadow.grab()
+    def _picture(self, shadow):
+        self._lay_out_now()   # (a new title's layout, as a live panel's is done before its
+        return shadow.grab()  # paint)
 
     def _shadow_panels(self, owner, panels) -> list:
         """Panels in the never-shown window, one per live panel, at its size and with its

@@ -73,7 +73,8 @@ class SplitPanels(QWidget):
         layout.setSpacing(4)
         from llgui.gui.workbench.diar_photo import PanelPhotos
 
-        self.photos = PanelPhotos(self)   # the next step's panels drawn ahead
+        self.photos = PanelPhotos(self, draw_panel, lay_out_now)   # the next step's panels
+        # drawn ahead
 
     def prepare(self, n: int) -> None:
         """At least `n` panels built (hidden until shown)."""

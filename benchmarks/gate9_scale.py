@@ -181,7 +181,8 @@ class _Ticks:
         if folder:
             import sys
 
-            name = f"gap-{os.getpid()}-{os.path.basename(sys.argv[-1])}.txt"
+            hog = "-hog" if os.environ.get("LLGUI_GATE9_HOG") else ""
+            name = f"gap-{os.getpid()}-{os.path.basename(sys.argv[-1])}{hog}.txt"
             self._dump = open(os.path.join(folder, name), "a")
             self._arm()
 
@@ -206,18 +207,21 @@ class _Ticks:
         in it (/proc/stat counts it in 10-ms ticks: 0 or a multiple of 10 ms)."""
         self.timer.stop()
         self._tick()
-        if self._dump is not None:
-            import faulthandler
-
-            faulthandler.cancel_dump_traceback_later()
-            self._dump.close()
-            self._dump = None
         pairs = list(zip(self.times, self.times[1:]))
         walls = [(b[0] - a[0]) - (b[2] - a[2]) for a, b in pairs]
         at = max(range(len(walls)), key=walls.__getitem__)
         a, b = pairs[at]
         self.note = (f"the largest gap {a[0] - self.times[0][0]:.2f} s into the steps, the "
                      f"huge-page move {'running' if a[3] or b[3] else 'not running'} across it")
+        if self._dump is not None:   # the dumps above are of wall-clock gaps; which was the
+            import faulthandler      # largest once the run queue's wait is left out
+
+            faulthandler.cancel_dump_traceback_later()
+            self._dump.write(f"-- the largest gap: {walls[at] * 1e3:.0f} ms wall without the "
+                             f"run queue's wait, {(b[1] - a[1]) * 1e3:.0f} ms CPU; "
+                             f"{self.note}\n")
+            self._dump.close()
+            self._dump = None
         return (walls[at], max(b[1] - a[1] for a, b in pairs), b[4] - a[4])
 
 
@@ -387,7 +391,7 @@ SCENARIOS = {"mt": "_window_mt", "diar": "_window_diar", "bundle": "_window_bund
              "memory": "_window_memory"}
 
 
-def _in_own_process(name: str):
+def _in_own_process(name: str, hog: bool = False):
     """Run one window scenario in a fresh Python, as the app runs in its own: the core
     measurements' heap (10^5-sentence tracks) and the other scenarios' windows are not there
     to lengthen its garbage collections, and its peak memory is its own. Returns what the
@@ -398,8 +402,9 @@ def _in_own_process(name: str):
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, LLGUI_GATE9_HOG="1") if hog else None   # (names its gap dumps)
     done = subprocess.run([sys.executable, "-m", "benchmarks.gate9_scale", name], cwd=root,
-                          capture_output=True, text=True, timeout=1800)
+                          capture_output=True, text=True, timeout=1800, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"gate 9 scenario {name!r} failed:\n{done.stderr[-2000:]}")
     return tuple(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -449,9 +454,9 @@ def run() -> GateResult:
     from benchmarks.hog import cpu_hog
 
     with cpu_hog():
-        rows, hog_median, hog_stall = _in_own_process("mt")
+        rows, hog_median, hog_stall = _in_own_process("mt", hog=True)
         details += ["with a CPU hog: " + r for r in rows]
-        rows, hog_diar_median, hog_diar_stall = _in_own_process("diar")
+        rows, hog_diar_median, hog_diar_stall = _in_own_process("diar", hog=True)
         details += ["with a CPU hog: " + r for r in rows]
     clock = 1 if busy else 0          # index into (wall, CPU)
     details.append(f"machine load average {load:.1f} on {os.cpu_count()} cores before the "

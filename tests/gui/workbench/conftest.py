@@ -51,9 +51,13 @@ def shown_timeline(qtbot, width: int, height: int, split: bool = True):
     return shown(qtbot, DiarView(split=split), width, height)
 
 
-def step_shown(qtbot, view, walk, step: int, errors=None) -> None:
+def step_shown(qtbot, view, walk, step: int, errors=None, live: bool = True) -> None:
     """`view.show_step(walk, step, errors)`, then wait until the step is on screen whole: the
     step that opens a long show's split view draws its panels on a later turn of the event
-    loop (`diar_split.fill_split`), and says the step `shown` then."""
+    loop (`diar_split.fill_split`), and says the step `shown` then. `live`: and its panels
+    hold the step (a step shown by their pictures gives it to them on a later turn:
+    `diar_photo`), for a test that reads them."""
     view.show_step(walk, step, errors)
     qtbot.waitUntil(lambda: view.shown == (walk.document.id, step), timeout=10000)
+    if live:
+        view._panels_live()

@@ -11,7 +11,7 @@ import pytest
 from llgui.core.walkthrough import walk
 from llgui.io.bundle import load_bundle
 from tests.conftest import REPO
-from tests.gui.workbench.conftest import shown_timeline
+from tests.gui.workbench.conftest import shown_timeline, step_shown
 
 DIAR_BUNDLE = REPO / "resources" / "demo" / "diarization" / "bundle.toml"
 
@@ -103,13 +103,14 @@ def test_a_stepped_timeline_shows_what_a_fresh_one_shows(qtbot, demo_walk):
     n = len(demo_walk.steps)
     labelled = 0
     for step in list(range(n + 1)) + [n // 2, 1, 0, n]:
-        stepped.show_step(demo_walk, step, demo_walk.errors_at(step))
-        qtbot.wait(5)
+        # (until each view says the step: one that opens the split view draws its panels
+        # on later turns, and 5 ms of waiting were too few beside two busy processes)
+        step_shown(qtbot, stepped, demo_walk, step, demo_walk.errors_at(step))
         fresh = _view(qtbot)
-        fresh.show_step(demo_walk, step, demo_walk.errors_at(step))
+        step_shown(qtbot, fresh, demo_walk, step, demo_walk.errors_at(step))
         if stepped.split is not None and fresh.split is None:
             fresh._build_split(len(stepped.split.panels))
-            fresh.show_step(demo_walk, step, demo_walk.errors_at(step))
+            step_shown(qtbot, fresh, demo_walk, step, demo_walk.errors_at(step))
         qtbot.wait(5)
         _settle(qtbot, stepped, fresh)
         a, b = _state(stepped), _state(fresh)

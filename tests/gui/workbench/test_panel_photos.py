@@ -52,12 +52,12 @@ def test_a_step_shown_by_its_pictures_is_what_its_live_panels_show(qtbot, split_
                                                                     height):
     result, first = split_walk
     view = shown_timeline(qtbot, 1100, height)
-    step_shown(qtbot, view, result, first, result.errors_at(first))
+    step_shown(qtbot, view, result, first, result.errors_at(first), live=False)
     photos = view.split.photos
     for step in (first + 1, first + 2):
         _made(qtbot, view)
         covered = photos.covered
-        step_shown(qtbot, view, result, step, result.errors_at(step))
+        step_shown(qtbot, view, result, step, result.errors_at(step), live=False)
         assert photos.covered == covered + 1   # shown by its pictures
         named = view.split.panels[0].plot.getPlotItem().getAxis("bottom").label.isVisible()
         assert named == (height > 520)
@@ -76,10 +76,10 @@ def test_a_step_shown_by_its_pictures_is_what_its_live_panels_show(qtbot, split_
 def test_a_step_elsewhere_draws_its_panels_live(qtbot, split_walk):
     result, first = split_walk
     view = shown_timeline(qtbot, 1100, 650)
-    step_shown(qtbot, view, result, first + 1, result.errors_at(first + 1))
+    step_shown(qtbot, view, result, first + 1, result.errors_at(first + 1), live=False)
     _made(qtbot, view)   # made for first + 2; the user goes back instead
     covered = view.split.photos.covered
-    step_shown(qtbot, view, result, first, result.errors_at(first))
+    step_shown(qtbot, view, result, first, result.errors_at(first), live=False)
     assert view.split.photos.covered == covered
     assert not any(c.covering for c in view.split.photos._covers.values())
     assert view.split.panels[0].shown == (result.document.id, first)
@@ -89,9 +89,9 @@ def test_a_step_elsewhere_draws_its_panels_live(qtbot, split_walk):
 def test_a_touch_brings_the_live_panels_at_once(qtbot, split_walk, touch):
     result, first = split_walk
     view = shown_timeline(qtbot, 1100, 650)
-    step_shown(qtbot, view, result, first, result.errors_at(first))
+    step_shown(qtbot, view, result, first, result.errors_at(first), live=False)
     _made(qtbot, view)
-    step_shown(qtbot, view, result, first + 1, result.errors_at(first + 1))
+    step_shown(qtbot, view, result, first + 1, result.errors_at(first + 1), live=False)
     photos = view.split.photos
     assert photos._live is not None
     panel = view.split.panels[0]

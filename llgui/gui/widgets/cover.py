@@ -2,15 +2,15 @@
 (issue 36).
 
 Some widgets cost a step more to be given their new content than to be looked at: a zoomed
-timeline panel culls its bars, sets its range and lays out its axis and title; a text pane
-lays its document out again when it is handed one (`QTextEdit.setDocument` relayouts at the
-same width). While the user reads a step, the owner draws the next step's look into a twin
-of the widget in a window that is never on screen (`shadow_window`, `QWidget.grab`), and at
-the step shows that picture over the widget (`Cover`): a pixmap drawn, nothing laid out. The
-widget itself is given its content on a later turn of the event loop, under the picture,
-which is then taken away: what the screen shows does not change (tests hold the picture
-equal to the widget's own paint). The mouse entering or pressing a picture, its wheel, or a
-focus on the widget bring the widget at once (it answers the pointer and keys itself).
+timeline panel culls its bars, sets its range and lays out its axis and title
+(`workbench.diar_photo`). While the user reads a step, the owner draws the next step's look
+into a twin of the widget in a window that is never on screen (`shadow_window`,
+`QWidget.grab`), and at the step shows that picture over the widget (`Cover`): a pixmap
+drawn, nothing laid out. The widget itself is given its content on a later turn of the event
+loop, under the picture, which is then taken away: what the screen shows does not change
+(tests hold the picture equal to the widget's own paint). The mouse entering or pressing a
+picture, its wheel, or a focus on the widget bring the widget at once (it answers the
+pointer and keys itself).
 """
 from __future__ import annotations
 
@@ -89,14 +89,22 @@ class _FocusWatch(QObject):
         return False
 
 
-def shadow_window(parent: QWidget) -> QWidget:
+class ShadowWindow(QWidget):
     """A window of `parent`'s (its font, palette and style sheet) that is never on screen,
     its widgets side by side with no margin: the twins drawn ahead live there, each at its
-    live widget's size (`QWidget.grab` paints them)."""
-    window = QWidget(parent, Qt.WindowType.Window)
-    window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
-    window.setAttribute(Qt.WidgetAttribute.WA_WindowPropagation)
-    layout = QHBoxLayout(window)
-    layout.setContentsMargins(0, 0, 0, 0)
-    layout.setSpacing(0)
-    return window
+    live widget's size (`QWidget.grab` paints them). A twin must fill its rectangle (a
+    timeline panel does): what a transparent edge blends with here is this window's
+    background, not what is behind the live widget (a text pane's rounded frame corners and
+    scroll bar came out a shade darker)."""
+
+    def __init__(self, parent: QWidget):
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+        self.setAttribute(Qt.WidgetAttribute.WA_WindowPropagation)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+
+
+def shadow_window(parent: QWidget) -> ShadowWindow:
+    return ShadowWindow(parent)

@@ -22,18 +22,16 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QColor, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QSplitter, QTableView,
-    QVBoxLayout, QWidget,
+    QTextBrowser, QVBoxLayout, QWidget,
 )
 
 from llgui.core.mt.sentence import chrf_change
 from llgui.core.mt.textdiff import Piece, correction_fate, effect_counts, marked
 from llgui.core.walkthrough import Walkthrough
-from llgui.gui.widgets.after_paint import LATER_MS
 from llgui.gui.widgets.doc_label import DocLabel
 from llgui.gui.widgets.quiet_header import quiet_header
 from llgui.gui.widgets.quiet_label import QuietBox
 from llgui.gui.workbench.mt_cells import HTML_ROLE, RichTextDelegate
-from llgui.gui.workbench.reading_photo import ReadingPhoto, reading_pane
 
 CORRECTED_BG = "#fff3b0"
 BETTER_BG = "#d9f2dc"
@@ -340,8 +338,10 @@ class MTView(QWidget):
         # in "…"): the reading pane shows the selected row whole; a double-click opens the
         # row itself, again closes it
         self.table.doubleClicked.connect(self._toggle_row)
-        self.reading = reading_pane()
-        self.reading_photo = ReadingPhoto(self)   # its next text drawn ahead
+        self.reading = QTextBrowser()
+        self.reading.setOpenLinks(False)
+        self.reading.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.reading.setPlaceholderText("select a segment to read it whole here")
         self.reading.setToolTip("the selected segment whole: source, reference, what the "
                                 "human saw and the system's hypothesis after the step")
         self.table.selectionModel().currentRowChanged.connect(self._show_reading)
@@ -473,7 +473,6 @@ class MTView(QWidget):
     def _show_reading(self, current, _previous=None) -> None:
         """The selected row whole in the reading pane: each column on its own line."""
         if self._walk is None or current is None or not current.isValid():
-            self.reading_photo.drop()
             self.reading.clear()
             self._reading_html = ""
             return
@@ -483,19 +482,13 @@ class MTView(QWidget):
             self._reading_html = text
             # laid out ahead while the previous step was read (`_ahead_reading`), or now
             doc = self._reading_docs.pop(text, None) or self._reading_doc(text)
-            if not self.reading_photo.cover(text, doc):   # (drawn ahead: given it later)
-                self.reading_photo.drop()
-                self.set_reading(doc)
+            # the pane grows to the text before it holds it: its scroll bar no longer came
+            # and went (each time laying the text out again) at every step
+            self._fit_reading(doc)
+            self.reading.setDocument(doc)
+            self._reading_shown = doc   # (the pane does not own a document it did not make)
+            self.reading_sets += 1
         self.reading_segment = i
-
-    def set_reading(self, doc: QTextDocument) -> None:
-        """The reading pane given `doc` (laid out at its width)."""
-        # the pane grows to the text before it holds it: its scroll bar no longer came and
-        # went (each time laying the text out again) at every step
-        self._fit_reading(doc)
-        self.reading.setDocument(doc)
-        self._reading_shown = doc   # (the pane does not own a document it did not make)
-        self.reading_sets += 1
 
     def _reading_text(self, step: int, i: int) -> str:
         """The reading pane's rich text for segment `i` at `step`: each column on its own
@@ -542,16 +535,6 @@ class MTView(QWidget):
         """Grow the reading pane to the height of `doc`, its next text, up to READING_SHARE
         of the split, so that it never shows the top half of its last line (at 1366x768 the
         third line of a segment was cut in half); it never shrinks below what the user set."""
-        sizes = self._reading_sizes(doc)
-        if sizes is not None:
-            self.split.setSizes(sizes)
-
-    def reading_grows(self, doc: QTextDocument) -> bool:
-        """True when the reading pane would grow to hold `doc` (`_fit_reading`)."""
-        return self._reading_sizes(doc) is not None
-
-    def _reading_sizes(self, doc: QTextDocument) -> list[int] | None:
-        """The split's sizes with the reading pane grown to `doc`, or None: no need."""
         width = self._reading_width()
         if doc.textWidth() != width:   # (setting it lays the text out again)
             doc.setTextWidth(width)
@@ -560,12 +543,13 @@ class MTView(QWidget):
         sizes = self.split.sizes()
         total = sum(sizes)
         if len(sizes) != 2 or total <= 0 or sizes[1] >= wanted:
-            return None
+            return
         if wanted > self.READING_SHARE * total:   # scrolls: whole lines of the usual font
             line = self.reading.fontMetrics().lineSpacing()
             wanted = frame + int(doc.documentMargin()) * 2 + line * max(
                 1, int((self.READING_SHARE * total - frame) // line))
-        return [total - wanted, wanted] if wanted > sizes[1] else None
+        if wanted > sizes[1]:
+            self.split.setSizes([total - wanted, wanted])
 
     def _keep_focus_in_view(self, *_range) -> None:
         if 0 <= self._focus_row < self.model.rowCount():
@@ -678,14 +662,7 @@ class MTView(QWidget):
         if text != self._reading_html and text not in self._reading_docs:
             while len(self._reading_docs) >= 2:
                 self._reading_docs.pop(next(iter(self._reading_docs)))
-            doc = self._reading_docs[text] = self._reading_doc(text)
-            # and the pane holding it drawn, on a turn of its own (`reading_photo`)
-            QTimer.singleShot(LATER_MS, self, lambda: self._photo_reading(walk, step, text,
-                                                                          doc))
-
-    def _photo_reading(self, walk: Walkthrough, step: int, text: str, doc) -> None:
-        if walk is self._walk and step == self._step and self._reading_docs.get(text) is doc:
-            self.reading_photo.make(text, doc)
+            self._reading_docs[text] = self._reading_doc(text)
 
     def _render(self) -> None:
         walk = self._walk

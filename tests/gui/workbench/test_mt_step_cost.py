@@ -49,12 +49,6 @@ def _prepared(qtbot, view) -> None:
                     timeout=10000)
 
 
-def _live(qtbot, view) -> None:
-    """The reading pane holds the step's document (a step shown by its picture gives it to
-    the pane on a later turn: `reading_photo`)."""
-    qtbot.waitUntil(lambda: view.reading_photo._live is None, timeout=5000)
-
-
 def _picture(view):
     return view.table.viewport().grab().toImage()
 
@@ -76,7 +70,6 @@ def test_a_stepped_view_paints_what_a_fresh_view_of_the_step_paints(qtbot, demo_
     for step in (n, n // 2, 1, 0):   # back again: every cell from the caches
         stepped.show_step(demo_walk, step)
         _paint(qtbot, stepped)
-        _live(qtbot, stepped)
         fresh = _view(qtbot)
         fresh.show_step(demo_walk, step)
         fresh.table.setCurrentIndex(fresh.model.index(stepped.table.currentIndex().row(), 1))
@@ -117,7 +110,6 @@ def test_the_next_reading_text_is_laid_out_while_the_step_is_read(qtbot, demo_wa
     ahead = list(view._reading_docs.values())
     assert ahead
     view.show_step(demo_walk, 2)
-    _live(qtbot, view)
     assert view.reading.document() is ahead[-1]
     corrected = min(demo_walk.view(2).corrected_segments)
     assert f"segment {corrected + 1}" in view.reading.toPlainText()

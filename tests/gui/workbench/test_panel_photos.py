@@ -106,3 +106,36 @@ def test_a_touch_brings_the_live_panels_at_once(qtbot, split_walk, touch):
     assert photos._live is None   # at once, not after LIVE_AFTER_MS
     assert not any(c.covering for c in photos._covers.values())
     assert panel.shown == (result.document.id, first + 1)
+
+
+def test_in_the_window_the_pictures_are_the_panels(qtbot):
+    """The whole window at 1366x768, the demo show's steps taken as a user takes them (one
+    after another, a reader's pause between): each step shown by its pictures is, on the
+    screen, what it is once the live panels have it (a text pane drawn the same way was not:
+    its frame's corners blend with what is behind it, here the tab's pane)."""
+    from tests.gui.conftest import settle, shown_window
+
+    window = shown_window(qtbot, 1366, 768)
+    try:
+        assert window.open_bundles([str(DIAR_BUNDLE)])
+        settle(qtbot, window)
+        window.state.select(0, "show-2023-03-06", step=4)
+        settle(qtbot, window)
+        view = window.workbench.diar_view
+        covered = 0
+        for step in (5, 6):   # (one panel each, as step 4)
+            qtbot.waitUntil(lambda: view.split is not None
+                            and view.split.photos._made is not None, timeout=10000)
+            before = view.split.photos.covered
+            window.state.set_step(step)
+            qtbot.waitUntil(lambda: view.shown == ("show-2023-03-06", step), timeout=10000)
+            if view.split.photos.covered == before:
+                continue
+            covered += 1
+            qtbot.wait(1)   # (the step's paint)
+            pictured = window.grab().toImage()
+            qtbot.waitUntil(lambda: view.split.photos._live is None, timeout=5000)
+            assert pictured == window.grab().toImage(), step
+        assert covered >= 2
+    finally:
+        window.jobs.shutdown(2000)

@@ -38,13 +38,18 @@ def _poll(view, generation: int) -> None:
     walk, step, polls, current = view._ahead_of
     if current != generation or walk is None:
         return   # a later step's look-out, or done
-    if view.shown != (walk.document.id, step) or step >= len(walk.steps):
+    if step >= len(walk.steps) or (view.shown != (walk.document.id, step)
+                                   and view._split_fill is None):
         return   # another step or document is shown: its own call is on its way
-    # the next step's view built, and no worker still building its parts: made beside the
-    # worker, the lanes here shared the interpreter with it (an 18-ms turn took 40) and made
-    # again what it was making (`ahead_ready`: the workbench's "no step-view job running")
+    # the next step's view built, no worker still building its parts, and this step's own
+    # panels drawn (the step that opens the split view draws them on later turns: on a
+    # loaded machine after the first look, which gave up and left the next step unprepared):
+    # made beside the worker, the lanes here shared the interpreter with it (an 18-ms turn
+    # took 40) and made again what it was making (`ahead_ready`: the workbench's "no
+    # step-view job running")
     ready = getattr(view, "ahead_ready", None)
-    if not walk.is_cached(step + 1) or (ready is not None and not ready()):
+    if not walk.is_cached(step + 1) or view._split_fill is not None or (
+            ready is not None and not ready()):
         if polls < POLLS:
             view._ahead_of = (walk, step, polls + 1, generation)
             QTimer.singleShot(POLL_MS, view, lambda: _poll(view, generation))

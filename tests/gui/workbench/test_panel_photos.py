@@ -139,3 +139,22 @@ def test_in_the_window_the_pictures_are_the_panels(qtbot):
         assert covered >= 2
     finally:
         window.jobs.shutdown(2000)
+
+
+def test_the_step_that_opens_the_split_view_has_its_next_drawn_ahead(qtbot, split_walk,
+                                                                     monkeypatch):
+    """The step that opens the split view draws its panels on later turns; on a loaded
+    machine they came after the first look-out for the next step (40 ms), which took the
+    step for passed and left the next one to be drawn live (beside two busy processes the
+    window test above waited 10 s for pictures that never came)."""
+    from llgui.gui.workbench import diar_split
+
+    monkeypatch.setattr(diar_split, "SPLIT_FILL_MS", 150)   # (its panels after 2 turns of it)
+    result, first = split_walk
+    view = shown_timeline(qtbot, 1100, 650)
+    view.show_step(result, first, result.errors_at(first))
+    assert view._split_fill is not None   # opening: its panels still to draw
+    _made(qtbot, view)
+    covered = view.split.photos.covered
+    step_shown(qtbot, view, result, first + 1, result.errors_at(first + 1), live=False)
+    assert view.split.photos.covered == covered + 1

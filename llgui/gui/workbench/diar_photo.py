@@ -85,7 +85,8 @@ class PanelPhotos:
             work.append(lambda k=k: pictures.append(self._picture(self._shadows[k])))
 
         def done() -> None:
-            if self._key(owner, walk, step, spans, panels) == key:   # (nothing moved)
+            if self._key(owner, walk, step, spans, panels) == key and not any(
+                    self._patterned(shadow) for shadow in self._shadows[:len(panels)]):
                 self._made = (key, pictures)
                 self.made += 1
         work.append(done)
@@ -108,6 +109,16 @@ class PanelPhotos:
             if hasattr(panel, name):
                 setattr(shadow, name, getattr(panel, name))
         self._draw_panel(shadow, k, walk, step, errors, span, owner)
+
+    @staticmethod
+    def _patterned(shadow) -> bool:
+        """True when `shadow` draws a speaker's fill pattern (beyond the palette's six
+        colours): Qt aligns a pattern to the device it paints on, and the twin's hatching
+        came out shifted against the live panel's on a 20-speaker VoxConverse show; such a
+        step's panels are drawn live."""
+        from PySide6.QtCore import Qt
+
+        return any(brush.style() != Qt.BrushStyle.SolidPattern for brush, _ in shadow._drawn)
 
     def _picture(self, shadow):
         self._lay_out_now()   # (a new title's layout, as a live panel's is done before its

@@ -5,7 +5,7 @@ the playhead and a selection bring the live panels at once."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QEnterEvent
 from PySide6.QtWidgets import QApplication
 
@@ -158,3 +158,52 @@ def test_the_step_that_opens_the_split_view_has_its_next_drawn_ahead(qtbot, spli
     covered = view.split.photos.covered
     step_shown(qtbot, view, result, first + 1, result.errors_at(first + 1), live=False)
     assert view.split.photos.covered == covered + 1
+
+
+def test_a_show_with_patterned_speakers_draws_its_panels_live(qtbot, tmp_path):
+    """Beyond six speakers a speaker's bars are hatched, and Qt aligns a fill pattern to the
+    device it paints on: a twin's picture of a 20-speaker VoxConverse show (kdfqk) had its
+    hatching shifted against the live panel's. Such steps draw their panels live, and what
+    the window shows after each key is then its own paint."""
+    import json
+
+    from tests.gui.conftest import settle, shown_window
+
+    clip = REPO / "tests" / "data" / "voxconverse" / "kdfqk.rttm"
+    rows = [line.split() for line in clip.read_text(encoding="utf-8").splitlines()
+            if line.startswith("SPEAKER")]
+    turns = sorted((float(r[3]), round(float(r[3]) + float(r[4]), 3), r[7]) for r in rows)
+    (tmp_path / "hyp.rttm").write_text("".join(
+        f"SPEAKER kdfqk 1 {s + 0.3:.3f} {e - s:.3f} <NA> <NA> {label} <NA> <NA>\n"
+        for s, e, label in turns))
+    log = []
+    for k, (s, e, _) in enumerate(turns[10:200:20], 1):   # boundary steps across the show
+        log.append({"doc": "kdfqk", "step": k, "initiative": "interactive",
+                    "kind": "boundary", "target": {"t": round((s + e) / 2, 3)},
+                    "answer": [s, e]})
+    (tmp_path / "log.jsonl").write_text("".join(json.dumps(x) + "\n" for x in log))
+    (tmp_path / "bundle.toml").write_text(
+        '[bundle]\ntask = "diarization"\nname = "kdfqk"\nmetrics = ["der"]\n\n'
+        '[settings]\ncollar = 0.25\n\n[[documents]]\nid = "kdfqk"\ntime = 1\nuri = "kdfqk"\n'
+        f'references = ["{clip}"]\nhypothesis = "hyp.rttm"\n\n[interactions]\n'
+        'log = "log.jsonl"\n', encoding="utf-8")
+    window = shown_window(qtbot, 1366, 768)
+    try:
+        assert window.open_bundles([str(tmp_path / "bundle.toml")])
+        settle(qtbot, window)
+        window.state.select(0, "kdfqk", step=1)
+        settle(qtbot, window)
+        view = window.workbench.diar_view
+        qtbot.waitUntil(lambda: view.split is not None and view.split.isVisible(),
+                        timeout=10000)
+        for step in range(2, 6):
+            qtbot.wait(400)   # a reader's pause: the next step's pictures would be made
+            window.state.set_step(step)
+            qtbot.waitUntil(lambda: view.shown == ("kdfqk", step), timeout=10000)
+            assert view.split.photos._live is None, step   # drawn live, not pictured
+        assert view.split.photos.made == 0 and view.split.photos.covered == 0
+        assert any(brush.style() != Qt.BrushStyle.SolidPattern
+                   for panel in view.split.panels if panel.isVisible()
+                   for brush, _ in panel._drawn)   # (the show's panels are hatched)
+    finally:
+        window.jobs.shutdown(2000)

@@ -36,7 +36,10 @@ class MainWindow(Opening, Menus, SessionActions, QMainWindow):
 
         quicken()   # (`llgui.gui.app` does it first; a window made elsewhere, a worker's
         # later imports of sacrebleu or pyannote, get it here)
+        from llgui.gui.widgets import quick_style
         from llgui.utils.heap import keep_freed_memory
+
+        quick_style.install()   # scroll bar grooves drawn once per look, then copied
 
         keep_freed_memory()   # a job's next run on the pages its last one had (before the
         # window's worker threads start: each would have its own arena)

@@ -92,3 +92,47 @@ def test_a_selectable_label_selects_with_the_mouse(qtbot):
     label.setText(TEXTS[1])   # a new text: drawn from its document again, nothing selected
     assert not label.hasSelectedText()
     assert label.textInteractionFlags() == Qt.TextInteractionFlag.NoTextInteraction
+
+
+@pytest.mark.parametrize("height_extra", [6, 7])   # the text's top on a whole pixel, or half
+@pytest.mark.parametrize("text", TEXTS)
+def test_a_text_drawn_ahead_shows_the_pixels_of_the_text_drawn_live(qtbot, text, height_extra):
+    """`prepare` draws the next text into a picture the step's paint copies; the label then
+    looks as when it draws the text at its paint: the same pixels but where a coloured
+    glyph's edge, blended on transparency first, rounds one level of one channel apart."""
+    label = DocLabel()
+    label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+    label.setStyleSheet("color: #202060")
+    qtbot.addWidget(label)
+    label.setText("before")
+    label.resize(330, label.heightForWidth(330) + 30)
+    label.show()
+    qtbot.waitExposed(label)
+    label.resize(330, DocLabel(text).heightForWidth(330) + height_extra)
+    QApplication.processEvents()
+    label.prepare(text)
+    label.setText(text)
+    copied = label.copied
+    ahead = label.grab().toImage()
+    assert label.copied == copied + 1   # the picture was copied
+    label.setText("other")
+    label.setText(text)   # not prepared: drawn live
+    live = label.grab().toImage()
+    assert label.copied == copied + 1
+    assert _most_apart(ahead, live) <= 1
+    label.resize(300, label.height())   # another width: drawn live, not the old picture
+    label.prepare("x" + text)
+    label.resize(330, label.height())
+    label.setText("x" + text)
+    copied = label.copied
+    label.grab()
+    assert label.copied == copied
+
+
+def _most_apart(a, b) -> int:
+    """The largest difference of one colour channel between two images of one size."""
+    assert a.size() == b.size()
+    return max((abs(((p >> s) & 255) - ((q >> s) & 255))
+                for y in range(a.height()) for x in range(a.width())
+                for p, q in [(a.pixel(x, y), b.pixel(x, y))] if p != q for s in (0, 8, 16)),
+               default=0)

@@ -258,6 +258,9 @@ class ScorePanel(QWidget):
                                            symbol="t1" if up else "t", size=9,
                                            brush=pg.mkBrush(colour), pen=pg.mkPen(colour))
                 marks.setZValue(2)   # above "this step"
+                # kept drawn, as the curves (`_kept_drawn`, which sees only the items that
+                # set the range): the marker's move repainted both sets of marks, each step
+                marks.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
                 item.addItem(marks, ignoreBounds=True)
 
     def _curve_title(self, r, step: int) -> None:

@@ -256,12 +256,15 @@ def test_the_bars_stepped_show_what_a_fresh_panel_shows(qtbot):
     assert shown["breaks"] >= 2 and shown["bracket"] >= 2
 
 
-def test_the_questions_marks_join_the_drawn_curve_without_drawing_it_again(qtbot):
+def test_the_questions_marks_join_the_drawn_curve_without_drawing_it_again(qtbot,
+                                                                           monkeypatch):
     """The question values arrive from a worker after the learning curve is drawn: their
     marks are added to it (▲ for the steps whose question held more errors than a random
     one, ▼ for the others, at each step's point of the curve), the step's marker becomes a
     ring, and the curves themselves are the items they were (redrawing a 1,000-step
     document's curve held the event loop 20-30 ms)."""
+    import pyqtgraph as pg
+
     from llgui.gui.jobs.workbench import question_values
 
     bundle = load_bundle(REPO / "resources" / "demo" / "mt" / "bundle.toml")
@@ -277,6 +280,14 @@ def test_the_questions_marks_join_the_drawn_curve_without_drawing_it_again(qtbot
     curves = [c for c in item.listDataItems() if c.opts.get("stepMode")]
     assert len(curves) == 2 and panel._marker.opts["size"] == 11   # S_adapt, S_pen; a disc
     result.questions = values
+    painted = []   # the marks' paints
+    original = pg.ScatterPlotItem.paint
+
+    def counted(self, *args):
+        painted.append(self)
+        return original(self, *args)
+
+    monkeypatch.setattr(pg.ScatterPlotItem, "paint", counted)
     panel.add_questions(result, 3)
     assert [c for c in item.listDataItems() if c.opts.get("stepMode")] == curves
     costs, adapt = result.replay.curve()
@@ -292,6 +303,16 @@ def test_the_questions_marks_join_the_drawn_curve_without_drawing_it_again(qtbot
     assert panel._marker.opts["size"] == 15 and panel._marker.scene() is not None
     assert len([m for m in item.items if m is panel._marker]) == 1
 
+    # kept drawn, as the curves: a step that moves the marker copies the marks, it does not
+    # draw their points again (each step drew both sets of marks, ~0.4 ms, issue 36)
+    qtbot.wait(20)
+    panel.curve.grab()   # the marks drawn once (into their pictures)
+    first = len(painted)
+    for step in (4, 5, 6):
+        panel.show_step(result, step)
+        qtbot.wait(20)
+        panel.curve.grab()
+    assert first >= 2 and len(painted) == first, (first, len(painted))
 
 def test_a_step_shows_one_value_axis_however_it_is_reached(qtbot):
     """The bars' value axis of a step is kept from the step before while the values fit

@@ -300,10 +300,15 @@ class Executor:
 
         # Dask's own log lines (a gather rescheduled, a worker lost) are not the user's: the
         # problems llgui names say what happened
-        names = [n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]
+        roots = ("distributed", "tornado", "bokeh", "asyncio")
         # (nor their errors: a comm to a stopped worker closing printed a traceback, in a
-        # test run beside two CPU hogs; asyncio's "Task exception was never retrieved" too)
-        for name in ("distributed", "tornado", "bokeh", "asyncio", *names):
+        # test run beside two CPU hogs; asyncio's "Task exception was never retrieved" too).
+        # Every logger below them is set, not only the roots: Dask's logging settings give
+        # some a level and a stderr handler of their own, tornado.application ERROR, and a
+        # result still being fetched as the client closed (its comm aborted) was printed by
+        # it as a CommClosedError traceback, "Exception in callback"
+        names = [n for n in logging.root.manager.loggerDict if n.split(".")[0] in roots]
+        for name in (*roots, *names):
             logging.getLogger(name).setLevel(logging.CRITICAL)
         if self.plan.kind == "local":
             from llgui.campaign.local_workers import memory_problem, start_cluster

@@ -92,10 +92,11 @@ def cluster(tmp_path_factory):
     """`cluster()`: the module's cluster, started by the first test that asks for it (in a
     folder of its own, not the campaign's) and shared with the later ones, each given it with
     both workers connected, in this order: the relative paths; the death Dask recovers from,
-    then the cell that kills every worker it runs on (their nannies restart them); the stopped
-    worker last: nothing recovers from SIGSTOP. Its scheduler gives a cell up at the second
-    death of a worker running it (allowed-failures 1, Dask's default is 3): once is recovered
-    from, twice is the named problem. A scheduler and two workers with their nannies cost ~5 s
+    then the cell that kills every worker it runs on (their nannies restart them); a worker
+    stopped while its result is fetched (continued after); the stopped worker last: nothing
+    recovers from SIGSTOP. Its scheduler gives a cell up at the second death of a worker
+    running it (allowed-failures 1, Dask's default is 3): once is recovered from, twice is
+    the named problem. A scheduler and two workers with their nannies cost ~5 s
     of CPU to start: one cluster, not one for each allowed-failures."""
     with contextlib.ExitStack() as stack:
         started: list[tuple[str, Path]] = []
@@ -245,6 +246,43 @@ def test_a_cell_that_kills_its_worker_is_a_named_problem(small, tmp_path, cluste
            "tcp://127.0.0.1:" in problem
     assert " not scored (problems below)" in done.stderr
     assert seconds < 120
+
+
+FETCHING_AS_IT_CLOSES = """
+import os, signal, sys, time
+from distributed import as_completed
+from llgui.campaign.executor import Executor, choose
+
+executor = Executor(choose(1, scheduler=sys.argv[1])).__enter__()
+client = executor._client
+future = client.submit(os.getpid, pure=False)
+while future.status != "finished":
+    time.sleep(0.05)
+(holder,) = client.who_has([future])[future.key]
+pid = client.run(os.getpid, workers=[holder])[holder]
+os.kill(pid, signal.SIGSTOP)
+try:
+    # fetched as Executor.run fetches each result: through the scheduler, which waits on
+    # the stopped worker; the client closes (its comms aborted) with the fetch waiting
+    queue = as_completed([future], loop=client.loop, with_results=True, raise_errors=False)
+    time.sleep(0.5)
+    executor.__exit__(None, None, None)
+finally:
+    os.kill(pid, signal.SIGCONT)
+"""
+
+
+def test_a_result_still_being_fetched_as_the_client_closes_prints_nothing(cluster):
+    """A run's client closing while a result is still fetched from a stopped worker (a run
+    that gave the worker up, or the stopped-worker test under load): the fetch's
+    CommClosedError was printed on stderr as a traceback, "Exception in callback", by
+    tornado.application, to which Dask's logging settings give ERROR and a stderr handler of
+    its own. The organiser's stderr is the process's, so the client runs in one of its own."""
+    address, _ = cluster()
+    done = subprocess.run([sys.executable, "-c", FETCHING_AS_IT_CLOSES, address], env=_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
 
 
 def test_a_stopped_worker_is_given_up_after_the_cell_time_limit(small, tmp_path, cluster):

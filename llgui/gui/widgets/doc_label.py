@@ -11,7 +11,8 @@ step's text while the user reads this one (`prepare`): the step then only paints
 ~0.25 ms of each label's paint, three labels a step: a third of the MT step's paint after the
 tables). The picture is the text drawn on transparency at the offset within a pixel the paint
 would draw it at, so that copying it puts the same pixels where drawing the text would; a
-paint in any other state (another size, palette or pixel ratio) draws the text as before.
+paint in any other state (another size, palette or pixel ratio) draws the text as before, and
+so does a text with characters the label's own font lacks (see `_own_font_draws`).
 
 A `selectable` label's text is selected with the mouse as a `QLabel`'s: a press on it hands
 the text to `QLabel` (its interaction and its paint) until the text changes. (Selectable from
@@ -23,7 +24,7 @@ import math
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
 from PySide6.QtGui import (
-    QAbstractTextDocumentLayout, QPainter, QPalette, QPixmap, QTextDocument,
+    QAbstractTextDocumentLayout, QPainter, QPalette, QPixmap, QRawFont, QTextDocument,
 )
 from PySide6.QtWidgets import QLabel, QWidget
 
@@ -48,6 +49,7 @@ class DocLabel(QLabel):
         self._pictures: dict[str, tuple[tuple, QPixmap]] = {}   # `prepare`'s, by text
         self._picture: tuple[tuple, QPixmap] | None = None   # this text's (from `prepare`)
         self.copied = 0   # paints that copied a picture (for tests)
+        self._raw: tuple[str, QRawFont] | None = None   # the font's own glyphs, by font key
         self._native = False   # pressed on: `QLabel` paints (and selects) until a new text
         self.setText(text)
 
@@ -69,7 +71,7 @@ class DocLabel(QLabel):
         while len(self._ahead) >= self.KEEP:
             self._pictures.pop(self._ahead.pop(next(iter(self._ahead))), None)
         doc = self._ahead[text] = self._make(text, self._width())
-        if self.isVisible():
+        if self.isVisible() and self._own_font_draws(doc.toPlainText()):
             self._pictures[text] = self._draw_picture(doc)
 
     def prepared(self, text: str) -> bool:
@@ -125,6 +127,16 @@ class DocLabel(QLabel):
         """What a picture of the text depends on besides the text."""
         return (rect.width(), rect.height(), top, self.palette().cacheKey(),
                 self.foregroundRole(), self.devicePixelRatioF())
+
+    def _own_font_draws(self, text: str) -> bool:
+        """Whether the label's font draws every character of `text` itself: glyphs of a
+        fallback font (Devanagari, CJK) came out up to 30 levels apart drawn on
+        transparency (a picture) and on the window (live), so such a text is drawn live."""
+        font = self.font()
+        if self._raw is None or self._raw[0] != font.key():
+            self._raw = (font.key(), QRawFont.fromFont(font))
+        raw = self._raw[1]
+        return all(raw.supportsCharacter(ord(c)) for c in set(text) if c > " ")
 
     def _draw_picture(self, doc: QTextDocument) -> tuple[tuple, QPixmap]:
         """`doc` drawn as the paint at this size would draw it, into a picture from the

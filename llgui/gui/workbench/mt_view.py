@@ -32,6 +32,7 @@ from llgui.gui.widgets.doc_label import DocLabel
 from llgui.gui.widgets.quiet_header import quiet_header
 from llgui.gui.widgets.quiet_label import QuietBox
 from llgui.gui.workbench.mt_cells import HTML_ROLE, RichTextDelegate
+from llgui.gui.workbench.reading_pane import ReadingPane
 
 CORRECTED_BG = "#fff3b0"
 BETTER_BG = "#d9f2dc"
@@ -338,12 +339,7 @@ class MTView(QWidget):
         # in "…"): the reading pane shows the selected row whole; a double-click opens the
         # row itself, again closes it
         self.table.doubleClicked.connect(self._toggle_row)
-        self.reading = QTextBrowser()
-        self.reading.setOpenLinks(False)
-        self.reading.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.reading.setPlaceholderText("select a segment to read it whole here")
-        self.reading.setToolTip("the selected segment whole: source, reference, what the "
-                                "human saw and the system's hypothesis after the step")
+        self.reading_pane = ReadingPane()   # (`reading`: the browser shown)
         self.table.selectionModel().currentRowChanged.connect(self._show_reading)
         # the corrected segment stays in view while the table's height settles
         self._focus_row = -1
@@ -387,7 +383,7 @@ class MTView(QWidget):
         layout.addWidget(self.notes)
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.addWidget(self.table)
-        self.split.addWidget(self.reading)
+        self.split.addWidget(self.reading_pane)
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 1)
         self.split.setCollapsible(0, False)
@@ -406,6 +402,11 @@ class MTView(QWidget):
         self._reading_docs: dict[str, QTextDocument] = {}   # laid out ahead, by their text
         self._reading_shown: QTextDocument | None = None
         self.reading_sets = 0     # times its HTML was set (tests count them)
+
+    @property
+    def reading(self) -> QTextBrowser:
+        """The reading pane's browser shown (`ReadingPane`)."""
+        return self.reading_pane.shown
 
     @property
     def rows(self) -> list[dict]:
@@ -473,7 +474,7 @@ class MTView(QWidget):
     def _show_reading(self, current, _previous=None) -> None:
         """The selected row whole in the reading pane: each column on its own line."""
         if self._walk is None or current is None or not current.isValid():
-            self.reading.clear()
+            self.reading_pane.clear()
             self._reading_html = ""
             return
         i = self.model.segment(current.row())
@@ -485,7 +486,7 @@ class MTView(QWidget):
             # the pane grows to the text before it holds it: its scroll bar no longer came
             # and went (each time laying the text out again) at every step
             self._fit_reading(doc)
-            self.reading.setDocument(doc)
+            self.reading_pane.show_document(doc)
             self._reading_shown = doc   # (the pane does not own a document it did not make)
             self.reading_sets += 1
         self.reading_segment = i
@@ -662,7 +663,8 @@ class MTView(QWidget):
         if text != self._reading_html and text not in self._reading_docs:
             while len(self._reading_docs) >= 2:
                 self._reading_docs.pop(next(iter(self._reading_docs)))
-            self._reading_docs[text] = self._reading_doc(text)
+            doc = self._reading_docs[text] = self._reading_doc(text)
+            self.reading_pane.hold(doc)   # laid out again there, now rather than at the step
 
     def _render(self) -> None:
         walk = self._walk

@@ -116,6 +116,39 @@ def test_the_next_reading_text_is_laid_out_while_the_step_is_read(qtbot, demo_wa
     assert view.reading.document().textWidth() == view.reading.viewport().width()
 
 
+def test_the_reading_pane_shows_the_next_text_from_the_browser_that_held_it(qtbot, demo_walk):
+    """The next step's document is given to the pane's second browser while the step is
+    read (a browser lays a document out again when it is given one); the step shows that
+    browser, which looks as the pane of a fresh view of the step; the focus goes with it."""
+    view = _view(qtbot)
+    for step in (1, 2, 3):
+        view.show_step(demo_walk, step)
+        _paint(qtbot, view)
+        _prepared(qtbot, view)
+    pane = view.reading_pane
+    before, held = pane.swaps, pane.other
+    view.reading.setFocus()
+    qtbot.waitUntil(view.reading.hasFocus)
+    laid_out = []
+    held.document().documentLayout().update.connect(lambda *_: laid_out.append(1))
+    view.show_step(demo_walk, 4)
+    assert pane.swaps == before + 1 and view.reading is held and held.isVisible()
+    assert held.hasFocus()
+    assert not laid_out   # shown as laid out while step 3 was read
+    corrected = min(demo_walk.view(4).corrected_segments)
+    assert f"segment {corrected + 1}" in held.toPlainText()
+    fresh = _view(qtbot)
+    fresh.show_step(demo_walk, 4)
+    fresh.split.setSizes(view.split.sizes())
+    qtbot.waitUntil(lambda: fresh.reading.size() == view.reading.size())
+    assert fresh.reading.toHtml() == view.reading.toHtml()
+    view.reading.clearFocus()
+    assert fresh.reading.grab().toImage() == view.reading.grab().toImage()
+    view.show_step(demo_walk, 2)   # a jump: set on the browser shown, as before
+    assert pane.swaps == before + 1 and view.reading is held
+    assert f"segment {min(demo_walk.view(2).corrected_segments) + 1}" in held.toPlainText()
+
+
 def test_a_cell_is_laid_out_once_and_the_next_step_before_it_is_shown(qtbot, demo_walk):
     view = _view(qtbot)
     view.show_step(demo_walk, 1)

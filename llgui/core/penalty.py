@@ -33,6 +33,11 @@ from llgui.core.types import MT_KINDS, Adapted, Bundle, Document, Step
 MODES = ("paper", "llmt")
 
 
+TIE = 1e-9
+"""Scores this close are equal (`Replay.versus_base`): the libraries' agreement (DESIGN's
+1e-9), far below any shown digit, far above a sum's rounding."""
+
+
 @dataclass(frozen=True)
 class StepScores:
     """The scores of one interaction step (percentages; cost in the cost model's units)."""
@@ -110,8 +115,10 @@ class Replay:
 
     def versus_base(self, value: float) -> int:
         """+1 where `value` (a step's S_pen, say) is better than S_base in the metric's
-        direction, -1 where it is worse, 0 where equal (the corrections table's colours)."""
-        if value == self.s_base:
+        direction, -1 where it is worse, 0 where equal (the corrections table's colours):
+        equal within 1e-9, the summation's rounding (an S_pen of 87.49999999999999 against
+        an S_base of 87.5, both shown 87.50, was coloured better)."""
+        if math.isclose(value, self.s_base, rel_tol=0.0, abs_tol=TIE):
             return 0
         return 1 if (value > self.s_base) == self.higher_is_better else -1
 

@@ -290,3 +290,7 @@ def test_a_score_versus_the_base_follows_the_metrics_direction():
         assert r.versus_base(r.s_base) == 0
     assert bleu.versus_base(bleu.s_base + 1) == 1 and bleu.versus_base(bleu.s_base - 1) == -1
     assert ter.versus_base(ter.s_base + 1) == -1 and ter.versus_base(ter.s_base - 1) == 1
+    # a sum's rounding is no change: 87.49999999999999 against 87.5 was coloured better
+    for r in (bleu, ter):
+        assert r.versus_base(r.s_base - 1.4e-14) == 0 and r.versus_base(r.s_base + 1e-12) == 0
+        assert r.versus_base(r.s_base + 1e-6) != 0
